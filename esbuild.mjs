@@ -1,0 +1,110 @@
+// Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable),
+// dist/webview.js + dist/webview.css (browser), and copies sql.js's wasm next to them.
+// Flags: --production (minified, no source maps), --watch. Metafiles go to out/meta/.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+const root = path.dirname(new URL(import.meta.url).pathname);
+const dist = path.join(root, 'dist');
+const metaDir = path.join(root, 'out', 'meta');
+const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+
+/**
+ * pi-ai's optional provider SDKs reach for packages we do not ship: the Mistral SDK imports
+ * `@opentelemetry/api` only for optional tracing. Left external, the import fails only if that
+ * code path ever runs, instead of breaking the bundle.
+ */
+const optionalExternals = ['@opentelemetry/api'];
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+  define: { BRAID_VERSION: JSON.stringify(version) },
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: dist,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', ...optionalExternals],
+    // ESM-only kernel packages use import.meta.url; give the cjs bundle one.
+    inject: ['src/shims/import-meta-url.js'],
+    define: { ...common.define, 'import.meta.url': 'import_meta_url' },
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir: dist,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: optionalExternals,
+    banner: { js: '#!/usr/bin/env node' },
+    inject: ['src/shims/import-meta-url.js'],
+    define: { ...common.define, 'import.meta.url': 'import_meta_url' },
+  },
+  {
+    ...common,
+    entryPoints: { webview: 'media/src/main.ts', 'webview-style': 'media/src/chat.css' },
+    outdir: dist,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+];
+
+function copyAssets() {
+  fs.mkdirSync(dist, { recursive: true });
+  fs.copyFileSync(path.join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+  fs.chmodSync(path.join(dist, 'cli.js'), 0o755);
+}
+
+function writeMeta(name, result) {
+  fs.mkdirSync(metaDir, { recursive: true });
+  fs.writeFileSync(path.join(metaDir, `${name}.json`), JSON.stringify(result.metafile));
+}
+
+function reportSizes() {
+  for (const file of ['extension.js', 'cli.js', 'webview.js', 'webview-style.css', 'sql-wasm.wasm']) {
+    const size = fs.statSync(path.join(dist, file)).size;
+    console.log(`  dist/${file.padEnd(18)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
+  }
+}
+
+if (watch) {
+  const names = ['extension', 'cli', 'webview'];
+  const contexts = await Promise.all(builds.map((options, i) => esbuild.context({
+    ...options,
+    plugins: [{
+      name: 'report',
+      setup(build) {
+        build.onEnd((result) => {
+          if (result.metafile) writeMeta(names[i], result);
+          if (i === 1 && result.errors.length === 0) copyAssets();
+          console.log(`[watch] ${names[i]} built with ${result.errors.length} error(s)`);
+        });
+      },
+    }],
+  })));
+  await Promise.all(contexts.map((ctx) => ctx.watch()));
+  console.log('[watch] watching for changes');
+} else {
+  fs.rmSync(dist, { recursive: true, force: true });
+  const results = await Promise.all(builds.map((options) => esbuild.build(options)));
+  ['extension', 'cli', 'webview'].forEach((name, i) => writeMeta(name, results[i]));
+  copyAssets();
+  console.log(`built ${production ? 'production' : 'development'} bundles:`);
+  reportSizes();
+}

@@ -1,0 +1,106 @@
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type UsageInfo } from '../../src/protocol/messages';
+import { Transcript } from './transcript';
+import { host, onHostMessage } from './vscodeApi';
+
+const app = document.getElementById('app') as HTMLElement;
+app.innerHTML = `
+  <header class="toolbar">
+    <span class="model" data-role="model" title="Model">…</span>
+    <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
+  </header>
+  <div class="problem" data-role="problem" role="alert" hidden></div>
+  <section class="transcript" data-role="transcript" aria-label="Conversation"></section>
+  <form class="composer" data-role="composer">
+    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line)"></textarea>
+    <div class="actions">
+      <button type="button" data-role="stop" hidden>Stop</button>
+      <button type="submit" data-role="send">Send</button>
+    </div>
+  </form>`;
+
+function part<T extends HTMLElement>(role: string): T {
+  return app.querySelector(`[data-role="${role}"]`) as T;
+}
+
+const modelLabel = part<HTMLElement>('model');
+const demoBadge = part<HTMLElement>('demo');
+const problem = part<HTMLElement>('problem');
+const transcript = new Transcript(part<HTMLElement>('transcript'));
+const composer = part<HTMLFormElement>('composer');
+const input = part<HTMLTextAreaElement>('input');
+const stop = part<HTMLButtonElement>('stop');
+
+let running: string | undefined;
+let counter = 0;
+
+input.value = host.getState()?.draft ?? '';
+input.addEventListener('input', () => host.setState({ draft: input.value }));
+
+function showModel(model: ModelInfo): void {
+  modelLabel.textContent = model.id ? `${model.provider} · ${model.id}` : 'No model configured';
+  demoBadge.hidden = !model.demo;
+  problem.hidden = !model.problem;
+  problem.textContent = model.problem ?? '';
+}
+
+function describeUsage(usage: UsageInfo | undefined): string {
+  if (!usage) return '';
+  const cached = usage.cacheRead ? `, ${usage.cacheRead} cached` : '';
+  return `${usage.input} in${cached} · ${usage.output} out`;
+}
+
+function setRunning(requestId: string | undefined): void {
+  running = requestId;
+  stop.hidden = !requestId;
+  document.body.dataset.turn = requestId ? 'running' : 'idle';
+}
+
+function send(): void {
+  const text = input.value.trim();
+  if (!text || running) return;
+  const requestId = `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+  transcript.addPrompt(requestId, text);
+  setRunning(requestId);
+  input.value = '';
+  host.setState({ draft: '' });
+  host.postMessage({ type: 'prompt', requestId, text });
+}
+
+composer.addEventListener('submit', (event) => {
+  event.preventDefault();
+  send();
+});
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+stop.addEventListener('click', () => {
+  if (running) host.postMessage({ type: 'cancel', requestId: running });
+});
+
+onHostMessage((message: HostToWebview) => {
+  switch (message.type) {
+    case 'init':
+      showModel(message.model);
+      document.body.dataset.handshake = 'complete';
+      return;
+    case 'modelChanged':
+      showModel(message.model);
+      return;
+    case 'turnDelta':
+      transcript.appendAnswer(message.requestId, message.text);
+      return;
+    case 'turnEnd': {
+      const detail = message.outcome === 'completed' ? describeUsage(message.usage)
+        : message.outcome === 'cancelled' ? 'Stopped.' : (message.error ?? 'Failed.');
+      transcript.end(message.requestId, message.outcome, detail);
+      if (running === message.requestId) setRunning(undefined);
+      return;
+    }
+  }
+});
+
+setRunning(undefined);
+host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });

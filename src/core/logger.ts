@@ -1,0 +1,15 @@
+/** Where the core writes what happened. The extension backs it with a LogOutputChannel, the CLI with stderr. */
+export interface Logger {
+  trace(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** A logger that drops everything, for callers that do not care. */
+export const silentLogger: Logger = {
+  trace() {},
+  info() {},
+  warn() {},
+  error() {},
+};

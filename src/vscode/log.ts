@@ -1,0 +1,12 @@
+import type * as vscode from 'vscode';
+import type { Logger } from '../core/logger';
+
+/** The core's Logger over VS Code's LogOutputChannel (levels, timestamps, "Braid" in Output). */
+export function channelLogger(channel: vscode.LogOutputChannel): Logger {
+  return {
+    trace: (m) => channel.trace(m),
+    info: (m) => channel.info(m),
+    warn: (m) => channel.warn(m),
+    error: (m) => channel.error(m),
+  };
+}

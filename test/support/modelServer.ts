@@ -1,0 +1,213 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Token usage the server reports for a reply. */
+export interface ScriptedUsage {
+  readonly prompt: number;
+  readonly completion: number;
+  readonly cached?: number;
+}
+
+/** One tool call the model "makes". `arguments` is the JSON text, streamed in pieces. */
+export interface ScriptedToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** What the server answers to one request. */
+export type ScriptedReply =
+  | { readonly kind: 'text'; readonly chunks: readonly string[]; readonly usage?: ScriptedUsage; readonly chunkDelayMs?: number }
+  | { readonly kind: 'toolCalls'; readonly text?: string; readonly calls: readonly ScriptedToolCall[]; readonly usage?: ScriptedUsage }
+  | { readonly kind: 'httpError'; readonly status: number; readonly message: string }
+  /** Sends the chunks, then keeps the connection open without another byte until the client gives up. */
+  | { readonly kind: 'stall'; readonly chunks: readonly string[] }
+  /** Sends the chunks, then destroys the connection mid-stream. */
+  | { readonly kind: 'break'; readonly chunks: readonly string[] };
+
+/** A request as the server received it. */
+export interface RecordedRequest {
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown }>; tools?: unknown[]; [key: string]: unknown };
+}
+
+/** Decides a reply when the script is empty; the default refuses with HTTP 500 so a test notices. */
+export type FallbackReply = (request: RecordedRequest) => ScriptedReply;
+
+const refuse: FallbackReply = () => ({ kind: 'httpError', status: 500, message: 'the scripted model server has no reply queued for this request' });
+
+/**
+ * An OpenAI-compatible `/v1/chat/completions` server on 127.0.0.1 whose answers are scripted:
+ * each request takes the next queued reply (text in chunks, tool calls, usage with cached tokens,
+ * an HTTP error, a stall, a broken stream), streamed as SSE or returned whole as the request asks.
+ * Braid reaches it exactly as it reaches Ollama or vLLM.
+ */
+export class ScriptedModelServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly script: ScriptedReply[] = [];
+  private readonly server: http.Server;
+  private readonly open = new Set<http.ServerResponse>();
+  private counter = 0;
+
+  constructor(private readonly fallback: FallbackReply = refuse, readonly modelId = 'scripted-model') {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** Starts listening on a free port of 127.0.0.1 and returns the base URL (ending in /v1). */
+  async start(port = 0): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
+    return this.baseUrl;
+  }
+
+  get baseUrl(): string {
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  /** Queues replies, answered in order, one per request. */
+  enqueue(...replies: ScriptedReply[]): void {
+    this.script.push(...replies);
+  }
+
+  get pending(): number {
+    return this.script.length;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method === 'GET' && path === '/v1/models') {
+      sendJson(res, 200, { object: 'list', data: [{ id: this.modelId, object: 'model', owned_by: 'braid-tests' }] });
+      return;
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found' } });
+      return;
+    }
+    let body: RecordedRequest['body'];
+    try {
+      body = JSON.parse(await readBody(req)) as RecordedRequest['body'];
+    } catch {
+      sendJson(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+      return;
+    }
+    const request: RecordedRequest = { path, headers: req.headers, body };
+    this.requests.push(request);
+    const reply = this.script.shift() ?? this.fallback(request);
+    const id = `chatcmpl-${++this.counter}`;
+    const model = body.model ?? this.modelId;
+    if (reply.kind === 'httpError') {
+      sendJson(res, reply.status, { error: { message: reply.message, type: 'scripted_error', code: reply.status } });
+      return;
+    }
+    if (body.stream) await this.stream(res, id, model, reply);
+    else sendJson(res, 200, whole(id, model, reply));
+  }
+
+  private async stream(res: http.ServerResponse, id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): Promise<void> {
+    this.open.add(res);
+    res.on('close', () => this.open.delete(res));
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const created = Math.floor(Date.now() / 1000);
+    const send = (choice: object | null, usage?: object) => {
+      const chunk = { id, object: 'chat.completion.chunk', created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...(usage ? { usage } : {}) };
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    };
+    send({ delta: { role: 'assistant', content: '' }, finish_reason: null });
+    const textChunks = reply.kind === 'toolCalls' ? (reply.text ? [reply.text] : []) : reply.chunks;
+    for (const text of textChunks) {
+      if (res.destroyed) return;
+      send({ delta: { content: text }, finish_reason: null });
+      if (reply.kind === 'text' && reply.chunkDelayMs) await delay(reply.chunkDelayMs);
+    }
+    if (reply.kind === 'stall') return; // never another byte; close() or the client ends it
+    if (reply.kind === 'break') {
+      await delay(50); // let the chunks reach the client, then cut the connection without an end
+      res.socket?.destroy();
+      return;
+    }
+    if (reply.kind === 'toolCalls') {
+      reply.calls.forEach((call, index) => {
+        send({ delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null });
+        for (const piece of splitInTwo(call.arguments)) {
+          send({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null });
+        }
+      });
+    }
+    send({ delta: {}, finish_reason: reply.kind === 'toolCalls' ? 'tool_calls' : 'stop' });
+    if (reply.usage) send(null, usageJson(reply.usage));
+    res.end('data: [DONE]\n\n');
+  }
+}
+
+function whole(id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): object {
+  const text = reply.kind === 'toolCalls' ? (reply.text ?? null) : reply.chunks.join('');
+  const toolCalls = reply.kind === 'toolCalls'
+    ? reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+    : undefined;
+  return {
+    id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
+    ...('usage' in reply && reply.usage ? { usage: usageJson(reply.usage) } : {}),
+  };
+}
+
+function usageJson(usage: ScriptedUsage): object {
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+  };
+}
+
+function splitInTwo(text: string): string[] {
+  const mid = Math.ceil(text.length / 2);
+  return text.length < 2 ? [text] : [text.slice(0, mid), text.slice(mid)];
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: object): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The demo model of `npm start`: a friendly scripted answer streamed word by word, so a newcomer
+ * sees a session work without an account. It says plainly that it is not a real model.
+ */
+export const demoReply: FallbackReply = (request) => {
+  const last = [...(request.body.messages ?? [])].reverse().find((m) => m.role === 'user');
+  const asked = typeof last?.content === 'string' ? last.content
+    : Array.isArray(last?.content) ? last.content.map((p: { text?: string }) => p.text ?? '').join(' ') : '';
+  const quoted = asked.trim().replace(/\s+/g, ' ').slice(0, 120);
+  const text = `Hello from Braid's demo model. This answer is scripted, not generated: you asked "${quoted}". `
+    + 'Set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY before `npm start` (or the braid.* settings) to talk to a real model.';
+  const words = text.split(/(?<= )/);
+  return { kind: 'text', chunks: words, chunkDelayMs: 15, usage: { prompt: Math.ceil(asked.length / 4) + 20, completion: words.length } };
+};
