@@ -2,7 +2,7 @@
 // Provisions what a real VS Code needs on this kind of machine: Debian's Chromium (and
 // libkrb5-dev for code-server's native build), Node 24 and code-server, both from the npm
 // registry. Heavy downloads are cached outside the repo, keyed by version, so reruns are fast.
-// Used by the e2e suite and by `npm start`; run it alone with `node scripts/toolchain.mjs`.
+// Used by the e2e suite and by `npm start`; run it alone with `node scripts/provision.mjs`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,8 +43,8 @@ function ensureAptPackages() {
   log(`installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const [cmd, ...rest] = [...prefix, 'apt-get'];
-  run(cmd, [...rest, 'update', '-q'], { env });
-  run(cmd, [...rest, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+  run(cmd, [...rest, 'update', '-qq'], { env });
+  run(cmd, [...rest, 'install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
 /** Installs into `<dir>.tmp-<pid>` and renames, so a half-built folder is never taken as done. */
@@ -73,7 +73,13 @@ function npmInstall(prefix, spec, env = process.env) {
  * Ensures every piece is present and returns where they are.
  * @returns {{ node: string, nodeDir: string, codeServer: string, chromium: string, cache: string }}
  */
+let ensured;
 export function ensureToolchain() {
+  ensured ??= provision();
+  return ensured;
+}
+
+function provision() {
   const started = Date.now();
   const cache = cacheRoot();
   ensureAptPackages();
@@ -106,14 +112,4 @@ export function ensureToolchain() {
   const chromium = process.env.BRAID_CHROMIUM || '/usr/bin/chromium';
   log(`toolchain ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { node, nodeDir, codeServer, chromium, cache };
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    const t = ensureToolchain();
-    process.stdout.write(JSON.stringify(t, null, 2) + '\n');
-  } catch (err) {
-    log(String(err instanceof Error ? err.message : err));
-    process.exit(1);
-  }
 }

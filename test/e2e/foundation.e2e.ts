@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ScriptedModelServer } from '../support/modelServer';
+import { Workbench } from '../support/workbench';
+
+// The packaged extension in a real VS Code: the container opens, the Sessions tree and the
+// Chat webview render, the webview and the host complete their handshake, and a prompt goes
+// through the kernel to a scripted OpenAI-compatible server and streams back.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'foundation',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    files: { 'README.md': '# A workspace for Braid\n' },
+  });
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+test('the Braid container shows the Sessions tree and the Chat view, and the webview completes its handshake', async () => {
+  await workbench.screenshot('workbench');
+  await workbench.openBraid();
+  const page = workbench.page;
+  await page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor();
+  await page.locator('.pane-header', { hasText: 'Chat' }).first().waitFor();
+  await page.locator('.welcome-view-content', { hasText: 'No saved sessions yet' }).waitFor();
+
+  const chat = workbench.chatFrame();
+  await chat.locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  assert.equal(await chat.locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model');
+  assert.equal(await chat.locator('[data-role="demo"]').isVisible(), false);
+  await workbench.screenshot('braid-container');
+});
+
+test('a prompt streams an answer from the model server, with usage', async () => {
+  model.enqueue({ kind: 'text', chunks: ['Braid ', 'answers ', 'from the ', 'scripted server.'], chunkDelayMs: 30, usage: { prompt: 42, completion: 7, cached: 10 } });
+  const chat = workbench.chatFrame();
+  await chat.locator('[data-role="input"]').fill('What is this workspace?');
+  await chat.locator('[data-role="input"]').press('Enter');
+  const exchange = chat.locator('.exchange').last();
+  await exchange.locator('.message.assistant', { hasText: 'Braid answers from the scripted server.' }).waitFor();
+  await exchange.locator('.turn-status', { hasText: '7 out' }).waitFor();
+  assert.equal(await exchange.getAttribute('data-outcome'), 'completed');
+  assert.match(await exchange.locator('.turn-status').textContent() ?? '', /32 in, 10 cached · 7 out/);
+  const request = model.requests.at(-1)!;
+  assert.match(JSON.stringify(request.body.messages), /What is this workspace\?/);
+  await workbench.screenshot('answer-streamed');
+});
+
+test('a model error shows as a failed turn with the server\'s message', async () => {
+  model.enqueue({ kind: 'httpError', status: 400, message: 'context length exceeded in this scripted test' });
+  const chat = workbench.chatFrame();
+  await chat.locator('[data-role="input"]').fill('Trigger an error');
+  await chat.locator('[data-role="input"]').press('Enter');
+  const exchange = chat.locator('.exchange').last();
+  await exchange.locator('.turn-status[data-outcome="failed"]', { hasText: 'context length exceeded' }).waitFor();
+  await workbench.screenshot('failed-turn');
+});

@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { ensureToolchain } from '../../scripts/toolchain.mjs';
+import { freePort, installExtension, prepareProfile, startCodeServer, type CodeServerHandle, type Profile } from './codeServer';
+
+const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
+
+/** Options of one real-VS-Code run. */
+export interface WorkbenchOptions {
+  /** Name of the scenario: screenshots and logs go to test-output/<name>/. */
+  readonly name: string;
+  /** User settings merged over the defaults (braid.* among them). */
+  readonly settings?: Record<string, unknown>;
+  /** Files to create in the fresh workspace folder. */
+  readonly files?: Record<string, string>;
+}
+
+/**
+ * A real VS Code (code-server) with the packaged Braid installed, in a fresh profile and a fresh
+ * workspace folder, driven in Debian's Chromium. `close()` ends Chromium and code-server's
+ * whole process group, and must run even when the test fails.
+ */
+export class Workbench {
+  private shots = 0;
+
+  private constructor(
+    readonly page: Page,
+    readonly outputDir: string,
+    readonly workspace: string,
+    readonly profile: Profile,
+    private readonly browser: Browser,
+    private readonly server: CodeServerHandle,
+    private readonly runDir: string,
+  ) {}
+
+  static async launch(options: WorkbenchOptions): Promise<Workbench> {
+    const toolchain = ensureToolchain();
+    const vsix = path.join(repoRoot, 'braid.vsix');
+    if (!fs.existsSync(vsix)) throw new Error('braid.vsix is missing: run `npm run package` first (npm run test:e2e does).');
+    const outputDir = path.join(repoRoot, 'test-output', options.name);
+    fs.rmSync(outputDir, { recursive: true, force: true });
+    fs.mkdirSync(outputDir, { recursive: true });
+
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
+    const workspace = path.join(runDir, 'workspace');
+    fs.mkdirSync(workspace);
+    for (const [name, content] of Object.entries(options.files ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+      fs.writeFileSync(path.join(workspace, name), content);
+    }
+    const profile = prepareProfile(path.join(runDir, 'profile'), options.settings ?? {});
+    installExtension(profile, vsix);
+    const port = await freePort();
+    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log') });
+
+    let browser: Browser | undefined;
+    try {
+      browser = await chromium.launch({
+        executablePath: toolchain.chromium,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      });
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const consoleLog = fs.createWriteStream(path.join(outputDir, 'browser-console.log'));
+      page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+      await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      return new Workbench(page, outputDir, workspace, profile, browser, server, runDir);
+    } catch (err) {
+      await browser?.close().catch(() => {});
+      await server.stop();
+      throw err;
+    }
+  }
+
+  /** The extension's globalStorage folder in this profile. */
+  get globalStorage(): string {
+    return path.join(this.profile.userData, 'User', 'globalStorage', 'braid-dev.braid');
+  }
+
+  /** Saves a numbered screenshot of the whole window into the output folder. */
+  async screenshot(step: string): Promise<string> {
+    const file = path.join(this.outputDir, `${String(++this.shots).padStart(2, '0')}-${step}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** Clicks the Braid container in the activity bar. */
+  async openBraid(): Promise<void> {
+    await this.page.locator('.part.activitybar .action-item a[aria-label^="Braid"], .part.activitybar .action-item[aria-label^="Braid"]').first().click();
+    await this.page.locator('.pane-header[aria-label^="Sessions"], .pane-header:has-text("Sessions")').first().waitFor();
+  }
+
+  /** The Chat webview's document (nested iframes). */
+  chatFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  }
+
+  /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+    await input.press('Enter');
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close().catch(() => {});
+    await this.server.stop();
+    fs.rmSync(this.runDir, { recursive: true, force: true });
+  }
+}
