@@ -51,8 +51,9 @@ async function main(): Promise<void> {
     settings = { 'braid.provider': 'openai-compatible', 'braid.model': 'braid-demo', 'braid.baseUrl': baseUrl, 'braid.demoModel': true };
   }
 
-  // One profile kept between starts, so sessions survive a restart like they would in a desktop VS Code.
-  const profile = prepareProfile(path.join(cacheRoot(), 'start-profile'), settings);
+  // One profile kept between starts, so sessions survive a restart like they would in a desktop
+  // VS Code. BRAID_START_PROFILE moves it (the e2e test of npm start uses a throwaway one).
+  const profile = prepareProfile(process.env.BRAID_START_PROFILE || path.join(cacheRoot(), 'start-profile'), settings);
   installExtension(profile, path.join(repoRoot, 'braid.vsix'));
   const port = await freePort(preferredPort);
   const server = await startCodeServer({ profile, port, folder, logFile: path.join(profile.root, 'code-server.log') });
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
   console.log(`Model: ${demo ? 'the scripted demo model (set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL, BRAID_API_KEY for a real one)' : `${settings['braid.provider']} ${settings['braid.model']}`}`);
   console.log('Open the Braid icon in the activity bar. Press Ctrl+C here to stop.');
 
+  let stopping = false;
   const shutdown = async () => {
+    stopping = true;
     await server.stop();
     await demo?.close();
     process.exit(0);
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
   server.process.on('exit', (code) => {
+    if (stopping) return;
     console.error(`code-server exited (${code}); see ${path.join(profile.root, 'code-server.log')}`);
     void demo?.close().then(() => process.exit(1));
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { ensureToolchain } from '../../scripts/toolchain.mjs';
-import { freePort, installExtension, prepareProfile, startCodeServer, type CodeServerHandle, type Profile } from './codeServer';
+import { PUBLISHER_ID, freePort, installExtension, prepareProfile, startCodeServer, type Profile } from './codeServer';
 
 const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 
@@ -29,19 +29,15 @@ export class Workbench {
     readonly page: Page,
     readonly outputDir: string,
     readonly workspace: string,
-    readonly profile: Profile,
+    readonly profile: Profile | undefined,
     private readonly browser: Browser,
-    private readonly server: CodeServerHandle,
-    private readonly runDir: string,
+    private readonly cleanup: () => Promise<void>,
   ) {}
 
   static async launch(options: WorkbenchOptions): Promise<Workbench> {
-    const toolchain = ensureToolchain();
     const vsix = path.join(repoRoot, 'braid.vsix');
     if (!fs.existsSync(vsix)) throw new Error('braid.vsix is missing: run `npm run package` first (npm run test:e2e does).');
-    const outputDir = path.join(repoRoot, 'test-output', options.name);
-    fs.rmSync(outputDir, { recursive: true, force: true });
-    fs.mkdirSync(outputDir, { recursive: true });
+    const outputDir = Workbench.outputFolder(options.name);
 
     const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
     const workspace = path.join(runDir, 'workspace');
@@ -54,30 +50,49 @@ export class Workbench {
     installExtension(profile, vsix);
     const port = await freePort();
     const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log') });
+    return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
+      await server.stop();
+      fs.rmSync(runDir, { recursive: true, force: true });
+    });
+  }
 
+  /**
+   * Opens a workbench URL served by someone else (for example `npm start`) in Chromium.
+   * `cleanup` runs after the browser closes, also when opening fails.
+   */
+  static async open(url: string, outputDir: string, workspace: string, profile: Profile | undefined, cleanup: () => Promise<void> = async () => {}): Promise<Workbench> {
     let browser: Browser | undefined;
     try {
       browser = await chromium.launch({
-        executablePath: toolchain.chromium,
+        executablePath: ensureToolchain().chromium,
         headless: true,
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
       });
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       const consoleLog = fs.createWriteStream(path.join(outputDir, 'browser-console.log'));
       page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
-      await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+      await page.goto(url);
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      return new Workbench(page, outputDir, workspace, profile, browser, server, runDir);
+      return new Workbench(page, outputDir, workspace, profile, browser, cleanup);
     } catch (err) {
       await browser?.close().catch(() => {});
-      await server.stop();
+      await cleanup();
       throw err;
     }
   }
 
+  /** A fresh, empty output folder test-output/<name>/. */
+  static outputFolder(name: string): string {
+    const outputDir = path.join(repoRoot, 'test-output', name);
+    fs.rmSync(outputDir, { recursive: true, force: true });
+    fs.mkdirSync(outputDir, { recursive: true });
+    return outputDir;
+  }
+
   /** The extension's globalStorage folder in this profile. */
   get globalStorage(): string {
-    return path.join(this.profile.userData, 'User', 'globalStorage', 'braid-dev.braid');
+    if (!this.profile) throw new Error('this workbench was opened by URL; its profile is not known');
+    return path.join(this.profile.userData, 'User', 'globalStorage', PUBLISHER_ID);
   }
 
   /** Saves a numbered screenshot of the whole window into the output folder. */
@@ -109,7 +124,6 @@ export class Workbench {
 
   async close(): Promise<void> {
     await this.browser.close().catch(() => {});
-    await this.server.stop();
-    fs.rmSync(this.runDir, { recursive: true, force: true });
+    await this.cleanup();
   }
 }
