@@ -47,10 +47,31 @@ function ensureAptPackages() {
   run(cmd, [...rest, 'install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Removes `<dir>.tmp-<pid>` folders left by installs that were killed. */
+function sweepAbandoned(dir) {
+  const prefix = `${path.basename(dir)}.tmp-`;
+  for (const name of fs.readdirSync(path.dirname(dir))) {
+    const pid = Number(name.slice(prefix.length));
+    if (name.startsWith(prefix) && Number.isInteger(pid) && !isAlive(pid)) {
+      fs.rmSync(path.join(path.dirname(dir), name), { recursive: true, force: true });
+    }
+  }
+}
+
 /** Installs into `<dir>.tmp-<pid>` and renames, so a half-built folder is never taken as done. */
 function installOnce(dir, build) {
   if (fs.existsSync(path.join(dir, '.complete'))) return false;
   fs.mkdirSync(path.dirname(dir), { recursive: true });
+  sweepAbandoned(dir);
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
@@ -62,9 +83,18 @@ function installOnce(dir, build) {
   return true;
 }
 
-function npmInstall(prefix, spec, env = process.env) {
+/**
+ * The environment without what an outer `npm run` exported: its `npm_config_*` variables would
+ * configure the nested npm (code-server's postinstall reads the Node version from
+ * `npm_config_user_agent`, which would still name the outer Node).
+ */
+function withoutNpmVariables(env) {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE' && key !== 'INIT_CWD'));
+}
+
+function npmInstall(prefix, spec, extraEnv = {}) {
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
-    env,
+    env: { ...withoutNpmVariables(process.env), ...extraEnv },
     cwd: prefix,
   });
 }
@@ -99,12 +129,10 @@ function provision() {
   const csRoot = path.join(cache, `code-server-${CODE_SERVER_VERSION}`);
   if (installOnce(csRoot, (tmp) => {
     log(`installing code-server ${CODE_SERVER_VERSION} (native modules build from source; a few minutes)`);
-    const env = {
-      ...process.env,
+    npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, {
       PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
       npm_config_nodedir: nodeDir,
-    };
-    npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, env);
+    });
   })) log(`code-server ${CODE_SERVER_VERSION} ready`);
   const codeServer = path.join(csRoot, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   if (!fs.existsSync(codeServer)) throw new Error(`code-server entry missing at ${codeServer}; remove ${csRoot} and retry`);

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+const nextUlid = monotonicFactory();
+
+/** A new session id: `ses_` + ULID (sortable by creation time). */
+export function newSessionId(now = Date.now()): string {
+  return `ses_${nextUlid(now)}`;
+}
+
+/** A new message id: `msg_` + monotonic ULID (strictly increasing within a process). */
+export function newMessageId(now = Date.now()): string {
+  return `msg_${nextUlid(now)}`;
+}
+
+/**
+ * The id of a user message, derived from the session and the client's message key, so a
+ * webview that resends after a reload cannot duplicate a prompt.
+ */
+export function userMessageId(sessionId: string, messageKey: string): string {
+  return `msg-user-v1-${createHash('sha256').update(`${sessionId}:${messageKey}`).digest('hex')}`;
+}
+
+const SESSION_ID = /^ses_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** True for a well-formed session id (also guards paths built from ids). */
+export function isSessionId(value: string): boolean {
+  return SESSION_ID.test(value);
+}

@@ -1,0 +1,166 @@
+import type { Message } from '@mariozechner/pi-ai';
+
+/** The wire format's version; readers read what they know of higher versions. */
+export const WIRE_VERSION = 1;
+
+/** Fields every record has. */
+interface Base {
+  readonly v: number;
+  readonly ts: number;
+}
+
+/** The model a turn runs with, snapshotted at its start. */
+export interface ModelSnapshot {
+  readonly provider: string;
+  readonly id: string;
+  readonly thinking: string;
+}
+
+/** First line of every log: which agent writes it. The main agent also names its session and workspace, so a session can be rebuilt from its logs alone. */
+export interface AgentRecord extends Base {
+  readonly t: 'agent';
+  readonly agentId: string;
+  readonly parentAgentId: string | null;
+  readonly purpose: string;
+  readonly sessionId?: string;
+  readonly workspaceDir?: string;
+}
+
+export interface TurnBeginRecord extends Base {
+  readonly t: 'turn_begin';
+  readonly turn: number;
+  readonly promptId: string;
+  readonly model: ModelSnapshot | null;
+}
+
+/** A finished kernel message (user, assistant or toolResult). */
+export interface MessageRecord extends Base {
+  readonly t: 'message';
+  readonly turn: number;
+  readonly id: string;
+  readonly message: Message;
+}
+
+export interface UsageRecord extends Base {
+  readonly t: 'usage';
+  readonly turn: number;
+  readonly messageId: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly reasoning: number;
+  readonly cost: number;
+  readonly latencyMs: number;
+  readonly stopReason: string;
+  /** Set for calls that are not part of the conversation (compaction summaries, side questions kept). */
+  readonly purpose?: string;
+}
+
+export interface ToolRecord extends Base {
+  readonly t: 'tool';
+  readonly turn: number;
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly phase: 'start' | 'end';
+  readonly isError?: boolean;
+}
+
+export interface FileChangeRecord extends Base {
+  readonly t: 'file_change';
+  readonly turn: number;
+  readonly toolCallId: string;
+  readonly path: string;
+  /** Blob hash of the file before the first write of the turn; null when it did not exist. */
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+export type TurnOutcome = 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface TurnEndRecord extends Base {
+  readonly t: 'turn_end';
+  readonly turn: number;
+  readonly outcome: TurnOutcome;
+  readonly error?: string;
+}
+
+export interface ForkedRecord extends Base {
+  readonly t: 'forked';
+  readonly from: { readonly sessionId: string; readonly turn: number | null };
+}
+
+export interface RewindRecord extends Base {
+  readonly t: 'rewind';
+  readonly toTurn: number;
+  readonly messageId: string;
+  readonly files: boolean;
+}
+
+export interface CompactionRecord extends Base {
+  readonly t: 'compaction';
+  readonly summary: string;
+  readonly firstKeptMessageId: string;
+}
+
+/** Every record type this version knows. */
+export type KnownRecord =
+  | AgentRecord | TurnBeginRecord | MessageRecord | UsageRecord | ToolRecord | FileChangeRecord
+  | TurnEndRecord | ForkedRecord | RewindRecord | CompactionRecord;
+
+/** A record of a type this version does not know: skipped on replay, kept on copy. */
+export interface UnknownRecord extends Base {
+  readonly t: string;
+  readonly unknown: true;
+}
+
+export type WireRecord = KnownRecord | UnknownRecord;
+
+/** A record as written, before `v` and `ts` are stamped. */
+export type NewRecord = KnownRecord extends infer R ? (R extends KnownRecord ? Omit<R, 'v' | 'ts'> & { ts?: number } : never) : never;
+
+const KNOWN_TYPES = new Set(['agent', 'turn_begin', 'message', 'usage', 'tool', 'file_change', 'turn_end', 'forked', 'rewind', 'compaction']);
+
+const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+
+/** Checks the fields replay relies on; a known type without them is treated as a bad line. */
+function hasRequiredFields(r: Record<string, unknown>): boolean {
+  switch (r.t) {
+    case 'agent': return typeof r.agentId === 'string';
+    case 'turn_begin': return isInt(r.turn);
+    case 'message': return isInt(r.turn) && typeof r.id === 'string' && typeof r.message === 'object' && r.message !== null && typeof (r.message as { role?: unknown }).role === 'string';
+    case 'usage': return isInt(r.turn);
+    case 'tool': return isInt(r.turn) && typeof r.toolCallId === 'string';
+    case 'file_change': return isInt(r.turn) && typeof r.path === 'string';
+    case 'turn_end': return isInt(r.turn) && typeof r.outcome === 'string';
+    case 'forked': return typeof r.from === 'object' && r.from !== null;
+    case 'rewind': return isInt(r.toTurn) && r.toTurn >= 1;
+    case 'compaction': return typeof r.summary === 'string';
+    default: return true;
+  }
+}
+
+/** Why a line could not be read. */
+export type BadLineReason = 'not-json' | 'not-a-record' | 'missing-fields';
+
+/** Parses one line of a wire log. Unknown types and higher versions parse; what cannot be read says why. */
+export function parseRecordLine(line: string): { record: WireRecord } | { bad: BadLineReason } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { bad: 'not-json' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { bad: 'not-a-record' };
+  const r = value as Record<string, unknown>;
+  if (typeof r.t !== 'string' || typeof r.v !== 'number') return { bad: 'not-a-record' };
+  if (!KNOWN_TYPES.has(r.t)) return { record: { ...(r as object), unknown: true } as UnknownRecord };
+  if (!hasRequiredFields(r)) return { bad: 'missing-fields' };
+  return { record: r as unknown as KnownRecord };
+}
+
+export function isKnown(record: WireRecord): record is KnownRecord {
+  return !('unknown' in record && record.unknown === true);
+}

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
+
+/**
+ * The one writer of one wire log. Appends are serialized in call order (no interleaving), each
+ * record is one `write` of one line, and `sync` (or a durable append) fsyncs. If the file ends
+ * with a torn line, the first append starts a fresh line, so the torn bytes stay a bad line of
+ * their own and nothing after them is lost. The log is never rewritten.
+ */
+export class WireLogWriter {
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private failure: Error | undefined;
+
+  private constructor(readonly file: string, private readonly fd: number, private needsNewline: boolean, private size: number) {}
+
+  /** Opens (creating if needed, with its folder) a log for appending. */
+  static open(file: string): WireLogWriter {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(file, 'a');
+    const size = fs.fstatSync(fd).size;
+    let needsNewline = false;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      const rfd = fs.openSync(file, 'r');
+      try {
+        fs.readSync(rfd, last, 0, 1, size - 1);
+      } finally {
+        fs.closeSync(rfd);
+      }
+      needsNewline = last[0] !== 10;
+    }
+    return new WireLogWriter(file, fd, needsNewline, size);
+  }
+
+  /** Bytes in the file as far as this writer knows (its appends included). */
+  get bytes(): number {
+    return this.size;
+  }
+
+  /** Stamps `v` and `ts`, and serializes a record to its line. */
+  static serialize(record: NewRecord, now = Date.now()): { record: KnownRecord; line: string } {
+    const full = { v: WIRE_VERSION, ...record, ts: record.ts ?? now } as KnownRecord;
+    return { record: full, line: `${JSON.stringify(full)}\n` };
+  }
+
+  /**
+   * Appends records in order; with `durable` the promise resolves after an fsync. Resolves with
+   * the records as written (stamped).
+   */
+  append(records: NewRecord | readonly NewRecord[], options: { durable?: boolean } = {}): Promise<KnownRecord[]> {
+    const list = Array.isArray(records) ? records : [records as NewRecord];
+    const now = Date.now();
+    const serialized = list.map((r) => WireLogWriter.serialize(r, now));
+    return this.enqueue(() => {
+      let text = serialized.map((s) => s.line).join('');
+      if (this.needsNewline) {
+        text = `\n${text}`;
+        this.needsNewline = false;
+      }
+      const bytes = Buffer.from(text, 'utf8');
+      let written = 0;
+      while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written, bytes.length - written);
+      this.size += bytes.length;
+      if (options.durable) fs.fsyncSync(this.fd);
+      return serialized.map((s) => s.record);
+    });
+  }
+
+  /** fsyncs everything appended so far. */
+  sync(): Promise<void> {
+    return this.enqueue(() => fs.fsyncSync(this.fd));
+  }
+
+  /** Waits for pending appends, fsyncs and closes. */
+  async close(): Promise<void> {
+    if (this.closed) return this.chain.catch(() => {});
+    const done = this.enqueue(() => {
+      fs.fsyncSync(this.fd);
+      fs.closeSync(this.fd);
+    });
+    this.closed = true;
+    await done;
+  }
+
+  private enqueue<T>(work: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`wire log ${this.file} is closed`));
+    const result = this.chain.then(() => {
+      if (this.failure) throw this.failure;
+      try {
+        return work();
+      } catch (err) {
+        // A failed write may have left a partial line: later appends must not follow it blindly.
+        this.failure = err instanceof Error ? err : new Error(String(err));
+        throw this.failure;
+      }
+    });
+    this.chain = result.then(() => undefined, () => undefined);
+    return result;
+  }
+}
