@@ -38,6 +38,11 @@ async function main(): Promise<number> {
   fs.rmSync(outdir, { recursive: true, force: true });
   const entryPoints = Object.fromEntries(specs.map((f) => [path.relative(path.join(root, suite.dir), f).replace(/\.ts$/, ''), f]));
   await bundleForNode(entryPoints, outdir);
+  // Child-process programs that tests spawn (crash and concurrency workers) are bundled the same way.
+  const workers = findSpecs(path.join(root, 'test', 'support', 'workers'), '.ts');
+  if (workers.length) {
+    await bundleForNode(Object.fromEntries(workers.map((f) => [path.basename(f, '.ts'), f])), path.join(root, 'out', 'test', 'workers'));
+  }
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
   const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root } });

@@ -1,4 +1,11 @@
+import path from 'node:path';
+import { SessionNotFoundError } from '../core/store/sessionStore';
 import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
+import { parseArgs, UsageError } from './args';
+import * as maintenance from './commands/maintenance';
+import * as sessions from './commands/sessions';
+import { createContext, type CliContext } from './context';
+import { resolveDataDir } from './dataDir';
 import { modelSettingsFromEnv } from './env';
 
 /** Where the CLI writes, and what it reads; tests pass their own. */
@@ -6,6 +13,9 @@ export interface CliIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
   readonly env: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** sql.js's wasm; the built CLI finds it next to itself. */
+  readonly wasmPath?: string;
 }
 
 /** Exit codes: 0 ok, 1 error with a one-line message, 2 bad usage. */
@@ -15,50 +25,112 @@ export const EXIT_USAGE = 2;
 
 declare const BRAID_VERSION: string | undefined;
 
-const USAGE = `Usage: braid <command> [options]
+const USAGE = `Usage: braid [--data-dir DIR] [--workspace DIR] <command> [options]
 
-Commands:
-  model        show the model the environment configures (BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL)
-  version      print Braid's version
-  help         show this help
+Sessions:
+  list [--all] [--archived] [--json]   sessions of this workspace (or all), newest first
+  search <text> [--all] [--json]       sessions whose title or prompts match
+  show <id> [--json]                   a session's record and conversation
+  rename <id> <title>                  rename a session
+  archive <id> | restore <id>          archive, or bring back from the archive
+  delete <id> | undelete <id>          move to the trash (kept 7 days), or bring back
+  export <id> --format md|jsonl        print a session as Markdown or as its raw log
 
-Session commands (list, show, exec, fork, rewind, export, doctor) arrive with the session store.
+Maintenance:
+  rebuild-index                        rebuild index.sqlite from the session folders
+  doctor [--fix] [--json]              verify every log, state file and the index; --fix repairs
+
+Other:
+  model [--json]                       the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure
+  version | help
+
+The data folder is --data-dir, else BRAID_HOME, else VS Code's storage folder for Braid.
+The workspace is --workspace, else the current folder.
 `;
 
-/** Runs one CLI invocation and returns its exit code. */
+type Command = (ctx: CliContext, argv: readonly string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  list: sessions.list,
+  search: sessions.search,
+  show: sessions.show,
+  rename: sessions.rename,
+  archive: sessions.archive,
+  restore: sessions.restore,
+  delete: sessions.remove,
+  undelete: sessions.undelete,
+  export: sessions.exportSession,
+  'rebuild-index': maintenance.rebuildIndex,
+  doctor: maintenance.doctor,
+};
+
+/** Runs one CLI invocation and returns its exit code. Errors print one line. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
+  const err = (text: string) => void io.stderr.write(text);
+  try {
+    return await dispatch(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err(`braid: ${e.message}; run "braid help" for usage\n`);
+      return EXIT_USAGE;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    err(`braid: ${message.split('\n')[0]}\n`);
+    if (!(e instanceof SessionNotFoundError) && io.env.BRAID_DEBUG) err(`${(e as Error).stack ?? ''}\n`);
+    return EXIT_ERROR;
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+  // Global options come before the command.
+  let i = 0;
+  const globals: string[] = [];
+  while (i < argv.length && argv[i]!.startsWith('--') && ['--data-dir', '--workspace', '--verbose'].some((g) => argv[i] === g || argv[i]!.startsWith(`${g}=`))) {
+    globals.push(argv[i]!);
+    if (!argv[i]!.includes('=') && argv[i] !== '--verbose') globals.push(argv[++i] ?? '');
+    i++;
+  }
+  const global = parseArgs(globals, { valued: ['data-dir', 'workspace'], flags: ['verbose'] });
+  const [command, ...rest] = argv.slice(i);
   switch (command) {
     case undefined:
+      io.stdout.write(USAGE);
+      return EXIT_USAGE;
     case 'help':
     case '--help':
     case '-h':
       io.stdout.write(USAGE);
-      return command === undefined ? EXIT_USAGE : EXIT_OK;
+      return EXIT_OK;
     case 'version':
     case '--version':
       io.stdout.write(`${typeof BRAID_VERSION === 'string' ? BRAID_VERSION : 'dev'}\n`);
       return EXIT_OK;
     case 'model':
       return showModel(rest, io);
-    default:
-      io.stderr.write(`braid: unknown command "${command}"; run "braid help" for the list\n`);
-      return EXIT_USAGE;
   }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(`unknown command "${command}"`);
+  const cwd = io.cwd ?? process.cwd();
+  const dataDir = resolveDataDir(global.options.get('data-dir') as string | undefined, io.env, cwd);
+  const workspace = path.resolve(cwd, (global.options.get('workspace') as string | undefined) ?? '.');
+  const ctx = createContext({
+    dataDir,
+    workspace,
+    wasmPath: io.wasmPath ?? path.join(__dirname, 'sql-wasm.wasm'),
+    out: (t) => void io.stdout.write(t),
+    err: (t) => void io.stderr.write(t),
+    verbose: global.options.has('verbose'),
+  });
+  return run(ctx, rest);
 }
 
-function showModel(args: readonly string[], io: CliIo): number {
-  const json = args.includes('--json');
-  const unknown = args.filter((a) => a !== '--json');
-  if (unknown.length > 0) {
-    io.stderr.write(`braid model: unexpected argument "${unknown[0]}"\n`);
-    return EXIT_USAGE;
-  }
-  const settings = modelSettingsFromEnv(io.env);
+function showModel(argv: readonly string[], io: CliIo): number {
+  const args = parseArgs(argv, { flags: ['json'] });
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   try {
-    const model = resolveModel(settings, ENV_NAMES);
+    const model = resolveModel(modelSettingsFromEnv(io.env), ENV_NAMES);
     const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, contextWindow: model.contextWindow };
-    io.stdout.write(json ? `${JSON.stringify(summary)}\n` : `${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})\n`);
+    io.stdout.write(args.options.has('json') ? `${JSON.stringify(summary)}\n` : `${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})\n`);
     return EXIT_OK;
   } catch (err) {
     if (!(err instanceof ModelConfigError)) throw err;

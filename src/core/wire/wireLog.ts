@@ -68,6 +68,18 @@ export class WireLogWriter {
     });
   }
 
+  /** Ends a torn last line with a newline (so it stays a bad line of its own) and fsyncs. Returns whether it wrote. */
+  terminate(): Promise<boolean> {
+    return this.enqueue(() => {
+      if (!this.needsNewline) return false;
+      fs.writeSync(this.fd, '\n');
+      this.size += 1;
+      this.needsNewline = false;
+      fs.fsyncSync(this.fd);
+      return true;
+    });
+  }
+
   /** fsyncs everything appended so far. */
   sync(): Promise<void> {
     return this.enqueue(() => fs.fsyncSync(this.fd));

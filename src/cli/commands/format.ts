@@ -1,0 +1,38 @@
+import type { SessionRow } from '../../core/index/indexRows';
+
+/** The JSON shape of a session in `list --json` and `search --json`. */
+export function rowJson(row: SessionRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    workspaceDir: row.workspaceDir,
+    workspaceKey: row.workspaceKey,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+    turnCount: row.turnCount,
+    messageCount: row.messageCount,
+    archived: row.archived,
+    kind: row.kind,
+    forkedFrom: row.forkedFrom,
+    model: row.model,
+    firstPrompt: row.firstPrompt,
+    usage: row.usage,
+  };
+}
+
+/** A relative time like "5 min ago". */
+export function ago(ts: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ts) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}
+
+/** One line per session for humans. */
+export function rowLine(row: SessionRow, withWorkspace: boolean): string {
+  const title = row.title || row.firstPrompt || '(untitled)';
+  const where = withWorkspace ? `  ${row.workspaceDir}` : '';
+  return `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${ago(row.updatedAt).padStart(11)}  ${title}${where}`;
+}

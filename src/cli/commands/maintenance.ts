@@ -1,0 +1,34 @@
+import { runDoctor } from '../../core/store/doctor';
+import { expectPositionals, parseArgs } from '../args';
+import type { CliContext } from '../context';
+
+/** `rebuild-index`: rebuilds index.sqlite from the session folders. */
+export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  expectPositionals(parseArgs(argv, {}), []);
+  return ctx.withStore(async (store) => {
+    const started = Date.now();
+    await store.index.rebuild((done, total) => ctx.err(`\rindexed ${done}/${total}`));
+    const count = store.index.count({}) + store.index.count({ archived: true });
+    ctx.err('\n');
+    ctx.out(`rebuilt the index: ${count} session(s) in ${Date.now() - started} ms\n`);
+    return 0;
+  });
+}
+
+/** `doctor [--fix] [--json]`: verifies every log, state file and the index. Exit 1 when something is wrong and not fixed. */
+export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['fix', 'json'] });
+  expectPositionals(args, []);
+  return ctx.withStore(async (store) => {
+    const report = await runDoctor(store, { fix: args.options.has('fix') });
+    if (args.options.has('json')) {
+      ctx.out(`${JSON.stringify(report, null, 2)}\n`);
+    } else {
+      ctx.out(`checked ${report.sessions} session(s), ${report.logs} log(s), ${report.records} record(s)\n`);
+      for (const f of report.findings) ctx.out(`${f.severity.padEnd(7)} ${f.where}: ${f.message}${f.fixed ? ` -> fixed: ${f.fixed}` : ''}\n`);
+      if (report.findings.length === 0) ctx.out('no problems found\n');
+    }
+    const open = report.findings.filter((f) => f.severity !== 'info' && !f.fixed);
+    return open.length > 0 ? 1 : 0;
+  });
+}

@@ -1,0 +1,100 @@
+import type { SessionStore } from '../../core/store/sessionStore';
+import { messageText } from '../../core/store/summary';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { expectPositionals, parseArgs, UsageError } from '../args';
+import type { CliContext } from '../context';
+import { rowJson, rowLine } from './format';
+
+/** `list [--all] [--archived] [--json]` */
+export async function list(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['all', 'archived', 'json'] });
+  expectPositionals(args, []);
+  const all = args.options.has('all');
+  return ctx.withStore(async (store) => {
+    const key = workspaceKey(ctx.workspace);
+    if (!all) await store.index.reconcile(key);
+    const rows = store.index.list({ workspaceKey: all ? undefined : key, archived: args.options.has('archived') });
+    if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);
+    else if (rows.length === 0) ctx.out(all ? 'No sessions.\n' : `No sessions for ${ctx.workspace}.\n`);
+    else ctx.out(rows.map((r) => rowLine(r, all)).join('\n') + '\n');
+    return 0;
+  });
+}
+
+/** `search <text> [--all] [--json]` */
+export async function search(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['all', 'json', 'archived'] });
+  const text = args.positionals.join(' ').trim();
+  if (!text) throw new UsageError('expected <text> to search for');
+  return ctx.withStore(async (store) => {
+    const all = args.options.has('all');
+    const rows = store.index.search(text, { workspaceKey: all ? undefined : workspaceKey(ctx.workspace), archived: args.options.has('archived') });
+    if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);
+    else ctx.out(rows.length ? rows.map((r) => rowLine(r, all)).join('\n') + '\n' : 'No matching sessions.\n');
+    return 0;
+  });
+}
+
+/** `show <id> [--json]`: the session record and its conversation. */
+export async function show(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['json'] });
+  const [id] = expectPositionals(args, ['id']);
+  return ctx.withStore(async (store) => {
+    const state = store.get(id!);
+    const history = store.history(id!);
+    if (args.options.has('json')) {
+      ctx.out(`${JSON.stringify({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: messageText(m.message) })) }, null, 2)}\n`);
+      return 0;
+    }
+    const lines = [
+      `${state.title || '(untitled)'}  [${state.id}]`,
+      `workspace ${state.workspaceDir}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
+      `tokens ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached  cost ${state.usage.cost.toFixed(4)}`,
+      '',
+    ];
+    for (const m of history.messages) {
+      const text = messageText(m.message).trim();
+      if (m.message.role === 'toolResult') lines.push(`  [${m.message.toolName} result] ${text.slice(0, 200)}`);
+      else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
+    }
+    ctx.out(`${lines.join('\n')}\n`);
+    return 0;
+  });
+}
+
+async function oneSession(ctx: CliContext, argv: readonly string[], action: (store: SessionStore, id: string) => Promise<string>): Promise<number> {
+  const [id] = expectPositionals(parseArgs(argv, {}), ['id']);
+  return ctx.withStore(async (store) => {
+    ctx.out(`${await action(store, id!)}\n`);
+    return 0;
+  });
+}
+
+export const archive = (ctx: CliContext, argv: readonly string[]) => oneSession(ctx, argv, async (s, id) => (await s.archive(id), `archived ${id}`));
+export const restore = (ctx: CliContext, argv: readonly string[]) => oneSession(ctx, argv, async (s, id) => (await s.restore(id), `restored ${id}`));
+export const remove = (ctx: CliContext, argv: readonly string[]) => oneSession(ctx, argv, async (s, id) => (await s.delete(id), `moved ${id} to the trash (braid undelete ${id} brings it back for 7 days)`));
+export const undelete = (ctx: CliContext, argv: readonly string[]) => oneSession(ctx, argv, async (s, id) => (await s.undelete(id), `restored ${id} from the trash`));
+
+/** `rename <id> <title>` */
+export async function rename(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, {});
+  const [id, ...words] = args.positionals;
+  if (!id || words.length === 0) throw new UsageError('expected <id> <title>');
+  return ctx.withStore(async (store) => {
+    const state = await store.rename(id, words.join(' '));
+    ctx.out(`renamed ${id} to "${state.title}"\n`);
+    return 0;
+  });
+}
+
+/** `export <id> --format md|jsonl` */
+export async function exportSession(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { valued: ['format'] });
+  const [id] = expectPositionals(args, ['id']);
+  const format = args.options.get('format') ?? 'md';
+  if (format !== 'md' && format !== 'jsonl') throw new UsageError('--format is md or jsonl');
+  return ctx.withStore(async (store) => {
+    ctx.out(store.export(id!, format));
+    return 0;
+  });
+}

@@ -1,0 +1,219 @@
+import type { SessionState } from '../store/sessionState';
+import type { SessionSummary, UsageBucket } from '../store/summary';
+import { queryAll, type Database } from './sqlite';
+
+/** A session as the index lists it. */
+export interface SessionRow {
+  id: string;
+  workspaceKey: string;
+  workspaceDir: string;
+  title: string;
+  titleSource: string;
+  status: string;
+  error: string | null;
+  kind: string;
+  visibility: string;
+  archived: boolean;
+  forkedFrom: { sessionId: string; turn: number | null } | null;
+  model: { provider: string; id: string } | null;
+  createdAt: number;
+  updatedAt: number;
+  turnCount: number;
+  messageCount: number;
+  firstPrompt: string;
+  lastPreview: string;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number; cost: number };
+  logBytes: number;
+  stateMtime: number;
+}
+
+interface RawRow {
+  seq: number; id: string; workspace_key: string; workspace_dir: string; title: string; title_source: string;
+  status: string; error: string | null; kind: string; visibility: string; archived: number;
+  forked_from: string | null; forked_turn: number | null; model_provider: string | null; model_id: string | null;
+  created_at: number; updated_at: number; turn_count: number; message_count: number; first_prompt: string;
+  last_preview: string; input_tokens: number; output_tokens: number; cache_read: number; cache_write: number;
+  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string;
+}
+
+const COLUMNS = 'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
+
+function toRow(r: RawRow): SessionRow {
+  return {
+    id: r.id,
+    workspaceKey: r.workspace_key,
+    workspaceDir: r.workspace_dir,
+    title: r.title,
+    titleSource: r.title_source,
+    status: r.status,
+    error: r.error,
+    kind: r.kind,
+    visibility: r.visibility,
+    archived: r.archived === 1,
+    forkedFrom: r.forked_from ? { sessionId: r.forked_from, turn: r.forked_turn } : null,
+    model: r.model_id ? { provider: r.model_provider ?? '', id: r.model_id } : null,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    turnCount: r.turn_count,
+    messageCount: r.message_count,
+    firstPrompt: r.first_prompt,
+    lastPreview: r.last_preview,
+    usage: { input: r.input_tokens, output: r.output_tokens, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning_tokens, cost: r.cost },
+    logBytes: r.log_bytes,
+    stateMtime: r.state_mtime,
+  };
+}
+
+/** Inserts or replaces a session's row, its search text and its usage buckets. */
+export function upsertSummary(db: Database, s: SessionSummary): void {
+  const st = s.state;
+  const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [st.id])[0];
+  const values = [
+    st.id, st.workspaceKey, st.workspaceDir, st.title, st.titleSource, st.status, st.error?.message ?? null, st.kind, st.visibility,
+    st.archived ? 1 : 0, st.forkedFrom?.sessionId ?? null, st.forkedFrom?.turn ?? null, st.model?.provider ?? null, st.model?.id ?? null,
+    st.createdAt, st.updatedAt, st.turnCount, s.messageCount, s.firstPrompt, s.lastPreview,
+    st.usage.input, st.usage.output, st.usage.cacheRead, st.usage.cacheWrite, st.usage.reasoning, st.usage.cost,
+    s.logBytes, s.stateMtime, JSON.stringify(st),
+  ];
+  let seq: number;
+  if (existing) {
+    seq = existing.seq;
+    db.run(`UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
+      archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
+      first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
+      log_bytes=?, state_mtime=?, state_json=? WHERE seq=?`, [...values, seq]);
+    db.run('DELETE FROM sessions_fts WHERE docid = ?', [seq]);
+  } else {
+    db.run(`INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
+      forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, state_json)
+      VALUES (${values.map(() => '?').join(',')})`, values);
+    seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
+  }
+  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, st.title, s.prompts]);
+  db.run('DELETE FROM usage WHERE session_id = ?', [st.id]);
+  for (const u of s.usage) {
+    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?)', [st.id, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
+  }
+}
+
+/** Removes a session's row, search text and usage. */
+export function deleteSessionRow(db: Database, id: string): void {
+  const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [id])[0];
+  if (!existing) return;
+  db.run('DELETE FROM sessions_fts WHERE docid = ?', [existing.seq]);
+  db.run('DELETE FROM sessions WHERE seq = ?', [existing.seq]);
+  db.run('DELETE FROM usage WHERE session_id = ?', [id]);
+}
+
+/** Which sessions a list shows. */
+export interface ListFilter {
+  /** Only this workspace; all workspaces when absent. */
+  readonly workspaceKey?: string;
+  /** Archived sessions instead of live ones. */
+  readonly archived?: boolean;
+  /** Include hidden sessions (peeks kept as forks start hidden). */
+  readonly includeHidden?: boolean;
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+function where(filter: ListFilter, alias = ''): { sql: string; params: (string | number)[] } {
+  const clauses = [`${alias}archived = ?`];
+  const params: (string | number)[] = [filter.archived ? 1 : 0];
+  if (filter.workspaceKey) {
+    clauses.unshift(`${alias}workspace_key = ?`);
+    params.unshift(filter.workspaceKey);
+  }
+  if (!filter.includeHidden) clauses.push(`${alias}visibility = 'visible'`);
+  return { sql: clauses.join(' AND '), params };
+}
+
+/** Most recently updated first; a workspace's list is an indexed range scan, never a global top-N filtered afterwards. */
+export function listRows(db: Database, filter: ListFilter): SessionRow[] {
+  const w = where(filter);
+  return queryAll<RawRow>(db, `SELECT ${COLUMNS} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+    [...w.params, filter.limit ?? -1, filter.offset ?? 0]).map(toRow);
+}
+
+export function countRows(db: Database, filter: ListFilter): number {
+  const w = where(filter);
+  return queryAll<{ n: number }>(db, `SELECT count(*) AS n FROM sessions WHERE ${w.sql}`, w.params)[0]?.n ?? 0;
+}
+
+export function getRow(db: Database, id: string): SessionRow | undefined {
+  const raw = queryAll<RawRow>(db, `SELECT ${COLUMNS} FROM sessions WHERE id = ?`, [id])[0];
+  return raw ? toRow(raw) : undefined;
+}
+
+/** The state a row was built from (for change detection and fallbacks). */
+export function getRowState(db: Database, id: string): SessionState | undefined {
+  const raw = queryAll<{ state_json: string }>(db, 'SELECT state_json FROM sessions WHERE id = ?', [id])[0];
+  return raw ? (JSON.parse(raw.state_json) as SessionState) : undefined;
+}
+
+/** Mtime and size per session of a workspace, for reconciling against disk. */
+export function fingerprints(db: Database, workspaceKey?: string): Map<string, { stateMtime: number; logBytes: number }> {
+  const rows = queryAll<{ id: string; state_mtime: number; log_bytes: number }>(db,
+    `SELECT id, state_mtime, log_bytes FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`, workspaceKey ? [workspaceKey] : []);
+  return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
+}
+
+/** Turns free text into an FTS4 query: every word must match, as a prefix. */
+export function ftsQuery(text: string): string | undefined {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu);
+  if (!words || words.length === 0) return undefined;
+  return words.slice(0, 16).map((w) => `${w}*`).join(' ');
+}
+
+export function searchRows(db: Database, text: string, filter: ListFilter): SessionRow[] {
+  const match = ftsQuery(text);
+  if (!match) return [];
+  const w = where(filter, 's.');
+  return queryAll<RawRow>(db, `SELECT ${COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')} FROM sessions_fts f JOIN sessions s ON s.seq = f.docid
+    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`, [match, ...w.params, filter.limit ?? 50]).map(toRow);
+}
+
+/** A workspace with sessions in the index. */
+export interface WorkspaceRow {
+  workspaceKey: string;
+  workspaceDir: string;
+  sessions: number;
+  updatedAt: number;
+}
+
+export function listWorkspaces(db: Database): WorkspaceRow[] {
+  return queryAll<{ workspace_key: string; workspace_dir: string; n: number; updated: number }>(db,
+    'SELECT workspace_key, max(workspace_dir) AS workspace_dir, count(*) AS n, max(updated_at) AS updated FROM sessions GROUP BY workspace_key ORDER BY updated DESC')
+    .map((r) => ({ workspaceKey: r.workspace_key, workspaceDir: r.workspace_dir, sessions: r.n, updatedAt: r.updated }));
+}
+
+/** Usage summed by day, model or session, optionally for one workspace. */
+export function usageBy(db: Database, by: 'day' | 'model' | 'session', workspaceKey?: string): Array<Omit<UsageBucket, 'day' | 'provider' | 'model'> & { key: string }> {
+  const key = by === 'day' ? 'u.day' : by === 'model' ? "u.provider || '/' || u.model" : 'u.session_id';
+  const join = workspaceKey ? ' JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?' : '';
+  return queryAll<{ key: string; calls: number; input: number; output: number; cache_read: number; cache_write: number; reasoning: number; cost: number }>(db,
+    `SELECT ${key} AS key, sum(u.calls) AS calls, sum(u.input) AS input, sum(u.output) AS output, sum(u.cache_read) AS cache_read,
+     sum(u.cache_write) AS cache_write, sum(u.reasoning) AS reasoning, sum(u.cost) AS cost FROM usage u${join} GROUP BY key ORDER BY key`,
+    workspaceKey ? [workspaceKey] : [])
+    .map((r) => ({ key: r.key, calls: r.calls, input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning, cost: r.cost }));
+}
+
+/** Reads back everything the index holds about a session, as the summary it was built from. */
+export function readSummary(db: Database, id: string): SessionSummary | undefined {
+  const raw = queryAll<RawRow>(db, 'SELECT * FROM sessions WHERE id = ?', [id])[0];
+  if (!raw) return undefined;
+  const fts = queryAll<{ prompts: string }>(db, 'SELECT prompts FROM sessions_fts WHERE docid = ?', [raw.seq])[0];
+  const usage = queryAll<{ day: string; provider: string; model: string; calls: number; input: number; output: number; cache_read: number; cache_write: number; reasoning: number; cost: number }>(db,
+    'SELECT * FROM usage WHERE session_id = ?', [id]).map((u) => ({ day: u.day, provider: u.provider, model: u.model, calls: u.calls, input: u.input, output: u.output, cacheRead: u.cache_read, cacheWrite: u.cache_write, reasoning: u.reasoning, cost: u.cost }));
+  return {
+    state: JSON.parse(raw.state_json) as SessionState,
+    firstPrompt: raw.first_prompt,
+    lastPreview: raw.last_preview,
+    messageCount: raw.message_count,
+    prompts: fts?.prompts ?? '',
+    usage,
+    logBytes: raw.log_bytes,
+    stateMtime: raw.state_mtime,
+  };
+}

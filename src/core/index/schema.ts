@@ -1,0 +1,70 @@
+import type { Database } from './sqlite';
+
+/** Bumped when the index's tables change; an older index is rebuilt, a newer one is left alone. */
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  workspace_key TEXT NOT NULL,
+  workspace_dir TEXT NOT NULL,
+  title TEXT NOT NULL,
+  title_source TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT,
+  kind TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  archived INTEGER NOT NULL,
+  forked_from TEXT,
+  forked_turn INTEGER,
+  model_provider TEXT,
+  model_id TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  turn_count INTEGER NOT NULL,
+  message_count INTEGER NOT NULL,
+  first_prompt TEXT NOT NULL,
+  last_preview TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  cost REAL NOT NULL,
+  log_bytes INTEGER NOT NULL,
+  state_mtime REAL NOT NULL,
+  state_json TEXT NOT NULL
+);
+CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
+CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
+CREATE VIRTUAL TABLE sessions_fts USING fts4(title, prompts, tokenize=unicode61);
+CREATE TABLE usage (
+  session_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  calls INTEGER NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  reasoning INTEGER NOT NULL,
+  cost REAL NOT NULL,
+  PRIMARY KEY (session_id, day, provider, model)
+);
+`;
+
+/** Creates the tables in an empty database and records the schema version. */
+export function createSchema(db: Database): void {
+  db.run(SCHEMA);
+  db.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?)', ['schema_version', String(SCHEMA_VERSION), 'generation', '0']);
+}
+
+/** The schema version recorded in a database, or undefined when it has no meta table. */
+export function schemaVersionOf(db: Database): number | undefined {
+  const result = db.exec("SELECT value FROM meta WHERE key = 'schema_version'");
+  const value = result[0]?.values[0]?.[0];
+  return value === undefined ? undefined : Number(value);
+}

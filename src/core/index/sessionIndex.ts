@@ -1,0 +1,493 @@
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../fs/atomic';
+import { FileLock, LockTimeoutError } from '../fs/fileLock';
+import { isSessionId } from '../ids';
+import type { Logger } from '../logger';
+import { StoreLayout } from '../store/layout';
+import { readState, type SessionState } from '../store/sessionState';
+import { readSessionFolder, type SessionSummary } from '../store/summary';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
+import * as rows from './indexRows';
+import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
+import { loadSqlJs, readHeaderUserVersion, type Database } from './sqlite';
+
+export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
+
+export interface SessionIndexOptions {
+  readonly layout: StoreLayout;
+  readonly wasmPath: string;
+  readonly logger: Logger;
+  /** Wait this long after a change before saving, to coalesce bursts. */
+  readonly saveDelayMs?: number;
+  /** Follow other processes' saves (off for one-shot CLI commands). */
+  readonly watch?: boolean;
+}
+
+/** How a reconcile changed the index. */
+export interface ReconcileResult {
+  added: number;
+  updated: number;
+  removed: number;
+}
+
+const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
+
+/**
+ * The sql.js read model of the store (DESIGN.md 5). Every row can be rebuilt from disk, so a
+ * missing, corrupt or zero-byte index.sqlite is rebuilt, and one from a newer schema is left
+ * alone (another window may run a newer Braid) while this one serves from an in-memory rebuild
+ * (`degraded`).
+ *
+ * Several processes share the file, each with its own in-memory copy. A save takes the
+ * cross-process lock, reloads the file if another process saved a newer generation (carried in
+ * `PRAGMA user_version`, readable from the header), re-applies this process's pending changes,
+ * exports, writes temp + fsync + rename, and releases. A watcher reloads on others' saves.
+ */
+export class SessionIndex {
+  private db!: Database;
+  private generation = 0;
+  private statusValue: IndexStatus = 'uninitialized';
+  /**
+   * Sessions changed since the last save: `true` (the row in this process's database is the
+   * change) or the workspace of a removed session.
+   */
+  private readonly pending = new Map<string, true | { removedFrom: string }>();
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  private watcher: fs.FSWatcher | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly events = new EventEmitter();
+  private closed = false;
+
+  private constructor(private readonly options: SessionIndexOptions) {}
+
+  /** Opens the index: loads index.sqlite, or rebuilds it from disk when missing, corrupt or outdated. */
+  static async open(options: SessionIndexOptions): Promise<SessionIndex> {
+    const index = new SessionIndex(options);
+    await index.load();
+    if (options.watch) index.startWatching();
+    return index;
+  }
+
+  get status(): IndexStatus {
+    return this.statusValue;
+  }
+
+  private get file(): string {
+    return this.options.layout.indexFile;
+  }
+
+  private get logger(): Logger {
+    return this.options.logger;
+  }
+
+  /** Called after the index changed, by this process or (with `watch`) another. */
+  onDidChange(listener: () => void): () => void {
+    this.events.on('change', listener);
+    return () => this.events.off('change', listener);
+  }
+
+  private setStatus(status: IndexStatus): void {
+    this.statusValue = status;
+    this.events.emit('status', status);
+  }
+
+  private async load(): Promise<void> {
+    const SQL = await loadSqlJs(this.options.wasmPath);
+    const image = this.readImage();
+    if (image) {
+      try {
+        const db = new SQL.Database(image);
+        const version = schemaVersionOf(db);
+        if (version === SCHEMA_VERSION) {
+          this.db = db;
+          this.generation = readGenerationOf(db);
+          this.setStatus('ready');
+          return;
+        }
+        db.close();
+        if (version !== undefined && version > SCHEMA_VERSION) {
+          this.logger.warn(`index.sqlite has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`);
+          this.db = new SQL.Database();
+          createSchema(this.db);
+          this.setStatus('degraded');
+          await this.rebuildInMemory();
+          return;
+        }
+        this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
+      } catch (err) {
+        this.logger.warn(`index.sqlite is corrupt (${(err as Error).message}); rebuilding it from the session folders`);
+        this.keepCorruptCopy();
+      }
+    }
+    this.db = new SQL.Database();
+    createSchema(this.db);
+    await this.rebuild();
+  }
+
+  /** The file's bytes, or undefined when there is none (or it is empty). */
+  private readImage(): Uint8Array | undefined {
+    try {
+      const data = fs.readFileSync(this.file);
+      if (data.length === 0) {
+        this.logger.warn('index.sqlite is empty; rebuilding it from the session folders');
+        return undefined;
+      }
+      return data;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  private keepCorruptCopy(): void {
+    try {
+      fs.copyFileSync(this.file, `${this.file}.corrupt`);
+    } catch {
+      // best effort: the index is a cache
+    }
+  }
+
+  /** Rebuilds every row from the session folders and saves. Progress is called with (done, total). */
+  async rebuild(progress?: (done: number, total: number) => void): Promise<void> {
+    this.setStatus('preparing');
+    await this.rebuildInMemory(progress);
+    this.setStatus('ready');
+    this.events.emit('change');
+    await this.flush();
+  }
+
+  private async rebuildInMemory(progress?: (done: number, total: number) => void): Promise<void> {
+    const folders = listSessionFolders(this.options.layout);
+    const ids = new Set<string>();
+    let done = 0;
+    this.db.run('BEGIN');
+    try {
+      for (const folder of folders) {
+        const summary = this.summarize(folder.dir);
+        if (summary && !ids.has(summary.state.id)) {
+          ids.add(summary.state.id);
+          rows.upsertSummary(this.db, summary);
+          this.pending.set(summary.state.id, true);
+        }
+        if (++done % 200 === 0) {
+          progress?.(done, folders.length);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      for (const id of rows.fingerprints(this.db).keys()) {
+        if (!ids.has(id)) {
+          const workspaceKey = rows.getRow(this.db, id)?.workspaceKey ?? '';
+          rows.deleteSessionRow(this.db, id);
+          this.pending.set(id, { removedFrom: workspaceKey });
+        }
+      }
+      this.db.run('COMMIT');
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      throw err;
+    }
+    progress?.(folders.length, folders.length);
+  }
+
+  private summarize(dir: string): SessionSummary | undefined {
+    try {
+      const reading = readSessionFolder(dir);
+      if (reading.stateProblem) this.logger.warn(`${dir}: ${reading.stateProblem}; its state was rebuilt from the log`);
+      if (reading.report.tornTail) this.logger.info(`${dir}: the log ends with a torn line (ignored)`);
+      return reading.summary;
+    } catch (err) {
+      this.logger.warn(`${dir}: cannot be read (${(err as Error).message}); left out of the index`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Compares one workspace's rows with its folders (state.json mtime, log size) and updates what
+   * differs: new folders added, changed ones re-read, rows without a folder removed.
+   */
+  async reconcile(workspaceKey?: string, options: { dryRun?: boolean } = {}): Promise<ReconcileResult> {
+    const result: ReconcileResult = { added: 0, updated: 0, removed: 0 };
+    const known = rows.fingerprints(this.db, workspaceKey);
+    const folders = workspaceKey ? listSessionFolders(this.options.layout, workspaceKey) : listSessionFolders(this.options.layout);
+    const seen = new Set<string>();
+    let n = 0;
+    for (const folder of folders) {
+      seen.add(folder.id);
+      const before = known.get(folder.id);
+      if (before && before.stateMtime === statMtime(path.join(folder.dir, 'state.json')) && before.logBytes === statSize(this.options.layout.agentLog(folder.dir))) continue;
+      if (options.dryRun) {
+        if (before) result.updated++;
+        else result.added++;
+        continue;
+      }
+      const summary = this.summarize(folder.dir);
+      if (!summary) continue;
+      this.apply(summary.state.id, summary);
+      if (before) result.updated++;
+      else result.added++;
+      if (++n % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const id of known.keys()) {
+      if (!seen.has(id)) {
+        if (!options.dryRun) this.apply(id, null);
+        result.removed++;
+      }
+    }
+    if (!options.dryRun && result.added + result.updated + result.removed > 0) {
+      this.logger.info(`index reconciled${workspaceKey ? ` for ${workspaceKey}` : ''}: ${result.added} added, ${result.updated} updated, ${result.removed} removed`);
+      this.events.emit('change');
+    }
+    return result;
+  }
+
+  /** Records a session's current summary (or its removal with null); saved soon after. */
+  apply(id: string, summary: SessionSummary | null): void {
+    if (summary) {
+      rows.upsertSummary(this.db, summary);
+      this.pending.set(id, true);
+    } else {
+      const workspaceKey = rows.getRow(this.db, id)?.workspaceKey ?? '';
+      rows.deleteSessionRow(this.db, id);
+      this.pending.set(id, { removedFrom: workspaceKey });
+    }
+    this.scheduleSave();
+  }
+
+  /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
+  applyState(state: SessionState, stateMtime: number, dir: string): void {
+    const summary = rows.readSummary(this.db, state.id);
+    if (!summary) {
+      this.refresh(dir);
+      return;
+    }
+    this.apply(state.id, { ...summary, state, stateMtime });
+    this.events.emit('change');
+  }
+
+  /** What the index holds about a session, as a summary. */
+  summaryOf(id: string): SessionSummary | undefined {
+    return rows.readSummary(this.db, id);
+  }
+
+  /**
+   * Brings a pending change up to date with disk before it is saved: another process may have
+   * changed the same session's state.json since (both write state under the session's lock, so
+   * the file has every change; the last index save must carry it), or removed or restored it.
+   */
+  private freshen(id: string, change: true | { removedFrom: string }): SessionSummary | null {
+    const layout = this.options.layout;
+    if (change !== true) {
+      if (!isWorkspaceKey(change.removedFrom)) return null;
+      const dir = layout.sessionDir(change.removedFrom, id);
+      return fs.existsSync(dir) ? this.summarize(dir) ?? null : null;
+    }
+    const current = rows.readSummary(this.db, id);
+    if (!current) return null;
+    return this.freshenSummary(current);
+  }
+
+  private freshenSummary(change: SessionSummary): SessionSummary | null {
+    const layout = this.options.layout;
+    const dir = layout.sessionDir(change.state.workspaceKey, change.state.id);
+    const stateFile = layout.stateFile(dir);
+    const mtime = statMtime(stateFile);
+    if (mtime === 0 && !fs.existsSync(dir)) return null;
+    if (mtime === change.stateMtime) return change;
+    try {
+      return { ...change, state: readState(stateFile), stateMtime: mtime };
+    } catch {
+      return change;
+    }
+  }
+
+  private applyTo(db: Database, id: string, summary: SessionSummary | null): void {
+    if (summary) rows.upsertSummary(db, summary);
+    else rows.deleteSessionRow(db, id);
+  }
+
+  /** Re-reads one session folder into the index. */
+  refresh(dir: string): SessionSummary | undefined {
+    const summary = this.summarize(dir);
+    if (summary) {
+      this.apply(summary.state.id, summary);
+      this.events.emit('change');
+    }
+    return summary;
+  }
+
+  list(filter: rows.ListFilter): rows.SessionRow[] {
+    return rows.listRows(this.db, filter);
+  }
+
+  count(filter: rows.ListFilter): number {
+    return rows.countRows(this.db, filter);
+  }
+
+  get(id: string): rows.SessionRow | undefined {
+    return rows.getRow(this.db, id);
+  }
+
+  search(text: string, filter: rows.ListFilter): rows.SessionRow[] {
+    return rows.searchRows(this.db, text, filter);
+  }
+
+  workspaces(): rows.WorkspaceRow[] {
+    return rows.listWorkspaces(this.db);
+  }
+
+  usage(by: 'day' | 'model' | 'session', workspaceKey?: string): ReturnType<typeof rows.usageBy> {
+    return rows.usageBy(this.db, by, workspaceKey);
+  }
+
+  private scheduleSave(): void {
+    if (this.closed || this.statusValue === 'degraded' || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.flush().catch((err: unknown) => this.logger.error(`saving the session index failed: ${(err as Error).message}`));
+    }, this.options.saveDelayMs ?? 100);
+  }
+
+  /** Saves pending changes now (waits for a save in progress first). */
+  async flush(): Promise<void> {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+    }
+    while (this.saving) await this.saving;
+    if (this.pending.size === 0 || this.statusValue === 'degraded') return;
+    this.saving = this.save().finally(() => {
+      this.saving = undefined;
+    });
+    await this.saving;
+  }
+
+  private async save(): Promise<void> {
+    fs.mkdirSync(this.options.layout.root, { recursive: true });
+    let lock: FileLock;
+    try {
+      lock = await FileLock.acquire(this.options.layout.indexLock, LOCK);
+    } catch (err) {
+      if (err instanceof LockTimeoutError) {
+        this.logger.warn(`could not save the session index: ${err.message}; will retry`);
+        this.scheduleSave();
+        return;
+      }
+      throw err;
+    }
+    try {
+      const onDisk = readHeaderUserVersion(this.file);
+      if (onDisk > this.generation) await this.reloadFromDisk();
+      const applying = new Map(this.pending);
+      for (const [id, change] of applying) this.applyTo(this.db, id, this.freshen(id, change));
+      this.generation = Math.max(this.generation, onDisk) + 1;
+      this.db.run("UPDATE meta SET value = ? WHERE key = 'generation'", [String(this.generation)]);
+      this.db.run(`PRAGMA user_version = ${this.generation}`);
+      writeFileAtomic(this.file, this.db.export());
+      for (const [id, summary] of applying) if (this.pending.get(id) === summary) this.pending.delete(id);
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** Loads the file another process saved, then re-applies this process's unsaved changes. */
+  private async reloadFromDisk(): Promise<boolean> {
+    const image = this.readImage();
+    if (!image) return false;
+    const SQL = await loadSqlJs(this.options.wasmPath);
+    let db: Database;
+    try {
+      db = new SQL.Database(image);
+      if (schemaVersionOf(db) !== SCHEMA_VERSION) {
+        db.close();
+        return false;
+      }
+    } catch (err) {
+      this.logger.warn(`index.sqlite written by another process cannot be read (${(err as Error).message}); keeping this process's copy`);
+      return false;
+    }
+    for (const [id, change] of this.pending) this.applyTo(db, id, change === true ? rows.readSummary(this.db, id) ?? null : null);
+    this.db.close();
+    this.db = db;
+    this.generation = readGenerationOf(db);
+    return true;
+  }
+
+  private startWatching(): void {
+    const check = () => {
+      if (this.closed || this.saving) return;
+      if (readHeaderUserVersion(this.file) <= this.generation) return;
+      this.saving = this.reloadFromDisk().then((changed) => {
+        if (changed) this.events.emit('change');
+      }, (err: unknown) => this.logger.warn(`reloading the session index failed: ${(err as Error).message}`)).finally(() => {
+        this.saving = undefined;
+      });
+    };
+    try {
+      fs.mkdirSync(this.options.layout.root, { recursive: true });
+      this.watcher = fs.watch(this.options.layout.root, (_event, name) => {
+        if (name === 'index.sqlite') setTimeout(check, 20);
+      });
+      this.watcher.on('error', () => undefined);
+    } catch (err) {
+      this.logger.warn(`cannot watch ${this.options.layout.root} (${(err as Error).message}); polling instead`);
+    }
+    // A poll as well: file watching is unreliable on network and some container file systems.
+    this.pollTimer = setInterval(check, 1000);
+    this.pollTimer.unref();
+  }
+
+  /** Saves what is pending, stops watching and frees the database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    this.watcher?.close();
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.db.close();
+    this.events.removeAllListeners();
+  }
+}
+
+function readGenerationOf(db: Database): number {
+  const value = db.exec("SELECT value FROM meta WHERE key = 'generation'")[0]?.values[0]?.[0];
+  return Number(value ?? 0);
+}
+
+function statMtime(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function statSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every session folder under the store (or one workspace), skipping partials and stray files. */
+export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
+  const found: Array<{ workspaceKey: string; id: string; dir: string }> = [];
+  const keys = workspaceKey ? [workspaceKey] : safeReaddir(layout.sessionsDir).filter(isWorkspaceKey);
+  for (const key of keys) {
+    for (const id of safeReaddir(path.join(layout.sessionsDir, key))) {
+      if (isSessionId(id)) found.push({ workspaceKey: key, id, dir: path.join(layout.sessionsDir, key, id) });
+    }
+  }
+  return found;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

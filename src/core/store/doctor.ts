@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { listSessionFolders } from '../index/sessionIndex';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
+import { WireLogWriter } from '../wire/wireLog';
+import { scanWireLog } from '../wire/wireReader';
+import { readState, StateFileError, writeState } from './sessionState';
+import type { SessionStore } from './sessionStore';
+import { readSessionFolder } from './summary';
+
+/** One thing the doctor found. */
+export interface Finding {
+  readonly severity: 'error' | 'warning' | 'info';
+  readonly where: string;
+  readonly message: string;
+  /** What `--fix` did about it, when it did something. */
+  fixed?: string;
+}
+
+export interface DoctorReport {
+  sessions: number;
+  logs: number;
+  records: number;
+  findings: Finding[];
+}
+
+/**
+ * Verifies every session folder, log and the index (DESIGN.md 9 `braid doctor`). With `fix` it
+ * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
+ * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
+ * `.partial-*` folders and stray temp files moved to the trash, index drift reconciled.
+ */
+export async function runDoctor(store: SessionStore, options: { fix: boolean }): Promise<DoctorReport> {
+  const layout = store.layout;
+  const report: DoctorReport = { sessions: 0, logs: 0, records: 0, findings: [] };
+  const note = (f: Finding) => report.findings.push(f);
+
+  for (const folder of listSessionFolders(layout)) {
+    report.sessions++;
+    const where = `${folder.workspaceKey}/${folder.id}`;
+    const stateFile = layout.stateFile(folder.dir);
+    try {
+      readState(stateFile);
+    } catch (err) {
+      if (!(err instanceof StateFileError)) throw err;
+      const finding: Finding = { severity: 'error', where, message: `${err.message}; it can be rebuilt from the session's log` };
+      if (options.fix) {
+        const reading = readSessionFolder(folder.dir);
+        if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
+        writeState(stateFile, reading.summary.state);
+        finding.fixed = 'rebuilt state.json from the log (the broken file is kept as state.json.broken-*)';
+      }
+      note(finding);
+    }
+    for (const agent of safeReaddir(path.join(folder.dir, 'agents'))) {
+      const log = layout.agentLog(folder.dir, agent);
+      if (!fs.existsSync(log)) continue;
+      report.logs++;
+      const scan = scanWireLog(log, () => undefined);
+      report.records += scan.records;
+      const logWhere = `${where}/agents/${agent}`;
+      if (scan.tornTail) {
+        const finding: Finding = { severity: 'warning', where: logWhere, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
+        if (options.fix) {
+          const writer = WireLogWriter.open(log);
+          if (await writer.terminate()) finding.fixed = 'ended the torn line with a newline so the next append starts fresh';
+          await writer.close();
+        }
+        note(finding);
+      }
+      if (scan.badLines > 0) {
+        const first = scan.bad[0];
+        note({ severity: 'warning', where: logWhere, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line}, ${first?.reason}); kept in the file` });
+      }
+      if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where: logWhere, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
+      if (scan.unknownRecords > 0) note({ severity: 'info', where: logWhere, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
+      if (scan.newerRecords > 0) note({ severity: 'info', where: logWhere, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
+    }
+    for (const name of safeReaddir(folder.dir)) {
+      if (!/^\.state\.json\.tmp-/.test(name)) continue;
+      const finding: Finding = { severity: 'info', where, message: `stray temp file ${name} from an interrupted state write` };
+      if (options.fix) {
+        fs.rmSync(path.join(folder.dir, name), { force: true });
+        finding.fixed = 'removed it (state.json itself is intact)';
+      }
+      note(finding);
+    }
+  }
+
+  for (const workspaceKey of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
+    for (const name of safeReaddir(layout.workspaceDir(workspaceKey))) {
+      if (!name.startsWith('.partial-')) continue;
+      const where = `${workspaceKey}/${name}`;
+      const finding: Finding = { severity: 'warning', where, message: 'an orphan partial folder (a fork or import that did not finish)' };
+      if (options.fix) {
+        const target = path.join(layout.trashDir, '.partials', `${workspaceKey}-${name}-${Date.now()}`);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.renameSync(path.join(layout.workspaceDir(workspaceKey), name), target);
+        finding.fixed = 'moved it to the trash';
+      }
+      note(finding);
+    }
+  }
+
+  const drift = await store.index.reconcile(undefined, { dryRun: true });
+  if (drift.added + drift.updated + drift.removed > 0) {
+    const finding: Finding = { severity: 'warning', where: 'index.sqlite', message: `the index disagrees with disk: ${drift.added} session(s) missing, ${drift.updated} out of date, ${drift.removed} no longer on disk` };
+    if (options.fix) {
+      await store.index.reconcile();
+      await store.index.flush();
+      finding.fixed = 'reconciled the index with disk';
+    }
+    note(finding);
+  }
+  return report;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import type { History } from '../wire/replay';
+import { scanWireLog } from '../wire/wireReader';
+import type { SessionState } from './sessionState';
+
+function fence(text: string, lang = ''): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+/** The effective conversation as Markdown: prompts, answers, tool calls and results. */
+export function exportMarkdown(state: SessionState, history: History): string {
+  const out: string[] = [`# ${state.title || state.id}`, ''];
+  out.push(`- Session: \`${state.id}\``, `- Workspace: \`${state.workspaceDir}\``, `- Created: ${new Date(state.createdAt).toISOString()}`,
+    `- Turns: ${state.turnCount}`, `- Tokens: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
+  if (state.forkedFrom) out.push(`- Forked from: \`${state.forkedFrom.sessionId}\`${state.forkedFrom.turn ? ` at turn ${state.forkedFrom.turn}` : ''}`);
+  let turn = 0;
+  for (const { message, turn: t } of history.messages) {
+    if (t !== turn) {
+      turn = t;
+      out.push('', `## Turn ${t}`);
+    }
+    if (message.role === 'user') {
+      const text = typeof message.content === 'string' ? message.content : message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n');
+      out.push('', '### User', '', text);
+    } else if (message.role === 'assistant') {
+      out.push('', '### Assistant');
+      for (const block of message.content) {
+        if (block.type === 'text') out.push('', block.text);
+        else if (block.type === 'thinking') out.push('', '<details><summary>Thinking</summary>', '', block.thinking, '', '</details>');
+        else out.push('', `Tool call \`${block.name}\` (\`${block.id}\`):`, '', fence(JSON.stringify(block.arguments, null, 2), 'json'));
+      }
+    } else {
+      const text = message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n');
+      out.push('', `Result of \`${message.toolName}\`${message.isError ? ' (error)' : ''}:`, '', fence(text));
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** The main log's readable lines as they are (unknown records included; a torn tail left out). */
+export function exportJsonl(logFile: string): string {
+  const lines: string[] = [];
+  if (!fs.existsSync(logFile)) return '';
+  scanWireLog(logFile, (_r, _o, _l, raw) => lines.push(raw));
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}

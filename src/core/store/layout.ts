@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { isSessionId } from '../ids';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
+
+/** Where everything lives under a store root (DESIGN.md 4). */
+export class StoreLayout {
+  constructor(readonly root: string) {}
+
+  get indexFile(): string {
+    return path.join(this.root, 'index.sqlite');
+  }
+
+  get indexLock(): string {
+    return path.join(this.root, 'index.lock');
+  }
+
+  get sessionsDir(): string {
+    return path.join(this.root, 'sessions');
+  }
+
+  get trashDir(): string {
+    return path.join(this.root, 'trash');
+  }
+
+  workspaceDir(workspaceKey: string): string {
+    if (!isWorkspaceKey(workspaceKey)) throw new Error(`not a workspace key: ${workspaceKey}`);
+    return path.join(this.sessionsDir, workspaceKey);
+  }
+
+  sessionDir(workspaceKey: string, sessionId: string): string {
+    if (!isSessionId(sessionId)) throw new Error(`not a session id: ${sessionId}`);
+    return path.join(this.workspaceDir(workspaceKey), sessionId);
+  }
+
+  stateFile(sessionDir: string): string {
+    return path.join(sessionDir, 'state.json');
+  }
+
+  stateLock(sessionDir: string): string {
+    return path.join(sessionDir, 'state.lock');
+  }
+
+  agentLog(sessionDir: string, agentId = 'main'): string {
+    return path.join(sessionDir, 'agents', agentId, 'wire.jsonl');
+  }
+
+  blobsDir(sessionDir: string): string {
+    return path.join(sessionDir, 'blobs');
+  }
+
+  partialDir(workspaceKey: string, sessionId: string): string {
+    return path.join(this.workspaceDir(workspaceKey), `.partial-${sessionId}`);
+  }
+
+  trashedSessionDir(workspaceKey: string, sessionId: string): string {
+    if (!isSessionId(sessionId) || !isWorkspaceKey(workspaceKey)) throw new Error(`not a session: ${workspaceKey}/${sessionId}`);
+    return path.join(this.trashDir, workspaceKey, sessionId);
+  }
+}

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import { writeFileAtomic } from '../fs/atomic';
+import type { ModelSnapshot } from '../wire/records';
+
+export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
+export type SessionKind = 'conversation' | 'task' | 'peek';
+
+/** Token usage totals. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  cost: number;
+}
+
+/** A prompt waiting in the session's queue (DESIGN.md 3). */
+export interface QueuedPrompt {
+  readonly promptId: string;
+  readonly text: string;
+  readonly messageKey?: string;
+  readonly queuedAt: number;
+}
+
+/** state.json, version 1: the session record, replaced atomically. */
+export interface SessionState {
+  v: 1;
+  id: string;
+  title: string;
+  titleSource: 'auto' | 'user';
+  workspaceDir: string;
+  workspaceKey: string;
+  createdAt: number;
+  updatedAt: number;
+  status: SessionStatus;
+  error: { message: string; source: string } | null;
+  kind: SessionKind;
+  visibility: 'visible' | 'hidden';
+  archived: boolean;
+  forkedFrom: { sessionId: string; turn: number | null } | null;
+  agents: Array<{ id: string; parentId: string | null; title: string }>;
+  model: ModelSnapshot | null;
+  queue: QueuedPrompt[];
+  paused: { reason: string } | null;
+  turnCount: number;
+  usage: UsageTotals;
+}
+
+export const STATE_VERSION = 1;
+
+export function zeroUsage(): UsageTotals {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+}
+
+/** A state.json that cannot be used; the store rebuilds the session from its logs. */
+export class StateFileError extends Error {
+  override readonly name = 'StateFileError';
+}
+
+const STATUSES = new Set(['idle', 'running', 'error', 'aborted', 'interrupted']);
+const KINDS = new Set(['conversation', 'task', 'peek']);
+
+const num = (x: unknown, fallback = 0): number => (typeof x === 'number' && Number.isFinite(x) ? x : fallback);
+const str = (x: unknown, fallback = ''): string => (typeof x === 'string' ? x : fallback);
+
+/**
+ * Validates parsed state.json. Required identity fields must be right; everything else falls back
+ * to a default, so a state written by a newer version (more fields) still reads.
+ */
+export function normalizeState(raw: unknown): SessionState {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new StateFileError('state.json is not an object');
+  const r = raw as Record<string, unknown>;
+  if (typeof r.id !== 'string' || typeof r.workspaceKey !== 'string') throw new StateFileError('state.json lacks id or workspaceKey');
+  const usage = (typeof r.usage === 'object' && r.usage !== null ? r.usage : {}) as Record<string, unknown>;
+  const error = r.error as { message?: unknown; source?: unknown } | null | undefined;
+  const forked = r.forkedFrom as { sessionId?: unknown; turn?: unknown } | null | undefined;
+  const paused = r.paused as { reason?: unknown } | null | undefined;
+  return {
+    v: 1,
+    id: r.id,
+    title: str(r.title),
+    titleSource: r.titleSource === 'user' ? 'user' : 'auto',
+    workspaceDir: str(r.workspaceDir),
+    workspaceKey: r.workspaceKey,
+    createdAt: num(r.createdAt),
+    updatedAt: num(r.updatedAt, num(r.createdAt)),
+    status: STATUSES.has(r.status as string) ? (r.status as SessionStatus) : 'idle',
+    error: error && typeof error.message === 'string' ? { message: error.message, source: str(error.source, 'unknown') } : null,
+    kind: KINDS.has(r.kind as string) ? (r.kind as SessionKind) : 'conversation',
+    visibility: r.visibility === 'hidden' ? 'hidden' : 'visible',
+    archived: r.archived === true,
+    forkedFrom: forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
+    agents: Array.isArray(r.agents) ? (r.agents as SessionState['agents']).filter((a) => a && typeof a.id === 'string') : [{ id: 'main', parentId: null, title: 'main' }],
+    model: r.model && typeof (r.model as ModelSnapshot).id === 'string' ? (r.model as ModelSnapshot) : null,
+    queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string') : [],
+    paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
+    turnCount: num(r.turnCount),
+    usage: {
+      input: num(usage.input), output: num(usage.output), cacheRead: num(usage.cacheRead),
+      cacheWrite: num(usage.cacheWrite), reasoning: num(usage.reasoning), cost: num(usage.cost),
+    },
+  };
+}
+
+/** Reads and validates state.json; throws StateFileError when missing or unusable. */
+export function readState(file: string): SessionState {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StateFileError('state.json is missing');
+    throw err;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new StateFileError(text.length === 0 ? 'state.json is empty' : 'state.json is not valid JSON (truncated or corrupt)');
+  }
+  return normalizeState(raw);
+}
+
+/** Writes state.json atomically (temp file, fsync, rename, fsync of the folder). */
+export function writeState(file: string, state: SessionState): void {
+  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
+}

@@ -1,0 +1,279 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fsyncDir } from '../fs/atomic';
+import { withFileLock } from '../fs/fileLock';
+import { isSessionId, newSessionId } from '../ids';
+import { listSessionFolders, SessionIndex } from '../index/sessionIndex';
+import type { SessionRow } from '../index/indexRows';
+import type { Logger } from '../logger';
+import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
+import { replay, type History } from '../wire/replay';
+import type { ModelSnapshot } from '../wire/records';
+import { scanWireLog } from '../wire/wireReader';
+import { WireLogWriter } from '../wire/wireLog';
+import { workspaceKey as keyOf } from '../workspace/workspaceKey';
+import { exportJsonl, exportMarkdown } from './export';
+import { StoreLayout } from './layout';
+import { readState, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
+import { readSessionFolder } from './summary';
+import { SessionWriter } from './sessionWriter';
+
+/** Trash older than this is purged. */
+export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const STATE_LOCK = { staleMs: 10_000, timeoutMs: 15_000 };
+const TRASHED_AT = '.trashed-at';
+
+/** A session the user asked for does not exist; the message says what to do. */
+export class SessionNotFoundError extends Error {
+  override readonly name = 'SessionNotFoundError';
+}
+
+export interface StoreOptions {
+  readonly root: string;
+  readonly wasmPath: string;
+  readonly logger: Logger;
+  /** Follow other processes' index saves (the extension); one-shot CLI commands do not. */
+  readonly watch?: boolean;
+  readonly saveDelayMs?: number;
+}
+
+export interface CreateOptions {
+  readonly workspaceDir: string;
+  readonly title?: string;
+  readonly kind?: SessionKind;
+  readonly model?: ModelSnapshot | null;
+}
+
+/**
+ * Sessions on disk (DESIGN.md 4 and 6): create, open, continue, rename, archive, restore,
+ * delete to trash and back, purge, export. state.json is changed only under the session's lock
+ * (read, change, write atomically), so two processes changing one session lose neither change.
+ * Every change is reported to the index.
+ */
+export class SessionStore {
+  readonly layout: StoreLayout;
+
+  private constructor(readonly index: SessionIndex, layout: StoreLayout, readonly logger: Logger) {
+    this.layout = layout;
+  }
+
+  static async open(options: StoreOptions): Promise<SessionStore> {
+    const layout = new StoreLayout(options.root);
+    fs.mkdirSync(layout.sessionsDir, { recursive: true });
+    const index = await SessionIndex.open({ layout, wasmPath: options.wasmPath, logger: options.logger, watch: options.watch, saveDelayMs: options.saveDelayMs });
+    return new SessionStore(index, layout, options.logger);
+  }
+
+  async close(): Promise<void> {
+    await this.index.close();
+  }
+
+  /** Creates a session folder with its state and the main agent's first log line. */
+  async create(options: CreateOptions): Promise<SessionState> {
+    const now = Date.now();
+    const id = newSessionId(now);
+    const workspaceKey = keyOf(options.workspaceDir);
+    const dir = this.layout.sessionDir(workspaceKey, id);
+    const state: SessionState = {
+      v: 1, id, title: options.title ?? '', titleSource: options.title ? 'user' : 'auto',
+      workspaceDir: options.workspaceDir, workspaceKey, createdAt: now, updatedAt: now, status: 'idle', error: null,
+      kind: options.kind ?? 'conversation', visibility: 'visible', archived: false, forkedFrom: null,
+      agents: [{ id: 'main', parentId: null, title: 'main' }], model: options.model ?? null, queue: [], paused: null,
+      turnCount: 0, usage: zeroUsage(),
+    };
+    fs.mkdirSync(path.dirname(this.layout.agentLog(dir)), { recursive: true });
+    const log = WireLogWriter.open(this.layout.agentLog(dir));
+    await log.append({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir: options.workspaceDir }, { durable: true });
+    await log.close();
+    writeState(this.layout.stateFile(dir), state);
+    fsyncDir(path.dirname(dir));
+    this.index.refresh(dir);
+    return state;
+  }
+
+  /** The folder of a session, found through the index or, failing that, on disk. */
+  locate(id: string): string {
+    if (!isSessionId(id)) throw new SessionNotFoundError(`"${id}" is not a session id (they look like ses_01J...)`);
+    const row = this.index.get(id);
+    if (row) {
+      const dir = this.layout.sessionDir(row.workspaceKey, id);
+      if (fs.existsSync(dir)) return dir;
+    }
+    const found = listSessionFolders(this.layout).find((f) => f.id === id);
+    if (found) return found.dir;
+    if (row) this.index.apply(id, null); // the folder went away behind our back
+    throw new SessionNotFoundError(`session ${id} does not exist (deleted sessions can be restored from the trash for 7 days)`);
+  }
+
+  /** Reads a session's state; a broken state.json is rebuilt from the logs and written back. */
+  get(id: string): SessionState {
+    return this.readOrRepair(this.locate(id));
+  }
+
+  private readOrRepair(dir: string): SessionState {
+    try {
+      return readState(this.layout.stateFile(dir));
+    } catch {
+      const reading = readSessionFolder(dir);
+      this.logger.warn(`${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log`);
+      const stateFile = this.layout.stateFile(dir);
+      if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
+      writeState(stateFile, reading.summary.state);
+      this.index.refresh(dir);
+      return reading.summary.state;
+    }
+  }
+
+  /** Opens a session for use; an archived session is restored. */
+  async open(id: string): Promise<SessionState> {
+    const state = this.get(id);
+    if (state.archived) return this.update(id, (s) => ({ ...s, archived: false }));
+    return state;
+  }
+
+  /** The latest visible, non-archived session of a workspace, by an index query on that workspace. */
+  latest(workspaceDir: string): SessionRow | undefined {
+    const workspaceKey = keyOf(workspaceDir);
+    for (const row of this.index.list({ workspaceKey, limit: 5 })) {
+      if (fs.existsSync(this.layout.sessionDir(workspaceKey, row.id))) return row;
+      this.index.apply(row.id, null);
+    }
+    return undefined;
+  }
+
+  /** Continue latest: opens the latest session of the workspace, if any. */
+  async continueLatest(workspaceDir: string): Promise<SessionState | undefined> {
+    const row = this.latest(workspaceDir);
+    return row ? this.open(row.id) : undefined;
+  }
+
+  /**
+   * Changes state.json under the session's lock (read, change, write atomically) and updates the
+   * index row's state. Returns the new state and its file's mtime.
+   */
+  async update(id: string, change: (state: SessionState) => SessionState): Promise<SessionState> {
+    const dir = this.locate(id);
+    const stateFile = this.layout.stateFile(dir);
+    const { next, mtime } = await withFileLock(this.layout.stateLock(dir), STATE_LOCK, () => {
+      const current = this.readOrRepair(dir);
+      const updated = { ...change(current), updatedAt: Math.max(Date.now(), current.updatedAt + 1) };
+      writeState(stateFile, updated);
+      return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
+    });
+    this.index.applyState(next, mtime, dir);
+    return next;
+  }
+
+  async rename(id: string, title: string): Promise<SessionState> {
+    const clean = title.replace(/\s+/g, ' ').trim();
+    if (!clean) throw new Error('A session title cannot be empty.');
+    return this.update(id, (s) => ({ ...s, title: clean, titleSource: 'user' }));
+  }
+
+  async archive(id: string): Promise<SessionState> {
+    return this.update(id, (s) => ({ ...s, archived: true }));
+  }
+
+  async restore(id: string): Promise<SessionState> {
+    return this.update(id, (s) => ({ ...s, archived: false }));
+  }
+
+  /** Moves a session to the trash (restorable for 7 days). */
+  async delete(id: string): Promise<void> {
+    const dir = this.locate(id);
+    const workspaceKey = path.basename(path.dirname(dir));
+    const target = this.layout.trashedSessionDir(workspaceKey, id);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(dir, target);
+    fs.writeFileSync(path.join(target, TRASHED_AT), `${Date.now()}\n`);
+    fsyncDir(path.dirname(dir));
+    fsyncDir(path.dirname(target));
+    this.index.apply(id, null);
+  }
+
+  /** Sessions in the trash, newest deletion first. */
+  listTrash(): Array<{ id: string; workspaceKey: string; trashedAt: number }> {
+    const found: Array<{ id: string; workspaceKey: string; trashedAt: number }> = [];
+    for (const workspaceKey of safeReaddir(this.layout.trashDir)) {
+      for (const id of safeReaddir(path.join(this.layout.trashDir, workspaceKey))) {
+        if (!isSessionId(id)) continue;
+        found.push({ id, workspaceKey, trashedAt: trashedAt(path.join(this.layout.trashDir, workspaceKey, id)) });
+      }
+    }
+    return found.sort((a, b) => b.trashedAt - a.trashedAt);
+  }
+
+  /** Brings a deleted session back from the trash. */
+  async undelete(id: string): Promise<SessionState> {
+    const entry = this.listTrash().find((t) => t.id === id);
+    if (!entry) throw new SessionNotFoundError(`session ${id} is not in the trash`);
+    const from = this.layout.trashedSessionDir(entry.workspaceKey, id);
+    const to = this.layout.sessionDir(entry.workspaceKey, id);
+    if (fs.existsSync(to)) throw new Error(`session ${id} exists already; it was restored before`);
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.rmSync(path.join(from, TRASHED_AT), { force: true });
+    fs.renameSync(from, to);
+    fsyncDir(path.dirname(to));
+    this.index.refresh(to);
+    return this.get(id);
+  }
+
+  /** Deletes for good what has been in the trash longer than 7 days. Returns the ids purged. */
+  purgeTrash(now = Date.now()): string[] {
+    const purged: string[] = [];
+    for (const entry of this.listTrash()) {
+      if (now - entry.trashedAt < TRASH_RETENTION_MS) continue;
+      fs.rmSync(this.layout.trashedSessionDir(entry.workspaceKey, entry.id), { recursive: true, force: true });
+      purged.push(entry.id);
+    }
+    if (purged.length) this.logger.info(`purged ${purged.length} session(s) deleted more than 7 days ago`);
+    return purged;
+  }
+
+  /** The whole effective history of a session's main agent. */
+  history(id: string): History {
+    const records: Parameters<typeof replay>[0] = [];
+    scanWireLog(this.layout.agentLog(this.locate(id)), (r) => (records as unknown[]).push(r));
+    return replay(records);
+  }
+
+  /** The newest page of messages (80 by default), read from the end of the log. */
+  newestPage(id: string, limit?: number, before?: PageCursor): MessagePage {
+    return readNewestPage(this.layout.agentLog(this.locate(id)), limit, before);
+  }
+
+  /** Opens the session for appending: the only way records get into its logs. */
+  async openWriter(id: string): Promise<SessionWriter> {
+    const dir = this.locate(id);
+    return SessionWriter.open(this, dir);
+  }
+
+  export(id: string, format: 'md' | 'jsonl'): string {
+    const dir = this.locate(id);
+    const state = this.readOrRepair(dir);
+    return format === 'md' ? exportMarkdown(state, this.history(id)) : exportJsonl(this.layout.agentLog(dir));
+  }
+}
+
+function trashedAt(dir: string): number {
+  try {
+    const value = Number(fs.readFileSync(path.join(dir, TRASHED_AT), 'utf8').trim());
+    if (Number.isFinite(value)) return value;
+  } catch {
+    // fall back to the folder's time
+  }
+  try {
+    return fs.statSync(dir).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

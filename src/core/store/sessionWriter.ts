@@ -1,0 +1,133 @@
+import type { Message } from '@mariozechner/pi-ai';
+import fs from 'node:fs';
+import { newMessageId } from '../ids';
+import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
+import { WireLogWriter } from '../wire/wireLog';
+import type { SessionState, SessionStatus } from './sessionState';
+import type { SessionStore } from './sessionStore';
+import { addUsage, autoTitle, messageText, previewOf, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
+
+const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
+
+/**
+ * Appends to one session's main log and keeps its state and index row in step. Records go
+ * through one {@link WireLogWriter} in order; turn_end and status changes are fsynced before
+ * state.json changes, so a crash can lose at most the records of the turn in flight.
+ */
+export class SessionWriter {
+  private constructor(
+    private readonly store: SessionStore,
+    readonly dir: string,
+    readonly id: string,
+    private readonly log: WireLogWriter,
+    private summary: SessionSummary,
+    private turn: number,
+    private open: number | null,
+  ) {}
+
+  static async open(store: SessionStore, dir: string): Promise<SessionWriter> {
+    const reading = readSessionFolder(dir, store.layout.stateFile(dir), store.layout.agentLog(dir));
+    const log = WireLogWriter.open(store.layout.agentLog(dir));
+    return new SessionWriter(store, dir, reading.summary.state.id, log, reading.summary, reading.nextTurn - 1, reading.openTurn);
+  }
+
+  /** The current turn number (0 before the first). */
+  get currentTurn(): number {
+    return this.turn;
+  }
+
+  /** A turn that began and has not ended (left by a crash, or running). */
+  get openTurn(): number | null {
+    return this.open;
+  }
+
+  /** Starts a turn: appends turn_begin, marks the session running (fsynced). Returns its number. */
+  async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
+    if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
+    const turn = this.turn + 1;
+    await this.log.append({ t: 'turn_begin', turn, promptId, model }, { durable: true });
+    this.turn = turn;
+    this.open = turn;
+    await this.setState((s) => ({ ...s, status: 'running', error: null, model: model ?? s.model }));
+    return turn;
+  }
+
+  /** Appends a finished message of the open turn. */
+  async appendMessage(message: Message, id = newMessageId()): Promise<MessageRecord> {
+    const turn = this.requireOpen();
+    const [record] = await this.log.append({ t: 'message', turn, id, message });
+    this.noteMessage(message);
+    return record as MessageRecord;
+  }
+
+  /** Appends a usage record for an assistant message of the open turn. */
+  async appendUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<UsageRecord> {
+    const turn = this.requireOpen();
+    const [record] = await this.log.append({ t: 'usage', turn, ...usage });
+    addUsage(this.summary.usage, record as UsageRecord);
+    const totals = this.summary.state.usage;
+    totals.input += usage.input;
+    totals.output += usage.output;
+    totals.cacheRead += usage.cacheRead;
+    totals.cacheWrite += usage.cacheWrite;
+    totals.reasoning += usage.reasoning;
+    totals.cost += usage.cost;
+    return record as UsageRecord;
+  }
+
+  /** Appends other records (tool, file_change, ...) as they are. */
+  async append(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
+    return this.log.append(records, { durable });
+  }
+
+  /** Ends the open turn: turn_end fsynced, then state (turn count, status, usage, auto title) and index. */
+  async endTurn(outcome: TurnOutcome, error?: string): Promise<void> {
+    const turn = this.requireOpen();
+    await this.log.append({ t: 'turn_end', turn, outcome, ...(error ? { error } : {}) }, { durable: true });
+    this.open = null;
+    const usage = { ...this.summary.state.usage };
+    await this.setState((s) => ({
+      ...s,
+      status: STATUS_OF[outcome],
+      error: outcome === 'failed' ? { message: error ?? 'The turn failed.', source: 'turn' } : null,
+      turnCount: turn,
+      usage,
+      title: s.titleSource === 'user' || s.title ? s.title : autoTitle(this.summary.firstPrompt),
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.log.close();
+  }
+
+  private requireOpen(): number {
+    if (this.open === null) throw new Error(`no turn is open in ${this.id}`);
+    return this.open;
+  }
+
+  private noteMessage(message: Message): void {
+    const s = this.summary;
+    s.messageCount++;
+    const text = messageText(message);
+    if (message.role === 'user') {
+      if (!s.firstPrompt) s.firstPrompt = previewOf(text);
+      if (s.prompts.length < MAX_SEARCH_TEXT) s.prompts = (s.prompts ? `${s.prompts}\n${text}` : text).slice(0, MAX_SEARCH_TEXT);
+    } else if (message.role === 'assistant' && text.trim()) {
+      s.lastPreview = previewOf(text);
+    }
+  }
+
+  private async setState(change: (s: SessionState) => SessionState): Promise<void> {
+    const state = await this.store.update(this.id, change);
+    this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime: statMtime(this.store.layout.stateFile(this.dir)) };
+    this.store.index.apply(this.id, this.summary);
+  }
+}
+
+function statMtime(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Message } from '@mariozechner/pi-ai';
+import { isSessionId } from '../ids';
+import { HistoryBuilder } from '../wire/replay';
+import type { UsageRecord } from '../wire/records';
+import { scanWireLog, type ScanReport } from '../wire/wireReader';
+import { readState, StateFileError, zeroUsage, type SessionState } from './sessionState';
+
+/** Usage of one session on one day (UTC) with one model. */
+export interface UsageBucket {
+  day: string;
+  provider: string;
+  model: string;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  cost: number;
+}
+
+/** Everything the index keeps about a session; derivable from its folder alone. */
+export interface SessionSummary {
+  state: SessionState;
+  firstPrompt: string;
+  lastPreview: string;
+  messageCount: number;
+  /** User prompts joined for search, capped at {@link MAX_SEARCH_TEXT} characters. */
+  prompts: string;
+  usage: UsageBucket[];
+  logBytes: number;
+  stateMtime: number;
+}
+
+export const MAX_SEARCH_TEXT = 256 * 1024;
+const PREVIEW_CHARS = 200;
+
+/** The text blocks of a message, joined. */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const parts: string[] = [];
+  for (const block of message.content) if (block.type === 'text') parts.push(block.text);
+  return parts.join('\n');
+}
+
+/** A session's automatic title: the first 50 code points of the first user text, whitespace collapsed. */
+export function autoTitle(text: string): string {
+  return Array.from(text.replace(/\s+/g, ' ').trim()).slice(0, 50).join('');
+}
+
+export function previewOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return Array.from(flat).slice(0, PREVIEW_CHARS).join('');
+}
+
+export function dayOf(ts: number): string {
+  return new Date(ts).toISOString().slice(0, 10);
+}
+
+/** Adds one usage record to buckets. */
+export function addUsage(buckets: UsageBucket[], u: UsageRecord): void {
+  const day = dayOf(u.ts);
+  let b = buckets.find((x) => x.day === day && x.provider === u.provider && x.model === u.model);
+  if (!b) {
+    b = { day, provider: u.provider ?? '', model: u.model ?? '', calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+    buckets.push(b);
+  }
+  b.calls++;
+  b.input += u.input ?? 0;
+  b.output += u.output ?? 0;
+  b.cacheRead += u.cacheRead ?? 0;
+  b.cacheWrite += u.cacheWrite ?? 0;
+  b.reasoning += u.reasoning ?? 0;
+  b.cost += u.cost ?? 0;
+}
+
+/** The result of reading a session folder: its summary, and what had to be tolerated or repaired. */
+export interface SessionReading {
+  summary: SessionSummary;
+  report: ScanReport;
+  /** Set when state.json was unusable and the state was rebuilt from the logs. */
+  stateProblem: string | undefined;
+  /** The number the next turn gets, and a turn that began without ending. */
+  nextTurn: number;
+  openTurn: number | null;
+}
+
+/**
+ * Reads a session folder: state.json and the main wire log. A missing or broken state.json is
+ * rebuilt from the log (the caller decides whether to write it back).
+ */
+export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state.json'), logFile = path.join(dir, 'agents', 'main', 'wire.jsonl')): SessionReading {
+  const builder = new HistoryBuilder();
+  const prompts: string[] = [];
+  let promptChars = 0;
+  let lastTs = 0;
+  const report = scanWireLog(logFile, (record) => {
+    builder.add(record);
+    if (record.ts > lastTs) lastTs = record.ts;
+  });
+  const history = builder.build();
+  for (const m of history.messages) {
+    if (m.message.role !== 'user' || promptChars >= MAX_SEARCH_TEXT) continue;
+    const text = messageText(m.message);
+    prompts.push(text);
+    promptChars += text.length + 1;
+  }
+  const firstUser = history.messages.find((m) => m.message.role === 'user');
+  const lastAssistant = [...history.messages].reverse().find((m) => m.message.role === 'assistant' && messageText(m.message).trim());
+  const usage: UsageBucket[] = [];
+  const totals = zeroUsage();
+  for (const u of history.usage) {
+    addUsage(usage, u);
+    totals.input += u.input ?? 0;
+    totals.output += u.output ?? 0;
+    totals.cacheRead += u.cacheRead ?? 0;
+    totals.cacheWrite += u.cacheWrite ?? 0;
+    totals.reasoning += u.reasoning ?? 0;
+    totals.cost += u.cost ?? 0;
+  }
+
+  let state: SessionState;
+  let stateProblem: string | undefined;
+  let stateMtime = 0;
+  try {
+    state = readState(stateFile);
+    stateMtime = fs.statSync(stateFile).mtimeMs;
+  } catch (err) {
+    if (!(err instanceof StateFileError)) throw err;
+    stateProblem = err.message;
+    const id = path.basename(dir);
+    if (!isSessionId(id)) throw new StateFileError(`${dir} is not a session folder`);
+    const firstText = firstUser ? messageText(firstUser.message) : '';
+    const created = history.agent?.ts ?? lastTs;
+    const lastBegin = history.turnBegins.at(-1);
+    state = {
+      v: 1,
+      id,
+      title: autoTitle(firstText),
+      titleSource: 'auto',
+      workspaceDir: history.agent?.workspaceDir ?? '',
+      workspaceKey: path.basename(path.dirname(dir)),
+      createdAt: created,
+      updatedAt: lastTs || created,
+      status: history.openTurn !== null ? 'interrupted' : 'idle',
+      error: null,
+      kind: 'conversation',
+      visibility: 'visible',
+      archived: false,
+      forkedFrom: history.forkedFrom ? { sessionId: history.forkedFrom.sessionId, turn: history.forkedFrom.turn } : null,
+      agents: listAgents(dir),
+      model: lastBegin?.model ?? null,
+      queue: [],
+      paused: null,
+      turnCount: history.turnBegins.length,
+      usage: totals,
+    };
+  }
+  const summary: SessionSummary = {
+    state,
+    firstPrompt: firstUser ? previewOf(messageText(firstUser.message)) : '',
+    lastPreview: lastAssistant ? previewOf(messageText(lastAssistant.message)) : '',
+    messageCount: history.messages.length,
+    prompts: prompts.join('\n').slice(0, MAX_SEARCH_TEXT),
+    usage,
+    logBytes: report.bytes,
+    stateMtime,
+  };
+  return { summary, report, stateProblem, nextTurn: history.nextTurn, openTurn: history.openTurn };
+}
+
+function listAgents(dir: string): SessionState['agents'] {
+  try {
+    return fs.readdirSync(path.join(dir, 'agents')).map((id) => ({ id, parentId: id === 'main' ? null : 'main', title: id }));
+  } catch {
+    return [{ id: 'main', parentId: null, title: 'main' }];
+  }
+}

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Message } from '@mariozechner/pi-ai';
+import { silentLogger, type Logger } from '../../src/core/logger';
+import { SessionStore } from '../../src/core/store/sessionStore';
+import type { SessionWriter } from '../../src/core/store/sessionWriter';
+
+export const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
+export const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+
+/** A fresh temp folder, removed by the caller's `cleanup`. */
+export function tempDir(prefix = 'braid-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function openStore(root: string, options: { logger?: Logger; watch?: boolean; saveDelayMs?: number } = {}): Promise<SessionStore> {
+  return SessionStore.open({ root, wasmPath, logger: options.logger ?? silentLogger, watch: options.watch, saveDelayMs: options.saveDelayMs ?? 0 });
+}
+
+/** A logger that remembers warnings, for asserting that bad input was reported. */
+export function recordingLogger(): Logger & { warnings: string[]; infos: string[] } {
+  const warnings: string[] = [];
+  const infos: string[] = [];
+  return { warnings, infos, trace() {}, info: (m) => infos.push(m), warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
+}
+
+export function userMessage(text: string): Message {
+  return { role: 'user', content: text, timestamp: Date.now() };
+}
+
+export function assistantMessage(text: string): Message {
+  return {
+    role: 'assistant', content: [{ type: 'text', text }], api: 'openai-completions', provider: 'test', model: 'test-model',
+    usage: { input: 10, output: 5, cacheRead: 2, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } },
+    stopReason: 'stop', timestamp: Date.now(),
+  };
+}
+
+/** Appends one whole turn: prompt, answer, usage, turn_end. Returns the turn number. */
+export async function addTurn(writer: SessionWriter, prompt: string, answer: string): Promise<number> {
+  const turn = await writer.beginTurn(`p-${prompt.slice(0, 8)}`, { provider: 'test', id: 'test-model', thinking: 'off' });
+  await writer.appendMessage(userMessage(prompt));
+  const reply = await writer.appendMessage(assistantMessage(answer));
+  await writer.appendUsage({ messageId: reply.id, provider: 'test', model: 'test-model', input: 10, output: 5, cacheRead: 2, cacheWrite: 0, reasoning: 0, cost: 0.001, latencyMs: 5, stopReason: 'stop' });
+  await writer.endTurn('completed');
+  return turn;
+}

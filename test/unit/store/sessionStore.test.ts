@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { SessionNotFoundError, TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
+import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
+import { addTurn, openStore, recordingLogger, tempDir } from '../../support/store';
+
+const roots: string[] = [];
+after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
+function root(): string {
+  const r = tempDir();
+  roots.push(r);
+  return r;
+}
+
+test('create lays out state.json and the main log under sessions/<workspaceKey>/<id>', async () => {
+  const r = root();
+  const store = await openStore(r);
+  const s = await store.create({ workspaceDir: '/work/app' });
+  const dir = path.join(r, 'sessions', workspaceKey('/work/app'), s.id);
+  const state = JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8'));
+  assert.equal(state.v, 1);
+  assert.equal(state.id, s.id);
+  assert.equal(state.workspaceKey, workspaceKey('/work/app'));
+  assert.equal(state.status, 'idle');
+  const first = JSON.parse(fs.readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8').split('\n')[0]!);
+  assert.equal(first.t, 'agent');
+  assert.equal(first.agentId, 'main');
+  assert.equal(fs.readdirSync(dir).filter((f) => f.includes('.tmp-')).length, 0, 'no temp files left');
+  await store.close();
+});
+
+test('turns update state (count, status, usage, auto title) and the index row', async () => {
+  const store = await openStore(root());
+  const s = await store.create({ workspaceDir: '/w' });
+  const writer = await store.openWriter(s.id);
+  await addTurn(writer, '  Refactor   the parser\nplease, with tests for every edge case we know about today', 'ok');
+  await addTurn(writer, 'second', 'done');
+  await writer.close();
+  const state = store.get(s.id);
+  assert.equal(state.turnCount, 2);
+  assert.equal(state.status, 'idle');
+  assert.equal(state.title, 'Refactor the parser please, with tests for every e');
+  assert.equal(Array.from(state.title).length, 50);
+  assert.equal(state.usage.input, 20);
+  const row = store.index.get(s.id)!;
+  assert.equal(row.turnCount, 2);
+  assert.equal(row.messageCount, 4);
+  assert.equal(row.lastPreview, 'done');
+  assert.equal(store.index.search('parser', { workspaceKey: workspaceKey('/w') })[0]?.id, s.id);
+  assert.equal(store.index.search('second', {}).length, 1);
+  assert.equal(store.index.search('nothing-like-this', {}).length, 0);
+  await store.close();
+});
+
+test('continue latest finds the newest visible, unarchived session of that workspace, even when other workspaces are busier', async () => {
+  const store = await openStore(root());
+  const mine = await store.create({ workspaceDir: '/mine' });
+  const newer = await store.create({ workspaceDir: '/mine' });
+  for (let i = 0; i < 60; i++) await store.create({ workspaceDir: '/theirs' });
+  assert.equal((await store.continueLatest('/mine'))?.id, newer.id);
+  await store.archive(newer.id);
+  assert.equal((await store.continueLatest('/mine'))?.id, mine.id);
+  assert.equal(await store.continueLatest('/nobody'), undefined);
+  await store.close();
+});
+
+test('rename, archive, and opening an archived session restores it', async () => {
+  const store = await openStore(root());
+  const s = await store.create({ workspaceDir: '/w' });
+  await store.rename(s.id, '  My   session ');
+  assert.equal(store.get(s.id).title, 'My session');
+  assert.equal(store.get(s.id).titleSource, 'user');
+  await assert.rejects(store.rename(s.id, '   '), /cannot be empty/);
+  await store.archive(s.id);
+  assert.equal(store.index.list({ workspaceKey: workspaceKey('/w') }).length, 0);
+  assert.equal(store.index.list({ workspaceKey: workspaceKey('/w'), archived: true })[0]?.id, s.id);
+  const opened = await store.open(s.id);
+  assert.equal(opened.archived, false);
+  assert.equal(store.index.list({ workspaceKey: workspaceKey('/w') })[0]?.id, s.id);
+  await store.close();
+});
+
+test('delete moves to the trash; undelete brings it back; purge removes trash older than 7 days', async () => {
+  const r = root();
+  const store = await openStore(r);
+  const s = await store.create({ workspaceDir: '/w' });
+  const writer = await store.openWriter(s.id);
+  await addTurn(writer, 'remember me', 'ok');
+  await writer.close();
+  await store.delete(s.id);
+  assert.throws(() => store.get(s.id), SessionNotFoundError);
+  assert.equal(store.index.get(s.id), undefined);
+  assert.equal(store.listTrash()[0]?.id, s.id);
+  await store.undelete(s.id);
+  assert.equal(store.history(s.id).messages.length, 2);
+  assert.equal(store.index.get(s.id)?.turnCount, 1);
+  await store.delete(s.id);
+  assert.deepEqual(store.purgeTrash(Date.now() + TRASH_RETENTION_MS - 60_000), []);
+  assert.deepEqual(store.purgeTrash(Date.now() + TRASH_RETENTION_MS + 1), [s.id]);
+  assert.equal(fs.existsSync(path.join(r, 'trash', workspaceKey('/w'), s.id)), false);
+  await store.close();
+});
+
+test('export as Markdown and JSONL', async () => {
+  const store = await openStore(root());
+  const s = await store.create({ workspaceDir: '/w', title: 'Export me' });
+  const writer = await store.openWriter(s.id);
+  await addTurn(writer, 'What is ```code```?', 'Answer.');
+  await writer.close();
+  const md = store.export(s.id, 'md');
+  assert.match(md, /^# Export me/);
+  assert.match(md, /### User\n\nWhat is ```code```\?/);
+  assert.match(md, /### Assistant\n\nAnswer\./);
+  const jsonl = store.export(s.id, 'jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(jsonl.map((r) => r.t), ['agent', 'turn_begin', 'message', 'message', 'usage', 'turn_end']);
+  await store.close();
+});
+
+test('a missing, empty or truncated state.json is rebuilt from the log, and the broken file kept', async () => {
+  for (const damage of ['missing', 'empty', 'truncated'] as const) {
+    const logger = recordingLogger();
+    const store = await openStore(root(), { logger });
+    const s = await store.create({ workspaceDir: '/w' });
+    const writer = await store.openWriter(s.id);
+    await addTurn(writer, 'the first prompt', 'ok');
+    await addTurn(writer, 'the second prompt', 'ok');
+    await writer.close();
+    const stateFile = path.join(store.layout.sessionDir(workspaceKey('/w'), s.id), 'state.json');
+    if (damage === 'missing') fs.rmSync(stateFile);
+    else if (damage === 'empty') fs.writeFileSync(stateFile, '');
+    else fs.writeFileSync(stateFile, fs.readFileSync(stateFile, 'utf8').slice(0, 40));
+    const state = store.get(s.id);
+    assert.equal(state.id, s.id, damage);
+    assert.equal(state.turnCount, 2);
+    assert.equal(state.title, 'the first prompt');
+    assert.equal(state.workspaceDir, '/w');
+    assert.ok(logger.warnings.some((w) => w.includes('rebuilt')), damage);
+    assert.equal(JSON.parse(fs.readFileSync(stateFile, 'utf8')).id, s.id, 'written back');
+    if (damage !== 'missing') assert.ok(fs.readdirSync(path.dirname(stateFile)).some((f) => f.startsWith('state.json.broken-')));
+    await store.close();
+  }
+});
+
+test('a session folder deleted behind our back gives a clear error and leaves the index', async () => {
+  const store = await openStore(root());
+  const s = await store.create({ workspaceDir: '/w' });
+  fs.rmSync(store.layout.sessionDir(workspaceKey('/w'), s.id), { recursive: true });
+  assert.throws(() => store.get(s.id), /session ses_\w+ does not exist/);
+  assert.equal(store.index.get(s.id), undefined);
+  assert.equal(await store.continueLatest('/w'), undefined);
+  assert.throws(() => store.get('../../etc/passwd'), /not a session id/);
+  await store.close();
+});
