@@ -15,7 +15,7 @@ export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Pr
   });
 }
 
-/** `doctor [--fix] [--json]`: verifies every log, state file and the index. Exit 1 when something is wrong and not fixed. */
+/** `doctor [--fix] [--json]`: verifies every log, state file and the index. Exit 1 while something repairable (or an error) is left. */
 export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, { flags: ['fix', 'json'] });
   expectPositionals(args, []);
@@ -28,7 +28,7 @@ export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<
       for (const f of report.findings) ctx.out(`${f.severity.padEnd(7)} ${f.where}: ${f.message}${f.fixed ? ` -> fixed: ${f.fixed}` : ''}\n`);
       if (report.findings.length === 0) ctx.out('no problems found\n');
     }
-    const open = report.findings.filter((f) => f.severity !== 'info' && !f.fixed);
+    const open = report.findings.filter((f) => (f.severity === 'error' || f.fixable) && !f.fixed);
     return open.length > 0 ? 1 : 0;
   });
 }

@@ -295,6 +295,8 @@ export class SessionIndex {
     const stateFile = layout.stateFile(dir);
     const mtime = statMtime(stateFile);
     if (mtime === 0 && !fs.existsSync(dir)) return null;
+    // Another process appended to the log: counts and previews must be read again.
+    if (statSize(layout.agentLog(dir)) !== change.logBytes) return this.summarize(dir) ?? change;
     if (mtime === change.stateMtime) return change;
     try {
       return { ...change, state: readState(stateFile), stateMtime: mtime };

@@ -13,6 +13,8 @@ export interface Finding {
   readonly severity: 'error' | 'warning' | 'info';
   readonly where: string;
   readonly message: string;
+  /** Whether `--fix` can repair it; what it cannot (an unreadable line, kept as it is) is reported only. */
+  readonly fixable: boolean;
   /** What `--fix` did about it, when it did something. */
   fixed?: string;
 }
@@ -43,7 +45,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       readState(stateFile);
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
-      const finding: Finding = { severity: 'error', where, message: `${err.message}; it can be rebuilt from the session's log` };
+      const finding: Finding = { severity: 'error', where, fixable: true, message: `${err.message}; it can be rebuilt from the session's log` };
       if (options.fix) {
         const reading = readSessionFolder(folder.dir);
         if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
@@ -60,7 +62,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       report.records += scan.records;
       const logWhere = `${where}/agents/${agent}`;
       if (scan.tornTail) {
-        const finding: Finding = { severity: 'warning', where: logWhere, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
+        const finding: Finding = { severity: 'warning', where: logWhere, fixable: true, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
         if (options.fix) {
           const writer = WireLogWriter.open(log);
           if (await writer.terminate()) finding.fixed = 'ended the torn line with a newline so the next append starts fresh';
@@ -70,15 +72,15 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       }
       if (scan.badLines > 0) {
         const first = scan.bad[0];
-        note({ severity: 'warning', where: logWhere, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line}, ${first?.reason}); kept in the file` });
+        note({ severity: 'warning', where: logWhere, fixable: false, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line}, ${first?.reason}); kept in the file` });
       }
-      if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where: logWhere, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
-      if (scan.unknownRecords > 0) note({ severity: 'info', where: logWhere, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
-      if (scan.newerRecords > 0) note({ severity: 'info', where: logWhere, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
+      if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where: logWhere, fixable: false, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
+      if (scan.unknownRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
+      if (scan.newerRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
     }
     for (const name of safeReaddir(folder.dir)) {
       if (!/^\.state\.json\.tmp-/.test(name)) continue;
-      const finding: Finding = { severity: 'info', where, message: `stray temp file ${name} from an interrupted state write` };
+      const finding: Finding = { severity: 'info', where, fixable: true, message: `stray temp file ${name} from an interrupted state write` };
       if (options.fix) {
         fs.rmSync(path.join(folder.dir, name), { force: true });
         finding.fixed = 'removed it (state.json itself is intact)';
@@ -91,7 +93,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     for (const name of safeReaddir(layout.workspaceDir(workspaceKey))) {
       if (!name.startsWith('.partial-')) continue;
       const where = `${workspaceKey}/${name}`;
-      const finding: Finding = { severity: 'warning', where, message: 'an orphan partial folder (a fork or import that did not finish)' };
+      const finding: Finding = { severity: 'warning', where, fixable: true, message: 'an orphan partial folder (a fork or import that did not finish)' };
       if (options.fix) {
         const target = path.join(layout.trashDir, '.partials', `${workspaceKey}-${name}-${Date.now()}`);
         fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -104,7 +106,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
 
   const drift = await store.index.reconcile(undefined, { dryRun: true });
   if (drift.added + drift.updated + drift.removed > 0) {
-    const finding: Finding = { severity: 'warning', where: 'index.sqlite', message: `the index disagrees with disk: ${drift.added} session(s) missing, ${drift.updated} out of date, ${drift.removed} no longer on disk` };
+    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${drift.added} session(s) missing, ${drift.updated} out of date, ${drift.removed} no longer on disk` };
     if (options.fix) {
       await store.index.reconcile();
       await store.index.flush();

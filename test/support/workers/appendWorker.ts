@@ -1,0 +1,26 @@
+// Crash-test worker: appends whole turns to one session as fast as it can and reports each turn
+// whose turn_end is durable ("ended <prompt>"), until it is killed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { silentLogger } from '../../../src/core/logger';
+import { SessionStore } from '../../../src/core/store/sessionStore';
+import { addTurn } from '../store';
+
+async function main(): Promise<void> {
+  const [root, sessionId, wasm] = process.argv.slice(2);
+  const store = await SessionStore.open({ root: root!, wasmPath: wasm!, logger: silentLogger, saveDelayMs: 0 });
+  const writer = await store.openWriter(sessionId!);
+  if (writer.openTurn !== null) await writer.endTurn('interrupted'); // a turn the previous run left open
+  fs.writeSync(1, 'ready\n');
+  for (let n = 0; ; n++) {
+    const prompt = `p${process.pid}-${n}`;
+    await addTurn(writer, prompt, `answer ${n} ${'x'.repeat(n % 7 * 300)}`);
+    fs.writeSync(1, `ended ${prompt}\n`);
+    if (n % 5 === 0) await store.index.flush();
+  }
+}
+
+main().catch((err: unknown) => {
+  fs.writeSync(2, `${path.basename(__filename)}: ${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { SessionIndex } from '../../../src/core/index/sessionIndex';
+import { loadSqlJs, readHeaderUserVersion } from '../../../src/core/index/sqlite';
+import { StoreLayout } from '../../../src/core/store/layout';
+import type { SessionStore } from '../../../src/core/store/sessionStore';
+import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
+import { addTurn, openStore, recordingLogger, tempDir, wasmPath } from '../../support/store';
+
+const roots: string[] = [];
+after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
+function root(): string {
+  const r = tempDir();
+  roots.push(r);
+  return r;
+}
+
+/** A store with a few sessions over two workspaces, one archived; returns what `list` should show. */
+async function populate(store: SessionStore): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [dir, prompt] of [['/a', 'alpha prompt about sql'], ['/a', 'beta prompt about webviews'], ['/b', 'gamma prompt about forks']] as const) {
+    const s = await store.create({ workspaceDir: dir });
+    const w = await store.openWriter(s.id);
+    await addTurn(w, prompt, 'answer');
+    await w.close();
+    ids.push(s.id);
+  }
+  await store.archive(ids[1]!);
+  await store.index.flush();
+  return ids;
+}
+
+function snapshot(store: SessionStore): string {
+  const all = [...store.index.list({}), ...store.index.list({ archived: true })].map((r) => ({ ...r, stateMtime: 0 }));
+  return JSON.stringify(all.sort((x, y) => x.id.localeCompare(y.id)));
+}
+
+test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly what was there', async () => {
+  const r = root();
+  let store = await openStore(r);
+  await populate(store);
+  const before = snapshot(store);
+  await store.close();
+  const indexFile = path.join(r, 'index.sqlite');
+  const damages: Array<[string, () => void]> = [
+    ['deleted', () => fs.rmSync(indexFile)],
+    ['zero bytes', () => fs.writeFileSync(indexFile, '')],
+    ['random bytes', () => {
+      const data = fs.readFileSync(indexFile);
+      for (let i = 0; i < 400; i++) data[100 + Math.floor(Math.random() * (data.length - 100))] = Math.floor(Math.random() * 256);
+      fs.writeFileSync(indexFile, data);
+    }],
+    ['garbage', () => fs.writeFileSync(indexFile, 'this is not a database')],
+  ];
+  for (const [name, damage] of damages) {
+    damage();
+    const logger = recordingLogger();
+    store = await openStore(r, { logger });
+    assert.equal(store.index.status, 'ready', name);
+    // Random bytes may leave SQLite readable but wrong; a doctor-style reconcile repairs that too.
+    await store.index.reconcile();
+    assert.equal(snapshot(store), before, name);
+    await store.close();
+  }
+});
+
+test('an index from a newer schema is left untouched, and the store serves from disk (degraded)', async () => {
+  const r = root();
+  let store = await openStore(r);
+  await populate(store);
+  const before = snapshot(store);
+  await store.close();
+  const SQL = await loadSqlJs(wasmPath);
+  const indexFile = path.join(r, 'index.sqlite');
+  const db = new SQL.Database(fs.readFileSync(indexFile));
+  db.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+  fs.writeFileSync(indexFile, db.export());
+  db.close();
+  const bytes = fs.readFileSync(indexFile);
+  const logger = recordingLogger();
+  store = await openStore(r, { logger });
+  assert.equal(store.index.status, 'degraded');
+  assert.ok(logger.warnings.some((w) => /schema 99, newer/.test(w)));
+  assert.equal(snapshot(store), before);
+  await store.rename(store.index.list({})[0]!.id, 'renamed while degraded');
+  await store.close();
+  assert.ok(fs.readFileSync(indexFile).equals(bytes), 'the newer index file is not overwritten');
+});
+
+test('search, counts, workspaces and usage totals come from the index', async () => {
+  const store = await openStore(root());
+  const [a1, , b1] = await populate(store);
+  assert.deepEqual(store.index.search('sql', { workspaceKey: workspaceKey('/a') }).map((r) => r.id), [a1]);
+  assert.deepEqual(store.index.search('GAMMA forks', {}).map((r) => r.id), [b1]);
+  assert.deepEqual(store.index.search('gam', {}).map((r) => r.id), [b1], 'prefix match');
+  assert.equal(store.index.search('webviews', {}).length, 0, 'archived sessions are searched only on request');
+  assert.equal(store.index.search('webviews', { archived: true }).length, 1);
+  assert.equal(store.index.search('"); DROP TABLE sessions; --', {}).length, 0);
+  assert.equal(store.index.count({ workspaceKey: workspaceKey('/a') }), 1);
+  assert.deepEqual(store.index.workspaces().map((w) => w.workspaceDir).sort(), ['/a', '/b']);
+  const byModel = store.index.usage('model');
+  assert.equal(byModel.length, 1);
+  assert.equal(byModel[0]?.key, 'test/test-model');
+  assert.equal(byModel[0]?.calls, 3);
+  assert.equal(byModel[0]?.input, 30);
+  assert.equal(store.index.usage('session', workspaceKey('/b')).length, 1);
+  await store.close();
+});
+
+test('two processes saving one index lose no row: each save merges into the newer file', async () => {
+  const r = root();
+  const one = await openStore(r, { saveDelayMs: 5 });
+  const two = await openStore(r, { saveDelayMs: 5 });
+  const created: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    created.push((await one.create({ workspaceDir: '/shared' })).id);
+    created.push((await two.create({ workspaceDir: '/shared' })).id);
+  }
+  await Promise.all([one.index.flush(), two.index.flush()]);
+  await one.close();
+  await two.close();
+  const fresh = await openStore(r);
+  assert.deepEqual(fresh.index.list({ workspaceKey: workspaceKey('/shared') }).map((x) => x.id).sort(), created.sort());
+  assert.ok(readHeaderUserVersion(path.join(r, 'index.sqlite')) >= 2);
+  await fresh.close();
+});
+
+test('a watching process sees another process\'s changes within 2 s', async () => {
+  const r = root();
+  const watcher = await openStore(r, { watch: true });
+  const writer = await openStore(r);
+  let changed = 0;
+  watcher.index.onDidChange(() => changed++);
+  const started = Date.now();
+  const s = await writer.create({ workspaceDir: '/live' });
+  await writer.index.flush();
+  while (!watcher.index.get(s.id) && Date.now() - started < 2000) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(watcher.index.get(s.id), `seen after ${Date.now() - started} ms`);
+  assert.ok(changed > 0);
+  await writer.close();
+  await watcher.close();
+});
+
+test('rebuild reports progress and an index lock left by a dead process does not block saves', async () => {
+  const r = root();
+  const store = await openStore(r);
+  await populate(store);
+  const progress: number[] = [];
+  await store.index.rebuild((done) => progress.push(done));
+  assert.equal(progress.at(-1), 3);
+  fs.writeFileSync(new StoreLayout(r).indexLock, JSON.stringify({ pid: 999_999, host: (await import('node:os')).hostname(), at: 0 }));
+  await store.create({ workspaceDir: '/after-lock' });
+  await store.index.flush();
+  const other = await SessionIndex.open({ layout: new StoreLayout(r), wasmPath, logger: recordingLogger() });
+  assert.equal(other.list({ workspaceKey: workspaceKey('/after-lock') }).length, 1);
+  await other.close();
+  await store.close();
+});
