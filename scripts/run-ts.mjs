@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs a TypeScript entry (the test runner, `npm start`) by bundling it into out/run/ first, so
+// Runs a TypeScript entry (the test runner, `npm start`) by bundling it into out/run/<its path>.cjs first, so
 // it runs the way the shipped bundles run. Usage: node scripts/run-ts.mjs <entry.ts> [args...]
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,9 +12,11 @@ if (!entry) {
   console.error('usage: node scripts/run-ts.mjs <entry.ts> [args...]');
   process.exit(2);
 }
+// Named by the entry's path in the repo, so bench/run.ts and test/run.ts never share a file.
+const name = path.relative(root, path.resolve(entry)).replace(/\.ts$/, '');
 const outdir = path.join(root, 'out', 'run');
-await bundleForNode([path.resolve(entry)], outdir);
-const compiled = path.join(outdir, path.basename(entry).replace(/\.ts$/, '.cjs'));
+await bundleForNode({ [name]: path.resolve(entry) }, outdir);
+const compiled = path.join(outdir, `${name}.cjs`);
 process.argv = [process.argv[0], compiled, ...args];
 process.setSourceMapsEnabled(true);
 createRequire(import.meta.url)(compiled);

@@ -10,7 +10,7 @@ import { cacheRoot, ensureToolchain } from './toolchain.mjs';
 import { freePort, installExtension, prepareProfile, startCodeServer } from '../test/support/codeServer';
 import { ScriptedModelServer, demoReply } from '../test/support/modelServer';
 
-const repoRoot = path.resolve(__dirname, '..', '..');
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
 function parseArgs(argv: string[]): { folder: string; port: number } {
   let folder = process.env.INIT_CWD ?? process.cwd();

@@ -1,24 +1,55 @@
 import * as vscode from 'vscode';
-import { channelLogger } from './vscode/log';
+import type { Logger } from './core/logger';
+import { SessionStore } from './core/store/sessionStore';
+import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
+import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
 import { showLogCommand } from './vscode/commands/showLog';
+import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
 
 /** Wires Braid's pieces together; everything created here is disposed with the extension. */
-export function activate(context: vscode.ExtensionContext): void {
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const channel = vscode.window.createOutputChannel('Braid', { log: true });
   context.subscriptions.push(channel);
   const logger = channelLogger(channel);
 
-  const sessions = new SessionsTreeProvider();
+  const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const store = await openStore(context, logger);
+  const sessions = new SessionsTreeProvider(store, workspaceDir);
   context.subscriptions.push(sessions, vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true }));
 
   const chat = new ChatViewProvider(context.extensionUri, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
 
-  registerCommands(context, [showLogCommand(channel)]);
+  const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
+  registerCommands(context, [showLogCommand(channel), refreshSessionsCommand(store, sessions, key)]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
+
+  if (store && key) {
+    // The first page came from the index; bring this workspace's rows up to date in the background.
+    void store.index.reconcile(key).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
+    store.purgeTrash();
+  }
+}
+
+/** Opens the session store in globalStorage; without it Braid still runs, with an empty tree and a logged reason. */
+async function openStore(context: vscode.ExtensionContext, logger: Logger): Promise<SessionStore | undefined> {
+  try {
+    const store = await SessionStore.open({
+      root: context.globalStorageUri.fsPath,
+      wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
+      logger,
+      watch: true,
+    });
+    context.subscriptions.push({ dispose: () => void store.close() });
+    return store;
+  } catch (err) {
+    logger.error(`cannot open the session store in ${context.globalStorageUri.fsPath}: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage('Braid could not open its session store; see "Braid: Show Log" for the reason.');
+    return undefined;
+  }
 }
 
 export function deactivate(): void {}

@@ -1,14 +1,15 @@
 // The test runner: bundles the specs of a suite with esbuild (as the product is bundled), then
 // runs them with Node's built-in test runner, whose summary lines it prints.
-// Usage: node scripts/run-ts.mjs test/run.ts unit|e2e [name-filter]
+// Usage: node scripts/run-ts.mjs test/run.ts unit|stress|e2e [name-filter]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleForNode } from '../scripts/bundle-node.mjs';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = path.resolve(__dirname, '..', '..', '..');
 const suites = {
   unit: { dir: 'test/unit', suffix: '.test.ts', concurrency: 2, timeoutMs: 60_000 },
+  stress: { dir: 'test/stress', suffix: '.test.ts', concurrency: 2, timeoutMs: 300_000 },
   e2e: { dir: 'test/e2e', suffix: '.e2e.ts', concurrency: 1, timeoutMs: 600_000 },
 } as const;
 
@@ -24,8 +25,8 @@ function findSpecs(dir: string, suffix: string): string[] {
 
 async function main(): Promise<number> {
   const [suiteName, filter] = process.argv.slice(2);
-  if (suiteName !== 'unit' && suiteName !== 'e2e') {
-    console.error('usage: test/run.ts unit|e2e [name-filter]');
+  if (suiteName !== 'unit' && suiteName !== 'stress' && suiteName !== 'e2e') {
+    console.error('usage: test/run.ts unit|stress|e2e [name-filter]');
     return 2;
   }
   const suite = suites[suiteName];

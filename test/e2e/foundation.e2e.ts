@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { addTurn, openStore, repoRoot } from '../support/store';
 import { ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
@@ -29,7 +32,7 @@ test('the Braid container shows the Sessions tree and the Chat view, and the web
   const page = workbench.page;
   await page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor();
   await page.locator('.pane-header', { hasText: 'Chat' }).first().waitFor();
-  await page.locator('.welcome-view-content', { hasText: 'No saved sessions yet' }).waitFor();
+  await page.locator('.welcome-view-content', { hasText: 'No sessions for this workspace yet' }).waitFor();
 
   const chat = workbench.chatFrame();
   await chat.locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
@@ -61,4 +64,26 @@ test('a model error shows as a failed turn with the server\'s message', async ()
   const exchange = chat.locator('.exchange').last();
   await exchange.locator('.turn-status[data-outcome="failed"]', { hasText: 'context length exceeded' }).waitFor();
   await workbench.screenshot('failed-turn');
+});
+
+test('sessions another process creates and the CLI renames appear in the Sessions tree within 2 s', async () => {
+  const store = await openStore(workbench.globalStorage);
+  const session = await store.create({ workspaceDir: workbench.workspace });
+  const writer = await store.openWriter(session.id);
+  await addTurn(writer, 'Explain the layout of this repository', 'It has a README.');
+  await writer.close();
+  await store.close();
+  const page = workbench.page;
+  const started = Date.now();
+  const row = page.locator('.monaco-list-row', { hasText: 'Explain the layout of this repository' });
+  await row.waitFor({ timeout: 10_000 });
+  const seenAfter = Date.now() - started;
+  await workbench.screenshot('session-in-tree');
+  assert.ok(seenAfter < 2_000 + 500, `shown after ${seenAfter} ms`);
+  assert.match(await row.textContent() ?? '', /1 turn/);
+
+  const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rename', session.id, 'Renamed from the CLI'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  await page.locator('.monaco-list-row', { hasText: 'Renamed from the CLI' }).waitFor({ timeout: 2_500 });
+  await workbench.screenshot('renamed-by-cli');
 });

@@ -9,9 +9,22 @@ import type { SessionWriter } from '../../src/core/store/sessionWriter';
 export const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 export const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
 
-/** A fresh temp folder, removed by the caller's `cleanup`. */
+/** A fresh temp folder; the caller removes it. */
 export function tempDir(prefix = 'braid-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Fresh temp folders that are all removed when `cleanup` runs (pass it to `after`). */
+export function tempRoots(): { root: () => string; cleanup: () => void } {
+  const made: string[] = [];
+  return {
+    root: () => {
+      const r = tempDir();
+      made.push(r);
+      return r;
+    },
+    cleanup: () => made.forEach((r) => fs.rmSync(r, { recursive: true, force: true })),
+  };
 }
 
 export function openStore(root: string, options: { logger?: Logger; watch?: boolean; saveDelayMs?: number } = {}): Promise<SessionStore> {

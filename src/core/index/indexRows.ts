@@ -166,11 +166,16 @@ export function ftsQuery(text: string): string | undefined {
   return words.slice(0, 16).map((w) => `${w}*`).join(' ');
 }
 
+/**
+ * Sessions whose title or prompts match every word. CROSS JOIN makes SQLite take the full-text
+ * matches first and look each session up by rowid; left to itself it may walk sessions by time
+ * and probe the full-text table per row, which is slow when few sessions match.
+ */
 export function searchRows(db: Database, text: string, filter: ListFilter): SessionRow[] {
   const match = ftsQuery(text);
   if (!match) return [];
   const w = where(filter, 's.');
-  return queryAll<RawRow>(db, `SELECT ${COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')} FROM sessions_fts f JOIN sessions s ON s.seq = f.docid
+  return queryAll<RawRow>(db, `SELECT ${COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
     WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`, [match, ...w.params, filter.limit ?? 50]).map(toRow);
 }
 

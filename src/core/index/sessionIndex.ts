@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
 import { isSessionId } from '../ids';
@@ -458,21 +459,7 @@ function readGenerationOf(db: Database): number {
   return Number(value ?? 0);
 }
 
-function statMtime(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
-function statSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
 
 /** Every session folder under the store (or one workspace), skipping partials and stray files. */
 export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
@@ -484,12 +471,4 @@ export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): 
     }
   }
   return found;
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { safeReaddir } from '../fs/probe';
 import { listSessionFolders } from '../index/sessionIndex';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { WireLogWriter } from '../wire/wireLog';
@@ -115,12 +116,4 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     note(finding);
   }
   return report;
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

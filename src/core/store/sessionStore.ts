@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { safeReaddir } from '../fs/probe';
 import { fsyncDir } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
@@ -267,13 +268,5 @@ function trashedAt(dir: string): number {
     return fs.statSync(dir).mtimeMs;
   } catch {
     return 0;
-  }
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
   }
 }

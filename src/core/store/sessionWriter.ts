@@ -1,11 +1,11 @@
 import type { Message } from '@mariozechner/pi-ai';
-import fs from 'node:fs';
+import { statMtime } from '../fs/probe';
 import { newMessageId } from '../ids';
 import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import type { SessionState, SessionStatus } from './sessionState';
 import type { SessionStore } from './sessionStore';
-import { addUsage, autoTitle, messageText, previewOf, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
+import { addToTotals, addUsage, autoTitle, messageText, previewOf, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 
@@ -65,13 +65,7 @@ export class SessionWriter {
     const turn = this.requireOpen();
     const [record] = await this.log.append({ t: 'usage', turn, ...usage });
     addUsage(this.summary.usage, record as UsageRecord);
-    const totals = this.summary.state.usage;
-    totals.input += usage.input;
-    totals.output += usage.output;
-    totals.cacheRead += usage.cacheRead;
-    totals.cacheWrite += usage.cacheWrite;
-    totals.reasoning += usage.reasoning;
-    totals.cost += usage.cost;
+    addToTotals(this.summary.state.usage, usage);
     return record as UsageRecord;
   }
 
@@ -121,13 +115,5 @@ export class SessionWriter {
     const state = await this.store.update(this.id, change);
     this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime: statMtime(this.store.layout.stateFile(this.dir)) };
     this.store.index.apply(this.id, this.summary);
-  }
-}
-
-function statMtime(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
   }
 }

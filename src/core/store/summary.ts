@@ -5,20 +5,14 @@ import { isSessionId } from '../ids';
 import { HistoryBuilder } from '../wire/replay';
 import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
-import { readState, StateFileError, zeroUsage, type SessionState } from './sessionState';
+import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
 
 /** Usage of one session on one day (UTC) with one model. */
-export interface UsageBucket {
+export interface UsageBucket extends UsageTotals {
   day: string;
   provider: string;
   model: string;
   calls: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  reasoning: number;
-  cost: number;
 }
 
 /** Everything the index keeps about a session; derivable from its folder alone. */
@@ -59,6 +53,16 @@ export function dayOf(ts: number): string {
   return new Date(ts).toISOString().slice(0, 10);
 }
 
+/** Adds a usage record's tokens and cost to running totals. */
+export function addToTotals(totals: UsageTotals, u: Pick<UsageRecord, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning' | 'cost'>): void {
+  totals.input += u.input ?? 0;
+  totals.output += u.output ?? 0;
+  totals.cacheRead += u.cacheRead ?? 0;
+  totals.cacheWrite += u.cacheWrite ?? 0;
+  totals.reasoning += u.reasoning ?? 0;
+  totals.cost += u.cost ?? 0;
+}
+
 /** Adds one usage record to buckets. */
 export function addUsage(buckets: UsageBucket[], u: UsageRecord): void {
   const day = dayOf(u.ts);
@@ -68,12 +72,7 @@ export function addUsage(buckets: UsageBucket[], u: UsageRecord): void {
     buckets.push(b);
   }
   b.calls++;
-  b.input += u.input ?? 0;
-  b.output += u.output ?? 0;
-  b.cacheRead += u.cacheRead ?? 0;
-  b.cacheWrite += u.cacheWrite ?? 0;
-  b.reasoning += u.reasoning ?? 0;
-  b.cost += u.cost ?? 0;
+  addToTotals(b, u);
 }
 
 /** The result of reading a session folder: its summary, and what had to be tolerated or repaired. */
@@ -113,12 +112,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
   const totals = zeroUsage();
   for (const u of history.usage) {
     addUsage(usage, u);
-    totals.input += u.input ?? 0;
-    totals.output += u.output ?? 0;
-    totals.cacheRead += u.cacheRead ?? 0;
-    totals.cacheWrite += u.cacheWrite ?? 0;
-    totals.reasoning += u.reasoning ?? 0;
-    totals.cost += u.cost ?? 0;
+    addToTotals(totals, u);
   }
 
   let state: SessionState;

@@ -1,30 +1,57 @@
 import * as vscode from 'vscode';
+import type { SessionRow } from '../../core/index/indexRows';
+import type { SessionStore } from '../../core/store/sessionStore';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
 
-/** A row of the Sessions tree. */
-export interface SessionTreeItem {
-  readonly id: string;
-  readonly label: string;
+const STATUS_ICON: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
+
+/** "5 min ago" style times for the tree's descriptions. */
+export function relativeTime(ts: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ts) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
 }
 
 /**
- * The Sessions tree. Until the session store lands it has no rows, and the view shows its
- * welcome content (package.json `viewsWelcome`) pointing the user at the Chat view.
+ * The Sessions tree: this workspace's sessions from the index, newest first. It follows the
+ * index, so sessions another window or the CLI creates or changes show up without a refresh.
  */
-export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionTreeItem>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<SessionTreeItem | undefined>();
+export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionRow>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionRow | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly unsubscribe: () => void;
 
-  getTreeItem(element: SessionTreeItem): vscode.TreeItem {
-    const item = new vscode.TreeItem(element.label, vscode.TreeItemCollapsibleState.None);
-    item.id = element.id;
+  constructor(private readonly store: SessionStore | undefined, private readonly workspaceDir: string | undefined) {
+    this.unsubscribe = store ? store.index.onDidChange(() => this.refresh()) : () => undefined;
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(row: SessionRow): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', vscode.TreeItemCollapsibleState.None);
+    item.id = row.id;
+    item.description = `${relativeTime(row.updatedAt)} · ${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`;
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendText(`${row.title || row.firstPrompt}\n`);
+    tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.model ? ` · ${row.model.id}` : ''}\n\n`);
+    tooltip.appendText(`Tokens: ${row.usage.input} in, ${row.usage.output} out, ${row.usage.cacheRead} cached · cost ${row.usage.cost.toFixed(4)}`);
+    item.tooltip = tooltip;
+    item.iconPath = new vscode.ThemeIcon(STATUS_ICON[row.status] ?? 'comment-discussion');
+    item.contextValue = row.archived ? 'braid.session.archived' : 'braid.session';
     return item;
   }
 
-  getChildren(): SessionTreeItem[] {
-    return [];
+  getChildren(element?: SessionRow): SessionRow[] {
+    if (element || !this.store || !this.workspaceDir) return [];
+    return this.store.index.list({ workspaceKey: workspaceKey(this.workspaceDir), limit: 200 });
   }
 
   dispose(): void {
+    this.unsubscribe();
     this.changed.dispose();
   }
 }

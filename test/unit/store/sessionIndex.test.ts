@@ -7,15 +7,10 @@ import { loadSqlJs, readHeaderUserVersion } from '../../../src/core/index/sqlite
 import { StoreLayout } from '../../../src/core/store/layout';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { addTurn, openStore, recordingLogger, tempDir, wasmPath } from '../../support/store';
+import { addTurn, openStore, recordingLogger, tempRoots, wasmPath } from '../../support/store';
 
-const roots: string[] = [];
-after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
-function root(): string {
-  const r = tempDir();
-  roots.push(r);
-  return r;
-}
+const { root, cleanup } = tempRoots();
+after(cleanup);
 
 /** A store with a few sessions over two workspaces, one archived; returns what `list` should show. */
 async function populate(store: SessionStore): Promise<string[]> {

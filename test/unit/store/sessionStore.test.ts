@@ -4,15 +4,10 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { SessionNotFoundError, TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { addTurn, openStore, recordingLogger, tempDir } from '../../support/store';
+import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 
-const roots: string[] = [];
-after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
-function root(): string {
-  const r = tempDir();
-  roots.push(r);
-  return r;
-}
+const { root, cleanup } = tempRoots();
+after(cleanup);
 
 test('create lays out state.json and the main log under sessions/<workspaceKey>/<id>', async () => {
   const r = root();

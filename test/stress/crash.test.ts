@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { messageText } from '../../../src/core/store/summary';
-import { readState } from '../../../src/core/store/sessionState';
-import { replay } from '../../../src/core/wire/replay';
-import { readWireLog } from '../../../src/core/wire/wireReader';
-import { runDoctor } from '../../../src/core/store/doctor';
-import { openStore, repoRoot, tempDir, wasmPath } from '../../support/store';
+import { messageText } from '../../src/core/store/summary';
+import { readState } from '../../src/core/store/sessionState';
+import { replay } from '../../src/core/wire/replay';
+import { readWireLog } from '../../src/core/wire/wireReader';
+import { runDoctor } from '../../src/core/store/doctor';
+import { openStore, repoRoot, tempDir, wasmPath } from '../support/store';
 
 // A child appends turns in a loop and is killed with SIGKILL at random moments (in appends,
 // state writes and index saves). After every kill, each turn the child saw reach turn_end must

@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { runCli } from '../../../src/cli/run';
-import { SessionIndex, listSessionFolders } from '../../../src/core/index/sessionIndex';
-import { silentLogger } from '../../../src/core/logger';
-import { StoreLayout } from '../../../src/core/store/layout';
-import { readState } from '../../../src/core/store/sessionState';
-import { repoRoot, tempDir, wasmPath } from '../../support/store';
+import { runCli } from '../../src/cli/run';
+import { SessionIndex, listSessionFolders } from '../../src/core/index/sessionIndex';
+import { silentLogger } from '../../src/core/logger';
+import { StoreLayout } from '../../src/core/store/layout';
+import { readState } from '../../src/core/store/sessionState';
+import { repoRoot, tempDir, wasmPath } from '../support/store';
 
 // Three processes share one store for 20 s: creating, appending, renaming, archiving, restoring.
 // Afterwards the saved index, `braid list --all --json` and the folders on disk agree exactly.

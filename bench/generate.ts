@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { newMessageId, newSessionId } from '../src/core/ids';
+import { StoreLayout } from '../src/core/store/layout';
+import { writeState, zeroUsage, type SessionState } from '../src/core/store/sessionState';
+import { WireLogWriter } from '../src/core/wire/wireLog';
+import type { NewRecord } from '../src/core/wire/records';
+import { workspaceKey } from '../src/core/workspace/workspaceKey';
+
+const WORDS = 'parser index webview fork rewind session cache token stream compile build test deploy refactor schema query render layout widget config'.split(' ');
+
+function sentence(seed: number, words: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) out.push(WORDS[(seed * 31 + i * 17) % WORDS.length]!);
+  return out.join(' ');
+}
+
+/** The records of one turn: prompt, an assistant tool call, its (large) result, the answer, usage. */
+export function turnRecords(turn: number, seed: number, toolOutputBytes: number): NewRecord[] {
+  const ts = 1_700_000_000_000 + seed * 1000 + turn;
+  const callId = `call_${seed}_${turn}`;
+  const assistantBase = { role: 'assistant' as const, api: 'openai-completions', provider: 'bench', model: 'bench-model', stopReason: 'stop' as const, timestamp: ts,
+    usage: { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 1500, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.002 } } };
+  const toolText = `${sentence(seed + turn, 12)}\n`.repeat(Math.max(1, Math.floor(toolOutputBytes / 100)));
+  const answerId = newMessageId(ts);
+  return [
+    { t: 'turn_begin', turn, promptId: `p_${seed}_${turn}`, model: { provider: 'bench', id: 'bench-model', thinking: 'off' }, ts },
+    { t: 'message', turn, id: newMessageId(ts), message: { role: 'user', content: `Please ${sentence(seed + turn, 8)} in module ${seed % 97}`, timestamp: ts }, ts },
+    { t: 'message', turn, id: newMessageId(ts), message: { ...assistantBase, content: [{ type: 'toolCall', id: callId, name: 'read_file', arguments: { path: `src/mod${turn}.ts` } }], stopReason: 'toolUse' }, ts },
+    { t: 'tool', turn, toolCallId: callId, name: 'read_file', phase: 'end', isError: false, ts },
+    { t: 'message', turn, id: newMessageId(ts), message: { role: 'toolResult', toolCallId: callId, toolName: 'read_file', content: [{ type: 'text', text: toolText }], isError: false, timestamp: ts }, ts },
+    { t: 'message', turn, id: answerId, message: { ...assistantBase, content: [{ type: 'text', text: `Done: ${sentence(seed * 7 + turn, 20)}.` }] }, ts },
+    { t: 'usage', turn, messageId: answerId, provider: 'bench', model: 'bench-model', input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, reasoning: 0, cost: 0.002, latencyMs: 900, stopReason: 'stop', ts },
+    { t: 'turn_end', turn, outcome: 'completed', ts },
+  ];
+}
+
+/**
+ * Writes `count` sessions over `workspaces` workspaces in the store's real formats (state.json
+ * through writeState, log lines through WireLogWriter.serialize), each with `turns` small turns.
+ */
+export function generateSessions(root: string, count: number, workspaces: number, turns: number): string[] {
+  const layout = new StoreLayout(root);
+  const dirs: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const workspaceDir = `/bench/workspace-${i % workspaces}`;
+    const key = workspaceKey(workspaceDir);
+    const created = 1_700_000_000_000 + i * 60_000;
+    const id = newSessionId(created);
+    const dir = layout.sessionDir(key, id);
+    const lines = [WireLogWriter.serialize({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir, ts: created }).line];
+    for (let t = 1; t <= turns; t++) for (const r of turnRecords(t, i, 300)) lines.push(WireLogWriter.serialize(r).line);
+    fs.mkdirSync(path.join(dir, 'agents', 'main'), { recursive: true });
+    fs.writeFileSync(layout.agentLog(dir), lines.join(''));
+    const state: SessionState = {
+      v: 1, id, title: `Session ${i}: ${sentence(i, 4)}`, titleSource: 'auto', workspaceDir, workspaceKey: key, createdAt: created,
+      updatedAt: created + turns * 1000, status: 'idle', error: null, kind: 'conversation', visibility: 'visible', archived: i % 20 === 0,
+      forkedFrom: null, agents: [{ id: 'main', parentId: null, title: 'main' }], model: { provider: 'bench', id: 'bench-model', thinking: 'off' },
+      queue: [], paused: null, turnCount: turns, usage: { ...zeroUsage(), input: 1200 * turns, output: 300 * turns, cacheRead: 800 * turns, cost: 0.002 * turns },
+    };
+    writeState(layout.stateFile(dir), state);
+    dirs.push(dir);
+  }
+  return dirs;
+}
+
+/** Writes one session whose main log grows to about `bytes`, with realistic tool outputs. */
+export function generateLargeLog(file: string, bytes: number): { records: number; bytes: number } {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fd = fs.openSync(file, 'w');
+  let written = 0;
+  let records = 0;
+  try {
+    const head = WireLogWriter.serialize({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main' }).line;
+    written += fs.writeSync(fd, head);
+    for (let turn = 1; written < bytes; turn++) {
+      const batch = turnRecords(turn, turn, 2_000 + (turn * 7919) % 12_000).map((r) => WireLogWriter.serialize(r).line).join('');
+      written += fs.writeSync(fd, batch);
+      records += 8;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { records, bytes: written };
+}

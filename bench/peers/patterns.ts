@@ -1,0 +1,63 @@
+// The storage patterns of peer tools, written honestly so Braid is measured against them on the
+// same data: the best plain implementation of each pattern, not a strawman.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * (a) A resume picker that lists sessions by reading every session's log to get its title and
+ * time, then sorts and filters by workspace (as pickers that scan rollout or JSONL files do).
+ */
+export function listByReadingEveryLog(sessionsDir: string, workspaceDir: string, limit: number): Array<{ id: string; title: string; ts: number }> {
+  const found: Array<{ id: string; title: string; ts: number; workspaceDir: string }> = [];
+  for (const key of fs.readdirSync(sessionsDir)) {
+    for (const id of fs.readdirSync(path.join(sessionsDir, key))) {
+      const log = path.join(sessionsDir, key, id, 'agents', 'main', 'wire.jsonl');
+      let text: string;
+      try {
+        text = fs.readFileSync(log, 'utf8');
+      } catch {
+        continue;
+      }
+      let title = '';
+      let ts = 0;
+      let dir = '';
+      for (const line of text.split('\n')) {
+        if (!line) continue;
+        const r = JSON.parse(line) as { t: string; ts: number; workspaceDir?: string; message?: { role: string; content: unknown } };
+        if (r.t === 'agent') dir = r.workspaceDir ?? '';
+        if (!title && r.t === 'message' && r.message?.role === 'user' && typeof r.message.content === 'string') title = r.message.content.slice(0, 50);
+        ts = Math.max(ts, r.ts);
+      }
+      found.push({ id, title, ts, workspaceDir: dir });
+    }
+  }
+  return found.filter((s) => s.workspaceDir === workspaceDir).sort((a, b) => b.ts - a.ts).slice(0, limit);
+}
+
+/** (c) Opening a session by reading and parsing its whole log, then taking the last messages. */
+export function openByParsingWholeLog(file: string, limit: number): unknown[] {
+  const records = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string });
+  return records.filter((r) => r.t === 'message').slice(-limit);
+}
+
+/** (e) The physical floor of replay: read the file in chunks and JSON.parse every line. */
+export function parseEveryLine(file: string): number {
+  const fd = fs.openSync(file, 'r');
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let carry = '';
+  let count = 0;
+  try {
+    for (let read; (read = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0;) {
+      const text = carry + buffer.toString('utf8', 0, read);
+      const lines = text.split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) if (line) {
+        JSON.parse(line);
+        count++;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return count;
+}

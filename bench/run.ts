@@ -1,0 +1,152 @@
+// Braid's store benchmarks: `npm run bench` (10k sessions, a 100 MB log) or `npm run bench -- --quick`
+// (1k sessions, a 10 MB log). Prints a markdown table with medians and writes bench/RESULTS.md.
+// Peers' patterns run on the same data in the same run: listing by reading every log, and
+// opening or replaying a log by parsing all of it.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SessionIndex } from '../src/core/index/sessionIndex';
+import { silentLogger } from '../src/core/logger';
+import { StoreLayout } from '../src/core/store/layout';
+import { readNewestPage } from '../src/core/wire/newestPage';
+import { HistoryBuilder } from '../src/core/wire/replay';
+import { scanWireLog } from '../src/core/wire/wireReader';
+import { workspaceKey } from '../src/core/workspace/workspaceKey';
+import { generateLargeLog, generateSessions } from './generate';
+import { listByReadingEveryLog, openByParsingWholeLog, parseEveryLine } from './peers/patterns';
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
+const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function time<T>(fn: () => T): { ms: number; value: T } {
+  const start = process.hrtime.bigint();
+  const value = fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+async function timeAsync<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+function runs<T>(n: number, fn: () => T): number {
+  return median(Array.from({ length: n }, () => time(fn).ms));
+}
+
+/** Child mode: a cold index load (wasm init included) in a fresh process. */
+async function childIndexLoad(root: string): Promise<void> {
+  const { ms, value } = await timeAsync(() => SessionIndex.open({ layout: new StoreLayout(root), wasmPath, logger: silentLogger }));
+  const count = value.count({});
+  await value.close();
+  process.stdout.write(JSON.stringify({ ms, value: count, maxRssMb: process.resourceUsage().maxRSS / 1024, baseRssMb: 0 }));
+}
+
+/** Child mode: one measurement in a fresh process, so peak memory (maxRSS) is its own. */
+function child(kind: string, file: string): void {
+  const before = process.memoryUsage().rss;
+  const { ms, value } = time(() => {
+    if (kind === 'page') return readNewestPage(file, 80).messages.length;
+    if (kind === 'index-cold') throw new Error('async');
+    if (kind === 'open-peer') return openByParsingWholeLog(file, 80).length;
+    if (kind === 'replay') {
+      const b = new HistoryBuilder();
+      scanWireLog(file, (r) => b.add(r));
+      return b.build().messages.length;
+    }
+    return parseEveryLine(file);
+  });
+  process.stdout.write(JSON.stringify({ ms, value, maxRssMb: process.resourceUsage().maxRSS / 1024, baseRssMb: before / 1024 / 1024 }));
+}
+
+function inChild(kind: string, file: string, repeat: number): { ms: number; maxRssMb: number; baseRssMb: number } {
+  const results = Array.from({ length: repeat }, () => {
+    const r = spawnSync(process.execPath, [__filename, '--child', kind, file], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return JSON.parse(r.stdout) as { ms: number; maxRssMb: number; baseRssMb: number };
+  });
+  return { ms: median(results.map((r) => r.ms)), maxRssMb: median(results.map((r) => r.maxRssMb)), baseRssMb: median(results.map((r) => r.baseRssMb)) };
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--child') return argv[1] === 'index-cold' ? childIndexLoad(argv[2]!) : child(argv[1]!, argv[2]!);
+  const quick = argv.includes('--quick');
+  const sessions = quick ? 1_000 : 10_000;
+  const logBytes = quick ? 10 * 1024 * 1024 : 100 * 1024 * 1024;
+  const repeat = quick ? 3 : 5;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-'));
+  const rows: string[][] = [];
+  const add = (what: string, braid: string, peer = '', ratio = '') => {
+    rows.push([what, braid, peer, ratio]);
+    console.log(`${what}: ${braid}${peer ? ` | peer ${peer} | ${ratio}` : ''}`);
+  };
+  try {
+    console.log(`generating ${sessions} sessions over 50 workspaces...`);
+    const gen = time(() => generateSessions(root, sessions, 50, 2));
+    console.log(`  ${gen.ms.toFixed(0)} ms`);
+    const layout = new StoreLayout(root);
+
+    const rebuild = await timeAsync(async () => {
+      const index = await SessionIndex.open({ layout, wasmPath, logger: silentLogger });
+      await index.close();
+    });
+    add(`index rebuild from disk (${sessions} sessions)`, `${rebuild.ms.toFixed(0)} ms`);
+    const indexBytes = fs.statSync(layout.indexFile).size;
+
+    const loads: number[] = [];
+    let index!: SessionIndex;
+    for (let i = 0; i < repeat; i++) {
+      if (index) await index.close();
+      const t = await timeAsync(() => SessionIndex.open({ layout, wasmPath, logger: silentLogger }));
+      loads.push(t.ms);
+      index = t.value;
+    }
+    const cold = inChild('index-cold', root, repeat);
+    add(`index load (${(indexBytes / 1024 / 1024).toFixed(1)} MB index.sqlite)`, `${median(loads).toFixed(1)} ms warm, ${cold.ms.toFixed(0)} ms cold (wasm init), peak RSS ${cold.maxRssMb.toFixed(0)} MB`);
+
+    const key = workspaceKey('/bench/workspace-7');
+    const page = runs(50, () => index.list({ workspaceKey: key, limit: 50 }));
+    const peerList = runs(repeat, () => listByReadingEveryLog(layout.sessionsDir, '/bench/workspace-7', 50));
+    add('first page (50) of one workspace', `${page.toFixed(2)} ms`, `${peerList.toFixed(0)} ms (a: read every log)`, `${(peerList / page).toFixed(0)}x faster`);
+    const search = runs(50, () => index.search('compile widget', { limit: 50 }));
+    add('search, words in most sessions (all workspaces)', `${search.toFixed(2)} ms`);
+    const rare = runs(50, () => index.search('module 42', { limit: 50 }));
+    add('search, words in ~1% of sessions (all workspaces)', `${rare.toFixed(2)} ms`);
+    const scoped = runs(50, () => index.search('compile widget', { workspaceKey: key, limit: 50 }));
+    add('search, words in most sessions (one workspace)', `${scoped.toFixed(2)} ms`);
+    await index.close();
+
+    const big = path.join(root, 'big', 'wire.jsonl');
+    const generated = generateLargeLog(big, logBytes);
+    const mb = generated.bytes / 1024 / 1024;
+    console.log(`large log: ${mb.toFixed(0)} MB, ${generated.records} records`);
+    const pageRun = inChild('page', big, repeat);
+    const openPeer = inChild('open-peer', big, repeat);
+    add(`open newest page (80) of a ${mb.toFixed(0)} MB log`, `${pageRun.ms.toFixed(1)} ms, peak RSS ${pageRun.maxRssMb.toFixed(0)} MB`,
+      `${openPeer.ms.toFixed(0)} ms, peak RSS ${openPeer.maxRssMb.toFixed(0)} MB (c: parse whole log)`, `${(openPeer.ms / pageRun.ms).toFixed(0)}x faster`);
+    const replayRun = inChild('replay', big, repeat);
+    const floor = inChild('floor', big, repeat);
+    add(`full replay of the ${mb.toFixed(0)} MB log`, `${replayRun.ms.toFixed(0)} ms (${(mb / (replayRun.ms / 1000)).toFixed(0)} MB/s)`,
+      `${floor.ms.toFixed(0)} ms (e: JSON.parse of every line)`, `${(replayRun.ms / floor.ms).toFixed(2)}x the floor`);
+    console.log(`(process baseline RSS ${pageRun.baseRssMb.toFixed(0)} MB)`);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const table = ['| measure | Braid | peer pattern | ratio |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Medians of ${repeat} runs (50 for index queries).\n\n${table}\n`;
+  console.log(`\n${text}`);
+  fs.writeFileSync(path.join(repoRoot, 'bench', 'RESULTS.md'), text);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
