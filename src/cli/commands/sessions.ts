@@ -1,5 +1,5 @@
 import type { SessionStore } from '../../core/store/sessionStore';
-import { messageText } from '../../core/store/summary';
+import { promptText } from '../../core/store/summary';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
@@ -43,7 +43,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const state = store.get(id!);
     const history = store.history(id!);
     if (args.options.has('json')) {
-      ctx.out(`${JSON.stringify({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: messageText(m.message) })) }, null, 2)}\n`);
+      ctx.out(`${JSON.stringify({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, null, 2)}\n`);
       return 0;
     }
     const lines = [
@@ -53,7 +53,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       '',
     ];
     for (const m of history.messages) {
-      const text = messageText(m.message).trim();
+      const text = promptText(m.message).trim();
       if (m.message.role === 'toolResult') lines.push(`  [${m.message.toolName} result] ${text.slice(0, 200)}`);
       else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
     }

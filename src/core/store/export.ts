@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import type { SessionState } from './sessionState';
+import { promptText } from './summary';
 
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
@@ -22,8 +23,9 @@ export function exportMarkdown(state: SessionState, history: History): string {
       out.push('', `## Turn ${t}`);
     }
     if (message.role === 'user') {
-      const text = typeof message.content === 'string' ? message.content : message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n');
-      out.push('', '### User', '', text);
+      out.push('', '### User', '', promptText(message));
+      const added = typeof message.content === 'string' ? [] : message.content.slice(0, -1).filter((b) => b.type === 'text');
+      if (added.length) out.push('', '<details><summary>Context Braid added</summary>', '', ...added.map((b) => fence(b.type === 'text' ? b.text : '')), '', '</details>');
     } else if (message.role === 'assistant') {
       out.push('', '### Assistant');
       for (const block of message.content) {

@@ -5,7 +5,7 @@ import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome,
 import { WireLogWriter } from '../wire/wireLog';
 import type { SessionState, SessionStatus } from './sessionState';
 import type { SessionStore } from './sessionStore';
-import { addToTotals, addUsage, autoTitle, messageText, previewOf, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
+import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 
@@ -60,6 +60,16 @@ export class SessionWriter {
     return record as MessageRecord;
   }
 
+  /**
+   * Appends a message to the last turn without opening one: the tool results that close calls a
+   * crash left open. Nothing to do before the first turn.
+   */
+  async appendToLastTurn(message: Message): Promise<void> {
+    if (this.turn === 0) return;
+    await this.log.append({ t: 'message', turn: this.turn, id: newMessageId(), message }, { durable: true });
+    this.noteMessage(message);
+  }
+
   /** Appends a usage record for an assistant message of the open turn. */
   async appendUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<UsageRecord> {
     const turn = this.requireOpen();
@@ -102,7 +112,7 @@ export class SessionWriter {
   private noteMessage(message: Message): void {
     const s = this.summary;
     s.messageCount++;
-    const text = messageText(message);
+    const text = message.role === 'user' ? promptText(message) : messageText(message);
     if (message.role === 'user') {
       if (!s.firstPrompt) s.firstPrompt = previewOf(text);
       if (s.prompts.length < MAX_SEARCH_TEXT) s.prompts = (s.prompts ? `${s.prompts}\n${text}` : text).slice(0, MAX_SEARCH_TEXT);

@@ -39,6 +39,16 @@ export function messageText(message: Message): string {
   return parts.join('\n');
 }
 
+/**
+ * What the user typed in a user message: its last text block (earlier blocks are reminders
+ * Braid added, DESIGN.md 2), or the whole text of any other message.
+ */
+export function promptText(message: Message): string {
+  if (message.role !== 'user' || typeof message.content === 'string') return messageText(message);
+  const texts = message.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text');
+  return texts.at(-1)?.text ?? '';
+}
+
 /** A session's automatic title: the first 50 code points of the first user text, whitespace collapsed. */
 export function autoTitle(text: string): string {
   return Array.from(text.replace(/\s+/g, ' ').trim()).slice(0, 50).join('');
@@ -102,7 +112,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
   const history = builder.build();
   for (const m of history.messages) {
     if (m.message.role !== 'user' || promptChars >= MAX_SEARCH_TEXT) continue;
-    const text = messageText(m.message);
+    const text = promptText(m.message);
     prompts.push(text);
     promptChars += text.length + 1;
   }
@@ -126,7 +136,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
     stateProblem = err.message;
     const id = path.basename(dir);
     if (!isSessionId(id)) throw new StateFileError(`${dir} is not a session folder`);
-    const firstText = firstUser ? messageText(firstUser.message) : '';
+    const firstText = firstUser ? promptText(firstUser.message) : '';
     const created = history.agent?.ts ?? lastTs;
     const lastBegin = history.turnBegins.at(-1);
     state = {
@@ -154,7 +164,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
   }
   const summary: SessionSummary = {
     state,
-    firstPrompt: firstUser ? previewOf(messageText(firstUser.message)) : '',
+    firstPrompt: firstUser ? previewOf(promptText(firstUser.message)) : '',
     lastPreview: lastAssistant ? previewOf(messageText(lastAssistant.message)) : '',
     messageCount: history.messages.length,
     prompts: prompts.join('\n').slice(0, MAX_SEARCH_TEXT),

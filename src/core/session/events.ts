@@ -1,0 +1,28 @@
+import type { MessageRecord, TurnOutcome } from '../wire/records';
+import type { SessionStatus, UsageTotals } from '../store/sessionState';
+
+/** The states of a prompt (DESIGN.md 3). */
+export type PromptState = 'pending' | 'running' | 'steered' | 'completed' | 'failed' | 'cancelled' | 'blocked';
+
+/** A prompt the user submitted, as the UI shows it. */
+export interface PromptInfo {
+  readonly promptId: string;
+  readonly text: string;
+  readonly messageKey: string;
+  readonly state: PromptState;
+  /** Why it was blocked or failed. */
+  readonly reason?: string;
+}
+
+/** What a Session tells its UI, in order. Live output; the log is the record. */
+export type SessionEvent =
+  | { readonly type: 'prompt'; readonly prompt: PromptInfo }
+  | { readonly type: 'turn-start'; readonly turn: number; readonly promptId: string }
+  | { readonly type: 'text-delta'; readonly turn: number; readonly delta: string }
+  | { readonly type: 'thinking-delta'; readonly turn: number; readonly delta: string }
+  | { readonly type: 'tool-start'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly args: unknown }
+  | { readonly type: 'tool-end'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly isError: boolean; readonly text: string }
+  | { readonly type: 'message'; readonly record: MessageRecord }
+  | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }
+  | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
+  | { readonly type: 'idle' };

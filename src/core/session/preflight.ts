@@ -1,0 +1,92 @@
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TextContent, UserMessage } from '@mariozechner/pi-ai';
+
+/** What the UserPromptSubmit hook decided. */
+export type HookResult = { readonly blocked: true; readonly reason: string } | { readonly blocked: false; readonly context: string };
+
+/**
+ * Runs the user's UserPromptSubmit hook: a shell command that gets `{prompt, sessionId, cwd}` as
+ * JSON on stdin. Exit code 2 blocks the prompt (stderr is the reason); with exit 0, stdout is
+ * extra context for the model. Other failures are reported but do not block.
+ */
+export function runPromptHook(command: string, input: { prompt: string; sessionId: string; cwd: string }, timeoutMs = 30_000): Promise<HookResult & { warning?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', command], { cwd: input.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook could not start: ${err.message}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 2) resolve({ blocked: true, reason: stderr.trim() || 'blocked by the UserPromptSubmit hook' });
+      else if (code === 0) resolve({ blocked: false, context: stdout.trim() });
+      else resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook exited with ${code}: ${stderr.trim().slice(0, 200)}` });
+    });
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+/** Instruction files read into every turn, in this order. */
+export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
+
+/** The workspace's instruction files as reminders. */
+export function instructionReminders(workspaceDir: string): string[] {
+  const out: string[] = [];
+  for (const name of INSTRUCTION_FILES) {
+    try {
+      const text = fs.readFileSync(path.join(workspaceDir, name), 'utf8').trim();
+      if (text) out.push(`Instructions from ${name} in the workspace:\n${text.slice(0, 20_000)}`);
+    } catch {
+      // absent
+    }
+  }
+  return out;
+}
+
+function git(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 256 * 1024 }, (err, stdout) => resolve(err ? undefined : stdout.trim()));
+  });
+}
+
+/** Git context: origin, branch, short status (at most 20 files), last 3 commits; nothing outside a repository. */
+export async function gitContext(workspaceDir: string, timeoutMs = 5_000): Promise<string | undefined> {
+  const inside = await git(['rev-parse', '--is-inside-work-tree'], workspaceDir, timeoutMs);
+  if (inside !== 'true') return undefined;
+  const [origin, branch, status, log] = await Promise.all([
+    git(['remote', 'get-url', 'origin'], workspaceDir, timeoutMs),
+    git(['branch', '--show-current'], workspaceDir, timeoutMs),
+    git(['status', '--short'], workspaceDir, timeoutMs),
+    git(['log', '-3', '--oneline', '--no-decorate'], workspaceDir, timeoutMs),
+  ]);
+  const statusLines = (status ?? '').split('\n').filter(Boolean);
+  const shown = statusLines.slice(0, 20).join('\n') + (statusLines.length > 20 ? `\n(${statusLines.length - 20} more files)` : '');
+  return [
+    'Git context of the workspace:',
+    `origin: ${origin || '(none)'}`,
+    `branch: ${branch || '(detached)'}`,
+    `status:\n${shown || '(clean)'}`,
+    `recent commits:\n${log || '(none)'}`,
+  ].join('\n');
+}
+
+/** The user message: one-shot reminders first, then static reminders, the user's text always last. */
+export function buildUserMessage(text: string, oneShot: readonly string[], staticReminders: readonly string[], now = Date.now()): UserMessage {
+  const blocks: TextContent[] = [...oneShot, ...staticReminders].map((r) => ({ type: 'text', text: `<system-reminder>\n${r}\n</system-reminder>` }));
+  blocks.push({ type: 'text', text });
+  return { role: 'user', content: blocks, timestamp: now };
+}
+
+/** The user's own text of a message built by {@link buildUserMessage} (the last text block). */
+export function userTextOf(message: UserMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  const texts = message.content.filter((b): b is TextContent => b.type === 'text');
+  return texts.at(-1)?.text ?? '';
+}

@@ -1,0 +1,399 @@
+import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
+import type { Api, AssistantMessage, Message, Model, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
+import { EventEmitter } from 'node:events';
+import { newMessageId, userMessageId } from '../ids';
+import type { Logger } from '../logger';
+import type { QueuedPrompt, SessionState } from '../store/sessionState';
+import type { SessionStore } from '../store/sessionStore';
+import type { SessionWriter } from '../store/sessionWriter';
+import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
+import { BlobStore, Checkpoints } from '../tools/checkpoints';
+import type { ToolContext } from '../tools/context';
+import { workspaceTools } from '../tools';
+import { WorkspaceFs } from '../tools/workspaceFs';
+import type { ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { PromptInfo, PromptState, SessionEvent } from './events';
+import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
+import { closeOpenToolCalls } from './toolCalls';
+
+/** Everything a Session needs from its host (the extension or the CLI). */
+export interface SessionOptions {
+  readonly store: SessionStore;
+  readonly workspaceDirs: readonly string[];
+  /** The model for the next turn; read at each turn's start (a switch mid-turn applies next turn). */
+  readonly model: () => { model: Model<Api>; thinking: string };
+  readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** A stream function other than pi-ai's (the vscode.lm adapter). */
+  readonly streamFn?: StreamFn;
+  readonly systemPrompt: string;
+  readonly approvals: ApprovalUi;
+  readonly approvalPolicy?: ApprovalPolicy;
+  readonly trusted: boolean;
+  readonly logger: Logger;
+  /** The UserPromptSubmit hook command, if the user configured one. */
+  readonly promptHook?: string;
+  /** Read git context into each turn (off in tests that need no git). */
+  readonly gitContext?: boolean;
+}
+
+export interface SubmitOptions {
+  /** While a turn runs, inject the prompt into it instead of queueing it. */
+  readonly steerIfActive?: boolean;
+  /** The client's key for this prompt; a resend with the same key is a no-op. */
+  readonly messageKey?: string;
+}
+
+interface ActiveTurn {
+  readonly turn: number;
+  readonly prompt: Prompt;
+  assistantStartedAt: number;
+}
+
+interface Prompt {
+  promptId: string;
+  text: string;
+  messageKey: string;
+  state: PromptState;
+  reason?: string;
+}
+
+/**
+ * The seam between the kernel and the product (DESIGN.md 2 and 3). One Session per open session:
+ * it owns the kernel's Agent, subscribes to its events and does every side effect there: the
+ * wire log, usage records, naming, the prompt queue, and the events the UI shows.
+ */
+export class Session {
+  private readonly agent: Agent;
+  private readonly events = new EventEmitter();
+  private readonly userIds = new WeakMap<object, string>();
+  private readonly queue: Prompt[] = [];
+  private readonly checkpoints: Checkpoints;
+  private active: ActiveTurn | undefined;
+  private paused: { reason: string } | null;
+  private closed = false;
+  private idle: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly options: SessionOptions,
+    private readonly writer: SessionWriter,
+    private state: SessionState,
+    history: Message[],
+    /** Ids of the user messages in the log: a resend with a known message key is a no-op. */
+    private readonly userMessageIds: Set<string>,
+  ) {
+    this.paused = state.paused;
+    for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
+    const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
+    this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
+    const tools: ToolContext = {
+      workspace: new WorkspaceFs(options.workspaceDirs),
+      trusted: options.trusted,
+      approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
+      checkpoints: this.checkpoints,
+      logger: options.logger,
+    };
+    const { model } = options.model();
+    this.agent = new Agent({
+      initialState: { model, systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools: workspaceTools(tools), messages: history },
+      getApiKey: (provider) => options.apiKey(provider),
+      ...(options.streamFn ? { streamFn: options.streamFn } : {}),
+    });
+    this.agent.subscribe((event) => this.onKernelEvent(event));
+  }
+
+  /** Opens a session (a new one without `sessionId`) for prompting. */
+  static async open(options: SessionOptions, sessionId?: string): Promise<Session> {
+    const store = options.store;
+    const state = sessionId ? await store.open(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
+    const writer = await store.openWriter(state.id);
+    // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
+    if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running.');
+    const records = store.history(state.id).messages;
+    const history = records.map((m) => m.message);
+    const userIds = new Set(records.filter((r) => r.message.role === 'user').map((r) => r.id));
+    // Tool calls a crash left without results get them, in the log too, so the history is valid.
+    const closing = closeOpenToolCalls(history, 'This tool call did not finish before Braid stopped; its result is unknown.');
+    for (const m of closing) await writer.appendToLastTurn(m);
+    history.push(...closing);
+    let current = store.get(state.id);
+    // Queued prompts that survived a close come back paused, never run on their own.
+    if (current.queue.length > 0 && !current.paused) current = await store.update(state.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
+    return new Session(options, writer, current, history, userIds);
+  }
+
+  get id(): string {
+    return this.state.id;
+  }
+
+  get title(): string {
+    return this.state.title;
+  }
+
+  get isRunning(): boolean {
+    return this.active !== undefined;
+  }
+
+  get isPaused(): boolean {
+    return this.paused !== null;
+  }
+
+  /** Prompts waiting, in order. */
+  get queued(): PromptInfo[] {
+    return this.queue.map((p) => this.info(p));
+  }
+
+  /** The effective conversation so far (the kernel's messages). */
+  get messages(): AgentMessage[] {
+    return this.agent.state.messages;
+  }
+
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  /** Resolves when no turn runs and nothing runnable is queued. */
+  waitForIdle(): Promise<void> {
+    return this.idle;
+  }
+
+  /**
+   * Submits a prompt: runs now when idle; while busy, queues it (`pending`) or, with
+   * `steerIfActive`, injects it into the running turn (`steered`). A prompt whose message key was
+   * seen before is a no-op and returns the earlier prompt's state.
+   */
+  async submit(text: string, options: SubmitOptions = {}): Promise<PromptInfo> {
+    if (this.closed) throw new Error('This session is closed.');
+    const messageKey = options.messageKey ?? newMessageId();
+    const messageId = userMessageId(this.id, messageKey);
+    const known = this.queue.find((p) => p.messageKey === messageKey) ?? (this.active?.prompt.messageKey === messageKey ? this.active.prompt : undefined);
+    if (known) return this.info(known);
+    if (this.userMessageIds.has(messageId)) {
+      return { promptId: messageId, text, messageKey, state: 'completed' };
+    }
+    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, state: 'pending' };
+    if (this.active && options.steerIfActive) {
+      const message = buildUserMessage(text, [], []);
+      this.userIds.set(message, messageId);
+      this.agent.steer(message);
+      prompt.state = 'steered';
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return this.info(prompt);
+    }
+    this.queue.push(prompt);
+    await this.saveQueue();
+    this.emit({ type: 'prompt', prompt: this.info(prompt) });
+    if (!this.active && !this.paused) this.pump();
+    return this.info(prompt);
+  }
+
+  /** Cancels a prompt: a queued one is removed; the running one is aborted and its turn ends `cancelled`. */
+  async cancel(promptId?: string): Promise<void> {
+    if (this.active && (!promptId || this.active.prompt.promptId === promptId)) {
+      this.agent.abort();
+      return;
+    }
+    const index = this.queue.findIndex((p) => p.promptId === promptId);
+    if (index < 0) return;
+    const [prompt] = this.queue.splice(index, 1);
+    prompt!.state = 'cancelled';
+    await this.saveQueue();
+    this.emit({ type: 'prompt', prompt: this.info(prompt!) });
+  }
+
+  /** Runs a queued prompt now by injecting it into the running turn. */
+  async steer(promptId: string): Promise<void> {
+    const index = this.queue.findIndex((p) => p.promptId === promptId);
+    if (index < 0 || !this.active) return;
+    const [prompt] = this.queue.splice(index, 1);
+    const message = buildUserMessage(prompt!.text, [], []);
+    this.userIds.set(message, userMessageId(this.id, prompt!.messageKey));
+    this.agent.steer(message);
+    prompt!.state = 'steered';
+    await this.saveQueue();
+    this.emit({ type: 'prompt', prompt: this.info(prompt!) });
+  }
+
+  /** Unpauses the queue (after a crash or close) and starts the next prompt. */
+  async resume(): Promise<void> {
+    this.paused = null;
+    await this.saveQueue();
+    if (!this.active) this.pump();
+  }
+
+  /** Stops the running turn and closes the log; queued prompts stay in state.json, paused. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.active) this.agent.abort();
+    await this.idle.catch(() => undefined);
+    if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
+    await this.writer.close();
+    this.events.removeAllListeners();
+  }
+
+  private info(p: Prompt): PromptInfo {
+    return { promptId: p.promptId, text: p.text, messageKey: p.messageKey, state: p.state, ...(p.reason ? { reason: p.reason } : {}) };
+  }
+
+  private emit(event: SessionEvent): void {
+    if (!this.closed || event.type === 'idle') this.events.emit('event', event);
+  }
+
+  private async saveQueue(): Promise<void> {
+    const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
+    this.state = await this.options.store.update(this.id, (s) => ({ ...s, queue, paused: this.paused }));
+  }
+
+  /** Starts the next queued prompt; `idle` resolves when the queue has run dry. */
+  private pump(): void {
+    this.idle = (async () => {
+      while (!this.closed && !this.paused && this.queue.length > 0) {
+        const prompt = this.queue.shift()!;
+        await this.saveQueue();
+        await this.runTurn(prompt);
+      }
+      this.emit({ type: 'idle' });
+    })().catch((err: unknown) => {
+      this.options.logger.error(`session ${this.id}: ${(err as Error).stack ?? err}`);
+      this.emit({ type: 'idle' });
+    });
+  }
+
+  /** One turn: preflight in DESIGN.md 2's order, the run, then the end-of-run order. */
+  private async runTurn(prompt: Prompt): Promise<void> {
+    const cwd = this.options.workspaceDirs[0]!;
+    // 1. The UserPromptSubmit hook may block (nothing persisted) or add context.
+    const oneShot: string[] = [];
+    if (this.options.promptHook) {
+      const hook = await runPromptHook(this.options.promptHook, { prompt: prompt.text, sessionId: this.id, cwd });
+      if ('warning' in hook && hook.warning) this.options.logger.warn(hook.warning);
+      if (hook.blocked) {
+        prompt.state = 'blocked';
+        prompt.reason = hook.reason;
+        this.emit({ type: 'prompt', prompt: this.info(prompt) });
+        return;
+      }
+      // 3. Hook context becomes a one-shot reminder.
+      if (hook.context) oneShot.push(hook.context);
+    }
+    // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
+    const { model, thinking } = this.options.model();
+    this.agent.state.model = model;
+    this.agent.state.systemPrompt = this.options.systemPrompt;
+    const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
+    const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
+    this.checkpoints.beginTurn(turn);
+    prompt.state = 'running';
+    this.active = { turn, prompt, assistantStartedAt: Date.now() };
+    this.emit({ type: 'prompt', prompt: this.info(prompt) });
+    this.emit({ type: 'turn-start', turn, promptId: prompt.promptId });
+    this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
+    // 4. The user message: one-shot reminders, static reminders, the user's text last.
+    const reminders = instructionReminders(cwd);
+    if (this.options.gitContext !== false) {
+      const git = await gitContext(cwd);
+      if (git) reminders.push(git);
+    }
+    const message = buildUserMessage(prompt.text, oneShot, reminders);
+    this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
+    // 5. The run.
+    let runError: string | undefined;
+    try {
+      await this.agent.prompt(message);
+    } catch (err) {
+      runError = err instanceof Error ? err.message : String(err);
+    }
+    await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next prompt. */
+  private async finishTurn(turn: number, prompt: Prompt, runError: string | undefined): Promise<void> {
+    const messages = this.agent.state.messages as Message[];
+    const closing = closeOpenToolCalls(messages, 'This tool call was stopped before it finished; its result is unknown.');
+    for (const m of closing) {
+      messages.push(m);
+      await this.writer.appendMessage(m);
+    }
+    const last = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
+    let outcome: TurnOutcome = 'completed';
+    let error = runError;
+    if (runError) outcome = 'failed';
+    else if (last?.stopReason === 'aborted') outcome = 'cancelled';
+    else if (last?.stopReason === 'error') {
+      outcome = 'failed';
+      error = describeModelError(last.errorMessage);
+    }
+    await this.writer.endTurn(outcome, error);
+    this.state = this.options.store.get(this.id);
+    this.active = undefined;
+    prompt.state = outcome === 'completed' ? 'completed' : outcome === 'cancelled' ? 'cancelled' : 'failed';
+    if (error) prompt.reason = error;
+    this.emit({ type: 'prompt', prompt: this.info(prompt) });
+    this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), usage: this.state.usage });
+    this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
+  }
+
+  /** Every side effect of the run happens here, in the kernel's event order. */
+  private async onKernelEvent(event: AgentEvent): Promise<void> {
+    const active = this.active;
+    if (!active || this.closed) return;
+    switch (event.type) {
+      case 'message_start':
+        if (event.message.role === 'assistant') active.assistantStartedAt = Date.now();
+        return;
+      case 'message_update': {
+        const e = event.assistantMessageEvent;
+        if (e.type === 'text_delta') this.emit({ type: 'text-delta', turn: active.turn, delta: e.delta });
+        else if (e.type === 'thinking_delta') this.emit({ type: 'thinking-delta', turn: active.turn, delta: e.delta });
+        return;
+      }
+      case 'message_end': {
+        const message = event.message as Message;
+        const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
+        if (message.role === 'user') this.userMessageIds.add(id);
+        const record = await this.writer.appendMessage(message, id);
+        if (message.role === 'assistant') {
+          await this.writer.appendUsage({
+            messageId: id,
+            provider: message.provider,
+            model: message.model,
+            input: message.usage.input,
+            output: message.usage.output,
+            cacheRead: message.usage.cacheRead,
+            cacheWrite: message.usage.cacheWrite,
+            reasoning: (message.usage as { reasoning?: number }).reasoning ?? 0,
+            cost: message.usage.cost.total,
+            latencyMs: Date.now() - active.assistantStartedAt,
+            stopReason: message.stopReason,
+          });
+        }
+        this.emit({ type: 'message', record });
+        return;
+      }
+      case 'tool_execution_start':
+        await this.writer.append({ t: 'tool', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, phase: 'start' });
+        this.emit({ type: 'tool-start', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, args: event.args });
+        return;
+      case 'tool_execution_end': {
+        await this.writer.append({ t: 'tool', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, phase: 'end', isError: event.isError });
+        const result = event.result as { content?: Array<{ type: string; text?: string }> } | undefined;
+        const text = (result?.content ?? []).map((b) => b.text ?? '').join('\n');
+        this.emit({ type: 'tool-end', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, isError: event.isError, text });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+/** A model error as the user reads it: what happened, in one line. */
+export function describeModelError(message: string | undefined): string {
+  if (!message) return 'The model request failed.';
+  if (/^terminated$|ECONNRESET|socket hang up|other side closed/i.test(message)) return `The connection to the model broke mid-answer (${message}).`;
+  if (/ECONNREFUSED|ENOTFOUND|fetch failed/i.test(message)) return `Braid could not reach the model server (${message}).`;
+  return message.split('\n')[0]!.slice(0, 500);
+}
+
+export type { UserMessage, ToolResultMessage };

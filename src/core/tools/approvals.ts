@@ -1,0 +1,46 @@
+/** What a tool wants to do, for the user to allow or deny. */
+export interface ApprovalRequest {
+  readonly tool: 'write_file' | 'edit_file' | 'bash';
+  /** One line: the file written or the command run. */
+  readonly summary: string;
+  /** More: the new content or a diff, the working folder. */
+  readonly detail?: string;
+}
+
+/** The user's answer. `allow-session` allows this kind of action for the rest of the session. */
+export type ApprovalDecision = 'allow' | 'allow-session' | 'deny';
+
+/** The UI's side of approvals: VS Code shows a prompt in the chat; the CLI answers from `--yes`. */
+export interface ApprovalUi {
+  request(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+}
+
+/** Which kinds of action need no asking. */
+export interface ApprovalPolicy {
+  readonly writes: 'ask' | 'allow';
+  readonly shell: 'ask' | 'allow';
+}
+
+/** Asking is the default for both: a model's output must not change files or run commands unseen. */
+export const DEFAULT_POLICY: ApprovalPolicy = { writes: 'ask', shell: 'ask' };
+
+/** Approvals for one session: the policy, the UI, and what the user allowed for the session. */
+export class ApprovalGate {
+  private readonly allowedForSession = new Set<'writes' | 'shell'>();
+
+  constructor(private readonly ui: ApprovalUi, private readonly policy: ApprovalPolicy = DEFAULT_POLICY) {}
+
+  /** Resolves when allowed; throws a message for the model when denied. */
+  async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
+    const kind = request.tool === 'bash' ? 'shell' : 'writes';
+    if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+    const decision = await this.ui.request(request, signal);
+    if (decision === 'allow-session') this.allowedForSession.add(kind);
+    if (decision === 'deny') throw new Error(`The user denied this ${kind === 'shell' ? 'command' : 'change'}: ${request.summary}`);
+  }
+}
+
+/** For headless runs: allow everything (`--yes`) or deny everything. */
+export function fixedApprovals(allow: boolean): ApprovalUi {
+  return { request: async () => (allow ? 'allow' : 'deny') };
+}

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { Type } from '@mariozechner/pi-ai';
+import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { capText, LIMITS, textResult, type ToolContext } from './context';
+import { ToolError } from './workspaceFs';
+
+/** `bash`: runs a command in the workspace folder, with a timeout, an output cap, and Stop. */
+export function bashTool(ctx: ToolContext): AgentTool {
+  return {
+    name: 'bash',
+    label: 'Run command',
+    description: 'Run a shell command (bash) in the workspace folder. Output (stdout and stderr) is capped; the command is killed after timeout_ms (default 120000).',
+    parameters: Type.Object({
+      command: Type.String({ description: 'The command line' }),
+      timeout_ms: Type.Optional(Type.Integer({ minimum: 1, description: 'Kill the command after this many milliseconds' })),
+    }),
+    executionMode: 'sequential',
+    async execute(_id, raw: unknown, signal) {
+      const params = raw as { command: string; timeout_ms?: number };
+      if (!ctx.trusted) throw new ToolError('This workspace is not trusted, so Braid cannot run commands. Trust the workspace to allow it.');
+      await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}` }, signal);
+      const timeout = Math.min(params.timeout_ms ?? LIMITS.bashTimeoutMs, LIMITS.bashMaxTimeoutMs);
+      const result = await runCommand(params.command, ctx.workspace.primary, timeout, signal);
+      const header = result.cancelled ? 'Cancelled by the user.' : result.timedOut ? `Killed after ${timeout} ms (timeout).` : `Exit code ${result.code ?? result.signal}.`;
+      return textResult(`${header}\n${capText(result.output) || '(no output)'}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
+    },
+  };
+}
+
+interface CommandResult {
+  code: number | null;
+  signal: string | null;
+  output: string;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** Runs `command` in its own process group so a timeout or Stop ends it and everything it started. */
+export function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat' } });
+    let output = '';
+    let timedOut = false;
+    let cancelled = false;
+    const collect = (chunk: Buffer) => {
+      if (output.length < LIMITS.outputChars * 4) output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      kill();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (err) => {
+      output += `\n${err.message}`;
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve({ code, signal: sig, output, timedOut, cancelled });
+    });
+  });
+}

@@ -1,0 +1,15 @@
+import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { bashTool } from './bashTool';
+import type { ToolContext } from './context';
+import { globTool, grepTool, listDirTool, readFileTool } from './readTools';
+import { editFileTool, writeFileTool } from './writeTools';
+
+/** Tools that only read: what subagents get by default. */
+export function readOnlyTools(ctx: ToolContext): AgentTool[] {
+  return [readFileTool(ctx), listDirTool(ctx), globTool(ctx), grepTool(ctx)];
+}
+
+/** Every tool of the main agent (DESIGN.md 2), `task` excepted: the session adds it. */
+export function workspaceTools(ctx: ToolContext): AgentTool[] {
+  return [...readOnlyTools(ctx), writeFileTool(ctx), editFileTool(ctx), bashTool(ctx)];
+}
