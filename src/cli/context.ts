@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger';
 export interface CliContext {
   readonly dataDir: string;
   readonly workspace: string;
+  readonly logger: Logger;
   out(text: string): void;
   err(text: string): void;
   /** Opens the store, runs `fn`, saves the index and closes, even when `fn` throws. */
@@ -21,6 +22,7 @@ export function createContext(options: { dataDir: string; workspace: string; was
   return {
     dataDir: options.dataDir,
     workspace: options.workspace,
+    logger,
     out: options.out,
     err: options.err,
     async withStore(fn) {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { SessionNotFoundError } from '../core/store/sessionStore';
 import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
+import { exec } from './commands/exec';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { createContext, type CliContext } from './context';
@@ -27,6 +28,11 @@ declare const BRAID_VERSION: string | undefined;
 
 const USAGE = `Usage: braid [--data-dir DIR] [--workspace DIR] <command> [options]
 
+Agent:
+  exec [--continue | --session <id>] [--yes] <prompt>
+                                       run one turn headless; the answer streams to stdout.
+                                       Writes and commands are denied unless --yes.
+
 Sessions:
   list [--all] [--archived] [--json]   sessions of this workspace (or all), newest first
   search <text> [--all] [--json]       sessions whose title or prompts match
@@ -42,13 +48,14 @@ Maintenance:
 
 Other:
   model [--json]                       the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure
+                                       (keys: BRAID_API_KEY or the provider's usual variable)
   version | help
 
 The data folder is --data-dir, else BRAID_HOME, else VS Code's storage folder for Braid.
 The workspace is --workspace, else the current folder.
 `;
 
-type Command = (ctx: CliContext, argv: readonly string[]) => Promise<number>;
+type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   list: sessions.list,
@@ -62,6 +69,7 @@ const COMMANDS: Record<string, Command> = {
   export: sessions.exportSession,
   'rebuild-index': maintenance.rebuildIndex,
   doctor: maintenance.doctor,
+  exec,
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors print one line. */
@@ -121,7 +129,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     err: (t) => void io.stderr.write(t),
     verbose: global.options.has('verbose'),
   });
-  return run(ctx, rest);
+  return run(ctx, rest, io.env);
 }
 
 function showModel(argv: readonly string[], io: CliIo): number {
