@@ -5,6 +5,8 @@ import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
+import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
+import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
 import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
@@ -20,11 +22,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const sessions = new SessionsTreeProvider(store, workspaceDir);
   context.subscriptions.push(sessions, vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true }));
 
-  const chat = new ChatViewProvider(context.extensionUri, logger);
+  const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
 
   const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
-  registerCommands(context, [showLogCommand(channel), refreshSessionsCommand(store, sessions, key)]);
+  registerCommands(context, [
+    showLogCommand(channel),
+    refreshSessionsCommand(store, sessions, key),
+    newSessionCommand(chat),
+    openSessionCommand(chat, store, key),
+    setApiKeyCommand(context.secrets),
+  ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 
   if (store && key) {

@@ -1,10 +1,11 @@
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type UsageInfo } from '../../src/protocol/messages';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SessionView, type UsageInfo } from '../../src/protocol/messages';
 import { Transcript } from './transcript';
 import { host, onHostMessage } from './vscodeApi';
 
 const app = document.getElementById('app') as HTMLElement;
 app.innerHTML = `
   <header class="toolbar">
+    <span class="session-title" data-role="title"></span>
     <span class="model" data-role="model" title="Model">…</span>
     <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
   </header>
@@ -23,6 +24,7 @@ function part<T extends HTMLElement>(role: string): T {
 }
 
 const modelLabel = part<HTMLElement>('model');
+const sessionTitle = part<HTMLElement>('title');
 const demoBadge = part<HTMLElement>('demo');
 const problem = part<HTMLElement>('problem');
 const transcript = new Transcript(part<HTMLElement>('transcript'));
@@ -41,6 +43,12 @@ function showModel(model: ModelInfo): void {
   demoBadge.hidden = !model.demo;
   problem.hidden = !model.problem;
   problem.textContent = model.problem ?? '';
+}
+
+function showSession(session: SessionView | null): void {
+  transcript.show(session?.entries ?? [], session?.hasOlder ?? false);
+  document.body.dataset.session = session?.id ?? '';
+  sessionTitle.textContent = session?.title ?? '';
 }
 
 function describeUsage(usage: UsageInfo | undefined): string {
@@ -84,7 +92,19 @@ onHostMessage((message: HostToWebview) => {
   switch (message.type) {
     case 'init':
       showModel(message.model);
+      showSession(message.session);
       document.body.dataset.handshake = 'complete';
+      return;
+    case 'sessionChanged':
+      showSession(message.session);
+      setRunning(undefined);
+      return;
+    case 'sessionInfo':
+      document.body.dataset.session = message.id;
+      sessionTitle.textContent = message.title;
+      return;
+    case 'toolActivity':
+      transcript.addTool(message.requestId, message.summary, message.phase, message.isError);
       return;
     case 'modelChanged':
       showModel(message.model);

@@ -1,6 +1,9 @@
+import type { TranscriptEntry } from '../../src/protocol/messages';
+
 /** A rendered exchange: the user's prompt and the assistant's streamed answer. */
 interface Exchange {
-  readonly answer: HTMLElement;
+  readonly item: HTMLElement;
+  answer: HTMLElement;
   readonly status: HTMLElement;
 }
 
@@ -13,28 +16,34 @@ export class Transcript {
 
   constructor(private readonly root: HTMLElement) {}
 
+  /** Replaces everything with a stored session's entries. */
+  show(entries: readonly TranscriptEntry[], hasOlder: boolean): void {
+    this.root.textContent = '';
+    this.exchanges.clear();
+    if (hasOlder) this.root.append(this.element('div', 'older', 'Older messages are in the session log.'));
+    let current: HTMLElement | undefined;
+    for (const entry of entries) {
+      if (entry.kind === 'user' || !current) {
+        current = this.element('article', 'exchange');
+        current.dataset.outcome = 'completed';
+        this.root.append(current);
+      }
+      if (entry.kind === 'user') current.append(this.element('div', 'message user', entry.text, 'Your prompt'));
+      else if (entry.kind === 'assistant') current.append(this.element('div', 'message assistant', entry.text, 'Answer'));
+      else current.append(this.toolLine(entry.summary, entry.isError));
+    }
+    this.root.lastElementChild?.scrollIntoView({ block: 'end' });
+  }
+
   addPrompt(requestId: string, text: string): void {
-    const item = document.createElement('article');
-    item.className = 'exchange';
+    const item = this.element('article', 'exchange');
     item.dataset.requestId = requestId;
-
-    const prompt = document.createElement('div');
-    prompt.className = 'message user';
-    prompt.setAttribute('aria-label', 'Your prompt');
-    prompt.textContent = text;
-
-    const answer = document.createElement('div');
-    answer.className = 'message assistant';
-    answer.setAttribute('aria-label', 'Answer');
+    const answer = this.element('div', 'message assistant', '', 'Answer');
     answer.setAttribute('aria-live', 'polite');
-
-    const status = document.createElement('div');
-    status.className = 'turn-status';
-    status.textContent = 'Thinking…';
-
-    item.append(prompt, answer, status);
+    const status = this.element('div', 'turn-status', 'Thinking…');
+    item.append(this.element('div', 'message user', text, 'Your prompt'), answer, status);
     this.root.append(item);
-    this.exchanges.set(requestId, { answer, status });
+    this.exchanges.set(requestId, { item, answer, status });
     item.scrollIntoView({ block: 'end' });
   }
 
@@ -45,11 +54,45 @@ export class Transcript {
     exchange.status.textContent = '';
   }
 
+  /** A tool line; text after it goes into a fresh answer block, so the order reads as it happened. */
+  addTool(requestId: string, summary: string, phase: 'start' | 'end', isError: boolean): void {
+    const exchange = this.exchanges.get(requestId);
+    if (!exchange) return;
+    if (phase === 'start') {
+      const line = this.toolLine(summary, false);
+      exchange.item.insertBefore(line, exchange.status);
+      const answer = this.element('div', 'message assistant', '', 'Answer');
+      exchange.item.insertBefore(answer, exchange.status);
+      exchange.answer = answer;
+    } else if (isError) {
+      const lines = exchange.item.querySelectorAll('.tool');
+      const last = lines[lines.length - 1] as HTMLElement | undefined;
+      if (last) {
+        last.dataset.error = 'true';
+        last.title = summary;
+      }
+    }
+  }
+
   end(requestId: string, outcome: string, detail: string): void {
     const exchange = this.exchanges.get(requestId);
     if (!exchange) return;
     exchange.status.textContent = detail;
     exchange.status.dataset.outcome = outcome;
-    exchange.answer.parentElement?.setAttribute('data-outcome', outcome);
+    exchange.item.dataset.outcome = outcome;
+  }
+
+  private toolLine(summary: string, isError: boolean): HTMLElement {
+    const line = this.element('div', 'tool', summary, 'Tool call');
+    if (isError) line.dataset.error = 'true';
+    return line;
+  }
+
+  private element(tag: string, className: string, text = '', label?: string): HTMLElement {
+    const el = document.createElement(tag);
+    el.className = className;
+    if (text) el.textContent = text;
+    if (label) el.setAttribute('aria-label', label);
+    return el;
   }
 }

@@ -27,6 +27,21 @@ export interface UsageInfo {
   readonly costTotal: number;
 }
 
+/** One item of a transcript as the page shows it. */
+export type TranscriptEntry =
+  | { readonly kind: 'user'; readonly text: string }
+  | { readonly kind: 'assistant'; readonly text: string }
+  | { readonly kind: 'tool'; readonly name: string; readonly summary: string; readonly isError: boolean };
+
+/** The session the Chat view shows: its newest page of transcript. */
+export interface SessionView {
+  readonly id: string;
+  readonly title: string;
+  readonly entries: readonly TranscriptEntry[];
+  /** Older messages exist before these entries. */
+  readonly hasOlder: boolean;
+}
+
 /** The webview has loaded its script and listens; the host answers with `init`. */
 export interface ReadyMessage {
   readonly type: 'ready';
@@ -55,6 +70,31 @@ export interface InitMessage {
   readonly protocol: number;
   readonly workspaceName: string;
   readonly model: ModelInfo;
+  /** The session shown, or null before the first prompt of a new one. */
+  readonly session: SessionView | null;
+}
+
+/** The Chat view now shows another session (or a new, empty one). */
+export interface SessionChangedMessage {
+  readonly type: 'sessionChanged';
+  readonly session: SessionView | null;
+}
+
+/** The current session got an id (its first prompt created it) or a new title; the transcript stays. */
+export interface SessionInfoMessage {
+  readonly type: 'sessionInfo';
+  readonly id: string;
+  readonly title: string;
+}
+
+/** A tool call started or ended in the turn `requestId`. */
+export interface ToolActivityMessage {
+  readonly type: 'toolActivity';
+  readonly requestId: string;
+  readonly name: string;
+  readonly summary: string;
+  readonly phase: 'start' | 'end';
+  readonly isError: boolean;
 }
 
 /** The configured model changed (settings edited). */
@@ -80,7 +120,7 @@ export interface TurnEndMessage {
 }
 
 /** Messages the host sends to the webview. */
-export type HostToWebview = InitMessage | ModelChangedMessage | TurnDeltaMessage | TurnEndMessage;
+export type HostToWebview = InitMessage | ModelChangedMessage | SessionChangedMessage | SessionInfoMessage | TurnDeltaMessage | ToolActivityMessage | TurnEndMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

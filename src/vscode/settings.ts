@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ModelSettings } from '../core/model/modelSettings';
+import type { ApprovalPolicy } from '../core/tools/approvals';
 
 /** Reads the `braid.*` model settings. */
 export function readModelSettings(): ModelSettings {
@@ -15,4 +16,13 @@ export function readModelSettings(): ModelSettings {
 /** True when a change touches the model settings. */
 export function affectsModelSettings(event: vscode.ConfigurationChangeEvent): boolean {
   return ['provider', 'model', 'baseUrl', 'demoModel'].some((key) => event.affectsConfiguration(`braid.${key}`));
+}
+
+/** Which tool actions run without asking (`braid.approval.*`); asking is the default. */
+export function readApprovalPolicy(): ApprovalPolicy {
+  const config = vscode.workspace.getConfiguration('braid.approval');
+  return {
+    writes: config.get<string>('writes') === 'allow' ? 'allow' : 'ask',
+    shell: config.get<string>('shell') === 'allow' ? 'allow' : 'ask',
+  };
 }

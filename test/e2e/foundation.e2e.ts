@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { addTurn, openStore, repoRoot } from '../support/store';
@@ -54,6 +55,33 @@ test('a prompt streams an answer from the model server, with usage', async () =>
   const request = model.requests.at(-1)!;
   assert.match(JSON.stringify(request.body.messages), /What is this workspace\?/);
   await workbench.screenshot('answer-streamed');
+  // The conversation is a stored session: it shows in the tree, and its log is in globalStorage.
+  await workbench.page.locator('.monaco-list-row', { hasText: 'What is this workspace?' }).waitFor({ timeout: 5_000 });
+  const sessionId = await chat.locator('body').getAttribute('data-session');
+  assert.match(sessionId ?? '', /^ses_/);
+  const store = await openStore(workbench.globalStorage);
+  const records = store.history(sessionId!).messages.map((m) => m.message.role);
+  await store.close();
+  assert.deepEqual(records, ['user', 'assistant']);
+});
+
+test('a file write asks for approval in a modal; Allow writes the file', async () => {
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'notes/todo.md', content: '- ship it\n' }) }] },
+    { kind: 'text', chunks: ['Wrote notes/todo.md.'] },
+  );
+  const chat = workbench.chatFrame();
+  await chat.locator('[data-role="input"]').fill('Create a todo file');
+  await chat.locator('[data-role="input"]').press('Enter');
+  const dialog = workbench.page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(await dialog.textContent() ?? '', /Braid wants to change a file: Create notes\/todo\.md/);
+  await workbench.screenshot('approval-modal');
+  await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
+  await chat.locator('.exchange').last().locator('.message.assistant', { hasText: 'Wrote notes/todo.md.' }).waitFor();
+  assert.equal(fs.readFileSync(path.join(workbench.workspace, 'notes', 'todo.md'), 'utf8'), '- ship it\n');
+  assert.match(await chat.locator('.exchange').last().locator('.tool').first().textContent() ?? '', /write_file notes\/todo\.md/);
+  await workbench.screenshot('file-written');
 });
 
 test('a model error shows as a failed turn with the server\'s message', async () => {
@@ -86,4 +114,12 @@ test('sessions another process creates and the CLI renames appear in the Session
   assert.equal(cli.status, 0, cli.stderr);
   await page.locator('.monaco-list-row', { hasText: 'Renamed from the CLI' }).waitFor({ timeout: 2_500 });
   await workbench.screenshot('renamed-by-cli');
+
+  // Clicking the row opens the session in the Chat view, transcript from the log.
+  await page.locator('.monaco-list-row', { hasText: 'Renamed from the CLI' }).click();
+  const chat = workbench.chatFrame();
+  await chat.locator(`body[data-session="${session.id}"]`).waitFor({ timeout: 5_000 });
+  await chat.locator('.message.user', { hasText: 'Explain the layout of this repository' }).waitFor();
+  await chat.locator('.message.assistant', { hasText: 'It has a README.' }).waitFor();
+  await workbench.screenshot('session-opened-in-chat');
 });

@@ -125,6 +125,7 @@ export class Session {
     return this.state.id;
   }
 
+  /** The title as of the last turn's end (auto-named from the first prompt unless the user named it). */
   get title(): string {
     return this.state.title;
   }

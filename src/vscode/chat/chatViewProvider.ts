@@ -1,33 +1,30 @@
 import * as vscode from 'vscode';
-import { InMemoryConversation } from '../../core/chat/conversation';
 import type { Logger } from '../../core/logger';
-import { resolveApiKey } from '../../core/model/apiKey';
-import { ModelConfigError, resolveModel, type ModelSettings } from '../../core/model/modelSettings';
+import { resolveModel } from '../../core/model/modelSettings';
+import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, parseWebviewMessage, type HostToWebview, type ModelInfo, type WebviewToHost } from '../../protocol/messages';
 import { Disposable, disposeAll } from '../disposable';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { chatHtml } from './chatHtml';
-
-const SYSTEM_PROMPT = 'You are Braid, a coding agent working in the user\'s VS Code workspace. Answer concisely.';
+import { ChatSessions } from './chatSessions';
 
 /**
  * The Chat webview view. Talks to the page only through the typed protocol: it waits for the
  * page's `ready` before posting anything, validates every incoming message, and never keeps the
- * page alive while hidden (the page asks again with `ready` when it comes back).
+ * page alive while hidden (the page asks again with `ready` when it comes back, and gets the
+ * transcript from the log).
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = 'braid.chat';
   private view: vscode.WebviewView | undefined;
   private ready = false;
-  private conversation: InMemoryConversation | undefined;
-  private activeRequest: string | undefined;
+  readonly sessions: ChatSessions;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly logger: Logger) {
+  constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, secrets: vscode.SecretStorage, private readonly logger: Logger) {
     super();
+    this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m)));
     this._register(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!affectsModelSettings(event)) return;
-      this.conversation = undefined;
-      this.post({ type: 'modelChanged', model: this.modelInfo() });
+      if (affectsModelSettings(event)) this.post({ type: 'modelChanged', model: this.modelInfo() });
     }));
   }
 
@@ -50,6 +47,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     }));
   }
 
+  /** Brings the Chat view to the front. */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
+  }
+
   private receive(raw: unknown): void {
     const parsed = parseWebviewMessage(raw);
     if (!parsed.ok) {
@@ -62,9 +64,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private async handle(message: WebviewToHost): Promise<void> {
     switch (message.type) {
       case 'ready':
-        if (message.protocol !== PROTOCOL_VERSION) {
-          this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
-        }
+        if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
         this.ready = true;
         this.logger.info('chat webview ready');
         this.post({
@@ -72,49 +72,16 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
           protocol: PROTOCOL_VERSION,
           workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
           model: this.modelInfo(),
+          session: this.sessions.view(),
         });
         return;
       case 'prompt':
-        await this.runPrompt(message.requestId, message.text);
+        await this.sessions.prompt(message.requestId, message.text);
         return;
       case 'cancel':
-        if (this.activeRequest === message.requestId) this.conversation?.cancel();
+        this.sessions.cancel(message.requestId);
         return;
     }
-  }
-
-  private async runPrompt(requestId: string, text: string): Promise<void> {
-    if (this.activeRequest) {
-      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'A turn is already running; wait for it or press Stop.' });
-      return;
-    }
-    let conversation: InMemoryConversation;
-    try {
-      conversation = this.conversation ??= this.createConversation(readModelSettings());
-    } catch (err) {
-      const error = err instanceof ModelConfigError ? err.message : `Could not start the model: ${String(err)}`;
-      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error });
-      return;
-    }
-    this.activeRequest = requestId;
-    this.logger.info(`turn ${requestId} started`);
-    try {
-      const result = await conversation.run(text, (delta) => this.post({ type: 'turnDelta', requestId, text: delta }));
-      this.logger.info(`turn ${requestId} ${result.outcome}${result.error ? `: ${result.error}` : ''}`);
-      this.post({ type: 'turnEnd', requestId, ...result });
-    } finally {
-      this.activeRequest = undefined;
-    }
-  }
-
-  private createConversation(settings: ModelSettings): InMemoryConversation {
-    const model = resolveModel(settings);
-    return new InMemoryConversation({
-      model,
-      systemPrompt: SYSTEM_PROMPT,
-      apiKey: () => resolveApiKey(settings.provider, process.env),
-      logger: this.logger,
-    });
   }
 
   private modelInfo(): ModelInfo {

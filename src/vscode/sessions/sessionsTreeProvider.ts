@@ -42,6 +42,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionRow>
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(STATUS_ICON[row.status] ?? 'comment-discussion');
     item.contextValue = row.archived ? 'braid.session.archived' : 'braid.session';
+    item.command = { command: 'braid.openSession', title: 'Open Session', arguments: [row.id] };
     return item;
   }
 

@@ -1,0 +1,159 @@
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/logger';
+import { resolveApiKey } from '../../core/model/apiKey';
+import { resolveModel } from '../../core/model/modelSettings';
+import type { SessionEvent } from '../../core/session/events';
+import { Session } from '../../core/session/session';
+import { systemPrompt } from '../../core/session/systemPrompt';
+import type { SessionStore } from '../../core/store/sessionStore';
+import type { ApprovalUi } from '../../core/tools/approvals';
+import type { HostToWebview, SessionView } from '../../protocol/messages';
+import { readApprovalPolicy, readModelSettings } from '../settings';
+import { toEntries, toolSummary } from './transcript';
+
+/** The key under which SecretStorage keeps a provider's API key. */
+export const secretKey = (provider: string) => `braid.apiKey.${provider}`;
+
+/** Approvals as VS Code modal prompts: allow once, allow for this session, or deny. */
+const modalApprovals: ApprovalUi = {
+  async request(request) {
+    const what = request.tool === 'bash' ? 'run a command' : 'change a file';
+    const choice = await vscode.window.showWarningMessage(`Braid wants to ${what}: ${request.summary}`, { modal: true, detail: request.detail?.slice(0, 1500) }, 'Allow', 'Allow for this session');
+    return choice === 'Allow' ? 'allow' : choice === 'Allow for this session' ? 'allow-session' : 'deny';
+  },
+};
+
+/**
+ * The session the Chat view works on. Switching to another session or a new one bumps a
+ * generation counter; events of an older session are dropped (DESIGN.md 2).
+ */
+export class ChatSessions implements vscode.Disposable {
+  private session: Session | undefined;
+  private generation = 0;
+  private readonly requests = new Map<string, string>(); // promptId -> the page's requestId
+  private activeRequest: string | undefined;
+
+  constructor(
+    private readonly store: SessionStore | undefined,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly logger: Logger,
+    private readonly post: (message: HostToWebview) => void,
+  ) {}
+
+  get currentId(): string | undefined {
+    return this.session?.id;
+  }
+
+  /** The newest page of the current session, for the page. */
+  view(): SessionView | null {
+    if (!this.session || !this.store) return null;
+    const page = this.store.newestPage(this.session.id);
+    return { id: this.session.id, title: this.store.get(this.session.id).title, entries: toEntries(page.messages), hasOlder: page.before !== undefined };
+  }
+
+  /** Runs a prompt from the page in the current session, starting a session when there is none. */
+  async prompt(requestId: string, text: string): Promise<void> {
+    if (!this.store) {
+      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'The session store could not be opened; see "Braid: Show Log".' });
+      return;
+    }
+    try {
+      if (!this.session) {
+        this.session = await this.open(undefined);
+        this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
+      }
+      const info = await this.session.submit(text, { messageKey: requestId });
+      this.requests.set(info.promptId, requestId);
+      if (info.state === 'completed') this.post({ type: 'turnEnd', requestId, outcome: 'completed' });
+    } catch (err) {
+      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: (err as Error).message });
+    }
+  }
+
+  cancel(requestId: string): void {
+    for (const [promptId, r] of this.requests) if (r === requestId) void this.session?.cancel(promptId);
+  }
+
+  /** Shows a new, empty session; the next prompt creates it. */
+  async newSession(): Promise<void> {
+    await this.switchTo(undefined);
+  }
+
+  /** Shows a stored session. */
+  async openSession(id: string): Promise<void> {
+    await this.switchTo(id);
+  }
+
+  private async switchTo(id: string | undefined): Promise<void> {
+    const previous = this.session;
+    this.generation++;
+    this.session = undefined;
+    this.requests.clear();
+    this.activeRequest = undefined;
+    await previous?.close();
+    if (id) this.session = await this.open(id);
+    this.post({ type: 'sessionChanged', session: this.view() });
+  }
+
+  private async open(id: string | undefined): Promise<Session> {
+    resolveModel(readModelSettings()); // a configuration problem is reported before a session is created
+    const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
+    const session = await Session.open({
+      store: this.store!,
+      workspaceDirs,
+      model: () => ({ model: resolveModel(readModelSettings()), thinking: 'off' }),
+      apiKey: async (provider) => resolveApiKey(provider, process.env, await this.secrets.get(secretKey(provider))),
+      systemPrompt: systemPrompt(workspaceDirs[0]!),
+      approvals: modalApprovals,
+      approvalPolicy: readApprovalPolicy(),
+      trusted: vscode.workspace.isTrusted,
+      logger: this.logger,
+      ...(vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit') ? { promptHook: vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit')! } : {}),
+    }, id);
+    const generation = this.generation;
+    session.onEvent((event) => {
+      if (generation === this.generation) this.forward(event);
+    });
+    return session;
+  }
+
+  private forward(event: SessionEvent): void {
+    switch (event.type) {
+      case 'prompt': {
+        const requestId = this.requests.get(event.prompt.promptId) ?? event.prompt.messageKey;
+        this.requests.set(event.prompt.promptId, requestId);
+        if (event.prompt.state === 'running') this.activeRequest = requestId;
+        if (event.prompt.state === 'blocked') this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${event.prompt.reason ?? ''}` });
+        if (event.prompt.state === 'cancelled' && this.activeRequest !== requestId) this.post({ type: 'turnEnd', requestId, outcome: 'cancelled' });
+        return;
+      }
+      case 'text-delta':
+        if (this.activeRequest) this.post({ type: 'turnDelta', requestId: this.activeRequest, text: event.delta });
+        return;
+      case 'tool-start':
+        if (this.activeRequest) this.post({ type: 'toolActivity', requestId: this.activeRequest, name: event.name, summary: toolSummary(event.name, event.args), phase: 'start', isError: false });
+        return;
+      case 'tool-end':
+        if (this.activeRequest) this.post({ type: 'toolActivity', requestId: this.activeRequest, name: event.name, summary: event.text.split('\n')[0]!.slice(0, 200), phase: 'end', isError: event.isError });
+        return;
+      case 'turn-end':
+        if (this.activeRequest) {
+          const u = event.usage;
+          const outcome = event.outcome === 'interrupted' ? 'failed' : event.outcome;
+          this.post({ type: 'turnEnd', requestId: this.activeRequest, outcome, ...(event.error ? { error: event.error } : {}), usage: { input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost } });
+          this.activeRequest = undefined;
+        }
+        if (this.session) this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
+        return;
+      default:
+        return;
+    }
+  }
+
+  dispose(): void {
+    this.generation++;
+    void this.session?.close();
+    this.session = undefined;
+  }
+}

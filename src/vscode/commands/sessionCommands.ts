@@ -1,0 +1,59 @@
+import * as vscode from 'vscode';
+import { isSessionId } from '../../core/ids';
+import type { SessionStore } from '../../core/store/sessionStore';
+import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { BraidCommand } from './command';
+
+/** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
+export function newSessionCommand(chat: ChatViewProvider): BraidCommand {
+  return {
+    id: 'braid.newSession',
+    run: async () => {
+      await chat.sessions.newSession();
+      await chat.reveal();
+    },
+  };
+}
+
+/** Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and prompts. */
+export function openSessionCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+  return {
+    id: 'braid.openSession',
+    run: async (arg?: unknown) => {
+      if (!store) return;
+      let id = typeof arg === 'string' ? arg : (arg as { id?: string } | undefined)?.id;
+      if (!id) id = await pickSession(store, workspaceKey);
+      if (!id) return;
+      try {
+        await chat.sessions.openSession(id);
+        await chat.reveal();
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Braid could not open the session: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+async function pickSession(store: SessionStore, workspaceKey: string | undefined): Promise<string | undefined> {
+  const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
+  pick.placeholder = 'Search sessions by title or prompt, or paste a ses_ id';
+  pick.matchOnDescription = true;
+  const show = (text: string) => {
+    const rows = text.trim() ? store.index.search(text, { workspaceKey, limit: 50 }) : store.index.list({ workspaceKey, limit: 50 });
+    pick.items = rows.map((r) => ({ id: r.id, label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, detail: r.firstPrompt }));
+  };
+  show('');
+  pick.onDidChangeValue(show);
+  return new Promise((resolve) => {
+    pick.onDidAccept(() => {
+      const typed = pick.value.trim();
+      resolve(isSessionId(typed) ? typed : pick.selectedItems[0]?.id);
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+  });
+}
