@@ -13,6 +13,11 @@ export function newMessageId(now = Date.now()): string {
   return `msg_${nextUlid(now)}`;
 }
 
+/** A new subagent id: `agent_` + ULID (lower-case, it names a folder). */
+export function newAgentId(now = Date.now()): string {
+  return `agent_${nextUlid(now).toLowerCase()}`;
+}
+
 /**
  * The id of a user message, derived from the session and the client's message key, so a
  * webview that resends after a reload cannot duplicate a prompt.

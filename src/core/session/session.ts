@@ -1,7 +1,7 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
-import { newMessageId, userMessageId } from '../ids';
+import { newAgentId, newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { QueuedPrompt, SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
@@ -9,7 +9,10 @@ import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
 import { BlobStore, Checkpoints } from '../tools/checkpoints';
 import type { ToolContext } from '../tools/context';
-import { workspaceTools } from '../tools';
+import { readOnlyTools, workspaceTools } from '../tools';
+import { taskTool } from '../tools/taskTool';
+import { WireLogWriter } from '../wire/wireLog';
+import { messageText } from '../store/summary';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
@@ -68,6 +71,7 @@ export class Session {
   private readonly userIds = new WeakMap<object, string>();
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
+  private readonly toolContext: ToolContext;
   private active: ActiveTurn | undefined;
   private paused: { reason: string } | null;
   private closed = false;
@@ -85,7 +89,7 @@ export class Session {
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
-    const tools: ToolContext = {
+    this.toolContext = {
       workspace: new WorkspaceFs(options.workspaceDirs),
       trusted: options.trusted,
       approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
@@ -93,8 +97,9 @@ export class Session {
       logger: options.logger,
     };
     const { model } = options.model();
+    const tools = [...workspaceTools(this.toolContext), taskTool((d, p, signal) => this.runSubagent(d, p, signal))];
     this.agent = new Agent({
-      initialState: { model, systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools: workspaceTools(tools), messages: history },
+      initialState: { model, systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => options.apiKey(provider),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
@@ -335,6 +340,53 @@ export class Session {
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 
+  /**
+   * Runs a subagent for the `task` tool: its own Agent and context, read-only tools, its own log
+   * under agents/<agentId>/ (records carry the parent's turn), its usage in the main log marked
+   * with the agent. The parent gets the final text; Stop aborts it with the parent.
+   */
+  private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
+    const active = this.active;
+    if (!active) throw new Error('a subagent can only run inside a turn');
+    const agentId = newAgentId();
+    const log = WireLogWriter.open(this.options.store.layout.agentLog(this.writer.dir, agentId));
+    await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
+    await this.options.store.update(this.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
+    const { model } = this.options.model();
+    const child = new Agent({
+      initialState: { model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: readOnlyTools(this.toolContext) },
+      getApiKey: (provider) => this.options.apiKey(provider),
+      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
+    });
+    let startedAt = Date.now();
+    child.subscribe(async (event) => {
+      if (event.type === 'message_start' && event.message.role === 'assistant') startedAt = Date.now();
+      if (event.type !== 'message_end') return;
+      const message = event.message as Message;
+      const id = newMessageId();
+      await log.append({ t: 'message', turn: active.turn, id, message });
+      if (message.role === 'assistant') {
+        await this.writer.appendUsage({
+          messageId: id, provider: message.provider, model: message.model, input: message.usage.input, output: message.usage.output,
+          cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite, reasoning: 0, cost: message.usage.cost.total,
+          latencyMs: Date.now() - startedAt, stopReason: message.stopReason, purpose: `subagent:${agentId}`,
+        });
+      }
+    });
+    const abort = () => child.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      await child.prompt({ role: 'user', content: prompt, timestamp: Date.now() });
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      await log.close();
+    }
+    const last = [...child.state.messages].reverse().find((m): m is AssistantMessage => (m as Message).role === 'assistant');
+    if (!last || last.stopReason === 'aborted') throw new Error(`the subagent "${description}" was stopped`);
+    if (last.stopReason === 'error') throw new Error(`the subagent "${description}" failed: ${describeModelError(last.errorMessage)}`);
+    return { agentId, text: messageText(last) };
+  }
+
   /** Every side effect of the run happens here, in the kernel's event order. */
   private async onKernelEvent(event: AgentEvent): Promise<void> {
     const active = this.active;
@@ -388,6 +440,9 @@ export class Session {
     }
   }
 }
+
+/** The system prompt of a subagent. */
+const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
 
 /** A model error as the user reads it: what happened, in one line. */
 export function describeModelError(message: string | undefined): string {
