@@ -17,6 +17,7 @@ import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
+import { askSideQuestion } from './sideQuestion';
 import { closeOpenToolCalls } from './toolCalls';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
@@ -191,6 +192,26 @@ export class Session {
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     if (!this.active && !this.paused) this.pump();
     return this.info(prompt);
+  }
+
+  /**
+   * A side question (/btw): an ephemeral call over the current history that never enters it.
+   * Works while a turn runs (it sees the history up to the last finished message).
+   */
+  async ask(question: string, signal?: AbortSignal): Promise<string> {
+    const { model } = this.options.model();
+    const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
+    const { text } = await askSideQuestion({
+      model,
+      systemPrompt: this.options.systemPrompt,
+      history,
+      tools: this.agent.state.tools,
+      question,
+      apiKey: await this.options.apiKey(model.provider),
+      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    return text;
   }
 
   /** Cancels a prompt: a queued one is removed; the running one is aborted and its turn ends `cancelled`. */

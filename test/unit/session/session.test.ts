@@ -284,3 +284,32 @@ test('after a crash: the open turn ends interrupted, dangling tool calls get res
     await f.cleanup();
   }
 });
+
+test('a side question sees the history cut to text, runs no tool, and is never persisted', async () => {
+  const f = await sessionFixture({ 'x.txt': 'x' });
+  try {
+    let seen: Array<{ role: string; content: unknown }> = [];
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxText('Let me look.'), fauxToolCall('read_file', { path: 'x.txt' }, { id: 'r' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('It contains x.'),
+      (context) => {
+        seen = context.messages as typeof seen;
+        return fauxAssistantMessage([fauxText('It is about x.'), fauxToolCall('bash', { command: 'rm -rf /' }, { id: 'never' })], { stopReason: 'toolUse' });
+      },
+    ]);
+    const session = await f.open();
+    await session.submit('what is in x.txt?');
+    await session.waitForIdle();
+    const before = f.records(session.id).length;
+    const answer = await session.ask('btw, what was this about?');
+    assert.equal(answer, 'It is about x.');
+    assert.deepEqual(seen.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
+    assert.doesNotMatch(JSON.stringify(seen), /toolCall|toolResult/);
+    assert.match(JSON.stringify(seen.at(-1)), /btw, what was this about/);
+    assert.equal(f.records(session.id).length, before, 'nothing persisted');
+    assert.equal(session.messages.length, 4, 'the history is unchanged');
+    assert.equal(f.approvals.length, 0, 'the tool call was never executed');
+  } finally {
+    await f.cleanup();
+  }
+});
