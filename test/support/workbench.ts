@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,18 @@ export interface WorkbenchOptions {
   readonly settings?: Record<string, unknown>;
   /** Files to create in the fresh workspace folder. */
   readonly files?: Record<string, string>;
+  /** Extension folders (with a package.json) to package and install beside Braid, such as test fixtures. */
+  readonly extraExtensions?: readonly string[];
+}
+
+/** Packages an extension folder into a .vsix under out/test/ with vsce. */
+export function packageExtension(dir: string): string {
+  const out = path.join(repoRoot, 'out', 'test', `${path.basename(dir)}.vsix`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
+  const result = spawnSync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out], { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`packaging ${dir} failed: ${result.stderr || result.stdout}`);
+  return out;
 }
 
 /**
@@ -48,6 +61,7 @@ export class Workbench {
     }
     const profile = prepareProfile(path.join(runDir, 'profile'), options.settings ?? {});
     installExtension(profile, vsix);
+    for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
     const port = await freePort();
     const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log') });
     return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {

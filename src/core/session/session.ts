@@ -25,7 +25,7 @@ export interface SessionOptions {
   readonly store: SessionStore;
   readonly workspaceDirs: readonly string[];
   /** The model for the next turn; read at each turn's start (a switch mid-turn applies next turn). */
-  readonly model: () => { model: Model<Api>; thinking: string };
+  readonly model: () => ModelChoice | Promise<ModelChoice>;
   readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
   /** A stream function other than pi-ai's (the vscode.lm adapter). */
   readonly streamFn?: StreamFn;
@@ -38,6 +38,12 @@ export interface SessionOptions {
   readonly promptHook?: string;
   /** Read git context into each turn (off in tests that need no git). */
   readonly gitContext?: boolean;
+}
+
+/** A model and its thinking level. */
+export interface ModelChoice {
+  readonly model: Model<Api>;
+  readonly thinking: string;
 }
 
 export interface SubmitOptions {
@@ -97,10 +103,10 @@ export class Session {
       checkpoints: this.checkpoints,
       logger: options.logger,
     };
-    const { model } = options.model();
     const tools = [...workspaceTools(this.toolContext), taskTool((d, p, signal) => this.runSubagent(d, p, signal))];
+    // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
-      initialState: { model, systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
+      initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => options.apiKey(provider),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
@@ -199,7 +205,7 @@ export class Session {
    * Works while a turn runs (it sees the history up to the last finished message).
    */
   async ask(question: string, signal?: AbortSignal): Promise<string> {
-    const { model } = this.options.model();
+    const { model } = await this.options.model();
     const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
     const { text } = await askSideQuestion({
       model,
@@ -305,7 +311,16 @@ export class Session {
       if (hook.context) oneShot.push(hook.context);
     }
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
-    const { model, thinking } = this.options.model();
+    let choice: ModelChoice;
+    try {
+      choice = await this.options.model();
+    } catch (err) {
+      prompt.state = 'failed';
+      prompt.reason = (err as Error).message;
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
+    }
+    const { model, thinking } = choice;
     this.agent.state.model = model;
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
@@ -373,7 +388,7 @@ export class Session {
     const log = WireLogWriter.open(this.options.store.layout.agentLog(this.writer.dir, agentId));
     await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
     await this.options.store.update(this.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
-    const { model } = this.options.model();
+    const { model } = await this.options.model();
     const child = new Agent({
       initialState: { model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: readOnlyTools(this.toolContext) },
       getApiKey: (provider) => this.options.apiKey(provider),

@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
-import { resolveModel } from '../../core/model/modelSettings';
 import type { SessionEvent } from '../../core/session/events';
 import { Session } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { ApprovalUi } from '../../core/tools/approvals';
 import type { HostToWebview, SessionView } from '../../protocol/messages';
-import { readApprovalPolicy, readModelSettings } from '../settings';
+import { chooseModel } from '../lm/chooseModel';
+import { vscodeAwareStream } from '../lm/vscodeLmStream';
+import { readApprovalPolicy } from '../settings';
 import { toEntries, toolSummary } from './transcript';
 
 /** The key under which SecretStorage keeps a provider's API key. */
@@ -96,13 +97,14 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   private async open(id: string | undefined): Promise<Session> {
-    resolveModel(readModelSettings()); // a configuration problem is reported before a session is created
+    await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
     const session = await Session.open({
       store: this.store!,
       workspaceDirs,
-      model: () => ({ model: resolveModel(readModelSettings()), thinking: 'off' }),
+      model: chooseModel,
+      streamFn: vscodeAwareStream,
       apiKey: async (provider) => resolveApiKey(provider, process.env, await this.secrets.get(secretKey(provider))),
       systemPrompt: systemPrompt(workspaceDirs[0]!),
       approvals: modalApprovals,
@@ -126,6 +128,7 @@ export class ChatSessions implements vscode.Disposable {
         if (event.prompt.state === 'running') this.activeRequest = requestId;
         if (event.prompt.state === 'blocked') this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${event.prompt.reason ?? ''}` });
         if (event.prompt.state === 'cancelled' && this.activeRequest !== requestId) this.post({ type: 'turnEnd', requestId, outcome: 'cancelled' });
+        if (event.prompt.state === 'failed' && this.activeRequest !== requestId) this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: event.prompt.reason ?? 'The prompt could not start.' });
         return;
       }
       case 'text-delta':

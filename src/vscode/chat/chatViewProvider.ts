@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
-import { resolveModel } from '../../core/model/modelSettings';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, parseWebviewMessage, type HostToWebview, type ModelInfo, type WebviewToHost } from '../../protocol/messages';
 import { Disposable, disposeAll } from '../disposable';
+import { chooseModel } from '../lm/chooseModel';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { chatHtml } from './chatHtml';
 import { ChatSessions } from './chatSessions';
@@ -24,8 +24,10 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     super();
     this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m)));
     this._register(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsModelSettings(event)) this.post({ type: 'modelChanged', model: this.modelInfo() });
+      if (affectsModelSettings(event)) void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
     }));
+    // Models VS Code offers come and go (an extension activates, Copilot signs in).
+    this._register(vscode.lm.onDidChangeChatModels(() => void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }))));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -71,7 +73,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
           type: 'init',
           protocol: PROTOCOL_VERSION,
           workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
-          model: this.modelInfo(),
+          model: await this.modelInfo(),
           session: this.sessions.view(),
         });
         return;
@@ -84,11 +86,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     }
   }
 
-  private modelInfo(): ModelInfo {
+  private async modelInfo(): Promise<ModelInfo> {
     const settings = readModelSettings();
     try {
-      resolveModel(settings);
-      return { provider: settings.provider, id: settings.model, demo: settings.demo };
+      const { model } = await chooseModel();
+      return { provider: model.provider, id: model.id, demo: settings.demo };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
     }
