@@ -14,7 +14,9 @@ import { HistoryBuilder } from '../src/core/wire/replay';
 import { scanWireLog } from '../src/core/wire/wireReader';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';
 import { generateLargeLog, generateSessions } from './generate';
-import { listByReadingEveryLog, openByParsingWholeLog, parseEveryLine } from './peers/patterns';
+import { appendThroughWriter } from './append';
+import { turnRecords } from './generate';
+import { listByReadingEveryLog, openByParsingWholeLog, parseEveryLine, rewriteWholeHistory } from './peers/patterns';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -150,6 +152,16 @@ async function main(): Promise<void> {
     add(`full replay of the ${mb.toFixed(0)} MB log`, `${replayRun.ms.toFixed(0)} ms (${(mb / (replayRun.ms / 1000)).toFixed(0)} MB/s)`,
       `${floor.ms.toFixed(0)} ms (e: JSON.parse of every line)`, `${(replayRun.ms / floor.ms).toFixed(2)}x the floor`);
     console.log(`(process baseline RSS ${pageRun.baseRssMb.toFixed(0)} MB)`);
+
+    // Appends as a session grows to 1,000 messages (250 turns of 4).
+    const appended = await appendThroughWriter(path.join(root, 'append'), wasmPath, 250);
+    const last = (xs: number[]) => median(xs.slice(-50));
+    add('append a message at ~1,000 messages (no fsync; fsync at turn end)', `${last(appended.messageMs).toFixed(3)} ms`);
+    add('append a message with its own fsync', `${median(appended.durableMessageMs).toFixed(2)} ms`);
+    add('whole turn (4 messages, usage, fsynced turn_end, state.json, index)', `${last(appended.turnMs).toFixed(1)} ms`);
+    const peerMessages = Array.from({ length: 250 }, (_, t) => turnRecords(t + 1, t + 1, 2_000).filter((r) => r.t === 'message').map((r) => (r as { message: object }).message)).flat();
+    const peerTimes = rewriteWholeHistory(path.join(root, 'peer-b'), peerMessages);
+    add('append at 1,000 messages vs a whole-JSON rewrite', `${last(appended.messageMs).toFixed(3)} ms`, `${last(peerTimes).toFixed(2)} ms (b: rewrite history + global list)`, `${(last(peerTimes) / last(appended.messageMs)).toFixed(0)}x faster`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

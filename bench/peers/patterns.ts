@@ -61,3 +61,29 @@ export function parseEveryLine(file: string): number {
   }
   return count;
 }
+
+/**
+ * (b) A whole-JSON history file rewritten on each message, plus a global history array file
+ * updated with the task's summary (as extensions that keep `api_conversation_history.json` and a
+ * task-history list do). Returns the ms of each append.
+ */
+export function rewriteWholeHistory(dir: string, messages: readonly object[]): number[] {
+  fs.mkdirSync(dir, { recursive: true });
+  const historyFile = path.join(dir, 'api_conversation_history.json');
+  const globalFile = path.join(dir, 'taskHistory.json');
+  fs.writeFileSync(globalFile, JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: `task-${i}`, ts: i, task: `an older task ${i}`, tokensIn: 1, tokensOut: 1 }))));
+  const history: object[] = [];
+  const times: number[] = [];
+  for (const message of messages) {
+    const start = process.hrtime.bigint();
+    history.push(message);
+    fs.writeFileSync(historyFile, JSON.stringify(history));
+    const global = JSON.parse(fs.readFileSync(globalFile, 'utf8')) as Array<{ id: string; ts: number; size?: number }>;
+    const entry = global.find((t) => t.id === 'current') ?? (global.push({ id: 'current', ts: 0 }), global.at(-1)!);
+    entry.ts = Date.now();
+    entry.size = history.length;
+    fs.writeFileSync(globalFile, JSON.stringify(global));
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return times;
+}
