@@ -3,6 +3,7 @@ import { SessionNotFoundError } from '../core/store/sessionStore';
 import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
 import { exec } from './commands/exec';
+import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { createContext, type CliContext } from './context';
@@ -41,6 +42,11 @@ Sessions:
   archive <id> | restore <id>          archive, or bring back from the archive
   delete <id> | undelete <id>          move to the trash (kept 7 days), or bring back
   export <id> --format md|jsonl        print a session as Markdown or as its raw log
+  fork <id> [--turn N] [--title T] [--json]
+                                       copy a session (up to turn N); prints the new id
+  rewind <id> --to <userMessageId> [--files] [--confirm-outside] [--preview] [--json]
+                                       drop that prompt and what followed; --files restores files
+  undo-rewind <id>                     undo the last rewind
 
 Maintenance:
   rebuild-index                        rebuild index.sqlite from the session folders
@@ -70,6 +76,9 @@ const COMMANDS: Record<string, Command> = {
   'rebuild-index': maintenance.rebuildIndex,
   doctor: maintenance.doctor,
   exec,
+  fork: forkRewind.fork,
+  rewind: forkRewind.rewind,
+  'undo-rewind': forkRewind.undo,
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors print one line. */

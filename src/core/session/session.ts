@@ -17,6 +17,7 @@ import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
+import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { closeOpenToolCalls } from './toolCalls';
 
@@ -218,6 +219,35 @@ export class Session {
       ...(signal ? { signal } : {}),
     });
     return text;
+  }
+
+  /**
+   * Rewinds to before the prompt `messageId` (with files, restoring what the dropped turns
+   * changed) and reloads the conversation. Returns what happened, with the prompt's text for
+   * edit & resend.
+   */
+  async rewind(messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
+    if (this.active) throw new RewindError('a turn is running; stop it before rewinding');
+    const result = await rewindSession(this.options.store, this.id, messageId, options);
+    this.reload(result.toTurn - 1);
+    return result;
+  }
+
+  /** Undoes the last rewind (when nothing happened since) and reloads the conversation. */
+  async undoRewind(): Promise<{ turns: number; files: string[] }> {
+    if (this.active) throw new RewindError('a turn is running; stop it first');
+    const result = await undoRewind(this.options.store, this.id);
+    this.reload(this.options.store.history(this.id).nextTurn - 1);
+    return result;
+  }
+
+  private reload(lastTurn: number): void {
+    const records = this.options.store.history(this.id).messages;
+    this.agent.state.messages = records.map((r) => r.message);
+    for (const r of records) if (r.message.role === 'user') this.userMessageIds.add(r.id);
+    this.writer.resetTurn(lastTurn);
+    this.state = this.options.store.get(this.id);
+    this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 
   /** Cancels a prompt: a queued one is removed; the running one is aborted and its turn ends `cancelled`. */

@@ -41,6 +41,12 @@ export class SessionWriter {
     return this.open;
   }
 
+  /** After a rewind or its undo, the next turn is numbered from `lastTurn` + 1. */
+  resetTurn(lastTurn: number): void {
+    if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
+    this.turn = lastTurn;
+  }
+
   /** Starts a turn: appends turn_begin, marks the session running (fsynced). Returns its number. */
   async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
     if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);

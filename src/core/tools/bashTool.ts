@@ -15,12 +15,15 @@ export function bashTool(ctx: ToolContext): AgentTool {
       timeout_ms: Type.Optional(Type.Integer({ minimum: 1, description: 'Kill the command after this many milliseconds' })),
     }),
     executionMode: 'sequential',
-    async execute(_id, raw: unknown, signal) {
+    async execute(id, raw: unknown, signal) {
       const params = raw as { command: string; timeout_ms?: number };
       if (!ctx.trusted) throw new ToolError('This workspace is not trusted, so Braid cannot run commands. Trust the workspace to allow it.');
       await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}` }, signal);
       const timeout = Math.min(params.timeout_ms ?? LIMITS.bashTimeoutMs, LIMITS.bashMaxTimeoutMs);
+      // Files the command changes or deletes become file changes a rewind can restore.
+      const snapshot = ctx.checkpoints.snapshot(ctx.workspace.primary);
       const result = await runCommand(params.command, ctx.workspace.primary, timeout, signal);
+      await ctx.checkpoints.recordCommand(ctx.workspace.primary, snapshot, id, (full) => ctx.workspace.display(full));
       const header = result.cancelled ? 'Cancelled by the user.' : result.timedOut ? `Killed after ${timeout} ms (timeout).` : `Exit code ${result.code ?? result.signal}.`;
       return textResult(`${header}\n${capText(result.output) || '(no output)'}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
     },

@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Message } from '@mariozechner/pi-ai';
+import { fsyncDir } from '../fs/atomic';
+import { safeReaddir, statMtime } from '../fs/probe';
+import { newMessageId, newSessionId } from '../ids';
+import { closeOpenToolCalls } from '../session/toolCalls';
+import { isKnown, type MessageRecord, type NewRecord } from '../wire/records';
+import { replay } from '../wire/replay';
+import { scanWireLog } from '../wire/wireReader';
+import { WireLogWriter } from '../wire/wireLog';
+import { writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
+import type { SessionStore } from './sessionStore';
+import { addToTotals } from './summary';
+
+/** The result given to tool calls a fork cuts off. */
+export const FORK_OPEN_CALL_TEXT = 'This tool call was still running when the session was forked; its result is unknown.';
+
+/** Partial folders older than this are another process's abandoned fork. */
+const STALE_PARTIAL_MS = 10 * 60 * 1000;
+
+export interface ForkOptions {
+  /** Keep the history up to and including this effective turn; the whole session without it. */
+  readonly turn?: number;
+  readonly title?: string;
+  readonly kind?: SessionKind;
+  readonly visibility?: 'visible' | 'hidden';
+  /** Records appended after the copy, before publishing (a peek's boundary note and exchange). */
+  readonly extra?: (turn: number) => NewRecord[];
+}
+
+/** A fork that cannot be made as asked; the message says why and what to do. */
+export class ForkError extends Error {
+  override readonly name = 'ForkError';
+}
+
+/**
+ * Where effective turn `turn` ends in a main log: the byte just after its `turn_end` record. An
+ * append-only log never changes below that point, so the prefix can be copied while the source
+ * session keeps running. Returns undefined when the turn has begun but not ended.
+ */
+export function turnEndOffset(logFile: string, turn: number): { offset: number; ts: number } | undefined | 'no-such-turn' {
+  const ends = new Map<number, { offset: number; ts: number }>();
+  const begun = new Set<number>();
+  scanWireLog(logFile, (record, offset, length) => {
+    if (!isKnown(record)) return;
+    if (record.t === 'rewind') {
+      for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
+      for (const t of [...begun]) if (t >= record.toTurn) begun.delete(t);
+    } else if (record.t === 'turn_begin') begun.add(record.turn);
+    else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
+  });
+  if (ends.has(turn)) return ends.get(turn);
+  return begun.has(turn) ? undefined : 'no-such-turn';
+}
+
+/** Copies the first `bytes` of a file (a prefix of complete lines). */
+function copyPrefix(from: string, to: string, bytes: number): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const src = fs.openSync(from, 'r');
+  const dst = fs.openSync(to, 'w');
+  try {
+    const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+    for (let pos = 0; pos < bytes;) {
+      const n = fs.readSync(src, buffer, 0, Math.min(buffer.length, bytes - pos), pos);
+      if (n === 0) break;
+      fs.writeSync(dst, buffer, 0, n);
+      pos += n;
+    }
+    fs.fsyncSync(dst);
+  } finally {
+    fs.closeSync(src);
+    fs.closeSync(dst);
+  }
+}
+
+/** The size of a log up to its last complete line (a torn tail is not copied). */
+function completeBytes(file: string): number {
+  const report = scanWireLog(file, () => undefined);
+  return report.tornTail ? report.bytes - report.tornBytes : report.bytes;
+}
+
+/** Copies the lines of a log whose records are at or before `ts`; returns how many messages were kept. */
+function copyUpTo(from: string, to: string, ts: number): number {
+  const lines: string[] = [];
+  let messages = 0;
+  scanWireLog(from, (record, _o, _l, raw) => {
+    if (record.ts > ts) return;
+    lines.push(raw);
+    if (record.t === 'message') messages++;
+  });
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.writeFileSync(to, lines.length ? `${lines.join('\n')}\n` : '');
+  return messages;
+}
+
+/** Hard-links (or copies) the content-addressed blobs: they never change, so sharing is safe. */
+function shareBlobs(from: string, to: string): void {
+  for (const prefix of safeReaddir(from)) {
+    fs.mkdirSync(path.join(to, prefix), { recursive: true });
+    for (const name of safeReaddir(path.join(from, prefix))) {
+      try {
+        fs.linkSync(path.join(from, prefix, name), path.join(to, prefix, name));
+      } catch {
+        fs.copyFileSync(path.join(from, prefix, name), path.join(to, prefix, name));
+      }
+    }
+  }
+}
+
+/**
+ * Forks a session (DESIGN.md 6): the copy is built in `.partial-<newId>` beside the sessions of the
+ * workspace and published with one rename, so a crash leaves either no new session or a whole
+ * one. Whole: every log copied with a `forked` record. At a turn: the main log cut to the byte
+ * prefix that ends that effective turn, subagent logs cut by time (emptied ones dropped), tool
+ * calls left open closed.
+ */
+export async function forkSession(store: SessionStore, sourceId: string, options: ForkOptions = {}): Promise<SessionState> {
+  const layout = store.layout;
+  const sourceDir = store.locate(sourceId);
+  const source = store.get(sourceId);
+  const mainLog = layout.agentLog(sourceDir);
+  let cut: { offset: number; ts: number } | undefined;
+  if (options.turn !== undefined) {
+    const found = turnEndOffset(mainLog, options.turn);
+    if (found === 'no-such-turn') throw new ForkError(`session ${sourceId} has no turn ${options.turn}; it has ${source.turnCount} turn(s)`);
+    if (!found) throw new ForkError(`turn ${options.turn} of ${sourceId} is still running; fork at turn ${options.turn - 1} or wait for it to end`);
+    cut = found;
+  }
+  const id = newSessionId();
+  const partial = layout.partialDir(source.workspaceKey, id);
+  fs.mkdirSync(partial, { recursive: true });
+  try {
+    const forked = { t: 'forked' as const, from: { sessionId: sourceId, turn: options.turn ?? null } };
+    const newMain = layout.agentLog(partial);
+    copyPrefix(mainLog, newMain, cut ? cut.offset : completeBytes(mainLog));
+    const keptAgents: SessionState['agents'] = [];
+    for (const agent of source.agents.length ? source.agents : [{ id: 'main', parentId: null, title: 'main' }]) {
+      if (agent.id === 'main') {
+        keptAgents.push(agent);
+        continue;
+      }
+      const from = layout.agentLog(sourceDir, agent.id);
+      if (!fs.existsSync(from)) continue;
+      const to = layout.agentLog(partial, agent.id);
+      if (cut) {
+        if (copyUpTo(from, to, cut.ts) === 0) {
+          fs.rmSync(path.dirname(to), { recursive: true, force: true });
+          continue;
+        }
+      } else {
+        copyPrefix(from, to, completeBytes(from));
+      }
+      const log = WireLogWriter.open(to);
+      await log.append(forked, { durable: true });
+      await log.close();
+      keptAgents.push(agent);
+    }
+    // The main log: close cut-off tool calls, extra records, then the `forked` record.
+    const history = replay(scanAll(newMain));
+    const turn = history.nextTurn - 1;
+    const closing = closeOpenToolCalls(history.messages.map((m) => m.message as Message), FORK_OPEN_CALL_TEXT);
+    const main = WireLogWriter.open(newMain);
+    const records: NewRecord[] = closing.map((message) => ({ t: 'message', turn, id: newMessageId(), message }));
+    records.push(...(options.extra?.(turn + 1) ?? []));
+    records.push(forked);
+    await main.append(records, { durable: true });
+    await main.close();
+    shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
+
+    const kept = replay(scanAll(newMain));
+    const usage = zeroUsage();
+    for (const u of kept.usage) addToTotals(usage, u);
+    const now = Date.now();
+    const state: SessionState = {
+      v: 1,
+      id,
+      title: options.title ?? `Fork: ${source.title || sourceId}`,
+      titleSource: 'user',
+      workspaceDir: source.workspaceDir,
+      workspaceKey: source.workspaceKey,
+      createdAt: now,
+      updatedAt: now,
+      status: 'idle',
+      error: null,
+      kind: options.kind ?? source.kind,
+      visibility: options.visibility ?? 'visible',
+      archived: false,
+      forkedFrom: { sessionId: sourceId, turn: options.turn ?? null },
+      agents: keptAgents,
+      model: source.model,
+      queue: [],
+      paused: null,
+      turnCount: kept.turnBegins.length,
+      usage,
+    };
+    writeState(layout.stateFile(partial), state);
+    fsyncDir(partial);
+    // Publish: one rename makes the whole session appear at once.
+    const finalDir = layout.sessionDir(source.workspaceKey, id);
+    fs.renameSync(partial, finalDir);
+    fsyncDir(path.dirname(finalDir));
+    store.index.refresh(finalDir);
+    return state;
+  } catch (err) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function scanAll(file: string): Parameters<typeof replay>[0] {
+  const records: Array<Parameters<typeof replay>[0] extends Iterable<infer R> ? R : never> = [];
+  scanWireLog(file, (r) => records.push(r));
+  return records;
+}
+
+/** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
+export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
+  const swept: string[] = [];
+  for (const workspaceKey of safeReaddir(store.layout.sessionsDir)) {
+    const dir = path.join(store.layout.sessionsDir, workspaceKey);
+    for (const name of safeReaddir(dir)) {
+      if (!name.startsWith('.partial-')) continue;
+      const full = path.join(dir, name);
+      if (now - statMtime(full) < STALE_PARTIAL_MS) continue;
+      fs.rmSync(full, { recursive: true, force: true });
+      swept.push(full);
+    }
+  }
+  if (swept.length) store.logger.info(`removed ${swept.length} unfinished fork folder(s)`);
+  return swept;
+}
+
+export type { MessageRecord };

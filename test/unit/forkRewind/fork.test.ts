@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { FORK_OPEN_CALL_TEXT, ForkError, forkSession, sweepPartials } from '../../../src/core/store/fork';
+import type { MessageRecord } from '../../../src/core/wire/records';
+import { readWireLog } from '../../../src/core/wire/wireReader';
+import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+
+/** A session of three turns; turn 2 runs two subagents. */
+async function threeTurns(f: SessionFixture): Promise<string> {
+  const sub = (name: string) => () => fauxAssistantMessage(`${name} done`);
+  f.faux.setResponses([
+    fauxAssistantMessage('turn one answer'),
+    fauxAssistantMessage([fauxToolCall('task', { description: 'sub A', prompt: 'do A' }, { id: 'ta' }), fauxToolCall('task', { description: 'sub B', prompt: 'do B' }, { id: 'tb' })], { stopReason: 'toolUse' }),
+    sub('A'), sub('B'),
+    fauxAssistantMessage('turn two answer'),
+    fauxAssistantMessage('turn three answer'),
+  ]);
+  const session = await f.open();
+  for (const prompt of ['first prompt', 'second prompt', 'third prompt']) {
+    await session.submit(prompt);
+    await session.waitForIdle();
+    await new Promise((resolve) => setTimeout(resolve, 5)); // distinct timestamps between turns
+  }
+  await session.close();
+  return session.id;
+}
+
+const logOf = (f: SessionFixture, id: string, agent = 'main') => path.join(f.store.locate(id), 'agents', agent, 'wire.jsonl');
+
+test('a fork at each turn keeps exactly the first N turns, byte for byte, and the subagents of those turns', async () => {
+  const f = await sessionFixture();
+  try {
+    const source = await threeTurns(f);
+    const sourceBytes = fs.readFileSync(logOf(f, source));
+    const sourceMessages = f.store.history(source).messages;
+    for (const turn of [1, 2, 3]) {
+      const fork = await forkSession(f.store, source, { turn });
+      assert.equal(fork.title, `Fork: first prompt`);
+      assert.deepEqual(fork.forkedFrom, { sessionId: source, turn });
+      assert.equal(fork.turnCount, turn);
+      const forkMessages = f.store.history(fork.id).messages;
+      assert.deepEqual(forkMessages.map((m) => m.id), sourceMessages.filter((m) => m.turn <= turn).map((m) => m.id), `turn ${turn}`);
+      const forkBytes = fs.readFileSync(logOf(f, fork.id));
+      const { records } = readWireLog(logOf(f, fork.id));
+      const forkedLine = JSON.stringify(records.at(-1));
+      assert.equal(records.at(-1)!.t, 'forked');
+      const prefix = forkBytes.subarray(0, forkBytes.length - Buffer.byteLength(forkedLine) - 1);
+      assert.ok(sourceBytes.subarray(0, prefix.length).equals(prefix), 'the kept part is the source\'s byte prefix');
+      const subagents = fork.agents.filter((a) => a.id !== 'main').map((a) => a.title).sort();
+      assert.deepEqual(subagents, turn >= 2 ? ['sub A', 'sub B'] : [], `subagents at turn ${turn}`);
+      for (const a of fork.agents.filter((x) => x.id !== 'main')) assert.equal(readWireLog(logOf(f, fork.id, a.id)).records.at(-1)!.t, 'forked');
+      assert.equal(f.store.index.get(fork.id)?.turnCount, turn);
+    }
+    const whole = await forkSession(f.store, source, { title: 'Everything' });
+    assert.equal(whole.title, 'Everything');
+    assert.equal(f.store.history(whole.id).messages.length, sourceMessages.length);
+    assert.ok(fs.readFileSync(logOf(f, source)).equals(sourceBytes), 'the source is untouched');
+    await assert.rejects(forkSession(f.store, source, { turn: 9 }), ForkError);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('forking a running session works at a finished turn and is refused at the turn in flight; open tool calls are closed', async () => {
+  const f = await sessionFixture();
+  try {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    f.faux.setResponses([
+      fauxAssistantMessage('done'),
+      async () => (await gate, fauxAssistantMessage('late')),
+    ]);
+    const session = await f.open();
+    await session.submit('one');
+    await session.waitForIdle();
+    await session.submit('two');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const atOne = await forkSession(f.store, session.id, { turn: 1 });
+    assert.equal(f.store.history(atOne.id).messages.length, 2);
+    await assert.rejects(forkSession(f.store, session.id, { turn: 2 }), /turn 2 of \S+ is still running; fork at turn 1/);
+    release();
+    await session.waitForIdle();
+
+    // A turn that ended with a tool call and no result (cancelled mid-call) gets one in the fork.
+    const state = await f.store.create({ workspaceDir: f.workspace });
+    const writer = await f.store.openWriter(state.id);
+    await writer.beginTurn('p', null);
+    await writer.appendMessage({ role: 'user', content: 'go', timestamp: 1 });
+    await writer.appendMessage(fauxAssistantMessage(fauxToolCall('bash', { command: 'make' }, { id: 'open-call' }), { stopReason: 'toolUse' }));
+    await writer.endTurn('cancelled');
+    await writer.close();
+    const fork = await forkSession(f.store, state.id, { turn: 1 });
+    const last = f.store.history(fork.id).messages.at(-1) as MessageRecord;
+    assert.equal(last.message.role, 'toolResult');
+    assert.match(JSON.stringify(last.message), new RegExp(FORK_OPEN_CALL_TEXT.slice(0, 40)));
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('stale partial folders are swept; fresh ones (a fork in progress elsewhere) are left', async () => {
+  const f = await sessionFixture();
+  try {
+    const s = await f.store.create({ workspaceDir: f.workspace });
+    const ws = path.dirname(f.store.locate(s.id));
+    fs.mkdirSync(path.join(ws, '.partial-ses_01ARZ3NDEKTSV4RRFFQ69G5FAV'));
+    fs.mkdirSync(path.join(ws, '.partial-ses_01ARZ3NDEKTSV4RRFFQ69G5FAW'));
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    fs.utimesSync(path.join(ws, '.partial-ses_01ARZ3NDEKTSV4RRFFQ69G5FAV'), old, old);
+    assert.equal(sweepPartials(f.store).length, 1);
+    assert.ok(fs.existsSync(path.join(ws, '.partial-ses_01ARZ3NDEKTSV4RRFFQ69G5FAW')));
+  } finally {
+    await f.cleanup();
+  }
+});
