@@ -114,11 +114,15 @@ export class Session {
     this.agent.subscribe((event) => this.onKernelEvent(event));
   }
 
-  /** Opens a session (a new one without `sessionId`) for prompting. */
-  static async open(options: SessionOptions, sessionId?: string): Promise<Session> {
+  /**
+   * Opens a session (a new one without `sessionId`) for prompting. Throws SessionBusyError when
+   * another process writes it; a stale lease is taken over only with `takeOver`.
+   */
+  static async open(options: SessionOptions, sessionId?: string, lease: { takeOver?: boolean } = {}): Promise<Session> {
     const store = options.store;
-    const state = sessionId ? await store.open(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
-    const writer = await store.openWriter(state.id);
+    const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
+    const writer = await store.openWriter(state.id, lease);
+    if (state.archived) await store.open(state.id); // opening an archived session restores it
     // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
     if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running.');
     const records = store.history(state.id).messages;
@@ -205,10 +209,10 @@ export class Session {
    * A side question (/btw): an ephemeral call over the current history that never enters it.
    * Works while a turn runs (it sees the history up to the last finished message).
    */
-  async ask(question: string, signal?: AbortSignal): Promise<string> {
+  async ask(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
     const { model } = await this.options.model();
     const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
-    const { text } = await askSideQuestion({
+    return askSideQuestion({
       model,
       systemPrompt: this.options.systemPrompt,
       history,
@@ -218,7 +222,6 @@ export class Session {
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
     });
-    return text;
   }
 
   /**
@@ -228,7 +231,7 @@ export class Session {
    */
   async rewind(messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
     if (this.active) throw new RewindError('a turn is running; stop it before rewinding');
-    const result = await rewindSession(this.options.store, this.id, messageId, options);
+    const result = await rewindSession(this.options.store, this.id, messageId, { ...options, leaseHeld: true });
     this.reload(result.toTurn - 1);
     return result;
   }
@@ -236,7 +239,7 @@ export class Session {
   /** Undoes the last rewind (when nothing happened since) and reloads the conversation. */
   async undoRewind(): Promise<{ turns: number; files: string[] }> {
     if (this.active) throw new RewindError('a turn is running; stop it first');
-    const result = await undoRewind(this.options.store, this.id);
+    const result = await undoRewind(this.options.store, this.id, { leaseHeld: true });
     this.reload(this.options.store.history(this.id).nextTurn - 1);
     return result;
   }

@@ -232,3 +232,23 @@ export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
 }
 
 export type { MessageRecord };
+
+/** The note that opens a kept side conversation (DESIGN.md 2). */
+export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before this boundary is inherited history from the parent session. It is reference context only. It is not your current task.';
+
+/**
+ * Keeps a side question as a fork of kind `peek`: the whole parent history, then a turn whose
+ * prompt carries the boundary note before the question, and the answer.
+ */
+export async function keepSideQuestion(store: SessionStore, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
+  return forkSession(store, sessionId, {
+    kind: 'peek',
+    title: `Side: ${Array.from(question.replace(/\s+/g, ' ').trim()).slice(0, 50).join('')}`,
+    extra: (turn) => [
+      { t: 'turn_begin', turn, promptId: `side-${Date.now()}`, model: { provider: answer.provider, id: answer.model, thinking: 'off' } },
+      { t: 'message', turn, id: newMessageId(), message: { role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${SIDE_BOUNDARY_NOTE}\n</system-reminder>` }, { type: 'text', text: question }], timestamp: Date.now() } },
+      { t: 'message', turn, id: newMessageId(), message: answer },
+      { t: 'turn_end', turn, outcome: 'completed' },
+    ],
+  });
+}

@@ -40,6 +40,10 @@ export class StoreLayout {
     return path.join(sessionDir, 'state.lock');
   }
 
+  writerLock(sessionDir: string): string {
+    return path.join(sessionDir, 'writer.lock');
+  }
+
   agentLog(sessionDir: string, agentId = 'main'): string {
     return path.join(sessionDir, 'agents', agentId, 'wire.jsonl');
   }

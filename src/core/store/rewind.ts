@@ -8,6 +8,7 @@ import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import type { SessionStore } from './sessionStore';
 import { promptText } from './summary';
+import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
 export interface FileRewind {
@@ -134,7 +135,22 @@ export function previewRewind(store: SessionStore, sessionId: string, messageId:
  * `undoRewind` can put them back; files changed outside Braid since are skipped unless
  * `confirmOutside`.
  */
-export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
+export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; leaseHeld?: boolean }): Promise<RewindResult> {
+  return withLease(store, sessionId, options.leaseHeld, () => rewindHeld(store, sessionId, messageId, options));
+}
+
+/** Runs `fn` holding the session's writer lease (unless the caller, an open Session, holds it). */
+async function withLease<T>(store: SessionStore, sessionId: string, held: boolean | undefined, fn: () => Promise<T>): Promise<T> {
+  if (held) return fn();
+  const lease = WriterLease.acquire(store.layout.writerLock(store.locate(sessionId)));
+  try {
+    return await fn();
+  } finally {
+    lease.release();
+  }
+}
+
+async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
   const { preview, targets } = plan(store, sessionId, messageId);
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
@@ -170,7 +186,11 @@ export async function rewindSession(store: SessionStore, sessionId: string, mess
  * Undoes the last rewind when nothing happened since: the dropped records are appended again (the
  * log only grows) and the files it restored get the images they had just before it.
  */
-export async function undoRewind(store: SessionStore, sessionId: string): Promise<{ turns: number; files: string[] }> {
+export async function undoRewind(store: SessionStore, sessionId: string, options: { leaseHeld?: boolean } = {}): Promise<{ turns: number; files: string[] }> {
+  return withLease(store, sessionId, options.leaseHeld, () => undoHeld(store, sessionId));
+}
+
+async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns: number; files: string[] }> {
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
   const records = readAll(logFile);

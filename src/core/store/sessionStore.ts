@@ -14,10 +14,12 @@ import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
+import { sweepPartials } from './fork';
 import { StoreLayout } from './layout';
 import { readState, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
 import { readSessionFolder } from './summary';
 import { SessionWriter } from './sessionWriter';
+import { isStale, readLease } from './writerLease';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -62,7 +64,9 @@ export class SessionStore {
     const layout = new StoreLayout(options.root);
     fs.mkdirSync(layout.sessionsDir, { recursive: true });
     const index = await SessionIndex.open({ layout, wasmPath: options.wasmPath, logger: options.logger, watch: options.watch, saveDelayMs: options.saveDelayMs });
-    return new SessionStore(index, layout, options.logger);
+    const store = new SessionStore(index, layout, options.logger);
+    sweepPartials(store);
+    return store;
   }
 
   async close(): Promise<void> {
@@ -244,10 +248,38 @@ export class SessionStore {
     return readNewestPage(this.layout.agentLog(this.locate(id)), limit, before);
   }
 
-  /** Opens the session for appending: the only way records get into its logs. */
-  async openWriter(id: string): Promise<SessionWriter> {
+  /** Opens the session for appending (taking its writer lease): the only way records get into its logs. */
+  async openWriter(id: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
     const dir = this.locate(id);
-    return SessionWriter.open(this, dir);
+    return SessionWriter.open(this, dir, options);
+  }
+
+  /**
+   * Crash recovery at start (DESIGN.md 6): sessions of the workspace left `running` whose writer
+   * lease is stale get their open turn ended `interrupted`, with a note. Returns their ids.
+   */
+  async recoverInterrupted(workspaceDir: string): Promise<string[]> {
+    const recovered: string[] = [];
+    const workspaceKey = keyOf(workspaceDir);
+    for (const folder of listSessionFolders(this.layout, workspaceKey)) {
+      let state: SessionState;
+      try {
+        state = readState(this.layout.stateFile(folder.dir));
+      } catch {
+        continue;
+      }
+      if (state.status !== 'running' || !isStale(readLease(this.layout.writerLock(folder.dir)))) continue;
+      const writer = await SessionWriter.open(this, folder.dir, { takeOver: true });
+      try {
+        if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running (the window closed or crashed).');
+        else await this.update(state.id, (s) => ({ ...s, status: 'interrupted' }));
+      } finally {
+        await writer.close();
+      }
+      recovered.push(state.id);
+    }
+    if (recovered.length) this.logger.info(`marked ${recovered.length} session(s) interrupted after a crash`);
+    return recovered;
   }
 
   export(id: string, format: 'md' | 'jsonl'): string {

@@ -3,6 +3,7 @@ import { statMtime } from '../fs/probe';
 import { newMessageId } from '../ids';
 import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
+import { WriterLease } from './writerLease';
 import type { SessionState, SessionStatus } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
@@ -19,16 +20,32 @@ export class SessionWriter {
     private readonly store: SessionStore,
     readonly dir: string,
     readonly id: string,
+    private readonly lease: WriterLease,
     private readonly log: WireLogWriter,
     private summary: SessionSummary,
     private turn: number,
     private open: number | null,
   ) {}
 
-  static async open(store: SessionStore, dir: string): Promise<SessionWriter> {
-    const reading = readSessionFolder(dir, store.layout.stateFile(dir), store.layout.agentLog(dir));
-    const log = WireLogWriter.open(store.layout.agentLog(dir));
-    return new SessionWriter(store, dir, reading.summary.state.id, log, reading.summary, reading.nextTurn - 1, reading.openTurn);
+  /**
+   * Opens the session for appending: takes its writer lease first (SessionBusyError when another
+   * process holds a fresh one; a stale one only with `takeOver`).
+   */
+  static async open(store: SessionStore, dir: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
+    const lease = WriterLease.acquire(store.layout.writerLock(dir), options);
+    try {
+      const reading = readSessionFolder(dir, store.layout.stateFile(dir), store.layout.agentLog(dir));
+      const log = WireLogWriter.open(store.layout.agentLog(dir));
+      return new SessionWriter(store, dir, reading.summary.state.id, lease, log, reading.summary, reading.nextTurn - 1, reading.openTurn);
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
+  }
+
+  /** Throws when another process took the lease over: this one must not write any more. */
+  private requireLease(): void {
+    if (!this.lease.held) throw new Error('another window took over writing this session; reopen it to follow along');
   }
 
   /** The current turn number (0 before the first). */
@@ -50,6 +67,7 @@ export class SessionWriter {
   /** Starts a turn: appends turn_begin, marks the session running (fsynced). Returns its number. */
   async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
     if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
+    this.requireLease();
     const turn = this.turn + 1;
     await this.log.append({ t: 'turn_begin', turn, promptId, model }, { durable: true });
     this.turn = turn;
@@ -108,6 +126,7 @@ export class SessionWriter {
 
   async close(): Promise<void> {
     await this.log.close();
+    this.lease.release();
   }
 
   private requireOpen(): number {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { userMessageId } from '../../../src/core/ids';
 import type { SessionEvent } from '../../../src/core/session/events';
+import { keepSideQuestion } from '../../../src/core/store/fork';
 import { readState } from '../../../src/core/store/sessionState';
 import type { MessageRecord, WireRecord } from '../../../src/core/wire/records';
 import { fauxAssistantMessage, fauxText, fauxToolCall, sessionFixture } from '../../support/session';
@@ -302,13 +303,22 @@ test('a side question sees the history cut to text, runs no tool, and is never p
     await session.waitForIdle();
     const before = f.records(session.id).length;
     const answer = await session.ask('btw, what was this about?');
-    assert.equal(answer, 'It is about x.');
+    assert.equal(answer.text, 'It is about x.');
     assert.deepEqual(seen.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
     assert.doesNotMatch(JSON.stringify(seen), /toolCall|toolResult/);
     assert.match(JSON.stringify(seen.at(-1)), /btw, what was this about/);
     assert.equal(f.records(session.id).length, before, 'nothing persisted');
     assert.equal(session.messages.length, 4, 'the history is unchanged');
     assert.equal(f.approvals.length, 0, 'the tool call was never executed');
+
+    // Kept as a fork: kind peek, the whole history, then the boundary note, the question and the answer.
+    const peek = await keepSideQuestion(f.store, session.id, 'btw, what was this about?', answer.message);
+    assert.equal(peek.kind, 'peek');
+    assert.equal(peek.title, 'Side: btw, what was this about?');
+    const kept = f.store.history(peek.id).messages;
+    assert.equal(kept.length, 6);
+    assert.match(JSON.stringify(kept[4]!.message), /Side conversation boundary\. Everything before this boundary is inherited history/);
+    assert.equal(f.store.get(session.id).turnCount, 1, 'the parent is unchanged');
   } finally {
     await f.cleanup();
   }

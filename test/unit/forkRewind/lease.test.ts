@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { LogFollower } from '../../../src/core/store/logFollower';
+import { SessionBusyError } from '../../../src/core/store/writerLease';
+import type { WireRecord } from '../../../src/core/wire/records';
+import { openStore, repoRoot, tempDir, wasmPath } from '../../support/store';
+
+// Two processes on one session: the child holds the writer lease and appends; this process cannot
+// write, follows the log live, and takes over only explicitly once the child is gone.
+const root = tempDir('braid-lease-');
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const worker = path.join(repoRoot, 'out', 'test', 'workers', 'appendWorker.cjs');
+
+function startWorker(sessionId: string, pauseMs: number, turns: number): { child: ChildProcess; ended: string[]; ready: Promise<void>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [worker, root, sessionId, wasmPath, String(pauseMs), String(turns)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const ended: string[] = [];
+  let out = '';
+  const ready = new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+    ended.splice(0, ended.length, ...out.split('\n').filter((l) => l.startsWith('ended ')));
+    if (out.includes('ready')) resolve();
+  }));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ended, ready, exit };
+}
+
+test('one process writes; the other cannot, follows live, and takes over only explicitly', async () => {
+  const store = await openStore(root);
+  const session = await store.create({ workspaceDir: '/lease' });
+  const run = startWorker(session.id, 150, 6);
+  await run.ready;
+  await assert.rejects(store.openWriter(session.id), SessionBusyError);
+  await assert.rejects(store.openWriter(session.id, { takeOver: true }), /being written by process \d+/, 'a fresh lease is never taken over');
+
+  const seen: WireRecord[] = [];
+  const follower = new LogFollower(store.layout.agentLog(store.locate(session.id)), (records) => seen.push(...records), 0).start();
+  await run.exit;
+  follower.check();
+  follower.stop();
+  assert.equal(seen.filter((r) => r.t === 'turn_end').length, 6, 'every turn arrived while following');
+  assert.equal(run.ended.length, 6);
+
+  // The child released its lease when it closed: this process may write now.
+  const writer = await store.openWriter(session.id);
+  await writer.close();
+
+  // A writer killed mid-turn leaves a lease that is stale (its process is gone) but still
+  // refused unless taken over explicitly; recovery at start does take it and ends the turn.
+  const crash = startWorker(session.id, 0, 100_000);
+  await crash.ready;
+  while (crash.ended.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+  crash.child.kill('SIGKILL');
+  await crash.exit;
+  await assert.rejects(store.openWriter(session.id), SessionBusyError);
+  const state = store.get(session.id);
+  if (state.status === 'running') {
+    assert.deepEqual(await store.recoverInterrupted('/lease'), [session.id]);
+    assert.equal(store.get(session.id).status, 'interrupted');
+  }
+  const taken = await store.openWriter(session.id, { takeOver: true });
+  assert.equal(taken.openTurn, null, 'no turn left open after recovery');
+  await taken.close();
+  await store.close();
+});
