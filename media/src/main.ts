@@ -10,6 +10,7 @@ app.innerHTML = `
     <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
   </header>
   <div class="problem" data-role="problem" role="alert" hidden></div>
+  <div class="note" data-role="read-only" role="status" hidden>Another window is writing this session; it is shown read-only here and follows along live.</div>
   <section class="transcript" data-role="transcript" aria-label="Conversation"></section>
   <form class="composer" data-role="composer">
     <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line)"></textarea>
@@ -27,6 +28,7 @@ const modelLabel = part<HTMLElement>('model');
 const sessionTitle = part<HTMLElement>('title');
 const demoBadge = part<HTMLElement>('demo');
 const problem = part<HTMLElement>('problem');
+const readOnlyNote = part<HTMLElement>('read-only');
 const transcript = new Transcript(part<HTMLElement>('transcript'));
 const composer = part<HTMLFormElement>('composer');
 const input = part<HTMLTextAreaElement>('input');
@@ -49,6 +51,10 @@ function showSession(session: SessionView | null): void {
   transcript.show(session?.entries ?? [], session?.hasOlder ?? false);
   document.body.dataset.session = session?.id ?? '';
   sessionTitle.textContent = session?.title ?? '';
+  const readOnly = session?.readOnly === true;
+  document.body.dataset.readOnly = String(readOnly);
+  readOnlyNote.hidden = !readOnly;
+  input.disabled = readOnly;
 }
 
 function describeUsage(usage: UsageInfo | undefined): string {

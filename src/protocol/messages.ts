@@ -40,6 +40,8 @@ export interface SessionView {
   readonly entries: readonly TranscriptEntry[];
   /** Older messages exist before these entries. */
   readonly hasOlder: boolean;
+  /** Another window writes this session: shown and followed live, but prompts cannot be sent here. */
+  readonly readOnly?: boolean;
 }
 
 /** The webview has loaded its script and listens; the host answers with `init`. */

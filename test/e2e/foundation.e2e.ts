@@ -123,3 +123,24 @@ test('sessions another process creates and the CLI renames appear in the Session
   await chat.locator('.message.assistant', { hasText: 'It has a README.' }).waitFor();
   await workbench.screenshot('session-opened-in-chat');
 });
+
+test('a session another process is writing opens read-only and follows its log live', async () => {
+  const store = await openStore(workbench.globalStorage);
+  const session = await store.create({ workspaceDir: workbench.workspace, title: 'Written elsewhere' });
+  const writer = await store.openWriter(session.id);
+  try {
+    await addTurn(writer, 'first prompt from elsewhere', 'first answer');
+    const page = workbench.page;
+    await page.locator('.monaco-list-row', { hasText: 'Written elsewhere' }).click();
+    const chat = workbench.chatFrame();
+    await chat.locator(`body[data-session="${session.id}"][data-read-only="true"]`).waitFor({ timeout: 5_000 });
+    assert.equal(await chat.locator('[data-role="read-only"]').isVisible(), true);
+    assert.equal(await chat.locator('[data-role="input"]').isDisabled(), true);
+    await addTurn(writer, 'second prompt, live', 'second answer, live');
+    await chat.locator('.message.assistant', { hasText: 'second answer, live' }).waitFor({ timeout: 3_000 });
+    await workbench.screenshot('read-only-follow');
+  } finally {
+    await writer.close();
+    await store.close();
+  }
+});

@@ -4,7 +4,9 @@ import { resolveApiKey } from '../../core/model/apiKey';
 import type { SessionEvent } from '../../core/session/events';
 import { Session } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
+import { LogFollower } from '../../core/store/logFollower';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { isStale, SessionBusyError } from '../../core/store/writerLease';
 import type { ApprovalUi } from '../../core/tools/approvals';
 import type { HostToWebview, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
@@ -30,6 +32,8 @@ const modalApprovals: ApprovalUi = {
  */
 export class ChatSessions implements vscode.Disposable {
   private session: Session | undefined;
+  /** A session another process writes, shown read-only and followed live. */
+  private following: { id: string; follower: LogFollower } | undefined;
   private generation = 0;
   private readonly requests = new Map<string, string>(); // promptId -> the page's requestId
   private activeRequest: string | undefined;
@@ -42,20 +46,25 @@ export class ChatSessions implements vscode.Disposable {
   ) {}
 
   get currentId(): string | undefined {
-    return this.session?.id;
+    return this.session?.id ?? this.following?.id;
   }
 
   /** The newest page of the current session, for the page. */
   view(): SessionView | null {
-    if (!this.session || !this.store) return null;
-    const page = this.store.newestPage(this.session.id);
-    return { id: this.session.id, title: this.store.get(this.session.id).title, entries: toEntries(page.messages), hasOlder: page.before !== undefined };
+    const id = this.currentId;
+    if (!id || !this.store) return null;
+    const page = this.store.newestPage(id);
+    return { id, title: this.store.get(id).title, entries: toEntries(page.messages), hasOlder: page.before !== undefined, ...(this.following ? { readOnly: true } : {}) };
   }
 
   /** Runs a prompt from the page in the current session, starting a session when there is none. */
   async prompt(requestId: string, text: string): Promise<void> {
     if (!this.store) {
       this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'The session store could not be opened; see "Braid: Show Log".' });
+      return;
+    }
+    if (this.following) {
+      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.' });
       return;
     }
     try {
@@ -89,14 +98,41 @@ export class ChatSessions implements vscode.Disposable {
     const previous = this.session;
     this.generation++;
     this.session = undefined;
+    this.following?.follower.stop();
+    this.following = undefined;
     this.requests.clear();
     this.activeRequest = undefined;
     await previous?.close();
-    if (id) this.session = await this.open(id);
+    if (id) {
+      try {
+        this.session = await this.open(id);
+      } catch (err) {
+        if (!(err instanceof SessionBusyError)) throw err;
+        if (await this.confirmTakeOver(err)) this.session = await this.open(id, true);
+        else this.follow(id);
+      }
+    }
     this.post({ type: 'sessionChanged', session: this.view() });
   }
 
-  private async open(id: string | undefined): Promise<Session> {
+  /** A lease whose holder is gone is taken over only when the user says so. */
+  private async confirmTakeOver(err: SessionBusyError): Promise<boolean> {
+    if (!isStale(err.holder)) return false;
+    const choice = await vscode.window.showWarningMessage('This session was being written by a window that has stopped answering. Take it over here?', { modal: true }, 'Take Over');
+    return choice === 'Take Over';
+  }
+
+  /** Shows a session another process writes, following its log live. */
+  private follow(id: string): void {
+    const generation = this.generation;
+    const follower = new LogFollower(this.store!.layout.agentLog(this.store!.locate(id)), () => {
+      if (generation === this.generation) this.post({ type: 'sessionChanged', session: this.view() });
+    }).start();
+    this.following = { id, follower };
+    this.logger.info(`session ${id} is written by another process; following it read-only`);
+  }
+
+  private async open(id: string | undefined, takeOver = false): Promise<Session> {
     await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
@@ -112,7 +148,7 @@ export class ChatSessions implements vscode.Disposable {
       trusted: vscode.workspace.isTrusted,
       logger: this.logger,
       ...(vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit') ? { promptHook: vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit')! } : {}),
-    }, id);
+    }, id, { takeOver });
     const generation = this.generation;
     session.onEvent((event) => {
       if (generation === this.generation) this.forward(event);
@@ -156,6 +192,7 @@ export class ChatSessions implements vscode.Disposable {
 
   dispose(): void {
     this.generation++;
+    this.following?.follower.stop();
     void this.session?.close();
     this.session = undefined;
   }
