@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SessionIndex } from '../src/core/index/sessionIndex';
+import { forkSession, turnEndOffset } from '../src/core/store/fork';
+import { SessionStore } from '../src/core/store/sessionStore';
 import { silentLogger } from '../src/core/logger';
 import { StoreLayout } from '../src/core/store/layout';
 import { readNewestPage } from '../src/core/wire/newestPage';
@@ -139,19 +141,40 @@ async function main(): Promise<void> {
     add('search, words in most sessions (one workspace)', `${scoped.toFixed(2)} ms`);
     await index.close();
 
-    const big = path.join(root, 'big', 'wire.jsonl');
-    const generated = generateLargeLog(big, logBytes);
+    const bigLog = path.join(root, 'big', 'wire.jsonl');
+    const generated = generateLargeLog(bigLog, logBytes);
     const mb = generated.bytes / 1024 / 1024;
     console.log(`large log: ${mb.toFixed(0)} MB, ${generated.records} records`);
-    const pageRun = inChild('page', big, repeat);
-    const openPeer = inChild('open-peer', big, repeat);
+    const pageRun = inChild('page', bigLog, repeat);
+    const openPeer = inChild('open-peer', bigLog, repeat);
     add(`open newest page (80) of a ${mb.toFixed(0)} MB log`, `${pageRun.ms.toFixed(1)} ms, peak RSS ${pageRun.maxRssMb.toFixed(0)} MB`,
       `${openPeer.ms.toFixed(0)} ms, peak RSS ${openPeer.maxRssMb.toFixed(0)} MB (c: parse whole log)`, `${(openPeer.ms / pageRun.ms).toFixed(0)}x faster`);
-    const replayRun = inChild('replay', big, repeat);
-    const floor = inChild('floor', big, repeat);
+    const replayRun = inChild('replay', bigLog, repeat);
+    const floor = inChild('floor', bigLog, repeat);
     add(`full replay of the ${mb.toFixed(0)} MB log`, `${replayRun.ms.toFixed(0)} ms (${(mb / (replayRun.ms / 1000)).toFixed(0)} MB/s)`,
       `${floor.ms.toFixed(0)} ms (e: JSON.parse of every line)`, `${(replayRun.ms / floor.ms).toFixed(2)}x the floor`);
     console.log(`(process baseline RSS ${pageRun.baseRssMb.toFixed(0)} MB)`);
+
+    // Fork of the large session at its middle turn, next to `cp` of the same bytes.
+    const forkStore = await SessionStore.open({ root: path.join(root, 'forkstore'), wasmPath, logger: silentLogger, saveDelayMs: 0 });
+    const big = await forkStore.create({ workspaceDir: '/bench/fork' });
+    const bigDir = forkStore.locate(big.id);
+    fs.copyFileSync(bigLog, forkStore.layout.agentLog(bigDir));
+    const turns = Math.floor(generated.records / 8);
+    const middle = Math.floor(turns / 2);
+    const cutBytes = (turnEndOffset(forkStore.layout.agentLog(bigDir), middle) as { offset: number }).offset;
+    const forkTimes: number[] = [];
+    const cpTimes: number[] = [];
+    for (let i = 0; i < repeat; i++) {
+      forkTimes.push((await timeAsync(() => forkSession(forkStore, big.id, { turn: middle }))).ms);
+      const prefix = path.join(root, `prefix-${i}.jsonl`);
+      fs.writeFileSync(prefix, fs.readFileSync(bigLog).subarray(0, cutBytes));
+      cpTimes.push(time(() => spawnSync('cp', [prefix, `${prefix}.copy`])).ms);
+      fs.rmSync(prefix);
+      fs.rmSync(`${prefix}.copy`);
+    }
+    add(`fork at the middle turn of the ${mb.toFixed(0)} MB session (${(cutBytes / 1024 / 1024).toFixed(0)} MB kept)`, `${median(forkTimes).toFixed(0)} ms`, `${median(cpTimes).toFixed(0)} ms (d: cp of the same bytes)`, `${(median(forkTimes) / median(cpTimes)).toFixed(1)}x cp`);
+    await forkStore.close();
 
     // Appends as a session grows to 1,000 messages (250 turns of 4).
     const appended = await appendThroughWriter(path.join(root, 'append'), wasmPath, 250);

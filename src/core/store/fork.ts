@@ -5,7 +5,8 @@ import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../session/toolCalls';
-import { isKnown, type MessageRecord, type NewRecord } from '../wire/records';
+import { readNewestPage } from '../wire/newestPage';
+import { isKnown, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
@@ -49,7 +50,7 @@ export function turnEndOffset(logFile: string, turn: number): { offset: number; 
       for (const t of [...begun]) if (t >= record.toTurn) begun.delete(t);
     } else if (record.t === 'turn_begin') begun.add(record.turn);
     else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-  });
+  }, { only: ['turn_begin', 'turn_end', 'rewind'] });
   if (ends.has(turn)) return ends.get(turn);
   return begun.has(turn) ? undefined : 'no-such-turn';
 }
@@ -156,10 +157,12 @@ export async function forkSession(store: SessionStore, sourceId: string, options
       await log.close();
       keptAgents.push(agent);
     }
-    // The main log: close cut-off tool calls, extra records, then the `forked` record.
-    const history = replay(scanAll(newMain));
-    const turn = history.nextTurn - 1;
-    const closing = closeOpenToolCalls(history.messages.map((m) => m.message as Message), FORK_OPEN_CALL_TEXT);
+    // The main log: close cut-off tool calls, extra records, then the `forked` record. Tool calls
+    // can be left open only at the end, so the newest page of messages is enough to look at.
+    const kept = replay(scanAll(newMain, ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked']));
+    const turn = kept.nextTurn - 1;
+    const tail = readNewestPage(newMain, 200).messages.map((m) => m.message as Message);
+    const closing = closeOpenToolCalls(tail, FORK_OPEN_CALL_TEXT);
     const main = WireLogWriter.open(newMain);
     const records: NewRecord[] = closing.map((message) => ({ t: 'message', turn, id: newMessageId(), message }));
     records.push(...(options.extra?.(turn + 1) ?? []));
@@ -168,7 +171,6 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
 
-    const kept = replay(scanAll(newMain));
     const usage = zeroUsage();
     for (const u of kept.usage) addToTotals(usage, u);
     const now = Date.now();
@@ -208,9 +210,9 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   }
 }
 
-function scanAll(file: string): Parameters<typeof replay>[0] {
-  const records: Array<Parameters<typeof replay>[0] extends Iterable<infer R> ? R : never> = [];
-  scanWireLog(file, (r) => records.push(r));
+function scanAll(file: string, only?: readonly string[]): WireRecord[] {
+  const records: WireRecord[] = [];
+  scanWireLog(file, (r) => records.push(r), only ? { only } : {});
   return records;
 }
 

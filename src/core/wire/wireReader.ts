@@ -43,12 +43,15 @@ export function emptyReport(): ScanReport {
 export type RecordVisitor = (record: WireRecord, offset: number, length: number, raw: string) => void;
 
 /**
- * Reads a wire log front to back in chunks and calls `visit` for each readable record. Tolerates
+ * Reads a wire log front to back in chunks and calls `visit` for each readable record. With
+ * `only`, lines that cannot be a record of those types are skipped unparsed (a fast structural
+ * scan: turn boundaries, rewinds and usage are small lines among large messages). Tolerates
  * what DESIGN.md 4 lists: a torn last line, blank lines, unknown types, higher versions, and also
  * lines that are not JSON, invalid UTF-8 and overlong lines. Never throws for content; a missing
  * file is an empty log.
  */
-export function scanWireLog(file: string, visit: RecordVisitor, options: { start?: number; end?: number } = {}): ScanReport {
+export function scanWireLog(file: string, visit: RecordVisitor, options: { start?: number; end?: number; only?: readonly string[] } = {}): ScanReport {
+  const only = options.only?.map((t) => Buffer.from(`"t":"${t}"`));
   const report = emptyReport();
   let fd: number;
   try {
@@ -95,7 +98,7 @@ export function scanWireLog(file: string, visit: RecordVisitor, options: { start
         if (skipping) {
           skipping = false; // this newline ends the overlong line
         } else {
-          readLine(chunk, start, nl, chunkOffset + start, allValid, report, visit);
+          if (!only || only.some((needle) => chunk.subarray(start, nl).includes(needle))) readLine(chunk, start, nl, chunkOffset + start, allValid, report, visit);
         }
         start = nl + 1;
       }
@@ -107,7 +110,7 @@ export function scanWireLog(file: string, visit: RecordVisitor, options: { start
     if (skipping) {
       report.unterminated = true;
       report.tornTail = true;
-    } else if (carry.length > 0) {
+    } else if (carry.length > 0 && (!only || only.some((needle) => carry.includes(needle)))) {
       readTail(carry, carryOffset, report, visit);
     }
     return report;
