@@ -255,28 +255,39 @@ export class SessionStore {
   }
 
   /**
-   * Crash recovery at start (DESIGN.md 6): sessions of the workspace left `running` whose writer
-   * lease is stale get their open turn ended `interrupted`, with a note. Returns their ids.
+   * Crash recovery at start (DESIGN.md 6): sessions of the workspace whose writer died (a
+   * writer.lock left behind and stale, or the status left `running` with no live writer) get
+   * their open turn ended `interrupted`, with a note, and status `interrupted`. A crash can land
+   * between a turn's `turn_begin` and its state write, so the log decides, not the status.
+   * Returns the ids of the sessions it changed.
    */
   async recoverInterrupted(workspaceDir: string): Promise<string[]> {
     const recovered: string[] = [];
-    const workspaceKey = keyOf(workspaceDir);
-    for (const folder of listSessionFolders(this.layout, workspaceKey)) {
+    for (const folder of listSessionFolders(this.layout, keyOf(workspaceDir))) {
       let state: SessionState;
       try {
         state = readState(this.layout.stateFile(folder.dir));
       } catch {
         continue;
       }
-      if (state.status !== 'running' || !isStale(readLease(this.layout.writerLock(folder.dir)))) continue;
+      const lease = readLease(this.layout.writerLock(folder.dir));
+      const writerDied = lease !== undefined && isStale(lease);
+      const leftRunning = state.status === 'running' && isStale(lease);
+      if (!writerDied && !leftRunning) continue;
       const writer = await SessionWriter.open(this, folder.dir, { takeOver: true });
+      let changed = false;
       try {
-        if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running (the window closed or crashed).');
-        else await this.update(state.id, (s) => ({ ...s, status: 'interrupted' }));
+        if (writer.openTurn !== null) {
+          await writer.endTurn('interrupted', 'Braid stopped while this turn was running (the window closed or crashed).');
+          changed = true;
+        } else if (state.status === 'running') {
+          await this.update(state.id, (s) => ({ ...s, status: 'interrupted' }));
+          changed = true;
+        }
       } finally {
         await writer.close();
       }
-      recovered.push(state.id);
+      if (changed) recovered.push(state.id);
     }
     if (recovered.length) this.logger.info(`marked ${recovered.length} session(s) interrupted after a crash`);
     return recovered;
