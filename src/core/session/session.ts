@@ -1,5 +1,5 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
-import type { Api, AssistantMessage, Message, Model, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
+import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { newAgentId, newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
@@ -521,4 +521,3 @@ export function describeModelError(message: string | undefined): string {
   return message.split('\n')[0]!.slice(0, 500);
 }
 
-export type { UserMessage, ToolResultMessage };

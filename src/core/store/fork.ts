@@ -6,7 +6,7 @@ import { safeReaddir, statMtime } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../session/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, type NewRecord, type WireRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
@@ -233,7 +233,6 @@ export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
   return swept;
 }
 
-export type { MessageRecord };
 
 /** The note that opens a kept side conversation (DESIGN.md 2). */
 export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before this boundary is inherited history from the parent session. It is reference context only. It is not your current task.';
