@@ -1,7 +1,7 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
-import { newAgentId, newMessageId, userMessageId } from '../ids';
+import { newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { QueuedPrompt, SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
@@ -11,14 +11,14 @@ import { BlobStore, Checkpoints } from '../tools/checkpoints';
 import type { ToolContext } from '../tools/context';
 import { readOnlyTools, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
-import { WireLogWriter } from '../wire/wireLog';
-import { messageText } from '../store/summary';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
+import { describeModelError } from './modelErrors';
+import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
@@ -409,51 +409,20 @@ export class Session {
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 
-  /**
-   * Runs a subagent for the `task` tool: its own Agent and context, read-only tools, its own log
-   * under agents/<agentId>/ (records carry the parent's turn), its usage in the main log marked
-   * with the agent. The parent gets the final text; Stop aborts it with the parent.
-   */
+  /** Runs a subagent for the `task` tool inside the running turn (see runSubagent). */
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
-    const agentId = newAgentId();
-    const log = WireLogWriter.open(this.options.store.layout.agentLog(this.writer.dir, agentId));
-    await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
-    await this.options.store.update(this.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
     const { model } = await this.options.model();
-    const child = new Agent({
-      initialState: { model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: readOnlyTools(this.toolContext) },
-      getApiKey: (provider) => this.options.apiKey(provider),
+    return runSubagent({
+      store: this.options.store,
+      writer: this.writer,
+      turn: active.turn,
+      model,
+      apiKey: this.options.apiKey,
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
-    });
-    let startedAt = Date.now();
-    child.subscribe(async (event) => {
-      if (event.type === 'message_start' && event.message.role === 'assistant') startedAt = Date.now();
-      if (event.type !== 'message_end') return;
-      const message = event.message as Message;
-      const id = newMessageId();
-      await log.append({ t: 'message', turn: active.turn, id, message });
-      if (message.role === 'assistant') {
-        await this.writer.appendUsage({
-          messageId: id, provider: message.provider, model: message.model, input: message.usage.input, output: message.usage.output,
-          cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite, reasoning: 0, cost: message.usage.cost.total,
-          latencyMs: Date.now() - startedAt, stopReason: message.stopReason, purpose: `subagent:${agentId}`,
-        });
-      }
-    });
-    const abort = () => child.abort();
-    signal?.addEventListener('abort', abort, { once: true });
-    try {
-      await child.prompt({ role: 'user', content: prompt, timestamp: Date.now() });
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      await log.close();
-    }
-    const last = [...child.state.messages].reverse().find((m): m is AssistantMessage => (m as Message).role === 'assistant');
-    if (!last || last.stopReason === 'aborted') throw new Error(`the subagent "${description}" was stopped`);
-    if (last.stopReason === 'error') throw new Error(`the subagent "${description}" failed: ${describeModelError(last.errorMessage)}`);
-    return { agentId, text: messageText(last) };
+      tools: readOnlyTools(this.toolContext),
+    }, description, prompt, signal);
   }
 
   /** Every side effect of the run happens here, in the kernel's event order. */
@@ -509,15 +478,3 @@ export class Session {
     }
   }
 }
-
-/** The system prompt of a subagent. */
-const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
-
-/** A model error as the user reads it: what happened, in one line. */
-export function describeModelError(message: string | undefined): string {
-  if (!message) return 'The model request failed.';
-  if (/^terminated$|ECONNRESET|socket hang up|other side closed/i.test(message)) return `The connection to the model broke mid-answer (${message}).`;
-  if (/ECONNREFUSED|ENOTFOUND|fetch failed/i.test(message)) return `Braid could not reach the model server (${message}).`;
-  return message.split('\n')[0]!.slice(0, 500);
-}
-

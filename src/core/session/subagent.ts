@@ -1,0 +1,67 @@
+import { Agent, type AgentTool, type StreamFn } from '@mariozechner/pi-agent-core';
+import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
+import { newAgentId, newMessageId } from '../ids';
+import type { SessionStore } from '../store/sessionStore';
+import type { SessionWriter } from '../store/sessionWriter';
+import { messageText } from '../store/summary';
+import { WireLogWriter } from '../wire/wireLog';
+import { describeModelError } from './modelErrors';
+
+/** The system prompt of a subagent. */
+const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
+
+/** What a subagent needs from the session that starts it. */
+export interface SubagentContext {
+  readonly store: SessionStore;
+  readonly writer: SessionWriter;
+  /** The parent's running turn: the subagent's records carry it. */
+  readonly turn: number;
+  readonly model: Model<Api>;
+  readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
+  readonly streamFn?: StreamFn;
+  readonly tools: AgentTool[];
+}
+
+/**
+ * Runs a subagent for the `task` tool: its own Agent and context, the given (read-only) tools, its
+ * own log under agents/<agentId>/ whose records carry the parent's turn, its usage in the main log
+ * marked with the agent. Returns the final text; Stop (the signal) aborts it with the parent.
+ */
+export async function runSubagent(ctx: SubagentContext, description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
+  const agentId = newAgentId();
+  const log = WireLogWriter.open(ctx.store.layout.agentLog(ctx.writer.dir, agentId));
+  await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
+  await ctx.store.update(ctx.writer.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
+  const child = new Agent({
+    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: ctx.tools },
+    getApiKey: (provider) => ctx.apiKey(provider),
+    ...(ctx.streamFn ? { streamFn: ctx.streamFn } : {}),
+  });
+  let startedAt = Date.now();
+  child.subscribe(async (event) => {
+    if (event.type === 'message_start' && event.message.role === 'assistant') startedAt = Date.now();
+    if (event.type !== 'message_end') return;
+    const message = event.message as Message;
+    const id = newMessageId();
+    await log.append({ t: 'message', turn: ctx.turn, id, message });
+    if (message.role === 'assistant') {
+      await ctx.writer.appendUsage({
+        messageId: id, provider: message.provider, model: message.model, input: message.usage.input, output: message.usage.output,
+        cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite, reasoning: 0, cost: message.usage.cost.total,
+        latencyMs: Date.now() - startedAt, stopReason: message.stopReason, purpose: `subagent:${agentId}`,
+      });
+    }
+  });
+  const abort = () => child.abort();
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    await child.prompt({ role: 'user', content: prompt, timestamp: Date.now() });
+  } finally {
+    signal?.removeEventListener('abort', abort);
+    await log.close();
+  }
+  const last = [...child.state.messages].reverse().find((m): m is AssistantMessage => (m as Message).role === 'assistant');
+  if (!last || last.stopReason === 'aborted') throw new Error(`the subagent "${description}" was stopped`);
+  if (last.stopReason === 'error') throw new Error(`the subagent "${description}" failed: ${describeModelError(last.errorMessage)}`);
+  return { agentId, text: messageText(last) };
+}
