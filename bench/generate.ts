@@ -64,8 +64,13 @@ export function generateSessions(root: string, count: number, workspaces: number
   return dirs;
 }
 
-/** Writes one session whose main log grows to about `bytes`, with realistic tool outputs. */
-export function generateLargeLog(file: string, bytes: number): { records: number; bytes: number } {
+/** Writes one session log of about `records` records (8 a turn), with realistic tool outputs (2 to 14 KB). */
+export function generateLogOfRecords(file: string, records: number): { records: number; bytes: number } {
+  return generateLargeLog(file, Number.POSITIVE_INFINITY, records);
+}
+
+/** Writes one session whose main log grows to about `bytes` (or `maxRecords`), with realistic tool outputs. */
+export function generateLargeLog(file: string, bytes: number, maxRecords = Number.POSITIVE_INFINITY): { records: number; bytes: number } {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, 'w');
   let written = 0;
@@ -73,7 +78,7 @@ export function generateLargeLog(file: string, bytes: number): { records: number
   try {
     const head = WireLogWriter.serialize({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main' }).line;
     written += fs.writeSync(fd, head);
-    for (let turn = 1; written < bytes; turn++) {
+    for (let turn = 1; written < bytes && records + 8 <= maxRecords + 7 && records < maxRecords; turn++) {
       const batch = turnRecords(turn, turn, 2_000 + (turn * 7919) % 12_000).map((r) => WireLogWriter.serialize(r).line).join('');
       written += fs.writeSync(fd, batch);
       records += 8;
