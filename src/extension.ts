@@ -5,6 +5,8 @@ import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
+import { forkAtTurnCommand, forkCommand, rewindCommand } from './vscode/commands/forkRewindCommands';
+import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
@@ -20,7 +22,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const store = await openStore(context, logger);
   const sessions = new SessionsTreeProvider(store, workspaceDir);
-  context.subscriptions.push(sessions, vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true }));
+  const treeView = vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true });
+  context.subscriptions.push(sessions, treeView);
+  /** Shows a session's row (a new fork under its source), once the index has it. */
+  const revealSession = (id: string) => {
+    const row = sessions.row(id);
+    if (row) void treeView.reveal(row, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
+  };
 
   const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
@@ -32,6 +40,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     newSessionCommand(chat),
     openSessionCommand(chat, store, key),
     setApiKeyCommand(context.secrets),
+    forkCommand(chat, store, key, revealSession),
+    forkAtTurnCommand(chat, store, key, revealSession),
+    rewindCommand(chat, store, key),
+    ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
   ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 

@@ -105,6 +105,11 @@ onHostMessage((message: HostToWebview) => {
       showSession(message.session);
       setRunning(undefined);
       return;
+    case 'prefill':
+      input.value = message.text;
+      host.setState({ draft: message.text });
+      input.focus();
+      return;
     case 'sessionInfo':
       document.body.dataset.session = message.id;
       sessionTitle.textContent = message.title;

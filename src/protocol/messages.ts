@@ -89,6 +89,12 @@ export interface SessionInfoMessage {
   readonly title: string;
 }
 
+/** Text for the chat input: the prompt a rewind took back, to edit and resend. */
+export interface PrefillMessage {
+  readonly type: 'prefill';
+  readonly text: string;
+}
+
 /** A tool call started or ended in the turn `requestId`. */
 export interface ToolActivityMessage {
   readonly type: 'toolActivity';
@@ -122,7 +128,7 @@ export interface TurnEndMessage {
 }
 
 /** Messages the host sends to the webview. */
-export type HostToWebview = InitMessage | ModelChangedMessage | SessionChangedMessage | SessionInfoMessage | TurnDeltaMessage | ToolActivityMessage | TurnEndMessage;
+export type HostToWebview = InitMessage | ModelChangedMessage | SessionChangedMessage | SessionInfoMessage | PrefillMessage | TurnDeltaMessage | ToolActivityMessage | TurnEndMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

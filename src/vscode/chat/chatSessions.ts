@@ -5,6 +5,7 @@ import type { SessionEvent } from '../../core/session/events';
 import { Session } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import { LogFollower } from '../../core/store/logFollower';
+import type { RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { isStale, SessionBusyError } from '../../core/store/writerLease';
 import type { ApprovalUi } from '../../core/tools/approvals';
@@ -82,6 +83,14 @@ export class ChatSessions implements vscode.Disposable {
 
   cancel(requestId: string): void {
     for (const [promptId, r] of this.requests) if (r === requestId) void this.session?.cancel(promptId);
+  }
+
+  /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
+  async rewind(messageId: string, files: boolean): Promise<RewindResult> {
+    if (!this.session) throw new Error('no session is open for writing here');
+    const result = await this.session.rewind(messageId, { files });
+    this.post({ type: 'sessionChanged', session: this.view() });
+    return result;
   }
 
   /** Shows a new, empty session; the next prompt creates it. */

@@ -49,6 +49,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     }));
   }
 
+  /** Puts text in the chat input (edit & resend after a rewind). */
+  prefill(text: string): void {
+    this.post({ type: 'prefill', text });
+  }
+
   /** Brings the Chat view to the front. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);

@@ -31,8 +31,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionRow>
     this.changed.fire(undefined);
   }
 
+  /** The row of a session, for revealing it. */
+  row(id: string): SessionRow | undefined {
+    return this.rows().find((r) => r.id === id);
+  }
+
   getTreeItem(row: SessionRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', vscode.TreeItemCollapsibleState.None);
+    const hasForks = this.rows().some((r) => r.forkedFrom?.sessionId === row.id);
+    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', hasForks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = row.id;
     item.description = `${relativeTime(row.updatedAt)} · ${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`;
     const tooltip = new vscode.MarkdownString();
@@ -46,9 +52,21 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionRow>
     return item;
   }
 
+  /** Forks sit under their source; a fork whose source is not listed sits at the top. */
   getChildren(element?: SessionRow): SessionRow[] {
-    if (element || !this.store || !this.workspaceDir) return [];
-    return this.store.index.list({ workspaceKey: workspaceKey(this.workspaceDir), limit: 200 });
+    const rows = this.rows();
+    if (element) return rows.filter((r) => r.forkedFrom?.sessionId === element.id);
+    const ids = new Set(rows.map((r) => r.id));
+    return rows.filter((r) => !r.forkedFrom || !ids.has(r.forkedFrom.sessionId));
+  }
+
+  getParent(element: SessionRow): SessionRow | undefined {
+    return element.forkedFrom ? this.rows().find((r) => r.id === element.forkedFrom!.sessionId) : undefined;
+  }
+
+  private rows(): SessionRow[] {
+    if (!this.store || !this.workspaceDir) return [];
+    return this.store.index.list({ workspaceKey: workspaceKey(this.workspaceDir), limit: 500 });
   }
 
   dispose(): void {

@@ -1,0 +1,80 @@
+import * as vscode from 'vscode';
+import { forkSession } from '../../core/store/fork';
+import { previewRewind, rewindSession } from '../../core/store/rewind';
+import type { SessionStore } from '../../core/store/sessionStore';
+import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { BraidCommand } from './command';
+import { pickPrompt, sessionArg } from './sessionArg';
+
+/** Braid: Fork Session — a whole copy, opened in the Chat view. */
+export function forkCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+  return {
+    id: 'braid.forkSession',
+    run: async (arg?: unknown) => {
+      if (!store) return;
+      const id = await sessionArg(arg, chat, store, workspaceKey);
+      if (!id) return;
+      await fork(chat, store, id, undefined, reveal);
+    },
+  };
+}
+
+/** Braid: Fork at Turn... — a copy up to the turn of a chosen prompt. */
+export function forkAtTurnCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+  return {
+    id: 'braid.forkAtTurn',
+    run: async (arg?: unknown) => {
+      if (!store) return;
+      const id = await sessionArg(arg, chat, store, workspaceKey);
+      if (!id) return;
+      const prompt = await pickPrompt(store, id, 'Fork keeping the conversation up to the end of this turn');
+      if (prompt) await fork(chat, store, id, prompt.turn, reveal);
+    },
+  };
+}
+
+async function fork(chat: ChatViewProvider, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
+  try {
+    const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
+    await chat.sessions.openSession(forked.id);
+    await chat.reveal();
+    reveal(forked.id);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Braid: Rewind... — picks a prompt, shows what would change (files, commands that cannot be
+ * undone), rewinds (with or without files) and puts the prompt back in the chat input.
+ */
+export function rewindCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+  return {
+    id: 'braid.rewind',
+    run: async (arg?: unknown) => {
+      if (!store) return;
+      const id = await sessionArg(arg, chat, store, workspaceKey);
+      if (!id) return;
+      const prompt = await pickPrompt(store, id, 'Rewind to before this prompt (it comes back in the input to edit and resend)');
+      if (!prompt) return;
+      try {
+        const preview = previewRewind(store, id, prompt.id);
+        const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
+        if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
+        const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
+        const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
+        if (!choice) return;
+        const files = choice === 'Rewind and Restore Files';
+        const result = chat.sessions.currentId === id
+          ? await chat.sessions.rewind(prompt.id, files)
+          : await rewindSession(store, id, prompt.id, { files });
+        if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
+        chat.prefill(result.text);
+        await chat.reveal();
+        void vscode.window.showInformationMessage(`Rewound ${result.turnsDropped} turn(s)${files ? `; restored ${result.restored.length} file(s)` : ''}${result.skipped.length ? `; left ${result.skipped.join(', ')} (changed outside Braid)` : ''}.`);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
+      }
+    },
+  };
+}

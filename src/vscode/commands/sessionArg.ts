@@ -1,0 +1,31 @@
+import * as vscode from 'vscode';
+import type { SessionStore } from '../../core/store/sessionStore';
+import type { ChatViewProvider } from '../chat/chatViewProvider';
+
+/**
+ * The session a command acts on: the tree row it was run on, else the session in the Chat view,
+ * else one the user picks.
+ */
+export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: SessionStore, workspaceKey: string | undefined): Promise<string | undefined> {
+  const fromTree = typeof arg === 'string' ? arg : (arg as { id?: unknown } | undefined)?.id;
+  if (typeof fromTree === 'string') return fromTree;
+  if (chat.sessions.currentId) return chat.sessions.currentId;
+  const rows = store.index.list({ workspaceKey, limit: 100 });
+  const pick = await vscode.window.showQuickPick(rows.map((r) => ({ label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, id: r.id })), { placeHolder: 'Which session?' });
+  return pick?.id;
+}
+
+/** The user's prompts of a session, newest first, to pick one (for fork at turn and rewind). */
+export async function pickPrompt(store: SessionStore, sessionId: string, placeHolder: string): Promise<{ id: string; turn: number; text: string } | undefined> {
+  const prompts = store.history(sessionId).messages.filter((m) => m.message.role === 'user').map((m) => {
+    const content = m.message.content;
+    const text = typeof content === 'string' ? content : (content.filter((b) => b.type === 'text').at(-1) as { text?: string } | undefined)?.text ?? '';
+    return { id: m.id, turn: m.turn, text };
+  });
+  if (prompts.length === 0) {
+    void vscode.window.showInformationMessage('This session has no prompts yet.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: p.text.replace(/\s+/g, ' ').slice(0, 120), prompt: p })), { placeHolder });
+  return pick?.prompt;
+}

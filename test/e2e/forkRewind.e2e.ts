@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ScriptedModelServer } from '../support/modelServer';
+import { Workbench } from '../support/workbench';
+
+// Fork from the tree's context menu (the fork nests under its source) and rewind with files from
+// the palette: the file comes back and the prompt returns to the input for edit & resend.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'fork-rewind',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl, 'braid.approval.writes': 'allow' },
+    files: { 'notes.md': 'original notes\n' },
+  });
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+async function send(text: string): Promise<void> {
+  const chat = workbench.chatFrame();
+  await chat.locator('[data-role="input"]').fill(text);
+  await chat.locator('[data-role="input"]').press('Enter');
+  await chat.locator('.exchange').last().locator('.turn-status[data-outcome="completed"]').waitFor({ timeout: 15_000 });
+}
+
+test('fork from the tree context menu nests the fork under its source and opens it', async () => {
+  await workbench.openBraid();
+  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  model.enqueue({ kind: 'text', chunks: ['First answer.'] });
+  await send('Plan the notes');
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 'w', name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: 'rewritten by the agent\n' }) }] },
+    { kind: 'text', chunks: ['Rewrote the notes.'] },
+  );
+  await send('Rewrite the notes');
+  assert.equal(fs.readFileSync(path.join(workbench.workspace, 'notes.md'), 'utf8'), 'rewritten by the agent\n');
+
+  const page = workbench.page;
+  const source = page.locator('.monaco-list-row', { hasText: 'Plan the notes' }).first();
+  await source.waitFor({ timeout: 5_000 });
+  await source.click({ button: 'right' });
+  const item = page.locator('.context-view .action-item', { hasText: /^Fork Session$/ }).first();
+  await item.waitFor({ timeout: 5_000 });
+  await workbench.screenshot('context-menu');
+  await item.click();
+  const fork = page.locator('.monaco-list-row', { hasText: 'Fork: Plan the notes' });
+  await fork.waitFor({ timeout: 5_000 });
+  assert.equal(await fork.getAttribute('aria-level'), '2', 'the fork is nested under its source');
+  await workbench.chatFrame().locator('.message.user', { hasText: 'Rewrite the notes' }).waitFor();
+  await workbench.screenshot('fork-nested');
+});
+
+test('rewind with files from the palette restores the file and puts the prompt back in the input', async () => {
+  await workbench.page.locator('.monaco-list-row', { hasText: 'Plan the notes' }).first().click();
+  await workbench.chatFrame().locator('.message.user', { hasText: 'Rewrite the notes' }).waitFor();
+  await workbench.runCommand('Braid: Rewind...');
+  const page = workbench.page;
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Turn 2' }).click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor();
+  assert.match(await dialog.textContent() ?? '', /restore notes\.md/);
+  await workbench.screenshot('rewind-preview');
+  await dialog.locator('.monaco-button', { hasText: 'Rewind and Restore Files' }).click();
+  const chat = workbench.chatFrame();
+  // The prompt comes back in the input once the rewind is done.
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    if (await chat.locator('[data-role="input"]').inputValue() === 'Rewrite the notes') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(await chat.locator('[data-role="input"]').inputValue(), 'Rewrite the notes');
+  assert.equal(fs.readFileSync(path.join(workbench.workspace, 'notes.md'), 'utf8'), 'original notes\n');
+  assert.equal(await chat.locator('.message.user', { hasText: 'Rewrite the notes' }).count(), 0, 'the rewound prompt left the transcript');
+  await workbench.screenshot('rewound');
+  // Edit & resend.
+  model.enqueue({ kind: 'text', chunks: ['Rewritten, differently.'] });
+  await chat.locator('[data-role="input"]').fill('Rewrite the notes, but shorter');
+  await chat.locator('[data-role="input"]').press('Enter');
+  await chat.locator('.message.assistant', { hasText: 'Rewritten, differently.' }).waitFor({ timeout: 15_000 });
+  await workbench.screenshot('edited-and-resent');
+});
