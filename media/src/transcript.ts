@@ -1,18 +1,24 @@
 import type { TranscriptEntry } from '../../src/protocol/messages';
+import { renderMarkdown } from './markdown';
 
 /** A rendered exchange: the user's prompt and the assistant's streamed answer. */
 interface Exchange {
   readonly item: HTMLElement;
   answer: HTMLElement;
+  /** The raw markdown of the current answer block. */
+  text: string;
   readonly status: HTMLElement;
 }
 
 /**
- * The transcript pane. Model output is inserted as text (textContent), never as HTML, so
- * nothing in an answer can run.
+ * The transcript pane. Prompts are inserted as text; answers are markdown rendered through a
+ * sanitizer, so nothing in an answer can run. While an answer streams, rendering is coalesced to
+ * one per animation frame.
  */
 export class Transcript {
   private readonly exchanges = new Map<string, Exchange>();
+  private readonly dirty = new Set<Exchange>();
+  private frame = 0;
 
   constructor(private readonly root: HTMLElement) {}
 
@@ -29,7 +35,11 @@ export class Transcript {
         this.root.append(current);
       }
       if (entry.kind === 'user') current.append(this.element('div', 'message user', entry.text, 'Your prompt'));
-      else if (entry.kind === 'assistant') current.append(this.element('div', 'message assistant', entry.text, 'Answer'));
+      else if (entry.kind === 'assistant') {
+        const answer = this.element('div', 'message assistant', '', 'Answer');
+        renderMarkdown(answer, entry.text);
+        current.append(answer);
+      }
       else current.append(this.toolLine(entry.summary, entry.isError));
     }
     this.root.lastElementChild?.scrollIntoView({ block: 'end' });
@@ -43,15 +53,24 @@ export class Transcript {
     const status = this.element('div', 'turn-status', 'Thinking…');
     item.append(this.element('div', 'message user', text, 'Your prompt'), answer, status);
     this.root.append(item);
-    this.exchanges.set(requestId, { item, answer, status });
+    this.exchanges.set(requestId, { item, answer, text: '', status });
     item.scrollIntoView({ block: 'end' });
   }
 
   appendAnswer(requestId: string, text: string): void {
     const exchange = this.exchanges.get(requestId);
     if (!exchange) return;
-    exchange.answer.textContent = (exchange.answer.textContent ?? '') + text;
+    exchange.text += text;
     exchange.status.textContent = '';
+    this.dirty.add(exchange);
+    this.frame ||= requestAnimationFrame(() => this.flush());
+  }
+
+  /** Renders the answers that changed since the last frame. */
+  private flush(): void {
+    this.frame = 0;
+    for (const exchange of this.dirty) renderMarkdown(exchange.answer, exchange.text);
+    this.dirty.clear();
   }
 
   /** A tool line; text after it goes into a fresh answer block, so the order reads as it happened. */
@@ -59,11 +78,13 @@ export class Transcript {
     const exchange = this.exchanges.get(requestId);
     if (!exchange) return;
     if (phase === 'start') {
+      this.flush();
       const line = this.toolLine(summary, false);
       exchange.item.insertBefore(line, exchange.status);
       const answer = this.element('div', 'message assistant', '', 'Answer');
       exchange.item.insertBefore(answer, exchange.status);
       exchange.answer = answer;
+      exchange.text = '';
     } else if (isError) {
       const lines = exchange.item.querySelectorAll('.tool');
       const last = lines[lines.length - 1] as HTMLElement | undefined;
@@ -77,6 +98,7 @@ export class Transcript {
   end(requestId: string, outcome: string, detail: string): void {
     const exchange = this.exchanges.get(requestId);
     if (!exchange) return;
+    this.flush();
     exchange.status.textContent = detail;
     exchange.status.dataset.outcome = outcome;
     exchange.item.dataset.outcome = outcome;

@@ -144,3 +144,25 @@ test('a session another process is writing opens read-only and follows its log l
     await store.close();
   }
 });
+
+test('markdown in answers renders, and HTML or scripts in them stay inert', async () => {
+  await workbench.runCommand('Braid: New Session');
+  model.enqueue({ kind: 'text', chunks: [
+    '## Result\n\nSome **bold** text and `code`.\n\n```ts\nconst x = 1;\n```\n\n',
+    '<img src=x onerror="document.body.dataset.pwned=\'img\'">\n\n<script>document.body.dataset.pwned=\'script\'</script>\n\n',
+    '[click me](javascript:document.body.dataset.pwned=\'link\') and <a href="#" onclick="document.body.dataset.pwned=\'click\'">this</a>\n',
+  ] });
+  const chat = workbench.chatFrame();
+  await chat.locator('[data-role="input"]').fill('Show me some markdown');
+  await chat.locator('[data-role="input"]').press('Enter');
+  const answer = chat.locator('.exchange').last();
+  await answer.locator('.turn-status[data-outcome="completed"]').waitFor({ timeout: 15_000 });
+  await answer.locator('h2', { hasText: 'Result' }).waitFor();
+  assert.equal(await answer.locator('strong', { hasText: 'bold' }).count(), 1);
+  assert.equal(await answer.locator('pre code', { hasText: 'const x = 1;' }).count(), 1);
+  assert.equal(await answer.locator('.copy-code').count(), 1);
+  assert.equal(await answer.locator('img, script, [onerror], [onclick], a[href^="javascript"]').count(), 0);
+  for (const link of await answer.locator('a').all()) await link.click().catch(() => undefined);
+  assert.equal(await chat.locator('body').getAttribute('data-pwned'), null, 'nothing from the answer ran');
+  await workbench.screenshot('markdown-inert-html');
+});
