@@ -8,6 +8,8 @@ import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
 import { forkAtTurnCommand, forkCommand, rewindCommand } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
+import { selectModelCommand, showUsageCommand } from './vscode/commands/usageAndModel';
+import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
 import { channelLogger } from './vscode/log';
@@ -33,6 +35,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
 
+  const statusBar = new SessionStatusBar();
+  context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
+
   const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
   registerCommands(context, [
     showLogCommand(channel),
@@ -44,6 +49,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     forkAtTurnCommand(chat, store, key, revealSession),
     rewindCommand(chat, store, key),
     ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
+    showUsageCommand(store, key),
+    selectModelCommand(),
   ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 

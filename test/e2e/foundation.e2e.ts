@@ -166,3 +166,18 @@ test('markdown in answers renders, and HTML or scripts in them stay inert', asyn
   assert.equal(await chat.locator('body').getAttribute('data-pwned'), null, 'nothing from the answer ran');
   await workbench.screenshot('markdown-inert-html');
 });
+
+test('the status bar names the session and its model; Show Usage totals by session, model and day', async () => {
+  const page = workbench.page;
+  const item = page.locator('.statusbar-item', { hasText: 'Show me some markdown' });
+  await item.waitFor({ timeout: 5_000 });
+  assert.match(await item.textContent() ?? '', /scripted-model · \d+ tokens/);
+  await workbench.runCommand('Braid: Show Usage');
+  const editor = page.locator('.monaco-editor .view-lines').first();
+  await editor.waitFor({ timeout: 10_000 });
+  await page.locator('.monaco-editor .view-lines', { hasText: 'By model' }).first().waitFor({ timeout: 10_000 });
+  const text = (await editor.textContent() ?? '').replace(/\s+/g, ' '); // the editor renders spaces as no-break spaces
+  assert.match(text, /What is this workspace\? \| \d+ \| 32 \| 10 \| 7 \|/);
+  assert.match(text, /openai-compatible\/scripted-model/);
+  await workbench.screenshot('status-bar-and-usage');
+});

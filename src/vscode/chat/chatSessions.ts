@@ -36,6 +36,9 @@ export class ChatSessions implements vscode.Disposable {
   /** A session another process writes, shown read-only and followed live. */
   private following: { id: string; follower: LogFollower } | undefined;
   private generation = 0;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the current session, its title or its usage changes. */
+  readonly onDidChange = this.changed.event;
   private readonly requests = new Map<string, string>(); // promptId -> the page's requestId
   private activeRequest: string | undefined;
 
@@ -72,6 +75,7 @@ export class ChatSessions implements vscode.Disposable {
       if (!this.session) {
         this.session = await this.open(undefined);
         this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
+        this.changed.fire();
       }
       const info = await this.session.submit(text, { messageKey: requestId });
       this.requests.set(info.promptId, requestId);
@@ -122,6 +126,16 @@ export class ChatSessions implements vscode.Disposable {
       }
     }
     this.post({ type: 'sessionChanged', session: this.view() });
+    this.changed.fire();
+  }
+
+  /** The current session's title, model and token count, for the status bar. */
+  status(): { title: string; model: string; tokens: number } | undefined {
+    const id = this.currentId;
+    if (!id || !this.store) return undefined;
+    const state = this.store.get(id);
+    const u = state.usage;
+    return { title: state.title, model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
   }
 
   /** A lease whose holder is gone is taken over only when the user says so. */
@@ -193,6 +207,7 @@ export class ChatSessions implements vscode.Disposable {
           this.activeRequest = undefined;
         }
         if (this.session) this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
+        this.changed.fire();
         return;
       default:
         return;
@@ -200,6 +215,7 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.changed.dispose();
     this.generation++;
     this.following?.follower.stop();
     void this.session?.close();

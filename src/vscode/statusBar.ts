@@ -1,0 +1,36 @@
+import * as vscode from 'vscode';
+
+/** What the status bar shows of the Chat view's session. */
+export interface StatusInfo {
+  readonly title: string;
+  readonly model: string;
+  readonly tokens: number;
+}
+
+/** The status bar item: session title, model and tokens; a click opens the session picker. */
+export class SessionStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('braid.session', vscode.StatusBarAlignment.Right, 100);
+
+  constructor() {
+    this.item.name = 'Braid Session';
+    this.item.command = 'braid.openSession';
+    this.update(undefined);
+    this.item.show();
+  }
+
+  update(info: StatusInfo | undefined): void {
+    if (!info) {
+      this.item.text = '$(comment-discussion) Braid';
+      this.item.tooltip = 'Braid: open a session';
+      return;
+    }
+    const tokens = info.tokens >= 1000 ? `${(info.tokens / 1000).toFixed(1)}k` : String(info.tokens);
+    const title = info.title || 'New session';
+    this.item.text = `$(comment-discussion) ${title.length > 30 ? `${title.slice(0, 29)}…` : title} · ${info.model} · ${tokens} tokens`;
+    this.item.tooltip = `Braid session "${title}"\nModel: ${info.model}\nTokens so far: ${info.tokens}\nClick to open another session`;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
