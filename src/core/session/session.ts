@@ -125,7 +125,8 @@ export class Session {
     if (state.archived) await store.open(state.id); // opening an archived session restores it
     // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
     if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running.');
-    const records = store.history(state.id).messages;
+    // The writer read the log when it opened (ending a turn adds no message), so it is read once.
+    const records = (writer.takeInitialHistory() ?? store.history(state.id)).messages;
     const history = records.map((m) => m.message);
     const userIds = new Set(records.filter((r) => r.message.role === 'user').map((r) => r.id));
     // Tool calls a crash left without results get them, in the log too, so the history is valid.

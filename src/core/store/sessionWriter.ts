@@ -4,6 +4,7 @@ import { newMessageId } from '../ids';
 import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { WriterLease } from './writerLease';
+import type { History } from '../wire/replay';
 import type { SessionState, SessionStatus } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
@@ -25,7 +26,18 @@ export class SessionWriter {
     private summary: SessionSummary,
     private turn: number,
     private open: number | null,
+    private initial: History | undefined,
   ) {}
+
+  /**
+   * The effective history as read when the writer opened (the log was read then anyway), handed
+   * over once so opening a session reads its log one time, not twice.
+   */
+  takeInitialHistory(): History | undefined {
+    const history = this.initial;
+    this.initial = undefined;
+    return history;
+  }
 
   /**
    * Opens the session for appending: takes its writer lease first (SessionBusyError when another
@@ -36,7 +48,7 @@ export class SessionWriter {
     try {
       const reading = readSessionFolder(dir, store.layout.stateFile(dir), store.layout.agentLog(dir));
       const log = WireLogWriter.open(store.layout.agentLog(dir));
-      return new SessionWriter(store, dir, reading.summary.state.id, lease, log, reading.summary, reading.nextTurn - 1, reading.openTurn);
+      return new SessionWriter(store, dir, reading.summary.state.id, lease, log, reading.summary, reading.nextTurn - 1, reading.openTurn, reading.history);
     } catch (err) {
       lease.release();
       throw err;

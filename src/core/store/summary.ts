@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { isSessionId } from '../ids';
-import { HistoryBuilder } from '../wire/replay';
+import { HistoryBuilder, type History } from '../wire/replay';
 import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
@@ -94,6 +94,8 @@ export interface SessionReading {
   /** The number the next turn gets, and a turn that began without ending. */
   nextTurn: number;
   openTurn: number | null;
+  /** The effective history read on the way (the messages a Session loads into the kernel). */
+  history: History;
 }
 
 /**
@@ -172,7 +174,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
     logBytes: report.bytes,
     stateMtime,
   };
-  return { summary, report, stateProblem, nextTurn: history.nextTurn, openTurn: history.openTurn };
+  return { summary, report, stateProblem, nextTurn: history.nextTurn, openTurn: history.openTurn, history };
 }
 
 function listAgents(dir: string): SessionState['agents'] {
