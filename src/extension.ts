@@ -5,7 +5,7 @@ import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
-import { forkAtTurnCommand, forkCommand, rewindCommand } from './vscode/commands/forkRewindCommands';
+import { forkAtMessage, forkAtTurnCommand, forkCommand, rewindCommand, rewindToMessage } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { selectModelCommand, showUsageCommand } from './vscode/commands/usageAndModel';
@@ -39,6 +39,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
 
   const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
+  chat.setMessageActionHandler(async (action, sessionId, messageId) => {
+    if (!store) return;
+    if (action === 'fork') await forkAtMessage(chat, store, sessionId, messageId, revealSession);
+    else await rewindToMessage(chat, store, sessionId, messageId); // edit & resend is a rewind that refills the input
+  });
+
   registerCommands(context, [
     showLogCommand(channel),
     refreshSessionsCommand(store, sessions, key),

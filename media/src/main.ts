@@ -29,7 +29,7 @@ const sessionTitle = part<HTMLElement>('title');
 const demoBadge = part<HTMLElement>('demo');
 const problem = part<HTMLElement>('problem');
 const readOnlyNote = part<HTMLElement>('read-only');
-const transcript = new Transcript(part<HTMLElement>('transcript'));
+const transcript = new Transcript(part<HTMLElement>('transcript'), (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }));
 const composer = part<HTMLFormElement>('composer');
 const input = part<HTMLTextAreaElement>('input');
 const stop = part<HTMLButtonElement>('stop');

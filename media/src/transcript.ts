@@ -20,7 +20,29 @@ export class Transcript {
   private readonly dirty = new Set<Exchange>();
   private frame = 0;
 
-  constructor(private readonly root: HTMLElement) {}
+  constructor(private readonly root: HTMLElement, private readonly onAction: (action: 'rewind' | 'fork' | 'edit', ids: { messageId?: string; requestId?: string }) => void) {}
+
+  /** A user message with its actions: rewind to here, fork from here, edit & resend, copy. */
+  private userMessage(text: string, ids: { messageId?: string; requestId?: string }): HTMLElement {
+    const box = this.element('div', 'message user', '', 'Your prompt');
+    box.append(this.element('div', 'prompt-text', text));
+    const bar = this.element('div', 'message-actions');
+    const button = (label: string, title: string, run: () => void) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      b.addEventListener('click', run);
+      bar.append(b);
+    };
+    button('Rewind', 'Rewind to here: drop this prompt and what followed', () => this.onAction('rewind', ids));
+    button('Fork', 'Fork from here: a new session with the conversation up to this turn', () => this.onAction('fork', ids));
+    button('Edit', 'Edit & resend this prompt', () => this.onAction('edit', ids));
+    button('Copy', 'Copy this prompt', () => void navigator.clipboard.writeText(text));
+    box.append(bar);
+    return box;
+  }
 
   /** Replaces everything with a stored session's entries. */
   show(entries: readonly TranscriptEntry[], hasOlder: boolean): void {
@@ -34,7 +56,7 @@ export class Transcript {
         current.dataset.outcome = 'completed';
         this.root.append(current);
       }
-      if (entry.kind === 'user') current.append(this.element('div', 'message user', entry.text, 'Your prompt'));
+      if (entry.kind === 'user') current.append(this.userMessage(entry.text, { messageId: entry.messageId }));
       else if (entry.kind === 'assistant') {
         const answer = this.element('div', 'message assistant', '', 'Answer');
         renderMarkdown(answer, entry.text);
@@ -51,7 +73,7 @@ export class Transcript {
     const answer = this.element('div', 'message assistant', '', 'Answer');
     answer.setAttribute('aria-live', 'polite');
     const status = this.element('div', 'turn-status', 'Thinking…');
-    item.append(this.element('div', 'message user', text, 'Your prompt'), answer, status);
+    item.append(this.userMessage(text, { requestId }), answer, status);
     this.root.append(item);
     this.exchanges.set(requestId, { item, answer, text: '', status });
     item.scrollIntoView({ block: 'end' });

@@ -29,7 +29,7 @@ export interface UsageInfo {
 
 /** One item of a transcript as the page shows it. */
 export type TranscriptEntry =
-  | { readonly kind: 'user'; readonly text: string }
+  | { readonly kind: 'user'; readonly text: string; readonly messageId: string }
   | { readonly kind: 'assistant'; readonly text: string }
   | { readonly kind: 'tool'; readonly name: string; readonly summary: string; readonly isError: boolean };
 
@@ -63,8 +63,20 @@ export interface CancelMessage {
   readonly requestId: string;
 }
 
+/**
+ * An action on one of the user's messages: rewind to before it, fork keeping its turn, or edit
+ * and resend it. Stored messages are named by `messageId`; ones sent from this page by the
+ * `requestId` they were sent with.
+ */
+export interface MessageActionMessage {
+  readonly type: 'messageAction';
+  readonly action: 'rewind' | 'fork' | 'edit';
+  readonly messageId?: string;
+  readonly requestId?: string;
+}
+
 /** Messages the webview sends to the host. */
-export type WebviewToHost = ReadyMessage | PromptMessage | CancelMessage;
+export type WebviewToHost = ReadyMessage | PromptMessage | CancelMessage | MessageActionMessage;
 
 /** Answer to `ready`: everything the webview needs to render. */
 export interface InitMessage {
@@ -159,6 +171,13 @@ export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewT
     case 'cancel':
       if (!isId(raw.requestId)) return { ok: false, reason: 'cancel without a requestId' };
       return { ok: true, message: { type: 'cancel', requestId: raw.requestId } };
+    case 'messageAction': {
+      if (raw.action !== 'rewind' && raw.action !== 'fork' && raw.action !== 'edit') return { ok: false, reason: 'messageAction with an unknown action' };
+      const hasMessage = isId(raw.messageId);
+      const hasRequest = isId(raw.requestId);
+      if (hasMessage === hasRequest) return { ok: false, reason: 'messageAction needs exactly one of messageId and requestId' };
+      return { ok: true, message: { type: 'messageAction', action: raw.action, ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }) } };
+    }
     default:
       return { ok: false, reason: `unknown type ${JSON.stringify(String(raw.type)).slice(0, 40)}` };
   }

@@ -86,3 +86,31 @@ test('rewind with files from the palette restores the file and puts the prompt b
   await chat.locator('.message.assistant', { hasText: 'Rewritten, differently.' }).waitFor({ timeout: 15_000 });
   await workbench.screenshot('edited-and-resent');
 });
+
+test('per-message actions: fork from here, and edit & resend', async () => {
+  const chat = workbench.chatFrame();
+  const first = chat.locator('.message.user', { hasText: 'Plan the notes' }).first();
+  await first.hover();
+  await first.locator('.message-actions button', { hasText: 'Fork' }).click();
+  const page = workbench.page;
+  await chat.locator('body[data-session]').waitFor();
+  // The fork keeps turn 1 only and opens; the tree has a second fork under the source.
+  await page.locator('.monaco-list-row', { hasText: 'Fork: Plan the notes' }).nth(1).waitFor({ timeout: 5_000 });
+  await chat.locator('.message.user', { hasText: 'Plan the notes' }).waitFor();
+  assert.equal(await chat.locator('.message.user').count(), 1);
+  await workbench.screenshot('forked-from-message');
+
+  const prompt = chat.locator('.message.user', { hasText: 'Plan the notes' }).first();
+  await prompt.hover();
+  await prompt.locator('.message-actions button', { hasText: 'Edit' }).click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor();
+  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    if (await chat.locator('[data-role="input"]').inputValue() === 'Plan the notes') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(await chat.locator('[data-role="input"]').inputValue(), 'Plan the notes');
+  assert.equal(await chat.locator('.message.user').count(), 0);
+  await workbench.screenshot('edit-and-resend-from-message');
+});

@@ -6,6 +6,8 @@ test('valid webview messages parse to their typed form, extra fields dropped', (
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: PROTOCOL_VERSION, extra: 1 }), { ok: true, message: { type: 'ready', protocol: PROTOCOL_VERSION } });
   assert.deepEqual(parseWebviewMessage({ type: 'prompt', requestId: 'r1', text: 'hi', html: '<b>' }), { ok: true, message: { type: 'prompt', requestId: 'r1', text: 'hi' } });
   assert.deepEqual(parseWebviewMessage({ type: 'cancel', requestId: 'r1' }), { ok: true, message: { type: 'cancel', requestId: 'r1' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'fork', messageId: 'm1' }), { ok: true, message: { type: 'messageAction', action: 'fork', messageId: 'm1' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'edit', requestId: 'r1' }), { ok: true, message: { type: 'messageAction', action: 'edit', requestId: 'r1' } });
 });
 
 test('malformed and unknown webview messages are rejected with a reason', () => {
@@ -15,6 +17,8 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'prompt', requestId: 'r', text: 'x'.repeat(MAX_PROMPT_CHARS + 1) },
     { type: 'prompt', requestId: 'r'.repeat(200), text: 'x' },
     { type: 'cancel' }, { type: 'runShell', command: 'rm -rf /' },
+    { type: 'messageAction', action: 'delete', messageId: 'm' }, { type: 'messageAction', action: 'fork' },
+    { type: 'messageAction', action: 'fork', messageId: 'm', requestId: 'r' },
   ];
   for (const raw of bad) {
     const parsed = parseWebviewMessage(raw);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, parseWebviewMessage, type HostToWebview, type ModelInfo, type WebviewToHost } from '../../protocol/messages';
@@ -19,6 +20,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private view: vscode.WebviewView | undefined;
   private ready = false;
   readonly sessions: ChatSessions;
+  private actionHandler: ((action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>) | undefined;
 
   constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, secrets: vscode.SecretStorage, private readonly logger: Logger) {
     super();
@@ -47,6 +49,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.ready = false;
       }
     }));
+  }
+
+  /** Who handles the page's actions on user messages (rewind, fork, edit & resend). */
+  setMessageActionHandler(handler: (action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>): void {
+    this.actionHandler = handler;
   }
 
   /** Puts text in the chat input (edit & resend after a rewind). */
@@ -88,6 +95,14 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'cancel':
         this.sessions.cancel(message.requestId);
         return;
+      case 'messageAction': {
+        const sessionId = this.sessions.currentId;
+        if (!sessionId || !this.actionHandler) return;
+        // A prompt sent from this page is named by its request id, which was its message key.
+        const messageId = message.messageId ?? userMessageId(sessionId, message.requestId!);
+        await this.actionHandler(message.action, sessionId, messageId);
+        return;
+      }
     }
   }
 

@@ -13,8 +13,8 @@ export function toolSummary(name: string, args: unknown): string {
 export function toEntries(records: readonly MessageRecord[]): TranscriptEntry[] {
   const entries: TranscriptEntry[] = [];
   const failed = new Set(records.filter((r) => r.message.role === 'toolResult' && r.message.isError).map((r) => (r.message as { toolCallId: string }).toolCallId));
-  for (const { message } of records) {
-    if (message.role === 'user') entries.push({ kind: 'user', text: promptText(message) });
+  for (const { message, id } of records) {
+    if (message.role === 'user') entries.push({ kind: 'user', text: promptText(message), messageId: id });
     else if (message.role === 'assistant') {
       const text = messageText(message);
       if (text.trim()) entries.push({ kind: 'assistant', text });

@@ -56,25 +56,42 @@ export function rewindCommand(chat: ChatViewProvider, store: SessionStore | unde
       const id = await sessionArg(arg, chat, store, workspaceKey);
       if (!id) return;
       const prompt = await pickPrompt(store, id, 'Rewind to before this prompt (it comes back in the input to edit and resend)');
-      if (!prompt) return;
-      try {
-        const preview = previewRewind(store, id, prompt.id);
-        const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
-        if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
-        const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
-        const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
-        if (!choice) return;
-        const files = choice === 'Rewind and Restore Files';
-        const result = chat.sessions.currentId === id
-          ? await chat.sessions.rewind(prompt.id, files)
-          : await rewindSession(store, id, prompt.id, { files });
-        if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
-        chat.prefill(result.text);
-        await chat.reveal();
-        void vscode.window.showInformationMessage(`Rewound ${result.turnsDropped} turn(s)${files ? `; restored ${result.restored.length} file(s)` : ''}${result.skipped.length ? `; left ${result.skipped.join(', ')} (changed outside Braid)` : ''}.`);
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
-      }
+      if (prompt) await rewindToMessage(chat, store, id, prompt.id);
     },
   };
+}
+
+/**
+ * Rewinds `sessionId` to before the prompt `messageId`: a modal previews the files and commands,
+ * the user chooses to restore files or not, and the prompt comes back in the chat input.
+ */
+export async function rewindToMessage(chat: ChatViewProvider, store: SessionStore, id: string, messageId: string): Promise<void> {
+  try {
+    const preview = previewRewind(store, id, messageId);
+    const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
+    if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
+    const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
+    const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
+    if (!choice) return;
+    const files = choice === 'Rewind and Restore Files';
+    const result = chat.sessions.currentId === id
+      ? await chat.sessions.rewind(messageId, files)
+      : await rewindSession(store, id, messageId, { files });
+    if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
+    chat.prefill(result.text);
+    await chat.reveal();
+    void vscode.window.showInformationMessage(`Rewound ${result.turnsDropped} turn(s)${files ? `; restored ${result.restored.length} file(s)` : ''}${result.skipped.length ? `; left ${result.skipped.join(', ')} (changed outside Braid)` : ''}.`);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
+  }
+}
+
+/** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */
+export async function forkAtMessage(chat: ChatViewProvider, store: SessionStore, id: string, messageId: string, reveal: (id: string) => void): Promise<void> {
+  const message = store.history(id).messages.find((m) => m.id === messageId);
+  if (!message) {
+    void vscode.window.showErrorMessage('Braid could not find that message in the session any more.');
+    return;
+  }
+  await fork(chat, store, id, message.turn, reveal);
 }
