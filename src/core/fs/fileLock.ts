@@ -20,7 +20,8 @@ export class LockTimeoutError extends Error {
   override readonly name = 'LockTimeoutError';
 }
 
-function isAlive(pid: number): boolean {
+/** True while a process with this pid lives (on this host). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -244,8 +244,8 @@ export class SessionIndex {
     return result;
   }
 
-  /** Records a session's current summary (or its removal with null); saved soon after. */
-  apply(id: string, summary: SessionSummary | null): void {
+  /** Records a session's current summary (or its removal with null); saved soon after. `notify` tells listeners now. */
+  apply(id: string, summary: SessionSummary | null, notify = false): void {
     if (summary) {
       rows.upsertSummary(this.db, summary);
       this.pending.set(id, true);
@@ -255,6 +255,7 @@ export class SessionIndex {
       this.pending.set(id, { removedFrom: workspaceKey });
     }
     this.scheduleSave();
+    if (notify) this.events.emit('change');
   }
 
   /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
@@ -264,8 +265,7 @@ export class SessionIndex {
       this.refresh(dir);
       return;
     }
-    this.apply(state.id, { ...summary, state, stateMtime });
-    this.events.emit('change');
+    this.apply(state.id, { ...summary, state, stateMtime }, true);
   }
 
   /** What the index holds about a session, as a summary. */

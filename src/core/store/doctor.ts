@@ -5,9 +5,8 @@ import { listSessionFolders } from '../index/sessionIndex';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
-import { readState, StateFileError, writeState } from './sessionState';
+import { readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
-import { readSessionFolder } from './summary';
 
 /** One thing the doctor found. */
 export interface Finding {
@@ -48,9 +47,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       if (!(err instanceof StateFileError)) throw err;
       const finding: Finding = { severity: 'error', where, fixable: true, message: `${err.message}; it can be rebuilt from the session's log` };
       if (options.fix) {
-        const reading = readSessionFolder(folder.dir);
-        if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
-        writeState(stateFile, reading.summary.state);
+        store.repairState(folder.dir);
         finding.fixed = 'rebuilt state.json from the log (the broken file is kept as state.json.broken-*)';
       }
       note(finding);

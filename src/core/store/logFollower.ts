@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { WireRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
+import { statSize } from '../fs/probe';
 
 /**
  * Follows a log another process appends to (a session open read-only here): reads the complete
@@ -14,7 +15,7 @@ export class LogFollower {
   private reading = false;
 
   constructor(private readonly file: string, private readonly onRecords: (records: WireRecord[]) => void, fromOffset?: number) {
-    this.offset = fromOffset ?? safeSize(file);
+    this.offset = fromOffset ?? statSize(file);
   }
 
   start(): this {
@@ -34,7 +35,7 @@ export class LogFollower {
     if (this.reading) return [];
     this.reading = true;
     try {
-      const size = safeSize(this.file);
+      const size = statSize(this.file);
       if (size <= this.offset) return [];
       const end = this.completeEnd(size);
       if (end <= this.offset) return [];
@@ -69,13 +70,5 @@ export class LogFollower {
   stop(): void {
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
-  }
-}
-
-function safeSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
   }
 }

@@ -16,8 +16,8 @@ import { workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
 import { sweepPartials } from './fork';
 import { StoreLayout } from './layout';
-import { readState, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
-import { readSessionFolder } from './summary';
+import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
+import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease } from './writerLease';
 
@@ -118,15 +118,24 @@ export class SessionStore {
   private readOrRepair(dir: string): SessionState {
     try {
       return readState(this.layout.stateFile(dir));
-    } catch {
-      const reading = readSessionFolder(dir);
-      this.logger.warn(`${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log`);
-      const stateFile = this.layout.stateFile(dir);
-      if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
-      writeState(stateFile, reading.summary.state);
-      this.index.refresh(dir);
-      return reading.summary.state;
+    } catch (err) {
+      if (!(err instanceof StateFileError)) throw err;
+      return this.repairState(dir);
     }
+  }
+
+  /**
+   * Rebuilds a session's state.json from its logs and writes it back, keeping the broken file
+   * beside it as state.json.broken-<ms>. Returns the rebuilt state.
+   */
+  repairState(dir: string): SessionState {
+    const reading = readSessionFolder(dir);
+    this.logger.warn(`${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log`);
+    const stateFile = this.layout.stateFile(dir);
+    if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
+    writeState(stateFile, reading.summary.state);
+    this.index.refresh(dir);
+    return reading.summary.state;
   }
 
   /** Opens a session for use; an archived session is restored. */
@@ -154,9 +163,9 @@ export class SessionStore {
 
   /**
    * Changes state.json under the session's lock (read, change, write atomically) and updates the
-   * index row's state. Returns the new state and its file's mtime.
+   * index row's state (or the whole row, from `summary`). Returns the new state.
    */
-  async update(id: string, change: (state: SessionState) => SessionState): Promise<SessionState> {
+  async update(id: string, change: (state: SessionState) => SessionState, options: { summary?: (state: SessionState, stateMtime: number) => SessionSummary } = {}): Promise<SessionState> {
     const dir = this.locate(id);
     const stateFile = this.layout.stateFile(dir);
     const { next, mtime } = await withFileLock(this.layout.stateLock(dir), STATE_LOCK, () => {
@@ -165,7 +174,9 @@ export class SessionStore {
       writeState(stateFile, updated);
       return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
     });
-    this.index.applyState(next, mtime, dir);
+    // A writer that keeps its session's summary up to date hands it over: one index update, no re-read.
+    if (options.summary) this.index.apply(id, options.summary(next, mtime), true);
+    else this.index.applyState(next, mtime, dir);
     return next;
   }
 
@@ -264,13 +275,16 @@ export class SessionStore {
   async recoverInterrupted(workspaceDir: string): Promise<string[]> {
     const recovered: string[] = [];
     for (const folder of listSessionFolders(this.layout, keyOf(workspaceDir))) {
+      // Start-up path: only sessions with a lease file left behind, or that the index says are
+      // running, are read; the others cost one failed open of writer.lock.
+      const lease = readLease(this.layout.writerLock(folder.dir));
+      if (!lease && this.index.get(folder.id)?.status !== 'running') continue;
       let state: SessionState;
       try {
         state = readState(this.layout.stateFile(folder.dir));
       } catch {
         continue;
       }
-      const lease = readLease(this.layout.writerLock(folder.dir));
       const writerDied = lease !== undefined && isStale(lease);
       const leftRunning = state.status === 'running' && isStale(lease);
       if (!writerDied && !leftRunning) continue;

@@ -1,5 +1,4 @@
 import type { Message } from '@mariozechner/pi-ai';
-import { statMtime } from '../fs/probe';
 import { newMessageId } from '../ids';
 import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
@@ -159,8 +158,8 @@ export class SessionWriter {
   }
 
   private async setState(change: (s: SessionState) => SessionState): Promise<void> {
-    const state = await this.store.update(this.id, change);
-    this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime: statMtime(this.store.layout.stateFile(this.dir)) };
-    this.store.index.apply(this.id, this.summary);
+    await this.store.update(this.id, change, {
+      summary: (state, stateMtime) => (this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime }),
+    });
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { writeFileAtomic } from '../fs/atomic';
+import { isAlive } from '../fs/fileLock';
 
 /** Renewed this often by its holder. */
 export const LEASE_RENEW_MS = 10_000;
@@ -22,15 +23,6 @@ export class SessionBusyError extends Error {
   override readonly name = 'SessionBusyError';
   constructor(readonly holder: LeaseInfo) {
     super(`this session is being written by process ${holder.pid} on ${holder.host} (another window or the CLI); it opens read-only here`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

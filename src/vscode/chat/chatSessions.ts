@@ -159,6 +159,7 @@ export class ChatSessions implements vscode.Disposable {
     await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
+    const promptHook = vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit');
     const session = await Session.open({
       store: this.store!,
       workspaceDirs,
@@ -170,7 +171,7 @@ export class ChatSessions implements vscode.Disposable {
       approvalPolicy: readApprovalPolicy(),
       trusted: vscode.workspace.isTrusted,
       logger: this.logger,
-      ...(vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit') ? { promptHook: vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit')! } : {}),
+      ...(promptHook ? { promptHook } : {}),
     }, id, { takeOver });
     const generation = this.generation;
     session.onEvent((event) => {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { promptText } from '../../core/store/summary';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 
 /**
@@ -17,11 +18,7 @@ export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: Se
 
 /** The user's prompts of a session, newest first, to pick one (for fork at turn and rewind). */
 export async function pickPrompt(store: SessionStore, sessionId: string, placeHolder: string): Promise<{ id: string; turn: number; text: string } | undefined> {
-  const prompts = store.history(sessionId).messages.filter((m) => m.message.role === 'user').map((m) => {
-    const content = m.message.content;
-    const text = typeof content === 'string' ? content : (content.filter((b) => b.type === 'text').at(-1) as { text?: string } | undefined)?.text ?? '';
-    return { id: m.id, turn: m.turn, text };
-  });
+  const prompts = store.history(sessionId).messages.filter((m) => m.message.role === 'user').map((m) => ({ id: m.id, turn: m.turn, text: promptText(m.message) }));
   if (prompts.length === 0) {
     void vscode.window.showInformationMessage('This session has no prompts yet.');
     return undefined;
