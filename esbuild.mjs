@@ -62,6 +62,9 @@ const builds = [
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+    // The codicon font comes along with its stylesheet (imported by chat.css).
+    loader: { '.ttf': 'file' },
+    assetNames: '[name]',
   },
 ];
 

@@ -37,13 +37,14 @@ export function turnRecords(turn: number, seed: number, toolOutputBytes: number)
 
 /**
  * Writes `count` sessions over `workspaces` workspaces in the store's real formats (state.json
- * through writeState, log lines through WireLogWriter.serialize), each with `turns` small turns.
+ * through writeState, log lines through WireLogWriter.serialize), each with `turns` small turns
+ * (4 messages each: prompt, tool call, tool result, answer).
  */
-export function generateSessions(root: string, count: number, workspaces: number, turns: number): string[] {
+export function generateSessions(root: string, count: number, workspaces: number, turns: number, workspaceOf = (i: number) => `/bench/workspace-${i % workspaces}`): string[] {
   const layout = new StoreLayout(root);
   const dirs: string[] = [];
   for (let i = 0; i < count; i++) {
-    const workspaceDir = `/bench/workspace-${i % workspaces}`;
+    const workspaceDir = workspaceOf(i);
     const key = workspaceKey(workspaceDir);
     const created = 1_700_000_000_000 + i * 60_000;
     const id = newSessionId(created);
@@ -54,7 +55,7 @@ export function generateSessions(root: string, count: number, workspaces: number
     fs.writeFileSync(layout.agentLog(dir), lines.join(''));
     const state: SessionState = {
       v: 1, id, title: `Session ${i}: ${sentence(i, 4)}`, titleSource: 'auto', workspaceDir, workspaceKey: key, createdAt: created,
-      updatedAt: created + turns * 1000, status: 'idle', error: null, kind: 'conversation', visibility: 'visible', archived: i % 20 === 0,
+      updatedAt: created + turns * 1000, status: 'idle', error: null, kind: 'conversation', visibility: 'visible', archived: i % 20 === 19,
       forkedFrom: null, agents: [{ id: 'main', parentId: null, title: 'main' }], model: { provider: 'bench', id: 'bench-model', thinking: 'off' },
       queue: [], paused: null, turnCount: turns, usage: { ...zeroUsage(), input: 1200 * turns, output: 300 * turns, cacheRead: 800 * turns, cost: 0.002 * turns },
     };

@@ -12,6 +12,7 @@ import { selectModelCommand, showUsageCommand } from './vscode/commands/usageAnd
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
+import { editLastPromptCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
 
@@ -32,13 +33,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (row) void treeView.reveal(row, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
   };
 
-  const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, logger);
+  const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, context.workspaceState, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
 
   const statusBar = new SessionStatusBar();
   context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
 
   const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
+  chat.setSessionRevealer(revealSession);
   chat.setMessageActionHandler(async (action, sessionId, messageId) => {
     if (!store) return;
     if (action === 'fork') await forkAtMessage(chat, store, sessionId, messageId, revealSession);
@@ -54,6 +56,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     forkCommand(chat, store, key, revealSession),
     forkAtTurnCommand(chat, store, key, revealSession),
     rewindCommand(chat, store, key),
+    editLastPromptCommand(chat, store),
+    sideQuestionCommand(chat),
     ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
     showUsageCommand(store, key),
     selectModelCommand(),

@@ -1,137 +1,235 @@
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SessionView, type UsageInfo } from '../../src/protocol/messages';
-import { Transcript } from './transcript';
-import { host, onHostMessage } from './vscodeApi';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
+import { ChatModel, describeUsage, type ViewEntry } from './chatModel';
+import { Composer } from './composer';
+import { renderMarkdown } from './markdown';
+import { renderEntry, type EntryActions } from './render';
+import { parseInput } from './slashCommands';
+import { VirtualList } from './virtualList';
+import { host, onHostMessage, saveState } from './vscodeApi';
 
 const app = document.getElementById('app') as HTMLElement;
 app.innerHTML = `
   <header class="toolbar">
     <span class="session-title" data-role="title"></span>
-    <span class="model" data-role="model" title="Model">…</span>
+    <button type="button" class="model-picker" data-role="model-picker" title="Select the model (/model)" aria-label="Select the model"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span data-role="model">…</span></button>
     <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
   </header>
+  <div class="usage-line" data-role="usage" aria-label="Session usage"></div>
   <div class="problem" data-role="problem" role="alert" hidden></div>
+  <div class="note untrusted" data-role="untrusted" role="status" hidden><span class="codicon codicon-shield" aria-hidden="true"></span> This workspace is not trusted: Braid can chat and read files, but its tools cannot write files or run commands. <button type="button" data-role="trust">Manage Workspace Trust</button></div>
   <div class="note" data-role="read-only" role="status" hidden>Another window is writing this session; it is shown read-only here and follows along live.</div>
-  <section class="transcript" data-role="transcript" aria-label="Conversation"></section>
-  <form class="composer" data-role="composer">
-    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line)"></textarea>
-    <div class="actions">
-      <button type="button" data-role="stop" hidden>Stop</button>
-      <button type="submit" data-role="send">Send</button>
+  <section class="transcript" data-role="transcript" role="log" aria-label="Conversation" tabindex="0"></section>
+  <div class="side" data-role="side" role="dialog" aria-label="Side question" hidden>
+    <div class="side-head"><span class="codicon codicon-comment" aria-hidden="true"></span> <span data-role="side-question"></span></div>
+    <div class="side-answer" data-role="side-answer" aria-live="polite"></div>
+    <div class="side-actions">
+      <button type="button" data-role="side-keep" title="Keep this side question and its answer as a fork of the session">Keep as fork</button>
+      <button type="button" data-role="side-close" title="Close (Escape); nothing is kept">Close</button>
     </div>
-  </form>`;
+  </div>
+  <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
+  <div class="composer">
+    <div class="completions" id="slash-completions" data-role="completions" hidden></div>
+    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
+    <div class="actions">
+      <span class="hint" data-role="hint"></span>
+      <button type="button" data-role="stop" hidden title="Stop the running turn"><span class="codicon codicon-debug-stop" aria-hidden="true"></span>Stop</button>
+      <button type="button" data-role="send" title="Send (Enter)"><span class="codicon codicon-send" aria-hidden="true"></span>Send</button>
+    </div>
+  </div>`;
 
 function part<T extends HTMLElement>(role: string): T {
   return app.querySelector(`[data-role="${role}"]`) as T;
 }
 
-const modelLabel = part<HTMLElement>('model');
-const sessionTitle = part<HTMLElement>('title');
-const demoBadge = part<HTMLElement>('demo');
-const problem = part<HTMLElement>('problem');
-const readOnlyNote = part<HTMLElement>('read-only');
-const transcript = new Transcript(part<HTMLElement>('transcript'), (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }));
-const composer = part<HTMLFormElement>('composer');
+const model = new ChatModel();
+const expanded = new Map<string, boolean>();
+const actions: EntryActions = {
+  message: (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }),
+  approve: (approvalId, decision) => host.postMessage({ type: 'approval', approvalId, decision }),
+  expanded,
+  readOnly: () => model.readOnly,
+};
+let loadingOlder = false;
+const list = new VirtualList<ViewEntry>(part('transcript'), (entry) => renderEntry(entry, actions), () => {
+  if (!model.before || loadingOlder || !model.sessionId) return;
+  loadingOlder = true;
+  host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before });
+});
 const input = part<HTMLTextAreaElement>('input');
-const stop = part<HTMLButtonElement>('stop');
-
-let running: string | undefined;
+const composer = new Composer(input, part('completions'), (text, steer) => send(text, steer), (draft) => saveState({ draft }));
 let counter = 0;
+/** Time to first token on screen: the request measured, and when it was sent. */
+let firstToken: { requestId: string; sentAt: number } | undefined;
 
-input.value = host.getState()?.draft ?? '';
-input.addEventListener('input', () => host.setState({ draft: input.value }));
+composer.value = host.getState()?.draft ?? '';
+part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
 
-function showModel(model: ModelInfo): void {
-  modelLabel.textContent = model.id ? `${model.provider} · ${model.id}` : 'No model configured';
-  demoBadge.hidden = !model.demo;
-  problem.hidden = !model.problem;
-  problem.textContent = model.problem ?? '';
+function showModel(info: ModelInfo): void {
+  part('model').textContent = info.id ? `${info.provider} · ${info.id}` : 'No model configured';
+  part('demo').hidden = !info.demo;
+  part('problem').hidden = !info.problem;
+  part('problem').textContent = info.problem ?? '';
 }
 
-function showSession(session: SessionView | null): void {
-  transcript.show(session?.entries ?? [], session?.hasOlder ?? false);
-  document.body.dataset.session = session?.id ?? '';
-  sessionTitle.textContent = session?.title ?? '';
-  const readOnly = session?.readOnly === true;
-  document.body.dataset.readOnly = String(readOnly);
-  readOnlyNote.hidden = !readOnly;
-  input.disabled = readOnly;
-}
-
-function describeUsage(usage: UsageInfo | undefined): string {
-  if (!usage) return '';
-  const cached = usage.cacheRead ? `, ${usage.cacheRead} cached` : '';
-  return `${usage.input} in${cached} · ${usage.output} out`;
-}
-
-function setRunning(requestId: string | undefined): void {
-  running = requestId;
-  stop.hidden = !requestId;
-  document.body.dataset.turn = requestId ? 'running' : 'idle';
-}
-
-function send(): void {
-  const text = input.value.trim();
-  if (!text || running) return;
-  const requestId = `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-  transcript.addPrompt(requestId, text);
-  setRunning(requestId);
-  input.value = '';
-  host.setState({ draft: '' });
-  host.postMessage({ type: 'prompt', requestId, text });
-}
-
-composer.addEventListener('submit', (event) => {
-  event.preventDefault();
-  send();
-});
-input.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-    event.preventDefault();
-    send();
+/** Everything but the transcript rows: title, usage, banners, queue chips, buttons. */
+function refreshChrome(): void {
+  const info = model.info;
+  document.body.dataset.session = model.sessionId;
+  document.body.dataset.readOnly = String(model.readOnly);
+  document.body.dataset.turn = model.running ? 'running' : 'idle';
+  document.body.dataset.hasOlder = String(model.before !== undefined);
+  part('title').textContent = info?.title ?? '';
+  part('usage').textContent = info ? `Session: ${describeUsage(info.usage)}` : '';
+  part('read-only').hidden = !model.readOnly;
+  input.disabled = model.readOnly;
+  part('stop').hidden = !model.running;
+  part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
+  const queue = part('queue');
+  const chips = info?.queue ?? [];
+  queue.hidden = chips.length === 0;
+  queue.replaceChildren(...chips.map((q) => {
+    const chip = document.createElement('div');
+    chip.className = 'chip';
+    chip.dataset.promptId = q.promptId;
+    const text = document.createElement('span');
+    text.className = 'chip-text';
+    text.textContent = q.text;
+    chip.append(text);
+    const add = (label: string, title: string, run: () => void) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.title = title;
+      b.setAttribute('aria-label', `${title}: ${q.text.slice(0, 60)}`);
+      b.addEventListener('click', run);
+      chip.append(b);
+    };
+    if (model.running) add('Steer', 'Steer into the running turn', () => host.postMessage({ type: 'queueAction', action: 'steer', promptId: q.promptId }));
+    add('Cancel', 'Remove from the queue', () => host.postMessage({ type: 'queueAction', action: 'cancel', promptId: q.promptId }));
+    return chip;
+  }));
+  if (info?.paused && chips.length > 0) {
+    const resume = document.createElement('button');
+    resume.type = 'button';
+    resume.textContent = 'Resume queue';
+    resume.title = 'These prompts were waiting when Braid last closed; run them now';
+    resume.addEventListener('click', () => host.postMessage({ type: 'queueAction', action: 'resume', promptId: chips[0]!.promptId }));
+    queue.prepend(resume);
   }
+}
+
+function refresh(options: { keepAnchor?: boolean; toEnd?: boolean } = {}): void {
+  list.setItems(model.entries, options);
+  refreshChrome();
+  if (firstToken && model.entries.some((e) => e.kind === 'live' && e.requestId === firstToken!.requestId && e.text !== '')) {
+    const { sentAt } = firstToken;
+    firstToken = undefined;
+    // The list lays out in the next frame; the one after it is on screen.
+    requestAnimationFrame(() => requestAnimationFrame(() => (document.body.dataset.firstTokenMs = String(Math.round(performance.now() - sentAt)))));
+  }
+}
+
+function send(raw: string, steer: boolean): void {
+  if (model.readOnly) return;
+  const parsed = parseInput(raw);
+  if (parsed.kind === 'error') {
+    part('hint').textContent = parsed.message;
+    return;
+  }
+  composer.value = '';
+  if (parsed.kind === 'command') {
+    host.postMessage({ type: 'command', name: parsed.name });
+    return;
+  }
+  if (parsed.kind === 'btw') {
+    host.postMessage({ type: 'sideQuestion', id: `side-${Date.now().toString(36)}-${(counter++).toString(36)}`, text: parsed.question });
+    return;
+  }
+  const requestId = `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+  // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
+  if (!model.running) {
+    model.addPending(requestId, parsed.text);
+    firstToken = { requestId, sentAt: performance.now() };
+    refresh({ toEnd: true });
+  }
+  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}) });
+}
+
+let side: string | undefined;
+function showSide(message: SideAnswerMessage): void {
+  if (message.state === 'asking' || side === undefined) side = message.id;
+  if (message.id !== side) return;
+  const box = part('side');
+  box.hidden = false;
+  box.dataset.state = message.state;
+  part('side-question').textContent = message.question;
+  const answer = part('side-answer');
+  if (message.state === 'asking') answer.textContent = 'Thinking…';
+  else if (message.state === 'failed') answer.textContent = message.text;
+  else if (message.state === 'answered') renderMarkdown(answer, message.text);
+  part<HTMLButtonElement>('side-keep').disabled = message.state !== 'answered';
+  if (message.state === 'kept') part('side-keep').textContent = `Kept as "${message.text}"`;
+}
+function closeSide(): void {
+  side = undefined;
+  part('side').hidden = true;
+  part('side-keep').textContent = 'Keep as fork';
+}
+part('side-close').addEventListener('click', closeSide);
+part('side-keep').addEventListener('click', () => side && host.postMessage({ type: 'keepSide', id: side }));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && !part('side').hidden) closeSide();
 });
-stop.addEventListener('click', () => {
-  if (running) host.postMessage({ type: 'cancel', requestId: running });
-});
+
+part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
+part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel', requestId: model.running }));
+part('model-picker').addEventListener('click', () => host.postMessage({ type: 'command', name: 'model' }));
+part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
 
 onHostMessage((message: HostToWebview) => {
   switch (message.type) {
-    case 'init':
+    case 'snapshot': {
+      const started = performance.now();
+      const sameSession = message.session?.info.id === model.sessionId;
+      model.applySnapshot(message);
+      loadingOlder = false;
       showModel(message.model);
-      showSession(message.session);
+      part('untrusted').hidden = message.trusted;
+      document.body.dataset.trusted = String(message.trusted);
+      refresh({ toEnd: true });
+      const scrollKey = host.getState()?.scrollKey;
+      if (scrollKey && sameSession) list.scrollToKey(scrollKey);
+      list.flush();
+      requestAnimationFrame(() => {
+        document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+        document.body.dataset.rows = String(list.renderedCount);
+      });
       document.body.dataset.handshake = 'complete';
       return;
-    case 'sessionChanged':
-      showSession(message.session);
-      setRunning(undefined);
+    }
+    case 'frames':
+      if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
+      if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
+      refresh();
       return;
+    case 'olderPage': {
+      loadingOlder = false;
+      if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
+      return;
+    }
     case 'prefill':
-      input.value = message.text;
-      host.setState({ draft: message.text });
+      composer.value = message.text;
       input.focus();
-      return;
-    case 'sessionInfo':
-      document.body.dataset.session = message.id;
-      sessionTitle.textContent = message.title;
-      return;
-    case 'toolActivity':
-      transcript.addTool(message.requestId, message.summary, message.phase, message.isError);
       return;
     case 'modelChanged':
       showModel(message.model);
       return;
-    case 'turnDelta':
-      transcript.appendAnswer(message.requestId, message.text);
+    case 'sideAnswer':
+      showSide(message);
       return;
-    case 'turnEnd': {
-      const detail = message.outcome === 'completed' ? describeUsage(message.usage)
-        : message.outcome === 'cancelled' ? 'Stopped.' : (message.error ?? 'Failed.');
-      transcript.end(message.requestId, message.outcome, detail);
-      if (running === message.requestId) setRunning(undefined);
-      return;
-    }
   }
 });
 
-setRunning(undefined);
+refreshChrome();
 host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });

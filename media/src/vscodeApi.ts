@@ -3,6 +3,8 @@ import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages';
 /** UI-only state kept by VS Code across hide/show (never the transcript: that comes from the host). */
 export interface UiState {
   readonly draft: string;
+  /** The row at the top of the view when the user had scrolled up; absent when at the end. */
+  readonly scrollKey?: string;
 }
 
 interface VsCodeApi {
@@ -15,6 +17,11 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 /** The page's one handle on the host. */
 export const host: VsCodeApi = acquireVsCodeApi();
+
+/** Updates part of the UI state. */
+export function saveState(change: Partial<UiState>): void {
+  host.setState({ draft: '', ...host.getState(), ...change });
+}
 
 /** Subscribes to messages from the host. The host is trusted, but the shape is still checked loosely. */
 export function onHostMessage(handler: (message: HostToWebview) => void): void {

@@ -1,11 +1,14 @@
 /**
  * The typed protocol between the extension host and the Chat webview. Both sides import these
- * types; the host validates every incoming message with {@link parseWebviewMessage} and drops
- * what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
+ * types; the host validates every incoming message with `parseWebviewMessage` (validate.ts) and
+ * drops what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
  */
+import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
+
+export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -19,48 +22,68 @@ export interface ModelInfo {
   readonly problem?: string;
 }
 
-/** Token usage of one finished answer. */
-export interface UsageInfo {
-  readonly input: number;
-  readonly output: number;
-  readonly cacheRead: number;
-  readonly costTotal: number;
+/** Where the page before a shown page ends in the log; opaque to the page, checked by the host. */
+export interface PageCursor {
+  readonly offset: number;
+  /** The lowest rewind seen after `offset`; null when none (JSON has no Infinity). */
+  readonly minRewind: number | null;
 }
 
-/** One item of a transcript as the page shows it. */
-export type TranscriptEntry =
-  | { readonly kind: 'user'; readonly text: string; readonly messageId: string }
-  | { readonly kind: 'assistant'; readonly text: string }
-  | { readonly kind: 'tool'; readonly name: string; readonly summary: string; readonly isError: boolean };
-
-/** The session the Chat view shows: its newest page of transcript. */
+/** The session the Chat view shows: its newest page of transcript and what is live in it. */
 export interface SessionView {
-  readonly id: string;
-  readonly title: string;
+  readonly info: SessionInfo;
   readonly entries: readonly TranscriptEntry[];
-  /** Older messages exist before these entries. */
-  readonly hasOlder: boolean;
+  /** Pass back in `loadOlder` for the page before; absent when the page reaches the start. */
+  readonly before?: PageCursor;
   /** Another window writes this session: shown and followed live, but prompts cannot be sent here. */
   readonly readOnly?: boolean;
+  /** The page's request id of the turn running now, if one runs. */
+  readonly activeRequest?: string;
 }
 
-/** The webview has loaded its script and listens; the host answers with `init`. */
+// ---- webview -> host -------------------------------------------------------------------------
+
+/** The webview has loaded its script and listens; the host answers with a `snapshot`. */
 export interface ReadyMessage {
   readonly type: 'ready';
   readonly protocol: number;
 }
 
-/** The user sent a prompt. `requestId` is the webview's id for the turn it starts. */
+/** The page saw a gap in the frame cursors; the host sends what followed `after`, or a snapshot. */
+export interface FramesAfterMessage {
+  readonly type: 'framesAfter';
+  readonly after: number;
+}
+
+/**
+ * The user sent a prompt. `requestId` is the page's id for it (its message key, so a resend after a
+ * reload cannot duplicate it). While a turn runs it is queued, or injected with `steer`.
+ */
 export interface PromptMessage {
   readonly type: 'prompt';
   readonly requestId: string;
   readonly text: string;
+  readonly steer?: boolean;
 }
 
 /** The user pressed Stop on the running turn. */
 export interface CancelMessage {
   readonly type: 'cancel';
   readonly requestId: string;
+}
+
+/** Steer a queued prompt into the running turn, or cancel it. */
+export interface QueueActionMessage {
+  readonly type: 'queueAction';
+  readonly action: 'steer' | 'cancel' | 'resume';
+  readonly promptId: string;
+}
+
+/** The user's answer to an approval prompt shown in the chat. */
+export interface ApprovalMessage {
+  readonly type: 'approval';
+  readonly approvalId: string;
+  readonly decision: ApprovalChoice;
 }
 
 /**
@@ -75,30 +98,74 @@ export interface MessageActionMessage {
   readonly requestId?: string;
 }
 
-/** Messages the webview sends to the host. */
-export type WebviewToHost = ReadyMessage | PromptMessage | CancelMessage | MessageActionMessage;
+/** The page scrolled to the top of what it has: the page of messages before `before`. */
+export interface LoadOlderMessage {
+  readonly type: 'loadOlder';
+  readonly sessionId: string;
+  readonly before: PageCursor;
+}
 
-/** Answer to `ready`: everything the webview needs to render. */
-export interface InitMessage {
-  readonly type: 'init';
+/** Slash commands that run a VS Code command (/new /sessions /fork /rewind /edit /model /usage). */
+export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'model', 'usage'] as const;
+export type SlashCommand = (typeof SLASH_COMMANDS)[number];
+
+/** A slash command, or a control of the page (the model picker) that runs one. */
+export interface CommandMessage {
+  readonly type: 'command';
+  readonly name: Exclude<SlashCommand, 'btw'> | 'trust';
+}
+
+/** A side question (/btw): answered in an overlay, never part of the transcript. */
+export interface SideQuestionMessage {
+  readonly type: 'sideQuestion';
+  readonly id: string;
+  readonly text: string;
+}
+
+/** Keep an answered side question as a fork of the session. */
+export interface KeepSideMessage {
+  readonly type: 'keepSide';
+  readonly id: string;
+}
+
+/** Messages the webview sends to the host. */
+export type WebviewToHost =
+  | ReadyMessage | FramesAfterMessage | PromptMessage | CancelMessage | QueueActionMessage | ApprovalMessage
+  | MessageActionMessage | LoadOlderMessage | CommandMessage | SideQuestionMessage | KeepSideMessage;
+
+// ---- host -> webview -------------------------------------------------------------------------
+
+/**
+ * Everything the page renders, from scratch: sent after `ready`, when the Chat view switches
+ * session, after a rewind, and when a cursor is gone. `live` are the frames of the running turn
+ * not yet in the log; `cursor` is the last frame they include.
+ */
+export interface SnapshotMessage {
+  readonly type: 'snapshot';
   readonly protocol: number;
   readonly workspaceName: string;
   readonly model: ModelInfo;
+  /** False in an untrusted workspace: the chat works, tools are read-only. */
+  readonly trusted: boolean;
   /** The session shown, or null before the first prompt of a new one. */
   readonly session: SessionView | null;
+  readonly live: readonly StreamFrame[];
+  readonly cursor: number;
 }
 
-/** The Chat view now shows another session (or a new, empty one). */
-export interface SessionChangedMessage {
-  readonly type: 'sessionChanged';
-  readonly session: SessionView | null;
+/** Frames of the current session, in cursor order. */
+export interface FramesMessage {
+  readonly type: 'frames';
+  readonly sessionId: string;
+  readonly frames: readonly StreamFrame[];
 }
 
-/** The current session got an id (its first prompt created it) or a new title; the transcript stays. */
-export interface SessionInfoMessage {
-  readonly type: 'sessionInfo';
-  readonly id: string;
-  readonly title: string;
+/** The page of entries before the cursor the page asked with. */
+export interface OlderPageMessage {
+  readonly type: 'olderPage';
+  readonly sessionId: string;
+  readonly entries: readonly TranscriptEntry[];
+  readonly before?: PageCursor;
 }
 
 /** Text for the chat input: the prompt a rewind took back, to edit and resend. */
@@ -107,78 +174,23 @@ export interface PrefillMessage {
   readonly text: string;
 }
 
-/** A tool call started or ended in the turn `requestId`. */
-export interface ToolActivityMessage {
-  readonly type: 'toolActivity';
-  readonly requestId: string;
-  readonly name: string;
-  readonly summary: string;
-  readonly phase: 'start' | 'end';
-  readonly isError: boolean;
-}
-
-/** The configured model changed (settings edited). */
+/** The configured model changed (settings edited, a model picked). */
 export interface ModelChangedMessage {
   readonly type: 'modelChanged';
   readonly model: ModelInfo;
 }
 
-/** A piece of assistant text for the turn `requestId`. */
-export interface TurnDeltaMessage {
-  readonly type: 'turnDelta';
-  readonly requestId: string;
+/** A side question's state: asked (from the palette), answered, or failed. */
+export interface SideAnswerMessage {
+  readonly type: 'sideAnswer';
+  readonly id: string;
+  readonly question: string;
+  readonly state: 'asking' | 'answered' | 'failed' | 'kept';
   readonly text: string;
 }
 
-/** The turn `requestId` ended; every turn that started gets exactly one of these. */
-export interface TurnEndMessage {
-  readonly type: 'turnEnd';
-  readonly requestId: string;
-  readonly outcome: 'completed' | 'failed' | 'cancelled';
-  readonly error?: string;
-  readonly usage?: UsageInfo;
-}
-
 /** Messages the host sends to the webview. */
-export type HostToWebview = InitMessage | ModelChangedMessage | SessionChangedMessage | SessionInfoMessage | PrefillMessage | TurnDeltaMessage | ToolActivityMessage | TurnEndMessage;
+export type HostToWebview = SnapshotMessage | FramesMessage | OlderPageMessage | PrefillMessage | ModelChangedMessage | SideAnswerMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isId(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= 128;
-}
-
-/**
- * Validates a message from the webview. Returns the typed message, or a reason it was rejected.
- * Extra fields are dropped so nothing unvalidated travels further.
- */
-export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewToHost } | { ok: false; reason: string } {
-  if (!isRecord(raw)) return { ok: false, reason: 'not an object' };
-  switch (raw.type) {
-    case 'ready':
-      if (typeof raw.protocol !== 'number' || !Number.isInteger(raw.protocol)) return { ok: false, reason: 'ready without an integer protocol' };
-      return { ok: true, message: { type: 'ready', protocol: raw.protocol } };
-    case 'prompt':
-      if (!isId(raw.requestId)) return { ok: false, reason: 'prompt without a requestId' };
-      if (typeof raw.text !== 'string' || raw.text.trim() === '') return { ok: false, reason: 'prompt without text' };
-      if (raw.text.length > MAX_PROMPT_CHARS) return { ok: false, reason: `prompt longer than ${MAX_PROMPT_CHARS} characters` };
-      return { ok: true, message: { type: 'prompt', requestId: raw.requestId, text: raw.text } };
-    case 'cancel':
-      if (!isId(raw.requestId)) return { ok: false, reason: 'cancel without a requestId' };
-      return { ok: true, message: { type: 'cancel', requestId: raw.requestId } };
-    case 'messageAction': {
-      if (raw.action !== 'rewind' && raw.action !== 'fork' && raw.action !== 'edit') return { ok: false, reason: 'messageAction with an unknown action' };
-      const hasMessage = isId(raw.messageId);
-      const hasRequest = isId(raw.requestId);
-      if (hasMessage === hasRequest) return { ok: false, reason: 'messageAction needs exactly one of messageId and requestId' };
-      return { ok: true, message: { type: 'messageAction', action: raw.action, ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }) } };
-    }
-    default:
-      return { ok: false, reason: `unknown type ${JSON.stringify(String(raw.type)).slice(0, 40)}` };
-  }
-}

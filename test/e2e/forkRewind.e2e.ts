@@ -25,10 +25,7 @@ after(async () => {
 });
 
 async function send(text: string): Promise<void> {
-  const chat = workbench.chatFrame();
-  await chat.locator('[data-role="input"]').fill(text);
-  await chat.locator('[data-role="input"]').press('Enter');
-  await chat.locator('.exchange').last().locator('.turn-status[data-outcome="completed"]').waitFor({ timeout: 15_000 });
+  await workbench.send(text);
 }
 
 test('fork from the tree context menu nests the fork under its source and opens it', async () => {

@@ -47,11 +47,13 @@ test('a prompt streams an answer from the model server, with usage', async () =>
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('What is this workspace?');
   await chat.locator('[data-role="input"]').press('Enter');
-  const exchange = chat.locator('.exchange').last();
-  await exchange.locator('.message.assistant', { hasText: 'Braid answers from the scripted server.' }).waitFor();
-  await exchange.locator('.turn-status', { hasText: '7 out' }).waitFor();
-  assert.equal(await exchange.getAttribute('data-outcome'), 'completed');
-  assert.match(await exchange.locator('.turn-status').textContent() ?? '', /32 in, 10 cached · 7 out/);
+  await chat.locator('.message.assistant', { hasText: 'Braid answers from the scripted server.' }).waitFor();
+  const status = chat.locator('.turn-status').last();
+  await status.filter({ hasText: '7 out' }).waitFor();
+  assert.equal(await status.getAttribute('data-outcome'), 'completed');
+  assert.match(await status.textContent() ?? '', /32 in, 10 cached · 7 out/);
+  // The time to the first token on screen, measured by the page from Enter to the painted frame.
+  console.log(`time to first token on screen: ${await chat.locator('body').getAttribute('data-first-token-ms')} ms`);
   const request = model.requests.at(-1)!;
   assert.match(JSON.stringify(request.body.messages), /What is this workspace\?/);
   await workbench.screenshot('answer-streamed');
@@ -65,7 +67,7 @@ test('a prompt streams an answer from the model server, with usage', async () =>
   assert.deepEqual(records, ['user', 'assistant']);
 });
 
-test('a file write asks for approval in a modal; Allow writes the file', async () => {
+test('a file write asks for approval in the chat; Allow writes the file and the card shows the diff', async () => {
   model.enqueue(
     { kind: 'toolCalls', calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'notes/todo.md', content: '- ship it\n' }) }] },
     { kind: 'text', chunks: ['Wrote notes/todo.md.'] },
@@ -73,14 +75,18 @@ test('a file write asks for approval in a modal; Allow writes the file', async (
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('Create a todo file');
   await chat.locator('[data-role="input"]').press('Enter');
-  const dialog = workbench.page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ timeout: 15_000 });
-  assert.match(await dialog.textContent() ?? '', /Braid wants to change a file: Create notes\/todo\.md/);
-  await workbench.screenshot('approval-modal');
-  await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
-  await chat.locator('.exchange').last().locator('.message.assistant', { hasText: 'Wrote notes/todo.md.' }).waitFor();
+  const approval = chat.locator('.approval');
+  await approval.waitFor({ timeout: 15_000 });
+  assert.match(await approval.textContent() ?? '', /Braid wants to change a file: Create notes\/todo\.md/);
+  assert.equal(fs.existsSync(path.join(workbench.workspace, 'notes', 'todo.md')), false, 'nothing is written before the answer');
+  await workbench.screenshot('approval-in-chat');
+  await approval.locator('button', { hasText: /^Allow$/ }).click();
+  await chat.locator('.message.assistant', { hasText: 'Wrote notes/todo.md.' }).waitFor();
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'notes', 'todo.md'), 'utf8'), '- ship it\n');
-  assert.match(await chat.locator('.exchange').last().locator('.tool').first().textContent() ?? '', /write_file notes\/todo\.md/);
+  assert.match(await approval.textContent() ?? '', /Allowed once/);
+  const card = chat.locator('.tool', { hasText: 'write_file notes/todo.md' });
+  assert.equal(await card.getAttribute('data-status'), 'done');
+  assert.equal(await card.locator('.diff-add').first().textContent(), '+- ship it\n');
   await workbench.screenshot('file-written');
 });
 
@@ -89,8 +95,7 @@ test('a model error shows as a failed turn with the server\'s message', async ()
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('Trigger an error');
   await chat.locator('[data-role="input"]').press('Enter');
-  const exchange = chat.locator('.exchange').last();
-  await exchange.locator('.turn-status[data-outcome="failed"]', { hasText: 'context length exceeded' }).waitFor();
+  await chat.locator('.turn-status[data-outcome="failed"]', { hasText: 'context length exceeded' }).waitFor();
   await workbench.screenshot('failed-turn');
 });
 
@@ -155,8 +160,8 @@ test('markdown in answers renders, and HTML or scripts in them stay inert', asyn
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('Show me some markdown');
   await chat.locator('[data-role="input"]').press('Enter');
-  const answer = chat.locator('.exchange').last();
-  await answer.locator('.turn-status[data-outcome="completed"]').waitFor({ timeout: 15_000 });
+  await chat.locator('.turn-status[data-outcome="completed"]').waitFor({ timeout: 15_000 });
+  const answer = chat.locator('.message.assistant').last();
   await answer.locator('h2', { hasText: 'Result' }).waitFor();
   assert.equal(await answer.locator('strong', { hasText: 'bold' }).count(), 1);
   assert.equal(await answer.locator('pre code', { hasText: 'const x = 1;' }).count(), 1);

@@ -28,9 +28,8 @@ test('with no provider configured, a model VS Code offers answers through vscode
   await chat.locator('[data-role="model"]', { hasText: 'vscode-lm · braid-test-model' }).waitFor({ timeout: 15_000 });
   await chat.locator('[data-role="input"]').fill('streamed through the adapter');
   await chat.locator('[data-role="input"]').press('Enter');
-  const exchange = chat.locator('.exchange').last();
-  await exchange.locator('.message.assistant', { hasText: 'Echo: streamed through the adapter' }).waitFor({ timeout: 15_000 });
-  await exchange.locator('.turn-status[data-outcome="completed"]').waitFor();
+  await chat.locator('.message.assistant', { hasText: 'Echo: streamed through the adapter' }).waitFor({ timeout: 15_000 });
+  await chat.locator('.turn-status[data-outcome="completed"]').last().waitFor();
   // The session is named from its first prompt, in the tree too.
   await workbench.page.locator('.monaco-list-row', { hasText: 'streamed through the adapter' }).waitFor({ timeout: 5_000 });
   await workbench.screenshot('lm-answer');
@@ -40,10 +39,9 @@ test('tool calls from a vscode.lm model run, and their results go back to it', a
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('please use a tool to read the readme');
   await chat.locator('[data-role="input"]').press('Enter');
-  const exchange = chat.locator('.exchange').last();
-  await exchange.locator('.message.assistant', { hasText: 'Tool said:' }).waitFor({ timeout: 15_000 });
-  assert.match(await exchange.locator('.message.assistant', { hasText: 'Tool said:' }).textContent() ?? '', /The README says hello from the workspace/);
-  assert.match(await exchange.locator('.tool').first().textContent() ?? '', /read_file README\.md/);
+  await chat.locator('.message.assistant', { hasText: 'Tool said:' }).waitFor({ timeout: 15_000 });
+  assert.match(await chat.locator('.message.assistant', { hasText: 'Tool said:' }).textContent() ?? '', /The README says hello from the workspace/);
+  assert.match(await chat.locator('.tool').last().textContent() ?? '', /read_file README\.md/);
   await workbench.screenshot('lm-tool-call');
   const sessionId = await chat.locator('body').getAttribute('data-session');
   const store = await openStore(workbench.globalStorage);

@@ -106,7 +106,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * Starts code-server detached (its own process group) on `port`, logging to `logFile`, and
  * resolves once it answers HTTP. `stop()` ends the whole group, SIGKILL after 5 s.
  */
-export async function startCodeServer(options: { profile: Profile; port: number; logFile: string; folder: string; env?: NodeJS.ProcessEnv }): Promise<CodeServerHandle> {
+export async function startCodeServer(options: { profile: Profile; port: number; logFile: string; folder: string; env?: NodeJS.ProcessEnv; workspaceTrust?: boolean }): Promise<CodeServerHandle> {
   const toolchain = ensureToolchain();
   const { profile, port } = options;
   const log = fs.openSync(options.logFile, 'a');
@@ -118,7 +118,8 @@ export async function startCodeServer(options: { profile: Profile; port: number;
     '--extensions-dir', profile.extensions,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    // Workspace Trust is off unless a test is about it (then the folder opens in Restricted Mode).
+    ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--ignore-last-opened',
     '--config', path.join(profile.root, 'config.yaml'),
     options.folder,

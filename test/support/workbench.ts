@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,8 @@ export interface WorkbenchOptions {
   readonly files?: Record<string, string>;
   /** Extension folders (with a package.json) to package and install beside Braid, such as test fixtures. */
   readonly extraExtensions?: readonly string[];
+  /** Open the folder untrusted (Workspace Trust on, no startup prompt): Restricted Mode. */
+  readonly untrusted?: boolean;
 }
 
 /** Packages an extension folder into a .vsix under out/test/ with vsce. */
@@ -59,11 +62,12 @@ export class Workbench {
       fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
       fs.writeFileSync(path.join(workspace, name), content);
     }
-    const profile = prepareProfile(path.join(runDir, 'profile'), options.settings ?? {});
+    const trustSettings = options.untrusted ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } : {};
+    const profile = prepareProfile(path.join(runDir, 'profile'), { ...trustSettings, ...options.settings });
     installExtension(profile, vsix);
     for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
     const port = await freePort();
-    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log') });
+    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log'), workspaceTrust: options.untrusted === true });
     return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
       await server.stop();
       fs.rmSync(runDir, { recursive: true, force: true });
@@ -125,6 +129,20 @@ export class Workbench {
   /** The Chat webview's document (nested iframes). */
   chatFrame(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  }
+
+  /**
+   * Sends a prompt from the Chat view and waits for its turn to end; returns the turn's status
+   * line (usage, "Stopped." or the error).
+   */
+  async send(text: string, expected: 'completed' | 'failed' | 'cancelled' = 'completed', timeout = 15_000): Promise<string> {
+    const chat = this.chatFrame();
+    await chat.locator('[data-role="input"]').fill(text);
+    await chat.locator('[data-role="input"]').press('Enter');
+    await chat.locator('body[data-turn="idle"]').waitFor({ timeout });
+    const status = chat.locator('.turn-status').last();
+    assert.equal(await status.getAttribute('data-outcome'), expected, `the turn of "${text}" ended ${await status.textContent()}`);
+    return await status.textContent() ?? '';
   }
 
   /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */

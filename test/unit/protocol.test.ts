@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_PROMPT_CHARS, PROTOCOL_VERSION, parseWebviewMessage } from '../../src/protocol/messages';
+import { MAX_PROMPT_CHARS, PROTOCOL_VERSION } from '../../src/protocol/messages';
+import { parseWebviewMessage } from '../../src/protocol/validate';
 
 test('valid webview messages parse to their typed form, extra fields dropped', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: PROTOCOL_VERSION, extra: 1 }), { ok: true, message: { type: 'ready', protocol: PROTOCOL_VERSION } });

@@ -1,99 +1,192 @@
+import type { AssistantMessage } from '@mariozechner/pi-ai';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
-import type { SessionEvent } from '../../core/session/events';
 import { Session } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
+import { keepSideQuestion } from '../../core/store/fork';
 import { LogFollower } from '../../core/store/logFollower';
 import type { RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { isStale, SessionBusyError } from '../../core/store/writerLease';
-import type { ApprovalUi } from '../../core/tools/approvals';
-import type { HostToWebview, SessionView } from '../../protocol/messages';
+import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { readApprovalPolicy } from '../settings';
-import { toEntries, toolSummary } from './transcript';
+import { ChatApprovals } from './chatApprovals';
+import { SessionStream } from './sessionStream';
+import { toEntries } from './transcript';
+
+/** The workspace-state key of the session the Chat view shows. */
+const SHOWN_KEY = 'braid.chat.shownSession';
 
 /** The key under which SecretStorage keeps a provider's API key. */
 export const secretKey = (provider: string) => `braid.apiKey.${provider}`;
 
-/** Approvals as VS Code modal prompts: allow once, allow for this session, or deny. */
-const modalApprovals: ApprovalUi = {
-  async request(request) {
-    const what = request.tool === 'bash' ? 'run a command' : 'change a file';
-    const choice = await vscode.window.showWarningMessage(`Braid wants to ${what}: ${request.summary}`, { modal: true, detail: request.detail?.slice(0, 1500) }, 'Allow', 'Allow for this session');
-    return choice === 'Allow' ? 'allow' : choice === 'Allow for this session' ? 'allow-session' : 'deny';
-  },
-};
+const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined => (c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined);
 
 /**
- * The session the Chat view works on. Switching to another session or a new one bumps a
- * generation counter; events of an older session are dropped (DESIGN.md 2).
+ * The session the Chat view works on, and its stream of frames (DESIGN.md 7). Switching to
+ * another session or a new one bumps a generation counter; events of an older session are
+ * dropped (DESIGN.md 2), and the page gets a fresh snapshot.
  */
 export class ChatSessions implements vscode.Disposable {
   private session: Session | undefined;
   /** A session another process writes, shown read-only and followed live. */
   private following: { id: string; follower: LogFollower } | undefined;
+  private stream: SessionStream | undefined;
   private generation = 0;
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when the current session, its title or its usage changes. */
+  /** Fires when the current session, its title, its status or its usage changes. */
   readonly onDidChange = this.changed.event;
-  private readonly requests = new Map<string, string>(); // promptId -> the page's requestId
-  private activeRequest: string | undefined;
+  readonly approvals: ChatApprovals;
+  private readonly sideAnswers = new Map<string, { question: string; message: AssistantMessage; sessionId: string }>();
 
   constructor(
     private readonly store: SessionStore | undefined,
     private readonly secrets: vscode.SecretStorage,
     private readonly logger: Logger,
     private readonly post: (message: HostToWebview) => void,
-  ) {}
+    /** Remembers the session shown, so a reloaded window shows it again. */
+    private readonly memory: vscode.Memento,
+    /** Asks the provider to send the page a fresh snapshot. */
+    private readonly resync: () => void,
+    reveal: () => void,
+  ) {
+    this.approvals = new ChatApprovals((body) => {
+      const requestId = this.stream?.active;
+      if (!requestId || body.kind !== 'runtime-event') return false;
+      this.stream!.push(body.event.type === 'approval' ? { ...body, event: { ...body.event, requestId } } : body, true);
+      return true;
+    }, reveal);
+  }
 
   get currentId(): string | undefined {
     return this.session?.id ?? this.following?.id;
   }
 
-  /** The newest page of the current session, for the page. */
-  view(): SessionView | null {
+  /** The last frame's cursor of the current session (0 when none). */
+  get cursor(): number {
+    return this.stream?.ring.cursor ?? 0;
+  }
+
+  /** What the page needs to render the current session from scratch. */
+  view(): { session: SessionView | null; live: StreamFrame[]; cursor: number } {
     const id = this.currentId;
-    if (!id || !this.store) return null;
-    const page = this.store.newestPage(id);
-    return { id, title: this.store.get(id).title, entries: toEntries(page.messages), hasOlder: page.before !== undefined, ...(this.following ? { readOnly: true } : {}) };
+    if (!id || !this.store) return { session: null, live: [], cursor: 0 };
+    const page = this.store.newestPage(id, PAGE_SIZE);
+    const before = toWire(page.before);
+    const active = this.stream?.active;
+    const session: SessionView = {
+      info: this.info(id),
+      entries: toEntries(page.messages),
+      ...(before ? { before } : {}),
+      ...(this.following ? { readOnly: true } : {}),
+      ...(active ? { activeRequest: active } : {}),
+    };
+    return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor };
+  }
+
+  /** Frames after `cursor`, or undefined when the page must take a snapshot instead. */
+  framesAfter(cursor: number): StreamFrame[] | undefined {
+    return this.stream?.ring.after(cursor);
+  }
+
+  /** The page of entries before `before`. */
+  olderPage(sessionId: string, before: PageCursor): void {
+    if (!this.store || sessionId !== this.currentId) return;
+    const page = this.store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
+    const next = toWire(page.before);
+    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages), ...(next ? { before: next } : {}) });
+  }
+
+  private info(id: string): SessionInfo {
+    const state = this.store!.get(id);
+    const u = state.usage;
+    return {
+      id,
+      title: state.title,
+      status: state.status,
+      usage: { input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost },
+      model: state.model ? `${state.model.provider} · ${state.model.id}` : '',
+      queue: (this.session?.queued ?? state.queue).map((q) => ({ promptId: q.promptId, text: q.text })),
+      paused: this.session ? this.session.isPaused : state.paused !== null,
+    };
   }
 
   /** Runs a prompt from the page in the current session, starting a session when there is none. */
-  async prompt(requestId: string, text: string): Promise<void> {
-    if (!this.store) {
-      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'The session store could not be opened; see "Braid: Show Log".' });
-      return;
-    }
-    if (this.following) {
-      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.' });
-      return;
-    }
+  async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
+    const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
+    if (!this.store) return fail('The session store could not be opened; see "Braid: Show Log".');
+    if (this.following) return fail('Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
     try {
       if (!this.session) {
         this.session = await this.open(undefined);
-        this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
+        void this.memory.update(SHOWN_KEY, this.session.id);
         this.changed.fire();
       }
-      const info = await this.session.submit(text, { messageKey: requestId });
-      this.requests.set(info.promptId, requestId);
-      if (info.state === 'completed') this.post({ type: 'turnEnd', requestId, outcome: 'completed' });
+      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
+      if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
-      this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: (err as Error).message });
+      fail((err as Error).message);
     }
   }
 
-  cancel(requestId: string): void {
-    for (const [promptId, r] of this.requests) if (r === requestId) void this.session?.cancel(promptId);
+  /** A frame for the current stream; before a session exists, straight to the page. */
+  private pushOrPost(body: FrameBody): void {
+    if (this.stream) this.stream.push(body);
+    else this.post({ type: 'frames', sessionId: '', frames: [{ ...body, cursor: 0 } as StreamFrame] });
+  }
+
+  /** Stops the running turn (the page's Stop). */
+  cancel(): void {
+    void this.session?.cancel();
+  }
+
+  /** Steers a queued prompt into the running turn, cancels it, or resumes a paused queue. */
+  async queueAction(action: 'steer' | 'cancel' | 'resume', promptId: string): Promise<void> {
+    if (!this.session) return;
+    if (action === 'steer') await this.session.steer(promptId);
+    else if (action === 'cancel') await this.session.cancel(promptId);
+    else await this.session.resume();
+    this.stream?.push({ kind: 'session-updated', info: this.info(this.session.id) });
+  }
+
+  /** A side question (/btw): answered in the page's overlay, never part of the session. */
+  async askSide(id: string, question: string): Promise<void> {
+    const session = this.session;
+    if (!session) {
+      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: 'Open or start a session first: a side question is asked about its conversation.' });
+      return;
+    }
+    this.post({ type: 'sideAnswer', id, question, state: 'asking', text: '' });
+    try {
+      const { text, message } = await session.ask(question);
+      this.sideAnswers.set(id, { question, message, sessionId: session.id });
+      this.post({ type: 'sideAnswer', id, question, state: 'answered', text });
+    } catch (err) {
+      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: (err as Error).message });
+    }
+  }
+
+  /** Keeps an answered side question as a fork of its session. */
+  async keepSide(id: string): Promise<string | undefined> {
+    const side = this.sideAnswers.get(id);
+    if (!side || !this.store) return undefined;
+    const fork = await keepSideQuestion(this.store, side.sessionId, side.question, side.message);
+    this.sideAnswers.delete(id);
+    this.post({ type: 'sideAnswer', id, question: side.question, state: 'kept', text: fork.title });
+    return fork.id;
   }
 
   /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
   async rewind(messageId: string, files: boolean): Promise<RewindResult> {
     if (!this.session) throw new Error('no session is open for writing here');
     const result = await this.session.rewind(messageId, { files });
-    this.post({ type: 'sessionChanged', session: this.view() });
+    this.stream?.push({ kind: 'messages-rewound' });
+    this.resync();
     return result;
   }
 
@@ -110,11 +203,11 @@ export class ChatSessions implements vscode.Disposable {
   private async switchTo(id: string | undefined): Promise<void> {
     const previous = this.session;
     this.generation++;
+    this.approvals.denyAll();
     this.session = undefined;
+    this.stream = undefined;
     this.following?.follower.stop();
     this.following = undefined;
-    this.requests.clear();
-    this.activeRequest = undefined;
     await previous?.close();
     if (id) {
       try {
@@ -125,7 +218,43 @@ export class ChatSessions implements vscode.Disposable {
         else this.follow(id);
       }
     }
-    this.post({ type: 'sessionChanged', session: this.view() });
+    void this.memory.update(SHOWN_KEY, id);
+    this.resync();
+    this.changed.fire();
+  }
+
+  /**
+   * Shows again the session this window showed before a reload. The window that held it may
+   * still be letting go of its writer lease, so a busy session is retried for a few seconds.
+   */
+  async restore(): Promise<void> {
+    const id = this.memory.get<string>(SHOWN_KEY);
+    if (!id || this.currentId || !this.store) return;
+    const generation = this.generation;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.session = await this.open(id);
+        break;
+      } catch (err) {
+        if (generation !== this.generation) return; // the user moved on meanwhile
+        if (err instanceof SessionBusyError && isStale(err.holder)) {
+          this.session = await this.open(id, true); // our own window's lease, left by the reload
+          break;
+        }
+        if (err instanceof SessionBusyError && attempt < 25) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          continue;
+        }
+        if (err instanceof SessionBusyError) this.follow(id);
+        else {
+          this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
+          void this.memory.update(SHOWN_KEY, undefined);
+          return;
+        }
+        break;
+      }
+    }
+    this.resync();
     this.changed.fire();
   }
 
@@ -149,7 +278,7 @@ export class ChatSessions implements vscode.Disposable {
   private follow(id: string): void {
     const generation = this.generation;
     const follower = new LogFollower(this.store!.layout.agentLog(this.store!.locate(id)), () => {
-      if (generation === this.generation) this.post({ type: 'sessionChanged', session: this.view() });
+      if (generation === this.generation) this.resync();
     }).start();
     this.following = { id, follower };
     this.logger.info(`session ${id} is written by another process; following it read-only`);
@@ -167,57 +296,30 @@ export class ChatSessions implements vscode.Disposable {
       streamFn: vscodeAwareStream,
       apiKey: async (provider) => resolveApiKey(provider, process.env, await this.secrets.get(secretKey(provider))),
       systemPrompt: systemPrompt(workspaceDirs[0]!),
-      approvals: modalApprovals,
+      approvals: this.approvals,
       approvalPolicy: readApprovalPolicy(),
       trusted: vscode.workspace.isTrusted,
       logger: this.logger,
       ...(promptHook ? { promptHook } : {}),
     }, id, { takeOver });
     const generation = this.generation;
-    session.onEvent((event) => {
-      if (generation === this.generation) this.forward(event);
+    const stream = new SessionStream(session.id, () => this.info(session.id), (frames) => {
+      if (generation === this.generation) this.post({ type: 'frames', sessionId: session.id, frames });
     });
+    this.stream = stream;
+    session.onEvent((event) => {
+      if (generation !== this.generation) return;
+      stream.onEvent(event);
+      if (event.type === 'turn-end' || event.type === 'status') this.changed.fire();
+    });
+    if (!id) stream.push({ kind: 'session-updated', info: this.info(session.id) });
     return session;
-  }
-
-  private forward(event: SessionEvent): void {
-    switch (event.type) {
-      case 'prompt': {
-        const requestId = this.requests.get(event.prompt.promptId) ?? event.prompt.messageKey;
-        this.requests.set(event.prompt.promptId, requestId);
-        if (event.prompt.state === 'running') this.activeRequest = requestId;
-        if (event.prompt.state === 'blocked') this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${event.prompt.reason ?? ''}` });
-        if (event.prompt.state === 'cancelled' && this.activeRequest !== requestId) this.post({ type: 'turnEnd', requestId, outcome: 'cancelled' });
-        if (event.prompt.state === 'failed' && this.activeRequest !== requestId) this.post({ type: 'turnEnd', requestId, outcome: 'failed', error: event.prompt.reason ?? 'The prompt could not start.' });
-        return;
-      }
-      case 'text-delta':
-        if (this.activeRequest) this.post({ type: 'turnDelta', requestId: this.activeRequest, text: event.delta });
-        return;
-      case 'tool-start':
-        if (this.activeRequest) this.post({ type: 'toolActivity', requestId: this.activeRequest, name: event.name, summary: toolSummary(event.name, event.args), phase: 'start', isError: false });
-        return;
-      case 'tool-end':
-        if (this.activeRequest) this.post({ type: 'toolActivity', requestId: this.activeRequest, name: event.name, summary: event.text.split('\n')[0]!.slice(0, 200), phase: 'end', isError: event.isError });
-        return;
-      case 'turn-end':
-        if (this.activeRequest) {
-          const u = event.usage;
-          const outcome = event.outcome === 'interrupted' ? 'failed' : event.outcome;
-          this.post({ type: 'turnEnd', requestId: this.activeRequest, outcome, ...(event.error ? { error: event.error } : {}), usage: { input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost } });
-          this.activeRequest = undefined;
-        }
-        if (this.session) this.post({ type: 'sessionInfo', id: this.session.id, title: this.session.title });
-        this.changed.fire();
-        return;
-      default:
-        return;
-    }
   }
 
   dispose(): void {
     this.changed.dispose();
     this.generation++;
+    this.approvals.denyAll();
     this.following?.follower.stop();
     void this.session?.close();
     this.session = undefined;

@@ -1,19 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { PROTOCOL_VERSION, parseWebviewMessage, type HostToWebview, type ModelInfo, type WebviewToHost } from '../../protocol/messages';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { parseWebviewMessage } from '../../protocol/validate';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { chatHtml } from './chatHtml';
 import { ChatSessions } from './chatSessions';
 
+/** The VS Code command each slash command (and the page's model picker) runs. */
+const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
+  new: 'braid.newSession',
+  sessions: 'braid.openSession',
+  fork: 'braid.forkSession',
+  rewind: 'braid.rewind',
+  edit: 'braid.editLastPrompt',
+  model: 'braid.selectModel',
+  usage: 'braid.showUsage',
+  trust: 'workbench.trust.manage',
+};
+
 /**
  * The Chat webview view. Talks to the page only through the typed protocol: it waits for the
  * page's `ready` before posting anything, validates every incoming message, and never keeps the
- * page alive while hidden (the page asks again with `ready` when it comes back, and gets the
- * transcript from the log).
+ * page alive while hidden: a page that comes back says `ready` and gets a snapshot (the log's
+ * newest page plus the live part of a running turn), then frames from the ring (DESIGN.md 7).
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = 'braid.chat';
@@ -22,14 +36,21 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   readonly sessions: ChatSessions;
   private actionHandler: ((action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>) | undefined;
 
-  constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, secrets: vscode.SecretStorage, private readonly logger: Logger) {
+  private restored = false;
+  private revealer: ((sessionId: string) => void) | undefined;
+
+  constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
     super();
-    this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m)));
+    this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
+      if (!this.view?.visible) void this.reveal();
+    }));
+    const modelChanged = () => void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
     this._register(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsModelSettings(event)) void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+      if (affectsModelSettings(event)) modelChanged();
     }));
     // Models VS Code offers come and go (an extension activates, Copilot signs in).
-    this._register(vscode.lm.onDidChangeChatModels(() => void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }))));
+    this._register(vscode.lm.onDidChangeChatModels(modelChanged));
+    this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.snapshot()));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -56,9 +77,20 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.actionHandler = handler;
   }
 
+  /** Who shows a session's row in the Sessions tree (a side question kept as a fork). */
+  setSessionRevealer(reveal: (sessionId: string) => void): void {
+    this.revealer = reveal;
+  }
+
   /** Puts text in the chat input (edit & resend after a rewind). */
   prefill(text: string): void {
     this.post({ type: 'prefill', text });
+  }
+
+  /** Asks a side question and shows it in the page's overlay (the palette's Side Question). */
+  async sideQuestion(question: string): Promise<void> {
+    await this.reveal();
+    await this.sessions.askSide(`side-${randomUUID()}`, question);
   }
 
   /** Brings the Chat view to the front. */
@@ -72,7 +104,10 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       this.logger.warn(`dropped a webview message: ${parsed.reason}`);
       return;
     }
-    void this.handle(parsed.message);
+    this.handle(parsed.message).catch((err: unknown) => {
+      this.logger.error(`chat: ${parsed.message.type} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Braid: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 
   private async handle(message: WebviewToHost): Promise<void> {
@@ -81,20 +116,45 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
         this.ready = true;
         this.logger.info('chat webview ready');
-        this.post({
-          type: 'init',
-          protocol: PROTOCOL_VERSION,
-          workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
-          model: await this.modelInfo(),
-          session: this.sessions.view(),
-        });
+        await this.snapshot();
+        if (!this.restored) {
+          this.restored = true;
+          await this.sessions.restore(); // after a window reload: the session shown before
+        }
         return;
+      case 'framesAfter': {
+        const frames = this.sessions.framesAfter(message.after);
+        if (frames && this.sessions.currentId) this.post({ type: 'frames', sessionId: this.sessions.currentId, frames });
+        else await this.snapshot();
+        return;
+      }
       case 'prompt':
-        await this.sessions.prompt(message.requestId, message.text);
+        await this.sessions.prompt(message.requestId, message.text, message.steer === true);
         return;
       case 'cancel':
-        this.sessions.cancel(message.requestId);
+        this.sessions.cancel();
         return;
+      case 'queueAction':
+        await this.sessions.queueAction(message.action, message.promptId);
+        return;
+      case 'approval':
+        this.sessions.approvals.answer(message.approvalId, message.decision);
+        return;
+      case 'loadOlder':
+        this.sessions.olderPage(message.sessionId, message.before);
+        return;
+      case 'command':
+        await vscode.commands.executeCommand(COMMANDS[message.name]);
+        return;
+      case 'sideQuestion':
+        await this.sessions.askSide(message.id, message.text);
+        return;
+      case 'keepSide': {
+        const forkId = await this.sessions.keepSide(message.id);
+        if (forkId) this.revealer?.(forkId);
+        if (forkId) void vscode.window.showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork').then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
+        return;
+      }
       case 'messageAction': {
         const sessionId = this.sessions.currentId;
         if (!sessionId || !this.actionHandler) return;
@@ -104,6 +164,23 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         return;
       }
     }
+  }
+
+  /** Sends the page everything it shows, from scratch. */
+  private async snapshot(): Promise<void> {
+    if (!this.ready) return;
+    const model = await this.modelInfo();
+    const { session, live, cursor } = this.sessions.view();
+    this.post({
+      type: 'snapshot',
+      protocol: PROTOCOL_VERSION,
+      workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
+      model,
+      trusted: vscode.workspace.isTrusted,
+      session,
+      live,
+      cursor,
+    });
   }
 
   private async modelInfo(): Promise<ModelInfo> {

@@ -1,6 +1,12 @@
 import type { MessageRecord } from '../../core/wire/records';
 import { messageText, promptText } from '../../core/store/summary';
-import type { TranscriptEntry } from '../../protocol/messages';
+import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
+import { toolDiff } from './lineDiff';
+
+/** Longest argument or result text a tool card carries (characters). */
+const CARD_TEXT = 4000;
+
+const cut = (text: string) => (text.length > CARD_TEXT ? `${text.slice(0, CARD_TEXT)}\n… ${text.length - CARD_TEXT} more characters` : text);
 
 /** One line describing a tool call: its name and its main argument. */
 export function toolSummary(name: string, args: unknown): string {
@@ -9,17 +15,44 @@ export function toolSummary(name: string, args: unknown): string {
   return typeof main === 'string' ? `${name} ${main}`.slice(0, 200) : name;
 }
 
-/** The transcript entries of committed messages. */
+/** A tool card for a call that has not ended yet. */
+export function toolCard(key: string, name: string, args: unknown): ToolEntry {
+  let json: string;
+  try {
+    json = JSON.stringify(args ?? {}, null, 2) ?? '';
+  } catch {
+    json = String(args);
+  }
+  return { kind: 'tool', key, name, summary: toolSummary(name, args), args: cut(json), diff: toolDiff(name, args), status: 'running', result: '' };
+}
+
+/** A tool result's text for its card. */
+export function resultText(content: readonly { type: string; text?: string }[]): string {
+  return cut(content.map((b) => (b.type === 'text' ? b.text ?? '' : `[${b.type}]`)).join('\n'));
+}
+
+/**
+ * The transcript entries of committed messages. A tool call's card carries its result when the
+ * result is among `records` (or in `results`, for a call whose result is on another page).
+ */
 export function toEntries(records: readonly MessageRecord[]): TranscriptEntry[] {
+  const results = new Map<string, { isError: boolean; text: string }>();
+  for (const { message } of records) {
+    if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
+  }
   const entries: TranscriptEntry[] = [];
-  const failed = new Set(records.filter((r) => r.message.role === 'toolResult' && r.message.isError).map((r) => (r.message as { toolCallId: string }).toolCallId));
   for (const { message, id } of records) {
-    if (message.role === 'user') entries.push({ kind: 'user', text: promptText(message), messageId: id });
+    if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id });
     else if (message.role === 'assistant') {
       const text = messageText(message);
-      if (text.trim()) entries.push({ kind: 'assistant', text });
+      const thinking = message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');
+      const failed = message.stopReason === 'error' && message.errorMessage ? `\n\n*${message.errorMessage}*` : '';
+      if (text.trim() || thinking.trim()) entries.push({ kind: 'assistant', key: id, text: text + (text.trim() ? failed : ''), thinking });
       for (const block of message.content) {
-        if (block.type === 'toolCall') entries.push({ kind: 'tool', name: block.name, summary: toolSummary(block.name, block.arguments), isError: failed.has(block.id) });
+        if (block.type !== 'toolCall') continue;
+        const card = toolCard(block.id, block.name, block.arguments);
+        const result = results.get(block.id);
+        entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : card);
       }
     }
   }

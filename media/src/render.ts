@@ -1,0 +1,156 @@
+import type { ToolEntry } from '../../src/protocol/frames';
+import type { ApprovalChoice } from '../../src/protocol/frames';
+import type { ViewEntry } from './chatModel';
+import { renderMarkdown } from './markdown';
+
+/** What a rendered entry can ask the page to do. */
+export interface EntryActions {
+  message(action: 'rewind' | 'fork' | 'edit', ids: { messageId?: string; requestId?: string }): void;
+  approve(approvalId: string, decision: ApprovalChoice): void;
+  /** Cards the user opened or closed keep that state when re-rendered. */
+  readonly expanded: Map<string, boolean>;
+  readonly readOnly: () => boolean;
+}
+
+function el(tag: string, className: string, text = ''): HTMLElement {
+  const e = document.createElement(tag);
+  e.className = className;
+  if (text) e.textContent = text;
+  return e;
+}
+
+function icon(name: string): HTMLElement {
+  const i = el('span', `codicon codicon-${name}`);
+  i.setAttribute('aria-hidden', 'true');
+  return i;
+}
+
+function button(label: string, title: string, codicon: string, run: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.title = title;
+  b.setAttribute('aria-label', title);
+  if (codicon) b.append(icon(codicon));
+  b.append(document.createTextNode(label));
+  b.addEventListener('click', run);
+  return b;
+}
+
+/** A collapsible section whose open state survives re-rendering. */
+function details(key: string, className: string, summary: HTMLElement[], defaultOpen: boolean, actions: EntryActions): HTMLDetailsElement {
+  const d = document.createElement('details');
+  d.className = className;
+  d.open = actions.expanded.get(key) ?? defaultOpen;
+  const s = document.createElement('summary');
+  s.append(...summary);
+  d.append(s);
+  d.addEventListener('toggle', () => actions.expanded.set(key, d.open));
+  return d;
+}
+
+function userMessage(text: string, ids: { messageId?: string; requestId?: string }, actions: EntryActions): HTMLElement {
+  const box = el('div', 'message user');
+  box.setAttribute('aria-label', 'Your prompt');
+  box.append(el('div', 'prompt-text', text));
+  const bar = el('div', 'message-actions');
+  if (!actions.readOnly()) {
+    bar.append(
+      button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', () => actions.message('rewind', ids)),
+      button('Fork', 'Fork from here: a new session with the conversation up to this turn', 'repo-forked', () => actions.message('fork', ids)),
+      button('Edit', 'Edit & resend this prompt', 'edit', () => actions.message('edit', ids)),
+    );
+  }
+  bar.append(button('Copy', 'Copy this prompt', 'copy', () => void navigator.clipboard.writeText(text)));
+  box.append(bar);
+  return box;
+}
+
+function answer(key: string, text: string, thinking: string, streaming: boolean, actions: EntryActions): HTMLElement {
+  const box = el('div', streaming ? 'message assistant streaming' : 'message assistant');
+  box.setAttribute('aria-label', 'Answer');
+  if (streaming) box.setAttribute('aria-busy', 'true');
+  if (thinking.trim()) {
+    const d = details(`${key}:thinking`, 'thinking', [icon('lightbulb'), el('span', '', 'Thinking')], false, actions);
+    d.append(el('div', 'thinking-text', thinking));
+    box.append(d);
+  }
+  const body = el('div', 'markdown');
+  renderMarkdown(body, text);
+  box.append(body);
+  return box;
+}
+
+const TOOL_ICON: Record<string, string> = { read_file: 'file', list_dir: 'folder', glob: 'search', grep: 'search', write_file: 'new-file', edit_file: 'edit', bash: 'terminal', task: 'hubot' };
+const STATUS_ICON: Record<ToolEntry['status'], string> = { running: 'loading codicon-modifier-spin', done: 'check', error: 'error' };
+
+function diffView(diff: string): HTMLElement {
+  const pre = el('pre', 'diff');
+  for (const line of diff.split('\n')) {
+    const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+    const span = el('span', `diff-${kind}`, `${line}\n`);
+    pre.append(span);
+  }
+  return pre;
+}
+
+function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
+  const summary = [icon(TOOL_ICON[entry.name] ?? 'tools'), el('span', 'tool-summary', entry.summary), icon(STATUS_ICON[entry.status])];
+  const card = details(entry.key, 'tool card', summary, entry.diff !== '', actions);
+  card.dataset.status = entry.status;
+  if (entry.status === 'error') card.dataset.error = 'true';
+  card.setAttribute('aria-label', `Tool call ${entry.summary}: ${entry.status}`);
+  if (entry.diff) {
+    card.append(el('div', 'card-label', 'Changes'), diffView(entry.diff));
+  }
+  card.append(el('div', 'card-label', 'Arguments'), el('pre', 'tool-args', entry.args));
+  if (entry.result) card.append(el('div', 'card-label', entry.status === 'error' ? 'Error' : 'Result'), el('pre', 'tool-result', entry.result));
+  return card;
+}
+
+const DECISION_TEXT: Record<ApprovalChoice, string> = { allow: 'Allowed once.', 'allow-session': 'Allowed for this session.', deny: 'Denied.' };
+
+function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: EntryActions): HTMLElement {
+  const card = el('div', 'approval card');
+  card.setAttribute('role', 'group');
+  const what = entry.tool === 'bash' ? 'run a command' : 'change a file';
+  card.setAttribute('aria-label', `Braid wants to ${what}`);
+  card.append(el('div', 'approval-title', `Braid wants to ${what}: ${entry.summary}`));
+  if (entry.detail) card.append(el('pre', 'approval-detail', entry.detail));
+  if (entry.decision) {
+    card.dataset.decision = entry.decision;
+    card.append(el('div', 'approval-decision', DECISION_TEXT[entry.decision]));
+  } else {
+    const bar = el('div', 'approval-actions');
+    bar.append(
+      button('Allow', 'Allow this once', 'check', () => actions.approve(entry.key, 'allow')),
+      button('Allow for this session', 'Allow this kind of action for the rest of the session', 'check-all', () => actions.approve(entry.key, 'allow-session')),
+      button('Deny', 'Deny: the model is told you refused', 'close', () => actions.approve(entry.key, 'deny')),
+    );
+    card.append(bar);
+  }
+  return card;
+}
+
+/** The element of one entry. Text from the model goes through the sanitizer or textContent only. */
+export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
+  switch (entry.kind) {
+    case 'user':
+      return userMessage(entry.text, { messageId: entry.messageId }, actions);
+    case 'pending':
+      return userMessage(entry.text, { requestId: entry.requestId }, actions);
+    case 'assistant':
+      return answer(entry.key, entry.text, entry.thinking, false, actions);
+    case 'live':
+      return answer(entry.key, entry.text, entry.thinking, true, actions);
+    case 'tool':
+      return toolCard(entry, actions);
+    case 'approval':
+      return approvalCard(entry, actions);
+    case 'status': {
+      const s = el('div', 'turn-status', entry.text);
+      s.dataset.outcome = entry.outcome;
+      if (entry.outcome === 'failed') s.setAttribute('role', 'alert');
+      return s;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Transcript entries and stream frames (DESIGN.md 7): what the Chat page renders, and the live
+ * output the host keeps per session in a ring with a monotonic cursor.
+ */
+
+/** One tool call as a card: its arguments, a diff for file edits, and its result once it ended. */
+export interface ToolEntry {
+  readonly kind: 'tool';
+  /** The tool call id; a card is updated in place as the call runs and ends. */
+  readonly key: string;
+  readonly name: string;
+  /** One line: the tool and its main argument. */
+  readonly summary: string;
+  /** The arguments as pretty JSON, cut to a readable size. */
+  readonly args: string;
+  /** A line diff for write_file / edit_file (`+`, `-`, ` ` prefixed lines), or empty. */
+  readonly diff: string;
+  readonly status: 'running' | 'done' | 'error';
+  /** The result text, cut to a readable size; empty while it runs. */
+  readonly result: string;
+}
+
+/** One item of a transcript as the page shows it; `key` is stable across live and stored views. */
+export type TranscriptEntry =
+  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string; readonly requestId?: string }
+  | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
+  | ToolEntry;
+
+/** Token usage of a turn or a session. */
+export interface UsageInfo {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly costTotal: number;
+}
+
+/** A prompt waiting in the queue, shown as a chip. */
+export interface QueuedChip {
+  readonly promptId: string;
+  readonly text: string;
+}
+
+/** What the page shows about the session besides its transcript. */
+export interface SessionInfo {
+  readonly id: string;
+  readonly title: string;
+  readonly status: string;
+  readonly usage: UsageInfo;
+  /** The model of the last turn (provider · id), or empty. */
+  readonly model: string;
+  readonly queue: readonly QueuedChip[];
+  /** The queue came back after a crash or a closed window and waits for the user. */
+  readonly paused: boolean;
+}
+
+/** Live output of a running turn: not stored as such; the log gets the committed messages. */
+export type LiveEvent =
+  | { readonly type: 'turn-start'; readonly requestId: string }
+  | { readonly type: 'text-delta'; readonly requestId: string; readonly delta: string }
+  | { readonly type: 'thinking-delta'; readonly requestId: string; readonly delta: string }
+  | { readonly type: 'tool-start'; readonly requestId: string; readonly tool: ToolEntry }
+  | { readonly type: 'tool-end'; readonly requestId: string; readonly key: string; readonly isError: boolean; readonly result: string }
+  | { readonly type: 'approval'; readonly requestId: string; readonly approvalId: string; readonly tool: string; readonly summary: string; readonly detail: string }
+  | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice };
+
+/** The user's answer to an approval prompt. */
+export type ApprovalChoice = 'allow' | 'allow-session' | 'deny';
+
+/** How a turn ended, as the page shows it. */
+export type TurnOutcomeView = 'completed' | 'failed' | 'cancelled';
+
+/** The frame kinds of DESIGN.md 7. */
+export type FrameBody =
+  | { readonly kind: 'runtime-event'; readonly event: LiveEvent }
+  | { readonly kind: 'message-committed'; readonly entries: readonly TranscriptEntry[]; readonly requestId?: string }
+  | { readonly kind: 'turn-terminal'; readonly requestId: string; readonly outcome: TurnOutcomeView; readonly error?: string; readonly usage?: UsageInfo }
+  | { readonly kind: 'messages-rewound' }
+  | { readonly kind: 'session-updated'; readonly info: SessionInfo }
+  | { readonly kind: 'resync-required' };
+
+/** A frame with its place in the session's stream. Cursors grow by one per frame. */
+export type StreamFrame = FrameBody & { readonly cursor: number };

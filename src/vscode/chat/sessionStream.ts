@@ -1,0 +1,118 @@
+import { userMessageId } from '../../core/ids';
+import type { SessionEvent } from '../../core/session/events';
+import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import { FrameRing } from './frameRing';
+import { resultText, toEntries, toolCard } from './transcript';
+
+/**
+ * Turns one session's events into stream frames (DESIGN.md 7): every frame goes into the ring and
+ * to the page. It also keeps the frames of the running turn that the log does not hold yet (the
+ * answer streaming now, tools running, approvals asked), so a page that comes back mid-turn gets
+ * the log's page plus these.
+ */
+export class SessionStream {
+  readonly ring = new FrameRing();
+  private live: StreamFrame[] = [];
+  private activeRequest: string | undefined;
+  /** Session usage when the running turn started: a turn's usage is the difference. */
+  private usageAtStart: SessionInfo['usage'] | undefined;
+  /** User message id -> the page's request id (the prompt's message key). */
+  private readonly requestIds = new Map<string, string>();
+
+  constructor(
+    readonly sessionId: string,
+    private readonly info: () => SessionInfo,
+    private readonly send: (frames: StreamFrame[]) => void,
+  ) {}
+
+  /** The page's request id of the running turn. */
+  get active(): string | undefined {
+    return this.activeRequest;
+  }
+
+  /** Frames of the running turn not yet committed to the log. */
+  liveFrames(): StreamFrame[] {
+    return this.live.slice();
+  }
+
+  /** Adds a frame; `live` ones are kept for a page that comes back before the turn commits them. */
+  push(body: FrameBody, live = false): StreamFrame {
+    const frame = this.ring.push(body);
+    if (live && this.activeRequest) this.keepLive(frame);
+    this.send([frame]);
+    return frame;
+  }
+
+  /** Consecutive deltas of one kind are merged, so the live part stays one entry per answer. */
+  private keepLive(frame: StreamFrame): void {
+    const last = this.live[this.live.length - 1];
+    if (frame.kind === 'runtime-event' && last?.kind === 'runtime-event' && (frame.event.type === 'text-delta' || frame.event.type === 'thinking-delta') && last.event.type === frame.event.type) {
+      this.live[this.live.length - 1] = { ...frame, event: { ...frame.event, delta: (last.event as { delta: string }).delta + frame.event.delta } };
+      return;
+    }
+    this.live.push(frame);
+  }
+
+  onEvent(event: SessionEvent): void {
+    const requestId = this.activeRequest;
+    switch (event.type) {
+      case 'prompt': {
+        const { prompt } = event;
+        this.requestIds.set(userMessageId(this.sessionId, prompt.messageKey), prompt.messageKey);
+        if (prompt.state === 'running') {
+          this.activeRequest = prompt.messageKey;
+          this.usageAtStart = this.info().usage;
+          this.live = [];
+        }
+        if (prompt.state === 'blocked') this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${prompt.reason ?? ''}` });
+        else if ((prompt.state === 'failed' || prompt.state === 'cancelled') && this.activeRequest !== prompt.messageKey) {
+          // A prompt that never ran (it failed to start, or left the queue) ends here.
+          this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: prompt.state, ...(prompt.reason ? { error: prompt.reason } : {}) });
+        }
+        this.push({ kind: 'session-updated', info: this.info() });
+        return;
+      }
+      case 'turn-start':
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'turn-start', requestId } }, true);
+        return;
+      case 'text-delta':
+      case 'thinking-delta':
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: event.type, requestId, delta: event.delta } }, true);
+        return;
+      case 'tool-start':
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', requestId, tool: toolCard(event.toolCallId, event.name, event.args) } }, true);
+        return;
+      case 'tool-end':
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-end', requestId, key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) } }, true);
+        return;
+      case 'message': {
+        const { message, id } = event.record;
+        if (message.role === 'toolResult') return; // its card got the result from tool-end
+        const entries = toEntries([event.record]);
+        const request = message.role === 'user' ? this.requestIds.get(id) : requestId;
+        // What was streaming is in the log now; tools of this message have not started yet.
+        this.live = [];
+        this.push({ kind: 'message-committed', entries, ...(request ? { requestId: request } : {}) });
+        return;
+      }
+      case 'turn-end': {
+        if (requestId) {
+          const u = event.usage;
+          const b = this.usageAtStart ?? { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
+          const usage = { input: u.input - b.input, output: u.output - b.output, cacheRead: u.cacheRead - b.cacheRead, costTotal: u.cost - b.costTotal };
+          const outcome = event.outcome === 'interrupted' ? 'failed' : event.outcome;
+          this.push({ kind: 'turn-terminal', requestId, outcome, ...(event.error ? { error: event.error } : {}), usage });
+        }
+        this.activeRequest = undefined;
+        this.live = [];
+        this.push({ kind: 'session-updated', info: this.info() });
+        return;
+      }
+      case 'status':
+        this.push({ kind: 'session-updated', info: this.info() });
+        return;
+      default:
+        return;
+    }
+  }
+}

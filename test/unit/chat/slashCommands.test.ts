@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { completions, parseInput } from '../../../media/src/slashCommands';
+import { SLASH_COMMANDS } from '../../../src/protocol/messages';
+
+test('typing a slash offers the commands that match, and only at the start of the input', () => {
+  assert.deepEqual(completions('/').map((c) => c.name), [...SLASH_COMMANDS]);
+  assert.deepEqual(completions('/fo').map((c) => c.name), ['fork']);
+  assert.deepEqual(completions('/ne').map((c) => c.name), ['new']);
+  assert.deepEqual(completions('/xyz'), []);
+  assert.deepEqual(completions('hello /fo'), []);
+  assert.deepEqual(completions('/fork now'), [], 'no list once an argument is typed');
+});
+
+test('the composer tells commands, side questions and prompts apart', () => {
+  assert.deepEqual(parseInput('  /new '), { kind: 'command', name: 'new' });
+  assert.deepEqual(parseInput('/USAGE'), { kind: 'command', name: 'usage' });
+  assert.deepEqual(parseInput('/btw what does foo() return?'), { kind: 'btw', question: 'what does foo() return?' });
+  assert.equal(parseInput('/btw').kind, 'error');
+  assert.match((parseInput('/deploy') as { message: string }).message, /Unknown command \/deploy/);
+  assert.deepEqual(parseInput('//etc/hosts is a file'), { kind: 'prompt', text: '/etc/hosts is a file' });
+  assert.deepEqual(parseInput('fix the bug'), { kind: 'prompt', text: 'fix the bug' });
+  assert.deepEqual(parseInput('/ alone'), { kind: 'prompt', text: '/ alone' });
+});
