@@ -56,6 +56,15 @@ test('this workspace: live sessions newest first with forks nested, then a colla
     assert.equal(model.parent(model.find(fork.id)!)?.id, a, 'reveal can walk up from the fork');
     await store.restore(old);
     assert.deepEqual(outline(model, model.roots()), ['old one', 'second', 'first', '  fork of first'], 'no Archived group once it is empty');
+    // The tree redraws on the index's change events: deleting and undeleting must send them at once.
+    let changes = 0;
+    const stop = store.index.onDidChange(() => changes++);
+    await store.delete(old);
+    assert.equal(changes, 1, 'delete tells listeners');
+    assert.deepEqual(outline(model, model.roots()), ['second', 'first', '  fork of first']);
+    await store.undelete(old);
+    assert.ok(changes >= 2, 'undelete tells listeners');
+    stop();
   } finally {
     await store.close();
   }
