@@ -13,6 +13,7 @@ import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
 import { editLastPromptCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
+import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
 
@@ -26,11 +27,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const store = await openStore(context, logger);
   const sessions = new SessionsTreeProvider(store, workspaceDir);
   const treeView = vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true });
-  context.subscriptions.push(sessions, treeView);
+  context.subscriptions.push(sessions, treeView, sessions.followClock(treeView));
+  await restoreTreeMode(sessions, context.workspaceState);
   /** Shows a session's row (a new fork under its source), once the index has it. */
   const revealSession = (id: string) => {
-    const row = sessions.row(id);
-    if (row) void treeView.reveal(row, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
+    const node = sessions.node(id);
+    if (node) void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
   };
 
   const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, context.workspaceState, logger);
@@ -50,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerCommands(context, [
     showLogCommand(channel),
     refreshSessionsCommand(store, sessions, key),
+    ...workspaceToggleCommands(sessions, context.workspaceState),
     newSessionCommand(chat),
     openSessionCommand(chat, store, key),
     setApiKeyCommand(context.secrets),

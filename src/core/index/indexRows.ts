@@ -25,6 +25,8 @@ export interface SessionRow {
   usage: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number; cost: number };
   logBytes: number;
   stateMtime: number;
+  /** How many subagents (`task` tool runs) the session has; their details are read on demand. */
+  subagents: number;
 }
 
 interface RawRow {
@@ -33,10 +35,19 @@ interface RawRow {
   forked_from: string | null; forked_turn: number | null; model_provider: string | null; model_id: string | null;
   created_at: number; updated_at: number; turn_count: number; message_count: number; first_prompt: string;
   last_preview: string; input_tokens: number; output_tokens: number; cache_read: number; cache_write: number;
-  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string;
+  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string; subagents: number;
 }
 
 const COLUMNS = 'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
+
+/**
+ * The selected columns, prefixed with a table alias. The subagent count comes from the state's
+ * `agents` (every agent but the main one has a parent), so the schema needs no new column.
+ */
+function columns(alias = ''): string {
+  const count = `(SELECT count(*) FROM json_each(${alias}state_json, '$.agents') WHERE json_extract(value, '$.parentId') IS NOT NULL) AS subagents`;
+  return `${COLUMNS.split(', ').map((c) => `${alias}${c}`).join(', ')}, ${count}`;
+}
 
 function toRow(r: RawRow): SessionRow {
   return {
@@ -61,6 +72,7 @@ function toRow(r: RawRow): SessionRow {
     usage: { input: r.input_tokens, output: r.output_tokens, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning_tokens, cost: r.cost },
     logBytes: r.log_bytes,
     stateMtime: r.state_mtime,
+    subagents: r.subagents ?? 0,
   };
 }
 
@@ -132,7 +144,7 @@ function where(filter: ListFilter, alias = ''): { sql: string; params: (string |
 /** Most recently updated first; a workspace's list is an indexed range scan, never a global top-N filtered afterwards. */
 export function listRows(db: Database, filter: ListFilter): SessionRow[] {
   const w = where(filter);
-  return queryAll<RawRow>(db, `SELECT ${COLUMNS} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+  return queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
     [...w.params, filter.limit ?? -1, filter.offset ?? 0]).map(toRow);
 }
 
@@ -142,7 +154,7 @@ export function countRows(db: Database, filter: ListFilter): number {
 }
 
 export function getRow(db: Database, id: string): SessionRow | undefined {
-  const raw = queryAll<RawRow>(db, `SELECT ${COLUMNS} FROM sessions WHERE id = ?`, [id])[0];
+  const raw = queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE id = ?`, [id])[0];
   return raw ? toRow(raw) : undefined;
 }
 
@@ -175,7 +187,7 @@ export function searchRows(db: Database, text: string, filter: ListFilter): Sess
   const match = ftsQuery(text);
   if (!match) return [];
   const w = where(filter, 's.');
-  return queryAll<RawRow>(db, `SELECT ${COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
+  return queryAll<RawRow>(db, `SELECT ${columns('s.')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
     WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`, [match, ...w.params, filter.limit ?? 50]).map(toRow);
 }
 

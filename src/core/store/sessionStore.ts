@@ -205,7 +205,8 @@ export class SessionStore {
     fs.writeFileSync(path.join(target, TRASHED_AT), `${Date.now()}\n`);
     fsyncDir(path.dirname(dir));
     fsyncDir(path.dirname(target));
-    this.index.apply(id, null);
+    // Tell listeners now: the tree must drop the row at once, not when another process saves.
+    this.index.apply(id, null, true);
   }
 
   /** Sessions in the trash, newest deletion first. */

@@ -7,12 +7,12 @@ import { sessionArg } from './sessionArg';
 type Deps = { chat: ChatViewProvider; store: SessionStore | undefined; workspaceKey: string | undefined; workspaceDir: string | undefined };
 
 /** A command that acts on one session (tree row, the chat's session, or one picked). */
-function onSession(id: string, deps: Deps, action: (store: SessionStore, sessionId: string) => Promise<unknown>): BraidCommand {
+function onSession(id: string, deps: Deps, action: (store: SessionStore, sessionId: string) => Promise<unknown>, archived = false): BraidCommand {
   return {
     id,
     run: async (arg?: unknown) => {
       if (!deps.store) return;
-      const sessionId = await sessionArg(arg, deps.chat, deps.store, deps.workspaceKey);
+      const sessionId = await sessionArg(arg, deps.chat, deps.store, deps.workspaceKey, archived);
       if (!sessionId) return;
       try {
         await action(deps.store, sessionId);
@@ -27,7 +27,7 @@ function onSession(id: string, deps: Deps, action: (store: SessionStore, session
 export function lifecycleCommands(deps: Deps): BraidCommand[] {
   return [
     onSession('braid.archiveSession', deps, (s, id) => s.archive(id)),
-    onSession('braid.restoreSession', deps, (s, id) => s.restore(id)),
+    onSession('braid.restoreSession', deps, (s, id) => s.restore(id), true),
     onSession('braid.deleteSession', deps, async (s, id) => {
       const title = s.get(id).title || id;
       if (deps.chat.sessions.currentId === id) await deps.chat.sessions.newSession();

@@ -5,13 +5,18 @@ import type { ChatViewProvider } from '../chat/chatViewProvider';
 
 /**
  * The session a command acts on: the tree row it was run on, else the session in the Chat view,
- * else one the user picks.
+ * else one the user picks. With `archived` (Restore) only archived sessions qualify.
  */
-export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: SessionStore, workspaceKey: string | undefined): Promise<string | undefined> {
+export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: SessionStore, workspaceKey: string | undefined, archived = false): Promise<string | undefined> {
   const fromTree = typeof arg === 'string' ? arg : (arg as { id?: unknown } | undefined)?.id;
   if (typeof fromTree === 'string') return fromTree;
-  if (chat.sessions.currentId) return chat.sessions.currentId;
-  const rows = store.index.list({ workspaceKey, limit: 100 });
+  const current = chat.sessions.currentId;
+  if (current && (!archived || store.index.get(current)?.archived)) return current;
+  const rows = store.index.list({ workspaceKey, archived, limit: 100 });
+  if (archived && rows.length === 0) {
+    void vscode.window.showInformationMessage('There are no archived sessions in this workspace.');
+    return undefined;
+  }
   const pick = await vscode.window.showQuickPick(rows.map((r) => ({ label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, id: r.id })), { placeHolder: 'Which session?' });
   return pick?.id;
 }

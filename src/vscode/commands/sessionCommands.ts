@@ -40,7 +40,9 @@ async function pickSession(store: SessionStore, workspaceKey: string | undefined
   pick.matchOnDescription = true;
   const show = (text: string) => {
     const rows = text.trim() ? store.index.search(text, { workspaceKey, limit: 50 }) : store.index.list({ workspaceKey, limit: 50 });
-    pick.items = rows.map((r) => ({ id: r.id, label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, detail: r.firstPrompt }));
+    // The index already matched titles and prompts; alwaysShow stops the QuickPick from filtering
+    // again by label, which would hide sessions that match only in a prompt.
+    pick.items = rows.map((r) => ({ id: r.id, label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
   };
   show('');
   pick.onDidChangeValue(show);

@@ -1,75 +1,142 @@
 import * as vscode from 'vscode';
-import type { SessionRow } from '../../core/index/indexRows';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { readSubagents } from '../../core/store/subagents';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
-const STATUS_ICON: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
+/** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
+export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
 
-/** "5 min ago" style times for the tree's descriptions. */
-export function relativeTime(ts: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ts) / 1000));
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
-}
+/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
+const CLOCK_MS = 60_000;
 
 /**
- * The Sessions tree: this workspace's sessions from the index, newest first. It follows the
- * index, so sessions another window or the CLI creates or changes show up without a refresh.
+ * The Sessions tree (DESIGN.md 8): this workspace's sessions from the index, newest first, with
+ * forks nested, subagents under their session and an Archived group; or every workspace's. It
+ * follows the index, so sessions another window or the CLI creates or changes show up without a
+ * refresh, and running sessions spin while their turn runs.
  */
-export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionRow>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<SessionRow | undefined>();
+export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly unsubscribe: () => void;
+  private readonly model: SessionsTreeModel;
+  private clock: NodeJS.Timeout | undefined;
 
-  constructor(private readonly store: SessionStore | undefined, private readonly workspaceDir: string | undefined) {
+  constructor(store: SessionStore | undefined, workspaceDir: string | undefined) {
     this.unsubscribe = store ? store.index.onDidChange(() => this.refresh()) : () => undefined;
+    this.model = new SessionsTreeModel({
+      list: (filter) => store?.index.list(filter) ?? [],
+      count: (filter) => store?.index.count(filter) ?? 0,
+      workspaces: () => store?.index.workspaces() ?? [],
+      subagents: (id) => {
+        const state = store?.index.summaryOf(id)?.state;
+        return store && state ? readSubagents(store.layout, store.locate(id), state) : [];
+      },
+    }, workspaceDir ? { key: workspaceKey(workspaceDir), dir: workspaceDir } : undefined);
+  }
+
+  get allWorkspaces(): boolean {
+    return this.model.allWorkspaces;
+  }
+
+  /** Shows every workspace's sessions, or this one's; the context key swaps the title action. */
+  async showAllWorkspaces(on: boolean): Promise<void> {
+    this.model.allWorkspaces = on;
+    await vscode.commands.executeCommand('setContext', ALL_WORKSPACES_KEY, on);
+    this.refresh();
+  }
+
+  /** Redraws relative times every minute, only while the view is visible (a hidden view needs none). */
+  followClock(view: vscode.TreeView<SessionsNode>): vscode.Disposable {
+    const tick = () => {
+      if (view.visible) this.refresh();
+    };
+    this.clock = setInterval(tick, CLOCK_MS);
+    // Times went stale while hidden: redraw on showing.
+    return view.onDidChangeVisibility((e) => e.visible && this.refresh());
   }
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
-  /** The row of a session, for revealing it. */
-  row(id: string): SessionRow | undefined {
-    return this.rows().find((r) => r.id === id);
+  /** The node of a session the tree has shown, for revealing it. */
+  node(id: string): SessionsNode | undefined {
+    if (!this.model.find(id)) this.model.roots();
+    return this.model.find(id);
   }
 
-  getTreeItem(row: SessionRow): vscode.TreeItem {
-    const hasForks = this.rows().some((r) => r.forkedFrom?.sessionId === row.id);
-    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', hasForks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    item.id = row.id;
-    item.description = `${relativeTime(row.updatedAt)} · ${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`;
+  getTreeItem(node: SessionsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'session':
+        return this.sessionItem(node);
+      case 'subagent':
+        return this.subagentItem(node);
+      case 'archived': {
+        const item = new vscode.TreeItem('Archived', vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = node.id;
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon('archive');
+        item.contextValue = 'braid.archivedGroup';
+        return item;
+      }
+      case 'workspace': {
+        const item = new vscode.TreeItem(node.name, node.current ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = node.id;
+        item.description = node.current ? `${node.workspaceDir} · this workspace` : node.workspaceDir;
+        item.tooltip = node.workspaceDir;
+        item.iconPath = new vscode.ThemeIcon(node.current ? 'home' : 'folder');
+        item.contextValue = 'braid.workspace';
+        return item;
+      }
+    }
+  }
+
+  private sessionItem(node: SessionNode): vscode.TreeItem {
+    const { row } = node;
+    // Forks show at once; subagents are read from disk only when the user expands the session.
+    const state = node.forks.length > 0 ? vscode.TreeItemCollapsibleState.Expanded
+      : row.subagents > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', state);
+    item.id = node.id;
+    item.description = sessionDescription(row);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${row.title || row.firstPrompt}\n`);
-    tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.model ? ` · ${row.model.id}` : ''}\n\n`);
-    tooltip.appendText(`Tokens: ${row.usage.input} in, ${row.usage.output} out, ${row.usage.cacheRead} cached · cost ${row.usage.cost.toFixed(4)}`);
+    tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`);
+    tooltip.appendText(usageLine(row.usage));
+    if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
     item.tooltip = tooltip;
-    item.iconPath = new vscode.ThemeIcon(STATUS_ICON[row.status] ?? 'comment-discussion');
+    item.iconPath = new vscode.ThemeIcon(sessionIcon(row));
     item.contextValue = row.archived ? 'braid.session.archived' : 'braid.session';
     item.command = { command: 'braid.openSession', title: 'Open Session', arguments: [row.id] };
     return item;
   }
 
-  /** Forks sit under their source; a fork whose source is not listed sits at the top. */
-  getChildren(element?: SessionRow): SessionRow[] {
-    const rows = this.rows();
-    if (element) return rows.filter((r) => r.forkedFrom?.sessionId === element.id);
-    const ids = new Set(rows.map((r) => r.id));
-    return rows.filter((r) => !r.forkedFrom || !ids.has(r.forkedFrom.sessionId));
+  private subagentItem(node: SubagentNode): vscode.TreeItem {
+    const { agent } = node;
+    const item = new vscode.TreeItem(agent.title || 'Subagent', vscode.TreeItemCollapsibleState.None);
+    item.id = node.id;
+    item.description = `subagent · ${agent.messageCount} message${agent.messageCount === 1 ? '' : 's'}`;
+    item.tooltip = new vscode.MarkdownString().appendText(`${agent.title}\n`).appendMarkdown(`\n\`${agent.id}\` · ${agent.outcome}\n\n`).appendText(usageLine(agent.usage));
+    const parent = this.model.parent(node);
+    item.iconPath = new vscode.ThemeIcon(subagentIcon(agent, parent?.kind === 'session' && parent.row.status === 'running'));
+    item.contextValue = 'braid.subagent';
+    // Opening the subagent opens its session: its transcript shows the task call and answer.
+    item.command = { command: 'braid.openSession', title: 'Open Session', arguments: [node.sessionId] };
+    return item;
   }
 
-  getParent(element: SessionRow): SessionRow | undefined {
-    return element.forkedFrom ? this.rows().find((r) => r.id === element.forkedFrom!.sessionId) : undefined;
+  getChildren(node?: SessionsNode): SessionsNode[] {
+    return node ? this.model.children(node) : this.model.roots();
   }
 
-  private rows(): SessionRow[] {
-    if (!this.store || !this.workspaceDir) return [];
-    return this.store.index.list({ workspaceKey: workspaceKey(this.workspaceDir), limit: 500 });
+  getParent(node: SessionsNode): SessionsNode | undefined {
+    return this.model.parent(node);
   }
 
   dispose(): void {
+    if (this.clock) clearInterval(this.clock);
     this.unsubscribe();
     this.changed.dispose();
   }

@@ -1,0 +1,189 @@
+// The Sessions tree's structure, kept free of the vscode API so it can be unit-tested against a
+// real index: which nodes sit where, and the words each row shows.
+import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
+import type { UsageTotals } from '../../core/store/sessionState';
+import type { SubagentSummary } from '../../core/store/subagents';
+
+/** A session; its forks are nested under it. */
+export interface SessionNode {
+  readonly kind: 'session';
+  readonly id: string;
+  readonly row: SessionRow;
+  readonly forks: readonly SessionNode[];
+}
+
+/** The collapsed "Archived" group of one workspace. */
+export interface ArchivedNode {
+  readonly kind: 'archived';
+  readonly id: string;
+  readonly workspaceKey: string;
+  readonly count: number;
+}
+
+/** One workspace, when the tree shows all of them. */
+export interface WorkspaceNode {
+  readonly kind: 'workspace';
+  readonly id: string;
+  readonly workspaceKey: string;
+  readonly workspaceDir: string;
+  /** The folder's name, the label of the node. */
+  readonly name: string;
+  /** The workspace of this window: listed first and marked. */
+  readonly current: boolean;
+}
+
+/** A subagent (a `task` tool run) under its session. */
+export interface SubagentNode {
+  readonly kind: 'subagent';
+  readonly id: string;
+  readonly sessionId: string;
+  readonly agent: SubagentSummary;
+}
+
+export type SessionsNode = SessionNode | ArchivedNode | WorkspaceNode | SubagentNode;
+
+/** What the model reads: the index, and the subagents of a session (read from disk on demand). */
+export interface SessionsSource {
+  list(filter: ListFilter): SessionRow[];
+  count(filter: ListFilter): number;
+  workspaces(): WorkspaceRow[];
+  subagents(sessionId: string): SubagentSummary[];
+}
+
+/** Rows per group: the index pages, and a tree of more than this is better searched. */
+export const GROUP_LIMIT = 500;
+
+/**
+ * Nests forks under their source, keeping the rows' order (newest first) at every level. A fork
+ * whose source is not among the rows (archived, deleted, or another page) stays at the top.
+ */
+export function nestForks(rows: readonly SessionRow[]): SessionNode[] {
+  const ids = new Set(rows.map((r) => r.id));
+  const forksOf = new Map<string, SessionRow[]>();
+  for (const r of rows) {
+    const source = r.forkedFrom?.sessionId;
+    if (source && source !== r.id && ids.has(source)) forksOf.set(source, [...(forksOf.get(source) ?? []), r]);
+  }
+  const build = (row: SessionRow, seen: Set<string>): SessionNode => {
+    // A fork cycle cannot happen on disk, but a hand-edited state.json must not hang the tree.
+    const next = new Set(seen).add(row.id);
+    const forks = (forksOf.get(row.id) ?? []).filter((f) => !next.has(f.id)).map((f) => build(f, next));
+    return { kind: 'session', id: row.id, row, forks };
+  };
+  return rows.filter((r) => !r.forkedFrom || !ids.has(r.forkedFrom.sessionId) || r.forkedFrom.sessionId === r.id).map((r) => build(r, new Set()));
+}
+
+/** The last segment of a workspace path, for POSIX and Windows paths alike. */
+export function folderName(dir: string): string {
+  return dir.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || dir;
+}
+
+/** One node per workspace: this window's first (even before it has sessions), then by recent activity. */
+export function workspaceNodes(workspaces: readonly WorkspaceRow[], current?: { key: string; dir: string }): WorkspaceNode[] {
+  const node = (key: string, dir: string): WorkspaceNode => ({ kind: 'workspace', id: `workspace:${key}`, workspaceKey: key, workspaceDir: dir, name: folderName(dir), current: key === current?.key });
+  const others = [...workspaces].sort((a, b) => b.updatedAt - a.updatedAt).filter((w) => w.workspaceKey !== current?.key).map((w) => node(w.workspaceKey, w.workspaceDir));
+  return current ? [node(current.key, current.dir), ...others] : others;
+}
+
+/**
+ * The tree's nodes and their parents. Roots are this workspace's live sessions and its Archived
+ * group, or (all workspaces) one node per workspace holding the same. Children are computed
+ * when asked, so a collapsed group or session costs nothing; each answer records the parents
+ * that `reveal` needs.
+ */
+export class SessionsTreeModel {
+  allWorkspaces = false;
+  private readonly parents = new Map<string, SessionsNode | undefined>();
+  private readonly nodes = new Map<string, SessionsNode>();
+
+  constructor(private readonly source: SessionsSource, private readonly current: { key: string; dir: string } | undefined) {}
+
+  roots(): SessionsNode[] {
+    this.parents.clear();
+    this.nodes.clear();
+    if (this.allWorkspaces) return this.remember(undefined, workspaceNodes(this.source.workspaces(), this.current));
+    return this.current ? this.remember(undefined, this.groupOf(this.current.key)) : [];
+  }
+
+  children(node: SessionsNode): SessionsNode[] {
+    switch (node.kind) {
+      case 'workspace':
+        return this.remember(node, this.groupOf(node.workspaceKey));
+      case 'archived':
+        return this.remember(node, this.withForks(nestForks(this.source.list({ workspaceKey: node.workspaceKey, archived: true, limit: GROUP_LIMIT }))));
+      case 'session': {
+        const subagents = node.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
+        return this.remember(node, [...subagents, ...node.forks]);
+      }
+      case 'subagent':
+        return [];
+    }
+  }
+
+  parent(node: SessionsNode): SessionsNode | undefined {
+    return this.parents.get(node.id);
+  }
+
+  /** A node the tree has shown (for reveal), by id. */
+  find(id: string): SessionsNode | undefined {
+    return this.nodes.get(id);
+  }
+
+  /** A workspace's live sessions with forks nested, then its Archived group when it has any. */
+  private groupOf(workspaceKey: string): SessionsNode[] {
+    const live = this.withForks(nestForks(this.source.list({ workspaceKey, limit: GROUP_LIMIT })));
+    const archived = this.source.count({ workspaceKey, archived: true });
+    return archived > 0 ? [...live, { kind: 'archived', id: `archived:${workspaceKey}`, workspaceKey, count: archived }] : live;
+  }
+
+  /** Records nested forks' parents too, so a fork can be revealed before its source was expanded. */
+  private withForks(nodes: SessionNode[]): SessionNode[] {
+    const walk = (n: SessionNode) => n.forks.forEach((f) => {
+      this.parents.set(f.id, n);
+      this.nodes.set(f.id, f);
+      walk(f);
+    });
+    nodes.forEach(walk);
+    return nodes;
+  }
+
+  private remember<T extends SessionsNode>(parent: SessionsNode | undefined, nodes: T[]): T[] {
+    for (const n of nodes) {
+      this.parents.set(n.id, parent);
+      this.nodes.set(n.id, n);
+    }
+    return nodes;
+  }
+}
+
+/** "5 min ago" style times for the tree's descriptions. */
+export function relativeTime(ts: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ts) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}
+
+/** A session row's description: relative time · model id · turns. */
+export function sessionDescription(row: SessionRow, now = Date.now()): string {
+  return [relativeTime(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+}
+
+/** Tokens and cost in one line, for tooltips. */
+export function usageLine(usage: UsageTotals): string {
+  return `Tokens: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cached · cost $${usage.cost.toFixed(4)}`;
+}
+
+const STATUS_ICONS: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
+
+/** The codicon of a session: its status while it has one worth showing, else archived or plain. */
+export function sessionIcon(row: SessionRow): string {
+  return STATUS_ICONS[row.status] ?? (row.archived ? 'archive' : 'comment-discussion');
+}
+
+/** The codicon of a subagent by how its last answer ended. */
+export function subagentIcon(agent: SubagentSummary, sessionRunning: boolean): string {
+  if (agent.outcome === 'running') return sessionRunning ? 'sync~spin' : 'debug-disconnect';
+  return agent.outcome === 'error' ? 'error' : agent.outcome === 'aborted' ? 'circle-slash' : 'hubot';
+}

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { repoRoot } from '../support/store';
+import { ScriptedModelServer } from '../support/modelServer';
+import { Workbench } from '../support/workbench';
+
+// The Sessions tree in a real VS Code: archive / restore / delete / undo from the context menu,
+// Open Session finding a session by a word of a later prompt, and the all-workspaces toggle.
+// Sessions are made with the CLI against the profile's storage, so nothing here depends on the
+// Chat webview's markup beyond `body[data-session]`.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+let otherWorkspace: string;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'sessions-tree',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    files: { 'README.md': '# A workspace for the Sessions tree\n' },
+  });
+  otherWorkspace = fs.mkdtempSync(path.join(path.dirname(workbench.workspace), 'other-project-'));
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+interface ListedSession { id: string; title: string; archived: boolean; workspaceDir: string }
+
+/** Runs the CLI on the workbench's storage; async so the scripted model server can answer it. */
+async function braid(args: string[], workspace = workbench.workspace): Promise<string> {
+  const env = { ...process.env, BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: model.baseUrl };
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, '--workspace', workspace, ...args], { env, encoding: 'utf8' });
+  return stdout;
+}
+
+/** One headless turn with a scripted answer; returns the session's id. */
+async function exec(prompt: string, options: { session?: string; workspace?: string } = {}): Promise<string> {
+  model.enqueue({ kind: 'text', chunks: ['Done.'] });
+  await braid(['exec', ...(options.session ? ['--session', options.session] : []), prompt], options.workspace);
+  const sessions = await list(options.workspace);
+  return options.session ?? sessions.find((s) => s.title === prompt)!.id;
+}
+
+async function list(workspace?: string, archived = false): Promise<ListedSession[]> {
+  return JSON.parse(await braid(['list', '--json', ...(archived ? ['--archived'] : [])], workspace)) as ListedSession[];
+}
+
+/** A row of the side bar's trees (the Braid container shows only the Sessions tree there). */
+const row = (text: string | RegExp) => workbench.page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
+
+/** Right-clicks a tree row and picks a context-menu item. */
+async function contextMenu(text: string, item: string, shot?: string): Promise<void> {
+  await row(text).click({ button: 'right' });
+  const action = workbench.page.locator('.context-view .action-item', { hasText: new RegExp(`^${item}$`) }).first();
+  await action.waitFor({ timeout: 5_000 });
+  if (shot) await workbench.screenshot(shot);
+  await action.click();
+  // A menu sometimes ignores a click that comes right as it opens; the second one then runs it.
+  const menu = workbench.page.locator('.context-view .monaco-menu');
+  if (!(await menu.waitFor({ state: 'hidden', timeout: 1_500 }).then(() => true, () => false))) await action.click();
+}
+
+/** Clicks a Sessions view title action (shown while the pane header is hovered). */
+async function titleAction(label: string): Promise<void> {
+  const header = workbench.page.locator('.pane-header', { hasText: 'Sessions' }).first();
+  await header.hover();
+  await header.locator(`.action-label[aria-label="${label}"]`).click();
+}
+
+test('archive, restore, delete and undo from the tree context menu', async () => {
+  await workbench.openBraid();
+  const id = await exec('Archive me later');
+  await row('Archive me later').waitFor({ timeout: 5_000 });
+  assert.equal(await row('Archive me later').getAttribute('aria-level'), '1');
+
+  await contextMenu('Archive me later', 'Archive Session', 'context-menu-live');
+  const group = row(/^Archived/);
+  await group.waitFor({ timeout: 5_000 });
+  assert.match(await group.textContent() ?? '', /Archived\s*1/, 'the group shows its count');
+  await group.click();
+  await row('Archive me later').waitFor({ timeout: 5_000 });
+  assert.equal(await row('Archive me later').getAttribute('aria-level'), '2', 'the session sits in the Archived group');
+  assert.deepEqual((await list(undefined, true)).map((s) => s.id), [id]);
+  await workbench.screenshot('archived-group');
+
+  await contextMenu('Archive me later', 'Restore Session', 'context-menu-archived');
+  await group.waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await row('Archive me later').getAttribute('aria-level'), '1', 'back at the top level');
+  assert.ok((await list()).some((s) => s.id === id && !s.archived));
+  await workbench.screenshot('restored');
+
+  await contextMenu('Archive me later', 'Delete Session');
+  const toast = workbench.page.locator('.notification-toast', { hasText: 'Deleted "Archive me later"' });
+  await toast.waitFor({ timeout: 5_000 });
+  await row('Archive me later').waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal((await list()).some((s) => s.id === id), false, 'the CLI no longer lists it');
+  assert.ok(fs.existsSync(path.join(workbench.globalStorage, 'trash')), 'it went to the trash');
+  await workbench.screenshot('deleted-with-undo');
+
+  await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
+  await row('Archive me later').waitFor({ timeout: 5_000 });
+  assert.ok((await list()).some((s) => s.id === id), 'undo brought it back on disk');
+  await workbench.screenshot('undeleted');
+});
+
+test('Open Session finds a session by a word that is only in one of its later prompts', async () => {
+  await exec('Plan the release');
+  const logo = await exec('Sketch the logo');
+  await exec('Write the docs');
+  await exec('Use the zephyrine palette for it', { session: logo });
+  assert.ok(!(await list()).some((s) => /zephyrine/i.test(s.title)), 'the word is in no title');
+
+  await workbench.runCommand('Braid: Open Session...');
+  const input = workbench.page.locator('.quick-input-widget input');
+  await input.fill('zephyrine');
+  const items = workbench.page.locator('.quick-input-list .monaco-list-row');
+  // The list first shows recent sessions; it narrows to the index's matches as the value changes.
+  const deadline = Date.now() + 5_000;
+  while ((await items.count()) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await items.count(), 1, 'only the session with that word is offered');
+  await items.filter({ hasText: 'Sketch the logo' }).waitFor({ timeout: 1_000 });
+  await workbench.screenshot('open-session-search');
+  await input.press('Enter');
+  await workbench.chatFrame().locator(`body[data-session="${logo}"]`).waitFor({ timeout: 10_000 });
+  await workbench.screenshot('open-session-opened');
+});
+
+test('Show All Workspaces lists another workspace\'s sessions under its folder, and Show This Workspace hides them', async () => {
+  await exec('Tune the other build', { workspace: otherWorkspace });
+  assert.equal((await list()).some((s) => s.title === 'Tune the other build'), false);
+  assert.equal(await row('Tune the other build').count(), 0, 'not shown for this workspace');
+
+  await titleAction('Show All Workspaces');
+  const here = row(/this workspace/);
+  await here.waitFor({ timeout: 5_000 });
+  assert.match(await here.textContent() ?? '', new RegExp(path.basename(workbench.workspace)));
+  assert.equal(await here.getAttribute('aria-level'), '1');
+  const other = row(path.basename(otherWorkspace));
+  await other.waitFor({ timeout: 5_000 });
+  assert.match(await other.textContent() ?? '', new RegExp(otherWorkspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the description is the path');
+  await other.click();
+  await row('Tune the other build').waitFor({ timeout: 5_000 });
+  assert.equal(await row('Tune the other build').getAttribute('aria-level'), '2');
+  assert.equal(await row('Plan the release').getAttribute('aria-level'), '2', 'this workspace\'s sessions sit under its node');
+  await workbench.screenshot('all-workspaces');
+
+  await titleAction('Show This Workspace');
+  await row('Tune the other build').waitFor({ state: 'detached', timeout: 5_000 });
+  assert.equal(await row('Plan the release').getAttribute('aria-level'), '1');
+  await workbench.screenshot('this-workspace-again');
+});
