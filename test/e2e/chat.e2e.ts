@@ -65,7 +65,9 @@ test('reloading the window brings the transcript back', async () => {
   const id = await sessionId();
   await workbench.page.reload();
   await workbench.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await workbench.openBraid().catch(() => undefined);
+  // The window restores the Braid container it showed; open it only if it does not come back.
+  await workbench.page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+  await workbench.openBraid();
   await chat().locator(`body[data-session="${id}"]`).waitFor({ timeout: 30_000 });
   await chat().locator('.message.user', { hasText: 'Fix the greeting' }).waitFor();
   await chat().locator('.message.assistant', { hasText: 'The greeting now says hello.' }).waitFor();
@@ -163,6 +165,7 @@ test('queue, steer and cancel: chips for waiting prompts, Steer injects one, Can
   await chat().locator('.message.assistant', { hasText: 'Working on it' }).waitFor({ timeout: 15_000 });
   await chat().locator('[data-role="stop"]').click();
   await chat().locator('.turn-status[data-outcome="cancelled"]', { hasText: 'Stopped.' }).waitFor({ timeout: 10_000 });
+  assert.equal(await chat().locator('.turn-status[data-outcome="cancelled"]').count(), 1, 'the prompt cancelled in the queue left no status line');
   assert.equal(await chat().locator('[data-role="stop"]').isVisible(), false);
   await workbench.screenshot('stopped');
 });

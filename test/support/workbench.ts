@@ -122,6 +122,9 @@ export class Workbench {
 
   /** Clicks the Braid container in the activity bar. */
   async openBraid(): Promise<void> {
+    // Clicking the icon of the container already shown would close the side bar.
+    const sessions = this.page.locator('.pane-header[aria-label^="Sessions"], .pane-header:has-text("Sessions")').first();
+    if (await sessions.isVisible()) return;
     await this.page.locator('.part.activitybar .action-item a[aria-label^="Braid"], .part.activitybar .action-item[aria-label^="Braid"]').first().click();
     await this.page.locator('.pane-header[aria-label^="Sessions"], .pane-header:has-text("Sessions")').first().waitFor();
   }

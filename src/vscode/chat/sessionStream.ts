@@ -65,9 +65,9 @@ export class SessionStream {
           this.live = [];
         }
         if (prompt.state === 'blocked') this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${prompt.reason ?? ''}` });
-        else if ((prompt.state === 'failed' || prompt.state === 'cancelled') && this.activeRequest !== prompt.messageKey) {
-          // A prompt that never ran (it failed to start, or left the queue) ends here.
-          this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: prompt.state, ...(prompt.reason ? { error: prompt.reason } : {}) });
+        else if (prompt.state === 'failed' && this.activeRequest !== prompt.messageKey) {
+          // A prompt that failed to start ends here; one cancelled in the queue just leaves it.
+          this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: 'failed', ...(prompt.reason ? { error: prompt.reason } : {}) });
         }
         this.push({ kind: 'session-updated', info: this.info() });
         return;

@@ -118,3 +118,15 @@ test('a gap in the cursors is reported so the page can ask for what it missed; s
   assert.equal(page.cursor, frames.length);
   assert.ok(page.applyFrames('ses_other', frames), 'frames of another session are ignored');
 });
+
+test('a prompt cancelled in the queue leaves it quietly; one that fails to start ends with an error', () => {
+  const sent: StreamFrame[] = [];
+  const stream = new SessionStream(SESSION, info, (f) => sent.push(...f));
+  const queued = { promptId: 'prm_q', text: 'later', messageKey: 'req-q' };
+  stream.onEvent({ type: 'prompt', prompt: { ...queued, state: 'pending' } });
+  stream.onEvent({ type: 'prompt', prompt: { ...queued, state: 'cancelled' } });
+  assert.deepEqual(sent.map((f) => f.kind), ['session-updated', 'session-updated']);
+  stream.onEvent({ type: 'prompt', prompt: { ...queued, messageKey: 'req-f', state: 'failed', reason: 'No model is configured.' } });
+  const terminal = sent.at(-2);
+  assert.deepEqual(terminal?.kind === 'turn-terminal' && [terminal.requestId, terminal.outcome, terminal.error], ['req-f', 'failed', 'No model is configured.']);
+});
