@@ -89,3 +89,29 @@ export function generateLargeLog(file: string, bytes: number, maxRecords = Numbe
   }
   return { records, bytes: written };
 }
+
+/**
+ * Copies a log and inserts `count` compaction records at evenly spaced turn ends (the last after
+ * the final turn), each keeping the messages of its last three turns verbatim. Returns the copy's size.
+ */
+export function withCompactions(file: string, out: string, count: number): number {
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  const turnEnds = lines.flatMap((l, i) => (l.includes('"t":"turn_end"') ? [i] : []));
+  const firstMessageOfTurn = new Map<number, string>();
+  for (const l of lines) {
+    if (!l.includes('"t":"message"')) continue;
+    const r = JSON.parse(l) as { turn: number; id: string };
+    if (!firstMessageOfTurn.has(r.turn)) firstMessageOfTurn.set(r.turn, r.id);
+  }
+  const at = new Set(Array.from({ length: count }, (_, k) => turnEnds[Math.floor(((k + 1) * turnEnds.length) / count) - 1]!));
+  const output: string[] = [];
+  lines.forEach((l, i) => {
+    output.push(l);
+    if (!at.has(i)) return;
+    const turn = (JSON.parse(l) as { turn: number }).turn;
+    const kept = firstMessageOfTurn.get(Math.max(1, turn - 2))!;
+    output.push(WireLogWriter.serialize({ t: 'compaction', turn, summary: `Summary up to turn ${turn}: ${sentence(turn, 300)}.`, firstKeptMessageId: kept, summarized: turn * 4 }).line.trimEnd());
+  });
+  fs.writeFileSync(out, `${output.join('\n')}\n`);
+  return fs.statSync(out).size;
+}

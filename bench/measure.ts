@@ -8,6 +8,7 @@ import { StoreLayout } from '../src/core/store/layout';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { forkSession } from '../src/core/store/fork';
 import { rewindSession } from '../src/core/store/rewind';
+import { readContextTail } from '../src/core/wire/contextTail';
 import { readNewestPage } from '../src/core/wire/newestPage';
 import { HistoryBuilder } from '../src/core/wire/replay';
 import { scanWireLog } from '../src/core/wire/wireReader';
@@ -111,6 +112,8 @@ export async function measure(kind: string, args: string[], wasmPath: string): P
         }),
         peakMb: peakRssMb(),
       };
+    case 'context':
+      return { ms: await timed(3, () => readContextTail(target!)), peakMb: peakRssMb() };
     case 'floor':
       return { ms: await timed(3, () => parseEveryLine(target!)), peakMb: peakRssMb() };
     case 'fork': {

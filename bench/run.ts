@@ -1,6 +1,6 @@
 // Braid's benchmarks: `npm run bench` (1k, 10k and 100k sessions over 50 workspaces; logs of 1k,
 // 10k and 100k records, the largest about 100 MB) or `npm run bench -- --quick` (1k sessions;
-// logs of 1k and 10k records; under two minutes). The peers' storage patterns (bench/peers/) run
+// logs of 1k and 10k records; under two minutes); `-- --logs` runs only the log measurements. The peers' storage patterns (bench/peers/) run
 // on the same data in the same run. Every figure is a median; each measurement runs in a fresh
 // process so its peak memory is its own. Prints a markdown table and writes bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { silentLogger } from '../src/core/logger';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { turnEndOffset } from '../src/core/store/fork';
 import { appendThroughWriter } from './append';
-import { generateLogOfRecords, generateSessions, turnRecords } from './generate';
+import { generateLogOfRecords, generateSessions, turnRecords, withCompactions } from './generate';
 import { measure, median, type Measured } from './measure';
 import { rewriteWholeHistory } from './peers/patterns';
 
@@ -37,7 +37,9 @@ async function main(): Promise<void> {
     return;
   }
   const quick = argv.includes('--quick');
-  const scales = quick ? [1_000] : [1_000, 10_000, 100_000];
+  // --logs: only the log measurements (replay, compaction, fork, rewind); prints, writes no RESULTS.md.
+  const logsOnly = argv.includes('--logs');
+  const scales = logsOnly ? [] : quick ? [1_000] : [1_000, 10_000, 100_000];
   const logSizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   if (!fs.existsSync(extensionBundle)) throw new Error('dist/extension.js is missing: run npm run build (or npm run package) first');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-'));
@@ -81,6 +83,15 @@ async function main(): Promise<void> {
       const replay = inChild('replay', log);
       const floor = inChild('floor', log);
       add(`${label}: full replay (${(mb / (replay.ms / 1000)).toFixed(0)} MB/s)`, fmt(replay, 0), `(e) JSON.parse every line: ${fmt(floor, 0)}`, `${(replay.ms / floor.ms).toFixed(2)}x the floor`);
+      // Opening a session for the model replays from its latest compaction (DESIGN.md 4).
+      const compacted = path.join(root, 'compacted.jsonl');
+      const compactedMb = withCompactions(log, compacted, 10) / 1024 / 1024;
+      const plain = inChild('context', log);
+      const tenCompactions = inChild('context', compacted);
+      add(`${label}: replay for the model, no compaction`, fmt(plain, plain.ms < 10 ? 2 : 0));
+      add(`${label}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`, fmt(tenCompactions, 2), `no compaction: ${fmt(plain, plain.ms < 10 ? 2 : 0)}`, ratio(plain.ms, tenCompactions.ms));
+      add(`${label}: full replay, 10 compactions`, fmt(inChild('replay', compacted), 0));
+      fs.rmSync(compacted);
       const turns = Math.floor(generated.records / 8);
       const middle = Math.max(1, Math.floor(turns / 2));
       const cut = turnEndOffset(log, middle) as { offset: number };
@@ -114,7 +125,7 @@ async function main(): Promise<void> {
   const table = ['| measure | Braid (time, peak memory) | peer pattern | peer / Braid |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
   console.log(`\n${text}`);
-  fs.writeFileSync(path.join(repoRoot, 'bench', 'RESULTS.md'), text);
+  if (!logsOnly) fs.writeFileSync(path.join(repoRoot, 'bench', 'RESULTS.md'), text);
 }
 
 main().catch((err: unknown) => {

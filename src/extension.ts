@@ -12,7 +12,7 @@ import { selectModelCommand, showUsageCommand } from './vscode/commands/usageAnd
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
-import { editLastPromptCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
+import { compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
@@ -61,6 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     rewindCommand(chat, store, key),
     editLastPromptCommand(chat, store),
     sideQuestionCommand(chat),
+    compactSessionCommand(chat),
+    promptHistoryCommand(chat),
     ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
     showUsageCommand(store, key),
     selectModelCommand(),

@@ -7,7 +7,8 @@ export type ViewEntry =
   | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string }
   | { readonly kind: 'live'; readonly key: string; readonly requestId: string; readonly text: string; readonly thinking: string }
   | { readonly kind: 'approval'; readonly key: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly decision?: ApprovalChoice }
-  | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string };
+  | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string }
+  | { readonly kind: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
 
 const liveKey = (requestId: string) => `live:${requestId}`;
 const pendingKey = (requestId: string) => `req:${requestId}`;
@@ -126,6 +127,9 @@ export class ChatModel {
           case 'approval-resolved':
             this.patch(event.approvalId, 'approval', (e) => ({ ...e, decision: event.decision }));
             return;
+          case 'notice':
+            this.upsert({ kind: 'notice', key: event.key, text: event.text, tone: event.tone });
+            return;
         }
         return;
       }
@@ -141,6 +145,8 @@ export class ChatModel {
         // What streamed is now stored: the committed entries take the live entry's place.
         if (live >= 0) this.entries.splice(live, 1, ...inserted);
         else this.entries.push(...inserted);
+        // A compaction that finished replaces its progress line.
+        if (frame.entries.some((e) => e.kind === 'compaction')) this.entries = this.entries.filter((e) => !(e.kind === 'notice' && e.tone === 'progress'));
         return;
       }
       case 'turn-terminal': {
@@ -151,7 +157,8 @@ export class ChatModel {
           if (e.text.trim() || e.thinking.trim()) this.entries[live] = { kind: 'assistant', key: `${e.key}:end`, text: e.text, thinking: e.thinking };
           else this.entries.splice(live, 1);
         }
-        const text = frame.outcome === 'completed' ? (frame.usage ? describeUsage(frame.usage) : '') : frame.outcome === 'cancelled' ? 'Stopped.' : frame.error ?? 'Failed.';
+        const counted = frame.usage && frame.usage.input + frame.usage.output + frame.usage.cacheRead > 0;
+        const text = frame.outcome === 'completed' ? (counted ? describeUsage(frame.usage!) : '') : frame.outcome === 'cancelled' ? 'Stopped.' : frame.error ?? 'Failed.';
         this.upsert({ kind: 'status', key: `end:${frame.requestId}`, outcome: frame.outcome, text });
         if (this.running === frame.requestId) this.running = undefined;
         return;

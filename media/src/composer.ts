@@ -2,11 +2,16 @@ import { completions, SLASH_HELP } from './slashCommands';
 
 /**
  * The prompt input: Enter sends, Shift+Enter breaks the line, Ctrl/Cmd+Enter steers into the
- * running turn; typing "/" offers the slash commands (arrows choose, Tab or Enter completes).
+ * running turn; typing "/" offers the slash commands (arrows choose, Tab or Enter completes);
+ * Up on the first line and Down on the last walk through earlier prompts.
  */
 export class Composer {
   private choices: typeof SLASH_HELP = [];
   private selected = 0;
+  /** Earlier prompts, newest first; Up walks back through them like a shell. */
+  private history: string[] = [];
+  private historyIndex = -1;
+  private draft = '';
 
   constructor(
     private readonly input: HTMLTextAreaElement,
@@ -35,8 +40,41 @@ export class Composer {
     this.suggest();
   }
 
+  /** The prompts Up and Down walk through, newest first. */
+  setHistory(prompts: readonly string[]): void {
+    this.history = [...prompts];
+    this.historyIndex = -1;
+  }
+
+  /** A prompt just sent becomes the newest of the history. */
+  remember(prompt: string): void {
+    this.history = [prompt, ...this.history.filter((p) => p !== prompt)];
+    this.historyIndex = -1;
+  }
+
+  /** Moves through the history; false at either end (the key then moves the caret as usual). */
+  private walk(step: 1 | -1): boolean {
+    const next = this.historyIndex + step;
+    if (next < -1 || next >= this.history.length) return false;
+    if (this.historyIndex === -1) this.draft = this.input.value;
+    this.historyIndex = next;
+    this.input.value = next === -1 ? this.draft : this.history[next]!;
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+    this.onDraft(this.input.value);
+    return true;
+  }
+
   private key(event: KeyboardEvent): void {
     if (event.isComposing) return;
+    if (this.choices.length === 0 && (event.key === 'ArrowUp' || event.key === 'ArrowDown') && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      const { value, selectionStart, selectionEnd } = this.input;
+      const onFirstLine = selectionStart === selectionEnd && !value.slice(0, selectionStart).includes('\n');
+      const onLastLine = selectionStart === selectionEnd && !value.slice(selectionEnd).includes('\n');
+      if ((event.key === 'ArrowUp' && onFirstLine && this.walk(1)) || (event.key === 'ArrowDown' && onLastLine && this.walk(-1))) {
+        event.preventDefault();
+        return;
+      }
+    }
     if (this.choices.length > 0) {
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
         event.preventDefault();

@@ -80,7 +80,8 @@ function refreshChrome(): void {
   document.body.dataset.turn = model.running ? 'running' : 'idle';
   document.body.dataset.hasOlder = String(model.before !== undefined);
   part('title').textContent = info?.title ?? '';
-  part('usage').textContent = info ? `Session: ${describeUsage(info.usage)}` : '';
+  const u = info?.usage;
+  part('usage').textContent = u && u.input + u.output + u.cacheRead > 0 ? `Session: ${describeUsage(u)}` : '';
   part('read-only').hidden = !model.readOnly;
   input.disabled = model.readOnly;
   part('stop').hidden = !model.running;
@@ -139,13 +140,14 @@ function send(raw: string, steer: boolean): void {
   }
   composer.value = '';
   if (parsed.kind === 'command') {
-    host.postMessage({ type: 'command', name: parsed.name });
+    host.postMessage({ type: 'command', name: parsed.name, ...(parsed.arg ? { arg: parsed.arg } : {}) });
     return;
   }
   if (parsed.kind === 'btw') {
     host.postMessage({ type: 'sideQuestion', id: `side-${Date.now().toString(36)}-${(counter++).toString(36)}`, text: parsed.question });
     return;
   }
+  composer.remember(parsed.text);
   const requestId = `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   if (!model.running) {
@@ -195,6 +197,7 @@ onHostMessage((message: HostToWebview) => {
       model.applySnapshot(message);
       loadingOlder = false;
       showModel(message.model);
+      composer.setHistory(message.promptHistory);
       part('untrusted').hidden = message.trusted;
       document.body.dataset.trusted = String(message.trusted);
       refresh({ toEnd: true });

@@ -146,6 +146,22 @@ export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElemen
       return toolCard(entry, actions);
     case 'approval':
       return approvalCard(entry, actions);
+    case 'compaction': {
+      const summary = [icon('fold'), el('span', '', `Context compacted: ${entry.summarized} earlier message${entry.summarized === 1 ? '' : 's'} summarized for the model (the messages stay here and in the log)`)];
+      const d = details(entry.key, 'compaction', summary, false, actions);
+      d.setAttribute('aria-label', 'Compaction: the summary the model sees in place of the earlier messages');
+      const body = el('div', 'markdown compaction-summary');
+      renderMarkdown(body, entry.summary);
+      d.append(body);
+      return d;
+    }
+    case 'notice': {
+      const n = el('div', `notice ${entry.tone}`);
+      n.dataset.tone = entry.tone;
+      n.setAttribute('role', entry.tone === 'error' ? 'alert' : 'status');
+      n.append(icon(entry.tone === 'progress' ? 'loading codicon-modifier-spin' : entry.tone === 'error' ? 'warning' : 'info'), el('span', '', entry.text));
+      return n;
+    }
     case 'status': {
       const s = el('div', 'turn-status', entry.text);
       s.dataset.outcome = entry.outcome;

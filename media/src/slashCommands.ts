@@ -8,6 +8,8 @@ export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: 
   { name: 'rewind', hint: 'Rewind to a prompt (with a preview of files)' },
   { name: 'edit', hint: 'Edit & resend your last prompt' },
   { name: 'btw', hint: 'Ask a side question that stays out of the conversation' },
+  { name: 'compact', hint: 'Summarize the older part of the conversation (optionally: /compact focus)' },
+  { name: 'history', hint: 'Pick one of your earlier prompts' },
   { name: 'model', hint: 'Select the model' },
   { name: 'usage', hint: 'Show token usage and cost' },
 ];
@@ -22,7 +24,7 @@ export function completions(input: string): typeof SLASH_HELP {
 /** What a line typed into the composer asks for. */
 export type Parsed =
   | { readonly kind: 'prompt'; readonly text: string }
-  | { readonly kind: 'command'; readonly name: Exclude<SlashCommand, 'btw'> }
+  | { readonly kind: 'command'; readonly name: Exclude<SlashCommand, 'btw'>; readonly arg?: string }
   | { readonly kind: 'btw'; readonly question: string }
   | { readonly kind: 'error'; readonly message: string };
 
@@ -37,5 +39,6 @@ export function parseInput(raw: string): Parsed {
   if (name === 'btw') return rest ? { kind: 'btw', question: rest } : { kind: 'error', message: 'Type the side question after /btw.' };
   const known = SLASH_HELP.find((c) => c.name === name);
   if (!known) return { kind: 'error', message: `Unknown command /${name}. Commands: ${SLASH_HELP.map((c) => `/${c.name}`).join(' ')} (start with // to send a slash).` };
-  return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw'> };
+  if (rest && known.name !== 'compact') return { kind: 'error', message: `/${known.name} takes no argument.` };
+  return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw'>, ...(rest ? { arg: rest } : {}) };
 }

@@ -44,6 +44,8 @@ export class VirtualList<T extends { readonly key: string }> {
       if (scroller.scrollTop < OVERSCAN / 2) this.onTop();
       this.schedule();
     }, { passive: true });
+    // A card opened or closed changes its row's height: measure again.
+    scroller.addEventListener('toggle', () => this.schedule(), true);
     new ResizeObserver(() => {
       if (scroller.clientWidth !== this.width) {
         this.width = scroller.clientWidth;

@@ -24,7 +24,9 @@ export interface ToolEntry {
 export type TranscriptEntry =
   | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string; readonly requestId?: string }
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
-  | ToolEntry;
+  | ToolEntry
+  /** A compaction: the messages above were summarized for the model; the summary expands. */
+  | { readonly kind: 'compaction'; readonly key: string; readonly summary: string; readonly summarized: number };
 
 /** Token usage of a turn or a session. */
 export interface UsageInfo {
@@ -61,7 +63,9 @@ export type LiveEvent =
   | { readonly type: 'tool-start'; readonly requestId: string; readonly tool: ToolEntry }
   | { readonly type: 'tool-end'; readonly requestId: string; readonly key: string; readonly isError: boolean; readonly result: string }
   | { readonly type: 'approval'; readonly requestId: string; readonly approvalId: string; readonly tool: string; readonly summary: string; readonly detail: string }
-  | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice };
+  | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
+  /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
+  | { readonly type: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
 
 /** The user's answer to an approval prompt. */
 export type ApprovalChoice = 'allow' | 'allow-session' | 'deny';

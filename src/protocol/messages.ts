@@ -106,13 +106,15 @@ export interface LoadOlderMessage {
 }
 
 /** Slash commands that run a VS Code command (/new /sessions /fork /rewind /edit /model /usage). */
-export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'model', 'usage'] as const;
+export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'history', 'model', 'usage'] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
 /** A slash command, or a control of the page (the model picker) that runs one. */
 export interface CommandMessage {
   readonly type: 'command';
   readonly name: Exclude<SlashCommand, 'btw'> | 'trust';
+  /** What follows the command (the focus of /compact). */
+  readonly arg?: string;
 }
 
 /** A side question (/btw): answered in an overlay, never part of the transcript. */
@@ -151,6 +153,8 @@ export interface SnapshotMessage {
   readonly session: SessionView | null;
   readonly live: readonly StreamFrame[];
   readonly cursor: number;
+  /** Earlier prompts for Up/Down in the input, newest first: this session's, then the workspace's. */
+  readonly promptHistory: readonly string[];
 }
 
 /** Frames of the current session, in cursor order. */

@@ -65,7 +65,8 @@ export function parseWebviewMessage(raw: unknown): Parsed {
     }
     case 'command':
       if (raw.name === 'trust' || (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))) {
-        return ok({ type: 'command', name: raw.name as 'new' });
+        if (raw.arg !== undefined && (typeof raw.arg !== 'string' || raw.arg.length > 2000)) return fail('command with a bad argument');
+        return ok({ type: 'command', name: raw.name as 'new', ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) });
       }
       return fail('command with an unknown name');
     case 'sideQuestion': {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/compaction';
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
 
@@ -24,5 +25,16 @@ export function readApprovalPolicy(): ApprovalPolicy {
   return {
     writes: config.get<string>('writes') === 'allow' ? 'allow' : 'ask',
     shell: config.get<string>('shell') === 'allow' ? 'allow' : 'ask',
+  };
+}
+
+/** `braid.compaction.*`, clamped to sane ranges. */
+export function readCompactionSettings(): CompactionSettings {
+  const config = vscode.workspace.getConfiguration('braid.compaction');
+  const threshold = config.get<number>('threshold', DEFAULT_COMPACTION.threshold);
+  const keepTokens = config.get<number>('keepTokens', DEFAULT_COMPACTION.keepTokens);
+  return {
+    threshold: Number.isFinite(threshold) ? Math.min(0.98, Math.max(0.1, threshold)) : DEFAULT_COMPACTION.threshold,
+    keepTokens: Number.isFinite(keepTokens) ? Math.max(0, Math.round(keepTokens)) : DEFAULT_COMPACTION.keepTokens,
   };
 }

@@ -27,3 +27,28 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     if (!parsed.ok) assert.ok(parsed.reason.length > 0);
   }
 });
+
+test('the chat messages of protocol 2 parse, and their malformed forms are rejected', () => {
+  const good: [unknown, unknown][] = [
+    [{ type: 'framesAfter', after: 12 }, { type: 'framesAfter', after: 12 }],
+    [{ type: 'prompt', requestId: 'r', text: 'x', steer: true }, { type: 'prompt', requestId: 'r', text: 'x', steer: true }],
+    [{ type: 'prompt', requestId: 'r', text: 'x', steer: 'yes' }, { type: 'prompt', requestId: 'r', text: 'x' }],
+    [{ type: 'queueAction', action: 'steer', promptId: 'p' }, { type: 'queueAction', action: 'steer', promptId: 'p' }],
+    [{ type: 'approval', approvalId: 'a', decision: 'allow-session' }, { type: 'approval', approvalId: 'a', decision: 'allow-session' }],
+    [{ type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } }, { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } }],
+    [{ type: 'command', name: 'compact', arg: ' focus ' }, { type: 'command', name: 'compact', arg: 'focus' }],
+    [{ type: 'command', name: 'trust' }, { type: 'command', name: 'trust' }],
+    [{ type: 'sideQuestion', id: 's1', text: 'why?' }, { type: 'sideQuestion', id: 's1', text: 'why?' }],
+    [{ type: 'keepSide', id: 's1' }, { type: 'keepSide', id: 's1' }],
+  ];
+  for (const [raw, message] of good) assert.deepEqual(parseWebviewMessage(raw), { ok: true, message }, JSON.stringify(raw));
+  const bad: unknown[] = [
+    { type: 'framesAfter', after: -1 }, { type: 'framesAfter', after: 1.5 },
+    { type: 'queueAction', action: 'run', promptId: 'p' }, { type: 'queueAction', action: 'steer' },
+    { type: 'approval', approvalId: 'a', decision: 'always' },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 'x', minRewind: 1 } }, { type: 'loadOlder', before: { offset: 1, minRewind: 1 } },
+    { type: 'command', name: 'btw' }, { type: 'command', name: 'rm' }, { type: 'command', name: 'compact', arg: 'x'.repeat(3000) },
+    { type: 'sideQuestion', id: 's', text: ' ' }, { type: 'keepSide' },
+  ];
+  for (const raw of bad) assert.equal(parseWebviewMessage(raw).ok, false, JSON.stringify(raw).slice(0, 80));
+});

@@ -1,4 +1,4 @@
-import type { MessageRecord, TurnOutcome } from '../wire/records';
+import type { CompactionRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../store/sessionState';
 
 /** The states of a prompt (DESIGN.md 3). */
@@ -25,4 +25,9 @@ export type SessionEvent =
   | { readonly type: 'message'; readonly record: MessageRecord }
   | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
+  /** A compaction started, was written (`record`), failed or was stopped; `reason` says why it ran. */
+  | { readonly type: 'compaction'; readonly phase: 'start' | 'end' | 'failed' | 'cancelled'; readonly reason: CompactionReason; readonly record?: CompactionRecord; readonly error?: string }
   | { readonly type: 'idle' };
+
+/** Why a compaction ran: the context neared its limit, the provider rejected it, or the user asked. */
+export type CompactionReason = 'threshold' | 'overflow' | 'manual';

@@ -13,13 +13,16 @@ import { readOnlyTools, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
-import type { PromptInfo, PromptState, SessionEvent } from './events';
+import type { CompactionReason, PromptInfo, PromptState, SessionEvent } from './events';
+import { CompactionCancelled, contextMessages, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
+import { isContextOverflow } from '@mariozechner/pi-ai';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
+import { readContextTail } from '../wire/contextTail';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -39,6 +42,8 @@ export interface SessionOptions {
   readonly promptHook?: string;
   /** Read git context into each turn (off in tests that need no git). */
   readonly gitContext?: boolean;
+  /** When and how much to compact; DEFAULT_COMPACTION when absent. */
+  readonly compaction?: CompactionSettings;
 }
 
 /** A model and its thinking level. */
@@ -84,6 +89,10 @@ export class Session {
   private paused: { reason: string } | null;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
+  /** The wire record id of each message the kernel holds (a compaction names the first it keeps). */
+  private readonly recordIds = new WeakMap<object, string>();
+  /** The compaction running now, to stop it. */
+  private compacting: AbortController | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -92,7 +101,9 @@ export class Session {
     history: Message[],
     /** Ids of the user messages in the log: a resend with a known message key is a no-op. */
     private readonly userMessageIds: Set<string>,
+    recordIds: ReadonlyMap<object, string>,
   ) {
+    for (const [message, id] of recordIds) this.recordIds.set(message, id);
     this.paused = state.paused;
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
@@ -125,9 +136,12 @@ export class Session {
     if (state.archived) await store.open(state.id); // opening an archived session restores it
     // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
     if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running.');
-    // The writer read the log when it opened (ending a turn adds no message), so it is read once.
-    const records = (writer.takeInitialHistory() ?? store.history(state.id)).messages;
-    const history = records.map((m) => m.message);
+    // The writer read the log when it opened (all of it, or back to the latest compaction), so it
+    // is read once; ending a turn adds no message.
+    const replayed = writer.takeInitialHistory() ?? readContextTail(store.layout.agentLog(store.locate(state.id)));
+    const records = replayed.messages;
+    // The model's context starts from the latest compaction; the log keeps everything.
+    const history = contextMessages(replayed);
     const userIds = new Set(records.filter((r) => r.message.role === 'user').map((r) => r.id));
     // Tool calls a crash left without results get them, in the log too, so the history is valid.
     const closing = closeOpenToolCalls(history, 'This tool call did not finish before Braid stopped; its result is unknown.');
@@ -136,7 +150,7 @@ export class Session {
     let current = store.get(state.id);
     // Queued prompts that survived a close come back paused, never run on their own.
     if (current.queue.length > 0 && !current.paused) current = await store.update(state.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
-    return new Session(options, writer, current, history, userIds);
+    return new Session(options, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
   }
 
   get id(): string {
@@ -246,9 +260,12 @@ export class Session {
   }
 
   private reload(lastTurn: number): void {
-    const records = this.options.store.history(this.id).messages;
-    this.agent.state.messages = records.map((r) => r.message);
-    for (const r of records) if (r.message.role === 'user') this.userMessageIds.add(r.id);
+    const history = this.options.store.history(this.id);
+    this.agent.state.messages = contextMessages(history);
+    for (const r of history.messages) {
+      this.recordIds.set(r.message, r.id);
+      if (r.message.role === 'user') this.userMessageIds.add(r.id);
+    }
     this.writer.resetTurn(lastTurn);
     this.state = this.options.store.get(this.id);
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
@@ -258,6 +275,11 @@ export class Session {
   async cancel(promptId?: string): Promise<void> {
     if (this.active && (!promptId || this.active.prompt.promptId === promptId)) {
       this.agent.abort();
+      this.compacting?.abort();
+      return;
+    }
+    if (!promptId && this.compacting) {
+      this.compacting.abort();
       return;
     }
     const index = this.queue.findIndex((p) => p.promptId === promptId);
@@ -288,11 +310,68 @@ export class Session {
     if (!this.active) this.pump();
   }
 
+  /**
+   * Compacts now (/compact, "Braid: Compact Session"): the older part of the conversation becomes
+   * a summary, optionally focused. Returns false when there is nothing old enough to summarize.
+   * Throws when a turn runs, the summary call fails, or the user stops it.
+   */
+  async compact(focus?: string): Promise<boolean> {
+    if (this.active || this.compacting) throw new Error('A turn is running; compact when it has ended.');
+    return this.runCompaction('manual', focus, true);
+  }
+
+  /**
+   * Summarizes the messages before the kept tail into a compaction record and gives the kernel
+   * the summary plus that tail. Failures leave the session as it was; `rethrow` is for callers
+   * that report them themselves.
+   */
+  private async runCompaction(reason: CompactionReason, focus?: string, rethrow = false): Promise<boolean> {
+    const settings = this.options.compaction ?? DEFAULT_COMPACTION;
+    const messages = this.agent.state.messages as Message[];
+    const boundary = keepBoundary(messages, settings.keepTokens);
+    const firstKept = boundary === undefined ? undefined : this.recordIds.get(messages[boundary]!);
+    if (boundary === undefined || !firstKept) return false;
+    const controller = new AbortController();
+    this.compacting = controller;
+    this.emit({ type: 'compaction', phase: 'start', reason });
+    try {
+      const { model } = await this.options.model();
+      const apiKey = await this.options.apiKey(model.provider);
+      const startedAt = Date.now();
+      const answer = await summarize({
+        model, older: messages.slice(0, boundary), signal: controller.signal,
+        ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
+      });
+      const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
+      // An earlier summary at the head is not a message of the log.
+      const summarized = messages.slice(0, boundary).filter((m) => this.recordIds.has(m)).length;
+      const record = await this.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, {
+        messageId: newMessageId(), provider: answer.provider, model: answer.model,
+        input: answer.usage.input, output: answer.usage.output, cacheRead: answer.usage.cacheRead, cacheWrite: answer.usage.cacheWrite,
+        reasoning: 0, cost: answer.usage.cost.total, latencyMs: Date.now() - startedAt, stopReason: answer.stopReason,
+      });
+      this.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
+      this.state = this.options.store.get(this.id);
+      this.emit({ type: 'compaction', phase: 'end', reason, record });
+      return true;
+    } catch (err) {
+      const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
+      const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
+      this.options.logger.warn(`session ${this.id}: ${error}`);
+      this.emit({ type: 'compaction', phase: cancelled ? 'cancelled' : 'failed', reason, error });
+      if (rethrow) throw cancelled ? new CompactionCancelled() : new Error(error);
+      return false;
+    } finally {
+      if (this.compacting === controller) this.compacting = undefined;
+    }
+  }
+
   /** Stops the running turn and closes the log; queued prompts stay in state.json, paused. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.active) this.agent.abort();
+    this.compacting?.abort();
     await this.idle.catch(() => undefined);
     if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
     await this.writer.close();
@@ -377,10 +456,42 @@ export class Session {
     let runError: string | undefined;
     try {
       await this.agent.prompt(message);
+      // A request the provider rejected for its length: compact once and retry.
+      if (await this.compactAfterOverflow(model)) await this.agent.continue();
     } catch (err) {
       runError = err instanceof Error ? err.message : String(err);
     }
+    // End of run: a context near its limit is compacted before the turn ends (DESIGN.md 2).
+    if (!runError && this.endedCleanly() && this.nearLimit(model)) await this.runCompaction('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** The run's last answer ended normally (not stopped by the user, not an error). */
+  private endedCleanly(): boolean {
+    const last = (this.agent.state.messages as Message[]).at(-1);
+    return !(last?.role === 'assistant' && (last.stopReason === 'aborted' || last.stopReason === 'error'));
+  }
+
+  /** The next request would exceed the threshold share of the model's context window. */
+  private nearLimit(model: Model<Api>): boolean {
+    const settings = this.options.compaction ?? DEFAULT_COMPACTION;
+    const window = model.contextWindow;
+    if (!window || window <= 0) return false;
+    return contextTokens(this.agent.state.messages as Message[], this.options.systemPrompt) > settings.threshold * window;
+  }
+
+  /**
+   * After a context-length error: compacts and drops the failed answer from the context (it stays
+   * in the log), so the run can continue. Once per turn; false when it does not apply or fails.
+   */
+  private async compactAfterOverflow(model: Model<Api>): Promise<boolean> {
+    const messages = this.agent.state.messages as Message[];
+    const last = messages.at(-1);
+    if (last?.role !== 'assistant' || last.stopReason !== 'error' || !isContextOverflow(last, model.contextWindow)) return false;
+    if (!(await this.runCompaction('overflow'))) return false;
+    const context = this.agent.state.messages as Message[];
+    if (context.at(-1) === last) this.agent.state.messages = context.slice(0, -1);
+    return true;
   }
 
   /** End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next prompt. */
@@ -445,6 +556,7 @@ export class Session {
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
+        this.recordIds.set(event.message as object, id);
         if (message.role === 'assistant') {
           await this.writer.appendUsage({
             messageId: id,

@@ -1,8 +1,12 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
-import type { KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
+import type { CompactionRecord, KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { WriterLease } from './writerLease';
+import { readContextTail } from '../wire/contextTail';
+import { statSize } from '../fs/probe';
+import path from 'node:path';
+import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import type { SessionState, SessionStatus } from './sessionState';
 import type { SessionStore } from './sessionStore';
@@ -25,14 +29,14 @@ export class SessionWriter {
     private summary: SessionSummary,
     private turn: number,
     private open: number | null,
-    private initial: History | undefined,
+    private initial: Pick<History, 'messages' | 'compactions'> | undefined,
   ) {}
 
   /**
    * The effective history as read when the writer opened (the log was read then anyway), handed
    * over once so opening a session reads its log one time, not twice.
    */
-  takeInitialHistory(): History | undefined {
+  takeInitialHistory(): Pick<History, 'messages' | 'compactions'> | undefined {
     const history = this.initial;
     this.initial = undefined;
     return history;
@@ -45,8 +49,17 @@ export class SessionWriter {
   static async open(store: SessionStore, dir: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
     const lease = WriterLease.acquire(store.layout.writerLock(dir), options);
     try {
-      const reading = readSessionFolder(dir, store.layout.stateFile(dir), store.layout.agentLog(dir));
-      const log = WireLogWriter.open(store.layout.agentLog(dir));
+      const logFile = store.layout.agentLog(dir);
+      // When the index row is current (same log size and state file), the summary comes from it
+      // and the log is read from its end back to the latest compaction only.
+      const indexed = store.index.summaryOf(path.basename(dir));
+      if (indexed && indexed.logBytes === statSize(logFile) && indexed.stateMtime === statMtime(store.layout.stateFile(dir))) {
+        const tail = readContextTail(logFile);
+        const log = WireLogWriter.open(logFile);
+        return new SessionWriter(store, dir, indexed.state.id, lease, log, indexed, tail.lastTurn, tail.openTurn, tail);
+      }
+      const reading = readSessionFolder(dir, store.layout.stateFile(dir), logFile);
+      const log = WireLogWriter.open(logFile);
       return new SessionWriter(store, dir, reading.summary.state.id, lease, log, reading.summary, reading.nextTurn - 1, reading.openTurn, reading.history);
     } catch (err) {
       lease.release();
@@ -114,6 +127,26 @@ export class SessionWriter {
     return record as UsageRecord;
   }
 
+  /**
+   * Appends a compaction and the usage of its summary call (marked `purpose: compaction`), fsynced,
+   * in the open turn or, between turns, in the last one; usage totals follow.
+   */
+  async appendCompaction(compaction: { summary: string; firstKeptMessageId: string; summarized: number }, usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>): Promise<CompactionRecord> {
+    this.requireLease();
+    const turn = this.open ?? this.turn;
+    const [record, usageRecord] = await this.log.append([
+      { t: 'compaction', turn, ...compaction },
+      { t: 'usage', turn, ...usage, purpose: 'compaction' },
+    ], { durable: true });
+    addUsage(this.summary.usage, usageRecord as UsageRecord);
+    addToTotals(this.summary.state.usage, usage);
+    if (this.open === null) {
+      const totals = { ...this.summary.state.usage };
+      await this.setState((s) => ({ ...s, usage: totals }));
+    }
+    return record as CompactionRecord;
+  }
+
   /** Appends other records (tool, file_change, ...) as they are. */
   async append(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
     return this.log.append(records, { durable });
@@ -161,5 +194,14 @@ export class SessionWriter {
     await this.store.update(this.id, change, {
       summary: (state, stateMtime) => (this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime }),
     });
+  }
+}
+
+/** A file's modification time in ms, or -1 when it cannot be read. */
+function statMtime(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return -1;
   }
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { isKnown, parseRecordLine, type MessageRecord } from './records';
+import { openIfExists, scanBackward } from './backwardLines';
+import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
 export interface PageCursor {
@@ -10,6 +11,8 @@ export interface PageCursor {
 export interface MessagePage {
   /** Effective messages, oldest first. */
   readonly messages: MessageRecord[];
+  /** Effective compactions among them, each with the id of the message it follows in the log. */
+  readonly compactions: { readonly record: CompactionRecord; readonly afterMessageId: string | undefined }[];
   /** Pass it back for the page before this one; undefined when this page reaches the start. */
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
@@ -18,7 +21,6 @@ export interface MessagePage {
 
 /** Messages a page holds by default (DESIGN.md 7). */
 export const PAGE_SIZE = 80;
-const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Reads the newest `limit` effective messages by reading the log from its end, so opening a huge
@@ -27,70 +29,30 @@ const CHUNK_BYTES = 256 * 1024;
  * `rewind.toTurn` seen so far. Lines that do not parse (a torn tail among them) are skipped.
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
-  let fd: number;
+  const fd = openIfExists(file);
+  if (fd === undefined) return { messages: [], compactions: [], before: undefined, bytesRead: 0 };
   try {
-    fd = fs.openSync(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { messages: [], before: undefined, bytesRead: 0 };
-    throw err;
-  }
-  try {
-    let position = before ? before.offset : fs.fstatSync(fd).size;
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
+    const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
     let oldestFound = -1;
-    let bytesRead = 0;
-    // The head of the last chunk read: the end of a line that starts further back.
-    let carry: Buffer = Buffer.alloc(0);
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    while (found.length < limit && (position > 0 || carry.length > 0)) {
-      let data: Buffer;
-      if (position > 0) {
-        const size = Math.min(CHUNK_BYTES, position);
-        position -= size;
-        fs.readSync(fd, buffer, 0, size, position);
-        bytesRead += size;
-        data = carry.length ? Buffer.concat([buffer.subarray(0, size), carry]) : buffer.subarray(0, size);
-      } else {
-        data = carry;
+    const bytesRead = scanBackward(fd, before ? before.offset : fs.fstatSync(fd).size, (line, offset) => {
+      const parsed = parseRecordLine(line);
+      if (!('record' in parsed) || !isKnown(parsed.record)) return true;
+      const r = parsed.record;
+      if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
+      else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
+      else if (r.t === 'message' && r.turn < minRewind) {
+        found.push(r);
+        oldestFound = offset;
+        for (const c of compactions) c.afterMessageId ??= r.id;
       }
-      // Before the first newline (unless at the file's start) is the tail of an earlier line.
-      let linesFrom = 0;
-      if (position > 0) {
-        const firstNewline = data.indexOf(10);
-        if (firstNewline < 0) {
-          carry = Buffer.from(data);
-          continue;
-        }
-        linesFrom = firstNewline + 1;
-        carry = Buffer.from(data.subarray(0, firstNewline));
-      } else {
-        carry = Buffer.alloc(0);
-      }
-      const starts: number[] = [];
-      for (let s = linesFrom; s < data.length;) {
-        starts.push(s);
-        const nl = data.indexOf(10, s);
-        s = nl < 0 ? data.length : nl + 1;
-      }
-      for (let i = starts.length - 1; i >= 0 && found.length < limit; i--) {
-        const start = starts[i]!;
-        const next = i + 1 < starts.length ? starts[i + 1]! : data.length;
-        const end = next > start && data[next - 1] === 10 ? next - 1 : next;
-        if (end <= start) continue;
-        const parsed = parseRecordLine(data.toString('utf8', start, end));
-        if (!('record' in parsed) || !isKnown(parsed.record)) continue;
-        const r = parsed.record;
-        if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
-        else if (r.t === 'message' && r.turn < minRewind) {
-          found.push(r);
-          oldestFound = position + start;
-        }
-      }
-    }
+      return found.length < limit;
+    });
     found.reverse();
+    compactions.reverse();
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead };
+    return { messages: found, compactions, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead };
   } finally {
     fs.closeSync(fd);
   }

@@ -99,10 +99,18 @@ export interface RewindRecord extends Base {
   readonly files: boolean;
 }
 
+/**
+ * The effective history before `firstKeptMessageId` was summarized (DESIGN.md 4): the model sees
+ * `summary` and then the messages from that one on. `turn` is the turn it was made in (a rewind
+ * to that turn or before drops it); the records before it stay in the log untouched.
+ */
 export interface CompactionRecord extends Base {
   readonly t: 'compaction';
+  readonly turn: number;
   readonly summary: string;
   readonly firstKeptMessageId: string;
+  /** How many effective messages the summary replaced. */
+  readonly summarized: number;
 }
 
 /** Every record type this version knows. */
@@ -137,7 +145,7 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
     case 'turn_end': return isInt(r.turn) && typeof r.outcome === 'string';
     case 'forked': return typeof r.from === 'object' && r.from !== null;
     case 'rewind': return isInt(r.toTurn) && r.toTurn >= 1;
-    case 'compaction': return typeof r.summary === 'string';
+    case 'compaction': return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
     default: return true;
   }
 }

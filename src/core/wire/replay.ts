@@ -1,4 +1,4 @@
-import { isKnown, type AgentRecord, type FileChangeRecord, type ForkedRecord, type KnownRecord, type MessageRecord, type TurnBeginRecord, type TurnEndRecord, type UsageRecord, type WireRecord } from './records';
+import { isKnown, type AgentRecord, type CompactionRecord, type FileChangeRecord, type ForkedRecord, type KnownRecord, type MessageRecord, type TurnBeginRecord, type TurnEndRecord, type UsageRecord, type WireRecord } from './records';
 
 /** A record that belongs to a turn (and is dropped when a rewind drops that turn). */
 type TurnScoped = Extract<KnownRecord, { turn: number }>;
@@ -13,6 +13,8 @@ export interface History {
   turnBegins: TurnBeginRecord[];
   turnEnds: TurnEndRecord[];
   fileChanges: FileChangeRecord[];
+  /** Effective compactions, oldest first; the model's context starts from the latest. */
+  compactions: CompactionRecord[];
   /** Every usage record, rewound turns included: their tokens were spent. */
   usage: UsageRecord[];
   /** The number the next turn gets. */
@@ -49,8 +51,6 @@ export class HistoryBuilder {
       case 'usage':
         this.usage.push(record);
         return;
-      case 'compaction':
-        return;
       default:
         this.scoped.push(record);
     }
@@ -61,6 +61,7 @@ export class HistoryBuilder {
     const turnBegins: TurnBeginRecord[] = [];
     const turnEnds: TurnEndRecord[] = [];
     const fileChanges: FileChangeRecord[] = [];
+    const compactions: CompactionRecord[] = [];
     let maxTurn = 0;
     for (const r of this.scoped) {
       if (r.turn > maxTurn) maxTurn = r.turn;
@@ -68,6 +69,7 @@ export class HistoryBuilder {
       else if (r.t === 'turn_begin') turnBegins.push(r);
       else if (r.t === 'turn_end') turnEnds.push(r);
       else if (r.t === 'file_change') fileChanges.push(r);
+      else if (r.t === 'compaction') compactions.push(r);
     }
     const ended = new Set(turnEnds.map((r) => r.turn));
     const open = turnBegins.filter((r) => !ended.has(r.turn)).pop();
@@ -78,6 +80,7 @@ export class HistoryBuilder {
       turnBegins,
       turnEnds,
       fileChanges,
+      compactions,
       usage: this.usage,
       nextTurn: maxTurn + 1,
       openTurn: open ? open.turn : null,

@@ -10,11 +10,12 @@ import type { RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { isStale, SessionBusyError } from '../../core/store/writerLease';
-import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import type { FrameBody, SessionInfo, StreamFrame, TranscriptEntry } from '../../protocol/frames';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
-import { readApprovalPolicy } from '../settings';
+import { readApprovalPolicy, readCompactionSettings } from '../settings';
 import { ChatApprovals } from './chatApprovals';
 import { SessionStream } from './sessionStream';
 import { toEntries } from './transcript';
@@ -73,20 +74,37 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   /** What the page needs to render the current session from scratch. */
-  view(): { session: SessionView | null; live: StreamFrame[]; cursor: number } {
+  view(): { session: SessionView | null; live: StreamFrame[]; cursor: number; promptHistory: string[] } {
     const id = this.currentId;
-    if (!id || !this.store) return { session: null, live: [], cursor: 0 };
+    if (!id || !this.store) return { session: null, live: [], cursor: 0, promptHistory: this.promptHistory([]) };
     const page = this.store.newestPage(id, PAGE_SIZE);
     const before = toWire(page.before);
     const active = this.stream?.active;
     const session: SessionView = {
       info: this.info(id),
-      entries: toEntries(page.messages),
+      entries: toEntries(page.messages, page.compactions),
       ...(before ? { before } : {}),
       ...(this.following ? { readOnly: true } : {}),
       ...(active ? { activeRequest: active } : {}),
     };
-    return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor };
+    return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
+  }
+
+  /** Earlier prompts, newest first: this session's (from the shown page), then other sessions' of the workspace. */
+  promptHistory(entries: readonly TranscriptEntry[] = this.view().session?.entries ?? []): string[] {
+    const mine = entries.flatMap((e) => (e.kind === 'user' ? [e.text] : [])).reverse();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const others = this.store && folder
+      ? this.store.index.list({ workspaceKey: workspaceKey(folder), limit: 50 }).filter((r) => r.id !== this.currentId).map((r) => r.firstPrompt)
+      : [];
+    return [...new Set([...mine, ...others].map((t) => t.trim()).filter(Boolean))].slice(0, 200);
+  }
+
+  /** Compacts the open session now (/compact, Braid: Compact Session). False when there is nothing to summarize. */
+  async compact(focus?: string): Promise<boolean> {
+    if (this.following) throw new Error('Another window is writing this session; compact it there.');
+    if (!this.session) throw new Error('Open a session in the Chat view first.');
+    return this.session.compact(focus);
   }
 
   /** Frames after `cursor`, or undefined when the page must take a snapshot instead. */
@@ -99,7 +117,7 @@ export class ChatSessions implements vscode.Disposable {
     if (!this.store || sessionId !== this.currentId) return;
     const page = this.store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
     const next = toWire(page.before);
-    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages), ...(next ? { before: next } : {}) });
+    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions), ...(next ? { before: next } : {}) });
   }
 
   private info(id: string): SessionInfo {
@@ -140,7 +158,7 @@ export class ChatSessions implements vscode.Disposable {
     else this.post({ type: 'frames', sessionId: '', frames: [{ ...body, cursor: 0 } as StreamFrame] });
   }
 
-  /** Stops the running turn (the page's Stop). */
+  /** Stops the running turn or compaction (the page's Stop). */
   cancel(): void {
     void this.session?.cancel();
   }
@@ -298,6 +316,7 @@ export class ChatSessions implements vscode.Disposable {
       systemPrompt: systemPrompt(workspaceDirs[0]!),
       approvals: this.approvals,
       approvalPolicy: readApprovalPolicy(),
+      compaction: readCompactionSettings(),
       trusted: vscode.workspace.isTrusted,
       logger: this.logger,
       ...(promptHook ? { promptHook } : {}),

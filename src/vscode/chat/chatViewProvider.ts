@@ -18,6 +18,8 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
   fork: 'braid.forkSession',
   rewind: 'braid.rewind',
   edit: 'braid.editLastPrompt',
+  compact: 'braid.compactSession',
+  history: 'braid.promptHistory',
   model: 'braid.selectModel',
   usage: 'braid.showUsage',
   trust: 'workbench.trust.manage',
@@ -144,7 +146,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.sessions.olderPage(message.sessionId, message.before);
         return;
       case 'command':
-        await vscode.commands.executeCommand(COMMANDS[message.name]);
+        await vscode.commands.executeCommand(COMMANDS[message.name], ...(message.arg ? [message.arg] : []));
         return;
       case 'sideQuestion':
         await this.sessions.askSide(message.id, message.text);
@@ -170,7 +172,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private async snapshot(): Promise<void> {
     if (!this.ready) return;
     const model = await this.modelInfo();
-    const { session, live, cursor } = this.sessions.view();
+    const { session, live, cursor, promptHistory } = this.sessions.view();
     this.post({
       type: 'snapshot',
       protocol: PROTOCOL_VERSION,
@@ -180,6 +182,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       session,
       live,
       cursor,
+      promptHistory,
     });
   }
 

@@ -2,7 +2,7 @@ import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
-import { resultText, toEntries, toolCard } from './transcript';
+import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
 
 /**
  * Turns one session's events into stream frames (DESIGN.md 7): every frame goes into the ring and
@@ -111,6 +111,19 @@ export class SessionStream {
       case 'status':
         this.push({ kind: 'session-updated', info: this.info() });
         return;
+      case 'compaction': {
+        const key = 'notice:compaction';
+        if (event.phase === 'start') {
+          const why = event.reason === 'overflow' ? 'The model said the conversation is too long: compacting it, then retrying…' : 'Compacting the conversation: summarizing its older part…';
+          this.push({ kind: 'runtime-event', event: { type: 'notice', key, text: why, tone: 'progress' } }, true);
+        } else if (event.phase === 'end' && event.record) {
+          this.push({ kind: 'message-committed', entries: [compactionEntry(event.record)] });
+          this.push({ kind: 'session-updated', info: this.info() });
+        } else {
+          this.push({ kind: 'runtime-event', event: { type: 'notice', key, text: event.error ?? 'Compaction did not finish.', tone: event.phase === 'failed' ? 'error' : 'info' } }, true);
+        }
+        return;
+      }
       default:
         return;
     }

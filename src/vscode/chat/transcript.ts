@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../../core/wire/records';
+import type { CompactionRecord, MessageRecord } from '../../core/wire/records';
 import { messageText, promptText } from '../../core/store/summary';
 import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import { toolDiff } from './lineDiff';
@@ -31,16 +31,24 @@ export function resultText(content: readonly { type: string; text?: string }[]):
   return cut(content.map((b) => (b.type === 'text' ? b.text ?? '' : `[${b.type}]`)).join('\n'));
 }
 
+/** The divider of a compaction; its key is the same live and from the log. */
+export function compactionEntry(record: CompactionRecord): TranscriptEntry {
+  return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
+}
+
 /**
- * The transcript entries of committed messages. A tool call's card carries its result when the
+ * The transcript entries of committed messages, with the divider of each compaction after the
+ * message it follows in the log. A tool call's card carries its result when the
  * result is among `records` (or in `results`, for a call whose result is on another page).
  */
-export function toEntries(records: readonly MessageRecord[]): TranscriptEntry[] {
+export function toEntries(records: readonly MessageRecord[], compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = []): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
     if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
   }
-  const entries: TranscriptEntry[] = [];
+  const entries: TranscriptEntry[] = compactions.filter((c) => c.afterMessageId === undefined).map((c) => compactionEntry(c.record));
+  const after = new Map<string, TranscriptEntry[]>();
+  for (const c of compactions) if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
   for (const { message, id } of records) {
     if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id });
     else if (message.role === 'assistant') {
@@ -55,6 +63,7 @@ export function toEntries(records: readonly MessageRecord[]): TranscriptEntry[] 
         entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : card);
       }
     }
+    entries.push(...(after.get(id) ?? []));
   }
   return entries;
 }

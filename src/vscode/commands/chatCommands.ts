@@ -34,3 +34,39 @@ export function sideQuestionCommand(chat: ChatViewProvider): BraidCommand {
     },
   };
 }
+
+/** Braid: Compact Session — summarizes the older part of the chat's session now, with progress; Cancel stops it. */
+export function compactSessionCommand(chat: ChatViewProvider): BraidCommand {
+  return {
+    id: 'braid.compactSession',
+    run: async (focus?: unknown) => {
+      try {
+        const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true }, (_progress, token) => {
+          token.onCancellationRequested(() => chat.sessions.cancel());
+          return chat.sessions.compact(typeof focus === 'string' ? focus : undefined);
+        });
+        if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Braid: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+/** Braid: Prompt History (/history) — pick an earlier prompt to put in the chat input. */
+export function promptHistoryCommand(chat: ChatViewProvider): BraidCommand {
+  return {
+    id: 'braid.promptHistory',
+    run: async () => {
+      const prompts = chat.sessions.promptHistory();
+      if (prompts.length === 0) {
+        void vscode.window.showInformationMessage('No earlier prompts in this workspace yet.');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(prompts.map((p) => ({ label: p.split('\n')[0]!.slice(0, 200), detail: p.includes('\n') ? p.slice(0, 300) : undefined, prompt: p })), { placeHolder: 'Earlier prompts, newest first', matchOnDetail: true });
+      if (!pick) return;
+      await chat.reveal();
+      chat.prefill(pick.prompt);
+    },
+  };
+}

@@ -7,6 +7,7 @@ test('typing a slash offers the commands that match, and only at the start of th
   assert.deepEqual(completions('/').map((c) => c.name), [...SLASH_COMMANDS]);
   assert.deepEqual(completions('/fo').map((c) => c.name), ['fork']);
   assert.deepEqual(completions('/ne').map((c) => c.name), ['new']);
+  assert.deepEqual(completions('/c').map((c) => c.name), ['compact']);
   assert.deepEqual(completions('/xyz'), []);
   assert.deepEqual(completions('hello /fo'), []);
   assert.deepEqual(completions('/fork now'), [], 'no list once an argument is typed');
@@ -21,4 +22,7 @@ test('the composer tells commands, side questions and prompts apart', () => {
   assert.deepEqual(parseInput('//etc/hosts is a file'), { kind: 'prompt', text: '/etc/hosts is a file' });
   assert.deepEqual(parseInput('fix the bug'), { kind: 'prompt', text: 'fix the bug' });
   assert.deepEqual(parseInput('/ alone'), { kind: 'prompt', text: '/ alone' });
+  assert.deepEqual(parseInput('/compact the schema work'), { kind: 'command', name: 'compact', arg: 'the schema work' });
+  assert.deepEqual(parseInput('/history'), { kind: 'command', name: 'history' });
+  assert.match((parseInput('/new please') as { message: string }).message, /takes no argument/);
 });

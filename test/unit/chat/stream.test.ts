@@ -130,3 +130,32 @@ test('a prompt cancelled in the queue leaves it quietly; one that fails to start
   const terminal = sent.at(-2);
   assert.deepEqual(terminal?.kind === 'turn-terminal' && [terminal.requestId, terminal.outcome, terminal.error], ['req-f', 'failed', 'No model is configured.']);
 });
+
+test('a compaction shows as a divider after the message it follows, live and from the log alike; its progress line goes away', () => {
+  const sent: StreamFrame[] = [];
+  const stream = new SessionStream(SESSION, info, (f) => sent.push(...f));
+  const { events, records } = turnEvents('req-c');
+  const record = { v: 1 as const, ts: 9, t: 'compaction' as const, turn: 1, summary: 'They fixed the greeting.', firstKeptMessageId: 'msg_a2', summarized: 3 };
+  const withCompaction: SessionEvent[] = [
+    ...events.slice(0, -2),
+    { type: 'compaction', phase: 'start', reason: 'threshold' },
+    { type: 'compaction', phase: 'end', reason: 'threshold', record },
+    ...events.slice(-2),
+  ];
+  const page = new ChatModel();
+  page.applySnapshot({ session: null, live: [], cursor: 0 });
+  page.addPending('req-c', 'Fix the greeting');
+  for (const e of withCompaction) {
+    stream.onEvent(e);
+    if (e.type === 'compaction' && e.phase === 'start') {
+      page.applyFrames(SESSION, sent.splice(0));
+      assert.equal(page.entries.at(-1)?.kind, 'notice', 'a progress line while it runs');
+    }
+  }
+  page.applyFrames(SESSION, sent.splice(0));
+  const kinds = page.entries.map((e) => e.kind);
+  assert.deepEqual(kinds, ['user', 'assistant', 'tool', 'assistant', 'compaction', 'status']);
+  const fromLog = toEntries(records, [{ record, afterMessageId: 'msg_a2' }]);
+  assert.deepEqual(fromLog.map((e) => e.kind), ['user', 'assistant', 'tool', 'assistant', 'compaction']);
+  assert.equal(fromLog[4]!.key, page.entries[4]!.key, 'the same key live and stored');
+});

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import { openIfExists, scanBackward } from './backwardLines';
+import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
+
+/** What a session needs to continue, read from the end of its log. */
+export interface ContextTail {
+  /** Effective messages, oldest first: from the latest compaction's first kept message on, or all. */
+  readonly messages: MessageRecord[];
+  /** The latest effective compaction (its summary heads the model's context), if any. */
+  readonly compactions: CompactionRecord[];
+  /** The last effective turn number (0 before the first). */
+  readonly lastTurn: number;
+  /** An effective turn that began and did not end. */
+  readonly openTurn: number | null;
+  readonly bytesRead: number;
+}
+
+/**
+ * Replays a log from its latest compaction (DESIGN.md 4): reads backwards, applying rewinds as it
+ * meets them (a record is effective when its turn is below every rewind seen after it), and stops
+ * at the latest effective compaction's first kept message. Without a compaction it reads the
+ * whole log. The records before stay in the file, untouched and unread.
+ */
+export function readContextTail(file: string): ContextTail {
+  const fd = openIfExists(file);
+  if (fd === undefined) return { messages: [], compactions: [], lastTurn: 0, openTurn: null, bytesRead: 0 };
+  try {
+    let minRewind = Number.POSITIVE_INFINITY;
+    let lastTurn: number | undefined;
+    let openTurn: number | null | undefined;
+    let compaction: CompactionRecord | undefined;
+    const messages: MessageRecord[] = [];
+    let stoppedAt = 0;
+    let bytesRead = scanBackward(fd, fs.fstatSync(fd).size, (line, offset) => {
+      const parsed = parseRecordLine(line);
+      if (!('record' in parsed) || !isKnown(parsed.record)) return true;
+      const r = parsed.record;
+      if (r.t === 'rewind') {
+        minRewind = Math.min(minRewind, r.toTurn);
+        return true;
+      }
+      if (!('turn' in r) || r.turn >= minRewind) return true;
+      lastTurn ??= r.turn;
+      if (openTurn === undefined && r.t === 'turn_end') openTurn = null;
+      if (openTurn === undefined && r.t === 'turn_begin') openTurn = r.turn;
+      if (r.t === 'compaction') compaction ??= r;
+      if (r.t === 'message') {
+        messages.push(r);
+        if (compaction && r.id === compaction.firstKeptMessageId) {
+          stoppedAt = offset;
+          return false;
+        }
+      }
+      return true;
+    });
+    if (openTurn === undefined && stoppedAt > 0) {
+      // The turn in flight began before the kept messages: find whether it ended, reading only
+      // turn boundaries (a substring test before any parsing).
+      bytesRead += scanBackward(fd, stoppedAt, (line) => {
+        if (!line.includes('"t":"turn_') && !line.includes('"t":"rewind"')) return true;
+        const parsed = parseRecordLine(line);
+        if (!('record' in parsed) || !isKnown(parsed.record)) return true;
+        const r = parsed.record;
+        if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
+        else if ((r.t === 'turn_begin' || r.t === 'turn_end') && r.turn < minRewind) {
+          openTurn = r.t === 'turn_begin' ? r.turn : null;
+          return false;
+        }
+        return true;
+      });
+    }
+    messages.reverse();
+    // A compaction whose kept message was not found (should not happen) cannot start the context.
+    const usable = compaction && messages[0]?.id === compaction.firstKeptMessageId ? [compaction] : [];
+    return { messages, compactions: usable, lastTurn: lastTurn ?? 0, openTurn: openTurn ?? null, bytesRead };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

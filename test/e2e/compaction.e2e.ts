@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ScriptedModelServer } from '../support/modelServer';
+import { openStore } from '../support/store';
+import { Workbench } from '../support/workbench';
+
+// /compact in the real VS Code: the divider shows (and expands to the summary), the next prompt
+// still gets an answer with the summary in its context, and Up in the input recalls prompts.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'compaction',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl, 'braid.compaction.keepTokens': 10 },
+  });
+  await workbench.openBraid();
+  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+test('/compact on a session of several turns shows the divider, and the next prompt still gets an answer', async () => {
+  const chat = workbench.chatFrame();
+  for (const [prompt, reply] of [['Plan the parser', 'Use a recursive descent parser.'], ['Name the modules', 'lexer, parser, printer.'], ['List the risks', 'Error recovery is hard.']] as const) {
+    model.enqueue({ kind: 'text', chunks: [reply] });
+    await workbench.send(prompt);
+  }
+  model.enqueue({ kind: 'text', chunks: ['The user is designing a parser: recursive descent; modules lexer, parser, printer.'] });
+  await chat.locator('[data-role="input"]').fill('/compact the module names');
+  await chat.locator('[data-role="input"]').press('Enter');
+  const divider = chat.locator('details.compaction');
+  await divider.waitFor({ timeout: 15_000 });
+  assert.match(await divider.locator('summary').textContent() ?? '', /Context compacted: \d+ earlier messages? summarized/);
+  const summaryRequest = model.requests.at(-1)!;
+  assert.match(JSON.stringify(summaryRequest.body), /focus on: the module names/);
+  await divider.locator('summary').click();
+  await divider.locator('.compaction-summary', { hasText: 'recursive descent' }).waitFor();
+  // Every original message is still in the transcript.
+  for (const prompt of ['Plan the parser', 'Name the modules', 'List the risks']) await chat.locator('.message.user', { hasText: prompt }).waitFor();
+  await workbench.screenshot('compacted-divider');
+
+  model.enqueue({ kind: 'text', chunks: ['Start with the lexer.'] });
+  await workbench.send('What first?');
+  await chat.locator('.message.assistant', { hasText: 'Start with the lexer.' }).waitFor();
+  const next = JSON.stringify(model.requests.at(-1)!.body.messages);
+  assert.match(next, /summarized to fit the context window/);
+  assert.match(next, /What first\?/);
+  assert.doesNotMatch(next, /Plan the parser/, 'the summarized prompts are not sent again');
+
+  const id = (await chat.locator('body').getAttribute('data-session'))!;
+  const store = await openStore(workbench.globalStorage);
+  const history = store.history(id);
+  await store.close();
+  assert.equal(history.compactions.length, 1);
+  assert.equal(history.messages.filter((m) => m.message.role === 'user').length, 4, 'the log keeps every prompt');
+  await workbench.screenshot('answered-after-compaction');
+});
+
+test('Up in the empty input recalls earlier prompts, newest first; Down goes back to the draft', async () => {
+  const input = workbench.chatFrame().locator('[data-role="input"]');
+  await input.fill('');
+  await input.press('ArrowUp');
+  assert.equal(await input.inputValue(), 'What first?');
+  await input.press('ArrowUp');
+  assert.equal(await input.inputValue(), 'List the risks');
+  await workbench.screenshot('prompt-history');
+  await input.press('ArrowDown');
+  await input.press('ArrowDown');
+  assert.equal(await input.inputValue(), '');
+});

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Context, Message } from '@mariozechner/pi-ai';
+import { contextMessages, keepBoundary, summaryMessage } from '../../../src/core/session/compaction';
+import type { SessionEvent } from '../../../src/core/session/events';
+import { forkSession } from '../../../src/core/store/fork';
+import type { CompactionRecord, MessageRecord, UsageRecord, WireRecord } from '../../../src/core/wire/records';
+import { replay } from '../../../src/core/wire/replay';
+import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1 });
+const answer = (text: string): Message => fauxAssistantMessage(text);
+const call = (id: string): Message => fauxAssistantMessage([fauxToolCall('read_file', { path: 'a.txt' }, { id })], { stopReason: 'toolUse' });
+const result = (id: string, text: string): Message => ({ role: 'toolResult', toolCallId: id, toolName: 'read_file', content: [{ type: 'text', text }], isError: false, timestamp: 1 });
+const long = (n: number) => 'word '.repeat(n);
+
+test('the kept tail never starts at a tool result: a call and its result stay on one side', () => {
+  const messages = [user(long(200)), call('c1'), result('c1', long(300)), result('c1', long(10)), answer('done'), user('next'), call('c2'), result('c2', long(40)), answer('ok')];
+  for (let keep = 0; keep <= 2000; keep += 7) {
+    const cut = keepBoundary(messages, keep);
+    if (cut === undefined) continue;
+    assert.notEqual(messages[cut]!.role, 'toolResult', `keep ${keep} cut at ${cut}`);
+    assert.ok(cut > 0 && cut < messages.length);
+  }
+  assert.equal(keepBoundary(messages, 1_000_000), undefined, 'everything fits: nothing to summarize');
+  assert.equal(keepBoundary([user('only')], 0), undefined);
+  assert.equal(keepBoundary(messages, 0), 5, 'a tail larger than the budget keeps its last prompt');
+});
+
+test('the model context starts from the latest effective compaction; a rewind before it drops it', () => {
+  const [one, a1, two, a2, three, a3, four] = [user('one'), answer('1'), user('two'), answer('2'), user('three'), answer('3'), user('four')];
+  const m = (turn: number, id: string, message: Message): MessageRecord => ({ v: 1, ts: 1, t: 'message', turn, id, message });
+  const c = (turn: number, summary: string, firstKeptMessageId: string): CompactionRecord => ({ v: 1, ts: 1, t: 'compaction', turn, summary, firstKeptMessageId, summarized: 2 });
+  const records: WireRecord[] = [
+    m(1, 'u1', one!), m(1, 'a1', a1!), m(2, 'u2', two!), m(2, 'a2', a2!), c(2, 'first summary', 'u2'),
+    m(3, 'u3', three!), m(3, 'a3', a3!), c(3, 'second summary', 'u3'), m(4, 'u4', four!),
+  ];
+  const h = replay(records);
+  assert.equal(h.messages.length, 7, 'every message stays in the history');
+  const context = contextMessages(h);
+  assert.match(JSON.stringify(context[0]), /second summary/);
+  assert.deepEqual(context.slice(1), [three, a3, four]);
+  const rewound = replay([...records, { v: 1, ts: 2, t: 'rewind', toTurn: 3, messageId: 'u3', files: false }]);
+  assert.equal(rewound.compactions.length, 1);
+  assert.match(JSON.stringify(contextMessages(rewound)[0]), /first summary/);
+  const before = replay([...records, { v: 1, ts: 2, t: 'rewind', toTurn: 2, messageId: 'u2', files: false }]);
+  assert.deepEqual(contextMessages(before), [one, a1], 'no compaction left: the full history');
+});
+
+const types = (records: WireRecord[]) => records.map((r) => (r.t === 'message' ? `message:${(r as MessageRecord).message.role}` : r.t));
+
+/** A session with a tiny context window, so a few turns pass the threshold. */
+async function smallWindow(f: SessionFixture, contextWindow = 400, sessionId?: string) {
+  return f.open({ model: () => ({ model: { ...f.faux.getModel(), contextWindow }, thinking: 'off' }), compaction: { threshold: 0.8, keepTokens: 60 } }, sessionId);
+}
+
+test('near the threshold a turn ends with a compaction; the next request sees the summary and the kept tail; the log keeps everything', async () => {
+  const f = await sessionFixture();
+  try {
+    const contexts: Context[] = [];
+    const responder = (context: Context) => {
+      contexts.push(context);
+      return /You summarize/.test(context.systemPrompt ?? '') ? fauxAssistantMessage('SUMMARY: the user asked long questions.') : fauxAssistantMessage(long(60));
+    };
+    f.faux.setResponses(Array.from({ length: 20 }, () => responder));
+    const session = await smallWindow(f);
+    const events: SessionEvent[] = [];
+    session.onEvent((e) => e.type === 'compaction' && events.push(e));
+    for (const q of ['first question', 'second question', 'third question']) {
+      await session.submit(`${q} ${long(40)}`);
+      await session.waitForIdle();
+    }
+    const phases = events.map((e) => e.type === 'compaction' && `${e.phase}:${e.reason}`);
+    assert.ok(phases.length >= 2);
+    for (let i = 0; i < phases.length; i += 2) assert.deepEqual(phases.slice(i, i + 2), ['start:threshold', 'end:threshold']);
+    const records = f.records(session.id);
+    const compactions = records.filter((r): r is CompactionRecord => r.t === 'compaction');
+    assert.equal(compactions.length, phases.length / 2);
+    const compaction = compactions.at(-1)!;
+    assert.match(compaction.summary, /SUMMARY/);
+    assert.ok(compaction.summarized >= 1);
+    const kept = records.find((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).id === compaction.firstKeptMessageId)!;
+    assert.notEqual(kept.message.role, 'toolResult');
+    const at = records.indexOf(compaction);
+    assert.ok(records.slice(at).some((r) => r.t === 'turn_end'), 'compaction runs before its turn ends');
+    const usage = records.filter((r): r is UsageRecord => r.t === 'usage');
+    assert.equal(usage.filter((u) => u.purpose === 'compaction').length, compactions.length, 'each summary call is a usage record of its own');
+    assert.equal(types(records).filter((t) => t === 'message:user').length, 3, 'no original record was removed');
+
+    await session.submit('fourth question');
+    await session.waitForIdle();
+    const last = contexts.filter((c) => !/You summarize/.test(c.systemPrompt ?? '')).at(-1)!;
+    assert.match(JSON.stringify(last.messages[0]), /SUMMARY: the user asked/);
+    assert.match(JSON.stringify(last.messages.at(-1)), /fourth question/);
+    assert.doesNotMatch(JSON.stringify(last.messages), /first question/, 'the summarized part is not sent again');
+
+    // Replay from the log gives the same context: the latest summary, then the kept tail.
+    const h = f.store.history(session.id);
+    const latest = h.compactions.at(-1)!;
+    const from = h.messages.findIndex((r) => r.id === latest.firstKeptMessageId);
+    assert.deepEqual(contextMessages(h).slice(1), h.messages.slice(from).map((r) => r.message));
+    // Reopened (the index is current, so the log is read back to the latest compaction only).
+    await session.close();
+    const reopened = await smallWindow(f, 400, session.id);
+    assert.deepEqual(JSON.parse(JSON.stringify(reopened.messages)).slice(1), JSON.parse(JSON.stringify(contextMessages(h).slice(1))));
+    assert.match(JSON.stringify(reopened.messages[0]), /SUMMARY: the user asked/);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a context-length error compacts once and retries instead of failing the turn', async () => {
+  const f = await sessionFixture();
+  try {
+    f.faux.setResponses([fauxAssistantMessage('a'.repeat(200)), fauxAssistantMessage('b'.repeat(200))]);
+    const session = await f.open({ compaction: { threshold: 0.99, keepTokens: 10 } });
+    await session.submit(`one ${long(50)}`);
+    await session.waitForIdle();
+    await session.submit(`two ${long(50)}`);
+    await session.waitForIdle();
+    f.faux.setResponses([
+      fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'This model\'s maximum context length is 8192 tokens' }),
+      fauxAssistantMessage('Summary of one and two.'),
+      fauxAssistantMessage('Answer after the retry.'),
+    ]);
+    await session.submit('three');
+    await session.waitForIdle();
+    const records = f.records(session.id);
+    const tail = types(records.slice(records.map((r) => r.t).lastIndexOf('turn_begin')));
+    assert.deepEqual(tail, ['turn_begin', 'message:user', 'message:assistant', 'usage', 'compaction', 'usage', 'message:assistant', 'usage', 'turn_end']);
+    const end = records.at(-1) as { outcome: string };
+    assert.equal(end.outcome, 'completed');
+    assert.equal(f.store.get(session.id).status, 'idle');
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('/compact on demand with a focus; nothing to summarize says so; a failed or stopped compaction leaves the session working', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
+    assert.equal(await session.compact(), false, 'an empty session has nothing to summarize');
+    f.faux.setResponses([fauxAssistantMessage(long(30)), fauxAssistantMessage(long(30))]);
+    await session.submit(`alpha ${long(30)}`);
+    await session.waitForIdle();
+    await session.submit(`beta ${long(30)}`);
+    await session.waitForIdle();
+
+    f.faux.setResponses([fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'server exploded' })]);
+    await assert.rejects(session.compact(), /Compaction failed: server exploded\. The session is unchanged/);
+    assert.equal(f.records(session.id).filter((r) => r.t === 'compaction').length, 0);
+
+    let sawFocus = '';
+    f.faux.setResponses([(context: Context) => {
+      sawFocus = JSON.stringify(context.messages);
+      return fauxAssistantMessage('Focused summary.');
+    }]);
+    assert.equal(await session.compact('the database schema'), true);
+    assert.match(sawFocus, /focus on: the database schema/);
+    const compaction = f.records(session.id).find((r): r is CompactionRecord => r.t === 'compaction')!;
+    assert.equal(compaction.turn, 2, 'between turns it belongs to the last turn');
+    assert.equal(f.store.get(session.id).turnCount, 2);
+
+    f.faux.setResponses([fauxAssistantMessage('still works')]);
+    await session.submit('gamma');
+    await session.waitForIdle();
+    assert.equal(f.store.get(session.id).status, 'idle');
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('stopping a compaction leaves no record', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
+    f.faux.setResponses([fauxAssistantMessage(long(30)), fauxAssistantMessage(long(30))]);
+    for (const q of ['one', 'two']) {
+      await session.submit(`${q} ${long(30)}`);
+      await session.waitForIdle();
+    }
+    f.faux.setResponses([(_context: Context, options) => new Promise((resolve) => {
+      options?.signal?.addEventListener('abort', () => resolve(fauxAssistantMessage('', { stopReason: 'aborted' })));
+    })]);
+    const running = session.compact();
+    setTimeout(() => void session.cancel(), 50);
+    await assert.rejects(running, /Compaction was stopped/);
+    assert.equal(f.records(session.id).filter((r) => r.t === 'compaction').length, 0);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('fork at a turn before a compaction keeps the full records; rewind before it drops it', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
+    f.faux.setResponses([fauxAssistantMessage(long(30)), fauxAssistantMessage(long(30)), fauxAssistantMessage('S'), fauxAssistantMessage('after')]);
+    for (const q of ['one', 'two']) {
+      await session.submit(`${q} ${long(30)}`);
+      await session.waitForIdle();
+    }
+    assert.equal(await session.compact(), true);
+    await session.submit('three');
+    await session.waitForIdle();
+
+    const fork = await forkSession(f.store, session.id, { turn: 1 });
+    const forked = f.store.history(fork.id);
+    assert.equal(forked.compactions.length, 0);
+    assert.deepEqual(contextMessages(forked).map((m) => m.role), ['user', 'assistant']);
+
+    const whole = f.store.history(session.id);
+    assert.equal(whole.compactions.length, 1);
+    const two = whole.messages.filter((r) => r.message.role === 'user')[1]!;
+    await session.rewind(two.id, { files: false });
+    const after = f.store.history(session.id);
+    assert.equal(after.compactions.length, 0, 'the compaction of turn 2 went with it');
+    assert.deepEqual(contextMessages(after).map((m) => m.role), ['user', 'assistant']);
+    assert.doesNotMatch(JSON.stringify(session.messages), /system-reminder/, 'the kernel no longer sees the summary');
+    void summaryMessage;
+  } finally {
+    await f.cleanup();
+  }
+});
