@@ -13,9 +13,9 @@ import { readOnlyTools, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
-import type { CompactionReason, PromptInfo, PromptState, SessionEvent } from './events';
-import { CompactionCancelled, contextMessages, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
-import { isContextOverflow } from '@mariozechner/pi-ai';
+import type { PromptInfo, PromptState, SessionEvent } from './events';
+import { contextMessages, type CompactionSettings } from './compaction';
+import { Compactor } from './compactor';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
@@ -91,8 +91,7 @@ export class Session {
   private idle: Promise<void> = Promise.resolve();
   /** The wire record id of each message the kernel holds (a compaction names the first it keeps). */
   private readonly recordIds = new WeakMap<object, string>();
-  /** The compaction running now, to stop it. */
-  private compacting: AbortController | undefined;
+  private readonly compactor: Compactor;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -123,6 +122,20 @@ export class Session {
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
+    this.compactor = new Compactor({
+      agent: this.agent,
+      writer,
+      settings: options.compaction,
+      systemPrompt: options.systemPrompt,
+      logger: options.logger,
+      sessionId: state.id,
+      model: async () => {
+        const { model } = await options.model();
+        return { model, apiKey: await options.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
+      },
+      recordId: (m) => this.recordIds.get(m),
+      emit: (event) => this.emit(event),
+    });
   }
 
   /**
@@ -275,11 +288,11 @@ export class Session {
   async cancel(promptId?: string): Promise<void> {
     if (this.active && (!promptId || this.active.prompt.promptId === promptId)) {
       this.agent.abort();
-      this.compacting?.abort();
+      this.compactor.abort();
       return;
     }
-    if (!promptId && this.compacting) {
-      this.compacting.abort();
+    if (!promptId && this.compactor.busy) {
+      this.compactor.abort();
       return;
     }
     const index = this.queue.findIndex((p) => p.promptId === promptId);
@@ -316,54 +329,10 @@ export class Session {
    * Throws when a turn runs, the summary call fails, or the user stops it.
    */
   async compact(focus?: string): Promise<boolean> {
-    if (this.active || this.compacting) throw new Error('A turn is running; compact when it has ended.');
-    return this.runCompaction('manual', focus, true);
-  }
-
-  /**
-   * Summarizes the messages before the kept tail into a compaction record and gives the kernel
-   * the summary plus that tail. Failures leave the session as it was; `rethrow` is for callers
-   * that report them themselves.
-   */
-  private async runCompaction(reason: CompactionReason, focus?: string, rethrow = false): Promise<boolean> {
-    const settings = this.options.compaction ?? DEFAULT_COMPACTION;
-    const messages = this.agent.state.messages as Message[];
-    const boundary = keepBoundary(messages, settings.keepTokens);
-    const firstKept = boundary === undefined ? undefined : this.recordIds.get(messages[boundary]!);
-    if (boundary === undefined || !firstKept) return false;
-    const controller = new AbortController();
-    this.compacting = controller;
-    this.emit({ type: 'compaction', phase: 'start', reason });
-    try {
-      const { model } = await this.options.model();
-      const apiKey = await this.options.apiKey(model.provider);
-      const startedAt = Date.now();
-      const answer = await summarize({
-        model, older: messages.slice(0, boundary), signal: controller.signal,
-        ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
-      });
-      const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
-      // An earlier summary at the head is not a message of the log.
-      const summarized = messages.slice(0, boundary).filter((m) => this.recordIds.has(m)).length;
-      const record = await this.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, {
-        messageId: newMessageId(), provider: answer.provider, model: answer.model,
-        input: answer.usage.input, output: answer.usage.output, cacheRead: answer.usage.cacheRead, cacheWrite: answer.usage.cacheWrite,
-        reasoning: 0, cost: answer.usage.cost.total, latencyMs: Date.now() - startedAt, stopReason: answer.stopReason,
-      });
-      this.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
-      this.state = this.options.store.get(this.id);
-      this.emit({ type: 'compaction', phase: 'end', reason, record });
-      return true;
-    } catch (err) {
-      const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
-      const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
-      this.options.logger.warn(`session ${this.id}: ${error}`);
-      this.emit({ type: 'compaction', phase: cancelled ? 'cancelled' : 'failed', reason, error });
-      if (rethrow) throw cancelled ? new CompactionCancelled() : new Error(error);
-      return false;
-    } finally {
-      if (this.compacting === controller) this.compacting = undefined;
-    }
+    if (this.active || this.compactor.busy) throw new Error('A turn is running; compact when it has ended.');
+    const done = await this.compactor.run('manual', focus, true);
+    this.state = this.options.store.get(this.id);
+    return done;
   }
 
   /** Stops the running turn and closes the log; queued prompts stay in state.json, paused. */
@@ -371,7 +340,7 @@ export class Session {
     if (this.closed) return;
     this.closed = true;
     if (this.active) this.agent.abort();
-    this.compacting?.abort();
+    this.compactor.abort();
     await this.idle.catch(() => undefined);
     if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
     await this.writer.close();
@@ -457,12 +426,12 @@ export class Session {
     try {
       await this.agent.prompt(message);
       // A request the provider rejected for its length: compact once and retry.
-      if (await this.compactAfterOverflow(model)) await this.agent.continue();
+      if (await this.compactor.afterOverflow(model)) await this.agent.continue();
     } catch (err) {
       runError = err instanceof Error ? err.message : String(err);
     }
     // End of run: a context near its limit is compacted before the turn ends (DESIGN.md 2).
-    if (!runError && this.endedCleanly() && this.nearLimit(model)) await this.runCompaction('threshold');
+    if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
   }
 
@@ -470,28 +439,6 @@ export class Session {
   private endedCleanly(): boolean {
     const last = (this.agent.state.messages as Message[]).at(-1);
     return !(last?.role === 'assistant' && (last.stopReason === 'aborted' || last.stopReason === 'error'));
-  }
-
-  /** The next request would exceed the threshold share of the model's context window. */
-  private nearLimit(model: Model<Api>): boolean {
-    const settings = this.options.compaction ?? DEFAULT_COMPACTION;
-    const window = model.contextWindow;
-    if (!window || window <= 0) return false;
-    return contextTokens(this.agent.state.messages as Message[], this.options.systemPrompt) > settings.threshold * window;
-  }
-
-  /**
-   * After a context-length error: compacts and drops the failed answer from the context (it stays
-   * in the log), so the run can continue. Once per turn; false when it does not apply or fails.
-   */
-  private async compactAfterOverflow(model: Model<Api>): Promise<boolean> {
-    const messages = this.agent.state.messages as Message[];
-    const last = messages.at(-1);
-    if (last?.role !== 'assistant' || last.stopReason !== 'error' || !isContextOverflow(last, model.contextWindow)) return false;
-    if (!(await this.runCompaction('overflow'))) return false;
-    const context = this.agent.state.messages as Message[];
-    if (context.at(-1) === last) this.agent.state.messages = context.slice(0, -1);
-    return true;
   }
 
   /** End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next prompt. */

@@ -1,0 +1,110 @@
+import type { Agent } from '@mariozechner/pi-agent-core';
+import { isContextOverflow, type Api, type Message, type Model } from '@mariozechner/pi-ai';
+import { newMessageId } from '../ids';
+import type { Logger } from '../logger';
+import type { SessionWriter } from '../store/sessionWriter';
+import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
+import type { CompactionReason, SessionEvent } from './events';
+
+/** What a Compactor needs from its Session. */
+export interface CompactorHost {
+  readonly agent: Agent;
+  readonly writer: SessionWriter;
+  readonly settings: CompactionSettings | undefined;
+  readonly systemPrompt: string;
+  readonly logger: Logger;
+  readonly sessionId: string;
+  /** The model and its API key at the time of the call. */
+  model(): Promise<{ model: Model<Api>; apiKey: string | undefined; streamFn?: Parameters<typeof summarize>[0]['streamFn'] }>;
+  /** The wire record id of a message the kernel holds (undefined for a summary at the head). */
+  recordId(message: object): string | undefined;
+  emit(event: SessionEvent): void;
+}
+
+/**
+ * Compaction for one Session (DESIGN.md 4): decides when the context is near its limit, asks the
+ * model for the summary of the older part, appends the record and gives the kernel the summary
+ * plus the kept tail. One at a time; `abort` stops it.
+ */
+export class Compactor {
+  private running: AbortController | undefined;
+
+  constructor(private readonly host: CompactorHost) {}
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  abort(): void {
+    this.running?.abort();
+  }
+
+  private get settings(): CompactionSettings {
+    return this.host.settings ?? DEFAULT_COMPACTION;
+  }
+
+  private get messages(): Message[] {
+    return this.host.agent.state.messages as Message[];
+  }
+
+  /** The next request would exceed the threshold share of the model's context window. */
+  nearLimit(model: Model<Api>): boolean {
+    const window = model.contextWindow;
+    if (!window || window <= 0) return false;
+    return contextTokens(this.messages, this.host.systemPrompt) > this.settings.threshold * window;
+  }
+
+  /**
+   * After a context-length error: compacts and drops the failed answer from the context (it stays
+   * in the log), so the run can continue. False when it does not apply or fails.
+   */
+  async afterOverflow(model: Model<Api>): Promise<boolean> {
+    const last = this.messages.at(-1);
+    if (last?.role !== 'assistant' || last.stopReason !== 'error' || !isContextOverflow(last, model.contextWindow)) return false;
+    if (!(await this.run('overflow'))) return false;
+    const context = this.messages;
+    if (context.at(-1) === last) this.host.agent.state.messages = context.slice(0, -1);
+    return true;
+  }
+
+  /**
+   * Summarizes the messages before the kept tail into a compaction record. Returns false when
+   * there is nothing old enough to summarize. Failures leave the session as it was; with
+   * `rethrow` they are thrown (for callers that report them), otherwise only emitted and logged.
+   */
+  async run(reason: CompactionReason, focus?: string, rethrow = false): Promise<boolean> {
+    const messages = this.messages;
+    const boundary = keepBoundary(messages, this.settings.keepTokens);
+    const firstKept = boundary === undefined ? undefined : this.host.recordId(messages[boundary]!);
+    if (boundary === undefined || !firstKept) return false;
+    const controller = new AbortController();
+    this.running = controller;
+    this.host.emit({ type: 'compaction', phase: 'start', reason });
+    try {
+      const { model, apiKey, streamFn } = await this.host.model();
+      const startedAt = Date.now();
+      const older = messages.slice(0, boundary);
+      const answer = await summarize({ model, older, signal: controller.signal, ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(streamFn ? { streamFn } : {}) });
+      const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
+      // An earlier summary at the head is not a message of the log.
+      const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
+      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, {
+        messageId: newMessageId(), provider: answer.provider, model: answer.model,
+        input: answer.usage.input, output: answer.usage.output, cacheRead: answer.usage.cacheRead, cacheWrite: answer.usage.cacheWrite,
+        reasoning: 0, cost: answer.usage.cost.total, latencyMs: Date.now() - startedAt, stopReason: answer.stopReason,
+      });
+      this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
+      this.host.emit({ type: 'compaction', phase: 'end', reason, record });
+      return true;
+    } catch (err) {
+      const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
+      const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
+      this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
+      this.host.emit({ type: 'compaction', phase: cancelled ? 'cancelled' : 'failed', reason, error });
+      if (rethrow) throw cancelled ? new CompactionCancelled() : new Error(error);
+      return false;
+    } finally {
+      if (this.running === controller) this.running = undefined;
+    }
+  }
+}
