@@ -53,7 +53,11 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
       if (e.type === 'text-delta') write(e.delta);
       else if (e.type === 'tool-start') write(`${atLineStart ? '' : '\n'}[${e.name}] ${JSON.stringify(e.args).slice(0, 200)}\n`);
       else if (e.type === 'tool-end' && e.isError) write(`[${e.name} failed] ${e.text.split('\n')[0]!.slice(0, 200)}\n`);
-      else if (e.type === 'turn-end') {
+      else if (e.type === 'compaction') {
+        const what = e.phase === 'start' ? 'compacting the conversation (its older part is summarized for the model)…'
+          : e.phase === 'end' ? `compacted: ${e.record?.summarized ?? 0} earlier messages summarized; the log keeps them all` : e.error ?? 'compaction did not finish';
+        ctx.err(`${atLineStart ? '' : '\n'}braid: ${what}\n`);
+      } else if (e.type === 'turn-end') {
         outcome = e.outcome;
         error = e.error;
       } else if (e.type === 'prompt' && e.prompt.state === 'blocked') {

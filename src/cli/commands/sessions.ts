@@ -52,11 +52,17 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       `tokens ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached  cost ${state.usage.cost.toFixed(4)}`,
       '',
     ];
+    const compacted = (turn: number) => history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
+    let turn = 0;
     for (const m of history.messages) {
+      if (m.turn !== turn) lines.push(...compacted(turn));
+      turn = m.turn;
       const text = promptText(m.message).trim();
       if (m.message.role === 'toolResult') lines.push(`  [${m.message.toolName} result] ${text.slice(0, 200)}`);
+      else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${m.message.errorMessage ?? ''}`);
       else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
     }
+    lines.push(...compacted(turn));
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
   });

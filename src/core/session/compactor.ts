@@ -74,14 +74,26 @@ export class Compactor {
    */
   async run(reason: CompactionReason, focus?: string, rethrow = false): Promise<boolean> {
     const messages = this.messages;
-    const boundary = keepBoundary(messages, this.settings.keepTokens);
+    let chosen: Awaited<ReturnType<CompactorHost['model']>>;
+    try {
+      chosen = await this.host.model();
+    } catch (err) {
+      const error = `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
+      this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
+      if (rethrow) throw new Error(error);
+      return false;
+    }
+    const { model, apiKey, streamFn } = chosen;
+    // The verbatim tail is at most half the window; when everything fits in it, a compaction that
+    // must happen (asked for, or the provider refused the request) keeps only the newest exchange.
+    const budget = model.contextWindow > 0 ? Math.min(this.settings.keepTokens, Math.floor(model.contextWindow / 2)) : this.settings.keepTokens;
+    const boundary = keepBoundary(messages, budget) ?? (reason === 'threshold' ? undefined : keepBoundary(messages, 0));
     const firstKept = boundary === undefined ? undefined : this.host.recordId(messages[boundary]!);
     if (boundary === undefined || !firstKept) return false;
     const controller = new AbortController();
     this.running = controller;
     this.host.emit({ type: 'compaction', phase: 'start', reason });
     try {
-      const { model, apiKey, streamFn } = await this.host.model();
       const startedAt = Date.now();
       const older = messages.slice(0, boundary);
       const answer = await summarize({ model, older, signal: controller.signal, ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(streamFn ? { streamFn } : {}) });

@@ -16,9 +16,15 @@ export function exportMarkdown(state: SessionState, history: History): string {
   out.push(`- Session: \`${state.id}\``, `- Workspace: \`${state.workspaceDir}\``, `- Created: ${new Date(state.createdAt).toISOString()}`,
     `- Turns: ${state.turnCount}`, `- Tokens: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
   if (state.forkedFrom) out.push(`- Forked from: \`${state.forkedFrom.sessionId}\`${state.forkedFrom.turn ? ` at turn ${state.forkedFrom.turn}` : ''}`);
+  // A compaction is shown at the end of the turn it was made in.
+  const compactionsOf = (t: number) => history.compactions.filter((c) => c.turn === t).flatMap((c) => [
+    '', `*Context compacted: ${c.summarized} earlier messages summarized for the model (they stay above and in the log).*`,
+    '', '<details><summary>Summary the model sees</summary>', '', c.summary, '', '</details>',
+  ]);
   let turn = 0;
   for (const { message, turn: t } of history.messages) {
     if (t !== turn) {
+      out.push(...compactionsOf(turn));
       turn = t;
       out.push('', `## Turn ${t}`);
     }
@@ -28,6 +34,7 @@ export function exportMarkdown(state: SessionState, history: History): string {
       if (added.length) out.push('', '<details><summary>Context Braid added</summary>', '', ...added.map((b) => fence(b.type === 'text' ? b.text : '')), '', '</details>');
     } else if (message.role === 'assistant') {
       out.push('', '### Assistant');
+      if (message.stopReason === 'error') out.push('', `*The model call failed: ${message.errorMessage ?? 'unknown error'}*`);
       for (const block of message.content) {
         if (block.type === 'text') out.push('', block.text);
         else if (block.type === 'thinking') out.push('', '<details><summary>Thinking</summary>', '', block.thinking, '', '</details>');
@@ -38,6 +45,7 @@ export function exportMarkdown(state: SessionState, history: History): string {
       out.push('', `Result of \`${message.toolName}\`${message.isError ? ' (error)' : ''}:`, '', fence(text));
     }
   }
+  out.push(...compactionsOf(turn));
   return `${out.join('\n')}\n`;
 }
 

@@ -117,7 +117,7 @@ export class ChatSessions implements vscode.Disposable {
     if (!this.store || sessionId !== this.currentId) return;
     const page = this.store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
     const next = toWire(page.before);
-    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions), ...(next ? { before: next } : {}) });
+    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) });
   }
 
   private info(id: string): SessionInfo {

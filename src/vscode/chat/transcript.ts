@@ -38,10 +38,10 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
 
 /**
  * The transcript entries of committed messages, with the divider of each compaction after the
- * message it follows in the log. A tool call's card carries its result when the
+ * message it follows in the log. `newerExist` says the records are an older page. A tool call's card carries its result when the
  * result is among `records` (or in `results`, for a call whose result is on another page).
  */
-export function toEntries(records: readonly MessageRecord[], compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = []): TranscriptEntry[] {
+export function toEntries(records: readonly MessageRecord[], compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [], newerExist = false): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
     if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
@@ -60,7 +60,9 @@ export function toEntries(records: readonly MessageRecord[], compactions: readon
         if (block.type !== 'toolCall') continue;
         const card = toolCard(block.id, block.name, block.arguments);
         const result = results.get(block.id);
-        entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : card);
+        // Without its result here, a call still runs, unless newer messages (an older page's
+        // caller knows) hold the result.
+        entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : newerExist ? { ...card, status: 'done' } : card);
       }
     }
     entries.push(...(after.get(id) ?? []));

@@ -223,3 +223,31 @@ test('fork at a turn before a compaction keeps the full records; rewind before i
     await f.cleanup();
   }
 });
+
+test('with the default settings a short session that overflows still compacts (keeping its newest exchange) and retries', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open();
+    f.faux.setResponses([fauxAssistantMessage('first answer')]);
+    await session.submit('first');
+    await session.waitForIdle();
+    f.faux.setResponses([
+      fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'prompt is too long: 210000 tokens > 200000 maximum' }),
+      fauxAssistantMessage('Summary: one exchange.'),
+      fauxAssistantMessage('second answer'),
+    ]);
+    await session.submit('second');
+    await session.waitForIdle();
+    const records = f.records(session.id);
+    const compaction = records.find((r): r is CompactionRecord => r.t === 'compaction')!;
+    const kept = records.find((r) => r.t === 'message' && (r as MessageRecord).id === compaction.firstKeptMessageId) as MessageRecord;
+    assert.match(JSON.stringify(kept.message), /second/, 'the newest prompt is kept verbatim');
+    assert.equal((records.at(-1) as { outcome: string }).outcome, 'completed');
+    const markdown = f.store.export(session.id, 'md');
+    assert.match(markdown, /The model call failed: prompt is too long/);
+    assert.match(markdown, /Context compacted: 2 earlier messages summarized/);
+    assert.match(markdown, /Summary: one exchange\./);
+  } finally {
+    await f.cleanup();
+  }
+});
