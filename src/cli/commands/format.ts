@@ -1,3 +1,4 @@
+import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
 
 /** The JSON shape of a session in `list --json` and `search --json`. */
@@ -21,18 +22,9 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
   };
 }
 
-/** A relative time like "5 min ago". */
-export function ago(ts: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ts) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
-}
-
 /** One line per session for humans. */
 export function rowLine(row: SessionRow, withWorkspace: boolean): string {
   const title = row.title || row.firstPrompt || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
-  return `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${ago(row.updatedAt).padStart(11)}  ${title}${where}`;
+  return `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`;
 }

@@ -3,6 +3,7 @@
 import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
 import type { UsageTotals } from '../../core/store/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
+import { timeAgo } from '../../core/timeAgo';
 
 /** A session; its forks are nested under it. */
 export interface SessionNode {
@@ -156,18 +157,10 @@ export class SessionsTreeModel {
   }
 }
 
-/** "5 min ago" style times for the tree's descriptions. */
-export function relativeTime(ts: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ts) / 1000));
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
-}
 
 /** A session row's description: relative time · model id · turns. */
 export function sessionDescription(row: SessionRow, now = Date.now()): string {
-  return [relativeTime(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+  return [timeAgo(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
 }
 
 /** Tokens and cost in one line, for tooltips. */
