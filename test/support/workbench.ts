@@ -150,12 +150,29 @@ export class Workbench {
 
   /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */
   async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('F1');
+    await this.openPalette();
     const input = this.page.locator('.quick-input-widget input');
     await input.fill(`>${title}`);
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
     await input.press('Enter');
   }
+
+  /**
+   * Opens the command palette. F1 pressed while the focus is in a webview (the Chat view after a
+   * session opened) reaches the workbench only through the webview's key forwarding, which can
+   * drop it; so when the palette does not show, the focus goes to the editor area and F1 again.
+   */
+  async openPalette(): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.page.keyboard.press('F1');
+      if (await widget.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) return;
+      await this.page.locator('.part.editor').click({ position: { x: 20, y: 20 } }).catch(() => undefined);
+    }
+    await this.screenshot('palette-did-not-open').catch(() => undefined);
+    throw new Error('the command palette did not open');
+  }
+
 
   async close(): Promise<void> {
     await this.browser.close().catch(() => {});
