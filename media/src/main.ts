@@ -89,6 +89,10 @@ function refreshChrome(): void {
   const queue = part('queue');
   const chips = info?.queue ?? [];
   queue.hidden = chips.length === 0;
+  // The chips are rebuilt only when they change, not on every streamed frame.
+  const chipsKey = JSON.stringify([chips, model.running !== undefined, info?.paused]);
+  if (queue.dataset.key === chipsKey) return;
+  queue.dataset.key = chipsKey;
   queue.replaceChildren(...chips.map((q) => {
     const chip = document.createElement('div');
     chip.className = 'chip';
@@ -123,12 +127,25 @@ function refreshChrome(): void {
 function refresh(options: { keepAnchor?: boolean; toEnd?: boolean } = {}): void {
   list.setItems(model.entries, options);
   refreshChrome();
-  if (firstToken && model.entries.some((e) => e.kind === 'live' && e.requestId === firstToken!.requestId && e.text !== '')) {
-    const { sentAt } = firstToken;
-    firstToken = undefined;
-    // The list lays out in the next frame; the one after it is on screen.
-    requestAnimationFrame(() => requestAnimationFrame(() => (document.body.dataset.firstTokenMs = String(Math.round(performance.now() - sentAt)))));
-  }
+}
+
+let refreshFrame = 0;
+/**
+ * Streaming frames arrive many times a frame; the page shows their sum once per animation
+ * frame: the list is given the entries and laid out in the same frame.
+ */
+function scheduleRefresh(): void {
+  refreshFrame ||= requestAnimationFrame(() => {
+    refreshFrame = 0;
+    refresh();
+    list.flush();
+    if (firstToken && model.entries.some((e) => e.kind === 'live' && e.requestId === firstToken!.requestId && e.text !== '')) {
+      const { sentAt } = firstToken;
+      firstToken = undefined;
+      // This frame is painted before the next one's callbacks run.
+      requestAnimationFrame(() => (document.body.dataset.firstTokenMs = String(Math.round(performance.now() - sentAt))));
+    }
+  });
 }
 
 function send(raw: string, steer: boolean): void {
@@ -214,7 +231,7 @@ onHostMessage((message: HostToWebview) => {
     case 'frames':
       if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
       if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
-      refresh();
+      scheduleRefresh();
       return;
     case 'olderPage': {
       loadingOlder = false;

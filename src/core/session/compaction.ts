@@ -61,8 +61,10 @@ export function contextTokens(messages: readonly Message[], systemPrompt: string
 export function keepBoundary(messages: readonly Message[], keepTokens: number): number | undefined {
   let kept = 0;
   let i = messages.length;
-  while (i > 0 && kept + estimateTokens([messages[i - 1]!]) <= keepTokens) {
-    kept += estimateTokens([messages[i - 1]!]);
+  while (i > 0) {
+    const size = estimateTokens([messages[i - 1]!]);
+    if (kept + size > keepTokens) break;
+    kept += size;
     i--;
   }
   // Move the cut forward to a message that can start a context.

@@ -40,13 +40,18 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   private restored = false;
   private revealer: ((sessionId: string) => void) | undefined;
+  /** The model the page shows; looked up once and again only when settings or VS Code's models change. */
+  private model: Promise<ModelInfo> | undefined;
 
   constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
     super();
     this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
       if (!this.view?.visible) void this.reveal();
     }));
-    const modelChanged = () => void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+    const modelChanged = () => {
+      this.model = undefined;
+      void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+    };
     this._register(vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsModelSettings(event)) modelChanged();
     }));
@@ -186,7 +191,12 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     });
   }
 
-  private async modelInfo(): Promise<ModelInfo> {
+  private modelInfo(): Promise<ModelInfo> {
+    this.model ??= this.lookUpModel();
+    return this.model;
+  }
+
+  private async lookUpModel(): Promise<ModelInfo> {
     const settings = readModelSettings();
     try {
       const { model } = await chooseModel();

@@ -1,6 +1,6 @@
 import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
-import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
 import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
 
@@ -18,6 +18,8 @@ export class SessionStream {
   private usageAtStart: SessionInfo['usage'] | undefined;
   /** User message id -> the page's request id (the prompt's message key). */
   private readonly requestIds = new Map<string, string>();
+  /** Tool cards of the committed answer (with their diffs), reused when the calls start. */
+  private readonly cards = new Map<string, ToolEntry>();
 
   constructor(
     readonly sessionId: string,
@@ -80,7 +82,8 @@ export class SessionStream {
         if (requestId) this.push({ kind: 'runtime-event', event: { type: event.type, requestId, delta: event.delta } }, true);
         return;
       case 'tool-start':
-        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', requestId, tool: toolCard(event.toolCallId, event.name, event.args) } }, true);
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', requestId, tool: this.cards.get(event.toolCallId) ?? toolCard(event.toolCallId, event.name, event.args) } }, true);
+        this.cards.delete(event.toolCallId);
         return;
       case 'tool-end':
         if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-end', requestId, key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) } }, true);
@@ -89,6 +92,8 @@ export class SessionStream {
         const { message, id } = event.record;
         if (message.role === 'toolResult') return; // its card got the result from tool-end
         const entries = toEntries([event.record]);
+        this.cards.clear();
+        for (const e of entries) if (e.kind === 'tool') this.cards.set(e.key, e);
         const request = message.role === 'user' ? this.requestIds.get(id) : requestId;
         // What was streaming is in the log now; tools of this message have not started yet.
         this.live = [];

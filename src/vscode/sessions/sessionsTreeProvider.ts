@@ -30,8 +30,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
       count: (filter) => store?.index.count(filter) ?? 0,
       workspaces: () => store?.index.workspaces() ?? [],
       subagents: (id) => {
-        const state = store?.index.summaryOf(id)?.state;
-        return store && state ? readSubagents(store.layout, store.locate(id), state) : [];
+        if (!store) return [];
+        try {
+          return readSubagents(store.layout, store.locate(id), store.get(id));
+        } catch {
+          return []; // the session went away since the tree listed it
+        }
       },
     }, workspaceDir ? { key: workspaceKey(workspaceDir), dir: workspaceDir } : undefined);
   }
