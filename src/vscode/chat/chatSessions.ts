@@ -1,10 +1,9 @@
-import type { AssistantMessage } from '@mariozechner/pi-ai';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { Session } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
-import { keepSideQuestion } from '../../core/store/fork';
+import { promptText } from '../../core/store/summary';
 import { LogFollower } from '../../core/store/logFollower';
 import type { RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -18,6 +17,7 @@ import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { readApprovalPolicy, readCompactionSettings } from '../settings';
 import { ChatApprovals } from './chatApprovals';
 import { SessionStream } from './sessionStream';
+import { SideQuestions } from './sideQuestions';
 import { toEntries } from './transcript';
 
 /** The workspace-state key of the session the Chat view shows. */
@@ -43,7 +43,7 @@ export class ChatSessions implements vscode.Disposable {
   /** Fires when the current session, its title, its status or its usage changes. */
   readonly onDidChange = this.changed.event;
   readonly approvals: ChatApprovals;
-  private readonly sideAnswers = new Map<string, { question: string; message: AssistantMessage; sessionId: string }>();
+  private readonly sides: SideQuestions;
 
   constructor(
     private readonly store: SessionStore | undefined,
@@ -56,6 +56,7 @@ export class ChatSessions implements vscode.Disposable {
     private readonly resync: () => void,
     reveal: () => void,
   ) {
+    this.sides = new SideQuestions(store, post);
     this.approvals = new ChatApprovals((body) => {
       const requestId = this.stream?.active;
       if (!requestId || body.kind !== 'runtime-event') return false;
@@ -91,8 +92,13 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   /** Earlier prompts, newest first: this session's (from the shown page), then other sessions' of the workspace. */
-  promptHistory(entries: readonly TranscriptEntry[] = this.view().session?.entries ?? []): string[] {
-    const mine = entries.flatMap((e) => (e.kind === 'user' ? [e.text] : [])).reverse();
+  promptHistory(entries?: readonly TranscriptEntry[]): string[] {
+    // Without the shown entries (the /history command), the prompts of the newest page.
+    const id = this.currentId;
+    const prompts = entries
+      ? entries.flatMap((e) => (e.kind === 'user' ? [e.text] : []))
+      : id && this.store ? this.store.newestPage(id, PAGE_SIZE).messages.flatMap((m) => (m.message.role === 'user' ? [promptText(m.message)] : [])) : [];
+    const mine = prompts.reverse();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const others = this.store && folder
       ? this.store.index.list({ workspaceKey: workspaceKey(folder), limit: 50 }).filter((r) => r.id !== this.currentId).map((r) => r.firstPrompt)
@@ -172,31 +178,14 @@ export class ChatSessions implements vscode.Disposable {
     this.stream?.push({ kind: 'session-updated', info: this.info(this.session.id) });
   }
 
-  /** A side question (/btw): answered in the page's overlay, never part of the session. */
-  async askSide(id: string, question: string): Promise<void> {
-    const session = this.session;
-    if (!session) {
-      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: 'Open or start a session first: a side question is asked about its conversation.' });
-      return;
-    }
-    this.post({ type: 'sideAnswer', id, question, state: 'asking', text: '' });
-    try {
-      const { text, message } = await session.ask(question);
-      this.sideAnswers.set(id, { question, message, sessionId: session.id });
-      this.post({ type: 'sideAnswer', id, question, state: 'answered', text });
-    } catch (err) {
-      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: (err as Error).message });
-    }
+  /** A side question (/btw) about the open session, answered in the page's overlay. */
+  askSide(id: string, question: string): Promise<void> {
+    return this.sides.ask(this.session, id, question);
   }
 
-  /** Keeps an answered side question as a fork of its session. */
-  async keepSide(id: string): Promise<string | undefined> {
-    const side = this.sideAnswers.get(id);
-    if (!side || !this.store) return undefined;
-    const fork = await keepSideQuestion(this.store, side.sessionId, side.question, side.message);
-    this.sideAnswers.delete(id);
-    this.post({ type: 'sideAnswer', id, question: side.question, state: 'kept', text: fork.title });
-    return fork.id;
+  /** Keeps an answered side question as a fork; returns the fork's id. */
+  keepSide(id: string): Promise<string | undefined> {
+    return this.sides.keep(id);
   }
 
   /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
@@ -227,15 +216,7 @@ export class ChatSessions implements vscode.Disposable {
     this.following?.follower.stop();
     this.following = undefined;
     await previous?.close();
-    if (id) {
-      try {
-        this.session = await this.open(id);
-      } catch (err) {
-        if (!(err instanceof SessionBusyError)) throw err;
-        if (await this.confirmTakeOver(err)) this.session = await this.open(id, true);
-        else this.follow(id);
-      }
-    }
+    if (id) await this.openOrFollow(id, () => this.confirmTakeOver());
     void this.memory.update(SHOWN_KEY, id);
     this.resync();
     this.changed.fire();
@@ -249,29 +230,15 @@ export class ChatSessions implements vscode.Disposable {
     const id = this.memory.get<string>(SHOWN_KEY);
     if (!id || this.currentId || !this.store) return;
     const generation = this.generation;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.session = await this.open(id);
-        break;
-      } catch (err) {
-        if (generation !== this.generation) return; // the user moved on meanwhile
-        if (err instanceof SessionBusyError && isStale(err.holder)) {
-          this.session = await this.open(id, true); // our own window's lease, left by the reload
-          break;
-        }
-        if (err instanceof SessionBusyError && attempt < 25) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          continue;
-        }
-        if (err instanceof SessionBusyError) this.follow(id);
-        else {
-          this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
-          void this.memory.update(SHOWN_KEY, undefined);
-          return;
-        }
-        break;
-      }
+    try {
+      // A stale lease is this window's own, left by the reload: taken over without asking.
+      await this.openOrFollow(id, async () => true, 5_000, () => generation !== this.generation);
+    } catch (err) {
+      this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
+      void this.memory.update(SHOWN_KEY, undefined);
+      return;
     }
+    if (generation !== this.generation) return; // the user moved on meanwhile
     this.resync();
     this.changed.fire();
   }
@@ -285,9 +252,32 @@ export class ChatSessions implements vscode.Disposable {
     return { title: state.title, model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
   }
 
+  /**
+   * Opens `id` for writing here. When another process holds its lease: a stale lease is taken
+   * over if `takeOver` agrees; a fresh one is waited for up to `waitMs` (a window letting go),
+   * then the session is followed read-only. `abandoned` stops the waiting.
+   */
+  private async openOrFollow(id: string, takeOver: () => Promise<boolean>, waitMs = 0, abandoned = () => false): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    const keep = async (session: Session) => {
+      if (abandoned()) await session.close(); // another session was chosen while this one opened
+      else this.session = session;
+    };
+    for (;;) {
+      try {
+        return await keep(await this.open(id));
+      } catch (err) {
+        if (!(err instanceof SessionBusyError)) throw err;
+        if (isStale(err.holder) && await takeOver()) return await keep(await this.open(id, true));
+        if (isStale(err.holder) || Date.now() >= deadline || abandoned()) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    if (!abandoned()) this.follow(id);
+  }
+
   /** A lease whose holder is gone is taken over only when the user says so. */
-  private async confirmTakeOver(err: SessionBusyError): Promise<boolean> {
-    if (!isStale(err.holder)) return false;
+  private async confirmTakeOver(): Promise<boolean> {
     const choice = await vscode.window.showWarningMessage('This session was being written by a window that has stopped answering. Take it over here?', { modal: true }, 'Take Over');
     return choice === 'Take Over';
   }
@@ -303,6 +293,8 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   private async open(id: string | undefined, takeOver = false): Promise<Session> {
+    // The generation this session belongs to is the one it was asked for in.
+    const generation = this.generation;
     await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
@@ -321,11 +313,10 @@ export class ChatSessions implements vscode.Disposable {
       logger: this.logger,
       ...(promptHook ? { promptHook } : {}),
     }, id, { takeOver });
-    const generation = this.generation;
     const stream = new SessionStream(session.id, () => this.info(session.id), (frames) => {
       if (generation === this.generation) this.post({ type: 'frames', sessionId: session.id, frames });
     });
-    this.stream = stream;
+    if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {
       if (generation !== this.generation) return;
       stream.onEvent(event);
