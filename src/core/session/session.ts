@@ -36,7 +36,8 @@ export interface SessionOptions {
   readonly systemPrompt: string;
   readonly approvals: ApprovalUi;
   readonly approvalPolicy?: ApprovalPolicy;
-  readonly trusted: boolean;
+  /** Whether the workspace is trusted; a function is asked at each tool call (trust granted later applies at once). */
+  readonly trusted: boolean | (() => boolean);
   readonly logger: Logger;
   /** The UserPromptSubmit hook command, if the user configured one. */
   readonly promptHook?: string;
@@ -109,7 +110,9 @@ export class Session {
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
       workspace: new WorkspaceFs(options.workspaceDirs),
-      trusted: options.trusted,
+      get trusted() {
+        return typeof options.trusted === 'function' ? options.trusted() : options.trusted;
+      },
       approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
       checkpoints: this.checkpoints,
       logger: options.logger,

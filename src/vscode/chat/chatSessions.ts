@@ -309,7 +309,7 @@ export class ChatSessions implements vscode.Disposable {
       approvals: this.approvals,
       approvalPolicy: readApprovalPolicy(),
       compaction: readCompactionSettings(),
-      trusted: vscode.workspace.isTrusted,
+      trusted: () => vscode.workspace.isTrusted,
       logger: this.logger,
       ...(promptHook ? { promptHook } : {}),
     }, id, { takeOver });

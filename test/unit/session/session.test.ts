@@ -227,6 +227,15 @@ test('paths outside the workspace, symlinks out of it, and an untrusted workspac
     assert.equal(fs.existsSync(path.join(f.workspace, 'new.txt')), false);
     assert.equal(fs.existsSync(path.join(f.workspace, 'ran.txt')), false);
     assert.match(JSON.stringify(f.records(session.id)), /not trusted/);
+    // Trust granted while the session is open applies to the next tool call.
+    let trusted = false;
+    await untrusted.close();
+    const later = await f.open({ trusted: () => trusted }, session.id);
+    trusted = true;
+    f.faux.setResponses([fauxAssistantMessage([fauxToolCall('write_file', { path: 'new.txt', content: 'x' }, { id: 'w2' })], { stopReason: 'toolUse' }), fauxAssistantMessage('ok')]);
+    await later.submit('write now');
+    await later.waitForIdle();
+    assert.equal(fs.readFileSync(path.join(f.workspace, 'new.txt'), 'utf8'), 'x');
   } finally {
     await f.cleanup();
   }
