@@ -1,6 +1,8 @@
 // The test runner: bundles the specs of a suite with esbuild (as the product is bundled), then
 // runs them with Node's built-in test runner, whose summary lines it prints.
-// Usage: node scripts/run-ts.mjs test/run.ts unit|stress|e2e [name-filter]
+// Usage: node scripts/run-ts.mjs test/run.ts unit|faults|e2e [--long] [name-filter]
+// `--long` runs the fault suite's long mode (hundreds of trials per fault kind, a minute of load);
+// without it the suite runs its bounded quick mode, as `npm test` does.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,7 @@ import { bundleForNode } from '../scripts/bundle-node.mjs';
 const root = path.resolve(__dirname, '..', '..', '..');
 const suites = {
   unit: { dir: 'test/unit', suffix: '.test.ts', concurrency: 2, timeoutMs: 60_000 },
-  stress: { dir: 'test/stress', suffix: '.test.ts', concurrency: 2, timeoutMs: 300_000 },
+  faults: { dir: 'test/faults', suffix: '.test.ts', concurrency: 2, timeoutMs: 1_800_000 },
   e2e: { dir: 'test/e2e', suffix: '.e2e.ts', concurrency: 1, timeoutMs: 600_000 },
 } as const;
 
@@ -24,9 +26,11 @@ function findSpecs(dir: string, suffix: string): string[] {
 }
 
 async function main(): Promise<number> {
-  const [suiteName, filter] = process.argv.slice(2);
-  if (suiteName !== 'unit' && suiteName !== 'stress' && suiteName !== 'e2e') {
-    console.error('usage: test/run.ts unit|stress|e2e [name-filter]');
+  const argv = process.argv.slice(2);
+  const long = argv.includes('--long');
+  const [suiteName, filter] = argv.filter((a) => a !== '--long');
+  if (suiteName !== 'unit' && suiteName !== 'faults' && suiteName !== 'e2e') {
+    console.error('usage: test/run.ts unit|faults|e2e [--long] [name-filter]');
     return 2;
   }
   const suite = suites[suiteName];
@@ -46,7 +50,7 @@ async function main(): Promise<number> {
   }
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
-  const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root } });
+  const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick' } });
   return result.status ?? 1;
 }
 

@@ -8,12 +8,13 @@ import { readState } from '../../src/core/store/sessionState';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
 import { runDoctor } from '../../src/core/store/doctor';
+import { trials } from '../support/faults';
 import { openStore, repoRoot, tempDir, wasmPath } from '../support/store';
 
 // A child appends turns in a loop and is killed with SIGKILL at random moments (in appends,
 // state writes and index saves). After every kill, each turn the child saw reach turn_end must
 // still be there, and the log must replay.
-const KILLS = Number(process.env.BRAID_CRASH_KILLS ?? 200);
+const KILLS = trials('BRAID_CRASH_KILLS', 200, 600);
 const LANES = 2;
 const worker = path.join(repoRoot, 'out', 'test', 'workers', 'appendWorker.cjs');
 const root = tempDir('braid-crash-');

@@ -8,11 +8,12 @@ import { SessionIndex, listSessionFolders } from '../../src/core/index/sessionIn
 import { silentLogger } from '../../src/core/logger';
 import { StoreLayout } from '../../src/core/store/layout';
 import { readState } from '../../src/core/store/sessionState';
+import { trials } from '../support/faults';
 import { repoRoot, tempDir, wasmPath } from '../support/store';
 
 // Three processes share one store for 20 s: creating, appending, renaming, archiving, restoring.
 // Afterwards the saved index, `braid list --all --json` and the folders on disk agree exactly.
-const SECONDS = Number(process.env.BRAID_CONCURRENCY_SECONDS ?? 20);
+const SECONDS = trials('BRAID_CONCURRENCY_SECONDS', 20, 60);
 const worker = path.join(repoRoot, 'out', 'test', 'workers', 'concurrencyWorker.cjs');
 const root = tempDir('braid-concurrency-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));

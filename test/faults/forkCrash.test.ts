@@ -9,12 +9,13 @@ import { sweepPartials } from '../../src/core/store/fork';
 import { readState } from '../../src/core/store/sessionState';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
+import { trials } from '../support/faults';
 import { addTurn, openStore, repoRoot, tempDir, wasmPath } from '../support/store';
 
 // A process forking a session is killed with SIGKILL at random moments, many times. Every fork
 // that is visible must be whole; partial folders stay invisible and are swept; the source never
 // changes.
-const KILLS = Number(process.env.BRAID_FORK_KILLS ?? 100);
+const KILLS = trials('BRAID_FORK_KILLS', 100, 400);
 const worker = path.join(repoRoot, 'out', 'test', 'workers', 'forkWorker.cjs');
 const root = tempDir('braid-forkcrash-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
