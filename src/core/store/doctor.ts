@@ -5,8 +5,11 @@ import { listSessionFolders } from '../index/sessionIndex';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
+import { isAlive } from '../fs/fileLock';
+import { finishPending, hasPending } from './pendingRewind';
 import { readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
+import { SessionBusyError, WriterLease } from './writerLease';
 
 /** One thing the doctor found. */
 export interface Finding {
@@ -30,7 +33,8 @@ export interface DoctorReport {
  * Verifies every session folder, log and the index (DESIGN.md 9 `braid doctor`). With `fix` it
  * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
  * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
- * `.partial-*` folders and stray temp files moved to the trash, index drift reconciled.
+ * `.partial-*` folders moved to the trash, temp files of dead writers removed, rewinds a crash
+ * cut short finished, index drift reconciled.
  */
 export async function runDoctor(store: SessionStore, options: { fix: boolean }): Promise<DoctorReport> {
   const layout = store.layout;
@@ -76,16 +80,14 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       if (scan.unknownRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
       if (scan.newerRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
     }
-    for (const name of safeReaddir(folder.dir)) {
-      if (!/^\.state\.json\.tmp-/.test(name)) continue;
-      const finding: Finding = { severity: 'info', where, fixable: true, message: `stray temp file ${name} from an interrupted state write` };
-      if (options.fix) {
-        fs.rmSync(path.join(folder.dir, name), { force: true });
-        finding.fixed = 'removed it (state.json itself is intact)';
-      }
+    if (hasPending(folder.dir)) {
+      const finding: Finding = { severity: 'error', where, fixable: true, message: 'a rewind (or its undo) was cut short by a crash: the conversation and the workspace files disagree until it is finished' };
+      if (options.fix) finding.fixed = await finishCutShort(store, folder.dir);
       note(finding);
     }
+    for (const dir of [folder.dir, ...safeReaddir(layout.blobsDir(folder.dir)).map((n) => path.join(layout.blobsDir(folder.dir), n))]) sweepTemps(dir, where, options.fix, note);
   }
+  sweepTemps(layout.root, 'data folder', options.fix, note);
 
   for (const workspaceKey of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
     for (const name of safeReaddir(layout.workspaceDir(workspaceKey))) {
@@ -113,4 +115,40 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     note(finding);
   }
   return report;
+}
+
+/** Finishes a rewind a crash cut short, holding the session's lease (a dead holder's is taken over). */
+async function finishCutShort(store: SessionStore, dir: string): Promise<string | undefined> {
+  let lease: WriterLease;
+  try {
+    lease = WriterLease.acquire(store.layout.writerLock(dir), { takeOver: true });
+  } catch (err) {
+    if (err instanceof SessionBusyError) return undefined; // its writer is alive and finishes it when it opens the session again
+    throw err;
+  }
+  try {
+    return `finished the ${await finishPending(store, dir)}: files and conversation agree again`;
+  } finally {
+    lease.release();
+  }
+}
+
+/**
+ * Temp files of atomic writes (`.<name>.tmp-<pid>-<n>`) whose process is gone: a crash between
+ * writing and renaming left them; the file they were to replace is intact. A live process's
+ * temp file is its write in progress and is left alone.
+ */
+function sweepTemps(dir: string, where: string, fix: boolean, note: (f: Finding) => void): void {
+  for (const name of safeReaddir(dir)) {
+    const match = /^\.(.+)\.tmp-(\d+)-\d+$/.exec(name);
+    if (!match) continue;
+    const pid = Number(match[2]);
+    if (pid !== process.pid && isAlive(pid)) continue;
+    const finding: Finding = { severity: 'info', where, fixable: true, message: `stray temp file ${name} from an interrupted write of ${match[1]}` };
+    if (fix) {
+      fs.rmSync(path.join(dir, name), { force: true });
+      finding.fixed = `removed it (${match[1]} itself is intact)`;
+    }
+    note(finding);
+  }
 }

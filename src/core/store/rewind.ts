@@ -5,8 +5,8 @@ import { BlobStore } from '../tools/checkpoints';
 import { isKnown, type KnownRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { HistoryBuilder } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
-import { WireLogWriter } from '../wire/wireLog';
 import type { SessionStore } from './sessionStore';
+import { finishPending, runPending } from './pendingRewind';
 import { promptText } from './summary';
 import { WriterLease } from './writerLease';
 
@@ -142,8 +142,10 @@ export async function rewindSession(store: SessionStore, sessionId: string, mess
 /** Runs `fn` holding the session's writer lease (unless the caller, an open Session, holds it). */
 async function withLease<T>(store: SessionStore, sessionId: string, held: boolean | undefined, fn: () => Promise<T>): Promise<T> {
   if (held) return fn();
-  const lease = WriterLease.acquire(store.layout.writerLock(store.locate(sessionId)));
+  const dir = store.locate(sessionId);
+  const lease = WriterLease.acquire(store.layout.writerLock(dir));
   try {
+    await finishPending(store, dir);
     return await fn();
   } finally {
     lease.release();
@@ -165,20 +167,15 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
       }
       const full = path.resolve(workspace, file.path);
       const was = fs.existsSync(full) ? blobs.put(fs.readFileSync(full)) : null;
-      const image = targets.get(file.path)!.before;
-      if (image === null) fs.rmSync(full, { force: true });
-      else {
-        fs.mkdirSync(path.dirname(full), { recursive: true });
-        fs.writeFileSync(full, blobs.get(image));
-      }
-      restored.push({ path: file.path, was, now: image });
+      restored.push({ path: file.path, was, now: targets.get(file.path)!.before });
     }
   }
-  const log = WireLogWriter.open(store.layout.agentLog(dir));
-  await log.append({ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored } as object) } as NewRecord, { durable: true });
-  await log.close();
-  await store.update(sessionId, (s) => ({ ...s, status: 'idle', error: null, turnCount: preview.toTurn - 1 }));
-  store.index.refresh(dir);
+  // Journaled: a crash part-way is finished by the next process that opens the session.
+  await runPending(store, dir, {
+    op: 'rewind', workspaceDir: workspace, turnCount: preview.toTurn - 1,
+    records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored } as object) } as NewRecord],
+    files: restored.map((r) => ({ path: r.path, from: r.was, to: r.now })),
+  });
   return { ...preview, restored: restored.map((r) => r.path), skipped };
 }
 
@@ -217,24 +214,13 @@ async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns
     const { v: _v, ts: _ts, ...rest } = r as KnownRecord & Record<string, unknown>;
     return rest as unknown as NewRecord;
   });
-  const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const workspace = store.get(sessionId).workspaceDir;
-  const files: string[] = [];
-  for (const f of rewind.restored ?? []) {
-    const full = path.resolve(workspace, f.path);
-    if (f.was === null) fs.rmSync(full, { force: true });
-    else {
-      fs.mkdirSync(path.dirname(full), { recursive: true });
-      fs.writeFileSync(full, blobs.get(f.was));
-    }
-    files.push(f.path);
-  }
-  const log = WireLogWriter.open(logFile);
-  await log.append(again, { durable: true });
-  await log.close();
   const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
   const maxTurn = Math.max(rewind.toTurn - 1, ...again.map((r) => (r as { turn: number }).turn));
-  await store.update(sessionId, (s) => ({ ...s, turnCount: maxTurn }));
-  store.index.refresh(dir);
+  const restored = rewind.restored ?? [];
+  await runPending(store, dir, {
+    op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, turnCount: maxTurn, records: again,
+    files: restored.map((f) => ({ path: f.path, from: f.now, to: f.was })),
+  });
+  const files = restored.map((f) => f.path);
   return { turns, files };
 }

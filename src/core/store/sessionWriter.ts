@@ -2,6 +2,7 @@ import type { Message } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
 import type { CompactionRecord, KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
+import { finishPending } from './pendingRewind';
 import { WriterLease } from './writerLease';
 import { readContextTail } from '../wire/contextTail';
 import { statSize } from '../fs/probe';
@@ -49,6 +50,7 @@ export class SessionWriter {
   static async open(store: SessionStore, dir: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
     const lease = WriterLease.acquire(store.layout.writerLock(dir), options);
     try {
+      await finishPending(store, dir);
       const logFile = store.layout.agentLog(dir);
       // When the index row is current (same log size and state file), the summary comes from it
       // and the log is read from its end back to the latest compaction only.
