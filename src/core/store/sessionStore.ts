@@ -19,7 +19,7 @@ import { StoreLayout } from './layout';
 import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
 import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionWriter } from './sessionWriter';
-import { isStale, readLease } from './writerLease';
+import { isStale, readLease, SessionBusyError, WriterLease } from './writerLease';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -194,15 +194,33 @@ export class SessionStore {
     return this.update(id, (s) => ({ ...s, archived: false }));
   }
 
-  /** Moves a session to the trash (restorable for 7 days). */
+  /**
+   * Moves a session to the trash (restorable for 7 days). Refused (SessionBusyError) while another
+   * process writes it: its writer would go on appending to a session the user deleted.
+   */
   async delete(id: string): Promise<void> {
     const dir = this.locate(id);
     const workspaceKey = path.basename(path.dirname(dir));
     const target = this.layout.trashedSessionDir(workspaceKey, id);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(dir, target);
-    fs.writeFileSync(path.join(target, TRASHED_AT), `${Date.now()}\n`);
+    let lease: WriterLease;
+    try {
+      lease = WriterLease.acquire(this.layout.writerLock(dir), { takeOver: true });
+    } catch (err) {
+      if (err instanceof SessionBusyError) err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was deleted by another process just now`);
+      throw err;
+    }
+    try {
+      // Never replace what the trash holds; two live copies of one id cannot happen by design.
+      if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
+      // The time goes in before the move, so the folder arrives in the trash whole.
+      fs.writeFileSync(path.join(dir, TRASHED_AT), `${Date.now()}\n`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.renameSync(dir, target);
+    } finally {
+      lease.release(); // after the move the lease file went with the folder and is removed below
+    }
+    fs.rmSync(this.layout.writerLock(target), { force: true });
     fsyncDir(path.dirname(dir));
     fsyncDir(path.dirname(target));
     // Tell listeners now: the tree must drop the row at once, not when another process saves.
@@ -229,8 +247,13 @@ export class SessionStore {
     const to = this.layout.sessionDir(entry.workspaceKey, id);
     if (fs.existsSync(to)) throw new Error(`session ${id} exists already; it was restored before`);
     fs.mkdirSync(path.dirname(to), { recursive: true });
-    fs.rmSync(path.join(from, TRASHED_AT), { force: true });
-    fs.renameSync(from, to);
+    try {
+      fs.renameSync(from, to);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was restored by another process just now`);
+      throw err;
+    }
+    fs.rmSync(path.join(to, TRASHED_AT), { force: true });
     fsyncDir(path.dirname(to));
     this.index.refresh(to);
     return this.get(id);
