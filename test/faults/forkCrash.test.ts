@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,31 +8,15 @@ import { sweepPartials } from '../../src/core/store/fork';
 import { readState } from '../../src/core/store/sessionState';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
-import { trials } from '../support/faults';
-import { addTurn, openStore, repoRoot, tempDir, wasmPath } from '../support/store';
+import { runUntilKilled, trials } from '../support/faults';
+import { addTurn, openStore, tempDir, wasmPath } from '../support/store';
 
 // A process forking a session is killed with SIGKILL at random moments, many times. Every fork
 // that is visible must be whole; partial folders stay invisible and are swept; the source never
 // changes.
 const KILLS = trials('BRAID_FORK_KILLS', 100, 400);
-const worker = path.join(repoRoot, 'out', 'test', 'workers', 'forkWorker.cjs');
 const root = tempDir('braid-forkcrash-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-function forkUntilKilled(sessionId: string, delayMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, root, sessionId, wasmPath, '4'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => {
-      const before = out.includes('ready');
-      out += c.toString();
-      if (!before && out.includes('ready')) setTimeout(() => child.kill('SIGKILL'), delayMs);
-    });
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`fork worker exited ${code}: ${err}`))));
-  });
-}
 
 test(`${KILLS} SIGKILLs during forks never leave a visible partial session, and the source is untouched`, async () => {
   const store = await openStore(root);
@@ -46,7 +29,7 @@ test(`${KILLS} SIGKILLs during forks never leave a visible partial session, and 
   const before = digest();
   await store.close();
 
-  for (let i = 0; i < KILLS; i++) await forkUntilKilled(source.id, Math.random() * 80);
+  for (let i = 0; i < KILLS; i++) await runUntilKilled('forkWorker', [root, source.id, wasmPath, '4'], Math.random() * 80);
 
   const layout = (await openStore(root)).layout;
   let forks = 0;
