@@ -3,8 +3,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { runCli } from '../../src/cli/run';
-import { listSessionFolders } from '../../src/core/index/sessionIndex';
 import { loadSqlJs, queryAll } from '../../src/core/index/sqlite';
 import { readState } from '../../src/core/store/sessionState';
 import type { SessionStore } from '../../src/core/store/sessionStore';
@@ -12,7 +10,7 @@ import { BlobStore, Checkpoints } from '../../src/core/tools/checkpoints';
 import type { FileChangeRecord } from '../../src/core/wire/records';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
-import { runUntilKilled, trials } from '../support/faults';
+import { assertIndexAgrees, doctorFinds, runUntilKilled, trials } from '../support/faults';
 import { assistantMessage, openStore, tempDir, userMessage, wasmPath } from '../support/store';
 
 // A child repeats one kind of operation (state writes, index saves, rewinds with files, trash and
@@ -22,37 +20,6 @@ import { assistantMessage, openStore, tempDir, userMessage, wasmPath } from '../
 const TRIALS = trials('BRAID_CRASH_TRIALS', 40, 300);
 const roots: string[] = [];
 after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
-
-/** `braid doctor --fix`, then `braid doctor`: the second must find no error and nothing fixable. */
-async function doctorFinds(root: string): Promise<{ fixed: string[]; left: string[] }> {
-  const run = async (args: string[]) => {
-    let out = '';
-    const code = await runCli(['--data-dir', root, 'doctor', '--json', ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath });
-    return { code, report: JSON.parse(out) as { findings: Array<{ severity: string; fixable: boolean; message: string; where: string }> } };
-  };
-  const fixed = await run(['--fix']);
-  const again = await run([]);
-  const left = again.report.findings.filter((f) => f.severity === 'error' || f.fixable).map((f) => `${f.where}: ${f.message}`);
-  assert.equal(again.code, 0, left.join('\n'));
-  return { fixed: fixed.report.findings.map((f) => f.message), left };
-}
-
-/** The index as saved, the folders on disk and `braid list --all --json` name the same sessions with the same titles. */
-async function assertIndexAgrees(root: string): Promise<void> {
-  const store = await openStore(root);
-  const disk = listSessionFolders(store.layout).map((f) => {
-    const s = readState(path.join(f.dir, 'state.json'));
-    return `${s.id} ${s.title} ${s.archived}`;
-  }).sort();
-  await store.close();
-  const listed: string[] = [];
-  for (const extra of [[], ['--archived']]) {
-    let out = '';
-    assert.equal(await runCli(['--data-dir', root, 'list', '--all', '--json', ...extra], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath }), 0);
-    listed.push(...(JSON.parse(out) as Array<{ id: string; title: string; archived: boolean }>).map((r) => `${r.id} ${r.title} ${r.archived}`));
-  }
-  assert.deepEqual(listed.sort(), disk);
-}
 
 async function fresh(prefix: string): Promise<{ root: string; store: SessionStore }> {
   const root = tempDir(prefix);

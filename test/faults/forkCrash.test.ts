@@ -8,7 +8,7 @@ import { sweepPartials } from '../../src/core/store/fork';
 import { readState } from '../../src/core/store/sessionState';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
-import { runUntilKilled, trials } from '../support/faults';
+import { assertIndexAgrees, doctorFinds, runUntilKilled, trials } from '../support/faults';
 import { addTurn, openStore, tempDir, wasmPath } from '../support/store';
 
 // A process forking a session is killed with SIGKILL at random moments, many times. Every fork
@@ -52,4 +52,6 @@ test(`${KILLS} SIGKILLs during forks never leave a visible partial session, and 
   const leftovers = fs.readdirSync(path.join(root, 'sessions', source.workspaceKey)).filter((n) => n.startsWith('.partial-'));
   assert.deepEqual(leftovers, []);
   await recheck.close();
+  assert.deepEqual((await doctorFinds(root)).left, []);
+  await assertIndexAgrees(root);
 });

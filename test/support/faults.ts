@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from './store';
+import assert from 'node:assert/strict';
+import { runCli } from '../../src/cli/run';
+import { listSessionFolders } from '../../src/core/index/sessionIndex';
+import { readState } from '../../src/core/store/sessionState';
+import { openStore, repoRoot, wasmPath } from './store';
 
 // The fault suite's two modes: `npm test` runs the bounded quick mode, `npm run test:faults` the
 // long one (test/run.ts sets BRAID_FAULTS_MODE). An explicit environment variable overrides both.
@@ -31,3 +35,35 @@ export function runUntilKilled(name: string, args: readonly string[], delayMs: n
     child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(out.split('\n').filter(Boolean)) : reject(new Error(`${name} ${args.join(' ')} exited ${code}: ${err}`))));
   });
 }
+
+/** `braid doctor --fix`, then `braid doctor`: the second must find no error and nothing fixable. */
+export async function doctorFinds(root: string): Promise<{ fixed: string[]; left: string[] }> {
+  const run = async (args: string[]) => {
+    let out = '';
+    const code = await runCli(['--data-dir', root, 'doctor', '--json', ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath });
+    return { code, report: JSON.parse(out) as { findings: Array<{ severity: string; fixable: boolean; message: string; where: string }> } };
+  };
+  const fixed = await run(['--fix']);
+  const again = await run([]);
+  const left = again.report.findings.filter((f) => f.severity === 'error' || f.fixable).map((f) => `${f.where}: ${f.message}`);
+  assert.equal(again.code, 0, left.join('\n'));
+  return { fixed: fixed.report.findings.map((f) => f.message), left };
+}
+
+/** The index as saved, the folders on disk and `braid list --all --json` name the same sessions with the same titles. */
+export async function assertIndexAgrees(root: string): Promise<void> {
+  const store = await openStore(root);
+  const disk = listSessionFolders(store.layout).map((f) => {
+    const s = readState(path.join(f.dir, 'state.json'));
+    return `${s.id} ${s.title} ${s.archived}`;
+  }).sort();
+  await store.close();
+  const listed: string[] = [];
+  for (const extra of [[], ['--archived']]) {
+    let out = '';
+    assert.equal(await runCli(['--data-dir', root, 'list', '--all', '--json', ...extra], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath }), 0);
+    listed.push(...(JSON.parse(out) as Array<{ id: string; title: string; archived: boolean }>).map((r) => `${r.id} ${r.title} ${r.archived}`));
+  }
+  assert.deepEqual(listed.sort(), disk);
+}
+
