@@ -106,7 +106,7 @@ export class SessionStore {
     }
     const found = listSessionFolders(this.layout).find((f) => f.id === id);
     if (found) return found.dir;
-    if (row) this.index.apply(id, null); // the folder went away behind our back
+    if (row) this.index.apply(id, null, true); // the folder went away behind our back: the tree drops it now
     throw new SessionNotFoundError(`session ${id} does not exist (deleted sessions can be restored from the trash for 7 days)`);
   }
 

@@ -15,6 +15,14 @@ import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, r
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 
+/** The session's folder was removed from disk while it was open (not by Braid, which moves deleted sessions to the trash). */
+export class SessionFolderGoneError extends Error {
+  override readonly name = 'SessionFolderGoneError';
+  constructor(id: string) {
+    super(`the folder of session ${id} was removed from disk while it was open (not by Braid: it is not in the trash); nothing more is written to it. Start a new session or fork an earlier copy`);
+  }
+}
+
 /**
  * Appends to one session's main log and keeps its state and index row in step. Records go
  * through one {@link WireLogWriter} in order; turn_end and status changes are fsynced before
@@ -71,7 +79,9 @@ export class SessionWriter {
 
   /** Throws when another process took the lease over: this one must not write any more. */
   private requireLease(): void {
-    if (!this.lease.held) throw new Error('another window took over writing this session; reopen it to follow along');
+    if (this.lease.held) return;
+    if (!fs.existsSync(this.dir)) throw new SessionFolderGoneError(this.id);
+    throw new Error('another window took over writing this session; reopen it to follow along');
   }
 
   /** The current turn number (0 before the first). */
