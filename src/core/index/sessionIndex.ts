@@ -12,7 +12,7 @@ import { logProblem, readSessionFolder, type SessionSummary } from '../store/sum
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
-import { loadSqlJs, readHeaderUserVersion, type Database } from './sqlite';
+import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
 
@@ -104,7 +104,7 @@ export class SessionIndex {
       try {
         const db = new SQL.Database(image);
         const version = schemaVersionOf(db);
-        if (version === SCHEMA_VERSION) checkIntegrity(db);
+        if (version === SCHEMA_VERSION) checkIntegrity(SQL, db);
         if (version === SCHEMA_VERSION) {
           this.db = db;
           this.generation = readGenerationOf(db);
@@ -179,7 +179,7 @@ export class SessionIndex {
         db.close();
         return `index.sqlite has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
       }
-      checkIntegrity(db);
+      checkIntegrity(SQL, db);
       db.close();
       return undefined;
     } catch (err) {
@@ -454,7 +454,7 @@ export class SessionIndex {
         db.close();
         return false;
       }
-      checkIntegrity(db);
+      checkIntegrity(SQL, db);
     } catch (err) {
       this.logger.warn(`index.sqlite written by another process cannot be read (${(err as Error).message}); keeping this process's copy`);
       return false;
@@ -503,16 +503,41 @@ export class SessionIndex {
 }
 
 /**
- * Throws when SQLite finds the image damaged. Damage in a page the schema query did not touch
- * shows only here, not at open; found later it would fail a list or a save instead.
+ * Throws when SQLite finds the image damaged, or when its schema text differs from the one this
+ * version creates. Damage in a page the schema query did not touch shows only here, not at open;
+ * found later it would fail a list or a save instead.
  */
-function checkIntegrity(db: Database): void {
+function checkIntegrity(SQL: SqlJsStatic, db: Database): void {
   const result = db.exec('PRAGMA quick_check')[0]?.values.map((row) => String(row[0])) ?? [];
+  let problem: string | undefined;
   if (result.length !== 1 || result[0] !== 'ok') {
-    db.close();
     const problems = result.filter((line) => !line.startsWith('*** in database')).slice(0, 3).join('; ').replace(/\s+/g, ' ');
-    throw new Error(`the integrity check failed: ${problems || 'no answer'}`);
+    problem = `the integrity check failed: ${problems || 'no answer'}`;
+  } else if (schemaText(db) !== expectedSchemaText(SQL)) {
+    problem = 'its table definitions are damaged';
   }
+  if (problem) {
+    db.close();
+    throw new Error(problem);
+  }
+}
+
+/** The schema as SQLite keeps it (sqlite_master), as one string. */
+function schemaText(db: Database): string {
+  return JSON.stringify(db.exec("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY type, name")[0]?.values ?? []);
+}
+
+let expected: string | undefined;
+
+/** The schema text of a fresh index, made once. */
+function expectedSchemaText(SQL: SqlJsStatic): string {
+  if (expected === undefined) {
+    const fresh = new SQL.Database();
+    createSchema(fresh);
+    expected = schemaText(fresh);
+    fresh.close();
+  }
+  return expected;
 }
 
 function readGenerationOf(db: Database): number {
