@@ -12,7 +12,8 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
   const all = args.options.has('all');
   return ctx.withStore(async (store) => {
     const key = workspaceKey(ctx.workspace);
-    if (!all) await store.index.reconcile(key);
+    // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up first.
+    await store.index.reconcile(all ? undefined : key);
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived: args.options.has('archived') });
     if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);
     else if (rows.length === 0) ctx.out(all ? 'No sessions.\n' : `No sessions for ${ctx.workspace}.\n`);

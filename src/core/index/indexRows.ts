@@ -45,7 +45,9 @@ const COLUMNS = 'seq, id, workspace_key, workspace_dir, title, title_source, sta
  * `agents` (every agent but the main one has a parent), so the schema needs no new column.
  */
 function columns(alias = ''): string {
-  const count = `(SELECT count(*) FROM json_each(${alias}state_json, '$.agents') WHERE json_extract(value, '$.parentId') IS NOT NULL) AS subagents`;
+  // A damaged state_json (the index is a cache and may be corrupt) counts no subagents rather than failing the query.
+  const json = `CASE WHEN json_valid(${alias}state_json) THEN ${alias}state_json ELSE '{}' END`;
+  const count = `(SELECT count(*) FROM json_each(${json}, '$.agents') WHERE json_extract(value, '$.parentId') IS NOT NULL) AS subagents`;
   return `${COLUMNS.split(', ').map((c) => `${alias}${c}`).join(', ')}, ${count}`;
 }
 
@@ -161,7 +163,38 @@ export function getRow(db: Database, id: string): SessionRow | undefined {
 /** The state a row was built from (for change detection and fallbacks). */
 export function getRowState(db: Database, id: string): SessionState | undefined {
   const raw = queryAll<{ state_json: string }>(db, 'SELECT state_json FROM sessions WHERE id = ?', [id])[0];
-  return raw ? (JSON.parse(raw.state_json) as SessionState) : undefined;
+  return raw ? parseStateJson(raw.state_json) : undefined;
+}
+
+/** A row's state, or undefined when the cell is damaged (the caller reads the folder instead). */
+function parseStateJson(text: string): SessionState | undefined {
+  try {
+    const state = JSON.parse(text) as SessionState;
+    return typeof state === 'object' && state !== null && typeof state.id === 'string' && typeof state.usage === 'object' && state.usage !== null ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first field in which an index row disagrees with what the session's folder says, or
+ * undefined when they agree. The doctor uses it to find rows a damaged index.sqlite still holds.
+ */
+export function rowDisagreement(row: SessionRow, summary: SessionSummary): string | undefined {
+  const st = summary.state;
+  const expected: Partial<Record<keyof SessionRow, unknown>> = {
+    workspaceKey: st.workspaceKey, workspaceDir: st.workspaceDir, title: st.title, titleSource: st.titleSource, status: st.status,
+    error: st.error?.message ?? null, kind: st.kind, visibility: st.visibility, archived: st.archived,
+    forkedFrom: st.forkedFrom ? { sessionId: st.forkedFrom.sessionId, turn: st.forkedFrom.turn } : null,
+    model: st.model ? { provider: st.model.provider, id: st.model.id } : null,
+    createdAt: st.createdAt, updatedAt: st.updatedAt, turnCount: st.turnCount, messageCount: summary.messageCount,
+    firstPrompt: summary.firstPrompt, lastPreview: summary.lastPreview, usage: st.usage, logBytes: summary.logBytes,
+    stateMtime: summary.stateMtime, subagents: st.agents.filter((a) => a.parentId !== null).length,
+  };
+  for (const [field, value] of Object.entries(expected)) {
+    if (JSON.stringify(row[field as keyof SessionRow]) !== JSON.stringify(value)) return field;
+  }
+  return undefined;
 }
 
 /** Mtime and size per session of a workspace, for reconciling against disk. */
@@ -219,12 +252,13 @@ export function usageBy(db: Database, by: 'day' | 'model' | 'session', workspace
 /** Reads back everything the index holds about a session, as the summary it was built from. */
 export function readSummary(db: Database, id: string): SessionSummary | undefined {
   const raw = queryAll<RawRow>(db, 'SELECT * FROM sessions WHERE id = ?', [id])[0];
-  if (!raw) return undefined;
+  const state = raw ? parseStateJson(raw.state_json) : undefined;
+  if (!raw || !state) return undefined;
   const fts = queryAll<{ prompts: string }>(db, 'SELECT prompts FROM sessions_fts WHERE docid = ?', [raw.seq])[0];
   const usage = queryAll<{ day: string; provider: string; model: string; calls: number; input: number; output: number; cache_read: number; cache_write: number; reasoning: number; cost: number }>(db,
     'SELECT * FROM usage WHERE session_id = ?', [id]).map((u) => ({ day: u.day, provider: u.provider, model: u.model, calls: u.calls, input: u.input, output: u.output, cacheRead: u.cache_read, cacheWrite: u.cache_write, reasoning: u.reasoning, cost: u.cost }));
   return {
-    state: JSON.parse(raw.state_json) as SessionState,
+    state,
     firstPrompt: raw.first_prompt,
     lastPreview: raw.last_preview,
     messageCount: raw.message_count,

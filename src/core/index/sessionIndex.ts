@@ -8,11 +8,11 @@ import { isSessionId } from '../ids';
 import type { Logger } from '../logger';
 import { StoreLayout } from '../store/layout';
 import { readState, type SessionState } from '../store/sessionState';
-import { readSessionFolder, type SessionSummary } from '../store/summary';
+import { logProblem, readSessionFolder, type SessionSummary } from '../store/summary';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
-import { loadSqlJs, readHeaderUserVersion, type Database } from './sqlite';
+import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
 
@@ -61,6 +61,8 @@ export class SessionIndex {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly events = new EventEmitter();
   private closed = false;
+  /** The file on disk is damaged: the next flush writes it even with nothing pending. */
+  private mustSave = false;
 
   private constructor(private readonly options: SessionIndexOptions) {}
 
@@ -102,6 +104,7 @@ export class SessionIndex {
       try {
         const db = new SQL.Database(image);
         const version = schemaVersionOf(db);
+        if (version === SCHEMA_VERSION) checkIntegrity(SQL, db);
         if (version === SCHEMA_VERSION) {
           this.db = db;
           this.generation = readGenerationOf(db);
@@ -119,7 +122,7 @@ export class SessionIndex {
         }
         this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
       } catch (err) {
-        this.logger.warn(`index.sqlite is corrupt (${(err as Error).message}); rebuilding it from the session folders`);
+        this.logger.warn(`index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
         this.keepCorruptCopy();
       }
     }
@@ -143,12 +146,52 @@ export class SessionIndex {
     }
   }
 
+  /** Moves a damaged index.sqlite aside, so that saves do not take it for another process's newer file. */
   private keepCorruptCopy(): void {
     try {
-      fs.copyFileSync(this.file, `${this.file}.corrupt`);
+      fs.renameSync(this.file, `${this.file}.corrupt`);
     } catch {
       // best effort: the index is a cache
     }
+  }
+
+  /**
+   * Checks index.sqlite as it is on disk now (another process, or damage after this one loaded
+   * it): undefined when it loads and passes SQLite's integrity check, else what is wrong.
+   */
+  async checkFile(): Promise<string | undefined> {
+    let image: Buffer;
+    try {
+      image = fs.readFileSync(this.file);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${(err as Error).message})`;
+    }
+    if (image.length === 0) return 'index.sqlite is empty';
+    const SQL = await loadSqlJs(this.options.wasmPath);
+    try {
+      const db = new SQL.Database(image);
+      const version = schemaVersionOf(db);
+      if (version !== undefined && version > SCHEMA_VERSION) {
+        db.close();
+        return undefined; // a newer Braid's index: not ours to judge
+      }
+      if (version !== SCHEMA_VERSION) {
+        db.close();
+        return `index.sqlite has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
+      }
+      checkIntegrity(SQL, db);
+      db.close();
+      return undefined;
+    } catch (err) {
+      return `index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')})`;
+    }
+  }
+
+  /** Rebuilds the index from the session folders and rewrites index.sqlite, the damaged file kept as index.sqlite.corrupt. */
+  async repairFile(): Promise<void> {
+    if (fs.existsSync(this.file) && statSize(this.file) > 0) this.keepCorruptCopy();
+    this.mustSave = true;
+    await this.rebuild();
   }
 
   /** Rebuilds every row from the session folders and saves. Progress is called with (done, total). */
@@ -198,6 +241,8 @@ export class SessionIndex {
       const reading = readSessionFolder(dir);
       if (reading.stateProblem) this.logger.warn(`${dir}: ${reading.stateProblem}; its state was rebuilt from the log`);
       if (reading.report.tornTail) this.logger.info(`${dir}: the log ends with a torn line (ignored)`);
+      const problem = logProblem(reading.report);
+      if (problem) this.logger.warn(`${dir}: ${problem}`);
       return reading.summary;
     } catch (err) {
       this.logger.warn(`${dir}: cannot be read (${(err as Error).message}); left out of the index`);
@@ -360,7 +405,7 @@ export class SessionIndex {
       this.saveTimer = undefined;
     }
     while (this.saving) await this.saving;
-    if (this.pending.size === 0 || this.statusValue === 'degraded') return;
+    if ((this.pending.size === 0 && !this.mustSave) || this.statusValue === 'degraded') return;
     this.saving = this.save().finally(() => {
       this.saving = undefined;
     });
@@ -382,14 +427,16 @@ export class SessionIndex {
     }
     try {
       const onDisk = readHeaderUserVersion(this.file);
-      if (onDisk > this.generation) await this.reloadFromDisk();
+      // A damaged file's header may claim any generation: only one that loaded counts.
+      if (onDisk > this.generation && await this.reloadFromDisk()) this.generation = Math.max(this.generation, onDisk);
       const applying = new Map(this.pending);
       for (const [id, change] of applying) this.applyTo(this.db, id, this.freshen(id, change));
-      this.generation = Math.max(this.generation, onDisk) + 1;
+      this.generation += 1;
       this.db.run("UPDATE meta SET value = ? WHERE key = 'generation'", [String(this.generation)]);
       this.db.run(`PRAGMA user_version = ${this.generation}`);
       writeFileAtomic(this.file, this.db.export());
       for (const [id, summary] of applying) if (this.pending.get(id) === summary) this.pending.delete(id);
+      this.mustSave = false;
     } finally {
       lock.release();
     }
@@ -407,6 +454,7 @@ export class SessionIndex {
         db.close();
         return false;
       }
+      checkIntegrity(SQL, db);
     } catch (err) {
       this.logger.warn(`index.sqlite written by another process cannot be read (${(err as Error).message}); keeping this process's copy`);
       return false;
@@ -454,9 +502,47 @@ export class SessionIndex {
   }
 }
 
+/**
+ * Throws when SQLite finds the image damaged, or when its schema text differs from the one this
+ * version creates. Damage in a page the schema query did not touch shows only here, not at open;
+ * found later it would fail a list or a save instead.
+ */
+function checkIntegrity(SQL: SqlJsStatic, db: Database): void {
+  const result = db.exec('PRAGMA quick_check')[0]?.values.map((row) => String(row[0])) ?? [];
+  let problem: string | undefined;
+  if (result.length !== 1 || result[0] !== 'ok') {
+    const problems = result.filter((line) => !line.startsWith('*** in database')).slice(0, 3).join('; ').replace(/\s+/g, ' ');
+    problem = `the integrity check failed: ${problems || 'no answer'}`;
+  } else if (schemaText(db) !== expectedSchemaText(SQL)) {
+    problem = 'its table definitions are damaged';
+  }
+  if (problem) {
+    db.close();
+    throw new Error(problem);
+  }
+}
+
+/** The schema as SQLite keeps it (sqlite_master), as one string. */
+function schemaText(db: Database): string {
+  return JSON.stringify(db.exec("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY type, name")[0]?.values ?? []);
+}
+
+let expected: string | undefined;
+
+/** The schema text of a fresh index, made once. */
+function expectedSchemaText(SQL: SqlJsStatic): string {
+  if (expected === undefined) {
+    const fresh = new SQL.Database();
+    createSchema(fresh);
+    expected = schemaText(fresh);
+    fresh.close();
+  }
+  return expected;
+}
+
 function readGenerationOf(db: Database): number {
-  const value = db.exec("SELECT value FROM meta WHERE key = 'generation'")[0]?.values[0]?.[0];
-  return Number(value ?? 0);
+  const value = Number(db.exec("SELECT value FROM meta WHERE key = 'generation'")[0]?.values[0]?.[0] ?? 0);
+  return Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 
-export type { Database, SqlValue };
+export type { Database, SqlJsStatic, SqlValue };
 
 const loaded = new Map<string, Promise<SqlJsStatic>>();
 

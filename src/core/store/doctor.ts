@@ -4,11 +4,13 @@ import { safeReaddir } from '../fs/probe';
 import { listSessionFolders } from '../index/sessionIndex';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { WireLogWriter } from '../wire/wireLog';
-import { scanWireLog } from '../wire/wireReader';
 import { isAlive } from '../fs/fileLock';
+import { rowDisagreement } from '../index/indexRows';
+import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { finishPending, hasPending } from './pendingRewind';
 import { readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
+import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionBusyError, WriterLease } from './writerLease';
 
 /** One thing the doctor found. */
@@ -41,20 +43,25 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
   const report: DoctorReport = { sessions: 0, logs: 0, records: 0, findings: [] };
   const note = (f: Finding) => report.findings.push(f);
 
+  const summaries = new Map<string, SessionSummary>();
   for (const folder of listSessionFolders(layout)) {
     report.sessions++;
     const where = `${folder.workspaceKey}/${folder.id}`;
-    const stateFile = layout.stateFile(folder.dir);
+    let repaired = false;
     try {
-      readState(stateFile);
+      readState(layout.stateFile(folder.dir));
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
       const finding: Finding = { severity: 'error', where, fixable: true, message: `${err.message}; it can be rebuilt from the session's log` };
       if (options.fix) {
         store.repairState(folder.dir);
         finding.fixed = 'rebuilt state.json from the log (the broken file is kept as state.json.broken-*)';
+        repaired = true;
       }
       note(finding);
+    }
+    if (!fs.existsSync(layout.agentLog(folder.dir))) {
+      note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json' });
     }
     for (const agent of safeReaddir(path.join(folder.dir, 'agents'))) {
       const log = layout.agentLog(folder.dir, agent);
@@ -62,23 +69,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       report.logs++;
       const scan = scanWireLog(log, () => undefined);
       report.records += scan.records;
-      const logWhere = `${where}/agents/${agent}`;
-      if (scan.tornTail) {
-        const finding: Finding = { severity: 'warning', where: logWhere, fixable: true, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
-        if (options.fix) {
-          const writer = WireLogWriter.open(log);
-          if (await writer.terminate()) finding.fixed = 'ended the torn line with a newline so the next append starts fresh';
-          await writer.close();
-        }
-        note(finding);
-      }
-      if (scan.badLines > 0) {
-        const first = scan.bad[0];
-        note({ severity: 'warning', where: logWhere, fixable: false, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line}, ${first?.reason}); kept in the file` });
-      }
-      if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where: logWhere, fixable: false, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
-      if (scan.unknownRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
-      if (scan.newerRecords > 0) note({ severity: 'info', where: logWhere, fixable: false, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
+      if (await checkLog(scan, log, `${where}/agents/${agent}`, options.fix, note)) repaired = true;
     }
     if (hasPending(folder.dir)) {
       const finding: Finding = { severity: 'error', where, fixable: true, message: 'a rewind (or its undo) was cut short by a crash: the conversation and the workspace files disagree until it is finished' };
@@ -86,6 +77,12 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       note(finding);
     }
     for (const dir of [folder.dir, ...safeReaddir(layout.blobsDir(folder.dir)).map((n) => path.join(layout.blobsDir(folder.dir), n))]) sweepTemps(dir, where, options.fix, note);
+    try {
+      const reading = readSessionFolder(folder.dir);
+      if (repaired || !reading.stateProblem) summaries.set(folder.id, reading.summary);
+    } catch {
+      // unreadable folders were reported above
+    }
   }
   sweepTemps(layout.root, 'data folder', options.fix, note);
 
@@ -104,17 +101,68 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     }
   }
 
+  await checkIndex(store, summaries, options.fix, note);
+  return report;
+}
+
+/** Reports what a scan of one log tolerated; with `fix` ends a torn last line. Returns whether it changed the file. */
+async function checkLog(scan: ScanReport, log: string, where: string, fix: boolean, note: (f: Finding) => void): Promise<boolean> {
+  let changed = false;
+  if (scan.tornTail) {
+    const finding: Finding = { severity: 'warning', where, fixable: true, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
+    if (fix) {
+      const writer = WireLogWriter.open(log);
+      if (await writer.terminate()) {
+        finding.fixed = 'ended the torn line with a newline so the next append starts fresh';
+        changed = true;
+      }
+      await writer.close();
+    }
+    note(finding);
+  }
+  if (scan.badLines > 0) {
+    const first = scan.bad[0];
+    note({ severity: 'warning', where, fixable: false, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read` });
+  }
+  if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where, fixable: false, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
+  if (scan.unknownRecords > 0) note({ severity: 'info', where, fixable: false, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
+  if (scan.newerRecords > 0) note({ severity: 'info', where, fixable: false, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
+  return changed;
+}
+
+/**
+ * The index against disk: the file itself (SQLite's integrity check), rows missing or left over,
+ * and rows whose fields disagree with their folder (a damaged page can hold wrong values that
+ * still pass the check). With `fix`: a damaged file is rebuilt from the folders (kept aside as
+ * index.sqlite.corrupt), rows that disagree are re-read.
+ */
+async function checkIndex(store: SessionStore, summaries: Map<string, SessionSummary>, fix: boolean, note: (f: Finding) => void): Promise<void> {
+  const broken = await store.index.checkFile();
+  if (broken && !(broken === 'index.sqlite is missing' && summaries.size === 0)) {
+    const finding: Finding = { severity: 'error', where: 'index.sqlite', fixable: true, message: `${broken}; it can be rebuilt from the session folders` };
+    if (fix) {
+      await store.index.repairFile();
+      finding.fixed = 'rebuilt the index from the session folders (a damaged file is kept as index.sqlite.corrupt)';
+    }
+    note(finding);
+    if (fix) return;
+  }
   const drift = await store.index.reconcile(undefined, { dryRun: true });
-  if (drift.added + drift.updated + drift.removed > 0) {
-    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${drift.added} session(s) missing, ${drift.updated} out of date, ${drift.removed} no longer on disk` };
-    if (options.fix) {
+  const wrong = [...summaries].filter(([id, summary]) => {
+    const row = store.index.get(id);
+    return row !== undefined && rowDisagreement(row, summary) !== undefined;
+  });
+  const stale = Math.max(0, wrong.length - drift.updated);
+  if (drift.added + drift.updated + drift.removed + stale > 0) {
+    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${drift.added} session(s) missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk` };
+    if (fix) {
       await store.index.reconcile();
+      for (const [id, summary] of wrong) store.index.apply(id, summary, true);
       await store.index.flush();
       finding.fixed = 'reconciled the index with disk';
     }
     note(finding);
   }
-  return report;
 }
 
 /** Finishes a rewind a crash cut short, holding the session's lease (a dead holder's is taken over). */

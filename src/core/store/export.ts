@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import type { History } from '../wire/replay';
-import { scanWireLog } from '../wire/wireReader';
+import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import type { SessionState } from './sessionState';
 import { promptText } from './summary';
 
@@ -49,10 +48,9 @@ export function exportMarkdown(state: SessionState, history: History): string {
   return `${out.join('\n')}\n`;
 }
 
-/** The main log's readable lines as they are (unknown records included; a torn tail left out). */
-export function exportJsonl(logFile: string): string {
+/** The main log's readable lines as they are (unknown records included; a torn tail and damaged lines left out), and what the read skipped. */
+export function exportJsonl(logFile: string): { text: string; report: ScanReport } {
   const lines: string[] = [];
-  if (!fs.existsSync(logFile)) return '';
-  scanWireLog(logFile, (_r, _o, _l, raw) => lines.push(raw));
-  return lines.length ? `${lines.join('\n')}\n` : '';
+  const report = scanWireLog(logFile, (_r, _o, _l, raw) => lines.push(raw));
+  return { text: lines.length ? `${lines.join('\n')}\n` : '', report };
 }

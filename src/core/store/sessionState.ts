@@ -1,5 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
+import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
+import { isSessionId } from '../ids';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
@@ -72,6 +76,7 @@ export function normalizeState(raw: unknown): SessionState {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new StateFileError('state.json is not an object');
   const r = raw as Record<string, unknown>;
   if (typeof r.id !== 'string' || typeof r.workspaceKey !== 'string') throw new StateFileError('state.json lacks id or workspaceKey');
+  if (!isSessionId(r.id) || !isWorkspaceKey(r.workspaceKey)) throw new StateFileError('state.json has a malformed id or workspaceKey (corrupt)');
   const usage = (typeof r.usage === 'object' && r.usage !== null ? r.usage : {}) as Record<string, unknown>;
   const error = r.error as { message?: unknown; source?: unknown } | null | undefined;
   const forked = r.forkedFrom as { sessionId?: unknown; turn?: unknown } | null | undefined;
@@ -103,22 +108,35 @@ export function normalizeState(raw: unknown): SessionState {
   };
 }
 
-/** Reads and validates state.json; throws StateFileError when missing or unusable. */
+/**
+ * Reads and validates state.json; throws StateFileError when missing or unusable. Braid writes it
+ * as UTF-8 JSON, so invalid UTF-8 is damage even where JSON.parse would accept the replacement
+ * characters. A file inside a session folder must name that folder's session and workspace.
+ */
 export function readState(file: string): SessionState {
-  let text: string;
+  let data: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    data = fs.readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StateFileError('state.json is missing');
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new StateFileError('state.json is missing');
+    if (code === 'EISDIR') throw new StateFileError('state.json is a folder, not a file');
     throw err;
   }
+  if (data.length === 0) throw new StateFileError('state.json is empty');
+  if (!isUtf8(data)) throw new StateFileError('state.json is not valid UTF-8 (corrupt)');
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(data.toString('utf8'));
   } catch {
-    throw new StateFileError(text.length === 0 ? 'state.json is empty' : 'state.json is not valid JSON (truncated or corrupt)');
+    throw new StateFileError('state.json is not valid JSON (truncated or corrupt)');
   }
-  return normalizeState(raw);
+  const state = normalizeState(raw);
+  const dir = path.dirname(file);
+  if (isSessionId(path.basename(dir)) && (state.id !== path.basename(dir) || state.workspaceKey !== path.basename(path.dirname(dir)))) {
+    throw new StateFileError(`state.json names session ${state.id} in ${state.workspaceKey}, not the folder it is in (corrupt or copied by hand)`);
+  }
+  return state;
 }
 
 /** Writes state.json atomically (temp file, fsync, rename, fsync of the folder). */

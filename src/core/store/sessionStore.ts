@@ -10,14 +10,14 @@ import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
 import { replay, type History } from '../wire/replay';
 import type { ModelSnapshot } from '../wire/records';
-import { scanWireLog } from '../wire/wireReader';
+import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
-import { workspaceKey as keyOf } from '../workspace/workspaceKey';
+import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
 import { sweepPartials } from './fork';
 import { StoreLayout } from './layout';
 import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
-import { readSessionFolder, type SessionSummary } from './summary';
+import { logProblem, readSessionFolder, type SessionSummary } from './summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, WriterLease } from './writerLease';
 
@@ -100,7 +100,8 @@ export class SessionStore {
   locate(id: string): string {
     if (!isSessionId(id)) throw new SessionNotFoundError(`"${id}" is not a session id (they look like ses_01J...)`);
     const row = this.index.get(id);
-    if (row) {
+    // A damaged index row may name a workspace that cannot be a folder: look on disk then.
+    if (row && isWorkspaceKey(row.workspaceKey)) {
       const dir = this.layout.sessionDir(row.workspaceKey, id);
       if (fs.existsSync(dir)) return dir;
     }
@@ -130,7 +131,7 @@ export class SessionStore {
    */
   repairState(dir: string): SessionState {
     const reading = readSessionFolder(dir);
-    this.logger.warn(`${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log`);
+    this.logger.warn(`session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`);
     const stateFile = this.layout.stateFile(dir);
     if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
     writeState(stateFile, reading.summary.state);
@@ -274,8 +275,14 @@ export class SessionStore {
   /** The whole effective history of a session's main agent. */
   history(id: string): History {
     const records: Parameters<typeof replay>[0] = [];
-    scanWireLog(this.layout.agentLog(this.locate(id)), (r) => (records as unknown[]).push(r));
+    this.noteLogProblems(id, scanWireLog(this.layout.agentLog(this.locate(id)), (r) => (records as unknown[]).push(r)));
     return replay(records);
+  }
+
+  /** Says in the log what a read of a session's main log had to skip (damaged lines), if anything. */
+  private noteLogProblems(id: string, report: ScanReport): void {
+    const problem = logProblem(report, 'its main log (agents/main/wire.jsonl)');
+    if (problem) this.logger.warn(`session ${id}: ${problem}`);
   }
 
   /** The newest page of messages (80 by default), read from the end of the log. */
@@ -334,7 +341,10 @@ export class SessionStore {
   export(id: string, format: 'md' | 'jsonl'): string {
     const dir = this.locate(id);
     const state = this.readOrRepair(dir);
-    return format === 'md' ? exportMarkdown(state, this.history(id)) : exportJsonl(this.layout.agentLog(dir));
+    if (format === 'md') return exportMarkdown(state, this.history(id));
+    const { text, report } = exportJsonl(this.layout.agentLog(dir));
+    this.noteLogProblems(id, report);
+    return text;
   }
 }
 

@@ -10,18 +10,10 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import type { SessionState, SessionStatus } from './sessionState';
-import type { SessionStore } from './sessionStore';
+import { SessionNotFoundError, type SessionStore } from './sessionStore';
 import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
-
-/** The session's folder was removed from disk while it was open (not by Braid, which moves deleted sessions to the trash). */
-export class SessionFolderGoneError extends Error {
-  override readonly name = 'SessionFolderGoneError';
-  constructor(id: string) {
-    super(`the folder of session ${id} was removed from disk while it was open (not by Braid: it is not in the trash); nothing more is written to it. Start a new session or fork an earlier copy`);
-  }
-}
 
 /**
  * Appends to one session's main log and keeps its state and index row in step. Records go
@@ -77,11 +69,17 @@ export class SessionWriter {
     }
   }
 
-  /** Throws when another process took the lease over: this one must not write any more. */
+  /** Throws when another process took the lease over, or the folder is gone: this one must not write any more. */
   private requireLease(): void {
-    if (this.lease.held) return;
-    if (!fs.existsSync(this.dir)) throw new SessionFolderGoneError(this.id);
-    throw new Error('another window took over writing this session; reopen it to follow along');
+    this.requireFolder();
+    if (!this.lease.held) throw new Error('another window took over writing this session; reopen it to follow along');
+  }
+
+  /** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
+  private requireFolder(): void {
+    if (!fs.existsSync(this.dir)) {
+      throw new SessionNotFoundError(`the folder of session ${this.id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`);
+    }
   }
 
   /** The current turn number (0 before the first). */
@@ -203,6 +201,7 @@ export class SessionWriter {
   }
 
   private async setState(change: (s: SessionState) => SessionState): Promise<void> {
+    this.requireFolder();
     await this.store.update(this.id, change, {
       summary: (state, stateMtime) => (this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime }),
     });

@@ -85,6 +85,22 @@ export function addUsage(buckets: UsageBucket[], u: UsageRecord): void {
   addToTotals(b, u);
 }
 
+/**
+ * What a reader had to skip in a log, as one sentence for the log channel or stderr (undefined when
+ * nothing was skipped). A torn last line is left out: a crash mid-write leaves one, and it is
+ * expected.
+ */
+export function logProblem(report: ScanReport, log = 'the log'): string | undefined {
+  const parts: string[] = [];
+  if (report.badLines > 0) {
+    const first = report.bad[0];
+    parts.push(`${report.badLines} unreadable line(s) in ${log} were skipped (first: line ${first?.line}, ${first?.reason})`);
+  }
+  if (report.invalidUtf8Lines > 0) parts.push(`${report.invalidUtf8Lines} line(s) of ${log} had invalid UTF-8, read with replacement characters`);
+  if (parts.length === 0) return undefined;
+  return `${parts.join('; ')}; the rest of the session reads, and the damaged bytes stay in the file ("braid doctor" lists them)`;
+}
+
 /** The result of reading a session folder: its summary, and what had to be tolerated or repaired. */
 export interface SessionReading {
   summary: SessionSummary;

@@ -68,7 +68,16 @@ export class WriterLease {
       writeFileAtomic(file, JSON.stringify(info));
     }
     const lease = new WriterLease(file, info);
-    lease.timer = setInterval(() => lease.renew(), LEASE_RENEW_MS);
+    lease.timer = setInterval(() => {
+      // A timer's throw would be uncaught (in the extension host too): a folder removed under
+      // the lease, or a full disk, just ends the renewals; writes check `held` themselves.
+      try {
+        lease.renew();
+      } catch {
+        lease.lost = true;
+        lease.stop();
+      }
+    }, LEASE_RENEW_MS);
     lease.timer.unref();
     return lease;
   }

@@ -26,10 +26,15 @@ export class WorkspaceFs {
   /** The real absolute path of `p`, which must lie inside a workspace folder. */
   resolve(p: string): string {
     if (typeof p !== 'string' || p.trim() === '') throw new ToolError('path is empty');
+    const control = /[\u0000-\u001f\u007f]/.exec(p);
+    if (control) {
+      const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+      throw new ToolError(`the path ${JSON.stringify(p)} contains a control character (${code}); names with NUL, newlines or other control characters are refused, use a plain name`);
+    }
     const absolute = path.resolve(this.primary, p);
-    const real = realpathOfNearest(absolute);
+    const real = realpathOfNearest(absolute, p);
     if (!this.roots.some((root) => real === root || real.startsWith(root + path.sep))) {
-      throw new ToolError(`${p} is outside the workspace; tools only reach files inside ${this.roots.join(', ')}`);
+      throw new ToolError(`${p} is outside the workspace${real !== absolute ? ' (through a symbolic link)' : ''}; tools only reach files inside ${this.roots.join(', ')}`);
     }
     return real;
   }
@@ -41,19 +46,43 @@ export class WorkspaceFs {
   }
 }
 
-/** realpath of `p`, or of its nearest existing ancestor joined with the rest (for files to be created). */
-function realpathOfNearest(p: string): string {
+const MAX_LINKS = 40;
+
+/**
+ * realpath of `p`, or of its nearest existing ancestor joined with the rest (for files to be
+ * created). A dangling symbolic link is followed to where it points: writing through it would
+ * create its target, which may lie outside the workspace.
+ */
+function realpathOfNearest(p: string, asGiven: string): string {
   const missing: string[] = [];
   let current = p;
-  for (;;) {
+  for (let links = 0; ;) {
     try {
       return path.join(fs.realpathSync(current), ...missing.reverse());
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new ToolError(`${asGiven} goes through a loop of symbolic links; give a path without it`);
+      if (code === 'ENOTDIR') throw new ToolError(`${asGiven} goes through a file as if it were a folder; check the path with list_dir`);
+      if (code !== 'ENOENT') throw new ToolError(`${asGiven} cannot be resolved (${code ?? (err as Error).message}); check the path with list_dir`);
+      const link = readLink(current);
+      if (link !== undefined) {
+        if (++links > MAX_LINKS) throw new ToolError(`${asGiven} goes through too many symbolic links`);
+        current = path.resolve(path.dirname(current), link);
+        continue;
+      }
       const parent = path.dirname(current);
-      if (parent === current) return p;
+      if (parent === current) return path.join(current, ...missing.reverse());
       missing.push(path.basename(current));
       current = parent;
     }
+  }
+}
+
+/** The target of a symbolic link, or undefined when `p` is not one. */
+function readLink(p: string): string | undefined {
+  try {
+    return fs.lstatSync(p).isSymbolicLink() ? fs.readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -6,6 +6,7 @@ import { systemPrompt } from '../../core/session/systemPrompt';
 import { promptText } from '../../core/store/summary';
 import { LogFollower } from '../../core/store/logFollower';
 import type { RewindResult } from '../../core/store/rewind';
+import type { SessionState } from '../../core/store/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { isStale, SessionBusyError } from '../../core/store/writerLease';
@@ -127,7 +128,15 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   private info(id: string): SessionInfo {
-    const state = this.store!.get(id);
+    let state: SessionState;
+    try {
+      state = this.store!.get(id); // a broken state.json is rebuilt by the store
+    } catch (err) {
+      // The folder went away under the open session (deleted elsewhere, removed by hand); this runs
+      // inside session events, where a throw would be uncaught.
+      this.logger.warn(`session ${id}: ${(err as Error).message}`);
+      return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
+    }
     const u = state.usage;
     return {
       id,
@@ -247,7 +256,12 @@ export class ChatSessions implements vscode.Disposable {
   status(): { title: string; model: string; tokens: number } | undefined {
     const id = this.currentId;
     if (!id || !this.store) return undefined;
-    const state = this.store.get(id);
+    let state: SessionState;
+    try {
+      state = this.store.get(id);
+    } catch {
+      return undefined; // the folder went away; info() says so in the log
+    }
     const u = state.usage;
     return { title: state.title, model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
   }

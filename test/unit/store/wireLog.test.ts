@@ -71,7 +71,7 @@ test('blank lines, unknown types, newer versions and junk are tolerated; unknown
   assert.equal(read.report.badLines, 3);
   assert.deepEqual(read.report.bad.map((b) => b.reason), ['not-json', 'not-a-record', 'missing-fields']);
   assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f']);
-  const copy = exportJsonl(file);
+  const copy = exportJsonl(file).text;
   assert.ok(copy.includes('"hologram"'), 'unknown record kept on copy');
   assert.ok(!copy.includes('not json'), 'unreadable lines are not copied');
 });
