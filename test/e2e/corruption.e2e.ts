@@ -101,15 +101,17 @@ test('a session folder removed while it is open: a clear message, the window goe
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 
-  model.enqueue({ kind: 'text', chunks: ['This must not be written anywhere.'] });
+  const asked = model.requests.length;
   await workbench.send('Where did my session go?', 'failed');
+  assert.equal(model.requests.length, asked, 'the model was not asked for a session that cannot be saved');
   const status = chat().locator('.turn-status[data-outcome="failed"]').last();
-  assert.match(await status.textContent() ?? '', /removed|no longer exists|does not exist|deleted/i);
+  assert.match(await status.textContent() ?? '', /folder was removed from disk, not by Braid/);
   assert.equal(fs.existsSync(dir), false, 'the removed folder is not brought back half-empty');
   await workbench.screenshot('removed-while-open');
   // The tree drops it, and a new session works.
   await row('Intact session').waitFor({ state: 'detached', timeout: 15_000 });
   await workbench.runCommand('Braid: New Session');
+  await chat().locator(`body[data-session="${ids.intact}"]`).waitFor({ state: 'detached', timeout: 15_000 });
   model.enqueue({ kind: 'text', chunks: ['A fresh session works.'] });
   await workbench.send('Start again');
   await chat().locator('.message.assistant', { hasText: 'A fresh session works.' }).waitFor();

@@ -70,6 +70,7 @@ export class Workbench {
     const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log'), workspaceTrust: options.untrusted === true });
     return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
       await server.stop();
+      keepBraidLogs(path.join(profile.userData, 'logs'), outputDir);
       fs.rmSync(runDir, { recursive: true, force: true });
     });
   }
@@ -178,4 +179,11 @@ export class Workbench {
     await this.browser.close().catch(() => {});
     await this.cleanup();
   }
+}
+
+/** Copies Braid's Output channel log(s) of a run into its test-output folder, for reading after the run folder is gone. */
+function keepBraidLogs(logsDir: string, outputDir: string): void {
+  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  if (!fs.existsSync(logsDir)) return;
+  walk(logsDir).filter((f) => /braid/i.test(path.basename(f))).forEach((f, i) => fs.copyFileSync(f, path.join(outputDir, `braid-output-${i + 1}.log`)));
 }

@@ -345,8 +345,11 @@ export class Session {
     if (this.active) this.agent.abort();
     this.compactor.abort();
     await this.idle.catch(() => undefined);
-    if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
-    await this.writer.close();
+    try {
+      if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
+    } finally {
+      await this.writer.close(); // the log is closed and the lease given back even when the folder is gone
+    }
     this.events.removeAllListeners();
   }
 

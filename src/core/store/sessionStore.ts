@@ -107,7 +107,11 @@ export class SessionStore {
     }
     const found = listSessionFolders(this.layout).find((f) => f.id === id);
     if (found) return found.dir;
-    if (row) this.index.apply(id, null, true); // the folder went away behind our back: the tree drops it now
+    if (this.listTrash().some((t) => t.id === id)) throw new SessionNotFoundError(`session ${id} was deleted: it is in the trash for 7 days (Undelete brings it back)`);
+    if (row) {
+      this.index.apply(id, null, true); // the folder went away behind our back: the tree drops it now
+      throw new SessionNotFoundError(`session ${id} does not exist any more: its folder was removed from disk, not by Braid (it is not in the trash)`);
+    }
     throw new SessionNotFoundError(`session ${id} does not exist (deleted sessions can be restored from the trash for 7 days)`);
   }
 

@@ -224,7 +224,8 @@ export class ChatSessions implements vscode.Disposable {
     this.stream = undefined;
     this.following?.follower.stop();
     this.following = undefined;
-    await previous?.close();
+    // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
+    await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${(err as Error).message}`));
     if (id) await this.openOrFollow(id, () => this.confirmTakeOver());
     void this.memory.update(SHOWN_KEY, id);
     this.resync();
