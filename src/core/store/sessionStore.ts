@@ -330,8 +330,9 @@ export class SessionStore {
           await writer.endTurn('interrupted', 'Braid stopped while this turn was running (the window closed or crashed).');
           changed = true;
         } else if (state.status === 'running') {
-          await this.update(state.id, (s) => ({ ...s, status: 'interrupted' }));
-          changed = true;
+          // The crash came after the turn's turn_end and before its state write: the turn ended;
+          // only the status is behind.
+          await this.update(state.id, (s) => ({ ...s, status: 'idle' }));
         }
       } finally {
         await writer.close();
