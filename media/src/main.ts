@@ -38,8 +38,10 @@ app.innerHTML = `
     </div>
   </div>`;
 
+// The page's parts, found once before any transcript exists: nothing a model writes can pose as one.
+const parts = new Map(Array.from(app.querySelectorAll<HTMLElement>('[data-role]'), (e) => [e.dataset.role!, e]));
 function part<T extends HTMLElement>(role: string): T {
-  return app.querySelector(`[data-role="${role}"]`) as T;
+  return parts.get(role) as T;
 }
 
 const model = new ChatModel();

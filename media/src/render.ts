@@ -1,6 +1,8 @@
 import type { ToolEntry } from '../../src/protocol/frames';
 import type { ApprovalChoice } from '../../src/protocol/frames';
 import type { ViewEntry } from './chatModel';
+import { revealInvisible } from './invisible';
+import { breakLongWords } from './longWords';
 import { renderMarkdown } from './markdown';
 
 /** What a rendered entry can ask the page to do. */
@@ -15,7 +17,18 @@ export interface EntryActions {
 function el(tag: string, className: string, text = ''): HTMLElement {
   const e = document.createElement(tag);
   e.className = className;
-  if (text) e.textContent = text;
+  if (text) {
+    e.textContent = text;
+    breakLongWords(e);
+  }
+  return e;
+}
+
+/** An element showing model-chosen text with its invisible characters made visible. */
+function revealed(tag: string, className: string, text: string): HTMLElement {
+  const e = el(tag, className);
+  e.append(revealInvisible(text));
+  breakLongWords(e);
   return e;
 }
 
@@ -94,7 +107,7 @@ function diffView(diff: string): HTMLElement {
 }
 
 function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
-  const summary = [icon(TOOL_ICON[entry.name] ?? 'tools'), el('span', 'tool-summary', entry.summary), icon(STATUS_ICON[entry.status])];
+  const summary = [icon(TOOL_ICON[entry.name] ?? 'tools'), revealed('span', 'tool-summary', entry.summary), icon(STATUS_ICON[entry.status])];
   const card = details(entry.key, 'tool card', summary, entry.diff !== '', actions);
   card.dataset.status = entry.status;
   if (entry.status === 'error') card.dataset.error = 'true';
@@ -102,8 +115,8 @@ function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
   if (entry.diff) {
     card.append(el('div', 'card-label', 'Changes'), diffView(entry.diff));
   }
-  card.append(el('div', 'card-label', 'Arguments'), el('pre', 'tool-args', entry.args));
-  if (entry.result) card.append(el('div', 'card-label', entry.status === 'error' ? 'Error' : 'Result'), el('pre', 'tool-result', entry.result));
+  card.append(el('div', 'card-label', 'Arguments'), revealed('pre', 'tool-args', entry.args));
+  if (entry.result) card.append(el('div', 'card-label', entry.status === 'error' ? 'Error' : 'Result'), revealed('pre', 'tool-result', entry.result));
   return card;
 }
 
@@ -114,8 +127,10 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
   card.setAttribute('role', 'group');
   const what = entry.tool === 'bash' ? 'run a command' : 'change a file';
   card.setAttribute('aria-label', `Braid wants to ${what}`);
-  card.append(el('div', 'approval-title', `Braid wants to ${what}: ${entry.summary}`));
-  if (entry.detail) card.append(el('pre', 'approval-detail', entry.detail));
+  card.append(el('div', 'approval-title', `Braid wants to ${what}: `));
+  card.lastElementChild!.append(revealInvisible(entry.summary));
+  breakLongWords(card);
+  if (entry.detail) card.append(revealed('pre', 'approval-detail', entry.detail));
   if (entry.decision) {
     card.dataset.decision = entry.decision;
     card.append(el('div', 'approval-decision', DECISION_TEXT[entry.decision]));

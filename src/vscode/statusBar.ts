@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { labelText } from '../core/store/summary';
 
 /** What the status bar shows of the Chat view's session. */
 export interface StatusInfo {
@@ -25,7 +26,7 @@ export class SessionStatusBar implements vscode.Disposable {
       return;
     }
     const tokens = info.tokens >= 1000 ? `${(info.tokens / 1000).toFixed(1)}k` : String(info.tokens);
-    const title = info.title || 'New session';
+    const title = labelText(info.title) || 'New session';
     this.item.text = `$(comment-discussion) ${title.length > 30 ? `${title.slice(0, 29)}…` : title} · ${info.model} · ${tokens} tokens`;
     this.item.tooltip = `Braid session "${title}"\nModel: ${info.model}\nTokens so far: ${info.tokens}\nClick to open another session`;
   }

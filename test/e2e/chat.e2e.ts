@@ -63,12 +63,7 @@ test('a new session streams an answer with a tool call that asks approval and ed
 
 test('reloading the window brings the transcript back', async () => {
   const id = await sessionId();
-  await workbench.page.reload();
-  await workbench.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  // The window restores the Braid container it showed; open it only if it does not come back.
-  await workbench.page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
-  await workbench.openBraid();
-  await chat().locator(`body[data-session="${id}"]`).waitFor({ timeout: 30_000 });
+  await workbench.reloadTo(id);
   await chat().locator('.message.user', { hasText: 'Fix the greeting' }).waitFor();
   await chat().locator('.message.assistant', { hasText: 'The greeting now says hello.' }).waitFor();
   assert.equal(await chat().locator('.tool', { hasText: 'edit_file greet.ts' }).getAttribute('data-status'), 'done');

@@ -130,6 +130,16 @@ export class Workbench {
     await this.page.locator('.pane-header[aria-label^="Sessions"], .pane-header:has-text("Sessions")').first().waitFor();
   }
 
+  /** Reloads the window and waits until the Chat view shows `sessionId` again. */
+  async reloadTo(sessionId: string): Promise<void> {
+    await this.page.reload();
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The window restores the Braid container it showed; open it only if it does not come back.
+    await this.page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+    await this.openBraid();
+    await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
+  }
+
   /** The Chat webview's document (nested iframes). */
   chatFrame(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

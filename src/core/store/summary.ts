@@ -49,13 +49,26 @@ export function promptText(message: Message): string {
   return texts.at(-1)?.text ?? '';
 }
 
-/** A session's automatic title: the first 50 code points of the first user text, whitespace collapsed. */
+/** Bidi controls: in a title shown in a one-line label they would reorder what follows it (the row's description, the status bar). */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Text for a one-line label: without bidi controls. */
+export function labelText(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
+
+/** A session's name in a list, a tree or a quick pick. */
+export function sessionLabel(row: { readonly title?: string | null; readonly firstPrompt?: string | null }): string {
+  return labelText(row.title || row.firstPrompt || '') || 'Untitled session';
+}
+
+/** A session's automatic title: the first 50 code points of the first user text, whitespace collapsed, bidi controls dropped. */
 export function autoTitle(text: string): string {
-  return Array.from(text.replace(/\s+/g, ' ').trim()).slice(0, 50).join('');
+  return Array.from(labelText(text).replace(/\s+/g, ' ').trim()).slice(0, 50).join('');
 }
 
 export function previewOf(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = labelText(text).replace(/\s+/g, ' ').trim();
   return Array.from(flat).slice(0, PREVIEW_CHARS).join('');
 }
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText } from '../../core/store/summary';
+import { promptText, sessionLabel } from '../../core/store/summary';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 
 /**
@@ -17,7 +17,7 @@ export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: Se
     void vscode.window.showInformationMessage('There are no archived sessions in this workspace.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(rows.map((r) => ({ label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, id: r.id })), { placeHolder: 'Which session?' });
+  const pick = await vscode.window.showQuickPick(rows.map((r) => ({ label: sessionLabel(r), description: `${r.turnCount} turns`, id: r.id })), { placeHolder: 'Which session?' });
   return pick?.id;
 }
 

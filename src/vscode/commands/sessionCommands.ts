@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { sessionLabel } from '../../core/store/summary';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 import type { BraidCommand } from './command';
 
@@ -42,7 +43,7 @@ async function pickSession(store: SessionStore, workspaceKey: string | undefined
     const rows = text.trim() ? store.index.search(text, { workspaceKey, limit: 50 }) : store.index.list({ workspaceKey, limit: 50 });
     // The index already matched titles and prompts; alwaysShow stops the QuickPick from filtering
     // again by label, which would hide sessions that match only in a prompt.
-    pick.items = rows.map((r) => ({ id: r.id, label: r.title || r.firstPrompt || 'Untitled session', description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
+    pick.items = rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
   };
   show('');
   pick.onDidChangeValue(show);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
+import { sessionLabel } from '../../core/store/summary';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
@@ -102,11 +103,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     // Forks show at once; subagents are read from disk only when the user expands the session.
     const state = node.forks.length > 0 ? vscode.TreeItemCollapsibleState.Expanded
       : row.subagents > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
-    const item = new vscode.TreeItem(row.title || row.firstPrompt || 'Untitled session', state);
+    const item = new vscode.TreeItem(sessionLabel(row), state);
     item.id = node.id;
     item.description = sessionDescription(row);
     const tooltip = new vscode.MarkdownString();
-    tooltip.appendText(`${row.title || row.firstPrompt}\n`);
+    tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`);
     tooltip.appendText(usageLine(row.usage));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
