@@ -1,4 +1,4 @@
-/// <reference lib="dom" />
+// Type-checked with the DOM library by tsconfig.e2e.json (its functions run in the page).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Locator } from 'playwright-core';
