@@ -19,6 +19,7 @@ import { Compactor } from './compactor';
 import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
+import { SecretRedactor } from './secrets';
 import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
@@ -92,6 +93,9 @@ export class Session {
   private idle: Promise<void> = Promise.resolve();
   /** The wire record id of each message the kernel holds (a compaction names the first it keeps). */
   private readonly recordIds = new WeakMap<object, string>();
+  private readonly secrets = new SecretRedactor();
+  /** The key lookup, remembering the keys it hands out so they can be taken out of error texts. */
+  private readonly apiKey: (provider: string) => Promise<string | undefined>;
   private readonly compactor: Compactor;
 
   private constructor(
@@ -104,6 +108,7 @@ export class Session {
     recordIds: ReadonlyMap<object, string>,
   ) {
     for (const [message, id] of recordIds) this.recordIds.set(message, id);
+    this.apiKey = this.secrets.wrap(options.apiKey);
     this.paused = state.paused;
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
@@ -121,7 +126,7 @@ export class Session {
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
-      getApiKey: (provider) => options.apiKey(provider),
+      getApiKey: (provider) => this.apiKey(provider),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
@@ -134,7 +139,7 @@ export class Session {
       sessionId: state.id,
       model: async () => {
         const { model } = await options.model();
-        return { model, apiKey: await options.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
+        return { model, apiKey: await this.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
       },
       recordId: (m) => this.recordIds.get(m),
       emit: (event) => this.emit(event),
@@ -249,7 +254,7 @@ export class Session {
       history,
       tools: this.agent.state.tools,
       question,
-      apiKey: await this.options.apiKey(model.provider),
+      apiKey: await this.apiKey(model.provider),
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
     });
@@ -464,6 +469,7 @@ export class Session {
       outcome = 'failed';
       error = describeModelError(last.errorMessage);
     }
+    error = this.secrets.redact(error);
     await this.writer.endTurn(outcome, error);
     this.state = this.options.store.get(this.id);
     this.active = undefined;
@@ -484,7 +490,7 @@ export class Session {
       writer: this.writer,
       turn: active.turn,
       model,
-      apiKey: this.options.apiKey,
+      apiKey: this.apiKey,
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       tools: readOnlyTools(this.toolContext),
     }, description, prompt, signal);
@@ -505,7 +511,9 @@ export class Session {
         return;
       }
       case 'message_end': {
-        const message = event.message as Message;
+        const said = event.message as Message;
+        // An error text from a provider may echo the key it was sent; the log never gets it.
+        const message = said.role === 'assistant' && said.errorMessage ? { ...said, errorMessage: this.secrets.redact(said.errorMessage) } : said;
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);

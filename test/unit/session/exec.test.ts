@@ -94,3 +94,21 @@ test('writes are denied without --yes and allowed with it', async () => {
   assert.equal(allowed.code, 0, allowed.err);
   assert.equal(fs.readFileSync(path.join(workspace, 'out.txt'), 'utf8'), 'hello');
 });
+
+test('an API key a provider echoes in its error never reaches the log, state.json or the output', async () => {
+  const key = `sk-braid-canary-${Date.now()}`;
+  const withKey = { ...env, BRAID_API_KEY: key };
+  server.enqueue({ kind: 'httpError', status: 401, message: `Incorrect API key provided: ${key}. Find your key in your account settings.` });
+  let out = '';
+  let err = '';
+  const code = await runCli(['--data-dir', path.join(root, 'store-key'), '--workspace', workspace, 'exec', 'Hello?'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: withKey, wasmPath });
+  assert.equal(code, 1);
+  assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${key}`, 'the key was sent');
+  assert.match(err, /Incorrect API key provided: \[API key removed\]/);
+  const files: string[] = [];
+  const walk = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
+  walk(path.join(root, 'store-key'));
+  assert.ok(files.some((f) => f.endsWith('wire.jsonl')), 'the failed turn was logged');
+  for (const file of files) assert.equal(fs.readFileSync(file).includes(key), false, `${path.relative(root, file)} holds the key`);
+  assert.equal(`${out}${err}`.includes(key), false);
+});
