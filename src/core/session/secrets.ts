@@ -18,6 +18,14 @@ export class SecretRedactor {
     };
   }
 
+  /** A message (any role: an error, a tool result quoting one) with the keys taken out; the same object when it holds none. */
+  redactMessage<T extends object>(message: T): T {
+    if (this.keys.size === 0) return message;
+    const json = JSON.stringify(message);
+    const clean = this.redact(json);
+    return clean === json ? message : (JSON.parse(clean) as T);
+  }
+
   redact(text: string): string;
   redact(text: string | undefined): string | undefined;
   redact(text: string | undefined): string | undefined {

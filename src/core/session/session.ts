@@ -511,9 +511,8 @@ export class Session {
         return;
       }
       case 'message_end': {
-        const said = event.message as Message;
-        // An error text from a provider may echo the key it was sent; the log never gets it.
-        const message = said.role === 'assistant' && said.errorMessage ? { ...said, errorMessage: this.secrets.redact(said.errorMessage) } : said;
+        // An error text from a provider (or a tool result quoting one) may echo the key it was sent; the log never gets it.
+        const message = this.secrets.redactMessage(event.message as Message);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
