@@ -30,6 +30,8 @@ export class ChatModel {
   sessionId = '';
   info: SessionInfo | undefined;
   readOnly = false;
+  /** Lines of the shown page's log that were skipped as unreadable. */
+  damagedLines = 0;
   before: PageCursor | undefined;
   /** The request id of the turn running (or just sent and not started). */
   running: string | undefined;
@@ -42,6 +44,7 @@ export class ChatModel {
     this.sessionId = session?.info.id ?? '';
     this.info = session?.info;
     this.readOnly = session?.readOnly === true;
+    this.damagedLines = session?.damagedLines ?? 0;
     this.before = session?.before;
     this.running = session?.activeRequest;
     for (const frame of snapshot.live) this.apply(frame);

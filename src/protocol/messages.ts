@@ -39,6 +39,8 @@ export interface SessionView {
   readonly readOnly?: boolean;
   /** The page's request id of the turn running now, if one runs. */
   readonly activeRequest?: string;
+  /** Lines of the log read for this page that could not be read (a crash mid-write, or damage) and were skipped. */
+  readonly damagedLines?: number;
 }
 
 // ---- webview -> host -------------------------------------------------------------------------

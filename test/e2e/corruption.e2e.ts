@@ -79,6 +79,10 @@ test('a damaged data folder: every session listed and readable after a reload, t
   for (const text of ['Damaged log prompt 1', 'Damaged log answer 2', 'Damaged log prompt 3 after the damage', 'Damaged log answer 3']) {
     await chat().locator('.message', { hasText: text }).first().waitFor({ timeout: 10_000 });
   }
+  // The chat says that lines were skipped, and how many (the garbage line; the invalid UTF-8 one still reads).
+  const damaged = chat().locator('[data-role="damaged"]');
+  await damaged.waitFor({ timeout: 10_000 });
+  assert.match(await damaged.textContent() ?? '', /One line of this session's log could not be read .*braid doctor/);
   model.enqueue({ kind: 'text', chunks: ['Still working after the damage.'] });
   await workbench.send('Does this session still work?');
   await chat().locator('.message.assistant', { hasText: 'Still working after the damage.' }).waitFor();
@@ -87,6 +91,7 @@ test('a damaged data folder: every session listed and readable after a reload, t
   await row(/Broken state/).click();
   await chat().locator(`body[data-session="${ids.broken}"]`).waitFor({ timeout: 30_000 });
   await chat().locator('.message', { hasText: 'Broken state answer 2' }).waitFor({ timeout: 10_000 });
+  assert.equal(await chat().locator('[data-role="damaged"]').isVisible(), false, 'an intact log shows no damage note');
   model.enqueue({ kind: 'text', chunks: ['The state was rebuilt.'] });
   await workbench.send('And this one?');
   await chat().locator('.message.assistant', { hasText: 'The state was rebuilt.' }).waitFor();

@@ -17,6 +17,8 @@ export interface MessagePage {
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
   readonly bytesRead: number;
+  /** Lines read for the page that are not records (cut short by a crash, or damaged): skipped. */
+  readonly skippedLines: number;
 }
 
 /** Messages a page holds by default (DESIGN.md 7). */
@@ -30,15 +32,20 @@ export const PAGE_SIZE = 80;
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], before: undefined, bytesRead: 0 };
+  if (fd === undefined) return { messages: [], compactions: [], before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
     let oldestFound = -1;
+    let skippedLines = 0;
     const bytesRead = scanBackward(fd, before ? before.offset : fs.fstatSync(fd).size, (line, offset) => {
       const parsed = parseRecordLine(line);
-      if (!('record' in parsed) || !isKnown(parsed.record)) return true;
+      if (!('record' in parsed)) {
+        if (line.trim()) skippedLines++;
+        return true;
+      }
+      if (!isKnown(parsed.record)) return true;
       const r = parsed.record;
       if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
       else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
@@ -52,7 +59,7 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
     found.reverse();
     compactions.reverse();
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead };
+    return { messages: found, compactions, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
   } finally {
     fs.closeSync(fd);
   }

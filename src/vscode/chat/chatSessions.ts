@@ -88,6 +88,7 @@ export class ChatSessions implements vscode.Disposable {
       ...(before ? { before } : {}),
       ...(this.following ? { readOnly: true } : {}),
       ...(active ? { activeRequest: active } : {}),
+      ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
     };
     return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
   }

@@ -71,6 +71,9 @@ test('blank lines, unknown types, newer versions and junk are tolerated; unknown
   assert.equal(read.report.badLines, 3);
   assert.deepEqual(read.report.bad.map((b) => b.reason), ['not-json', 'not-a-record', 'missing-fields']);
   assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f']);
+  // The newest page counts the lines it skipped (blank lines and unknown types are not damage).
+  assert.equal(readNewestPage(file).skippedLines, 3);
+  assert.equal(readNewestPage(file, 1).skippedLines, 0, 'only lines read for the page count');
   const copy = exportJsonl(file).text;
   assert.ok(copy.includes('"hologram"'), 'unknown record kept on copy');
   assert.ok(!copy.includes('not json'), 'unreadable lines are not copied');
