@@ -17,7 +17,7 @@ app.innerHTML = `
   <div class="usage-line" data-role="usage" aria-label="Session usage"></div>
   <div class="problem" data-role="problem" role="alert" hidden></div>
   <div class="note untrusted" data-role="untrusted" role="status" hidden><span class="codicon codicon-shield" aria-hidden="true"></span> This workspace is not trusted: Braid can chat and read files, but its tools cannot write files or run commands. <button type="button" data-role="trust">Manage Workspace Trust</button></div>
-  <div class="note" data-role="damaged" role="status" hidden><span class="codicon codicon-warning" aria-hidden="true"></span> <span data-role="damaged-text"></span></div>
+  <div class="note damaged" data-role="damaged" role="status" hidden><span class="codicon codicon-warning" aria-hidden="true"></span> <span data-role="damaged-text"></span><button type="button" class="dismiss" data-role="damaged-dismiss" title="Hide this note for this session" aria-label="Hide this note"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
   <div class="note" data-role="read-only" role="status" hidden>Another window is writing this session; it is shown read-only here and follows along live.</div>
   <section class="transcript" data-role="transcript" role="log" aria-label="Conversation" tabindex="0"></section>
   <div class="side" data-role="side" role="dialog" aria-label="Side question" hidden>
@@ -46,6 +46,8 @@ function part<T extends HTMLElement>(role: string): T {
 }
 
 const model = new ChatModel();
+/** The session whose damaged-log note the user hid. */
+let damageDismissed: string | undefined;
 const expanded = new Map<string, boolean>();
 const actions: EntryActions = {
   message: (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }),
@@ -86,8 +88,9 @@ function refreshChrome(): void {
   const u = info?.usage;
   part('usage').textContent = u && u.input + u.output + u.cacheRead > 0 ? `Session: ${describeUsage(u)}` : '';
   part('read-only').hidden = !model.readOnly;
-  part('damaged').hidden = model.damagedLines === 0;
-  part('damaged-text').textContent = model.damagedLines === 0 ? '' : `${model.damagedLines === 1 ? 'One line' : `${model.damagedLines} lines`} of this session's log could not be read (cut short by a crash, or damaged) and ${model.damagedLines === 1 ? 'was' : 'were'} skipped. The rest of the session reads and works; the bytes stay in the file, and "braid doctor" lists them.`;
+  const damaged = model.damagedLines;
+  part('damaged').hidden = damaged === 0 || damageDismissed === model.sessionId;
+  part('damaged-text').textContent = damaged === 0 ? '' : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;
   input.disabled = model.readOnly;
   part('stop').hidden = !model.running;
   part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
@@ -201,6 +204,10 @@ function closeSide(): void {
   part('side-keep').textContent = 'Keep as fork';
 }
 part('side-close').addEventListener('click', closeSide);
+part('damaged-dismiss').addEventListener('click', () => {
+  damageDismissed = model.sessionId;
+  part('damaged').hidden = true;
+});
 part('side-keep').addEventListener('click', () => side && host.postMessage({ type: 'keepSide', id: side }));
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && !part('side').hidden) closeSide();

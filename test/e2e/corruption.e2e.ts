@@ -82,11 +82,13 @@ test('a damaged data folder: every session listed and readable after a reload, t
   // The chat says that lines were skipped, and how many (the garbage line; the invalid UTF-8 one still reads).
   const damaged = chat().locator('[data-role="damaged"]');
   await damaged.waitFor({ timeout: 10_000 });
-  assert.match(await damaged.textContent() ?? '', /One line of this session's log could not be read .*braid doctor/);
+  assert.match(await damaged.textContent() ?? '', /One line of this session's log could not be read and was skipped.*braid doctor/);
   model.enqueue({ kind: 'text', chunks: ['Still working after the damage.'] });
   await workbench.send('Does this session still work?');
   await chat().locator('.message.assistant', { hasText: 'Still working after the damage.' }).waitFor();
   await workbench.screenshot('damaged-log-opened-and-prompted');
+  await damaged.locator('[data-role="damaged-dismiss"]').click();
+  await damaged.waitFor({ state: 'hidden' });
 
   await row(/Broken state/).click();
   await chat().locator(`body[data-session="${ids.broken}"]`).waitFor({ timeout: 30_000 });
