@@ -515,12 +515,22 @@ function checkIntegrity(SQL: SqlJsStatic, db: Database): void {
     problem = `the integrity check failed: ${problems || 'no answer'}`;
   } else if (schemaText(db) !== expectedSchemaText(SQL)) {
     problem = 'its table definitions are damaged';
+  } else {
+    // Damage inside a row that leaves the page valid: values the columns that decide which list a
+    // session is in can never hold (a damaged `visibility` would hide a session from every list).
+    const impossible = Number(db.exec(IMPOSSIBLE_ROWS)[0]?.values[0]?.[0] ?? 0);
+    if (impossible > 0) problem = `${impossible} row(s) hold values Braid never writes`;
   }
   if (problem) {
     db.close();
     throw new Error(problem);
   }
 }
+
+const IMPOSSIBLE_ROWS = `SELECT count(*) FROM sessions WHERE
+  visibility NOT IN ('visible', 'hidden') OR archived NOT IN (0, 1) OR kind NOT IN ('conversation', 'task', 'peek')
+  OR status NOT IN ('idle', 'running', 'error', 'aborted', 'interrupted') OR title_source NOT IN ('auto', 'user')
+  OR length(id) != 30 OR id NOT GLOB 'ses_*' OR workspace_key NOT GLOB 'wd_*'`;
 
 /** The schema as SQLite keeps it (sqlite_master), as one string. */
 function schemaText(db: Database): string {

@@ -61,6 +61,27 @@ test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly 
   }
 });
 
+test('a row whose list-deciding values are damaged (the page still valid) makes the index count as corrupt and be rebuilt', async () => {
+  const r = root();
+  let store = await openStore(r);
+  const ids = await populate(store);
+  const before = snapshot(store);
+  await store.close();
+  const indexFile = path.join(r, 'index.sqlite');
+  const SQL = await loadSqlJs(wasmPath);
+  for (const [column, value] of [['visibility', 'visÝ&,'], ['archived', 7], ['kind', 'c0nversation']] as const) {
+    const db = new SQL.Database(fs.readFileSync(indexFile));
+    db.run(`UPDATE sessions SET ${column} = ? WHERE id = ?`, [value, ids[0]!]);
+    fs.writeFileSync(indexFile, db.export());
+    db.close();
+    const logger = recordingLogger();
+    store = await openStore(r, { logger });
+    assert.ok(logger.warnings.some((w) => /index\.sqlite is corrupt \(1 row\(s\) hold values Braid never writes\); rebuilding/.test(w)), `${column}: ${logger.warnings.join(' | ')}`);
+    assert.equal(snapshot(store), before, column);
+    await store.close();
+  }
+});
+
 test('an index from a newer schema is left untouched, and the store serves from disk (degraded)', async () => {
   const r = root();
   let store = await openStore(r);
