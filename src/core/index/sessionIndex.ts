@@ -63,6 +63,7 @@ export class SessionIndex {
   private closed = false;
   /** The file on disk is damaged: the next flush writes it even with nothing pending. */
   private mustSave = false;
+  private SQL!: SqlJsStatic;
 
   private constructor(private readonly options: SessionIndexOptions) {}
 
@@ -99,6 +100,7 @@ export class SessionIndex {
 
   private async load(): Promise<void> {
     const SQL = await loadSqlJs(this.options.wasmPath);
+    this.SQL = SQL;
     const image = this.readImage();
     if (image) {
       try {
@@ -180,6 +182,10 @@ export class SessionIndex {
         return `index.sqlite has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
       }
       checkIntegrity(SQL, db);
+      // The doctor's check goes further than the one at load: every index, and the search index's own structures.
+      const full = db.exec('PRAGMA integrity_check')[0]?.values.map((row) => String(row[0])) ?? [];
+      if (full.length !== 1 || full[0] !== 'ok') throw new Error(`the full integrity check failed: ${full.slice(0, 3).join('; ')}`);
+      db.run("INSERT INTO sessions_fts(sessions_fts) VALUES('integrity-check')");
       db.close();
       return undefined;
     } catch (err) {
@@ -203,7 +209,8 @@ export class SessionIndex {
     await this.flush();
   }
 
-  private async rebuildInMemory(progress?: (done: number, total: number) => void): Promise<void> {
+  /** With `yieldEvery` infinite it never awaits, so it runs to the end before returning. */
+  private async rebuildInMemory(progress?: (done: number, total: number) => void, yieldEvery = 200): Promise<void> {
     const folders = listSessionFolders(this.options.layout);
     const ids = new Set<string>();
     let done = 0;
@@ -216,7 +223,7 @@ export class SessionIndex {
           rows.upsertSummary(this.db, summary);
           this.pending.set(summary.state.id, true);
         }
-        if (++done % 200 === 0) {
+        if (++done % yieldEvery === 0) {
           progress?.(done, folders.length);
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -291,21 +298,23 @@ export class SessionIndex {
 
   /** Records a session's current summary (or its removal with null); saved soon after. `notify` tells listeners now. */
   apply(id: string, summary: SessionSummary | null, notify = false): void {
-    if (summary) {
-      rows.upsertSummary(this.db, summary);
-      this.pending.set(id, true);
-    } else {
-      const workspaceKey = rows.getRow(this.db, id)?.workspaceKey ?? '';
-      rows.deleteSessionRow(this.db, id);
-      this.pending.set(id, { removedFrom: workspaceKey });
-    }
+    this.guarded(() => {
+      if (summary) {
+        rows.upsertSummary(this.db, summary);
+        this.pending.set(id, true);
+      } else {
+        const workspaceKey = rows.getRow(this.db, id)?.workspaceKey ?? '';
+        rows.deleteSessionRow(this.db, id);
+        this.pending.set(id, { removedFrom: workspaceKey });
+      }
+    });
     this.scheduleSave();
     if (notify) this.events.emit('change');
   }
 
   /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
   applyState(state: SessionState, stateMtime: number, dir: string): void {
-    const summary = rows.readSummary(this.db, state.id);
+    const summary = this.guarded(() => rows.readSummary(this.db, state.id));
     if (!summary) {
       this.refresh(dir);
       return;
@@ -315,7 +324,7 @@ export class SessionIndex {
 
   /** What the index holds about a session, as a summary. */
   summaryOf(id: string): SessionSummary | undefined {
-    return rows.readSummary(this.db, id);
+    return this.guarded(() => rows.readSummary(this.db, id));
   }
 
   /**
@@ -367,27 +376,54 @@ export class SessionIndex {
   }
 
   list(filter: rows.ListFilter): rows.SessionRow[] {
-    return rows.listRows(this.db, filter);
+    return this.guarded(() => rows.listRows(this.db, filter));
   }
 
   count(filter: rows.ListFilter): number {
-    return rows.countRows(this.db, filter);
+    return this.guarded(() => rows.countRows(this.db, filter));
   }
 
   get(id: string): rows.SessionRow | undefined {
-    return rows.getRow(this.db, id);
+    return this.guarded(() => rows.getRow(this.db, id));
   }
 
   search(text: string, filter: rows.ListFilter): rows.SessionRow[] {
-    return rows.searchRows(this.db, text, filter);
+    return this.guarded(() => rows.searchRows(this.db, text, filter));
   }
 
   workspaces(): rows.WorkspaceRow[] {
-    return rows.listWorkspaces(this.db);
+    return this.guarded(() => rows.listWorkspaces(this.db));
   }
 
   usage(by: 'day' | 'model' | 'session', workspaceKey?: string): ReturnType<typeof rows.usageBy> {
-    return rows.usageBy(this.db, by, workspaceKey);
+    return this.guarded(() => rows.usageBy(this.db, by, workspaceKey));
+  }
+
+  /**
+   * Runs `work` on the database. Damage SQLite meets only now (a page the check at load did not
+   * read, such as the search index's) moves the file aside and rebuilds the index from the session
+   * folders at once; `work` then runs on the rebuilt index.
+   */
+  private guarded<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (err) {
+      if (!/malformed|not a database|database corruption/i.test((err as Error).message)) throw err;
+      this.logger.warn(`index.sqlite is damaged (${(err as Error).message}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
+      this.keepCorruptCopy();
+      try {
+        this.db.close();
+      } catch {
+        // it is being replaced
+      }
+      this.db = new this.SQL.Database();
+      createSchema(this.db);
+      this.mustSave = true;
+      void this.rebuildInMemory(undefined, Number.POSITIVE_INFINITY); // never awaits: done when it returns
+      this.scheduleSave();
+      this.events.emit('change');
+      return work();
+    }
   }
 
   private scheduleSave(): void {
@@ -430,7 +466,9 @@ export class SessionIndex {
       // A damaged file's header may claim any generation: only one that loaded counts.
       if (onDisk > this.generation && await this.reloadFromDisk()) this.generation = Math.max(this.generation, onDisk);
       const applying = new Map(this.pending);
-      for (const [id, change] of applying) this.applyTo(this.db, id, this.freshen(id, change));
+      this.guarded(() => {
+        for (const [id, change] of applying) this.applyTo(this.db, id, this.freshen(id, change));
+      });
       this.generation += 1;
       this.db.run("UPDATE meta SET value = ? WHERE key = 'generation'", [String(this.generation)]);
       this.db.run(`PRAGMA user_version = ${this.generation}`);

@@ -72,6 +72,12 @@ const str = (x: unknown, fallback = ''): string => (typeof x === 'string' ? x : 
  * Validates parsed state.json. Required identity fields must be right; everything else falls back
  * to a default, so a state written by a newer version (more fields) still reads.
  */
+/** A model snapshot only when it names both provider and id (a damaged one reads as unknown). */
+function modelOf(raw: unknown): ModelSnapshot | null {
+  const m = raw as Partial<ModelSnapshot> | null | undefined;
+  return m && typeof m === 'object' && typeof m.provider === 'string' && typeof m.id === 'string' ? m as ModelSnapshot : null;
+}
+
 export function normalizeState(raw: unknown): SessionState {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new StateFileError('state.json is not an object');
   const r = raw as Record<string, unknown>;
@@ -97,7 +103,7 @@ export function normalizeState(raw: unknown): SessionState {
     archived: r.archived === true,
     forkedFrom: forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
     agents: Array.isArray(r.agents) ? (r.agents as SessionState['agents']).filter((a) => a && typeof a.id === 'string') : [{ id: 'main', parentId: null, title: 'main' }],
-    model: r.model && typeof (r.model as ModelSnapshot).id === 'string' ? (r.model as ModelSnapshot) : null,
+    model: modelOf(r.model),
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string') : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
     turnCount: num(r.turnCount),

@@ -133,12 +133,20 @@ const KNOWN_TYPES = new Set(['agent', 'turn_begin', 'message', 'usage', 'tool', 
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
+/** A message readers can render: a known role with content of the shape that role has (a damaged role or content is a bad line). */
+function isMessage(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null) return false;
+  const { role, content } = m as { role?: unknown; content?: unknown };
+  if (role === 'user') return typeof content === 'string' || Array.isArray(content);
+  return (role === 'assistant' || role === 'toolResult') && Array.isArray(content);
+}
+
 /** Checks the fields replay relies on; a known type without them is treated as a bad line. */
 function hasRequiredFields(r: Record<string, unknown>): boolean {
   switch (r.t) {
     case 'agent': return typeof r.agentId === 'string';
     case 'turn_begin': return isInt(r.turn);
-    case 'message': return isInt(r.turn) && typeof r.id === 'string' && typeof r.message === 'object' && r.message !== null && typeof (r.message as { role?: unknown }).role === 'string';
+    case 'message': return isInt(r.turn) && typeof r.id === 'string' && isMessage(r.message);
     case 'usage': return isInt(r.turn);
     case 'tool': return isInt(r.turn) && typeof r.toolCallId === 'string';
     case 'file_change': return isInt(r.turn) && typeof r.path === 'string';

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       return out;
     }
     // Another process deleted, restored or is writing that session right now.
-    if (code === 1 && /^braid: .*(does not exist|not found|is being written|not in the trash|exists already)/i.test(err) && err.split('\n').filter(Boolean).length === 1) {
+    if (code === 1 && /^braid: .*(does not exist|not found|is being written|in the trash|exists already|just now)/i.test(err) && err.split('\n').filter(Boolean).length === 1) {
       counts.raced!++;
       return undefined;
     }

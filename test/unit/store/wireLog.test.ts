@@ -134,3 +134,17 @@ test('rewind drops the rewound turns from the effective history and the next tur
   assert.deepEqual(readNewestPage(file).messages.map((m) => m.id), ['m1-a', 'm2-b2']);
   assert.ok(fs.readFileSync(file, 'utf8').includes('m3-c'), 'rewound records stay in the file');
 });
+
+test('a message whose role or content was damaged is a bad line, not a message readers cannot render', () => {
+  const file = logFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const damaged = [
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'r', message: { role: '\ufffdser', content: 'hi' } },
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'a', message: { role: 'assistant', content: 'not blocks' } },
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'u', message: { role: 'user', content: 42 } },
+  ].map((r) => JSON.stringify(r)).join('\n');
+  fs.writeFileSync(file, `${msg(1, 'one')}\n${damaged}\n`);
+  const read = readWireLog(file);
+  assert.equal(read.report.badLines, 3);
+  assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one']);
+});
