@@ -272,9 +272,13 @@ async function runTrial(kind: string, n: number): Promise<void> {
 function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, label: string): void {
   const said = (re: RegExp) => re.test(stderr);
   if (damage.kind === 'index') {
-    if (said(/index\.sqlite is (corrupt|empty)/)) {
-      assert.ok(said(/index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/), `${label}: says what it does about the index: ${stderr}`);
+    // Found at load (the index is rebuilt at once, the damaged file kept aside), or only by the
+    // doctor's deeper check (it says it can rebuild it, and --fix does).
+    if (said(/warning: index\.sqlite is (corrupt|empty)/)) {
+      assert.ok(said(/warning: index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/), `${label}: says what it does about the index: ${stderr}`);
       if (damage.damaged!.length > 0) assert.deepEqual(fs.readFileSync(`${damage.file}.corrupt`), damage.damaged, `${label}: the damaged index is kept aside`);
+    } else if (said(/index\.sqlite is corrupt/)) {
+      assert.ok(said(/index\.sqlite is corrupt \(.+\); it can be rebuilt from the session folders/), `${label}: the doctor says what is wrong with the index: ${stderr}`);
     }
     return; // undetected damage is held to the index agreeing with disk after the doctor (checkRepaired)
   }

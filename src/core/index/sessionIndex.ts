@@ -196,8 +196,20 @@ export class SessionIndex {
   /** Rebuilds the index from the session folders and rewrites index.sqlite, the damaged file kept as index.sqlite.corrupt. */
   async repairFile(): Promise<void> {
     if (fs.existsSync(this.file) && statSize(this.file) > 0) this.keepCorruptCopy();
-    this.mustSave = true;
+    this.replaceDatabase(); // the copy in memory came from the damaged file
     await this.rebuild();
+  }
+
+  /** Starts over from an empty database (the current one came from a damaged file); the next save writes the file. */
+  private replaceDatabase(): void {
+    try {
+      this.db.close();
+    } catch {
+      // it is being replaced
+    }
+    this.db = new this.SQL.Database();
+    createSchema(this.db);
+    this.mustSave = true;
   }
 
   /** Rebuilds every row from the session folders and saves. Progress is called with (done, total). */
@@ -411,14 +423,7 @@ export class SessionIndex {
       if (!/malformed|not a database|database corruption/i.test((err as Error).message)) throw err;
       this.logger.warn(`index.sqlite is damaged (${(err as Error).message}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
       this.keepCorruptCopy();
-      try {
-        this.db.close();
-      } catch {
-        // it is being replaced
-      }
-      this.db = new this.SQL.Database();
-      createSchema(this.db);
-      this.mustSave = true;
+      this.replaceDatabase();
       void this.rebuildInMemory(undefined, Number.POSITIVE_INFINITY); // never awaits: done when it returns
       this.scheduleSave();
       this.events.emit('change');
