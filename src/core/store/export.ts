@@ -37,7 +37,7 @@ export function exportMarkdown(state: SessionState, history: History): string {
       for (const block of message.content) {
         if (block.type === 'text') out.push('', block.text);
         else if (block.type === 'thinking') out.push('', '<details><summary>Thinking</summary>', '', block.thinking, '', '</details>');
-        else out.push('', `Tool call \`${block.name}\` (\`${block.id}\`):`, '', fence(JSON.stringify(block.arguments, null, 2), 'json'));
+        else if (block.type === 'toolCall') out.push('', `Tool call \`${block.name}\` (\`${block.id}\`):`, '', fence(JSON.stringify(block.arguments, null, 2), 'json'));
       }
     } else {
       const text = message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n');

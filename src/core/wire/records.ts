@@ -137,8 +137,21 @@ const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInt
 function isMessage(m: unknown): boolean {
   if (typeof m !== 'object' || m === null) return false;
   const { role, content } = m as { role?: unknown; content?: unknown };
-  if (role === 'user') return typeof content === 'string' || Array.isArray(content);
-  return (role === 'assistant' || role === 'toolResult') && Array.isArray(content);
+  if (role === 'user' && typeof content === 'string') return true;
+  return (role === 'user' || role === 'assistant' || role === 'toolResult') && Array.isArray(content) && content.every(isBlock);
+}
+
+/** A content block: the fields of the types Braid knows have their types; blocks of other types are left to readers to skip. */
+function isBlock(b: unknown): boolean {
+  if (typeof b !== 'object' || b === null || typeof (b as { type?: unknown }).type !== 'string') return false;
+  const block = b as Record<string, unknown>;
+  switch (block.type) {
+    case 'text': return typeof block.text === 'string';
+    case 'thinking': return typeof block.thinking === 'string';
+    case 'toolCall': return typeof block.id === 'string' && typeof block.name === 'string' && typeof block.arguments === 'object' && block.arguments !== null;
+    case 'image': return typeof block.data === 'string' && typeof block.mimeType === 'string';
+    default: return true;
+  }
 }
 
 /** Checks the fields replay relies on; a known type without them is treated as a bad line. */

@@ -142,9 +142,12 @@ test('a message whose role or content was damaged is a bad line, not a message r
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'r', message: { role: '\ufffdser', content: 'hi' } },
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'a', message: { role: 'assistant', content: 'not blocks' } },
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'u', message: { role: 'user', content: 42 } },
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'b', message: { role: 'assistant', content: [{ type: 'text', t\u00ffxt: 'a damaged key' }] } },
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'c', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'x', name: 'read_file' }] } },
   ].map((r) => JSON.stringify(r)).join('\n');
-  fs.writeFileSync(file, `${msg(1, 'one')}\n${damaged}\n`);
+  const future = JSON.stringify({ v: 1, t: 'message', ts: 1, turn: 1, id: 'f', message: { role: 'assistant', content: [{ type: 'hologram', shape: 'torus' }, { type: 'text', text: 'known' }] } });
+  fs.writeFileSync(file, `${msg(1, 'one')}\n${damaged}\n${future}\n`);
   const read = readWireLog(file);
-  assert.equal(read.report.badLines, 3);
-  assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one']);
+  assert.equal(read.report.badLines, 5);
+  assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f'], 'a block of a type Braid does not know is left to readers');
 });
