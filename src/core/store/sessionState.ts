@@ -102,7 +102,7 @@ export function normalizeState(raw: unknown): SessionState {
     visibility: r.visibility === 'hidden' ? 'hidden' : 'visible',
     archived: r.archived === true,
     forkedFrom: forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
-    agents: Array.isArray(r.agents) ? (r.agents as SessionState['agents']).filter((a) => a && typeof a.id === 'string') : [{ id: 'main', parentId: null, title: 'main' }],
+    agents: Array.isArray(r.agents) ? (r.agents as Array<Record<string, unknown> | null>).flatMap((a) => (a && typeof a.id === 'string' ? [{ id: a.id, parentId: typeof a.parentId === 'string' ? a.parentId : null, title: str(a.title, a.id) }] : [])) : [{ id: 'main', parentId: null, title: 'main' }],
     model: modelOf(r.model),
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string') : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
