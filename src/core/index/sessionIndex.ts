@@ -420,7 +420,7 @@ export class SessionIndex {
     try {
       return work();
     } catch (err) {
-      if (!/malformed|not a database|database corruption/i.test((err as Error).message)) throw err;
+      if (!/malformed|not a database|database corruption|readonly database/i.test((err as Error).message)) throw err; // read-only: a damaged header byte
       this.logger.warn(`index.sqlite is damaged (${(err as Error).message}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
       this.keepCorruptCopy();
       this.replaceDatabase();
