@@ -86,6 +86,7 @@ async function openStore(context: vscode.ExtensionContext, logger: Logger): Prom
       wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
       logger,
       watch: true,
+      verifyAfterMs: 5_000, // the whole-index checks, after activation rather than in it
     });
     context.subscriptions.push({ dispose: () => void store.close() });
     return store;

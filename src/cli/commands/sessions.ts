@@ -12,7 +12,9 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
   const all = args.options.has('all');
   return ctx.withStore(async (store) => {
     const key = workspaceKey(ctx.workspace);
-    // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up first.
+    // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up
+    // first; --all, which reads every folder anyway, also runs the checks that read the whole index.
+    if (all) store.index.verify();
     await store.index.reconcile(all ? undefined : key);
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived: args.options.has('archived') });
     if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);

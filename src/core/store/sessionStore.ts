@@ -38,6 +38,8 @@ export interface StoreOptions {
   /** Follow other processes' index saves (the extension); one-shot CLI commands do not. */
   readonly watch?: boolean;
   readonly saveDelayMs?: number;
+  /** See SessionIndexOptions.verifyAfterMs. */
+  readonly verifyAfterMs?: number;
 }
 
 export interface CreateOptions {
@@ -63,7 +65,7 @@ export class SessionStore {
   static async open(options: StoreOptions): Promise<SessionStore> {
     const layout = new StoreLayout(options.root);
     fs.mkdirSync(layout.sessionsDir, { recursive: true });
-    const index = await SessionIndex.open({ layout, wasmPath: options.wasmPath, logger: options.logger, watch: options.watch, saveDelayMs: options.saveDelayMs });
+    const index = await SessionIndex.open({ layout, wasmPath: options.wasmPath, logger: options.logger, watch: options.watch, saveDelayMs: options.saveDelayMs, verifyAfterMs: options.verifyAfterMs });
     const store = new SessionStore(index, layout, options.logger);
     sweepPartials(store);
     return store;
