@@ -389,9 +389,11 @@ export class SessionIndex {
     if (mtime === 0 && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
     if (statSize(layout.agentLog(dir)) !== change.logBytes) return this.summarize(dir) ?? change;
-    if (mtime === change.stateMtime) return change;
+    // Not trusted to the mtime alone: two writes within one clock tick of the file system share
+    // it (the long load test saved a turn count one behind). updatedAt only grows.
     try {
-      return { ...change, state: readState(stateFile), stateMtime: mtime };
+      const state = readState(stateFile);
+      return state.updatedAt >= change.state.updatedAt ? { ...change, state, stateMtime: mtime } : change;
     } catch {
       return change;
     }
