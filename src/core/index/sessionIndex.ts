@@ -216,13 +216,18 @@ export class SessionIndex {
     if (this.closed || this.statusValue !== 'ready') return false;
     const problem = wholeFileProblem(this.db);
     if (!problem) return false;
-    this.logger.warn(`index.sqlite is corrupt (${problem}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
+    this.rebuildFromFolders(`index.sqlite is corrupt (${problem})`);
+    return true;
+  }
+
+  /** Damage found after load: the file goes aside and the index is rebuilt from the folders before this returns. */
+  private rebuildFromFolders(what: string): void {
+    this.logger.warn(`${what}; rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
     this.keepCorruptCopy();
     this.replaceDatabase();
     void this.rebuildInMemory(undefined, Number.POSITIVE_INFINITY); // never awaits: done when it returns
     this.scheduleSave();
     this.events.emit('change');
-    return true;
   }
 
   /** Starts over from an empty database (the current one came from a damaged file); the next save writes the file. */
@@ -448,12 +453,7 @@ export class SessionIndex {
       return work();
     } catch (err) {
       if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test((err as Error).message)) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
-      this.logger.warn(`index.sqlite is damaged (${(err as Error).message}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
-      this.keepCorruptCopy();
-      this.replaceDatabase();
-      void this.rebuildInMemory(undefined, Number.POSITIVE_INFINITY); // never awaits: done when it returns
-      this.scheduleSave();
-      this.events.emit('change');
+      this.rebuildFromFolders(`index.sqlite is damaged (${(err as Error).message})`);
       return work();
     }
   }
