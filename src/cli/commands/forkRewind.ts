@@ -1,4 +1,4 @@
-import { forkSession } from '../../core/store/fork';
+import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '../../core/store/rewind';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
@@ -12,7 +12,8 @@ export async function fork(ctx: CliContext, argv: readonly string[]): Promise<nu
   if (turn !== undefined && (!Number.isInteger(turn) || turn < 1)) throw new UsageError('--turn takes a turn number (1 or more)');
   return ctx.withStore(async (store) => {
     const state = await forkSession(store, id!, { ...(turn !== undefined ? { turn } : {}), ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}) });
-    ctx.out(args.options.has('json') ? `${JSON.stringify({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount })}\n` : `${state.id}\n`);
+    ctx.out(args.options.has('json') ? `${JSON.stringify({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount, leftOutTurn: state.leftOutTurn })}\n` : `${state.id}\n`);
+    if (state.leftOutTurn !== null) ctx.err(`braid: ${leftOutNote(state)}\n`);
     return 0;
   });
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { forkSession } from '../../core/store/fork';
+import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
@@ -39,6 +39,7 @@ async function fork(chat: ChatViewProvider, store: SessionStore, id: string, tur
     await chat.sessions.openSession(forked.id);
     await chat.reveal();
     reveal(forked.id);
+    if (forked.leftOutTurn !== null) void vscode.window.showInformationMessage(`Braid forked the session: ${leftOutNote(forked)}.`);
   } catch (err) {
     void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
   }
