@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { newMessageId, userMessageId } from '../ids';
@@ -64,6 +64,8 @@ export interface SubmitOptions {
 interface ActiveTurn {
   readonly turn: number;
   readonly prompt: Prompt;
+  /** The model and thinking snapshotted at the turn's start: the subagents of the turn use them too. */
+  readonly choice: ModelChoice;
   assistantStartedAt: number;
 }
 
@@ -415,12 +417,13 @@ export class Session {
     }
     const { model, thinking } = choice;
     this.agent.state.model = model;
+    this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
-    this.active = { turn, prompt, assistantStartedAt: Date.now() };
+    this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
@@ -484,12 +487,12 @@ export class Session {
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
-    const { model } = await this.options.model();
     return runSubagent({
       store: this.options.store,
       writer: this.writer,
       turn: active.turn,
-      model,
+      model: active.choice.model,
+      thinking: active.choice.thinking,
       apiKey: this.apiKey,
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       tools: readOnlyTools(this.toolContext),

@@ -1,4 +1,4 @@
-import { Agent, type AgentTool, type StreamFn } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { newAgentId, newMessageId } from '../ids';
 import type { SessionStore } from '../store/sessionStore';
@@ -16,7 +16,9 @@ export interface SubagentContext {
   readonly writer: SessionWriter;
   /** The parent's running turn: the subagent's records carry it. */
   readonly turn: number;
+  /** The parent turn's model and thinking, snapshotted at its start (a switch mid-turn applies next turn). */
   readonly model: Model<Api>;
+  readonly thinking: string;
   readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
   readonly streamFn?: StreamFn;
   readonly tools: AgentTool[];
@@ -33,7 +35,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
   await ctx.store.update(ctx.writer.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
   const child = new Agent({
-    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: ctx.tools },
+    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
     getApiKey: (provider) => ctx.apiKey(provider),
     ...(ctx.streamFn ? { streamFn: ctx.streamFn } : {}),
   });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
 import { addTurn, openStore, tempDir, userMessage, wasmPath } from '../../support/store';
