@@ -6,6 +6,7 @@ import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../store/summary';
 import { WireLogWriter } from '../wire/wireLog';
 import { describeModelError } from './modelErrors';
+import type { SecretRedactor } from './secrets';
 
 /** The system prompt of a subagent. */
 const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
@@ -22,6 +23,8 @@ export interface SubagentContext {
   readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
   readonly streamFn?: StreamFn;
   readonly tools: AgentTool[];
+  /** The session's redactor: a provider error that echoes the key must not reach the subagent's log. */
+  readonly secrets: SecretRedactor;
 }
 
 /**
@@ -43,7 +46,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   child.subscribe(async (event) => {
     if (event.type === 'message_start' && event.message.role === 'assistant') startedAt = Date.now();
     if (event.type !== 'message_end') return;
-    const message = event.message as Message;
+    const message = ctx.secrets.redactObject(event.message as Message);
     const id = newMessageId();
     await log.append({ t: 'message', turn: ctx.turn, id, message });
     if (message.role === 'assistant') {
