@@ -19,9 +19,11 @@ export async function fork(ctx: CliContext, argv: readonly string[]): Promise<nu
 }
 
 function describe(p: RewindPreview): string {
-  const lines = [`rewind to turn ${p.toTurn} (drops ${p.turnsDropped} turn(s)); your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
+  const what = p.alreadyRewound ? `already rewound to turn ${p.toTurn}; restores the files that rewind left` : `rewind to turn ${p.toTurn} (drops ${p.turnsDropped} turn(s))`;
+  const lines = [`${what}; your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
   for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${f.path}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${c}`);
+  for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${c}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -41,7 +43,7 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
     if (args.options.has('json')) ctx.out(`${JSON.stringify(result)}\n`);
     else {
       ctx.out(describe(result));
-      ctx.out(`rewound; restored ${result.restored.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.join(', ')} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
+      ctx.out(`${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${result.restored.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.join(', ')} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
     }
     return 0;
   });
