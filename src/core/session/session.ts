@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { newMessageId, userMessageId } from '../ids';
@@ -64,6 +64,8 @@ export interface SubmitOptions {
 interface ActiveTurn {
   readonly turn: number;
   readonly prompt: Prompt;
+  /** The model and thinking snapshotted at the turn's start: the subagents of the turn use them too. */
+  readonly choice: ModelChoice;
   assistantStartedAt: number;
 }
 
@@ -93,7 +95,9 @@ export class Session {
   private idle: Promise<void> = Promise.resolve();
   /** The wire record id of each message the kernel holds (a compaction names the first it keeps). */
   private readonly recordIds = new WeakMap<object, string>();
+  /** The one place that knows the keys handed out; records, events, the logger and thrown errors pass through it. */
   private readonly secrets = new SecretRedactor();
+  private readonly logger: Logger;
   /** The key lookup, remembering the keys it hands out so they can be taken out of error texts. */
   private readonly apiKey: (provider: string) => Promise<string | undefined>;
   private readonly compactor: Compactor;
@@ -109,6 +113,7 @@ export class Session {
   ) {
     for (const [message, id] of recordIds) this.recordIds.set(message, id);
     this.apiKey = this.secrets.wrap(options.apiKey);
+    this.logger = this.secrets.logger(options.logger);
     this.paused = state.paused;
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
@@ -120,7 +125,7 @@ export class Session {
       },
       approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
       checkpoints: this.checkpoints,
-      logger: options.logger,
+      logger: this.logger,
     };
     const tools = [...workspaceTools(this.toolContext), taskTool((d, p, signal) => this.runSubagent(d, p, signal))];
     // The model is chosen at each turn's start; the kernel gets it then.
@@ -135,7 +140,7 @@ export class Session {
       writer,
       settings: options.compaction,
       systemPrompt: options.systemPrompt,
-      logger: options.logger,
+      logger: this.logger,
       sessionId: state.id,
       model: async () => {
         const { model } = await options.model();
@@ -246,6 +251,10 @@ export class Session {
    * Works while a turn runs (it sees the history up to the last finished message).
    */
   async ask(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
+    return this.secrets.guard(() => this.askUnguarded(question, signal));
+  }
+
+  private async askUnguarded(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
     const { model } = await this.options.model();
     const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
     return askSideQuestion({
@@ -338,7 +347,7 @@ export class Session {
    */
   async compact(focus?: string): Promise<boolean> {
     if (this.active || this.compactor.busy) throw new Error('A turn is running; compact when it has ended.');
-    const done = await this.compactor.run('manual', focus, true);
+    const done = await this.secrets.guard(() => this.compactor.run('manual', focus, true));
     this.state = this.options.store.get(this.id);
     return done;
   }
@@ -363,7 +372,7 @@ export class Session {
   }
 
   private emit(event: SessionEvent): void {
-    if (!this.closed || event.type === 'idle') this.events.emit('event', event);
+    if (!this.closed || event.type === 'idle') this.events.emit('event', this.secrets.redactObject(event));
   }
 
   private async saveQueue(): Promise<void> {
@@ -381,7 +390,7 @@ export class Session {
       }
       this.emit({ type: 'idle' });
     })().catch((err: unknown) => {
-      this.options.logger.error(`session ${this.id}: ${(err as Error).stack ?? err}`);
+      this.logger.error(`session ${this.id}: ${(err as Error).stack ?? err}`);
       this.emit({ type: 'idle' });
     });
   }
@@ -393,7 +402,7 @@ export class Session {
     const oneShot: string[] = [];
     if (this.options.promptHook) {
       const hook = await runPromptHook(this.options.promptHook, { prompt: prompt.text, sessionId: this.id, cwd });
-      if ('warning' in hook && hook.warning) this.options.logger.warn(hook.warning);
+      if ('warning' in hook && hook.warning) this.logger.warn(hook.warning);
       if (hook.blocked) {
         prompt.state = 'blocked';
         prompt.reason = hook.reason;
@@ -415,12 +424,13 @@ export class Session {
     }
     const { model, thinking } = choice;
     this.agent.state.model = model;
+    this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
-    this.active = { turn, prompt, assistantStartedAt: Date.now() };
+    this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
@@ -484,15 +494,16 @@ export class Session {
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
-    const { model } = await this.options.model();
     return runSubagent({
       store: this.options.store,
       writer: this.writer,
       turn: active.turn,
-      model,
+      model: active.choice.model,
+      thinking: active.choice.thinking,
       apiKey: this.apiKey,
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       tools: readOnlyTools(this.toolContext),
+      secrets: this.secrets,
     }, description, prompt, signal);
   }
 
@@ -512,7 +523,7 @@ export class Session {
       }
       case 'message_end': {
         // An error text from a provider (or a tool result quoting one) may echo the key it was sent; the log never gets it.
-        const message = this.secrets.redactMessage(event.message as Message);
+        const message = this.secrets.redactObject(event.message as Message);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
