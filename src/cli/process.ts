@@ -1,4 +1,5 @@
 import { runCli } from './run';
+import { terminalSafe } from './terminalText';
 
 /** Runs the CLI as this process: its arguments, stdio and environment; the exit code becomes the process's. */
 export function runAsProcess(options: { wasmPath?: string } = {}): Promise<void> {
@@ -7,7 +8,7 @@ export function runAsProcess(options: { wasmPath?: string } = {}): Promise<void>
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`braid: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(terminalSafe(`braid: ${err instanceof Error ? err.message : String(err)}\n`));
       process.exitCode = 1;
     },
   );
