@@ -75,6 +75,8 @@ interface Prompt {
   messageKey: string;
   state: PromptState;
   reason?: string;
+  /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
+  stop?: boolean;
 }
 
 /**
@@ -90,6 +92,8 @@ export class Session {
   private readonly checkpoints: Checkpoints;
   private readonly toolContext: ToolContext;
   private active: ActiveTurn | undefined;
+  /** The prompt the pump took from the queue, from its hook to its turn's end. */
+  private current: Prompt | undefined;
   private paused: { reason: string } | null;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
@@ -303,7 +307,8 @@ export class Session {
 
   /** Cancels a prompt: a queued one is removed; the running one is aborted and its turn ends `cancelled`. */
   async cancel(promptId?: string): Promise<void> {
-    if (this.active && (!promptId || this.active.prompt.promptId === promptId)) {
+    if (this.current && (!promptId || this.current.promptId === promptId)) {
+      this.current.stop = true;
       this.agent.abort();
       this.compactor.abort();
       return;
@@ -356,7 +361,8 @@ export class Session {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.active) this.agent.abort();
+    if (this.current) this.current.stop = true; // a prompt still in its hook does not begin a turn
+    this.agent.abort();
     this.compactor.abort();
     await this.idle.catch(() => undefined);
     try {
@@ -385,8 +391,19 @@ export class Session {
     this.idle = (async () => {
       while (!this.closed && !this.paused && this.queue.length > 0) {
         const prompt = this.queue.shift()!;
-        await this.saveQueue();
-        await this.runTurn(prompt);
+        this.current = prompt;
+        try {
+          await this.saveQueue();
+          await this.runTurn(prompt);
+        } catch (err) {
+          // The prompt's end is told like any other (a host waiting for it learns why it did not finish).
+          prompt.state = 'failed';
+          prompt.reason = this.secrets.redact(err instanceof Error ? err.message : String(err));
+          this.emit({ type: 'prompt', prompt: this.info(prompt) });
+          throw err;
+        } finally {
+          this.current = undefined;
+        }
       }
       this.emit({ type: 'idle' });
     })().catch((err: unknown) => {
@@ -422,6 +439,11 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    if (prompt.stop) {
+      prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
+    }
     const { model, thinking } = choice;
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
@@ -445,7 +467,9 @@ export class Session {
     // 5. The run.
     let runError: string | undefined;
     try {
-      await this.agent.prompt(message);
+      const run = this.agent.prompt(message);
+      if (prompt.stop) this.agent.abort(); // stopped while the turn was prepared: the kernel takes a stop only once it runs
+      await run;
       // A request the provider rejected for its length: compact once and retry.
       if (await this.compactor.afterOverflow(model)) await this.agent.continue();
     } catch (err) {
