@@ -29,6 +29,9 @@ export function runPromptHook(command: string, input: { prompt: string; sessionI
       else if (code === 0) resolve({ blocked: false, context: stdout.trim() });
       else resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook exited with ${code}: ${stderr.trim().slice(0, 200)}` });
     });
+    // A hook may exit without reading its input (one that blocks every prompt, say); writing to
+    // its closed stdin then fails with EPIPE, which is no failure of the hook.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(input));
   });
 }
