@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TextContent, UserMessage } from '@mariozechner/pi-ai';
+import { childEnvironment } from '../process/childEnvironment';
 
 /** What the UserPromptSubmit hook decided. */
 export type HookResult = { readonly blocked: true; readonly reason: string } | { readonly blocked: false; readonly context: string };
@@ -13,7 +14,7 @@ export type HookResult = { readonly blocked: true; readonly reason: string } | {
  */
 export function runPromptHook(command: string, input: { prompt: string; sessionId: string; cwd: string }, timeoutMs = 30_000): Promise<HookResult & { warning?: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd: input.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', command], { cwd: input.cwd, env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
