@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TextContent, UserMessage } from '@mariozechner/pi-ai';
@@ -52,33 +52,6 @@ export function instructionReminders(workspaceDir: string): string[] {
     }
   }
   return out;
-}
-
-function git(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 256 * 1024 }, (err, stdout) => resolve(err ? undefined : stdout.trim()));
-  });
-}
-
-/** Git context: origin, branch, short status (at most 20 files), last 3 commits; nothing outside a repository. */
-export async function gitContext(workspaceDir: string, timeoutMs = 5_000): Promise<string | undefined> {
-  const inside = await git(['rev-parse', '--is-inside-work-tree'], workspaceDir, timeoutMs);
-  if (inside !== 'true') return undefined;
-  const [origin, branch, status, log] = await Promise.all([
-    git(['remote', 'get-url', 'origin'], workspaceDir, timeoutMs),
-    git(['branch', '--show-current'], workspaceDir, timeoutMs),
-    git(['status', '--short'], workspaceDir, timeoutMs),
-    git(['log', '-3', '--oneline', '--no-decorate'], workspaceDir, timeoutMs),
-  ]);
-  const statusLines = (status ?? '').split('\n').filter(Boolean);
-  const shown = statusLines.slice(0, 20).join('\n') + (statusLines.length > 20 ? `\n(${statusLines.length - 20} more files)` : '');
-  return [
-    'Git context of the workspace:',
-    `origin: ${origin || '(none)'}`,
-    `branch: ${branch || '(detached)'}`,
-    `status:\n${shown || '(clean)'}`,
-    `recent commits:\n${log || '(none)'}`,
-  ].join('\n');
 }
 
 /** The user message: one-shot reminders first, then static reminders, the user's text always last. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { silentLogger } from '../../../src/core/logger';
+import { gitEnvironment } from '../../../src/core/git/safeGit';
 import { runPromptHook } from '../../../src/core/session/preflight';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
@@ -20,9 +21,10 @@ const saved = new Map<string, string | undefined>();
 const root = tempDir('braid-env-');
 
 before(() => {
-  for (const name of [...KEYS, 'BRAID_PLAIN_VARIABLE']) saved.set(name, process.env[name]);
+  for (const name of [...KEYS, 'BRAID_PLAIN_VARIABLE', 'GIT_DIR']) saved.set(name, process.env[name]);
   for (const name of KEYS) process.env[name] = secret(name);
   process.env.BRAID_PLAIN_VARIABLE = 'plain-value';
+  process.env.GIT_DIR = path.join(root, 'elsewhere');
 });
 
 after(() => {
@@ -53,4 +55,11 @@ test('the prompt hook gets an environment without the keys', async () => {
   const hook = await runPromptHook('env', { prompt: 'hello', sessionId: 'ses_x', cwd: root });
   assert.equal(hook.blocked, false);
   assertNoKeys(hook.blocked ? '' : hook.context, 'the prompt hook');
+});
+
+test('git gets an environment without the keys and without the GIT_* variables Braid inherited', () => {
+  const env = gitEnvironment();
+  assertNoKeys(Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n'), 'git');
+  assert.equal(env.GIT_DIR, undefined);
+  assert.equal(env.GIT_CONFIG_NOSYSTEM, '1');
 });
