@@ -16,7 +16,8 @@ import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, type CompactionSettings } from './compaction';
 import { Compactor } from './compactor';
-import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
+import { gitContext } from './gitContext';
+import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { SecretRedactor } from './secrets';
@@ -37,12 +38,12 @@ export interface SessionOptions {
   readonly systemPrompt: string;
   readonly approvals: ApprovalUi;
   readonly approvalPolicy?: ApprovalPolicy;
-  /** Whether the workspace is trusted; a function is asked at each tool call (trust granted later applies at once). */
+  /** Whether the workspace is trusted; a function is asked at each tool call and turn (trust granted later applies at once). */
   readonly trusted: boolean | (() => boolean);
   readonly logger: Logger;
   /** The UserPromptSubmit hook command, if the user configured one. */
   readonly promptHook?: string;
-  /** Read git context into each turn (off in tests that need no git). */
+  /** Read git context into each turn of a trusted workspace (off in tests that need no git). */
   readonly gitContext?: boolean;
   /** When and how much to compact; DEFAULT_COMPACTION when absent. */
   readonly compaction?: CompactionSettings;
@@ -458,7 +459,8 @@ export class Session {
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
     // 4. The user message: one-shot reminders, static reminders, the user's text last.
     const reminders = instructionReminders(cwd);
-    if (this.options.gitContext !== false) {
+    // git in an untrusted workspace is not run at all: its configuration is the workspace's.
+    if (this.options.gitContext !== false && this.toolContext.trusted) {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }

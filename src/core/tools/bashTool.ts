@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { childEnvironment } from '../process/childEnvironment';
 import { capText, LIMITS, textResult, type ToolContext } from './context';
 import { ToolError } from './workspaceFs';
 
@@ -41,7 +42,7 @@ interface CommandResult {
 /** Runs `command` in its own process group so a timeout or Stop ends it and everything it started. */
 export function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat' } });
+    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment({ PAGER: 'cat', GIT_PAGER: 'cat' }) });
     let output = '';
     let timedOut = false;
     let cancelled = false;

@@ -15,7 +15,7 @@ import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
-import { readApprovalPolicy, readCompactionSettings } from '../settings';
+import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
 import { ChatApprovals } from './chatApprovals';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
@@ -314,7 +314,7 @@ export class ChatSessions implements vscode.Disposable {
     await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-    const promptHook = vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit');
+    const promptHook = readPromptHook();
     const session = await Session.open({
       store: this.store!,
       workspaceDirs,

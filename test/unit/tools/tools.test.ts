@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { silentLogger } from '../../../src/core/logger';
-import { gitContext } from '../../../src/core/session/preflight';
+import { gitContext } from '../../../src/core/session/gitContext';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { BlobStore, Checkpoints } from '../../../src/core/tools/checkpoints';
