@@ -61,24 +61,6 @@ test('a new session streams an answer with a tool call that asks approval and ed
   await workbench.screenshot('tool-card-and-tree');
 });
 
-test('a write that can make programs run later (a VS Code task) asks like a command, says why, and a denial writes nothing', async () => {
-  // Writes were allowed for this session above; a task file still asks, as a command would.
-  model.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 't1', name: 'write_file', arguments: JSON.stringify({ path: '.vscode/tasks.json', content: '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}' }) }] },
-    { kind: 'text', chunks: ['Understood, I will not add the task.'] },
-  );
-  await input().fill('Add a task that runs when the folder opens');
-  await input().press('Enter');
-  const approval = chat().locator('.approval[data-risk="command"]');
-  await approval.waitFor({ timeout: 15_000 });
-  assert.match(await approval.locator('.approval-risk').textContent() ?? '', /can make programs run later: VS Code reads settings .* and tasks it runs from it/);
-  await workbench.screenshot('approval-command-risk');
-  await approval.locator('button', { hasText: 'Deny' }).click();
-  await chat().locator('.message.assistant', { hasText: 'Understood, I will not add the task.' }).waitFor({ timeout: 15_000 });
-  await chat().locator('body[data-turn="idle"]').waitFor();
-  assert.equal(fs.existsSync(path.join(workbench.workspace, '.vscode', 'tasks.json')), false);
-});
-
 test('reloading the window brings the transcript back', async () => {
   const id = await sessionId();
   await workbench.reloadTo(id);
@@ -212,6 +194,24 @@ test('rewind with files from a message action restores the file', async () => {
   assert.equal(await chat().locator('.message.user').count(), 0);
   await workbench.screenshot('rewound-file-restored');
   await input().fill('');
+});
+
+test('a write that can make programs run later (a VS Code task) asks like a command, says why, and a denial writes nothing', async () => {
+  // Writes were allowed for this session above; a task file still asks, as a command would.
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 't1', name: 'write_file', arguments: JSON.stringify({ path: '.vscode/tasks.json', content: '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}' }) }] },
+    { kind: 'text', chunks: ['Understood, I will not add the task.'] },
+  );
+  await input().fill('Add a task that runs when the folder opens');
+  await input().press('Enter');
+  const approval = chat().locator('.approval[data-risk="command"]');
+  await approval.waitFor({ timeout: 15_000 });
+  assert.match(await approval.locator('.approval-risk').textContent() ?? '', /can make programs run later: VS Code reads settings .* and tasks it runs from it/);
+  await workbench.screenshot('approval-command-risk');
+  await approval.locator('button', { hasText: 'Deny' }).click();
+  await chat().locator('.message.assistant', { hasText: 'Understood, I will not add the task.' }).waitFor({ timeout: 15_000 });
+  await chat().locator('body[data-turn="idle"]').waitFor();
+  assert.equal(fs.existsSync(path.join(workbench.workspace, '.vscode', 'tasks.json')), false);
 });
 
 test('a 5,000-message transcript opens at its end and pages to its start with only what is on screen in the DOM', async () => {
