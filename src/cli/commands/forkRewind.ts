@@ -25,6 +25,7 @@ function describe(p: RewindPreview): string {
   for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
   for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${oneLine(c)}`);
+  for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,9 +1,10 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
 import { newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
-import type { QueuedPrompt, SessionState } from '../store/sessionState';
+import { sessionFolders, type QueuedPrompt, type SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
@@ -124,7 +125,7 @@ export class Session {
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
-      workspace: new WorkspaceFs(options.workspaceDirs),
+      workspace: new WorkspaceFs(options.workspaceDirs, options.store.layout.protectedFrom(options.workspaceDirs)),
       get trusted() {
         return typeof options.trusted === 'function' ? options.trusted() : options.trusted;
       },
@@ -163,6 +164,7 @@ export class Session {
   static async open(options: SessionOptions, sessionId?: string, lease: { takeOver?: boolean } = {}): Promise<Session> {
     const store = options.store;
     const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
+    const folders = foldersHere(state, options.workspaceDirs);
     const writer = await store.openWriter(state.id, lease);
     if (state.archived) await store.open(state.id); // opening an archived session restores it
     // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
@@ -181,7 +183,10 @@ export class Session {
     let current = store.get(state.id);
     // Queued prompts that survived a close come back paused, never run on their own.
     if (current.queue.length > 0 && !current.paused) current = await store.update(state.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
-    return new Session(options, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
+    // The folders the tools act in are remembered: a rewind restores files only inside them.
+    const known = sessionFolders(current);
+    if (folders.some((f) => !known.includes(f))) current = await store.update(state.id, (s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
+    return new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
   }
 
   get id(): string {
@@ -587,4 +592,33 @@ export class Session {
         return;
     }
   }
+}
+
+/** A session opened in a window or folder other than its own: its tools would act on the wrong files. */
+export class SessionElsewhereError extends Error {
+  override readonly name = 'SessionElsewhereError';
+  constructor(readonly sessionId: string, readonly workspaceDir: string, gone: boolean) {
+    super(gone
+      ? `session ${sessionId} belongs to ${workspaceDir}, which no longer exists; its tools cannot run anywhere else (fork it to keep the conversation)`
+      : `session ${sessionId} belongs to ${workspaceDir}; open it there (its tools act on that folder's files, never on this one's)`);
+  }
+}
+
+/**
+ * The real paths of the folders a session's tools act in here, its own workspace folder first
+ * (relative paths and commands start there). Throws SessionElsewhereError when its folder is not
+ * one of them: a session's tools act where its earlier writes happened, never in another folder.
+ */
+function foldersHere(state: SessionState, workspaceDirs: readonly string[]): string[] {
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = real(state.workspaceDir);
+  const here = workspaceDirs.map(real).filter((d): d is string => d !== undefined);
+  if (!own || !here.includes(own)) throw new SessionElsewhereError(state.id, state.workspaceDir, !own);
+  return [own, ...here.filter((d) => d !== own)];
 }

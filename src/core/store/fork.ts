@@ -231,6 +231,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
       title: options.title ?? `Fork: ${source.title || sourceId}`,
       titleSource: 'user',
       workspaceDir: source.workspaceDir,
+      ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
       workspaceKey: source.workspaceKey,
       createdAt: now,
       updatedAt: now,

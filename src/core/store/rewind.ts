@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { BlobStore } from '../tools/checkpoints';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
@@ -8,13 +6,16 @@ import { scanWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
 import { finishPending, runPending } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
+import { currentBytes, SessionFiles } from './sessionFiles';
 import { promptText } from './summary';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
 export interface FileRewind {
-  /** Relative to the workspace folder. */
+  /** Relative to its workspace folder. */
   readonly path: string;
+  /** The workspace folder the change happened in (the session's folder for logs from before Braid recorded it). */
+  readonly root: string;
   /** What restoring does: the file was created by the dropped turns (restore deletes it), deleted (restore recreates it), or modified. */
   readonly action: 'delete' | 'recreate' | 'restore';
   /** Lines the restore adds and removes, compared with the file as it is now. */
@@ -40,6 +41,8 @@ export interface RewindPreview {
    * since): this rewind only restores the files that one left (changed outside Braid, or not asked for).
    */
   readonly alreadyRewound: boolean;
+  /** Files the dropped turns' records name that a rewind leaves alone: outside the session's workspace folders, or not regular files. */
+  readonly refused: string[];
 }
 
 export interface RewindResult extends RewindPreview {
@@ -63,6 +66,8 @@ export class RewindError extends Error {
 /** What the `rewind` record keeps of each file it restored, so `undo rewind` can put it back. */
 interface RestoredFile {
   readonly path: string;
+  /** Its workspace folder (absent in records from before Braid recorded it). */
+  readonly root?: string;
   /** The file's image just before the rewind (null: absent). */
   readonly was: string | null;
   /** The image the rewind wrote (null: deleted). */
@@ -94,11 +99,25 @@ function lineDelta(from: Buffer | null, to: Buffer | null): { added: number; rem
   return { added, removed };
 }
 
+/** A file the dropped turns changed: the image to restore, and the image Braid last left there. */
+interface Target {
+  readonly root: string | undefined;
+  readonly path: string;
+  readonly before: string | null;
+  lastAfter: string | null;
+}
+
 interface Plan {
   preview: RewindPreview;
-  /** Per path: the image to restore, and the image Braid last left there. */
-  targets: Map<string, { before: string | null; lastAfter: string | null }>;
+  /** Per file of the preview (by keyOf(file.root, file.path)): what to restore. */
+  targets: Map<string, Target>;
+  /** Folders the dropped turns' writes created, removed when a rewind with files leaves them empty. */
+  createdDirs: Array<{ root: string | undefined; path: string }>;
 }
+
+const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
+
+const sha256 = (data: Buffer | null) => (data ? createHash('sha256').update(data).digest('hex') : null);
 
 function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
   const dir = store.locate(sessionId);
@@ -107,28 +126,42 @@ function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (history.openTurn !== null) throw new RewindError(`turn ${history.openTurn} is still running; stop it before rewinding`);
   const toTurn = target.turn;
-  const dropped = history.fileChanges.filter((c) => c.turn >= toTurn && !restoredAlready?.has(c.path));
-  const targets = new Map<string, { before: string | null; lastAfter: string | null }>();
+  const dropped = history.fileChanges.filter((c) => c.turn >= toTurn && !restoredAlready?.has(keyOf(c.root, c.path)));
+  const targets = new Map<string, Target>();
+  const createdDirs: Plan['createdDirs'] = [];
   for (const c of dropped) {
-    const t = targets.get(c.path);
+    const key = keyOf(c.root, c.path);
+    const t = targets.get(key);
     if (t) t.lastAfter = c.after;
-    else targets.set(c.path, { before: c.before, lastAfter: c.after });
+    else targets.set(key, { root: c.root, path: c.path, before: c.before, lastAfter: c.after });
+    for (const d of c.createdDirs ?? []) createdDirs.push({ root: c.root, path: d });
   }
+  const state = store.get(sessionId);
+  const located = new SessionFiles(state, store.layout);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const workspace = store.get(sessionId).workspaceDir;
   const files: FileRewind[] = [];
-  for (const [rel, t] of targets) {
-    const full = path.resolve(workspace, rel);
-    const current = fs.existsSync(full) ? fs.readFileSync(full) : null;
-    const currentHash = current ? createHash('sha256').update(current).digest('hex') : null;
+  const refused: string[] = [];
+  const usable = new Map<string, Target>();
+  for (const t of targets.values()) {
+    const file = located.locate(t.root, t.path);
+    let current: Buffer | null;
+    try {
+      if ('refused' in file) throw new Error(file.refused);
+      current = currentBytes(file, t.path);
+    } catch (err) {
+      refused.push((err as Error).message);
+      continue;
+    }
+    const root = t.root ?? state.workspaceDir;
+    usable.set(keyOf(root, t.path), t);
     const restored = t.before ? blobs.get(t.before) : null;
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
-    files.push({ path: rel, action, ...lineDelta(current, restored), changedOutside: currentHash !== t.lastAfter });
+    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: sha256(current) !== t.lastAfter });
   }
   const { ran, mayHaveRun } = droppedCommands(history, toTurn);
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
-  const preview: RewindPreview = { toTurn, messageId, text: promptText(target.message), turnsDropped, files, commands: ran, commandsMayHaveRun: mayHaveRun, alreadyRewound: restoredAlready !== undefined };
-  return { preview, targets };
+  const preview: RewindPreview = { toTurn, messageId, text: promptText(target.message), turnsDropped, files, commands: ran, commandsMayHaveRun: mayHaveRun, alreadyRewound: restoredAlready !== undefined, refused };
+  return { preview, targets: usable, createdDirs };
 }
 
 /**
@@ -144,7 +177,7 @@ function historyToRewind(records: WireRecord[], sessionId: string, messageId: st
   if (!('first' in last) || last.rewinds[0]!.messageId !== messageId) {
     throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
   }
-  const restoredAlready = new Set(last.rewinds.flatMap((r) => (r.restored ?? []).map((f) => f.path)));
+  const restoredAlready = new Set(last.rewinds.flatMap((r) => (r.restored ?? []).map((f) => keyOf(f.root, f.path))));
   return { history: replay(records.slice(0, last.first)), restoredAlready };
 }
 
@@ -220,11 +253,12 @@ async function withLease<T>(store: SessionStore, sessionId: string, held: boolea
 }
 
 async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
-  const { preview, targets } = plan(store, sessionId, messageId);
+  const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
   if (preview.alreadyRewound && !options.files) throw new RewindError(`the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`);
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const workspace = store.get(sessionId).workspaceDir;
+  const state = store.get(sessionId);
+  const located = new SessionFiles(state, store.layout);
   const restored: RestoredFile[] = [];
   const skipped: string[] = [];
   if (options.files) {
@@ -233,9 +267,12 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
         skipped.push(file.path);
         continue;
       }
-      const full = path.resolve(workspace, file.path);
-      const was = fs.existsSync(full) ? blobs.put(fs.readFileSync(full)) : null;
-      restored.push({ path: file.path, was, now: targets.get(file.path)!.before });
+      const target = targets.get(keyOf(file.root, file.path))!;
+      const at = located.locate(target.root, file.path);
+      if ('refused' in at) continue; // checked a moment ago in the plan; the journal checks again
+      const current = currentBytes(at, file.path);
+      const was = current ? blobs.put(current) : null;
+      restored.push({ path: file.path, ...(target.root ? { root: target.root } : {}), was, now: target.before });
     }
   }
   // A follow-up that restores nothing writes nothing.
@@ -243,9 +280,10 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
     // Journaled: a crash part-way is finished by the next process that opens the session.
     const followUp = preview.alreadyRewound ? { followUp: true } : {};
     await runPending(store, dir, {
-      op: 'rewind', workspaceDir: workspace, turnCount: preview.toTurn - 1,
+      op: 'rewind', workspaceDir: state.workspaceDir, turnCount: preview.toTurn - 1,
       records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
-      files: restored.map((r) => ({ path: r.path, from: r.was, to: r.now })),
+      files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
+      ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
     });
   }
   return { ...preview, restored: restored.map((r) => r.path), skipped };
@@ -285,7 +323,7 @@ async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns
   const restored = found.rewinds.slice().reverse().flatMap((r) => r.restored ?? []);
   await runPending(store, dir, {
     op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, turnCount: maxTurn, records: again,
-    files: restored.map((f) => ({ path: f.path, from: f.now, to: f.was })),
+    files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
   });
   const files = restored.map((f) => f.path);
   return { turns, files };

@@ -35,6 +35,12 @@ export interface SessionState {
   title: string;
   titleSource: 'auto' | 'user';
   workspaceDir: string;
+  /**
+   * Every workspace folder the session's tools have acted in (real paths; the first is
+   * workspaceDir's). A rewind restores or deletes files only inside these. Absent in sessions
+   * written before Braid kept it: workspaceDir alone then.
+   */
+  workspaceFolders?: string[];
   workspaceKey: string;
   createdAt: number;
   updatedAt: number;
@@ -132,6 +138,7 @@ export function normalizeState(raw: unknown): SessionState {
     title: titleOf(r.title),
     titleSource: r.titleSource === 'user' ? 'user' : 'auto',
     workspaceDir: str(r.workspaceDir),
+    ...(Array.isArray(r.workspaceFolders) ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) } : {}),
     workspaceKey: r.workspaceKey,
     createdAt,
     updatedAt,
@@ -182,6 +189,11 @@ export function readState(file: string): SessionState {
     throw new StateFileError(`state.json names session ${state.id} in ${state.workspaceKey}, not the folder it is in (corrupt or copied by hand)`);
   }
   return state;
+}
+
+/** The workspace folders a session's tools have acted in (workspaceDir alone for sessions from before Braid kept them). */
+export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'workspaceFolders'>): string[] {
+  return state.workspaceFolders?.length ? state.workspaceFolders : [state.workspaceDir];
 }
 
 /** Writes state.json atomically (temp file, fsync, rename, fsync of the folder). */

@@ -22,11 +22,16 @@ export function bashTool(ctx: ToolContext): AgentTool {
       await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}` }, signal);
       const timeout = Math.min(params.timeout_ms ?? LIMITS.bashTimeoutMs, LIMITS.bashMaxTimeoutMs);
       // Files the command changes or deletes become file changes a rewind can restore.
-      const snapshot = ctx.checkpoints.snapshot(ctx.workspace.primary);
+      const snapshot = await ctx.checkpoints.snapshot(ctx.workspace.primary, signal).catch((err: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw err;
+      });
+      if (!snapshot) return textResult('Cancelled by the user before the command started.', { exitCode: null, timedOut: false, cancelled: true });
       const result = await runCommand(params.command, ctx.workspace.primary, timeout, signal);
-      await ctx.checkpoints.recordCommand(ctx.workspace.primary, snapshot, id, (full) => ctx.workspace.display(full));
+      await ctx.checkpoints.recordCommand(snapshot, id);
       const header = result.cancelled ? 'Cancelled by the user.' : result.timedOut ? `Killed after ${timeout} ms (timeout).` : `Exit code ${result.code ?? result.signal}.`;
-      return textResult(`${header}\n${capText(result.output) || '(no output)'}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
+      const untracked = snapshot.partial ? '\n[listing the workspace\'s files took too long, so some files this command changed cannot be restored by a rewind]' : '';
+      return textResult(`${header}\n${capText(result.output) || '(no output)'}${untracked}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
     },
   };
 }

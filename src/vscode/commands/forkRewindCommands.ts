@@ -72,6 +72,7 @@ export async function rewindToMessage(chat: ChatViewProvider, store: SessionStor
     const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
     if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
     if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
+    if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
     const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
     const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
     if (!choice) return;
