@@ -169,15 +169,15 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
 async function finishCutShort(store: SessionStore, dir: string): Promise<string | undefined> {
   let lease: WriterLease;
   try {
-    lease = WriterLease.acquire(store.layout.writerLock(dir), { takeOver: true });
+    lease = await WriterLease.acquire(store.layout, dir);
   } catch (err) {
     if (err instanceof SessionBusyError) return undefined; // its writer is alive and finishes it when it opens the session again
     throw err;
   }
   try {
-    return `finished the ${await finishPending(store, dir)}: files and conversation agree again`;
+    return `finished the ${await finishPending(store, dir, () => lease.check())}: files and conversation agree again`;
   } finally {
-    lease.release();
+    await lease.release();
   }
 }
 

@@ -37,15 +37,18 @@ export interface PendingRewind {
 
 const hashOf = (file: string): string | null => (fs.existsSync(file) ? createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null);
 
-/** Writes the journal, then applies it. The caller holds the session's writer lease. */
-export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>): Promise<void> {
+/** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
+export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
-  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal));
-  await applyPending(store, dir, journal);
+  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal), fence);
+  await applyPending(store, dir, journal, fence);
 }
 
-/** Finishes a rewind or undo a crash cut short, if the session has one. Returns what it finished. The caller holds the lease. */
-export async function finishPending(store: SessionStore, dir: string): Promise<PendingRewind['op'] | undefined> {
+/**
+ * Finishes a rewind or undo a crash cut short, if the session has one. Returns what it finished.
+ * The caller holds the lease; `fence` is its check.
+ */
+export async function finishPending(store: SessionStore, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
   const file = path.join(dir, PENDING_FILE);
   let journal: PendingRewind;
   try {
@@ -58,7 +61,7 @@ export async function finishPending(store: SessionStore, dir: string): Promise<P
     return undefined;
   }
   store.logger.warn(`${path.basename(dir)}: finishing a ${journal.op} that was cut short`);
-  await applyPending(store, dir, journal);
+  await applyPending(store, dir, journal, fence);
   return journal.op;
 }
 
@@ -70,9 +73,9 @@ export function hasPending(dir: string): boolean {
 /**
  * Applies a journal; running it again after a crash at any point gives the same result. A file
  * is written only while it still has its `from` image (a file changed since is left alone), and
- * only the records not already in the log are appended.
+ * only the records not already in the log are appended. Each write waits for the lease's `fence`.
  */
-async function applyPending(store: SessionStore, dir: string, journal: PendingRewind): Promise<void> {
+async function applyPending(store: SessionStore, dir: string, journal: PendingRewind, fence: () => void): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   for (const f of journal.files) {
     const full = path.resolve(journal.workspaceDir, f.path);
@@ -82,6 +85,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
       store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);
       continue;
     }
+    fence();
     if (f.to === null) fs.rmSync(full, { force: true });
     else {
       // Replaced whole (temp + rename), at the real path when the name is a symlink.
@@ -92,13 +96,13 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
   const logFile = store.layout.agentLog(dir);
   let present = 0;
   if (statSize(logFile) > journal.logBytes) scanWireLog(logFile, () => void present++, { start: journal.logBytes });
-  const log = WireLogWriter.open(logFile);
+  const log = WireLogWriter.open(logFile, { fence });
   try {
     if (present < journal.records.length) await log.append(journal.records.slice(present), { durable: true });
   } finally {
     await log.close();
   }
-  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }));
+  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.refresh(dir);
   fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
   fsyncDir(dir);
