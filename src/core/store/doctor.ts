@@ -12,6 +12,8 @@ import { readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionBusyError, WriterLease } from './writerLease';
+import { checkWriter } from './doctorWriters';
+import { TurnStructure } from '../wire/turnStructure';
 
 /** One thing the doctor found. */
 export interface Finding {
@@ -36,7 +38,8 @@ export interface DoctorReport {
  * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
  * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
  * `.partial-*` folders moved to the trash, temp files of dead writers removed, rewinds a crash
- * cut short finished, index drift reconciled.
+ * cut short finished, sessions whose writer died recovered (see checkWriter), index drift
+ * reconciled.
  */
 export async function runDoctor(store: SessionStore, options: { fix: boolean }): Promise<DoctorReport> {
   const layout = store.layout;
@@ -63,11 +66,12 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     if (!fs.existsSync(layout.agentLog(folder.dir))) {
       note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json' });
     }
+    const turns = new TurnStructure();
     for (const agent of safeReaddir(path.join(folder.dir, 'agents'))) {
       const log = layout.agentLog(folder.dir, agent);
       if (!fs.existsSync(log)) continue;
       report.logs++;
-      const scan = scanWireLog(log, () => undefined);
+      const scan = scanWireLog(log, agent === 'main' ? (record, offset) => turns.add(record, offset) : () => undefined);
       report.records += scan.records;
       if (await checkLog(scan, log, `${where}/agents/${agent}`, options.fix, note)) repaired = true;
     }
@@ -76,7 +80,10 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       if (options.fix) finding.fixed = await finishCutShort(store, folder.dir);
       note(finding);
     }
-    for (const dir of [folder.dir, ...safeReaddir(layout.blobsDir(folder.dir)).map((n) => path.join(layout.blobsDir(folder.dir), n))]) sweepTemps(dir, where, options.fix, note);
+    await checkWriter(store, folder.dir, where, turns, options.fix, note);
+    const inside = (sub: string) => safeReaddir(path.join(folder.dir, sub)).map((n) => path.join(folder.dir, sub, n));
+    // Temp files live beside what they replace: state.json, blobs, and a log copied at a takeover.
+    for (const dir of [folder.dir, ...inside('blobs'), ...inside('agents')]) sweepTemps(dir, where, options.fix, note);
     try {
       const reading = readSessionFolder(folder.dir);
       if (repaired || !reading.stateProblem) summaries.set(folder.id, reading.summary);
