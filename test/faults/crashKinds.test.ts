@@ -141,7 +141,7 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
     rewinds += (await runUntilKilled('faultWorker', [root, 'rewind', session.id, wasmPath], Math.random() * 200)).filter((l) => l === 'rewound' || l === 'undone').length;
     // Opening the session again (as the next window or CLI run does) finishes what the kill cut short.
     const reopened = await openStore(root);
-    await (await reopened.openWriter(session.id, { takeOver: true })).close();
+    await (await reopened.openWriter(session.id)).close();
     await reopened.close();
     check(`after kill ${i + 1}`);
     const history = replay(readWireLog(log).records);

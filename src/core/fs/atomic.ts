@@ -56,8 +56,10 @@ export function fsyncDir(dir: string): void {
 /**
  * Replaces `file` atomically: writes a temp file beside it, fsyncs it, renames it over the
  * target and fsyncs the folder. A reader sees the old content or the new, never a mix.
+ * `beforeReplace` runs last thing before the rename; if it throws, nothing is replaced (and it
+ * runs again to explain a failed rename).
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array, beforeReplace?: () => void): void {
   naming('write', file, () => {
     const dir = path.dirname(file);
     const temp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++tempCounter}`);
@@ -72,9 +74,11 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
     }
     fs.closeSync(fd);
     try {
+      beforeReplace?.();
       fs.renameSync(temp, file);
     } catch (err) {
       fs.rmSync(temp, { force: true });
+      beforeReplace?.(); // a temp file removed by whoever took the lease over: say that, not ENOENT
       throw err;
     }
     fsyncDir(dir);

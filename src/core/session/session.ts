@@ -25,6 +25,7 @@ import { SecretRedactor } from './secrets';
 import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
+import { LeaseLostError } from '../store/writerLease';
 import { readContextTail } from '../wire/contextTail';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
@@ -159,16 +160,17 @@ export class Session {
 
   /**
    * Opens a session (a new one without `sessionId`) for prompting. Throws SessionBusyError when
-   * another process writes it; a stale lease is taken over only with `takeOver`.
+   * another process writes it; a lease whose holder is gone (or silent past its expiry) is taken over.
    */
-  static async open(options: SessionOptions, sessionId?: string, lease: { takeOver?: boolean } = {}): Promise<Session> {
+  static async open(options: SessionOptions, sessionId?: string): Promise<Session> {
     const store = options.store;
     const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
     const folders = foldersHere(state, options.workspaceDirs);
-    const writer = await store.openWriter(state.id, lease);
+    const writer = await store.openWriter(state.id);
     if (state.archived) await store.open(state.id); // opening an archived session restores it
-    // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
-    if (writer.openTurn !== null) await writer.endTurn('interrupted', 'Braid stopped while this turn was running.');
+    // Crash recovery: a turn left open ends `interrupted` (its trailing tool calls get results
+    // below); a status left `running` is set right.
+    await writer.recover();
     // The writer read the log when it opened (all of it, or back to the latest compaction), so it
     // is read once; ending a turn adds no message.
     const replayed = writer.takeInitialHistory() ?? readContextTail(store.layout.agentLog(store.locate(state.id)));
@@ -182,10 +184,10 @@ export class Session {
     history.push(...closing);
     let current = store.get(state.id);
     // Queued prompts that survived a close come back paused, never run on their own.
-    if (current.queue.length > 0 && !current.paused) current = await store.update(state.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
+    if (current.queue.length > 0 && !current.paused) current = await writer.updateState((s) => ({ ...s, paused: { reason: 'window-closed' } }));
     // The folders the tools act in are remembered: a rewind restores files only inside them.
     const known = sessionFolders(current);
-    if (folders.some((f) => !known.includes(f))) current = await store.update(state.id, (s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
+    if (folders.some((f) => !known.includes(f))) current = await writer.updateState((s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
     return new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
   }
 
@@ -196,6 +198,11 @@ export class Session {
   /** The title as of the last turn's end (auto-named from the first prompt unless the user named it). */
   get title(): string {
     return this.state.title;
+  }
+
+  /** True once another process has taken this session's writer lease over: it writes nothing more. */
+  get takenOver(): boolean {
+    return this.writer.takenOver;
   }
 
   get isRunning(): boolean {
@@ -286,7 +293,7 @@ export class Session {
    */
   async rewind(messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
     if (this.active) throw new RewindError('a turn is running; stop it before rewinding');
-    const result = await rewindSession(this.options.store, this.id, messageId, { ...options, leaseHeld: true });
+    const result = await rewindSession(this.options.store, this.id, messageId, { ...options, fence: this.writer.fence });
     this.reload(result.toTurn - 1);
     return result;
   }
@@ -294,7 +301,7 @@ export class Session {
   /** Undoes the last rewind (when nothing happened since) and reloads the conversation. */
   async undoRewind(): Promise<{ turns: number; files: string[] }> {
     if (this.active) throw new RewindError('a turn is running; stop it first');
-    const result = await undoRewind(this.options.store, this.id, { leaseHeld: true });
+    const result = await undoRewind(this.options.store, this.id, { fence: this.writer.fence });
     this.reload(this.options.store.history(this.id).nextTurn - 1);
     return result;
   }
@@ -372,7 +379,7 @@ export class Session {
     this.compactor.abort();
     await this.idle.catch(() => undefined);
     try {
-      if (this.queue.length > 0) await this.options.store.update(this.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
+      if (this.queue.length > 0) await this.saveState((s) => ({ ...s, paused: { reason: 'window-closed' } }));
     } finally {
       await this.writer.close(); // the log is closed and the lease given back even when the folder is gone
     }
@@ -389,7 +396,19 @@ export class Session {
 
   private async saveQueue(): Promise<void> {
     const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
-    this.state = await this.options.store.update(this.id, (s) => ({ ...s, queue, paused: this.paused }));
+    await this.saveState((s) => ({ ...s, queue, paused: this.paused }));
+  }
+
+  /**
+   * Writes state.json as the session's writer. Once another process has taken the lease over,
+   * nothing is saved: the queue lives on here only, and the next turn fails saying why.
+   */
+  private async saveState(change: (s: SessionState) => SessionState): Promise<void> {
+    try {
+      this.state = await this.writer.updateState(change);
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err;
+    }
   }
 
   /** Starts the next queued prompt; `idle` resolves when the queue has run dry. */
@@ -406,7 +425,8 @@ export class Session {
           prompt.state = 'failed';
           prompt.reason = this.secrets.redact(err instanceof Error ? err.message : String(err));
           this.emit({ type: 'prompt', prompt: this.info(prompt) });
-          throw err;
+          // A lease lost before the turn began fails this prompt saying so (and the next one too).
+          if (!(err instanceof LeaseLostError)) throw err;
         } finally {
           this.current = undefined;
         }
@@ -493,14 +513,14 @@ export class Session {
     return !(last?.role === 'assistant' && (last.stopReason === 'aborted' || last.stopReason === 'error'));
   }
 
-  /** End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next prompt. */
+  /**
+   * End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next
+   * prompt. A writer that lost its lease writes none of it: the turn fails saying so.
+   */
   private async finishTurn(turn: number, prompt: Prompt, runError: string | undefined): Promise<void> {
     const messages = this.agent.state.messages as Message[];
     const closing = closeOpenToolCalls(messages, 'This tool call was stopped before it finished; its result is unknown.');
-    for (const m of closing) {
-      messages.push(m);
-      await this.writer.appendMessage(m);
-    }
+    messages.push(...closing);
     const last = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
     let outcome: TurnOutcome = 'completed';
     let error = runError;
@@ -511,8 +531,15 @@ export class Session {
       error = describeModelError(last.errorMessage);
     }
     error = this.secrets.redact(error);
-    await this.writer.endTurn(outcome, error);
-    this.state = this.options.store.get(this.id);
+    try {
+      for (const m of closing) await this.writer.appendMessage(m);
+      await this.writer.endTurn(outcome, error);
+      this.state = this.options.store.get(this.id);
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err;
+      outcome = 'failed';
+      error = err.message;
+    }
     this.active = undefined;
     prompt.state = outcome === 'completed' ? 'completed' : outcome === 'cancelled' ? 'cancelled' : 'failed';
     if (error) prompt.reason = error;

@@ -4,7 +4,6 @@ import { newAgentId, newMessageId } from '../ids';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../store/summary';
-import { WireLogWriter } from '../wire/wireLog';
 import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';
 
@@ -34,9 +33,9 @@ export interface SubagentContext {
  */
 export async function runSubagent(ctx: SubagentContext, description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
   const agentId = newAgentId();
-  const log = WireLogWriter.open(ctx.store.layout.agentLog(ctx.writer.dir, agentId));
+  const log = ctx.writer.openAgentLog(agentId);
   await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
-  await ctx.store.update(ctx.writer.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
+  await ctx.writer.updateState((s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
   const child = new Agent({
     initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
     getApiKey: (provider) => ctx.apiKey(provider),

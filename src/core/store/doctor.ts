@@ -12,6 +12,8 @@ import { implausibleFields, readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionBusyError, WriterLease } from './writerLease';
+import { checkWriter } from './doctorWriters';
+import { TurnStructure } from '../wire/turnStructure';
 
 /** One thing the doctor found. */
 export interface Finding {
@@ -36,7 +38,8 @@ export interface DoctorReport {
  * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
  * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
  * `.partial-*` folders moved to the trash, temp files of dead writers removed, rewinds a crash
- * cut short finished, index drift reconciled.
+ * cut short finished, sessions whose writer died recovered (see checkWriter), index drift
+ * reconciled.
  */
 export async function runDoctor(store: SessionStore, options: { fix: boolean }): Promise<DoctorReport> {
   const layout = store.layout;
@@ -64,11 +67,12 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     if (!fs.existsSync(layout.agentLog(folder.dir))) {
       note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json' });
     }
+    const turns = new TurnStructure();
     for (const agent of safeReaddir(path.join(folder.dir, 'agents'))) {
       const log = layout.agentLog(folder.dir, agent);
       if (!fs.existsSync(log)) continue;
       report.logs++;
-      const scan = scanWireLog(log, () => undefined);
+      const scan = scanWireLog(log, agent === 'main' ? (record, offset) => turns.add(record, offset) : () => undefined);
       report.records += scan.records;
       if (await checkLog(scan, log, `${where}/agents/${agent}`, options.fix, note)) repaired = true;
     }
@@ -77,7 +81,10 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       if (options.fix) finding.fixed = await finishCutShort(store, folder.dir);
       note(finding);
     }
-    for (const dir of [folder.dir, ...safeReaddir(layout.blobsDir(folder.dir)).map((n) => path.join(layout.blobsDir(folder.dir), n))]) sweepTemps(dir, where, options.fix, note);
+    await checkWriter(store, folder.dir, where, turns, options.fix, note);
+    const inside = (sub: string) => safeReaddir(path.join(folder.dir, sub)).map((n) => path.join(folder.dir, sub, n));
+    // Temp files live beside what they replace: state.json, blobs, and a log copied at a takeover.
+    for (const dir of [folder.dir, ...inside('blobs'), ...inside('agents')]) sweepTemps(dir, where, options.fix, note);
     try {
       const reading = readSessionFolder(folder.dir);
       if (repaired || !reading.stateProblem) summaries.set(folder.id, reading.summary);
@@ -191,15 +198,15 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
 async function finishCutShort(store: SessionStore, dir: string): Promise<string | undefined> {
   let lease: WriterLease;
   try {
-    lease = WriterLease.acquire(store.layout.writerLock(dir), { takeOver: true });
+    lease = await WriterLease.acquire(store.layout, dir);
   } catch (err) {
     if (err instanceof SessionBusyError) return undefined; // its writer is alive and finishes it when it opens the session again
     throw err;
   }
   try {
-    return `finished the ${await finishPending(store, dir)}: files and conversation agree again`;
+    return `finished the ${await finishPending(store, dir, () => lease.check())}: files and conversation agree again`;
   } finally {
-    lease.release();
+    await lease.release();
   }
 }
 

@@ -10,6 +10,7 @@ import type { NewRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
+import { LeaseLostError } from './writerLease';
 
 /** The journal of a rewind or undo under way, in the session folder. */
 export const PENDING_FILE = 'rewind.pending.json';
@@ -41,15 +42,18 @@ export interface PendingRewind {
   readonly turnCount: number;
 }
 
-/** Writes the journal, then applies it. The caller holds the session's writer lease. */
-export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>): Promise<void> {
+/** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
+export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
-  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal));
-  await applyPending(store, dir, journal);
+  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal), fence);
+  await applyPending(store, dir, journal, fence);
 }
 
-/** Finishes a rewind or undo a crash cut short, if the session has one. Returns what it finished. The caller holds the lease. */
-export async function finishPending(store: SessionStore, dir: string): Promise<PendingRewind['op'] | undefined> {
+/**
+ * Finishes a rewind or undo a crash cut short, if the session has one. Returns what it finished.
+ * The caller holds the lease; `fence` is its check.
+ */
+export async function finishPending(store: SessionStore, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
   const file = path.join(dir, PENDING_FILE);
   let journal: PendingRewind;
   try {
@@ -62,7 +66,7 @@ export async function finishPending(store: SessionStore, dir: string): Promise<P
     return undefined;
   }
   store.logger.warn(`${path.basename(dir)}: finishing a ${journal.op} that was cut short`);
-  await applyPending(store, dir, journal);
+  await applyPending(store, dir, journal, fence);
   return journal.op;
 }
 
@@ -74,9 +78,9 @@ export function hasPending(dir: string): boolean {
 /**
  * Applies a journal; running it again after a crash at any point gives the same result. A file
  * is written only while it still has its `from` image (a file changed since is left alone), and
- * only the records not already in the log are appended.
+ * only the records not already in the log are appended. Each write waits for the lease's `fence`.
  */
-async function applyPending(store: SessionStore, dir: string, journal: PendingRewind): Promise<void> {
+async function applyPending(store: SessionStore, dir: string, journal: PendingRewind, fence: () => void): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   // The journal is data: every path is checked against the session's workspace folders now.
   const files = new SessionFiles(store.get(path.basename(dir)), store.layout);
@@ -94,25 +98,30 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
         store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);
         continue;
       }
+      fence();
       if (f.to === null) removeFile(at.workspace, at.full, f.path);
       else replaceFile(at.workspace, at.full, blobs.get(f.to), f.path);
     } catch (err) {
+      if (err instanceof LeaseLostError) throw err;
       store.logger.warn(`${journal.op}: ${f.path} was left as it is (${(err as Error).message})`);
     }
   }
   // Innermost first, so a folder whose only content was a created folder goes too.
   const folders = (journal.emptyFolders ?? []).map((f) => files.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
-  for (const at of folders.sort((a, b) => b.full.length - a.full.length)) removeEmptyFolders(at.workspace, [at.full]);
+  for (const at of folders.sort((a, b) => b.full.length - a.full.length)) {
+    fence();
+    removeEmptyFolders(at.workspace, [at.full]);
+  }
   const logFile = store.layout.agentLog(dir);
   let present = 0;
   if (statSize(logFile) > journal.logBytes) scanWireLog(logFile, () => void present++, { start: journal.logBytes });
-  const log = WireLogWriter.open(logFile);
+  const log = WireLogWriter.open(logFile, { fence });
   try {
     if (present < journal.records.length) await log.append(journal.records.slice(present), { durable: true });
   } finally {
     await log.close();
   }
-  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }));
+  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.refresh(dir);
   fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
   fsyncDir(dir);

@@ -235,24 +235,28 @@ export function previewRewind(store: SessionStore, sessionId: string, messageId:
  * `confirmOutside`. Asked again for the prompt the last rewind went to, it restores what that
  * rewind left (a follow-up record; no undo needed first).
  */
-export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; leaseHeld?: boolean }): Promise<RewindResult> {
-  return withLease(store, sessionId, options.leaseHeld, () => rewindHeld(store, sessionId, messageId, options));
+export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; fence?: () => void }): Promise<RewindResult> {
+  return withLease(store, sessionId, options.fence, (fence) => rewindHeld(store, sessionId, messageId, options, fence));
 }
 
-/** Runs `fn` holding the session's writer lease (unless the caller, an open Session, holds it). */
-async function withLease<T>(store: SessionStore, sessionId: string, held: boolean | undefined, fn: () => Promise<T>): Promise<T> {
-  if (held) return fn();
+/**
+ * Runs `fn` holding the session's writer lease, with the lease's check for every write: an open
+ * Session holds it already and passes its `held` fence; otherwise it is taken for the call.
+ */
+async function withLease<T>(store: SessionStore, sessionId: string, held: (() => void) | undefined, fn: (fence: () => void) => Promise<T>): Promise<T> {
+  if (held) return fn(held);
   const dir = store.locate(sessionId);
-  const lease = WriterLease.acquire(store.layout.writerLock(dir));
+  const lease = await WriterLease.acquire(store.layout, dir);
+  const fence = () => lease.check();
   try {
-    await finishPending(store, dir);
-    return await fn();
+    await finishPending(store, dir, fence);
+    return await fn(fence);
   } finally {
-    lease.release();
+    await lease.release();
   }
 }
 
-async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
+async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }, fence: () => void): Promise<RewindResult> {
   const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
   if (preview.alreadyRewound && !options.files) throw new RewindError(`the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`);
   const dir = store.locate(sessionId);
@@ -284,7 +288,7 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
       records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
       files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
       ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
-    });
+    }, fence);
   }
   return { ...preview, restored: restored.map((r) => r.path), skipped };
 }
@@ -293,11 +297,11 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
  * Undoes the last rewind when nothing happened since: the dropped records are appended again (the
  * log only grows) and the files it restored get the images they had just before it.
  */
-export async function undoRewind(store: SessionStore, sessionId: string, options: { leaseHeld?: boolean } = {}): Promise<{ turns: number; files: string[] }> {
-  return withLease(store, sessionId, options.leaseHeld, () => undoHeld(store, sessionId));
+export async function undoRewind(store: SessionStore, sessionId: string, options: { fence?: () => void } = {}): Promise<{ turns: number; files: string[] }> {
+  return withLease(store, sessionId, options.fence, (fence) => undoHeld(store, sessionId, fence));
 }
 
-async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns: number; files: string[] }> {
+async function undoHeld(store: SessionStore, sessionId: string, fence: () => void): Promise<{ turns: number; files: string[] }> {
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
   const records = readAll(logFile);
@@ -324,7 +328,7 @@ async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns
   await runPending(store, dir, {
     op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, turnCount: maxTurn, records: again,
     files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
-  });
+  }, fence);
   const files = restored.map((f) => f.path);
   return { turns, files };
 }

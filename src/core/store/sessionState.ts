@@ -196,7 +196,7 @@ export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'works
   return state.workspaceFolders?.length ? state.workspaceFolders : [state.workspaceDir];
 }
 
-/** Writes state.json atomically (temp file, fsync, rename, fsync of the folder). */
-export function writeState(file: string, state: SessionState): void {
-  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
+/** Writes state.json atomically (temp file, fsync, rename, fsync of the folder); `beforeReplace` as in writeFileAtomic. */
+export function writeState(file: string, state: SessionState, beforeReplace?: () => void): void {
+  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, beforeReplace);
 }

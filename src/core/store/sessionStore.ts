@@ -19,11 +19,10 @@ import { StoreLayout } from './layout';
 import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from './summary';
 import { SessionWriter } from './sessionWriter';
-import { isStale, readLease, SessionBusyError, WriterLease } from './writerLease';
+import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const STATE_LOCK = { staleMs: 10_000, timeoutMs: 15_000 };
 const TRASHED_AT = '.trashed-at';
 
 /** A session the user asked for does not exist; the message says what to do. */
@@ -170,15 +169,17 @@ export class SessionStore {
 
   /**
    * Changes state.json under the session's lock (read, change, write atomically) and updates the
-   * index row's state (or the whole row, from `summary`). Returns the new state.
+   * index row's state (or the whole row, from `summary`). Returns the new state. A lease holder
+   * passes its `fence`: it runs under the lock right before the file is replaced, and the lease
+   * changes hands only under that same lock, so a writer that lost its lease writes nothing.
    */
-  async update(id: string, change: (state: SessionState) => SessionState, options: { summary?: (state: SessionState, stateMtime: number) => SessionSummary } = {}): Promise<SessionState> {
+  async update(id: string, change: (state: SessionState) => SessionState, options: { summary?: (state: SessionState, stateMtime: number) => SessionSummary; fence?: () => void } = {}): Promise<SessionState> {
     const dir = this.locate(id);
     const stateFile = this.layout.stateFile(dir);
-    const { next, mtime } = await withFileLock(this.layout.stateLock(dir), STATE_LOCK, () => {
+    const { next, mtime } = await withFileLock(this.layout.stateLock(dir), stateLockOptions(), () => {
       const current = this.readOrRepair(dir);
       const updated = { ...change(current), updatedAt: Math.max(Date.now(), current.updatedAt + 1) };
-      writeState(stateFile, updated);
+      writeState(stateFile, updated, options.fence);
       return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
     });
     // A writer that keeps its session's summary up to date hands it over: one index update, no re-read.
@@ -211,7 +212,7 @@ export class SessionStore {
     const target = this.layout.trashedSessionDir(workspaceKey, id);
     let lease: WriterLease;
     try {
-      lease = WriterLease.acquire(this.layout.writerLock(dir), { takeOver: true });
+      lease = await WriterLease.acquire(this.layout, dir);
     } catch (err) {
       if (err instanceof SessionBusyError) err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was deleted by another process just now`);
@@ -225,7 +226,7 @@ export class SessionStore {
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.renameSync(dir, target);
     } finally {
-      lease.release(); // after the move the lease file went with the folder and is removed below
+      await lease.release(); // after the move the lease file went with the folder and is removed below
     }
     fs.rmSync(this.layout.writerLock(target), { force: true });
     fsyncDir(path.dirname(dir));
@@ -296,10 +297,12 @@ export class SessionStore {
     return readNewestPage(this.layout.agentLog(this.locate(id)), limit, before);
   }
 
-  /** Opens the session for appending (taking its writer lease): the only way records get into its logs. */
-  async openWriter(id: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
-    const dir = this.locate(id);
-    return SessionWriter.open(this, dir, options);
+  /**
+   * Opens the session for appending (taking its writer lease, over a stale one too): the only way
+   * records get into its logs. SessionBusyError while another process holds a fresh lease.
+   */
+  async openWriter(id: string): Promise<SessionWriter> {
+    return SessionWriter.open(this, this.locate(id));
   }
 
   /**
@@ -315,34 +318,31 @@ export class SessionStore {
       // Start-up path: only sessions with a lease file left behind, or that the index says are
       // running, are read; the others cost one failed open of writer.lock.
       const lease = readLease(this.layout.writerLock(folder.dir));
-      if (!lease && this.index.get(folder.id)?.status !== 'running') continue;
-      let state: SessionState;
+      if (lease ? !isStale(lease) : this.index.get(folder.id)?.status !== 'running') continue;
       try {
-        state = readState(this.layout.stateFile(folder.dir));
-      } catch {
-        continue;
+        if (!lease && readState(this.layout.stateFile(folder.dir)).status !== 'running') continue;
+        if (await this.recoverSession(folder.dir)) recovered.push(folder.id);
+      } catch (err) {
+        // A state.json that cannot be read is the doctor's; a writer that came meanwhile recovers the session itself.
+        if (err instanceof StateFileError || err instanceof SessionBusyError) continue;
+        throw err;
       }
-      const writerDied = lease !== undefined && isStale(lease);
-      const leftRunning = state.status === 'running' && isStale(lease);
-      if (!writerDied && !leftRunning) continue;
-      const writer = await SessionWriter.open(this, folder.dir, { takeOver: true });
-      let changed = false;
-      try {
-        if (writer.openTurn !== null) {
-          await writer.endTurn('interrupted', 'Braid stopped while this turn was running (the window closed or crashed).');
-          changed = true;
-        } else if (state.status === 'running') {
-          // The crash came after the turn's turn_end and before its state write: the turn ended;
-          // only the status is behind.
-          await this.update(state.id, (s) => ({ ...s, status: 'idle' }));
-        }
-      } finally {
-        await writer.close();
-      }
-      if (changed) recovered.push(state.id);
     }
     if (recovered.length) this.logger.info(`marked ${recovered.length} session(s) interrupted after a crash`);
     return recovered;
+  }
+
+  /**
+   * Takes over the lease of a session whose writer is gone and runs crash recovery (see
+   * SessionWriter.recover), then lets go. Returns whether a turn was ended `interrupted`.
+   */
+  async recoverSession(dir: string): Promise<boolean> {
+    const writer = await SessionWriter.open(this, dir);
+    try {
+      return await writer.recover();
+    } finally {
+      await writer.close();
+    }
   }
 
   export(id: string, format: 'md' | 'jsonl'): string {

@@ -15,10 +15,15 @@ import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, r
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 
+/** The note on a turn that crash recovery ends. */
+export const INTERRUPTED_NOTE = 'Braid stopped while this turn was running (its window or process closed or crashed).';
+
 /**
  * Appends to one session's main log and keeps its state and index row in step. Records go
  * through one {@link WireLogWriter} in order; turn_end and status changes are fsynced before
- * state.json changes, so a crash can lose at most the records of the turn in flight.
+ * state.json changes, so a crash can lose at most the records of the turn in flight. Every
+ * append and state write is fenced by the writer lease: once another process has taken it over,
+ * each throws LeaseLostError and nothing more is written.
  */
 export class SessionWriter {
   private constructor(
@@ -26,6 +31,8 @@ export class SessionWriter {
     readonly dir: string,
     readonly id: string,
     private readonly lease: WriterLease,
+    /** Throws unless this process still holds the lease (LeaseLostError) and the folder is there; run before each write. */
+    readonly fence: () => void,
     private readonly log: WireLogWriter,
     private summary: SessionSummary,
     private turn: number,
@@ -45,41 +52,68 @@ export class SessionWriter {
 
   /**
    * Opens the session for appending: takes its writer lease first (SessionBusyError when another
-   * process holds a fresh one; a stale one only with `takeOver`).
+   * process holds a fresh one; a stale one is taken over). The caller runs `recover` next.
    */
-  static async open(store: SessionStore, dir: string, options: { takeOver?: boolean } = {}): Promise<SessionWriter> {
-    const lease = WriterLease.acquire(store.layout.writerLock(dir), options);
+  static async open(store: SessionStore, dir: string): Promise<SessionWriter> {
+    const lease = await WriterLease.acquire(store.layout, dir);
+    const fence = () => {
+      try {
+        lease.check();
+      } catch (err) {
+        if (!fs.existsSync(dir)) throw folderRemoved(path.basename(dir));
+        throw err;
+      }
+    };
     try {
-      await finishPending(store, dir);
+      await finishPending(store, dir, fence);
       const logFile = store.layout.agentLog(dir);
       // When the index row is current (same log size and state file), the summary comes from it
       // and the log is read from its end back to the latest compaction only.
       const indexed = store.index.summaryOf(path.basename(dir));
       if (indexed && indexed.logBytes === statSize(logFile) && indexed.stateMtime === statMtime(store.layout.stateFile(dir))) {
         const tail = readContextTail(logFile);
-        const log = WireLogWriter.open(logFile);
-        return new SessionWriter(store, dir, indexed.state.id, lease, log, indexed, tail.lastTurn, tail.openTurn, tail);
+        const log = WireLogWriter.open(logFile, { fence });
+        return new SessionWriter(store, dir, indexed.state.id, lease, fence, log, indexed, tail.lastTurn, tail.openTurn, tail);
       }
       const reading = readSessionFolder(dir, store.layout.stateFile(dir), logFile);
-      const log = WireLogWriter.open(logFile);
-      return new SessionWriter(store, dir, reading.summary.state.id, lease, log, reading.summary, reading.nextTurn - 1, reading.openTurn, reading.history);
+      const log = WireLogWriter.open(logFile, { fence });
+      return new SessionWriter(store, dir, reading.summary.state.id, lease, fence, log, reading.summary, reading.nextTurn - 1, reading.openTurn, reading.history);
     } catch (err) {
-      lease.release();
+      await lease.release();
       throw err;
     }
   }
 
-  /** Throws when another process took the lease over, or the folder is gone: this one must not write any more. */
-  private requireLease(): void {
-    this.requireFolder();
-    if (!this.lease.held) throw new Error('another window took over writing this session; reopen it to follow along');
+  /**
+   * Crash recovery, run by whoever opens the session: a turn a dead writer left open ends
+   * `interrupted` with a note; a status left `running` (a crash after turn_end, before its state
+   * write) or a turn count behind the log is set right. Returns whether a turn was ended.
+   */
+  async recover(): Promise<boolean> {
+    if (this.open !== null) {
+      await this.endTurn('interrupted', INTERRUPTED_NOTE);
+      return true;
+    }
+    const { status, turnCount } = this.summary.state;
+    if (status === 'running' || turnCount < this.turn) {
+      await this.setState((s) => ({ ...s, status: s.status === 'running' ? 'idle' : s.status, turnCount: Math.max(s.turnCount, this.turn) }));
+    }
+    return false;
   }
 
-  /** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
-  private requireFolder(): void {
-    if (!fs.existsSync(this.dir)) {
-      throw new SessionNotFoundError(`the folder of session ${this.id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`);
-    }
+  /** True once another process has taken the lease over (the folder still there): nothing more can be written through this writer. */
+  get takenOver(): boolean {
+    return !this.lease.held && fs.existsSync(this.dir);
+  }
+
+  /** Changes state.json (queue, agents, ...) as this session's writer: fenced like every write of it. */
+  updateState(change: (s: SessionState) => SessionState): Promise<SessionState> {
+    return this.store.update(this.id, change, { fence: this.fence });
+  }
+
+  /** Opens a subagent's log for appending, fenced by this writer's lease. */
+  openAgentLog(agentId: string): WireLogWriter {
+    return WireLogWriter.open(this.store.layout.agentLog(this.dir, agentId), { fence: this.fence });
   }
 
   /** The current turn number (0 before the first). */
@@ -100,8 +134,8 @@ export class SessionWriter {
 
   /** Starts a turn: appends turn_begin, marks the session running (fsynced). Returns its number. */
   async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
+    this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
-    this.requireLease();
     const turn = this.turn + 1;
     await this.log.append({ t: 'turn_begin', turn, promptId, model }, { durable: true });
     this.turn = turn;
@@ -142,7 +176,6 @@ export class SessionWriter {
    * in the open turn or, between turns, in the last one; usage totals follow.
    */
   async appendCompaction(compaction: { summary: string; firstKeptMessageId: string; summarized: number }, usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>): Promise<CompactionRecord> {
-    this.requireLease();
     const turn = this.open ?? this.turn;
     const [record, usageRecord] = await this.log.append([
       { t: 'compaction', turn, ...compaction },
@@ -179,8 +212,11 @@ export class SessionWriter {
   }
 
   async close(): Promise<void> {
-    await this.log.close();
-    this.lease.release();
+    try {
+      await this.log.close();
+    } finally {
+      await this.lease.release();
+    }
   }
 
   private requireOpen(): number {
@@ -201,11 +237,17 @@ export class SessionWriter {
   }
 
   private async setState(change: (s: SessionState) => SessionState): Promise<void> {
-    this.requireFolder();
+    this.fence(); // before locate: a folder removed says so, not "not found"
     await this.store.update(this.id, change, {
+      fence: this.fence,
       summary: (state, stateMtime) => (this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime }),
     });
   }
+}
+
+/** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
+function folderRemoved(id: string): SessionNotFoundError {
+  return new SessionNotFoundError(`the folder of session ${id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`);
 }
 
 /** A file's modification time in ms, or -1 when it cannot be read. */

@@ -2,14 +2,33 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { writeFileAtomic } from '../fs/atomic';
-import { isAlive } from '../fs/fileLock';
+import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
+import type { StoreLayout } from './layout';
+import { displaceHolder } from './takeover';
 
-/** Renewed this often by its holder. */
-export const LEASE_RENEW_MS = 10_000;
-/** Not renewed for this long: its holder is gone or hung. */
-export const LEASE_STALE_MS = 30_000;
+/** The product's lease times: renewed every 10 s, taken over after 30 s without renewal. */
+const DEFAULT_STALE_MS = 30_000;
 
-/** What writer.lock says. */
+/**
+ * How often a lease is renewed and when an unrenewed one is stale. BRAID_LEASE_STALE_MS shortens
+ * them for tests that pause a writer past its lease (renewal every third of it); read at each use.
+ */
+export function leaseTimes(): { renewMs: number; staleMs: number } {
+  const forced = Number(process.env.BRAID_LEASE_STALE_MS);
+  const staleMs = Number.isFinite(forced) && forced > 0 ? forced : DEFAULT_STALE_MS;
+  return { renewMs: staleMs / 3, staleMs };
+}
+
+/**
+ * The session's state.lock, which also guards taking and giving back the lease. It goes stale no
+ * later than a third of the lease, so a writer stopped while holding it delays a takeover by that
+ * much at most (10 s with the product's times).
+ */
+export function stateLockOptions(): LockOptions {
+  return { staleMs: Math.min(10_000, leaseTimes().staleMs / 3), timeoutMs: 15_000 };
+}
+
+/** What writer.lock says; `renewedAt` is the file's modification time (a renewal touches it). */
 export interface LeaseInfo {
   readonly pid: number;
   readonly host: string;
@@ -26,8 +45,26 @@ export class SessionBusyError extends Error {
   }
 }
 
+/** This process's lease was taken over (it was stopped or too slow to renew it): it must write nothing more. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor() {
+    super('another process took over writing this session while this one was not answering (paused or too slow), so nothing more was saved here; open the session again to go on from what the other process wrote');
+  }
+}
+
 /** Reads a lease file; undefined when there is none or it cannot be read. */
 export function readLease(file: string): LeaseInfo | undefined {
+  const info = readHolder(file);
+  try {
+    return info && { ...info, renewedAt: fs.statSync(file).mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What writer.lock names, without its time (the fence's check reads only this). */
+function readHolder(file: string): Omit<LeaseInfo, 'renewedAt'> | undefined {
   try {
     const info = JSON.parse(fs.readFileSync(file, 'utf8')) as LeaseInfo;
     return typeof info.pid === 'number' && typeof info.token === 'string' ? info : undefined;
@@ -36,67 +73,85 @@ export function readLease(file: string): LeaseInfo | undefined {
   }
 }
 
-/** A lease is stale when not renewed for 30 s, or when its holder on this host has died. */
+/**
+ * Whether a lease may be taken over: its holder on this host is gone (at once), or it has not been
+ * renewed for the stale time (a holder on another host, or one on this host that is stopped or hung;
+ * the fence keeps such a holder from writing once it goes on). A lease no one can read is stale:
+ * writer.lock is only ever replaced whole.
+ */
 export function isStale(info: LeaseInfo | undefined, now = Date.now()): boolean {
   if (!info) return true;
-  if (info.host === os.hostname() && info.pid !== process.pid && !isAlive(info.pid)) return true;
-  return now - info.renewedAt > LEASE_STALE_MS;
+  if (isDead(info)) return true;
+  return now - info.renewedAt > leaseTimes().staleMs;
+}
+
+/** The holder ran on this host and its process is gone. */
+export function isDead(info: LeaseInfo): boolean {
+  return info.host === os.hostname() && info.pid !== process.pid && !isAlive(info.pid);
 }
 
 /**
- * The one-writer lease of a session (DESIGN.md 6): `writer.lock` names the process that may
- * append, renewed every 10 s. A fresh lease held by another process makes `acquire` throw
- * SessionBusyError; a stale one is taken over only when the caller says so (`takeOver`), since
- * taking it decides who writes.
+ * The one-writer lease of a session (DESIGN.md 6): `writer.lock` names the process that may append
+ * and carries a token of its own. Taking it (fresh, or over a stale one) and giving it back happen
+ * under the session's state.lock, so two processes never both take it. The holder touches the
+ * file every renewal; it checks, before each write, that the file still holds its token (`check`).
+ * A takeover from a holder that may still run also displaces it (see displaceHolder), so a write
+ * it had checked for just before it stopped lands nowhere.
  */
 export class WriterLease {
   private timer: NodeJS.Timeout | undefined;
   private lost = false;
 
-  private constructor(readonly file: string, private info: LeaseInfo) {}
+  private constructor(readonly file: string, private readonly guard: string, private readonly info: Omit<LeaseInfo, 'renewedAt'>) {}
 
-  static acquire(file: string, options: { takeOver?: boolean } = {}): WriterLease {
-    const now = Date.now();
-    const info: LeaseInfo = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: now, renewedAt: now };
-    try {
-      fs.writeFileSync(file, JSON.stringify(info), { flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  /** Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh one. */
+  static async acquire(layout: StoreLayout, dir: string): Promise<WriterLease> {
+    const file = layout.writerLock(dir);
+    const guard = layout.stateLock(dir);
+    const info = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: Date.now() };
+    await withFileLock(guard, stateLockOptions(), () => {
       const holder = readLease(file);
       if (holder && !isStale(holder)) throw new SessionBusyError(holder);
-      if (!options.takeOver) throw new SessionBusyError(holder ?? { ...info, pid: -1, host: 'unknown' });
+      const mayLive = fs.existsSync(file) && !(holder && isDead(holder));
       writeFileAtomic(file, JSON.stringify(info));
-    }
-    const lease = new WriterLease(file, info);
-    lease.timer = setInterval(() => {
-      // A timer's throw would be uncaught (in the extension host too): a folder removed under
-      // the lease, or a full disk, just ends the renewals; writes check `held` themselves.
       try {
-        lease.renew();
-      } catch {
-        lease.lost = true;
-        lease.stop();
+        if (mayLive) displaceHolder(layout, dir);
+      } catch (err) {
+        fs.rmSync(file, { force: true });
+        throw err;
       }
-    }, LEASE_RENEW_MS);
+    });
+    const lease = new WriterLease(file, guard, info);
+    lease.timer = setInterval(() => lease.renew(), leaseTimes().renewMs);
     lease.timer.unref();
     return lease;
   }
 
-  /** False once another process took the lease over: this process must stop writing. */
+  /** False once another process took the lease over (or it was given back): this process must not write. */
   get held(): boolean {
     if (this.lost) return false;
-    const current = readLease(this.file);
-    if (!current || current.token !== this.info.token) this.lost = true;
+    if (readHolder(this.file)?.token !== this.info.token) this.lost = true;
     return !this.lost;
   }
 
-  renew(): void {
-    if (!this.held) {
+  /** Throws LeaseLostError unless this process still holds the lease. Called right before each write. */
+  check(): void {
+    if (!this.held) throw new LeaseLostError();
+  }
+
+  /**
+   * Touches the lease file. Nothing is rewritten, so a renewal that comes late (after a pause) can
+   * at worst freshen another holder's lease, never take it back. A timer's throw would be uncaught
+   * (in the extension host too), so a failure just ends the renewals; writes check for themselves.
+   */
+  private renew(): void {
+    try {
+      if (!this.held) throw new LeaseLostError();
+      const now = new Date();
+      fs.utimesSync(this.file, now, now);
+    } catch {
       this.stop();
-      return;
     }
-    this.info = { ...this.info, renewedAt: Date.now() };
-    writeFileAtomic(this.file, JSON.stringify(this.info));
   }
 
   private stop(): void {
@@ -104,10 +159,17 @@ export class WriterLease {
     this.timer = undefined;
   }
 
-  /** Gives the lease up (only if still ours). */
-  release(): void {
+  /** Gives the lease up, only if it is still ours (a folder gone meanwhile took it along). */
+  async release(): Promise<void> {
     this.stop();
-    if (this.held) fs.rmSync(this.file, { force: true });
+    if (!this.held) return;
     this.lost = true;
+    try {
+      await withFileLock(this.guard, stateLockOptions(), () => {
+        if (readHolder(this.file)?.token === this.info.token) fs.rmSync(this.file, { force: true });
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
 }

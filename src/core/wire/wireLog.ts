@@ -7,21 +7,22 @@ import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
  * The one writer of one wire log. Appends are serialized in call order (no interleaving), each
  * record is one `write` of one line, and `sync` (or a durable append) fsyncs. If the file ends
  * with a torn line, the first append starts a fresh line, so the torn bytes stay a bad line of
- * their own and nothing after them is lost. The log is never rewritten.
+ * their own and nothing after them is lost. The log is never rewritten. A `fence` (the writer
+ * lease's check) runs right before each write: when it throws, nothing is written, then or after.
  */
 export class WireLogWriter {
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
   private failure: Error | undefined;
 
-  private constructor(readonly file: string, private readonly fd: number, private needsNewline: boolean, private size: number) {}
+  private constructor(readonly file: string, private readonly fd: number, private needsNewline: boolean, private size: number, private readonly fence: (() => void) | undefined) {}
 
   /** Opens (creating if needed, with its folder) a log for appending. */
-  static open(file: string): WireLogWriter {
-    return naming('open the log', file, () => WireLogWriter.openFile(file));
+  static open(file: string, options: { fence?: () => void } = {}): WireLogWriter {
+    return naming('open the log', file, () => WireLogWriter.openFile(file, options));
   }
 
-  private static openFile(file: string): WireLogWriter {
+  private static openFile(file: string, options: { fence?: () => void }): WireLogWriter {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'a');
     const size = fs.fstatSync(fd).size;
@@ -36,7 +37,7 @@ export class WireLogWriter {
       }
       needsNewline = last[0] !== 10;
     }
-    return new WireLogWriter(file, fd, needsNewline, size);
+    return new WireLogWriter(file, fd, needsNewline, size, options.fence);
   }
 
   /** Bytes in the file as far as this writer knows (its appends included). */
@@ -64,10 +65,7 @@ export class WireLogWriter {
         text = `\n${text}`;
         this.needsNewline = false;
       }
-      const bytes = Buffer.from(text, 'utf8');
-      let written = 0;
-      while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written, bytes.length - written);
-      this.size += bytes.length;
+      this.write(Buffer.from(text, 'utf8'));
       if (options.durable) fs.fsyncSync(this.fd);
       return serialized.map((s) => s.record);
     });
@@ -77,8 +75,7 @@ export class WireLogWriter {
   terminate(): Promise<boolean> {
     return this.enqueue(() => {
       if (!this.needsNewline) return false;
-      fs.writeSync(this.fd, '\n');
-      this.size += 1;
+      this.write(Buffer.from('\n'));
       this.needsNewline = false;
       fs.fsyncSync(this.fd);
       return true;
@@ -90,15 +87,27 @@ export class WireLogWriter {
     return this.enqueue(() => fs.fsyncSync(this.fd));
   }
 
-  /** Waits for pending appends, fsyncs and closes. */
+  /**
+   * Waits for pending appends, fsyncs and closes. A log whose write failed (or whose fence stopped
+   * it) is closed all the same, without a second report of that failure: its appender had it.
+   */
   async close(): Promise<void> {
     if (this.closed) return this.chain.catch(() => {});
-    const done = this.enqueue(() => {
-      fs.fsyncSync(this.fd);
-      fs.closeSync(this.fd);
-    });
     this.closed = true;
-    await done;
+    await this.chain;
+    try {
+      if (!this.failure) fs.fsyncSync(this.fd);
+    } finally {
+      fs.closeSync(this.fd);
+    }
+  }
+
+  /** Writes all of `bytes` at the end, once the fence lets it. */
+  private write(bytes: Buffer): void {
+    this.fence?.();
+    let written = 0;
+    while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written, bytes.length - written);
+    this.size += bytes.length;
   }
 
   private enqueue<T>(work: () => T): Promise<T> {

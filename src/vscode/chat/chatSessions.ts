@@ -9,7 +9,7 @@ import type { RewindResult } from '../../core/store/rewind';
 import type { SessionState } from '../../core/store/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
-import { isStale, SessionBusyError } from '../../core/store/writerLease';
+import { SessionBusyError } from '../../core/store/writerLease';
 import type { FrameBody, SessionInfo, StreamFrame, TranscriptEntry } from '../../protocol/frames';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
@@ -155,8 +155,11 @@ export class ChatSessions implements vscode.Disposable {
   async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     if (!this.store) return fail('The session store could not be opened; see "Braid: Show Log".');
-    if (this.following) return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
     try {
+      // Another process took the lease over while this window was not answering: open the session
+      // again, which follows that process read-only, or writes here if it has let go since.
+      if (this.session?.takenOver) await this.switchTo(this.session.id);
+      if (this.following) return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
       if (!this.session) {
         this.session = await this.open(undefined);
         void this.memory.update(SHOWN_KEY, this.session.id);
@@ -228,7 +231,7 @@ export class ChatSessions implements vscode.Disposable {
     this.following = undefined;
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
     await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${(err as Error).message}`));
-    if (id) await this.openOrFollow(id, () => this.confirmTakeOver());
+    if (id) await this.openOrFollow(id);
     void this.memory.update(SHOWN_KEY, id);
     this.resync();
     this.changed.fire();
@@ -243,8 +246,7 @@ export class ChatSessions implements vscode.Disposable {
     if (!id || this.currentId || !this.store) return;
     const generation = this.generation;
     try {
-      // A stale lease is this window's own, left by the reload: taken over without asking.
-      await this.openOrFollow(id, async () => true, 5_000, () => generation !== this.generation);
+      await this.openOrFollow(id, 5_000, () => generation !== this.generation);
     } catch (err) {
       this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
       void this.memory.update(SHOWN_KEY, undefined);
@@ -270,11 +272,11 @@ export class ChatSessions implements vscode.Disposable {
   }
 
   /**
-   * Opens `id` for writing here. When another process holds its lease: a stale lease is taken
-   * over if `takeOver` agrees; a fresh one is waited for up to `waitMs` (a window letting go),
-   * then the session is followed read-only. `abandoned` stops the waiting.
+   * Opens `id` for writing here. A lease whose holder is gone (or silent past its expiry) is taken
+   * over on opening, as every process does; a live holder's is waited for up to `waitMs` (a window
+   * letting go), then the session is followed read-only. `abandoned` stops the waiting.
    */
-  private async openOrFollow(id: string, takeOver: () => Promise<boolean>, waitMs = 0, abandoned = () => false): Promise<void> {
+  private async openOrFollow(id: string, waitMs = 0, abandoned = () => false): Promise<void> {
     const deadline = Date.now() + waitMs;
     const keep = async (session: Session) => {
       if (abandoned()) await session.close(); // another session was chosen while this one opened
@@ -286,18 +288,11 @@ export class ChatSessions implements vscode.Disposable {
       } catch (err) {
         if (err instanceof SessionElsewhereError) return this.follow(id, elsewhereNote(err));
         if (!(err instanceof SessionBusyError)) throw err;
-        if (isStale(err.holder) && await takeOver()) return await keep(await this.open(id, true));
-        if (isStale(err.holder) || Date.now() >= deadline || abandoned()) break;
+        if (Date.now() >= deadline || abandoned()) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
     if (!abandoned()) this.follow(id);
-  }
-
-  /** A lease whose holder is gone is taken over only when the user says so. */
-  private async confirmTakeOver(): Promise<boolean> {
-    const choice = await vscode.window.showWarningMessage('This session was being written by a window that has stopped answering. Take it over here?', { modal: true }, 'Take Over');
-    return choice === 'Take Over';
   }
 
   /** Shows a session read-only, following its log live: another process writes it, or it belongs to another folder (`reason`). */
@@ -310,7 +305,7 @@ export class ChatSessions implements vscode.Disposable {
     this.logger.info(`session ${id} ${reason ? 'belongs to another folder' : 'is written by another process'}; following it read-only`);
   }
 
-  private async open(id: string | undefined, takeOver = false): Promise<Session> {
+  private async open(id: string | undefined): Promise<Session> {
     // The generation this session belongs to is the one it was asked for in.
     const generation = this.generation;
     await chooseModel(); // a configuration problem is reported before a session is created
@@ -330,7 +325,7 @@ export class ChatSessions implements vscode.Disposable {
       trusted: () => vscode.workspace.isTrusted,
       logger: this.logger,
       ...(promptHook ? { promptHook } : {}),
-    }, id, { takeOver });
+    }, id);
     const stream = new SessionStream(session.id, () => this.info(session.id), (frames) => {
       if (generation === this.generation) this.post({ type: 'frames', sessionId: session.id, frames });
     });

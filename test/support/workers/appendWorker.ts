@@ -9,9 +9,9 @@ import { addTurn } from '../store';
 async function main(): Promise<void> {
   const [root, sessionId, wasm, pauseMs, maxTurns] = process.argv.slice(2);
   const store = await SessionStore.open({ root: root!, wasmPath: wasm!, logger: silentLogger, saveDelayMs: 0 });
-  // A restarted process recovering its own session takes the dead process's lease over, explicitly.
-  const writer = await store.openWriter(sessionId!, { takeOver: true });
-  if (writer.openTurn !== null) await writer.endTurn('interrupted'); // a turn the previous run left open
+  // A restarted process takes the dead process's lease over and recovers what it left (an open turn).
+  const writer = await store.openWriter(sessionId!);
+  await writer.recover();
   fs.writeSync(1, 'ready\n');
   for (let n = 0; n < Number(maxTurns ?? Infinity); n++) {
     const prompt = `p${process.pid}-${n}`;

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const store = await SessionStore.open({ root: root!, wasmPath: wasm!, logger: silentLogger, saveDelayMs: 0 });
   if (kind !== 'index') {
     // The previous run was killed: take its lease over (finishing what it left half done) and go on.
-    const writer = await store.openWriter(sessionId!, { takeOver: true });
+    const writer = await store.openWriter(sessionId!);
     await writer.close();
     // A rewind whose undo the kill prevented is undone first, so there is always something to rewind.
     if (kind === 'rewind') await undoRewind(store, sessionId!).catch((err: unknown) => { if (!(err instanceof RewindError)) throw err; });

@@ -4,12 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { LogFollower } from '../../../src/core/store/logFollower';
-import { SessionBusyError } from '../../../src/core/store/writerLease';
 import type { WireRecord } from '../../../src/core/wire/records';
 import { openStore, repoRoot, tempDir, wasmPath } from '../../support/store';
 
 // Two processes on one session: the child holds the writer lease and appends; this process cannot
-// write, follows the log live, and takes over only explicitly once the child is gone.
+// write while the child lives, follows the log live, and takes the lease over once the child is gone.
 const root = tempDir('braid-lease-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const worker = path.join(repoRoot, 'out', 'test', 'workers', 'appendWorker.cjs');
@@ -27,13 +26,12 @@ function startWorker(sessionId: string, pauseMs: number, turns: number): { child
   return { child, ended, ready, exit };
 }
 
-test('one process writes; the other cannot, follows live, and takes over only explicitly', async () => {
+test('one process writes; the other cannot, follows live, and takes over at once when the writer dies', async () => {
   const store = await openStore(root);
   const session = await store.create({ workspaceDir: '/lease' });
   const run = startWorker(session.id, 150, 6);
   await run.ready;
-  await assert.rejects(store.openWriter(session.id), SessionBusyError);
-  await assert.rejects(store.openWriter(session.id, { takeOver: true }), /being written by process \d+/, 'a fresh lease is never taken over');
+  await assert.rejects(store.openWriter(session.id), /being written by process \d+/, 'a live writer\'s lease is never taken over');
 
   const seen: WireRecord[] = [];
   const follower = new LogFollower(store.layout.agentLog(store.locate(session.id)), (records) => seen.push(...records), 0).start();
@@ -47,20 +45,31 @@ test('one process writes; the other cannot, follows live, and takes over only ex
   const writer = await store.openWriter(session.id);
   await writer.close();
 
-  // A writer killed mid-turn leaves a lease that is stale (its process is gone) but still
-  // refused unless taken over explicitly; recovery at start does take it and ends the turn.
+  // A writer killed mid-turn leaves a lease whose process is gone: recovery at start takes it over
+  // at once and ends the open turn; it gives the lease back, so the next writer opens at once too.
   const crash = startWorker(session.id, 0, 100_000);
   await crash.ready;
   while (crash.ended.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
   crash.child.kill('SIGKILL');
   await crash.exit;
-  await assert.rejects(store.openWriter(session.id), SessionBusyError);
+  assert.ok(fs.existsSync(path.join(store.locate(session.id), 'writer.lock')), 'the killed writer left its lease');
   const logHadOpenTurn = store.history(session.id).openTurn !== null;
   const recovered = await store.recoverInterrupted('/lease');
   assert.deepEqual(recovered, logHadOpenTurn ? [session.id] : []);
   if (logHadOpenTurn) assert.equal(store.get(session.id).status, 'interrupted');
-  const taken = await store.openWriter(session.id, { takeOver: true });
+  assert.equal(fs.existsSync(path.join(store.locate(session.id), 'writer.lock')), false, 'recovery gave the lease back');
+  const taken = await store.openWriter(session.id);
   assert.equal(taken.openTurn, null, 'no turn left open after recovery');
   await taken.close();
+
+  // Killed again, without recovery at start: the next process to open it takes the lease over itself.
+  const again = startWorker(session.id, 0, 100_000);
+  await again.ready;
+  again.child.kill('SIGKILL');
+  await again.exit;
+  const next = await store.openWriter(session.id);
+  await next.recover();
+  assert.equal(store.history(session.id).openTurn, null);
+  await next.close();
   await store.close();
 });

@@ -1,0 +1,55 @@
+import type { TurnStructure } from '../wire/turnStructure';
+import type { Finding } from './doctor';
+import { readState, type SessionState } from './sessionState';
+import type { SessionStore } from './sessionStore';
+import { isDead, isStale, readLease, SessionBusyError, type LeaseInfo } from './writerLease';
+
+/**
+ * `braid doctor`'s checks of who writes a session: its main log's turn structure (two writers at
+ * once interleave it), a lease whose holder is gone, a status left `running` or a turn count left
+ * behind the log with no live writer. The log is never changed here; with `fix`, a session with no
+ * live writer is recovered as the next process to open it would recover it (its lease taken over
+ * and given back, its open turn ended `interrupted`, its status and turn count set right).
+ */
+export async function checkWriter(store: SessionStore, dir: string, where: string, turns: TurnStructure, fix: boolean, note: (f: Finding) => void): Promise<void> {
+  const structure = turns.describe();
+  if (structure) {
+    note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: `the turn structure of the main log is interleaved, as when two processes write one session at once: ${structure}; the log is kept as it is and reads in file order` });
+  }
+  const lease = readLease(store.layout.writerLock(dir));
+  if (lease && !isStale(lease)) return; // a live writer: state.json is its to keep in step
+  let state: SessionState;
+  try {
+    state = readState(store.layout.stateFile(dir));
+  } catch {
+    return; // reported (and rebuilt) by the state check
+  }
+  const found = writerFindings(lease, state, turns.lastEnded, where);
+  if (found.length === 0) return;
+  if (fix) {
+    try {
+      const interrupted = await store.recoverSession(dir);
+      const fixed = interrupted ? 'took the lease over, ended the open turn `interrupted` and gave the lease back' : 'took the lease over, set the status and turn count from the log and gave the lease back';
+      for (const f of found) f.fixed = fixed;
+    } catch (err) {
+      if (!(err instanceof SessionBusyError)) throw err; // a writer came meanwhile: it recovers the session itself
+    }
+  }
+  found.forEach(note);
+}
+
+/** What is wrong with a session that no live process writes. */
+function writerFindings(lease: LeaseInfo | undefined, state: SessionState, lastEnded: number, where: string): Finding[] {
+  const found: Finding[] = [];
+  if (lease) {
+    const why = isDead(lease) ? 'which is gone' : `which has not renewed it for ${Math.round((Date.now() - lease.renewedAt) / 1000)} s`;
+    found.push({ severity: 'warning', where, fixable: true, message: `writer.lock names process ${lease.pid} on ${lease.host}, ${why}; the next process to open the session takes it over` });
+  }
+  if (state.status === 'running') {
+    found.push({ severity: 'warning', where, fixable: true, message: 'state.json says the session is running, but no process is writing it (its writer was killed mid-turn)' });
+  }
+  if (state.turnCount < lastEnded) {
+    found.push({ severity: 'warning', where, fixable: true, message: `state.json's turn count (${state.turnCount}) is behind the log, whose turn ${lastEnded} has ended` });
+  }
+  return found;
+}
