@@ -41,7 +41,7 @@ export interface LeaseInfo {
 export class SessionBusyError extends Error {
   override readonly name = 'SessionBusyError';
   constructor(readonly holder: LeaseInfo) {
-    super(`this session is being written by process ${holder.pid} on ${holder.host} (another window or the CLI); it opens read-only here`);
+    super(`this session is being written by process ${holder.pid} on ${holder.host} (another window or the CLI); wait for it to finish, or close it there`);
   }
 }
 
