@@ -1,5 +1,6 @@
 import type { SessionState } from '../store/sessionState';
 import type { SessionSummary, UsageBucket } from '../store/summary';
+import { ftsQuery, ftsText } from './searchText';
 import { queryAll, type Database } from './sqlite';
 
 /** A session as the index lists it. */
@@ -104,7 +105,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       VALUES (${values.map(() => '?').join(',')})`, values);
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
-  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, st.title, s.prompts]);
+  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
   db.run('DELETE FROM usage WHERE session_id = ?', [st.id]);
   for (const u of s.usage) {
     db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?)', [st.id, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
@@ -202,13 +203,6 @@ export function fingerprints(db: Database, workspaceKey?: string): Map<string, {
   const rows = queryAll<{ id: string; state_mtime: number; log_bytes: number }>(db,
     `SELECT id, state_mtime, log_bytes FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`, workspaceKey ? [workspaceKey] : []);
   return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
-}
-
-/** Turns free text into an FTS4 query: every word must match, as a prefix. */
-export function ftsQuery(text: string): string | undefined {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu);
-  if (!words || words.length === 0) return undefined;
-  return words.slice(0, 16).map((w) => `${w}*`).join(' ');
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { Database } from './sqlite';
 
-/** Bumped when the index's tables change; an older index is rebuilt, a newer one is left alone. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the index's tables or what goes into them change; an older index is rebuilt, a
+ * newer one is left alone. 2: the search text splits CJK text into characters.
+ */
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
