@@ -6,7 +6,7 @@ import { safeReaddir, statMtime } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../session/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, type ForkedRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
@@ -35,24 +35,40 @@ export class ForkError extends Error {
   override readonly name = 'ForkError';
 }
 
+/** Where a fork at a turn cuts its source's main log. */
+export interface TurnCut {
+  /** The byte just after the turn's `turn_end`. */
+  readonly offset: number;
+  readonly ts: number;
+  /**
+   * The first `forked` record after the cut, when there is one: the records before it (those of
+   * the turns the source itself inherited) are its `from` session's, which the copy must still say.
+   */
+  readonly inheritedFrom?: ForkedRecord['from'];
+}
+
 /**
  * Where effective turn `turn` ends in a main log: the byte just after its `turn_end` record. An
  * append-only log never changes below that point, so the prefix can be copied while the source
  * session keeps running. Returns undefined when the turn has begun but not ended.
  */
-export function turnEndOffset(logFile: string, turn: number): { offset: number; ts: number } | undefined | 'no-such-turn' {
+export function turnEndOffset(logFile: string, turn: number): TurnCut | undefined | 'no-such-turn' {
   const ends = new Map<number, { offset: number; ts: number }>();
   const begun = new Set<number>();
+  const forks: Array<{ offset: number; from: ForkedRecord['from'] }> = [];
   scanWireLog(logFile, (record, offset, length) => {
     if (!isKnown(record)) return;
-    if (record.t === 'rewind') {
+    if (record.t === 'forked') forks.push({ offset, from: record.from });
+    else if (record.t === 'rewind') {
       for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
       for (const t of [...begun]) if (t >= record.toTurn) begun.delete(t);
     } else if (record.t === 'turn_begin') begun.add(record.turn);
     else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-  }, { only: ['turn_begin', 'turn_end', 'rewind'] });
-  if (ends.has(turn)) return ends.get(turn);
-  return begun.has(turn) ? undefined : 'no-such-turn';
+  }, { only: ['turn_begin', 'turn_end', 'rewind', 'forked'] });
+  const end = ends.get(turn);
+  if (!end) return begun.has(turn) ? undefined : 'no-such-turn';
+  const after = forks.find((f) => f.offset >= end.offset);
+  return after ? { ...end, inheritedFrom: after.from } : end;
 }
 
 /** Copies the first `bytes` of a file (a prefix of complete lines). */
@@ -121,7 +137,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   const sourceDir = store.locate(sourceId);
   const source = store.get(sourceId);
   const mainLog = layout.agentLog(sourceDir);
-  let cut: { offset: number; ts: number } | undefined;
+  let cut: TurnCut | undefined;
   if (options.turn !== undefined) {
     const found = turnEndOffset(mainLog, options.turn);
     if (found === 'no-such-turn') throw new ForkError(`session ${sourceId} has no turn ${options.turn}; it has ${source.turnCount} turn(s)`);
@@ -164,15 +180,19 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     const tail = readNewestPage(newMain, 200).messages.map((m) => m.message as Message);
     const closing = closeOpenToolCalls(tail, FORK_OPEN_CALL_TEXT);
     const main = WireLogWriter.open(newMain);
-    const records: NewRecord[] = closing.map((message) => ({ t: 'message', turn, id: newMessageId(), message }));
+    // A cut inside turns the source inherited drops the source's own `forked` record; it is said
+    // again right after the copy, so each copied usage record still names the session that made the call.
+    const records: NewRecord[] = cut?.inheritedFrom ? [{ t: 'forked', from: cut.inheritedFrom }] : [];
+    records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
     await main.append(records, { durable: true });
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
 
+    // What the copied history cost, each call once (undo's copies in the source are not calls).
     const usage = zeroUsage();
-    for (const u of kept.usage) addToTotals(usage, u);
+    for (const call of kept.calls) addToTotals(usage, call.record);
     const now = Date.now();
     const state: SessionState = {
       v: 1,
