@@ -4,6 +4,7 @@ import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
 import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
+import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
 
 /** What a Compactor needs from its Session. */
@@ -100,11 +101,7 @@ export class Compactor {
       const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
       // An earlier summary at the head is not a message of the log.
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
-      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, {
-        messageId: newMessageId(), provider: answer.provider, model: answer.model,
-        input: answer.usage.input, output: answer.usage.output, cacheRead: answer.usage.cacheRead, cacheWrite: answer.usage.cacheWrite,
-        reasoning: 0, cost: answer.usage.cost.total, latencyMs: Date.now() - startedAt, stopReason: answer.stopReason,
-      });
+      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, callUsage(answer, newMessageId(), startedAt));
       this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;

@@ -5,6 +5,7 @@ import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../store/summary';
 import { WireLogWriter } from '../wire/wireLog';
+import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
 
 /** The system prompt of a subagent. */
@@ -45,11 +46,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
     const id = newMessageId();
     await log.append({ t: 'message', turn: ctx.turn, id, message });
     if (message.role === 'assistant') {
-      await ctx.writer.appendUsage({
-        messageId: id, provider: message.provider, model: message.model, input: message.usage.input, output: message.usage.output,
-        cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite, reasoning: 0, cost: message.usage.cost.total,
-        latencyMs: Date.now() - startedAt, stopReason: message.stopReason, purpose: `subagent:${agentId}`,
-      });
+      await ctx.writer.appendUsage(callUsage(message, id, startedAt, `subagent:${agentId}`));
     }
   });
   const abort = () => child.abort();
