@@ -46,7 +46,7 @@ CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
 CREATE VIRTUAL TABLE sessions_fts USING fts4(title, prompts, tokenize=unicode61);
 CREATE TABLE usage (
   session_id TEXT NOT NULL,
-  origin TEXT NOT NULL,
+  origin TEXT NOT NULL, -- the session that made these calls; '' for session_id itself
   day TEXT NOT NULL,
   provider TEXT NOT NULL,
   model TEXT NOT NULL,

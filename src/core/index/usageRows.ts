@@ -59,17 +59,21 @@ function toBucket(r: RawBucket): UsageBucket {
   return { origin: r.origin, day: r.day, provider: r.provider, model: r.model, calls: r.calls, input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning, cost: r.cost };
 }
 
+/** The usage rows with each origin spelled out: a session's own calls are stored with origin '' (most rows; it keeps the index small). */
+const USAGE = `SELECT session_id, CASE origin WHEN '' THEN session_id ELSE origin END AS origin, day, provider, model, calls, input, output,
+  cache_read, cache_write, reasoning, cost FROM usage`;
+
 /** Replaces a session's usage rows. */
 export function writeUsage(db: Database, sessionId: string, buckets: readonly UsageBucket[]): void {
   db.run('DELETE FROM usage WHERE session_id = ?', [sessionId]);
   for (const u of buckets) {
-    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [sessionId, u.origin, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
+    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [sessionId, u.origin === sessionId ? '' : u.origin, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
   }
 }
 
 /** A session's usage rows, as the summary they were written from holds them. */
 export function readUsage(db: Database, sessionId: string): UsageBucket[] {
-  return queryAll<RawBucket>(db, 'SELECT * FROM usage WHERE session_id = ?', [sessionId]).map(toBucket);
+  return queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket);
 }
 
 /**
@@ -78,7 +82,7 @@ export function readUsage(db: Database, sessionId: string): UsageBucket[] {
  * workspace, so a workspace's holders are all found in it.
  */
 function countedBuckets(db: Database, workspaceKey?: string): UsageBucket[] {
-  const scope = workspaceKey ? 'SELECT u.* FROM usage u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?' : 'SELECT * FROM usage';
+  const scope = workspaceKey ? `SELECT u.* FROM (${USAGE}) u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?` : USAGE;
   // SQLite takes the bare column session_id from the row that has the max().
   return queryAll<RawBucket>(db, `WITH scoped AS (${scope}),
     held AS (SELECT origin, session_id, sum(calls) * 2 + (session_id = origin) AS rank FROM scoped GROUP BY origin, session_id),
@@ -104,7 +108,7 @@ export function usageReport(db: Database, workspaceKey?: string): UsageReport {
   const total = zeroFigures();
   for (const b of buckets) addFigures(total, b);
   const titles = new Map(queryAll<{ id: string; title: string; first_prompt: string }>(db,
-    `SELECT id, title, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM usage)`).map((r) => [r.id, r.title || r.first_prompt]));
+    `SELECT id, title, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`).map((r) => [r.id, r.title || r.first_prompt]));
   return {
     total,
     bySession: grouped(buckets, (b) => b.origin).map((line) => ({ ...line, title: titles.get(line.key) ?? null })),
