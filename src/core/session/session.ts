@@ -263,6 +263,8 @@ export class Session {
     });
     try {
       await this.writer.appendSideUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
+      // The session's usage changed: its views (the usage line, the status bar) read it again.
+      this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {
       // The answer is still worth showing; the log says what could not be counted.
       this.options.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${(err as Error).message})`);

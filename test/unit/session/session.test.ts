@@ -311,7 +311,10 @@ test('a side question sees the history cut to text, runs no tool, and leaves the
     await session.submit('what is in x.txt?');
     await session.waitForIdle();
     const before = f.records(session.id).length;
+    const events: string[] = [];
+    session.onEvent((e) => events.push(e.type));
     const answer = await session.ask('btw, what was this about?');
+    assert.deepEqual(events, ['status'], 'the views are told the session\'s usage changed');
     assert.equal(answer.text, 'It is about x.');
     assert.deepEqual(seen.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
     assert.doesNotMatch(JSON.stringify(seen), /toolCall|toolResult/);
