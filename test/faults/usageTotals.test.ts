@@ -51,7 +51,7 @@ async function turn(store: SessionStore, id: string, rng: Rng, ledger: Map<strin
       await writer.appendUsage(call(answer.id));
     }
     await writer.endTurn('completed');
-    if (rng.next() < 0.25) await writer.appendSideUsage({ ...call(newMessageId()), purpose: 'side-question' });
+    if (rng.next() < 0.25) await writer.appendCallUsage({ ...call(newMessageId()), purpose: 'side-question' });
   } finally {
     await writer.close();
   }

@@ -3,7 +3,7 @@ import { isContextOverflow, type Api, type Message, type Model } from '@mariozec
 import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
-import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
+import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, SummaryFailed, summaryMessage, type CompactionSettings } from './compaction';
 import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
 
@@ -94,8 +94,8 @@ export class Compactor {
     const controller = new AbortController();
     this.running = controller;
     this.host.emit({ type: 'compaction', phase: 'start', reason });
+    const startedAt = Date.now();
     try {
-      const startedAt = Date.now();
       const older = messages.slice(0, boundary);
       const answer = await summarize({ model, older, signal: controller.signal, ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(streamFn ? { streamFn } : {}) });
       const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
@@ -106,6 +106,7 @@ export class Compactor {
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;
     } catch (err) {
+      await this.countFailedCall(err, startedAt);
       const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
       const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
@@ -114,6 +115,17 @@ export class Compactor {
       return false;
     } finally {
       if (this.running === controller) this.running = undefined;
+    }
+  }
+
+  /** A summary call that answered but failed (empty, an error, stopped) was still a call: its usage is recorded, nothing else. */
+  private async countFailedCall(err: unknown, startedAt: number): Promise<void> {
+    const answer = err instanceof SummaryFailed || err instanceof CompactionCancelled ? err.answer : undefined;
+    if (!answer) return;
+    try {
+      await this.host.writer.appendCallUsage(callUsage(answer, newMessageId(), startedAt, 'compaction'));
+    } catch (recordErr) {
+      this.host.logger.warn(`session ${this.host.sessionId}: the usage of a failed compaction could not be recorded (${(recordErr as Error).message})`);
     }
   }
 }

@@ -262,7 +262,7 @@ export class Session {
       ...(signal ? { signal } : {}),
     });
     try {
-      await this.writer.appendSideUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
+      await this.writer.appendCallUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
       // The session's usage changed: its views (the usage line, the status bar) read it again.
       this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {

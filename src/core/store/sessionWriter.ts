@@ -137,10 +137,11 @@ export class SessionWriter {
   }
 
   /**
-   * Appends the usage of a call outside the conversation (a side question), in the open turn or,
-   * between turns, in the last one, so its money is counted; nothing enters the history.
+   * Appends the usage of a call outside the conversation (a side question, a compaction that
+   * failed), in the open turn or, between turns, in the last one, so its money is counted;
+   * nothing enters the history.
    */
-  async appendSideUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<void> {
+  async appendCallUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<void> {
     this.requireLease();
     const [record] = await this.log.append({ t: 'usage', turn: this.open ?? this.turn, ...usage }, { durable: true });
     await this.countCallBetweenTurns(record as UsageRecord);
