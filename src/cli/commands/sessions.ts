@@ -74,7 +74,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
 
 /** The session's own calls (as `braid usage` counts them), and a fork's whole history apart. */
 function usageLines(usage: SessionUsage): string[] {
-  const line = (u: UsageFigures) => `${u.calls} calls, ${u.input} in, ${u.output} out, ${u.cacheRead} cached  cost ${u.cost.toFixed(4)}`;
+  const line = (u: UsageFigures) => `${u.calls} call${u.calls === 1 ? '' : 's'}, ${u.input} in, ${u.output} out, ${u.cacheRead} cached  cost ${u.cost.toFixed(4)}`;
   return [`usage ${line(usage.own)}`, ...(usage.inherited.calls > 0 ? [`  with inherited history: ${line(usage.history)}`] : [])];
 }
 
