@@ -1,4 +1,5 @@
 // Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable),
+// dist/toolWorker.js (the search tools' worker thread),
 // dist/webview.js + dist/webview.css (browser), and copies sql.js's wasm next to them.
 // Flags: --production (minified, no source maps), --watch. Metafiles go to out/meta/.
 import * as esbuild from 'esbuild';
@@ -45,7 +46,8 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { cli: 'src/cli/main.ts' },
+    // The search tools' worker thread is started from both bundles by file name (dist/toolWorker.js).
+    entryPoints: { cli: 'src/cli/main.ts', toolWorker: 'src/core/tools/worker/toolWorker.ts' },
     outdir: dist,
     platform: 'node',
     format: 'cjs',
@@ -80,7 +82,7 @@ function writeMeta(name, result) {
 }
 
 function reportSizes() {
-  for (const file of ['extension.js', 'cli.js', 'webview.js', 'webview-style.css', 'sql-wasm.wasm']) {
+  for (const file of ['extension.js', 'cli.js', 'toolWorker.js', 'webview.js', 'webview-style.css', 'sql-wasm.wasm']) {
     const size = fs.statSync(path.join(dist, file)).size;
     console.log(`  dist/${file.padEnd(18)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }

@@ -48,9 +48,12 @@ async function main(): Promise<number> {
   if (workers.length) {
     await bundleForNode(Object.fromEntries(workers.map((f) => [path.basename(f, '.ts'), f])), path.join(root, 'out', 'test', 'workers'));
   }
+  // The search tools' worker thread, started by file name from the code under test.
+  const toolWorker = path.join(root, 'out', 'test', 'toolWorker.cjs');
+  await bundleForNode({ toolWorker: path.join(root, 'src', 'core', 'tools', 'worker', 'toolWorker.ts') }, path.dirname(toolWorker));
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
-  const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick' } });
+  const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick', BRAID_TOOL_WORKER: toolWorker } });
   return result.status ?? 1;
 }
 

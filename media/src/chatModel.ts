@@ -6,7 +6,7 @@ export type ViewEntry =
   | TranscriptEntry
   | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string }
   | { readonly kind: 'live'; readonly key: string; readonly requestId: string; readonly text: string; readonly thinking: string }
-  | { readonly kind: 'approval'; readonly key: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly decision?: ApprovalChoice }
+  | { readonly kind: 'approval'; readonly key: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly commandRisk?: string; readonly decision?: ApprovalChoice }
   | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string }
   | { readonly kind: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
 
@@ -40,6 +40,8 @@ export class ChatModel {
   sessionId = '';
   info: SessionInfo | undefined;
   readOnly = false;
+  /** Why the session is read-only here, when the page's default note does not say it. */
+  readOnlyReason: string | undefined;
   /** Lines of the shown page's log that were skipped as unreadable. */
   damagedLines = 0;
   before: PageCursor | undefined;
@@ -54,6 +56,7 @@ export class ChatModel {
     this.sessionId = session?.info.id ?? '';
     this.info = session?.info;
     this.readOnly = session?.readOnly === true;
+    this.readOnlyReason = session?.readOnlyReason;
     this.damagedLines = session?.damagedLines ?? 0;
     this.before = session?.before;
     this.running = session?.activeRequest;
@@ -135,7 +138,7 @@ export class ChatModel {
             this.patch(event.key, 'tool', (e) => ({ ...e, status: event.isError ? 'error' : 'done', result: event.result }));
             return;
           case 'approval':
-            this.upsert({ kind: 'approval', key: event.approvalId, tool: event.tool, summary: event.summary, detail: event.detail });
+            this.upsert({ kind: 'approval', key: event.approvalId, tool: event.tool, summary: event.summary, detail: event.detail, ...(event.commandRisk ? { commandRisk: event.commandRisk } : {}) });
             return;
           case 'approval-resolved':
             this.patch(event.approvalId, 'approval', (e) => ({ ...e, decision: event.decision }));

@@ -7,6 +7,9 @@ import { parseInput } from './slashCommands';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
 
+/** The read-only note when another window writes the shown session. */
+const READ_ONLY_NOTE = 'Another window is writing this session; it is shown read-only here and follows along live.';
+
 const app = document.getElementById('app') as HTMLElement;
 app.innerHTML = `
   <header class="toolbar">
@@ -18,7 +21,7 @@ app.innerHTML = `
   <div class="problem" data-role="problem" role="alert" hidden></div>
   <div class="note untrusted" data-role="untrusted" role="status" hidden><span class="codicon codicon-shield" aria-hidden="true"></span> This workspace is not trusted: Braid can chat and read files, but its tools cannot write files or run commands. <button type="button" data-role="trust">Manage Workspace Trust</button></div>
   <div class="note damaged" data-role="damaged" role="status" hidden><span class="codicon codicon-warning" aria-hidden="true"></span> <span data-role="damaged-text"></span><button type="button" class="dismiss" data-role="damaged-dismiss" title="Hide this note for this session" aria-label="Hide this note"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
-  <div class="note" data-role="read-only" role="status" hidden>Another window is writing this session; it is shown read-only here and follows along live.</div>
+  <div class="note" data-role="read-only" role="status" hidden></div>
   <section class="transcript" data-role="transcript" role="log" aria-label="Conversation" tabindex="0"></section>
   <div class="side" data-role="side" role="dialog" aria-label="Side question" hidden>
     <div class="side-head"><span class="codicon codicon-comment" aria-hidden="true"></span> <span data-role="side-question"></span></div>
@@ -87,6 +90,7 @@ function refreshChrome(): void {
   part('title').textContent = info?.title ?? '';
   part('usage').textContent = info ? usageLine(info) : '';
   part('read-only').hidden = !model.readOnly;
+  part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
   const damaged = model.damagedLines;
   part('damaged').hidden = damaged === 0 || damageDismissed === model.sessionId;
   part('damaged-text').textContent = damaged === 0 ? '' : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;

@@ -130,6 +130,11 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
   card.append(el('div', 'approval-title', `Braid wants to ${what}: `));
   card.lastElementChild!.append(revealInvisible(entry.summary));
   breakLongWords(card);
+  if (entry.commandRisk) {
+    // A write that can make programs run later asks like a command does, and says why.
+    card.dataset.risk = 'command';
+    card.append(el('div', 'approval-risk', `This change can make programs run later: ${entry.commandRisk}. It needs the approval a command needs.`));
+  }
   if (entry.detail) card.append(revealed('pre', 'approval-detail', entry.detail));
   if (entry.decision) {
     card.dataset.decision = entry.decision;
@@ -138,7 +143,7 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
     const bar = el('div', 'approval-actions');
     bar.append(
       button('Allow', 'Allow this once', 'check', () => actions.approve(entry.key, 'allow')),
-      button('Allow for this session', 'Allow this kind of action for the rest of the session', 'check-all', () => actions.approve(entry.key, 'allow-session')),
+      button('Allow for this session', entry.commandRisk ? 'Allow commands, and changes that can run programs, for the rest of the session' : 'Allow this kind of action for the rest of the session', 'check-all', () => actions.approve(entry.key, 'allow-session')),
       button('Deny', 'Deny: the model is told you refused', 'close', () => actions.approve(entry.key, 'deny')),
     );
     card.append(bar);

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fsReason } from '../core/fs/atomic';
 
 /** The extension's id, which names its globalStorage folder. */
 export const EXTENSION_ID = 'braid-dev.braid';
@@ -16,4 +18,39 @@ export function resolveDataDir(option: string | undefined, env: NodeJS.ProcessEn
   if (option) return path.resolve(cwd, option);
   if (env.BRAID_HOME) return path.resolve(cwd, env.BRAID_HOME);
   return defaultDataDir(env);
+}
+
+/** The data folder cannot be used; the message says why and what to do. */
+export class DataDirError extends Error {
+  override readonly name = 'DataDirError';
+}
+
+/**
+ * Creates the data folder and its sessions folder one level at a time. Node's recursive mkdir
+ * never returns on a file system that refuses new folders while saying the parent is missing
+ * (/proc does), so the store's own recursive calls only ever meet folders that exist.
+ */
+export function prepareDataDir(dataDir: string): void {
+  const missing: string[] = [];
+  for (let dir = path.join(path.resolve(dataDir), 'sessions'); !isFolder(dir); dir = path.dirname(dir)) {
+    missing.unshift(dir);
+    if (path.dirname(dir) === dir) break;
+  }
+  for (const dir of missing) {
+    try {
+      fs.mkdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isFolder(dir)) continue; // another process made it just now
+      throw new DataDirError(`cannot use ${dataDir} as the data folder: creating ${dir} failed: ${fsReason(err)}; pick a folder you can write with --data-dir or BRAID_HOME`);
+    }
+  }
+}
+
+/** True when `dir` is a folder (not a file, not missing). */
+export function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

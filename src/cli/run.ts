@@ -7,9 +7,10 @@ import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { usage } from './commands/usage';
-import { createContext, type CliContext } from './context';
+import { createContext, firstLine, type CliContext } from './context';
 import { resolveDataDir } from './dataDir';
 import { modelSettingsFromEnv } from './env';
+import { jsonText, oneLine, terminalSafe } from './terminalText';
 
 /** Where the CLI writes, and what it reads; tests pass their own. */
 export interface CliIo {
@@ -86,9 +87,9 @@ const COMMANDS: Record<string, Command> = {
   usage,
 };
 
-/** Runs one CLI invocation and returns its exit code. Errors print one line. */
+/** Runs one CLI invocation and returns its exit code. Errors print one line (with the stack only under BRAID_DEBUG). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const err = (text: string) => void io.stderr.write(text);
+  const err = (text: string) => void io.stderr.write(terminalSafe(text));
   try {
     return await dispatch(argv, io);
   } catch (e) {
@@ -97,7 +98,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_USAGE;
     }
     const message = e instanceof Error ? e.message : String(e);
-    err(`braid: ${message.split('\n')[0]}\n`);
+    err(`braid: ${firstLine(message)}\n`);
     if (!(e instanceof SessionNotFoundError) && io.env.BRAID_DEBUG) err(`${(e as Error).stack ?? ''}\n`);
     return EXIT_ERROR;
   }
@@ -114,21 +115,22 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const global = parseArgs(globals, { valued: ['data-dir', 'workspace'], flags: ['verbose'] });
   const [command, ...rest] = argv.slice(i);
+  const out = (text: string) => void io.stdout.write(terminalSafe(text));
   switch (command) {
     case undefined:
-      io.stdout.write(USAGE);
+      out(USAGE);
       return EXIT_USAGE;
     case 'help':
     case '--help':
     case '-h':
-      io.stdout.write(USAGE);
+      out(USAGE);
       return EXIT_OK;
     case 'version':
     case '--version':
-      io.stdout.write(`${typeof BRAID_VERSION === 'string' ? BRAID_VERSION : 'dev'}\n`);
+      out(`${typeof BRAID_VERSION === 'string' ? BRAID_VERSION : 'dev'}\n`);
       return EXIT_OK;
     case 'model':
-      return showModel(rest, io);
+      return showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);
@@ -139,24 +141,25 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     dataDir,
     workspace,
     wasmPath: io.wasmPath ?? path.join(__dirname, 'sql-wasm.wasm'),
-    out: (t) => void io.stdout.write(t),
-    err: (t) => void io.stderr.write(t),
+    stdout: io.stdout,
+    stderr: io.stderr,
     verbose: global.options.has('verbose'),
+    debug: Boolean(io.env.BRAID_DEBUG),
   });
   return run(ctx, rest, io.env);
 }
 
-function showModel(argv: readonly string[], io: CliIo): number {
+function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
   const args = parseArgs(argv, { flags: ['json'] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   try {
-    const model = resolveModel(modelSettingsFromEnv(io.env), ENV_NAMES);
+    const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
     const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, contextWindow: model.contextWindow };
-    io.stdout.write(args.options.has('json') ? `${JSON.stringify(summary)}\n` : `${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})\n`);
+    out(args.options.has('json') ? `${jsonText(summary)}\n` : `${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
     return EXIT_OK;
-  } catch (err) {
-    if (!(err instanceof ModelConfigError)) throw err;
-    io.stderr.write(`braid: ${err.message}\n`);
+  } catch (error) {
+    if (!(error instanceof ModelConfigError)) throw error;
+    err(`braid: ${error.message}\n`);
     return EXIT_ERROR;
   }
 }

@@ -37,6 +37,8 @@ export interface SessionView {
   readonly before?: PageCursor;
   /** Another window writes this session: shown and followed live, but prompts cannot be sent here. */
   readonly readOnly?: boolean;
+  /** Why it is read-only, when not because another window writes it (it belongs to another folder). */
+  readonly readOnlyReason?: string;
   /** The page's request id of the turn running now, if one runs. */
   readonly activeRequest?: string;
   /** Lines of the log read for this page that could not be read (a crash mid-write, or damage) and were skipped. */

@@ -3,14 +3,24 @@ import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/com
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
 
-/** Reads the `braid.*` model settings. */
+/**
+ * A setting's value from the user's own settings, else its default. Workspace and folder values
+ * are never read: these settings choose where prompts and the API key go, what runs without
+ * asking and what command runs before each prompt. The package.json scope (`application`) and
+ * `restrictedConfigurations` already keep a workspace's value out; this read does not rely on it.
+ */
+function userSetting<T>(section: string, key: string, fallback: T): T {
+  const inspected = vscode.workspace.getConfiguration(section).inspect<T>(key);
+  return inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
+}
+
+/** Reads the `braid.*` model settings (the user's own). */
 export function readModelSettings(): ModelSettings {
-  const config = vscode.workspace.getConfiguration('braid');
   return {
-    provider: config.get<string>('provider', ''),
-    model: config.get<string>('model', ''),
-    baseUrl: config.get<string>('baseUrl', ''),
-    demo: config.get<boolean>('demoModel', false),
+    provider: userSetting('braid', 'provider', ''),
+    model: userSetting('braid', 'model', ''),
+    baseUrl: userSetting('braid', 'baseUrl', ''),
+    demo: userSetting('braid', 'demoModel', false),
   };
 }
 
@@ -19,13 +29,18 @@ export function affectsModelSettings(event: vscode.ConfigurationChangeEvent): bo
   return ['provider', 'model', 'baseUrl', 'demoModel'].some((key) => event.affectsConfiguration(`braid.${key}`));
 }
 
-/** Which tool actions run without asking (`braid.approval.*`); asking is the default. */
+/** Which tool actions run without asking (`braid.approval.*`, the user's own); asking is the default. */
 export function readApprovalPolicy(): ApprovalPolicy {
-  const config = vscode.workspace.getConfiguration('braid.approval');
   return {
-    writes: config.get<string>('writes') === 'allow' ? 'allow' : 'ask',
-    shell: config.get<string>('shell') === 'allow' ? 'allow' : 'ask',
+    writes: userSetting<string>('braid.approval', 'writes', 'ask') === 'allow' ? 'allow' : 'ask',
+    shell: userSetting<string>('braid.approval', 'shell', 'ask') === 'allow' ? 'allow' : 'ask',
   };
+}
+
+/** The UserPromptSubmit hook command from the user's own settings, if any. */
+export function readPromptHook(): string | undefined {
+  const command = userSetting<unknown>('braid.hooks', 'userPromptSubmit', '');
+  return typeof command === 'string' && command.trim() ? command : undefined;
 }
 
 /** `braid.compaction.*`, clamped to sane ranges. */

@@ -196,6 +196,24 @@ test('rewind with files from a message action restores the file', async () => {
   await input().fill('');
 });
 
+test('a write that can make programs run later (a VS Code task) asks like a command, says why, and a denial writes nothing', async () => {
+  // Writes were allowed for this session above; a task file still asks, as a command would.
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 't1', name: 'write_file', arguments: JSON.stringify({ path: '.vscode/tasks.json', content: '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}' }) }] },
+    { kind: 'text', chunks: ['Understood, I will not add the task.'] },
+  );
+  await input().fill('Add a task that runs when the folder opens');
+  await input().press('Enter');
+  const approval = chat().locator('.approval[data-risk="command"]');
+  await approval.waitFor({ timeout: 15_000 });
+  assert.match(await approval.locator('.approval-risk').textContent() ?? '', /can make programs run later: VS Code reads settings .* and tasks it runs from it/);
+  await workbench.screenshot('approval-command-risk');
+  await approval.locator('button', { hasText: 'Deny' }).click();
+  await chat().locator('.message.assistant', { hasText: 'Understood, I will not add the task.' }).waitFor({ timeout: 15_000 });
+  await chat().locator('body[data-turn="idle"]').waitFor();
+  assert.equal(fs.existsSync(path.join(workbench.workspace, '.vscode', 'tasks.json')), false);
+});
+
 test('a 5,000-message transcript opens at its end and pages to its start with only what is on screen in the DOM', async () => {
   const [dir] = generateSessions(workbench.globalStorage, 1, 1, 1250, () => workbench.workspace);
   const id = path.basename(dir!);

@@ -58,6 +58,8 @@ test('fork from the tree context menu nests the fork under its source and opens 
 test('rewind with files from the palette restores the file and puts the prompt back in the input', async () => {
   await workbench.page.locator('.monaco-list-row', { hasText: 'Plan the notes' }).first().click();
   await workbench.chatFrame().locator('.message.user', { hasText: 'Rewrite the notes' }).waitFor();
+  // The fork showed the same prompt: wait until the Chat view has switched to the source itself.
+  await workbench.chatFrame().locator('[data-role="title"]', { hasText: /^Plan the notes$/ }).waitFor();
   await workbench.runCommand('Braid: Rewind...');
   const page = workbench.page;
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Turn 2' }).click();

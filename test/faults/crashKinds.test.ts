@@ -118,13 +118,13 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
     for (const [k, rel] of files.entries()) {
       if ((turn + k) % 3 === 0) continue;
       const full = path.join(workspace, rel);
-      checkpoints.captureBefore(full);
+      checkpoints.captureBefore(full, fs.existsSync(full) ? fs.readFileSync(full) : null);
       if (turn === 4 && k === 1) fs.rmSync(full, { force: true });
       else {
         fs.mkdirSync(path.dirname(full), { recursive: true });
         fs.writeFileSync(full, `${rel} at turn ${turn}\n${'x'.repeat(turn * 1000)}\n`);
       }
-      await checkpoints.recordAfter(full, rel, `call-${turn}-${k}`);
+      await checkpoints.recordWrite(full, { root: fs.realpathSync(workspace), relative: rel }, `call-${turn}-${k}`, fs.existsSync(full) ? fs.readFileSync(full) : null);
     }
     await writer.appendMessage(assistantMessage(`changed files in turn ${turn}`));
     await writer.endTurn('completed');

@@ -21,6 +21,8 @@ export interface WorkbenchOptions {
   readonly extraExtensions?: readonly string[];
   /** Open the folder untrusted (Workspace Trust on, no startup prompt): Restricted Mode. */
   readonly untrusted?: boolean;
+  /** Variables set for code-server (and so the extension host) over the profile's environment. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Packages an extension folder into a .vsix under out/test/ with vsce. */
@@ -67,7 +69,7 @@ export class Workbench {
     installExtension(profile, vsix);
     for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
     const port = await freePort();
-    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log'), workspaceTrust: options.untrusted === true });
+    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log'), workspaceTrust: options.untrusted === true, ...(options.env ? { env: options.env } : {}) });
     return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
       await server.stop();
       keepBraidLogs(path.join(profile.userData, 'logs'), outputDir);

@@ -1,84 +1,197 @@
+import fs from 'node:fs';
+import type { Api, Model } from '@mariozechner/pi-ai';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { ENV_NAMES, resolveModel } from '../../core/model/modelSettings';
+import type { Logger } from '../../core/logger';
 import { Session } from '../../core/session/session';
+import type { SessionEvent } from '../../core/session/events';
 import { systemPrompt } from '../../core/session/systemPrompt';
+import type { SessionState } from '../../core/store/sessionState';
+import type { SessionStore } from '../../core/store/sessionStore';
 import { fixedApprovals } from '../../core/tools/approvals';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
+import { isFolder } from '../dataDir';
 import { modelSettingsFromEnv } from '../env';
+import { StopSignals } from '../stopSignals';
+import { oneLine } from '../terminalText';
+import { judge, PromptTracker, type Verdict } from './execOutcome';
+
+interface ExecOptions {
+  readonly prompt: string;
+  readonly sessionId: string | undefined;
+  readonly continueLatest: boolean;
+  readonly allowWrites: boolean;
+  readonly model: Model<Api>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stop: StopSignals;
+}
 
 /**
- * `exec [--continue | --session <id>] [--yes] <prompt>`: one headless turn in the workspace.
- * The answer streams to stdout (each tool call as one line); how to continue goes to stderr.
+ * `exec [--continue | --session <id>] [--yes] <prompt>`: one headless turn. The answer streams to
+ * stdout (each tool call as one line); what happened, and how to continue, to stderr. Exit 0 only
+ * when the prompt's turn completed and is in the log; SIGINT and SIGTERM cancel the turn (130, 143).
  */
 export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session'] });
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
-  const settings = modelSettingsFromEnv(env);
-  const model = resolveModel(settings, ENV_NAMES);
-  return ctx.withStore(async (store) => {
-    let sessionId = args.options.get('session') as string | undefined;
-    if (args.options.has('continue')) {
-      sessionId = store.latest(ctx.workspace)?.id;
-      if (!sessionId) throw new Error(`there is no session to continue in ${ctx.workspace}; run braid exec without --continue to start one`);
-    }
-    let denied = 0;
-    const approvals = fixedApprovals(args.options.has('yes'));
-    const session = await Session.open({
-      store,
-      workspaceDirs: [ctx.workspace],
-      model: () => ({ model, thinking: 'off' }),
-      apiKey: (provider) => resolveApiKey(provider, env),
-      systemPrompt: systemPrompt(ctx.workspace),
-      approvals: { request: async (r) => {
-        const decision = await approvals.request(r);
-        if (decision === 'deny') denied++;
-        return decision;
-      } },
-      trusted: true,
-      logger: ctx.logger,
-      ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
-    }, sessionId);
-    let outcome = 'completed';
-    let error: string | undefined;
-    let atLineStart = true;
-    const write = (text: string) => {
-      if (!text) return;
-      ctx.out(text);
-      atLineStart = text.endsWith('\n');
-    };
-    session.onEvent((e) => {
-      if (e.type === 'text-delta') write(e.delta);
-      else if (e.type === 'tool-start') write(`${atLineStart ? '' : '\n'}[${e.name}] ${JSON.stringify(e.args).slice(0, 200)}\n`);
-      else if (e.type === 'tool-end' && e.isError) write(`[${e.name} failed] ${e.text.split('\n')[0]!.slice(0, 200)}\n`);
-      else if (e.type === 'compaction') {
-        const what = e.phase === 'start' ? 'compacting the conversation (its older part is summarized for the model)…'
-          : e.phase === 'end' ? `compacted: ${e.record?.summarized ?? 0} earlier messages summarized; the log keeps them all` : e.error ?? 'compaction did not finish';
-        ctx.err(`${atLineStart ? '' : '\n'}braid: ${what}\n`);
-      } else if (e.type === 'turn-end') {
-        outcome = e.outcome;
-        error = e.error;
-      } else if (e.type === 'prompt' && e.prompt.state === 'blocked') {
-        outcome = 'blocked';
-        error = e.prompt.reason;
-      }
-    });
-    const interrupt = () => void session.cancel();
-    process.once('SIGINT', interrupt);
+  const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
+  // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
+  const stop = new StopSignals();
+  try {
+    const store = await ctx.openStore();
+    let result: { verdict: Verdict; sessionId: string; kept: boolean };
     try {
-      await session.submit(prompt);
-      await session.waitForIdle();
-    } finally {
-      process.off('SIGINT', interrupt);
-      await session.close();
+      result = await runPrompt(ctx, store, { prompt, sessionId: args.options.get('session') as string | undefined, continueLatest: args.options.has('continue'), allowWrites: args.options.has('yes'), model, env, stop });
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      throw err;
     }
-    if (!atLineStart) ctx.out('\n');
-    if (denied > 0) ctx.err(`braid: ${denied} write(s) or command(s) were denied; run with --yes to allow them\n`);
-    ctx.err(`session ${session.id}; continue with: braid exec --session ${session.id} "..."\n`);
-    if (outcome === 'completed') return 0;
-    ctx.err(`braid: the turn ${outcome === 'cancelled' ? 'was cancelled' : outcome === 'blocked' ? 'was blocked' : 'failed'}${error ? `: ${error}` : ''}\n`);
-    return outcome === 'cancelled' ? 130 : 1;
+    const { verdict, sessionId, kept } = result;
+    try {
+      await store.close();
+    } catch (err) {
+      // The index is a cache: with the turn in the log, a failed save loses nothing.
+      const message = oneLine((err as Error).message);
+      ctx.err(verdict.durable ? `braid: the turn is saved; the index will catch up (${message})\n` : `braid: ${message}\n`);
+    }
+    if (kept) ctx.err(`session ${sessionId}; continue with: braid exec --session ${sessionId} "..."\n`);
+    if (verdict.line) ctx.err(`braid: ${verdict.line}\n`);
+    return verdict.code;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** The session the prompt goes to (undefined: a new one) and the folder its tools act in. */
+function chooseSession(ctx: CliContext, store: SessionStore, options: ExecOptions): { sessionId: string | undefined; workspace: string } {
+  let sessionId = options.sessionId;
+  if (options.continueLatest) {
+    sessionId = store.latest(ctx.workspace)?.id;
+    if (!sessionId) throw new Error(`there is no session to continue in ${oneLine(ctx.workspace)}; run braid exec without --continue to start one`);
+  }
+  return { sessionId, workspace: sessionId ? sessionWorkspace(ctx, store.get(sessionId)) : ctx.workspace };
+}
+
+/** A session's tools act in the session's own folder, wherever the CLI was started; a folder that is gone is refused. */
+function sessionWorkspace(ctx: CliContext, state: SessionState): string {
+  const dir = state.workspaceDir;
+  if (!dir) throw new Error(`session ${state.id} does not record its workspace folder, so its tools have nowhere to act; start a new session with braid exec`);
+  if (!isFolder(dir)) throw new Error(`session ${state.id} works in ${oneLine(dir)}, which no longer exists; restore that folder to continue it, or start a new session`);
+  if (workspaceKey(dir) !== workspaceKey(ctx.workspace)) ctx.err(`braid: session ${state.id} works in ${oneLine(dir)}; its tools act there, not in ${oneLine(ctx.workspace)}\n`);
+  return dir;
+}
+
+/** Opens the session, runs the prompt (after any queued earlier), closes it, and judges what happened. */
+async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOptions): Promise<{ verdict: Verdict; sessionId: string; kept: boolean }> {
+  const { sessionId, workspace } = chooseSession(ctx, store, options);
+  const { env, stop } = options;
+  let denied = 0;
+  const approvals = fixedApprovals(options.allowWrites);
+  // The end of the prompt (and why it failed) is reported once, below; the stack only with BRAID_DEBUG.
+  const logger: Logger = { ...ctx.logger, error: (m) => ctx.debug && ctx.logger.error(m) };
+  const session = await Session.open({
+    store,
+    workspaceDirs: [workspace],
+    model: () => ({ model: options.model, thinking: 'off' }),
+    apiKey: (provider) => resolveApiKey(provider, env),
+    systemPrompt: systemPrompt(workspace),
+    approvals: { request: async (r) => {
+      const decision = await approvals.request(r);
+      if (decision === 'deny') denied++;
+      return decision;
+    } },
+    trusted: true,
+    logger,
+    ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
+  }, sessionId);
+  const tracker = new PromptTracker();
+  const earlier = new Map(session.queued.map((p) => [p.promptId, p.text]));
+  const output = new TurnOutput(ctx, earlier);
+  session.onEvent((e) => {
+    tracker.note(e);
+    output.show(e);
   });
+  let promptId: string | undefined;
+  try {
+    if (!stop.signal) {
+      promptId = (await session.submit(options.prompt)).promptId;
+      if (session.isPaused) {
+        // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
+        ctx.err(`braid: session ${session.id} had ${earlier.size} prompt(s) queued when a window closed; resuming its queue: they run first, then yours\n`);
+        await session.resume();
+      }
+      await Promise.race([session.waitForIdle(), stop.stopped]);
+      // A prompt not finished by now (stopped, or the queue stopped at a failure) is stopped, not kept for later.
+      const state = tracker.prompt(promptId)?.state;
+      if (state === undefined || state === 'pending' || state === 'running') await session.cancel(promptId);
+    }
+  } finally {
+    output.end();
+    await session.close();
+  }
+  if (denied > 0) ctx.err(`braid: ${denied} write(s) or command(s) were denied; run with --yes to allow them\n`);
+  const verdict = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
+  // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
+  if (!sessionId && !verdict.turnBegan) discard(store, session.id);
+  return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
+}
+
+/** Removes a session this exec created when nothing of its prompt was written; its lease was given back when it closed. */
+function discard(store: SessionStore, id: string): void {
+  try {
+    fs.rmSync(store.locate(id), { recursive: true, force: true });
+  } catch {
+    return; // gone already
+  }
+  store.index.apply(id, null, true);
+}
+
+function sessionExists(store: SessionStore, id: string): boolean {
+  try {
+    store.locate(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The live part of a turn on stdout: answer text, one line per tool call; notes on stderr. */
+class TurnOutput {
+  private atLineStart = true;
+
+  constructor(private readonly ctx: CliContext, private readonly earlier: ReadonlyMap<string, string>) {}
+
+  show(e: SessionEvent): void {
+    if (e.type === 'text-delta') this.write(e.delta);
+    else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${oneLine(JSON.stringify(e.args) ?? '').slice(0, 200)}\n`);
+    else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${oneLine(e.text.split('\n')[0]!).slice(0, 200)}\n`);
+    else if (e.type === 'turn-start' && this.earlier.has(e.promptId)) this.note(`running a prompt queued earlier: ${JSON.stringify(oneLine(this.earlier.get(e.promptId)!).slice(0, 80))}`);
+    else if (e.type === 'compaction') {
+      this.note(e.phase === 'start' ? 'compacting the conversation (its older part is summarized for the model)…'
+        : e.phase === 'end' ? `compacted: ${e.record?.summarized ?? 0} earlier messages summarized; the log keeps them all` : oneLine(e.error ?? 'compaction did not finish'));
+    }
+  }
+
+  /** Ends the last line of the answer. */
+  end(): void {
+    if (!this.atLineStart) this.write('\n');
+  }
+
+  private note(text: string): void {
+    this.ctx.err(`${this.lineBreak()}braid: ${text}\n`);
+  }
+
+  private lineBreak(): string {
+    return this.atLineStart ? '' : '\n';
+  }
+
+  private write(text: string): void {
+    if (!text) return;
+    this.ctx.out(text);
+    this.atLineStart = text.endsWith('\n');
+  }
 }

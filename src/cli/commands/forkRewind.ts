@@ -1,7 +1,8 @@
-import { forkSession } from '../../core/store/fork';
+import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '../../core/store/rewind';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
+import { jsonText, oneLine } from '../terminalText';
 
 /** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id. */
 export async function fork(ctx: CliContext, argv: readonly string[]): Promise<number> {
@@ -12,15 +13,19 @@ export async function fork(ctx: CliContext, argv: readonly string[]): Promise<nu
   if (turn !== undefined && (!Number.isInteger(turn) || turn < 1)) throw new UsageError('--turn takes a turn number (1 or more)');
   return ctx.withStore(async (store) => {
     const state = await forkSession(store, id!, { ...(turn !== undefined ? { turn } : {}), ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}) });
-    ctx.out(args.options.has('json') ? `${JSON.stringify({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount })}\n` : `${state.id}\n`);
+    ctx.out(args.options.has('json') ? `${jsonText({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount, leftOutTurn: state.leftOutTurn })}\n` : `${state.id}\n`);
+    if (state.leftOutTurn !== null) ctx.err(`braid: ${leftOutNote(state)}\n`);
     return 0;
   });
 }
 
 function describe(p: RewindPreview): string {
-  const lines = [`rewind to turn ${p.toTurn} (drops ${p.turnsDropped} turn(s)); your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
-  for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${f.path}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
-  for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${c}`);
+  const what = p.alreadyRewound ? `already rewound to turn ${p.toTurn}; restores the files that rewind left` : `rewind to turn ${p.toTurn} (drops ${p.turnsDropped} turn(s))`;
+  const lines = [`${what}; your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
+  for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
+  for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
+  for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${oneLine(c)}`);
+  for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -33,14 +38,14 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     if (args.options.has('preview')) {
       const preview = previewRewind(store, id!, to);
-      ctx.out(args.options.has('json') ? `${JSON.stringify(preview)}\n` : describe(preview));
+      ctx.out(args.options.has('json') ? `${jsonText(preview)}\n` : describe(preview));
       return 0;
     }
     const result = await rewindSession(store, id!, to, { files: args.options.has('files'), confirmOutside: args.options.has('confirm-outside') });
-    if (args.options.has('json')) ctx.out(`${JSON.stringify(result)}\n`);
+    if (args.options.has('json')) ctx.out(`${jsonText(result)}\n`);
     else {
       ctx.out(describe(result));
-      ctx.out(`rewound; restored ${result.restored.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.join(', ')} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
+      ctx.out(`${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${result.restored.length} file(s)${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
     }
     return 0;
   });

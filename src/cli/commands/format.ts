@@ -1,5 +1,12 @@
 import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
+import { oneLine } from '../terminalText';
+
+/** A time as ISO 8601, or null when it is not one a Date can hold (one bad row never breaks a listing). */
+export function isoTime(ms: number): string | null {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
 
 /** The JSON shape of a session in `list --json` and `search --json`. */
 export function rowJson(row: SessionRow): Record<string, unknown> {
@@ -9,8 +16,8 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
     status: row.status,
     workspaceDir: row.workspaceDir,
     workspaceKey: row.workspaceKey,
-    createdAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
+    createdAt: isoTime(row.createdAt),
+    updatedAt: isoTime(row.updatedAt),
     turnCount: row.turnCount,
     messageCount: row.messageCount,
     archived: row.archived,
@@ -22,9 +29,9 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
   };
 }
 
-/** One line per session for humans. */
+/** One line per session for humans: a line break in a title or folder name cannot start a row of its own. */
 export function rowLine(row: SessionRow, withWorkspace: boolean): string {
   const title = row.title || row.firstPrompt || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
-  return `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`;
+  return oneLine(`${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`);
 }

@@ -1,13 +1,14 @@
 import { runDoctor } from '../../core/store/doctor';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
+import { jsonText, oneLine } from '../terminalText';
 
 /** `rebuild-index`: rebuilds index.sqlite from the session folders. */
 export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Promise<number> {
   expectPositionals(parseArgs(argv, {}), []);
   return ctx.withStore(async (store) => {
     const started = Date.now();
-    await store.index.rebuild((done, total) => ctx.err(`\rindexed ${done}/${total}`));
+    await store.index.rebuild((done, total) => ctx.progress(`indexed ${done}/${total}`));
     const count = store.index.count({}) + store.index.count({ archived: true });
     ctx.err('\n');
     ctx.out(`rebuilt the index: ${count} session(s) in ${Date.now() - started} ms\n`);
@@ -22,10 +23,10 @@ export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     const report = await runDoctor(store, { fix: args.options.has('fix') });
     if (args.options.has('json')) {
-      ctx.out(`${JSON.stringify(report, null, 2)}\n`);
+      ctx.out(`${jsonText(report, 2)}\n`);
     } else {
       ctx.out(`checked ${report.sessions} session(s), ${report.logs} log(s), ${report.records} record(s)\n`);
-      for (const f of report.findings) ctx.out(`${f.severity.padEnd(7)} ${f.where}: ${f.message}${f.fixed ? ` -> fixed: ${f.fixed}` : ''}\n`);
+      for (const f of report.findings) ctx.out(`${oneLine(`${f.severity.padEnd(7)} ${f.where}: ${f.message}${f.fixed ? ` -> fixed: ${f.fixed}` : ''}`)}\n`);
       if (report.findings.length === 0) ctx.out('no problems found\n');
     }
     const open = report.findings.filter((f) => (f.severity === 'error' || f.fixable) && !f.fixed);

@@ -4,6 +4,7 @@ import { promptText } from '../../core/store/summary';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
+import { jsonText, oneLine } from '../terminalText';
 import { rowJson, rowLine } from './format';
 
 /** `list [--all] [--archived] [--json]` */
@@ -18,8 +19,8 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
     if (all) store.index.verify();
     await store.index.reconcile(all ? undefined : key);
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived: args.options.has('archived') });
-    if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);
-    else if (rows.length === 0) ctx.out(all ? 'No sessions.\n' : `No sessions for ${ctx.workspace}.\n`);
+    if (args.options.has('json')) ctx.out(`${jsonText(rows.map(rowJson), 2)}\n`);
+    else if (rows.length === 0) ctx.out(all ? 'No sessions.\n' : `No sessions for ${oneLine(ctx.workspace)}.\n`);
     else ctx.out(rows.map((r) => rowLine(r, all)).join('\n') + '\n');
     return 0;
   });
@@ -33,7 +34,7 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     const all = args.options.has('all');
     const rows = store.index.search(text, { workspaceKey: all ? undefined : workspaceKey(ctx.workspace), archived: args.options.has('archived') });
-    if (args.options.has('json')) ctx.out(`${JSON.stringify(rows.map(rowJson), null, 2)}\n`);
+    if (args.options.has('json')) ctx.out(`${jsonText(rows.map(rowJson), 2)}\n`);
     else ctx.out(rows.length ? rows.map((r) => rowLine(r, all)).join('\n') + '\n' : 'No matching sessions.\n');
     return 0;
   });
@@ -47,12 +48,12 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const state = store.get(id!);
     const history = store.history(id!);
     if (args.options.has('json')) {
-      ctx.out(`${JSON.stringify({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, null, 2)}\n`);
+      ctx.out(`${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, 2)}\n`);
       return 0;
     }
     const lines = [
-      `${state.title || '(untitled)'}  [${state.id}]`,
-      `workspace ${state.workspaceDir}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
+      oneLine(`${state.title || '(untitled)'}  [${state.id}]`),
+      `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
       ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
@@ -62,8 +63,8 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       if (m.turn !== turn) lines.push(...compacted(turn));
       turn = m.turn;
       const text = promptText(m.message).trim();
-      if (m.message.role === 'toolResult') lines.push(`  [${m.message.toolName} result] ${text.slice(0, 200)}`);
-      else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${m.message.errorMessage ?? ''}`);
+      if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${text.slice(0, 200)}`);
+      else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${oneLine(m.message.errorMessage ?? '')}`);
       else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
     }
     lines.push(...compacted(turn));
@@ -98,7 +99,7 @@ export async function rename(ctx: CliContext, argv: readonly string[]): Promise<
   if (!id || words.length === 0) throw new UsageError('expected <id> <title>');
   return ctx.withStore(async (store) => {
     const state = await store.rename(id, words.join(' '));
-    ctx.out(`renamed ${id} to "${state.title}"\n`);
+    ctx.out(`renamed ${id} to "${oneLine(state.title)}"\n`);
     return 0;
   });
 }
@@ -110,7 +111,10 @@ export async function exportSession(ctx: CliContext, argv: readonly string[]): P
   const format = args.options.get('format') ?? 'md';
   if (format !== 'md' && format !== 'jsonl') throw new UsageError('--format is md or jsonl');
   return ctx.withStore(async (store) => {
-    ctx.out(store.export(id!, format));
+    const text = store.export(id!, format);
+    // The raw log stays byte-exact (it is for programs); Markdown is for reading.
+    if (format === 'jsonl') ctx.outRaw(text);
+    else ctx.out(text);
     return 0;
   });
 }

@@ -1,8 +1,8 @@
 import type { UsageFigures, UsageLine, UsageReport } from '../../core/index/usageRows';
-import { labelText } from '../../core/store/summary';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
+import { jsonText, oneLine } from '../terminalText';
 
 const GROUPS = { session: 'bySession', model: 'byModel', day: 'byDay' } as const;
 type Group = keyof typeof GROUPS;
@@ -27,10 +27,10 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
     if (args.options.has('json')) {
       const json: Record<string, unknown> = { workspace: all ? null : ctx.workspace, total: report.total };
       for (const g of groups) json[GROUPS[g]] = report[GROUPS[g]];
-      ctx.out(`${JSON.stringify(json, null, 2)}\n`);
+      ctx.out(`${jsonText(json, 2)}\n`);
       return 0;
     }
-    const lines = [`Usage ${all ? 'in every workspace' : `in ${ctx.workspace}`} (each model call counted once)`, '', header(), row('Total', report.total)];
+    const lines = [`Usage ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`} (each model call counted once)`, '', header(), row('Total', report.total)];
     for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g));
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
@@ -40,7 +40,7 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
 function linesOf(report: UsageReport, group: Group): string[] {
   if (report[GROUPS[group]].length === 0) return ['  (no usage yet)'];
   if (group !== 'session') return report[GROUPS[group]].map((l: UsageLine) => row(l.key, l));
-  return report.bySession.map((l) => row(`${l.key}  ${l.title === null ? '(deleted; its calls are kept in forks)' : labelText(l.title) || '(untitled)'}`, l));
+  return report.bySession.map((l) => row(`${l.key}  ${l.title === null ? '(deleted; its calls are kept in forks)' : oneLine(l.title) || '(untitled)'}`, l));
 }
 
 function header(): string {

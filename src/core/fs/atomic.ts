@@ -3,6 +3,43 @@ import path from 'node:path';
 
 let tempCounter = 0;
 
+/**
+ * A file-system failure that names the file it was about ("cannot write <file>: no space left on
+ * device"): Node's own message names a temp file or only the system call. It keeps the errno
+ * `code`, so callers that test for ENOENT still can.
+ */
+export class FileSystemError extends Error {
+  override readonly name = 'FileSystemError';
+  readonly code: string | undefined;
+
+  constructor(action: string, readonly file: string, cause: unknown) {
+    super(`cannot ${action} ${file}: ${fsReason(cause)}`, { cause });
+    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  }
+}
+
+/** What went wrong, without the system call: "no space left on device (ENOSPC)". */
+export function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const text = err instanceof Error ? err.message : String(err);
+  const described = code ? new RegExp(`^${code}: ([^,]+)`).exec(text)?.[1] : undefined;
+  return described ? `${described} (${code})` : text;
+}
+
+/** A failed file operation's error, naming `file` (an error already naming a file, or not from the file system, is kept as it is). */
+export function namingFile(action: string, file: string, err: unknown): unknown {
+  return err instanceof FileSystemError || !(err as NodeJS.ErrnoException | undefined)?.code ? err : new FileSystemError(action, file, err);
+}
+
+/** Runs a file operation; its failure names `file`. */
+export function naming<T>(action: string, file: string, work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw namingFile(action, file, err);
+  }
+}
+
 /** fsyncs a folder so a rename or create inside it survives a crash. */
 export function fsyncDir(dir: string): void {
   let fd: number | undefined;
@@ -21,23 +58,25 @@ export function fsyncDir(dir: string): void {
  * target and fsyncs the folder. A reader sees the old content or the new, never a mix.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++tempCounter}`);
-  const fd = fs.openSync(temp, 'w');
-  try {
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-  } catch (err) {
+  naming('write', file, () => {
+    const dir = path.dirname(file);
+    const temp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++tempCounter}`);
+    const fd = fs.openSync(temp, 'w');
+    try {
+      fs.writeFileSync(fd, data);
+      fs.fsyncSync(fd);
+    } catch (err) {
+      fs.closeSync(fd);
+      fs.rmSync(temp, { force: true });
+      throw err;
+    }
     fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
-  fs.closeSync(fd);
-  try {
-    fs.renameSync(temp, file);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
-  fsyncDir(dir);
+    try {
+      fs.renameSync(temp, file);
+    } catch (err) {
+      fs.rmSync(temp, { force: true });
+      throw err;
+    }
+    fsyncDir(dir);
+  });
 }

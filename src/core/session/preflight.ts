@@ -1,7 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TextContent, UserMessage } from '@mariozechner/pi-ai';
+import { childEnvironment } from '../process/childEnvironment';
 
 /** What the UserPromptSubmit hook decided. */
 export type HookResult = { readonly blocked: true; readonly reason: string } | { readonly blocked: false; readonly context: string };
@@ -13,7 +14,7 @@ export type HookResult = { readonly blocked: true; readonly reason: string } | {
  */
 export function runPromptHook(command: string, input: { prompt: string; sessionId: string; cwd: string }, timeoutMs = 30_000): Promise<HookResult & { warning?: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd: input.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', command], { cwd: input.cwd, env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -29,6 +30,9 @@ export function runPromptHook(command: string, input: { prompt: string; sessionI
       else if (code === 0) resolve({ blocked: false, context: stdout.trim() });
       else resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook exited with ${code}: ${stderr.trim().slice(0, 200)}` });
     });
+    // A hook may exit without reading its input (one that blocks every prompt, say); writing to
+    // its closed stdin then fails with EPIPE, which is no failure of the hook.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(input));
   });
 }
@@ -48,33 +52,6 @@ export function instructionReminders(workspaceDir: string): string[] {
     }
   }
   return out;
-}
-
-function git(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 256 * 1024 }, (err, stdout) => resolve(err ? undefined : stdout.trim()));
-  });
-}
-
-/** Git context: origin, branch, short status (at most 20 files), last 3 commits; nothing outside a repository. */
-export async function gitContext(workspaceDir: string, timeoutMs = 5_000): Promise<string | undefined> {
-  const inside = await git(['rev-parse', '--is-inside-work-tree'], workspaceDir, timeoutMs);
-  if (inside !== 'true') return undefined;
-  const [origin, branch, status, log] = await Promise.all([
-    git(['remote', 'get-url', 'origin'], workspaceDir, timeoutMs),
-    git(['branch', '--show-current'], workspaceDir, timeoutMs),
-    git(['status', '--short'], workspaceDir, timeoutMs),
-    git(['log', '-3', '--oneline', '--no-decorate'], workspaceDir, timeoutMs),
-  ]);
-  const statusLines = (status ?? '').split('\n').filter(Boolean);
-  const shown = statusLines.slice(0, 20).join('\n') + (statusLines.length > 20 ? `\n(${statusLines.length - 20} more files)` : '');
-  return [
-    'Git context of the workspace:',
-    `origin: ${origin || '(none)'}`,
-    `branch: ${branch || '(detached)'}`,
-    `status:\n${shown || '(clean)'}`,
-    `recent commits:\n${log || '(none)'}`,
-  ].join('\n');
 }
 
 /** The user message: one-shot reminders first, then static reminders, the user's text always last. */

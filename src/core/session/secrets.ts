@@ -1,10 +1,15 @@
+import type { Logger } from '../logger';
+
 /** What stands in a text for an API key taken out of it. */
 export const REDACTED = '[API key removed]';
 
 /**
- * Remembers the API keys a session hands to providers and takes them out of text it writes to
- * the log or shows: a provider or proxy that echoes the key in an error message must not put it
- * in the session's files, the Output channel or the chat.
+ * Remembers the API keys a session hands to providers (for its own agent, its subagents, its
+ * compactions and side questions) and takes them out of everything the session writes or gives
+ * out: a provider or proxy that echoes the key in an error message must not put it in the
+ * session's files, the Output channel, the chat or the CLI's output. It is the one place that
+ * knows the keys; the Session puts it at one choke point per path (records, events, the logger,
+ * errors it throws).
  */
 export class SecretRedactor {
   private readonly keys = new Set<string>();
@@ -18,12 +23,12 @@ export class SecretRedactor {
     };
   }
 
-  /** A message (any role: an error, a tool result quoting one) with the keys taken out; the same object when it holds none. */
-  redactMessage<T extends object>(message: T): T {
-    if (this.keys.size === 0) return message;
-    const json = JSON.stringify(message);
+  /** Plain data (a message of any role, a session event) with the keys taken out; the same object when it holds none. */
+  redactObject<T extends object>(value: T): T {
+    if (this.keys.size === 0) return value;
+    const json = JSON.stringify(value);
     const clean = this.redact(json);
-    return clean === json ? message : (JSON.parse(clean) as T);
+    return clean === json ? value : (JSON.parse(clean) as T);
   }
 
   redact(text: string): string;
@@ -33,5 +38,28 @@ export class SecretRedactor {
     let out = text;
     for (const key of this.keys) out = out.split(key).join(REDACTED);
     return out;
+  }
+
+  /** A logger that takes the keys out of every line before `inner` gets it. */
+  logger(inner: Logger): Logger {
+    return {
+      trace: (m) => inner.trace(this.redact(m)),
+      info: (m) => inner.info(this.redact(m)),
+      warn: (m) => inner.warn(this.redact(m)),
+      error: (m) => inner.error(this.redact(m)),
+    };
+  }
+
+  /** Runs `fn`; an error it throws leaves with the keys taken out of its message and stack (same object, so its class stays). */
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof Error) {
+        err.message = this.redact(err.message);
+        if (err.stack) err.stack = this.redact(err.stack);
+      }
+      throw typeof err === 'string' ? this.redact(err) : err;
+    }
   }
 }

@@ -1,9 +1,10 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
 import { newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
-import type { QueuedPrompt, SessionState } from '../store/sessionState';
+import { sessionFolders, type QueuedPrompt, type SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
@@ -16,7 +17,8 @@ import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, type CompactionSettings } from './compaction';
 import { Compactor } from './compactor';
-import { buildUserMessage, gitContext, instructionReminders, runPromptHook } from './preflight';
+import { gitContext } from './gitContext';
+import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { callUsage } from './callUsage';
@@ -38,12 +40,12 @@ export interface SessionOptions {
   readonly systemPrompt: string;
   readonly approvals: ApprovalUi;
   readonly approvalPolicy?: ApprovalPolicy;
-  /** Whether the workspace is trusted; a function is asked at each tool call (trust granted later applies at once). */
+  /** Whether the workspace is trusted; a function is asked at each tool call and turn (trust granted later applies at once). */
   readonly trusted: boolean | (() => boolean);
   readonly logger: Logger;
   /** The UserPromptSubmit hook command, if the user configured one. */
   readonly promptHook?: string;
-  /** Read git context into each turn (off in tests that need no git). */
+  /** Read git context into each turn of a trusted workspace (off in tests that need no git). */
   readonly gitContext?: boolean;
   /** When and how much to compact; DEFAULT_COMPACTION when absent. */
   readonly compaction?: CompactionSettings;
@@ -65,6 +67,8 @@ export interface SubmitOptions {
 interface ActiveTurn {
   readonly turn: number;
   readonly prompt: Prompt;
+  /** The model and thinking snapshotted at the turn's start: the subagents of the turn use them too. */
+  readonly choice: ModelChoice;
   assistantStartedAt: number;
 }
 
@@ -74,6 +78,8 @@ interface Prompt {
   messageKey: string;
   state: PromptState;
   reason?: string;
+  /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
+  stop?: boolean;
 }
 
 /**
@@ -89,12 +95,16 @@ export class Session {
   private readonly checkpoints: Checkpoints;
   private readonly toolContext: ToolContext;
   private active: ActiveTurn | undefined;
+  /** The prompt the pump took from the queue, from its hook to its turn's end. */
+  private current: Prompt | undefined;
   private paused: { reason: string } | null;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
   /** The wire record id of each message the kernel holds (a compaction names the first it keeps). */
   private readonly recordIds = new WeakMap<object, string>();
+  /** The one place that knows the keys handed out; records, events, the logger and thrown errors pass through it. */
   private readonly secrets = new SecretRedactor();
+  private readonly logger: Logger;
   /** The key lookup, remembering the keys it hands out so they can be taken out of error texts. */
   private readonly apiKey: (provider: string) => Promise<string | undefined>;
   private readonly compactor: Compactor;
@@ -110,18 +120,19 @@ export class Session {
   ) {
     for (const [message, id] of recordIds) this.recordIds.set(message, id);
     this.apiKey = this.secrets.wrap(options.apiKey);
+    this.logger = this.secrets.logger(options.logger);
     this.paused = state.paused;
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
-      workspace: new WorkspaceFs(options.workspaceDirs),
+      workspace: new WorkspaceFs(options.workspaceDirs, options.store.layout.protectedFrom(options.workspaceDirs)),
       get trusted() {
         return typeof options.trusted === 'function' ? options.trusted() : options.trusted;
       },
       approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
       checkpoints: this.checkpoints,
-      logger: options.logger,
+      logger: this.logger,
     };
     const tools = [...workspaceTools(this.toolContext), taskTool((d, p, signal) => this.runSubagent(d, p, signal))];
     // The model is chosen at each turn's start; the kernel gets it then.
@@ -136,7 +147,7 @@ export class Session {
       writer,
       settings: options.compaction,
       systemPrompt: options.systemPrompt,
-      logger: options.logger,
+      logger: this.logger,
       sessionId: state.id,
       model: async () => {
         const { model } = await options.model();
@@ -154,6 +165,7 @@ export class Session {
   static async open(options: SessionOptions, sessionId?: string, lease: { takeOver?: boolean } = {}): Promise<Session> {
     const store = options.store;
     const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
+    const folders = foldersHere(state, options.workspaceDirs);
     const writer = await store.openWriter(state.id, lease);
     if (state.archived) await store.open(state.id); // opening an archived session restores it
     // A turn left open by a crash ends `interrupted`; its trailing tool calls get results.
@@ -172,7 +184,10 @@ export class Session {
     let current = store.get(state.id);
     // Queued prompts that survived a close come back paused, never run on their own.
     if (current.queue.length > 0 && !current.paused) current = await store.update(state.id, (s) => ({ ...s, paused: { reason: 'window-closed' } }));
-    return new Session(options, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
+    // The folders the tools act in are remembered: a rewind restores files only inside them.
+    const known = sessionFolders(current);
+    if (folders.some((f) => !known.includes(f))) current = await store.update(state.id, (s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
+    return new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
   }
 
   get id(): string {
@@ -248,6 +263,10 @@ export class Session {
    * to the last finished message).
    */
   async ask(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
+    return this.secrets.guard(() => this.askUnguarded(question, signal));
+  }
+
+  private async askUnguarded(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
     const { model } = await this.options.model();
     const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
     const startedAt = Date.now();
@@ -267,7 +286,7 @@ export class Session {
       this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {
       // The answer is still worth showing; the log says what could not be counted.
-      this.options.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${(err as Error).message})`);
+      this.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${(err as Error).message})`);
     }
     return answer;
   }
@@ -306,7 +325,8 @@ export class Session {
 
   /** Cancels a prompt: a queued one is removed; the running one is aborted and its turn ends `cancelled`. */
   async cancel(promptId?: string): Promise<void> {
-    if (this.active && (!promptId || this.active.prompt.promptId === promptId)) {
+    if (this.current && (!promptId || this.current.promptId === promptId)) {
+      this.current.stop = true;
       this.agent.abort();
       this.compactor.abort();
       return;
@@ -350,7 +370,7 @@ export class Session {
    */
   async compact(focus?: string): Promise<boolean> {
     if (this.active || this.compactor.busy) throw new Error('A turn is running; compact when it has ended.');
-    const done = await this.compactor.run('manual', focus, true);
+    const done = await this.secrets.guard(() => this.compactor.run('manual', focus, true));
     this.state = this.options.store.get(this.id);
     return done;
   }
@@ -359,7 +379,8 @@ export class Session {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.active) this.agent.abort();
+    if (this.current) this.current.stop = true; // a prompt still in its hook does not begin a turn
+    this.agent.abort();
     this.compactor.abort();
     await this.idle.catch(() => undefined);
     try {
@@ -375,7 +396,7 @@ export class Session {
   }
 
   private emit(event: SessionEvent): void {
-    if (!this.closed || event.type === 'idle') this.events.emit('event', event);
+    if (!this.closed || event.type === 'idle') this.events.emit('event', this.secrets.redactObject(event));
   }
 
   private async saveQueue(): Promise<void> {
@@ -388,12 +409,23 @@ export class Session {
     this.idle = (async () => {
       while (!this.closed && !this.paused && this.queue.length > 0) {
         const prompt = this.queue.shift()!;
-        await this.saveQueue();
-        await this.runTurn(prompt);
+        this.current = prompt;
+        try {
+          await this.saveQueue();
+          await this.runTurn(prompt);
+        } catch (err) {
+          // The prompt's end is told like any other (a host waiting for it learns why it did not finish).
+          prompt.state = 'failed';
+          prompt.reason = this.secrets.redact(err instanceof Error ? err.message : String(err));
+          this.emit({ type: 'prompt', prompt: this.info(prompt) });
+          throw err;
+        } finally {
+          this.current = undefined;
+        }
       }
       this.emit({ type: 'idle' });
     })().catch((err: unknown) => {
-      this.options.logger.error(`session ${this.id}: ${(err as Error).stack ?? err}`);
+      this.logger.error(`session ${this.id}: ${(err as Error).stack ?? err}`);
       this.emit({ type: 'idle' });
     });
   }
@@ -405,7 +437,7 @@ export class Session {
     const oneShot: string[] = [];
     if (this.options.promptHook) {
       const hook = await runPromptHook(this.options.promptHook, { prompt: prompt.text, sessionId: this.id, cwd });
-      if ('warning' in hook && hook.warning) this.options.logger.warn(hook.warning);
+      if ('warning' in hook && hook.warning) this.logger.warn(hook.warning);
       if (hook.blocked) {
         prompt.state = 'blocked';
         prompt.reason = hook.reason;
@@ -425,20 +457,27 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    if (prompt.stop) {
+      prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
+    }
     const { model, thinking } = choice;
     this.agent.state.model = model;
+    this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
-    this.active = { turn, prompt, assistantStartedAt: Date.now() };
+    this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
     // 4. The user message: one-shot reminders, static reminders, the user's text last.
     const reminders = instructionReminders(cwd);
-    if (this.options.gitContext !== false) {
+    // git in an untrusted workspace is not run at all: its configuration is the workspace's.
+    if (this.options.gitContext !== false && this.toolContext.trusted) {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }
@@ -447,7 +486,9 @@ export class Session {
     // 5. The run.
     let runError: string | undefined;
     try {
-      await this.agent.prompt(message);
+      const run = this.agent.prompt(message);
+      if (prompt.stop) this.agent.abort(); // stopped while the turn was prepared: the kernel takes a stop only once it runs
+      await run;
       // A request the provider rejected for its length: compact once and retry.
       if (await this.compactor.afterOverflow(model)) await this.agent.continue();
     } catch (err) {
@@ -496,15 +537,16 @@ export class Session {
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
-    const { model } = await this.options.model();
     return runSubagent({
       store: this.options.store,
       writer: this.writer,
       turn: active.turn,
-      model,
+      model: active.choice.model,
+      thinking: active.choice.thinking,
       apiKey: this.apiKey,
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       tools: readOnlyTools(this.toolContext),
+      secrets: this.secrets,
     }, description, prompt, signal);
   }
 
@@ -524,7 +566,7 @@ export class Session {
       }
       case 'message_end': {
         // An error text from a provider (or a tool result quoting one) may echo the key it was sent; the log never gets it.
-        const message = this.secrets.redactMessage(event.message as Message);
+        const message = this.secrets.redactObject(event.message as Message);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
@@ -548,4 +590,33 @@ export class Session {
         return;
     }
   }
+}
+
+/** A session opened in a window or folder other than its own: its tools would act on the wrong files. */
+export class SessionElsewhereError extends Error {
+  override readonly name = 'SessionElsewhereError';
+  constructor(readonly sessionId: string, readonly workspaceDir: string, gone: boolean) {
+    super(gone
+      ? `session ${sessionId} belongs to ${workspaceDir}, which no longer exists; its tools cannot run anywhere else (fork it to keep the conversation)`
+      : `session ${sessionId} belongs to ${workspaceDir}; open it there (its tools act on that folder's files, never on this one's)`);
+  }
+}
+
+/**
+ * The real paths of the folders a session's tools act in here, its own workspace folder first
+ * (relative paths and commands start there). Throws SessionElsewhereError when its folder is not
+ * one of them: a session's tools act where its earlier writes happened, never in another folder.
+ */
+function foldersHere(state: SessionState, workspaceDirs: readonly string[]): string[] {
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = real(state.workspaceDir);
+  const here = workspaceDirs.map(real).filter((d): d is string => d !== undefined);
+  if (!own || !here.includes(own)) throw new SessionElsewhereError(state.id, state.workspaceDir, !own);
+  return [own, ...here.filter((d) => d !== own)];
 }

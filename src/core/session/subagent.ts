@@ -1,4 +1,4 @@
-import { Agent, type AgentTool, type StreamFn } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { newAgentId, newMessageId } from '../ids';
 import type { SessionStore } from '../store/sessionStore';
@@ -7,6 +7,7 @@ import { messageText } from '../store/summary';
 import { WireLogWriter } from '../wire/wireLog';
 import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
+import type { SecretRedactor } from './secrets';
 
 /** The system prompt of a subagent. */
 const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
@@ -17,10 +18,14 @@ export interface SubagentContext {
   readonly writer: SessionWriter;
   /** The parent's running turn: the subagent's records carry it. */
   readonly turn: number;
+  /** The parent turn's model and thinking, snapshotted at its start (a switch mid-turn applies next turn). */
   readonly model: Model<Api>;
+  readonly thinking: string;
   readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
   readonly streamFn?: StreamFn;
   readonly tools: AgentTool[];
+  /** The session's redactor: a provider error that echoes the key must not reach the subagent's log. */
+  readonly secrets: SecretRedactor;
 }
 
 /**
@@ -34,7 +39,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
   await ctx.store.update(ctx.writer.id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
   const child = new Agent({
-    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: 'off', tools: ctx.tools },
+    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
     getApiKey: (provider) => ctx.apiKey(provider),
     ...(ctx.streamFn ? { streamFn: ctx.streamFn } : {}),
   });
@@ -42,7 +47,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   child.subscribe(async (event) => {
     if (event.type === 'message_start' && event.message.role === 'assistant') startedAt = Date.now();
     if (event.type !== 'message_end') return;
-    const message = event.message as Message;
+    const message = ctx.secrets.redactObject(event.message as Message);
     const id = newMessageId();
     await log.append({ t: 'message', turn: ctx.turn, id, message });
     if (message.role === 'assistant') {

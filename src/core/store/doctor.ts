@@ -8,7 +8,7 @@ import { isAlive } from '../fs/fileLock';
 import { rowDisagreement } from '../index/indexRows';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { finishPending, hasPending } from './pendingRewind';
-import { readState, StateFileError } from './sessionState';
+import { implausibleFields, readState, StateFileError } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionBusyError, WriterLease } from './writerLease';
@@ -50,6 +50,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     let repaired = false;
     try {
       readState(layout.stateFile(folder.dir));
+      if (await checkStateFields(store, folder.id, layout.stateFile(folder.dir), where, options.fix, note)) repaired = true;
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
       const finding: Finding = { severity: 'error', where, fixable: true, message: `${err.message}; it can be rebuilt from the session's log` };
@@ -103,6 +104,27 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
 
   await checkIndex(store, summaries, options.fix, note);
   return report;
+}
+
+/**
+ * Values in a readable state.json that Braid never writes (a createdAt of 1e308): they are read
+ * with stand-ins, so listings work; with `fix` the stand-ins are written. Returns whether it wrote.
+ */
+async function checkStateFields(store: SessionStore, id: string, file: string, where: string, fix: boolean, note: (f: Finding) => void): Promise<boolean> {
+  let problems: string[];
+  try {
+    problems = implausibleFields(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    return false; // it was readable a moment ago: another process is replacing it
+  }
+  if (problems.length === 0) return false;
+  const finding: Finding = { severity: 'warning', where, fixable: true, message: `state.json: ${problems.join('; ')}; read with stand-in values` };
+  if (fix) {
+    await store.update(id, (state) => state);
+    finding.fixed = 'wrote the stand-in values to state.json';
+  }
+  note(finding);
+  return fix;
 }
 
 /** Reports what a scan of one log tolerated; with `fix` ends a torn last line. Returns whether it changed the file. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { fsyncDir } from '../fs/atomic';
-import { safeReaddir, statMtime } from '../fs/probe';
+import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../session/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
@@ -30,21 +30,44 @@ export interface ForkOptions {
   readonly extra?: (turn: number) => NewRecord[];
 }
 
+/** The new session's state, and the turn a whole fork left out because it was still running (null: none). */
+export type ForkedSession = SessionState & { readonly leftOutTurn: number | null };
+
+/** What to tell the user when a whole fork left the running turn out (the CLI and VS Code say the same). */
+export function leftOutNote(fork: ForkedSession): string {
+  return `turn ${fork.leftOutTurn} was still running, so the fork leaves it out and holds the ${fork.turnCount} turn(s) that had ended`;
+}
+
 /** A fork that cannot be made as asked; the message says why and what to do. */
 export class ForkError extends Error {
   override readonly name = 'ForkError';
 }
 
-/** Where a fork at a turn cuts its source's main log. */
-export interface TurnCut {
-  /** The byte just after the turn's `turn_end`. */
+/** Where a record sits in a main log: the byte offset and its time. */
+interface LogPoint {
   readonly offset: number;
   readonly ts: number;
-  /**
-   * The first `forked` record after the cut, when there is one: the records before it (those of
-   * the turns the source itself inherited) are its `from` session's, which the copy must still say.
-   */
-  readonly inheritedFrom?: ForkedRecord['from'];
+}
+
+/**
+ * A structural scan of a main log's first `end` bytes (turn boundaries and rewinds, messages not
+ * parsed): where each effective turn ends (the byte after its `turn_end`) and where the turn
+ * still open begins (its `turn_begin`), if one is.
+ */
+function scanTurns(logFile: string, end?: number): { ends: Map<number, LogPoint>; open: (LogPoint & { turn: number }) | undefined } {
+  const ends = new Map<number, LogPoint>();
+  const begun = new Map<number, LogPoint>();
+  scanWireLog(logFile, (record, offset, length) => {
+    if (!isKnown(record)) return;
+    if (record.t === 'rewind') {
+      for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
+      for (const t of [...begun.keys()]) if (t >= record.toTurn) begun.delete(t);
+    } else if (record.t === 'turn_begin') begun.set(record.turn, { offset, ts: record.ts });
+    else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
+  }, { only: ['turn_begin', 'turn_end', 'rewind'], ...(end !== undefined ? { end } : {}) });
+  const openTurns = [...begun.keys()].filter((t) => !ends.has(t)).sort((a, b) => a - b);
+  const first = openTurns[0];
+  return { ends, open: first === undefined ? undefined : { turn: first, ...begun.get(first)! } };
 }
 
 /**
@@ -52,23 +75,51 @@ export interface TurnCut {
  * append-only log never changes below that point, so the prefix can be copied while the source
  * session keeps running. Returns undefined when the turn has begun but not ended.
  */
-export function turnEndOffset(logFile: string, turn: number): TurnCut | undefined | 'no-such-turn' {
-  const ends = new Map<number, { offset: number; ts: number }>();
-  const begun = new Set<number>();
-  const forks: Array<{ offset: number; from: ForkedRecord['from'] }> = [];
-  scanWireLog(logFile, (record, offset, length) => {
-    if (!isKnown(record)) return;
-    if (record.t === 'forked') forks.push({ offset, from: record.from });
-    else if (record.t === 'rewind') {
-      for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
-      for (const t of [...begun]) if (t >= record.toTurn) begun.delete(t);
-    } else if (record.t === 'turn_begin') begun.add(record.turn);
-    else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-  }, { only: ['turn_begin', 'turn_end', 'rewind', 'forked'] });
-  const end = ends.get(turn);
-  if (!end) return begun.has(turn) ? undefined : 'no-such-turn';
-  const after = forks.find((f) => f.offset >= end.offset);
-  return after ? { ...end, inheritedFrom: after.from } : end;
+export function turnEndOffset(logFile: string, turn: number): LogPoint | undefined | 'no-such-turn' {
+  const { ends, open } = scanTurns(logFile);
+  if (ends.has(turn)) return ends.get(turn);
+  return open?.turn === turn ? undefined : 'no-such-turn';
+}
+
+/**
+ * Where a fork cuts the source: the main log's byte prefix to copy, the time before which
+ * subagent records are kept, and the turn in flight left out of a whole fork (null: none).
+ */
+interface ForkCut {
+  readonly bytes: number;
+  readonly before: number;
+  readonly leftOutTurn: number | null;
+}
+
+function forkCut(sourceId: string, mainLog: string, turnCount: number, turn: number | undefined): ForkCut {
+  // Bounded by the size seen now, so records the running writer appends during the fork are never read.
+  const now = Date.now();
+  const size = statSize(mainLog);
+  const { ends, open } = scanTurns(mainLog, size);
+  if (turn !== undefined) {
+    const end = ends.get(turn);
+    if (end) return { bytes: end.offset, before: end.ts + 1, leftOutTurn: null };
+    if (open?.turn === turn) throw new ForkError(`turn ${turn} of ${sourceId} is still running; fork at turn ${turn - 1} or wait for it to end`);
+    throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${turnCount} turn(s)`);
+  }
+  // Idle: everything written up to now (a turn that begins meanwhile is not copied, nor its subagents).
+  if (!open) return { bytes: completeBytes(mainLog, size), before: now + 1, leftOutTurn: null };
+  // A whole fork takes the ended turns only: the log up to the running turn's turn_begin keeps
+  // everything before it (turns, rewinds, compactions) and nothing of the turn half written.
+  return { bytes: open.offset, before: open.ts, leftOutTurn: open.turn };
+}
+
+/**
+ * The `from` of the first `forked` record at or after `offset` in a main log, if any. A fork's
+ * log is its source's log, a `forked` record, then its own records, so the records just before
+ * `offset` are that session's: a copy cut there must say so again (see the usage calls of replay).
+ */
+function forkedFromAfter(logFile: string, offset: number): ForkedRecord['from'] | undefined {
+  let from: ForkedRecord['from'] | undefined;
+  scanWireLog(logFile, (record) => {
+    if (from === undefined && isKnown(record) && record.t === 'forked') from = record.from;
+  }, { start: offset, only: ['forked'] });
+  return from;
 }
 
 /** Copies the first `bytes` of a file (a prefix of complete lines). */
@@ -91,24 +142,29 @@ function copyPrefix(from: string, to: string, bytes: number): void {
   }
 }
 
-/** The size of a log up to its last complete line (a torn tail is not copied). */
-function completeBytes(file: string): number {
-  const report = scanWireLog(file, () => undefined);
+/** The size of a log's first `end` bytes up to its last complete line (a torn tail is not copied). */
+function completeBytes(file: string, end: number): number {
+  const report = scanWireLog(file, () => undefined, { end });
   return report.tornTail ? report.bytes - report.tornBytes : report.bytes;
 }
 
-/** Copies the lines of a log whose records are at or before `ts`; returns how many messages were kept. */
-function copyUpTo(from: string, to: string, ts: number): number {
-  const lines: string[] = [];
+/**
+ * The prefix of a subagent log written before `before` (ms): its bytes (complete lines, up to the
+ * first record as new, so records are copied as written) and how many messages it holds.
+ */
+function prefixBefore(file: string, before: number): { bytes: number; messages: number } {
+  let bytes = 0;
   let messages = 0;
-  scanWireLog(from, (record, _o, _l, raw) => {
-    if (record.ts > ts) return;
-    lines.push(raw);
+  let done = false;
+  scanWireLog(file, (record, offset, length) => {
+    if (done || record.ts >= before) {
+      done = true;
+      return;
+    }
+    bytes = offset + length + 1;
     if (record.t === 'message') messages++;
   });
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  fs.writeFileSync(to, lines.length ? `${lines.join('\n')}\n` : '');
-  return messages;
+  return { bytes, messages };
 }
 
 /** Hard-links (or copies) the content-addressed blobs: they never change, so sharing is safe. */
@@ -128,46 +184,41 @@ function shareBlobs(from: string, to: string): void {
 /**
  * Forks a session (DESIGN.md 6): the copy is built in `.partial-<newId>` beside the sessions of the
  * workspace and published with one rename, so a crash leaves either no new session or a whole
- * one. Whole: every log copied with a `forked` record. At a turn: the main log cut to the byte
- * prefix that ends that effective turn, subagent logs cut by time (emptied ones dropped), tool
- * calls left open closed.
+ * one. Whole: every log copied with a `forked` record, but only the ended turns: a turn still
+ * running is left out (`leftOutTurn`). At a turn: the main log cut to the byte prefix that ends
+ * that effective turn. Subagent logs are cut by time (emptied ones dropped); tool calls left open
+ * are closed.
  */
-export async function forkSession(store: SessionStore, sourceId: string, options: ForkOptions = {}): Promise<SessionState> {
+export async function forkSession(store: SessionStore, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
   const layout = store.layout;
   const sourceDir = store.locate(sourceId);
   const source = store.get(sourceId);
   const mainLog = layout.agentLog(sourceDir);
-  let cut: TurnCut | undefined;
-  if (options.turn !== undefined) {
-    const found = turnEndOffset(mainLog, options.turn);
-    if (found === 'no-such-turn') throw new ForkError(`session ${sourceId} has no turn ${options.turn}; it has ${source.turnCount} turn(s)`);
-    if (!found) throw new ForkError(`turn ${options.turn} of ${sourceId} is still running; fork at turn ${options.turn - 1} or wait for it to end`);
-    cut = found;
-  }
+  const cut = forkCut(sourceId, mainLog, source.turnCount, options.turn);
+  const inheritedFrom = forkedFromAfter(mainLog, cut.bytes);
   const id = newSessionId();
   const partial = layout.partialDir(source.workspaceKey, id);
   fs.mkdirSync(partial, { recursive: true });
   try {
-    const forked = { t: 'forked' as const, from: { sessionId: sourceId, turn: options.turn ?? null } };
     const newMain = layout.agentLog(partial);
-    copyPrefix(mainLog, newMain, cut ? cut.offset : completeBytes(mainLog));
+    copyPrefix(mainLog, newMain, cut.bytes);
+    const kept = replay(scanAll(newMain, ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked']));
+    const turn = kept.nextTurn - 1;
+    // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
+    const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
+    const forked = { t: 'forked' as const, from };
     const keptAgents: SessionState['agents'] = [];
     for (const agent of source.agents.length ? source.agents : [{ id: 'main', parentId: null, title: 'main' }]) {
       if (agent.id === 'main') {
         keptAgents.push(agent);
         continue;
       }
-      const from = layout.agentLog(sourceDir, agent.id);
-      if (!fs.existsSync(from)) continue;
+      const agentLog = layout.agentLog(sourceDir, agent.id);
+      // Subagents of turns the fork leaves out began after the cut: their logs come out empty.
+      const prefix = prefixBefore(agentLog, cut.before);
+      if (prefix.messages === 0) continue;
       const to = layout.agentLog(partial, agent.id);
-      if (cut) {
-        if (copyUpTo(from, to, cut.ts) === 0) {
-          fs.rmSync(path.dirname(to), { recursive: true, force: true });
-          continue;
-        }
-      } else {
-        copyPrefix(from, to, completeBytes(from));
-      }
+      copyPrefix(agentLog, to, prefix.bytes);
       const log = WireLogWriter.open(to);
       await log.append(forked, { durable: true });
       await log.close();
@@ -175,14 +226,12 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     }
     // The main log: close cut-off tool calls, extra records, then the `forked` record. Tool calls
     // can be left open only at the end, so the newest page of messages is enough to look at.
-    const kept = replay(scanAll(newMain, ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked']));
-    const turn = kept.nextTurn - 1;
     const tail = readNewestPage(newMain, 200).messages.map((m) => m.message as Message);
     const closing = closeOpenToolCalls(tail, FORK_OPEN_CALL_TEXT);
     const main = WireLogWriter.open(newMain);
     // A cut inside turns the source inherited drops the source's own `forked` record; it is said
     // again right after the copy, so each copied usage record still names the session that made the call.
-    const records: NewRecord[] = cut?.inheritedFrom ? [{ t: 'forked', from: cut.inheritedFrom }] : [];
+    const records: NewRecord[] = inheritedFrom ? [{ t: 'forked', from: inheritedFrom }] : [];
     records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
@@ -200,6 +249,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
       title: options.title ?? `Fork: ${source.title || sourceId}`,
       titleSource: 'user',
       workspaceDir: source.workspaceDir,
+      ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
       workspaceKey: source.workspaceKey,
       createdAt: now,
       updatedAt: now,
@@ -208,7 +258,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',
       archived: false,
-      forkedFrom: { sessionId: sourceId, turn: options.turn ?? null },
+      forkedFrom: from,
       agents: keptAgents,
       model: source.model,
       queue: [],
@@ -223,7 +273,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
     store.index.refresh(finalDir);
-    return state;
+    return { ...state, leftOutTurn: cut.leftOutTurn };
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
@@ -56,8 +57,26 @@ export class StoreLayout {
     return path.join(this.workspaceDir(workspaceKey), `.partial-${sessionId}`);
   }
 
+  /**
+   * What tools must never read or write: the whole data folder, or, when a workspace folder lies
+   * inside it, everything Braid keeps there (the sessions, the trash, the index).
+   */
+  protectedFrom(workspaceFolders: readonly string[]): string[] {
+    const root = realOrResolved(this.root);
+    const holdsWorkspace = workspaceFolders.map(realOrResolved).some((w) => w === root || w.startsWith(root + path.sep));
+    return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.indexFile, this.indexLock] : [root];
+  }
+
   trashedSessionDir(workspaceKey: string, sessionId: string): string {
     if (!isSessionId(sessionId) || !isWorkspaceKey(workspaceKey)) throw new Error(`not a session: ${workspaceKey}/${sessionId}`);
     return path.join(this.trashDir, workspaceKey, sessionId);
+  }
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }

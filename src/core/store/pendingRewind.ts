@@ -4,6 +4,8 @@ import path from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { statSize } from '../fs/probe';
 import { BlobStore } from '../tools/checkpoints';
+import { removeEmptyFolders, removeFile, replaceFile } from '../tools/confinedFile';
+import { currentBytes, SessionFiles, type LocatedFile } from './sessionFiles';
 import type { NewRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
@@ -15,6 +17,8 @@ export const PENDING_FILE = 'rewind.pending.json';
 /** A workspace file a rewind or undo changes: from the image it has now to the one it must get (blob hashes, null = absent). */
 export interface PendingFile {
   readonly path: string;
+  /** Its workspace folder; absent in journals from before Braid recorded it (the session's folder). */
+  readonly root?: string;
   readonly from: string | null;
   readonly to: string | null;
 }
@@ -32,10 +36,10 @@ export interface PendingRewind {
   readonly logBytes: number;
   readonly records: NewRecord[];
   readonly files: PendingFile[];
+  /** Folders the rewound turns created, removed when the files leave them empty (relative to `root`). */
+  readonly emptyFolders?: Array<{ readonly path: string; readonly root?: string }>;
   readonly turnCount: number;
 }
-
-const hashOf = (file: string): string | null => (fs.existsSync(file) ? createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null);
 
 /** Writes the journal, then applies it. The caller holds the session's writer lease. */
 export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>): Promise<void> {
@@ -74,21 +78,31 @@ export function hasPending(dir: string): boolean {
  */
 async function applyPending(store: SessionStore, dir: string, journal: PendingRewind): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
+  // The journal is data: every path is checked against the session's workspace folders now.
+  const files = new SessionFiles(store.get(path.basename(dir)), store.layout);
   for (const f of journal.files) {
-    const full = path.resolve(journal.workspaceDir, f.path);
-    const now = hashOf(full);
-    if (now === f.to) continue;
-    if (now !== f.from) {
-      store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);
+    const at = files.locate(f.root, f.path);
+    if ('refused' in at) {
+      store.logger.warn(`${journal.op}: ${at.refused}`);
       continue;
     }
-    if (f.to === null) fs.rmSync(full, { force: true });
-    else {
-      // Replaced whole (temp + rename), at the real path when the name is a symlink.
-      fs.mkdirSync(path.dirname(full), { recursive: true });
-      writeFileAtomic(now === null ? full : fs.realpathSync(full), blobs.get(f.to));
+    try {
+      const current = currentBytes(at, f.path);
+      const now = current ? createHash('sha256').update(current).digest('hex') : null;
+      if (now === f.to) continue;
+      if (now !== f.from) {
+        store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);
+        continue;
+      }
+      if (f.to === null) removeFile(at.workspace, at.full, f.path);
+      else replaceFile(at.workspace, at.full, blobs.get(f.to), f.path);
+    } catch (err) {
+      store.logger.warn(`${journal.op}: ${f.path} was left as it is (${(err as Error).message})`);
     }
   }
+  // Innermost first, so a folder whose only content was a created folder goes too.
+  const folders = (journal.emptyFolders ?? []).map((f) => files.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
+  for (const at of folders.sort((a, b) => b.full.length - a.full.length)) removeEmptyFolders(at.workspace, [at.full]);
   const logFile = store.layout.agentLog(dir);
   let present = 0;
   if (statSize(logFile) > journal.logBytes) scanWireLog(logFile, () => void present++, { start: journal.logBytes });

@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { BlobStore } from '../tools/checkpoints';
-import { isKnown, type KnownRecord, type NewRecord, type WireRecord } from '../wire/records';
-import { HistoryBuilder } from '../wire/replay';
+import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { replay, type History } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
 import { finishPending, runPending } from './pendingRewind';
+import { droppedCommands } from './rewindCommands';
+import { currentBytes, SessionFiles } from './sessionFiles';
 import { promptText } from './summary';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
 export interface FileRewind {
-  /** Relative to the workspace folder. */
+  /** Relative to its workspace folder. */
   readonly path: string;
+  /** The workspace folder the change happened in (the session's folder for logs from before Braid recorded it). */
+  readonly root: string;
   /** What restoring does: the file was created by the dropped turns (restore deletes it), deleted (restore recreates it), or modified. */
   readonly action: 'delete' | 'recreate' | 'restore';
   /** Lines the restore adds and removes, compared with the file as it is now. */
@@ -32,6 +34,15 @@ export interface RewindPreview {
   readonly files: FileRewind[];
   /** Shell commands that ran in the dropped turns: their effects cannot be undone. */
   readonly commands: string[];
+  /** Shell commands of the dropped turns whose result is unknown (Braid stopped before it came back): they may have run. */
+  readonly commandsMayHaveRun: string[];
+  /**
+   * The conversation is already rewound to this prompt (by the session's last rewind, with nothing
+   * since): this rewind only restores the files that one left (changed outside Braid, or not asked for).
+   */
+  readonly alreadyRewound: boolean;
+  /** Files the dropped turns' records name that a rewind leaves alone: outside the session's workspace folders, or not regular files. */
+  readonly refused: string[];
 }
 
 export interface RewindResult extends RewindPreview {
@@ -39,6 +50,13 @@ export interface RewindResult extends RewindPreview {
   /** Files changed outside Braid and left alone (not confirmed). */
   readonly skipped: string[];
 }
+
+/** Why there is no rewind to undo, in words the user can act on. */
+const NO_UNDO: Record<'never' | 'went-on' | 'undone', (sessionId: string) => string> = {
+  never: (id) => `session ${id} was never rewound, so there is nothing to undo`,
+  'went-on': () => 'the session went on after its last rewind, so that rewind cannot be undone; fork it instead',
+  undone: (id) => `the last rewind of ${id} was already undone; there is nothing more to undo`,
+};
 
 /** A rewind that cannot be done as asked; the message says why. */
 export class RewindError extends Error {
@@ -48,6 +66,8 @@ export class RewindError extends Error {
 /** What the `rewind` record keeps of each file it restored, so `undo rewind` can put it back. */
 interface RestoredFile {
   readonly path: string;
+  /** Its workspace folder (absent in records from before Braid recorded it). */
+  readonly root?: string;
   /** The file's image just before the rewind (null: absent). */
   readonly was: string | null;
   /** The image the rewind wrote (null: deleted). */
@@ -79,48 +99,127 @@ function lineDelta(from: Buffer | null, to: Buffer | null): { added: number; rem
   return { added, removed };
 }
 
+/** A file the dropped turns changed: the image to restore, and the image Braid last left there. */
+interface Target {
+  readonly root: string | undefined;
+  readonly path: string;
+  readonly before: string | null;
+  lastAfter: string | null;
+}
+
 interface Plan {
   preview: RewindPreview;
-  /** Per path: the image to restore, and the image Braid last left there. */
-  targets: Map<string, { before: string | null; lastAfter: string | null }>;
+  /** Per file of the preview (by keyOf(file.root, file.path)): what to restore. */
+  targets: Map<string, Target>;
+  /** Folders the dropped turns' writes created, removed when a rewind with files leaves them empty. */
+  createdDirs: Array<{ root: string | undefined; path: string }>;
 }
+
+const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
+
+const sha256 = (data: Buffer | null) => (data ? createHash('sha256').update(data).digest('hex') : null);
 
 function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
   const dir = store.locate(sessionId);
-  const records = readAll(store.layout.agentLog(dir));
-  const builder = new HistoryBuilder();
-  for (const r of records) builder.add(r);
-  const history = builder.build();
-  const target = history.messages.find((m) => m.id === messageId);
-  if (!target) throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
+  const { history, restoredAlready } = historyToRewind(readAll(store.layout.agentLog(dir)), sessionId, messageId);
+  const target = history.messages.find((m) => m.id === messageId)!;
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (history.openTurn !== null) throw new RewindError(`turn ${history.openTurn} is still running; stop it before rewinding`);
   const toTurn = target.turn;
-  const dropped = history.fileChanges.filter((c) => c.turn >= toTurn);
-  const targets = new Map<string, { before: string | null; lastAfter: string | null }>();
+  const dropped = history.fileChanges.filter((c) => c.turn >= toTurn && !restoredAlready?.has(keyOf(c.root, c.path)));
+  const targets = new Map<string, Target>();
+  const createdDirs: Plan['createdDirs'] = [];
   for (const c of dropped) {
-    const t = targets.get(c.path);
+    const key = keyOf(c.root, c.path);
+    const t = targets.get(key);
     if (t) t.lastAfter = c.after;
-    else targets.set(c.path, { before: c.before, lastAfter: c.after });
+    else targets.set(key, { root: c.root, path: c.path, before: c.before, lastAfter: c.after });
+    for (const d of c.createdDirs ?? []) createdDirs.push({ root: c.root, path: d });
   }
+  const state = store.get(sessionId);
+  const located = new SessionFiles(state, store.layout);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const workspace = store.get(sessionId).workspaceDir;
   const files: FileRewind[] = [];
-  for (const [rel, t] of targets) {
-    const full = path.resolve(workspace, rel);
-    const current = fs.existsSync(full) ? fs.readFileSync(full) : null;
-    const currentHash = current ? createHash('sha256').update(current).digest('hex') : null;
+  const refused: string[] = [];
+  const usable = new Map<string, Target>();
+  for (const t of targets.values()) {
+    const file = located.locate(t.root, t.path);
+    let current: Buffer | null;
+    try {
+      if ('refused' in file) throw new Error(file.refused);
+      current = currentBytes(file, t.path);
+    } catch (err) {
+      refused.push((err as Error).message);
+      continue;
+    }
+    const root = t.root ?? state.workspaceDir;
+    usable.set(keyOf(root, t.path), t);
     const restored = t.before ? blobs.get(t.before) : null;
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
-    files.push({ path: rel, action, ...lineDelta(current, restored), changedOutside: currentHash !== t.lastAfter });
+    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: sha256(current) !== t.lastAfter });
   }
-  const commands: string[] = [];
-  for (const m of history.messages) {
-    if (m.turn < toTurn || m.message.role !== 'assistant') continue;
-    for (const b of m.message.content) if (b.type === 'toolCall' && b.name === 'bash') commands.push(String((b.arguments as { command?: unknown }).command ?? ''));
+  const { ran, mayHaveRun } = droppedCommands(history, toTurn);
+  const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
+  const preview: RewindPreview = { toTurn, messageId, text: promptText(target.message), turnsDropped, files, commands: ran, commandsMayHaveRun: mayHaveRun, alreadyRewound: restoredAlready !== undefined, refused };
+  return { preview, targets: usable, createdDirs };
+}
+
+/**
+ * The history a rewind to `messageId` works on: the current one when the message is in it. When
+ * the session's last rewind (with nothing since) went to that message, the history before that
+ * rewind, with the files it and its follow-ups restored already: rewinding again restores only
+ * what they left (`--confirm-outside` after a rewind that skipped files), no undo needed first.
+ */
+function historyToRewind(records: WireRecord[], sessionId: string, messageId: string): { history: History; restoredAlready?: Set<string> } {
+  const history = replay(records);
+  if (history.messages.some((m) => m.id === messageId)) return { history };
+  const last = lastRewind(records);
+  if (!('first' in last) || last.rewinds[0]!.messageId !== messageId) {
+    throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
   }
-  const turnsDropped = history.turnBegins.filter((b) => b.turn >= toTurn).length;
-  return { preview: { toTurn, messageId, text: promptText(target.message), turnsDropped, files, commands }, targets };
+  const restoredAlready = new Set(last.rewinds.flatMap((r) => (r.restored ?? []).map((f) => keyOf(f.root, f.path))));
+  return { history: replay(records.slice(0, last.first)), restoredAlready };
+}
+
+/** A rewind record as written: the files it restored; `followUp` when it restored files the rewind before it left. */
+interface WrittenRewind {
+  readonly t: 'rewind';
+  readonly toTurn: number;
+  readonly messageId: string;
+  readonly restored?: RestoredFile[];
+  readonly followUp?: boolean;
+}
+
+/**
+ * The session's last rewind (its record and the follow-ups after it, oldest first) when nothing
+ * happened since; otherwise why there is none to build on.
+ */
+function lastRewind(records: WireRecord[]): { first: number; rewinds: WrittenRewind[] } | { none: 'never' | 'went-on' | 'undone' } {
+  const rewinds: WrittenRewind[] = [];
+  let first = -1;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if (r.t === 'rewind' && isKnown(r)) {
+      rewinds.unshift(r as unknown as WrittenRewind);
+      first = i;
+      if (!rewinds[0]!.followUp) break;
+    } else if (r.t === 'turn_begin' || r.t === 'message') {
+      if (rewinds.length === 0) return { none: whyNoRewind(records, i) };
+      break; // a follow-up always comes right after its rewind; nothing to look for before this
+    }
+  }
+  return first < 0 ? { none: 'never' } : { first, rewinds };
+}
+
+/** Why a session whose records after index `after` went on has no rewind to build on: never rewound, its last rewind undone, or turns since. */
+function whyNoRewind(records: WireRecord[], after: number): 'never' | 'went-on' | 'undone' {
+  let rewindAt = -1;
+  for (let i = after; i >= 0 && rewindAt < 0; i--) if (records[i]!.t === 'rewind') rewindAt = i;
+  if (rewindAt < 0) return 'never';
+  // An undo appends the dropped records again, so the first message after the rewind is one seen before it.
+  const next = records.slice(rewindAt + 1).find((r): r is MessageRecord => r.t === 'message' && isKnown(r));
+  const seen = next && records.slice(0, rewindAt).some((r) => r.t === 'message' && (r as MessageRecord).id === next.id);
+  return seen ? 'undone' : 'went-on';
 }
 
 /** What a rewind to `messageId` would do, without doing it. */
@@ -133,7 +232,8 @@ export function previewRewind(store: SessionStore, sessionId: string, messageId:
  * record (the dropped records stay in the log). With `files`, restores every file the dropped
  * turns changed to its image before the first dropped change, after saving the current images so
  * `undoRewind` can put them back; files changed outside Braid since are skipped unless
- * `confirmOutside`.
+ * `confirmOutside`. Asked again for the prompt the last rewind went to, it restores what that
+ * rewind left (a follow-up record; no undo needed first).
  */
 export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; leaseHeld?: boolean }): Promise<RewindResult> {
   return withLease(store, sessionId, options.leaseHeld, () => rewindHeld(store, sessionId, messageId, options));
@@ -153,10 +253,12 @@ async function withLease<T>(store: SessionStore, sessionId: string, held: boolea
 }
 
 async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
-  const { preview, targets } = plan(store, sessionId, messageId);
+  const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
+  if (preview.alreadyRewound && !options.files) throw new RewindError(`the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`);
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const workspace = store.get(sessionId).workspaceDir;
+  const state = store.get(sessionId);
+  const located = new SessionFiles(state, store.layout);
   const restored: RestoredFile[] = [];
   const skipped: string[] = [];
   if (options.files) {
@@ -165,17 +267,25 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
         skipped.push(file.path);
         continue;
       }
-      const full = path.resolve(workspace, file.path);
-      const was = fs.existsSync(full) ? blobs.put(fs.readFileSync(full)) : null;
-      restored.push({ path: file.path, was, now: targets.get(file.path)!.before });
+      const target = targets.get(keyOf(file.root, file.path))!;
+      const at = located.locate(target.root, file.path);
+      if ('refused' in at) continue; // checked a moment ago in the plan; the journal checks again
+      const current = currentBytes(at, file.path);
+      const was = current ? blobs.put(current) : null;
+      restored.push({ path: file.path, ...(target.root ? { root: target.root } : {}), was, now: target.before });
     }
   }
-  // Journaled: a crash part-way is finished by the next process that opens the session.
-  await runPending(store, dir, {
-    op: 'rewind', workspaceDir: workspace, turnCount: preview.toTurn - 1,
-    records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored } as object) } as NewRecord],
-    files: restored.map((r) => ({ path: r.path, from: r.was, to: r.now })),
-  });
+  // A follow-up that restores nothing writes nothing.
+  if (!preview.alreadyRewound || restored.length > 0) {
+    // Journaled: a crash part-way is finished by the next process that opens the session.
+    const followUp = preview.alreadyRewound ? { followUp: true } : {};
+    await runPending(store, dir, {
+      op: 'rewind', workspaceDir: state.workspaceDir, turnCount: preview.toTurn - 1,
+      records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
+      files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
+      ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
+    });
+  }
   return { ...preview, restored: restored.map((r) => r.path), skipped };
 }
 
@@ -191,17 +301,10 @@ async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
   const records = readAll(logFile);
-  let last = -1;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
-    if (r.t === 'rewind') {
-      last = i;
-      break;
-    }
-    if (r.t === 'turn_begin' || r.t === 'message') throw new RewindError('the session went on after its last rewind, so that rewind cannot be undone; fork it instead');
-  }
-  if (last < 0) throw new RewindError(`session ${sessionId} has no rewind to undo`);
-  const rewind = records[last] as KnownRecord & { toTurn: number; restored?: RestoredFile[] };
+  const found = lastRewind(records);
+  if ('none' in found) throw new RewindError(NO_UNDO[found.none](sessionId));
+  const last = found.first;
+  const rewind = found.rewinds[0]!;
   // The records the rewind dropped, as they were: the effective ones of turns >= toTurn.
   const scoped: KnownRecord[] = [];
   for (const r of records.slice(0, last)) {
@@ -216,10 +319,11 @@ async function undoHeld(store: SessionStore, sessionId: string): Promise<{ turns
   });
   const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
   const maxTurn = Math.max(rewind.toTurn - 1, ...again.map((r) => (r as { turn: number }).turn));
-  const restored = rewind.restored ?? [];
+  // Every file the rewind and its follow-ups restored, the latest first, gets its image from just before.
+  const restored = found.rewinds.slice().reverse().flatMap((r) => r.restored ?? []);
   await runPending(store, dir, {
     op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, turnCount: maxTurn, records: again,
-    files: restored.map((f) => ({ path: f.path, from: f.now, to: f.was })),
+    files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
   });
   const files = restored.map((f) => f.path);
   return { turns, files };

@@ -5,6 +5,11 @@ export interface ApprovalRequest {
   readonly summary: string;
   /** More: the new content or a diff, the working folder. */
   readonly detail?: string;
+  /**
+   * Set when a file write can make programs run later (a git hook, a VS Code task): why. Such a
+   * write needs the approval a shell command needs, and the prompt says why.
+   */
+  readonly commandRisk?: string;
 }
 
 /** The user's answer. `allow-session` allows this kind of action for the rest of the session. */
@@ -24,6 +29,11 @@ export interface ApprovalPolicy {
 /** Asking is the default for both: a model's output must not change files or run commands unseen. */
 export const DEFAULT_POLICY: ApprovalPolicy = { writes: 'ask', shell: 'ask' };
 
+/** The kind of approval a request needs: a write that can run programs counts as a command. */
+export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
+  return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
+}
+
 /** Approvals for one session: the policy, the UI, and what the user allowed for the session. */
 export class ApprovalGate {
   private readonly allowedForSession = new Set<'writes' | 'shell'>();
@@ -32,11 +42,11 @@ export class ApprovalGate {
 
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
-    const kind = request.tool === 'bash' ? 'shell' : 'writes';
+    const kind = approvalKind(request);
     if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
     const decision = await this.ui.request(request, signal);
     if (decision === 'allow-session') this.allowedForSession.add(kind);
-    if (decision === 'deny') throw new Error(`The user denied this ${kind === 'shell' ? 'command' : 'change'}: ${request.summary}`);
+    if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);
   }
 }
 

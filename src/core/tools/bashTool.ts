@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { childEnvironment } from '../process/childEnvironment';
 import { capText, LIMITS, textResult, type ToolContext } from './context';
 import { ToolError } from './workspaceFs';
 
@@ -21,11 +22,16 @@ export function bashTool(ctx: ToolContext): AgentTool {
       await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}` }, signal);
       const timeout = Math.min(params.timeout_ms ?? LIMITS.bashTimeoutMs, LIMITS.bashMaxTimeoutMs);
       // Files the command changes or deletes become file changes a rewind can restore.
-      const snapshot = ctx.checkpoints.snapshot(ctx.workspace.primary);
+      const snapshot = await ctx.checkpoints.snapshot(ctx.workspace.primary, signal).catch((err: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw err;
+      });
+      if (!snapshot) return textResult('Cancelled by the user before the command started.', { exitCode: null, timedOut: false, cancelled: true });
       const result = await runCommand(params.command, ctx.workspace.primary, timeout, signal);
-      await ctx.checkpoints.recordCommand(ctx.workspace.primary, snapshot, id, (full) => ctx.workspace.display(full));
+      await ctx.checkpoints.recordCommand(snapshot, id);
       const header = result.cancelled ? 'Cancelled by the user.' : result.timedOut ? `Killed after ${timeout} ms (timeout).` : `Exit code ${result.code ?? result.signal}.`;
-      return textResult(`${header}\n${capText(result.output) || '(no output)'}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
+      const untracked = snapshot.partial ? '\n[listing the workspace\'s files took too long, so some files this command changed cannot be restored by a rewind]' : '';
+      return textResult(`${header}\n${capText(result.output) || '(no output)'}${untracked}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
     },
   };
 }
@@ -41,7 +47,7 @@ interface CommandResult {
 /** Runs `command` in its own process group so a timeout or Stop ends it and everything it started. */
 export function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat' } });
+    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment({ PAGER: 'cat', GIT_PAGER: 'cat' }) });
     let output = '';
     let timedOut = false;
     let cancelled = false;

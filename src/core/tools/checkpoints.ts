@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
 import type { FileChangeRecord } from '../wire/records';
-import { walkFiles } from './walk';
+import { runToolJob } from './worker/runJob';
+import type { WorkspacePlace } from './workspaceFs';
 
 /** What a snapshot of the workspace keeps per file before a command runs. */
 interface SnapshotEntry {
@@ -12,8 +13,16 @@ interface SnapshotEntry {
   readonly hash: string;
 }
 
+/** The files of a workspace folder before a command, and whether the listing was complete. */
+export interface Snapshot {
+  readonly root: string;
+  readonly entries: Map<string, SnapshotEntry>;
+  /** The listing hit its deadline: files it did not reach are not tracked. */
+  readonly partial: boolean;
+}
+
 /** Limits of the snapshot taken around shell commands. */
-export const SNAPSHOT_LIMITS = { files: 5_000, fileBytes: 1024 * 1024 };
+export const SNAPSHOT_LIMITS = { files: 5_000, fileBytes: 1024 * 1024, listingMs: 10_000 };
 
 /** Content-addressed file images of a session: blobs/<aa>/<sha256>. */
 export class BlobStore {
@@ -45,8 +54,9 @@ export type FileChangeSink = (record: Omit<FileChangeRecord, 'v' | 'ts'>) => Pro
 
 /**
  * Records file changes made by tools: the image of a file before its first write in a turn is
- * stored before that write happens, and every write appends a `file_change` with that before-image
- * and the image after it. A rewind restores the before-image of the first change it drops.
+ * stored before that write happens, and every write appends a `file_change` with that before-image,
+ * the image after it, the workspace folder it happened in and the folders it had to create. A
+ * rewind restores the before-image of the first change it drops, in that folder.
  */
 export class Checkpoints {
   private turn = 0;
@@ -60,68 +70,81 @@ export class Checkpoints {
     this.before.clear();
   }
 
-  /** Call before writing `file`: keeps its current image (null when absent) once per turn. */
-  captureBefore(file: string): void {
+  /** Call before writing `file`, with its current image (null when absent): kept once per turn. */
+  captureBefore(file: string, image: Buffer | null): void {
     if (this.before.has(file)) return;
-    this.before.set(file, fs.existsSync(file) ? this.blobs.put(fs.readFileSync(file)) : null);
+    this.before.set(file, image ? this.blobs.put(image) : null);
+  }
+
+  /** Call after a tool wrote `after` to `file`: appends the file_change record. */
+  async recordWrite(file: string, place: WorkspacePlace, toolCallId: string, after: Buffer | null, createdDirs: readonly string[] = []): Promise<void> {
+    const dirs = createdDirs.map((d) => path.relative(place.root, d).split(path.sep).join('/'));
+    await this.sink({
+      t: 'file_change', turn: this.turn, toolCallId, path: place.relative, root: place.root,
+      before: this.before.get(file) ?? null, after: after ? this.blobs.put(after) : null,
+      ...(dirs.length ? { createdDirs: dirs } : {}),
+    });
   }
 
   /**
-   * Before a shell command: keeps the image of every workspace file (respecting .gitignore, at
-   * most 5,000 files of up to 1 MiB) so that files the command changes or deletes can be restored.
-   * Blobs are content-addressed, so unchanged files cost a read and a hash, not space.
+   * Before a shell command: keeps the image of every file of the workspace folder `root`
+   * (respecting .gitignore, at most 5,000 files of up to 1 MiB) so that files the command changes
+   * or deletes can be restored. Blobs are content-addressed, so unchanged files cost a read and a
+   * hash, not space. The listing runs in a worker with a deadline (a hostile .gitignore pattern
+   * can take exponential time).
    */
-  snapshot(root: string): Map<string, SnapshotEntry> {
+  async snapshot(root: string, signal?: AbortSignal): Promise<Snapshot> {
+    const listing = await listFiles(root, signal);
     const entries = new Map<string, SnapshotEntry>();
-    for (const rel of walkFiles(root, root)) {
-      if (entries.size >= SNAPSHOT_LIMITS.files) break;
+    for (const rel of listing.files) {
       const full = path.join(root, rel);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(full);
-      } catch {
-        continue;
-      }
-      if (stat.size > SNAPSHOT_LIMITS.fileBytes) continue;
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (!stat?.isFile() || stat.size > SNAPSHOT_LIMITS.fileBytes) continue;
       entries.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, hash: this.blobs.put(fs.readFileSync(full)) });
     }
-    return entries;
+    return { root, entries, partial: listing.partial };
   }
 
   /** After a shell command: a file_change for each snapshotted file it modified or deleted, and each file it created. */
-  async recordCommand(root: string, before: Map<string, SnapshotEntry>, toolCallId: string, display: (full: string) => string): Promise<number> {
+  async recordCommand(before: Snapshot, toolCallId: string): Promise<number> {
+    const { root, entries } = before;
+    // Listed further than the snapshot went, so that files it tracked are seen again.
+    const listing = await listFiles(root, undefined, SNAPSHOT_LIMITS.files * 4);
     let changes = 0;
     const seen = new Set<string>();
-    for (const rel of walkFiles(root, root)) {
+    const record = async (rel: string, full: string) => {
+      const after = fs.lstatSync(full, { throwIfNoEntry: false })?.isFile() ? fs.readFileSync(full) : null;
+      await this.recordWrite(full, { root, relative: rel }, toolCallId, after);
+      changes++;
+    };
+    for (const rel of listing.files) {
       seen.add(rel);
       const full = path.join(root, rel);
-      const old = before.get(rel);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(full);
-      } catch {
-        continue;
-      }
+      const old = entries.get(rel);
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (!stat?.isFile()) continue;
       if (old && old.size === stat.size && old.mtimeMs === stat.mtimeMs) continue;
-      if (!old && (before.size >= SNAPSHOT_LIMITS.files || stat.size > SNAPSHOT_LIMITS.fileBytes)) continue;
+      if (!old && (entries.size >= SNAPSHOT_LIMITS.files || stat.size > SNAPSHOT_LIMITS.fileBytes || before.partial)) continue;
       if (old) this.before.set(full, this.before.has(full) ? this.before.get(full)! : old.hash);
       else if (!this.before.has(full)) this.before.set(full, null);
-      await this.recordAfter(full, display(full), toolCallId);
-      changes++;
+      await record(rel, full);
     }
-    for (const [rel, old] of before) {
+    if (listing.partial) return changes; // files the listing did not reach may still be there
+    for (const [rel, old] of entries) {
       if (seen.has(rel)) continue;
       const full = path.join(root, rel);
       if (!this.before.has(full)) this.before.set(full, old.hash);
-      await this.recordAfter(full, display(full), toolCallId);
-      changes++;
+      await record(rel, full);
     }
     return changes;
   }
+}
 
-  /** Call after writing `file`: appends the file_change record. */
-  async recordAfter(file: string, displayPath: string, toolCallId: string): Promise<void> {
-    const after = fs.existsSync(file) ? this.blobs.put(fs.readFileSync(file)) : null;
-    await this.sink({ t: 'file_change', turn: this.turn, toolCallId, path: displayPath, before: this.before.get(file) ?? null, after });
-  }
+/**
+ * The files of a workspace folder (gitignore respected, at most `limit`), listed in a worker;
+ * `partial` when the listing ran out of time, or (after a command) did not reach every file.
+ */
+async function listFiles(root: string, signal?: AbortSignal, limit = SNAPSHOT_LIMITS.files): Promise<{ files: string[]; partial: boolean }> {
+  const result = await runToolJob({ kind: 'walk', root, start: root, limit }, { timeoutMs: SNAPSHOT_LIMITS.listingMs, ...(signal ? { signal } : {}) });
+  return { files: result.items, partial: result.timedOut || (limit > SNAPSHOT_LIMITS.files && result.truncated) };
 }

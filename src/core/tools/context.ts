@@ -22,6 +22,10 @@ export const LIMITS = {
   grepMatches: 200,
   outputChars: 30_000,
   grepFileBytes: 2 * 1024 * 1024,
+  /** glob and grep run in a worker thread that is stopped after this long. */
+  searchTimeoutMs: 20_000,
+  /** edit_file reads the whole file; write tools keep a before-image of what they replace. */
+  editFileBytes: 16 * 1024 * 1024,
   bashTimeoutMs: 120_000,
   bashMaxTimeoutMs: 600_000,
 };

@@ -1,17 +1,16 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import picomatch from 'picomatch';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { formatBytes, openForRead } from './confinedFile';
 import { capText, LIMITS, textResult, type ToolContext } from './context';
-import { walkFiles } from './walk';
+import { readLineRange } from './textLines';
+import { runToolJob, type JobResult } from './worker/runJob';
 import { ToolError } from './workspaceFs';
 
-function isBinary(data: Buffer): boolean {
-  return data.subarray(0, 8192).includes(0);
-}
+/** Files up to this size get an exact count of the lines after the range read. */
+const COUNT_LINES_UP_TO = 8 * 1024 * 1024;
 
-/** `read_file`: text with line numbers; binary files say so. */
+/** `read_file`: text with line numbers, read by range; binary and special files say so. */
 export function readFileTool(ctx: ToolContext): AgentTool {
   return {
     name: 'read_file',
@@ -25,24 +24,23 @@ export function readFileTool(ctx: ToolContext): AgentTool {
     async execute(_id, raw: unknown) {
       const params = raw as { path: string; offset?: number; limit?: number };
       const file = ctx.workspace.resolve(params.path);
-      let stat: fs.Stats;
+      const { fd, stat } = openForRead(ctx.workspace, file, params.path);
       try {
-        stat = fs.statSync(file);
-      } catch {
-        throw new ToolError(`${params.path} does not exist`);
+        const head = Buffer.alloc(Math.min(8192, stat.size));
+        fs.readSync(fd, head, 0, head.length, 0);
+        if (head.includes(0)) return textResult(`${params.path} is a binary file (${formatBytes(stat.size)}); it cannot be shown as text.`, { binary: true });
+        const start = (params.offset ?? 1) - 1;
+        const count = Math.min(params.limit ?? LIMITS.readLines, LIMITS.readLines);
+        const range = readLineRange(fd, stat.size, start, count, LIMITS.lineChars, COUNT_LINES_UP_TO);
+        const shown = range.lines.map((line, i) => `${String(start + i + 1).padStart(6)}\t${line}`);
+        const next = start + range.lines.length + 1;
+        const more = range.more === undefined ? `\n[the file goes on (${formatBytes(stat.size)} in all); read on with offset=${next}]`
+          : range.more > 0 ? `\n[${range.more} more lines; read on with offset=${next}]` : '';
+        const links = stat.nlink > 1 ? `\n[${params.path} is a hard link: ${stat.nlink} names share this file, possibly outside the workspace; a write replaces this name only]` : '';
+        return textResult(capText(shown.join('\n') + more) + links, { lines: range.more === undefined ? undefined : start + range.lines.length + range.more, hardLinks: stat.nlink });
+      } finally {
+        fs.closeSync(fd);
       }
-      if (stat.isDirectory()) throw new ToolError(`${params.path} is a folder; use list_dir`);
-      const data = fs.readFileSync(file);
-      if (isBinary(data)) return textResult(`${params.path} is a binary file (${data.length} bytes); it cannot be shown as text.`, { binary: true });
-      const lines = data.toString('utf8').split('\n');
-      const start = (params.offset ?? 1) - 1;
-      const count = Math.min(params.limit ?? LIMITS.readLines, LIMITS.readLines);
-      const shown = lines.slice(start, start + count).map((line, i) => {
-        const text = line.length > LIMITS.lineChars ? `${line.slice(0, LIMITS.lineChars)} [line cut]` : line;
-        return `${String(start + i + 1).padStart(6)}\t${text}`;
-      });
-      const more = start + count < lines.length ? `\n[${lines.length - start - count} more lines; read on with offset=${start + count + 1}]` : '';
-      return textResult(capText(shown.join('\n') + more), { lines: lines.length });
     },
   };
 }
@@ -72,12 +70,17 @@ export function listDirTool(ctx: ToolContext): AgentTool {
   };
 }
 
-/** `glob`: files matching a pattern, respecting .gitignore. */
+/** The note a search adds when its deadline stopped it. */
+function deadlineNote(result: JobResult, what: string): string {
+  return result.timedOut ? `\n[stopped after ${LIMITS.searchTimeoutMs / 1000} s: ${what}; what was found until then is above]` : '';
+}
+
+/** `glob`: files matching a pattern, respecting .gitignore; runs in a worker with a deadline. */
 export function globTool(ctx: ToolContext): AgentTool {
   return {
     name: 'glob',
     label: 'Find files',
-    description: 'Find files whose path matches a glob pattern (for example src/**/*.ts). Files ignored by .gitignore are skipped.',
+    description: `Find files whose path matches a glob pattern (for example src/**/*.ts). Files ignored by .gitignore are skipped. Stops after ${LIMITS.searchTimeoutMs / 1000} s.`,
     parameters: Type.Object({
       pattern: Type.String({ description: 'Glob pattern, relative to path' }),
       path: Type.Optional(Type.String({ description: 'Folder to search in (default: the workspace folder)' })),
@@ -85,25 +88,20 @@ export function globTool(ctx: ToolContext): AgentTool {
     async execute(_id, raw: unknown, signal) {
       const params = raw as { pattern: string; path?: string };
       const start = ctx.workspace.resolve(params.path ?? '.');
-      const isMatch = picomatch(params.pattern, { dot: true });
-      const found: string[] = [];
-      for (const rel of walkFiles(start, start)) {
-        if (signal?.aborted) throw new ToolError('cancelled');
-        if (isMatch(rel)) found.push(rel);
-        if (found.length > LIMITS.globResults) break;
-      }
-      const more = found.length > LIMITS.globResults ? `\n[more than ${LIMITS.globResults} files; narrow the pattern]` : '';
-      return textResult(found.length ? found.slice(0, LIMITS.globResults).join('\n') + more : 'No files match.', { count: found.length });
+      const result = await runToolJob({ kind: 'glob', start, pattern: params.pattern, limit: LIMITS.globResults }, { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) });
+      const more = result.truncated ? `\n[more than ${LIMITS.globResults} files; narrow the pattern]` : '';
+      const late = deadlineNote(result, 'the folder is very large or a pattern (yours or a .gitignore\'s) is too slow; narrow the path');
+      return textResult((result.items.length ? result.items.join('\n') + more : 'No files match.') + late, { count: result.items.length, timedOut: result.timedOut });
     },
   };
 }
 
-/** `grep`: lines matching a regular expression, respecting .gitignore. */
+/** `grep`: lines matching a regular expression, respecting .gitignore; runs in a worker with a deadline. */
 export function grepTool(ctx: ToolContext): AgentTool {
   return {
     name: 'grep',
     label: 'Search text',
-    description: 'Search file contents with a regular expression (JavaScript syntax). Returns path:line: text. Files ignored by .gitignore are skipped.',
+    description: `Search file contents with a regular expression (JavaScript syntax). Returns path:line: text. Files ignored by .gitignore are skipped. Stops after ${LIMITS.searchTimeoutMs / 1000} s.`,
     parameters: Type.Object({
       pattern: Type.String({ description: 'Regular expression' }),
       path: Type.Optional(Type.String({ description: 'Folder or file to search (default: the workspace folder)' })),
@@ -111,42 +109,15 @@ export function grepTool(ctx: ToolContext): AgentTool {
     }),
     async execute(_id, raw: unknown, signal) {
       const params = raw as { pattern: string; path?: string; include?: string };
-      let regex: RegExp;
-      try {
-        regex = new RegExp(params.pattern);
-      } catch (err) {
-        throw new ToolError(`invalid regular expression: ${(err as Error).message}`);
-      }
       const target = ctx.workspace.resolve(params.path ?? '.');
-      const include = params.include ? picomatch(params.include, { dot: true, basename: !params.include.includes('/') }) : undefined;
-      const isFile = fs.existsSync(target) && fs.statSync(target).isFile();
-      const files = isFile ? [path.basename(target)] : walkFiles(target, target);
-      const base = isFile ? path.dirname(target) : target;
-      const matches: string[] = [];
-      let chars = 0;
-      outer: for (const rel of files) {
-        if (signal?.aborted) throw new ToolError('cancelled');
-        if (include && !include(rel)) continue;
-        const full = path.join(base, rel);
-        let data: Buffer;
-        try {
-          if (fs.statSync(full).size > LIMITS.grepFileBytes) continue;
-          data = fs.readFileSync(full);
-        } catch {
-          continue;
-        }
-        if (isBinary(data)) continue;
-        const lines = data.toString('utf8').split('\n');
-        for (let i = 0; i < lines.length; i++) {
-          if (!regex.test(lines[i]!)) continue;
-          const line = `${ctx.workspace.display(full)}:${i + 1}: ${lines[i]!.slice(0, 300)}`;
-          matches.push(line);
-          chars += line.length;
-          if (matches.length >= LIMITS.grepMatches || chars > LIMITS.outputChars) break outer;
-        }
-      }
-      const capped = matches.length >= LIMITS.grepMatches || chars > LIMITS.outputChars ? `\n[stopped after ${matches.length} matches; narrow the search]` : '';
-      return textResult(matches.length ? matches.join('\n') + capped : 'No matches.', { count: matches.length });
+      const result = await runToolJob({
+        kind: 'grep', roots: ctx.workspace.roots, forbidden: ctx.workspace.forbidden, target, pattern: params.pattern,
+        ...(params.include ? { include: params.include } : {}),
+        maxFileBytes: LIMITS.grepFileBytes, maxMatches: LIMITS.grepMatches, maxChars: LIMITS.outputChars,
+      }, { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) });
+      const capped = result.truncated ? `\n[stopped after ${result.items.length} matches; narrow the search]` : '';
+      const late = deadlineNote(result, 'the pattern may backtrack without end on this text (nested repetition such as (a+)+), or the folder is very large; simplify the pattern or narrow the path');
+      return textResult((result.items.length ? result.items.join('\n') + capped : 'No matches.') + late, { count: result.items.length, timedOut: result.timedOut });
     },
   };
 }

@@ -6,24 +6,34 @@ export class ToolError extends Error {
   override readonly name = 'ToolError';
 }
 
+/** Where a real path sits: the workspace folder holding it and the path relative to that folder. */
+export interface WorkspacePlace {
+  readonly root: string;
+  readonly relative: string;
+}
+
 /**
  * The workspace folders as tools see them. Paths are relative to the first folder (absolute
  * paths inside a folder are accepted); every path is resolved through real paths, symlinks
- * included, and refused when it lands outside all folders.
+ * included, and refused when it lands outside all folders or inside a folder tools must never
+ * touch (Braid's own data folder, when it sits inside the workspace).
  */
 export class WorkspaceFs {
   readonly roots: string[];
+  /** Real paths of folders no tool may read or write, even inside a workspace folder. */
+  readonly forbidden: string[];
 
-  constructor(roots: readonly string[]) {
+  constructor(roots: readonly string[], forbidden: readonly string[] = []) {
     if (roots.length === 0) throw new Error('no workspace folder');
     this.roots = roots.map((r) => fs.realpathSync(r));
+    this.forbidden = forbidden.map(realOrAsIs);
   }
 
   get primary(): string {
     return this.roots[0]!;
   }
 
-  /** The real absolute path of `p`, which must lie inside a workspace folder. */
+  /** The real absolute path of `p`, which must lie inside a workspace folder and outside forbidden ones. */
   resolve(p: string): string {
     if (typeof p !== 'string' || p.trim() === '') throw new ToolError('path is empty');
     const control = /[\u0000-\u001f\u007f]/.exec(p);
@@ -33,16 +43,48 @@ export class WorkspaceFs {
     }
     const absolute = path.resolve(this.primary, p);
     const real = realpathOfNearest(absolute, p);
-    if (!this.roots.some((root) => real === root || real.startsWith(root + path.sep))) {
-      throw new ToolError(`${p} is outside the workspace${real !== absolute ? ' (through a symbolic link)' : ''}; tools only reach files inside ${this.roots.join(', ')}`);
-    }
+    this.requireInside(real, p, real !== absolute);
     return real;
+  }
+
+  /** Throws the tool's refusal unless `real` (a real path) is a place tools may touch. */
+  requireInside(real: string, asGiven: string, throughLink = false): void {
+    if (this.forbidden.some((f) => isWithin(real, f))) {
+      throw new ToolError(`${asGiven} is inside Braid's own data folder, which tools never read or write`);
+    }
+    if (!this.roots.some((root) => isWithin(real, root))) {
+      throw new ToolError(`${asGiven} is outside the workspace${throughLink ? ' (through a symbolic link)' : ''}; tools only reach files inside ${this.roots.join(', ')}`);
+    }
+  }
+
+  /** Whether `real` (a real path) is a place tools may touch. */
+  contains(real: string): boolean {
+    return !this.forbidden.some((f) => isWithin(real, f)) && this.roots.some((root) => isWithin(real, root));
+  }
+
+  /** The workspace folder holding `absolute` (the deepest, when folders nest) and the path relative to it. */
+  place(absolute: string): WorkspacePlace {
+    const holding = this.roots.filter((r) => isWithin(absolute, r)).sort((a, b) => b.length - a.length);
+    const root = holding[0] ?? this.primary;
+    return { root, relative: path.relative(root, absolute) || '.' };
   }
 
   /** A path for messages: relative to the folder that holds it. */
   display(absolute: string): string {
-    const root = this.roots.find((r) => absolute === r || absolute.startsWith(r + path.sep)) ?? this.primary;
-    return path.relative(root, absolute) || '.';
+    return this.place(absolute).relative;
+  }
+}
+
+/** `p` is `dir` or inside it. */
+export function isWithin(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+function realOrAsIs(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }
 

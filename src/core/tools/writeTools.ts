@@ -1,20 +1,34 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
-import { textResult, type ToolContext } from './context';
+import { commandRisk } from './commandRisk';
+import { readWhole, replaceFile } from './confinedFile';
+import { LIMITS, textResult, type ToolContext } from './context';
 import { ToolError } from './workspaceFs';
 
 function requireTrust(ctx: ToolContext, what: string): void {
   if (!ctx.trusted) throw new ToolError(`This workspace is not trusted, so Braid cannot ${what}. Trust the workspace to allow it.`);
 }
 
-/** Writes through the checkpoints: before-image kept, file written, file_change appended. */
-async function writeWithCheckpoint(ctx: ToolContext, file: string, content: string, toolCallId: string): Promise<void> {
-  ctx.checkpoints.captureBefore(file);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  await ctx.checkpoints.recordAfter(file, ctx.workspace.display(file), toolCallId);
+/** The file's current bytes (null when absent), read the confined way, for its before-image. */
+function currentImage(ctx: ToolContext, file: string, asGiven: string): Buffer | null {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (!stat) return null;
+  if (stat.isDirectory()) throw new ToolError(`${asGiven} is a folder`);
+  return readWhole(ctx.workspace, file, asGiven, LIMITS.editFileBytes, 'too large for Braid to keep a copy to rewind to; change it with a command instead').data;
+}
+
+/** Asks for a write, as a command when the file can make programs run later (a git hook, a VS Code task). */
+async function approveWrite(ctx: ToolContext, tool: 'write_file' | 'edit_file', file: string, summary: string, detail: string, signal?: AbortSignal): Promise<void> {
+  const risk = commandRisk(ctx.workspace.place(file).relative);
+  await ctx.approvals.check({ tool, summary, detail, ...(risk ? { commandRisk: risk } : {}) }, signal);
+}
+
+/** Writes through the checkpoints: before-image kept, file replaced, file_change appended. */
+async function writeWithCheckpoint(ctx: ToolContext, file: string, before: Buffer | null, content: string, toolCallId: string, asGiven: string): Promise<void> {
+  ctx.checkpoints.captureBefore(file, before);
+  const { createdDirs } = replaceFile(ctx.workspace, file, content, asGiven);
+  await ctx.checkpoints.recordWrite(file, ctx.workspace.place(file), toolCallId, Buffer.from(content), createdDirs);
 }
 
 /** `write_file`: creates or replaces a file (folders created); asks for approval unless allowed. */
@@ -32,12 +46,12 @@ export function writeFileTool(ctx: ToolContext): AgentTool {
       const params = raw as { path: string; content: string };
       requireTrust(ctx, 'write files');
       const file = ctx.workspace.resolve(params.path);
-      if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new ToolError(`${params.path} is a folder`);
-      const existed = fs.existsSync(file);
-      await ctx.approvals.check({ tool: 'write_file', summary: `${existed ? 'Replace' : 'Create'} ${ctx.workspace.display(file)}`, detail: params.content.slice(0, 4000) }, signal);
-      await writeWithCheckpoint(ctx, file, params.content, id);
+      const before = currentImage(ctx, file, params.path);
+      const shown = ctx.workspace.display(file);
+      await approveWrite(ctx, 'write_file', file, `${before ? 'Replace' : 'Create'} ${shown}`, params.content.slice(0, 4000), signal);
+      await writeWithCheckpoint(ctx, file, before, params.content, id, params.path);
       const lines = params.content.split('\n').length;
-      return textResult(`${existed ? 'Replaced' : 'Created'} ${ctx.workspace.display(file)} (${lines} lines).`, { path: ctx.workspace.display(file), created: !existed });
+      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${lines} lines).`, { path: shown, created: !before });
     },
   };
 }
@@ -59,20 +73,18 @@ export function editFileTool(ctx: ToolContext): AgentTool {
       const params = raw as { path: string; old_text: string; new_text: string; replace_all?: boolean };
       requireTrust(ctx, 'edit files');
       const file = ctx.workspace.resolve(params.path);
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch {
-        throw new ToolError(`${params.path} does not exist; use write_file to create it`);
-      }
+      const before = currentImage(ctx, file, params.path);
+      if (!before) throw new ToolError(`${params.path} does not exist; use write_file to create it`);
+      const text = before.toString('utf8');
       if (params.old_text === '') throw new ToolError('old_text is empty; give the exact text to replace');
       const count = text.split(params.old_text).length - 1;
       if (count === 0) throw new ToolError(`old_text was not found in ${params.path}; read the file and copy the text exactly`);
       if (count > 1 && !params.replace_all) throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
       const next = params.replace_all ? text.split(params.old_text).join(params.new_text) : text.replace(params.old_text, () => params.new_text);
-      await ctx.approvals.check({ tool: 'edit_file', summary: `Edit ${ctx.workspace.display(file)}`, detail: `- ${params.old_text.slice(0, 2000)}\n+ ${params.new_text.slice(0, 2000)}` }, signal);
-      await writeWithCheckpoint(ctx, file, next, id);
-      return textResult(`Edited ${ctx.workspace.display(file)} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, { path: ctx.workspace.display(file), replacements: params.replace_all ? count : 1 });
+      const shown = ctx.workspace.display(file);
+      await approveWrite(ctx, 'edit_file', file, `Edit ${shown}`, `- ${params.old_text.slice(0, 2000)}\n+ ${params.new_text.slice(0, 2000)}`, signal);
+      await writeWithCheckpoint(ctx, file, before, next, id, params.path);
+      return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, { path: shown, replacements: params.replace_all ? count : 1 });
     },
   };
 }

@@ -82,6 +82,13 @@ export interface FileChangeRecord extends Base {
   /** Blob hash of the file before the first write of the turn; null when it did not exist. */
   readonly before: string | null;
   readonly after: string | null;
+  /**
+   * The real path of the workspace folder `path` is relative to. Absent in logs written before
+   * Braid recorded it: the session's workspace folder then.
+   */
+  readonly root?: string;
+  /** Folders the write had to create (relative to `root`, outermost first): a rewind removes them when empty. */
+  readonly createdDirs?: string[];
 }
 
 export type TurnOutcome = 'completed' | 'failed' | 'cancelled' | 'interrupted';

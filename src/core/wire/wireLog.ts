@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { naming, namingFile } from '../fs/atomic';
 import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
 
 /**
@@ -17,6 +18,10 @@ export class WireLogWriter {
 
   /** Opens (creating if needed, with its folder) a log for appending. */
   static open(file: string): WireLogWriter {
+    return naming('open the log', file, () => WireLogWriter.openFile(file));
+  }
+
+  private static openFile(file: string): WireLogWriter {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'a');
     const size = fs.fstatSync(fd).size;
@@ -104,7 +109,9 @@ export class WireLogWriter {
         return work();
       } catch (err) {
         // A failed write may have left a partial line: later appends must not follow it blindly.
-        this.failure = err instanceof Error ? err : new Error(String(err));
+        // The error names the log (a full disk's ENOSPC names only the system call).
+        const named = namingFile('write', this.file, err);
+        this.failure = named instanceof Error ? named : new Error(String(named));
         throw this.failure;
       }
     });

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
-import { Session } from '../../core/session/session';
+import { Session, SessionElsewhereError } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import { promptText } from '../../core/store/summary';
 import { LogFollower } from '../../core/store/logFollower';
@@ -15,7 +15,7 @@ import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
-import { readApprovalPolicy, readCompactionSettings } from '../settings';
+import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
 import { ChatApprovals } from './chatApprovals';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
@@ -37,7 +37,7 @@ const toWire = (c: { offset: number; minRewind: number } | undefined): PageCurso
 export class ChatSessions implements vscode.Disposable {
   private session: Session | undefined;
   /** A session another process writes, shown read-only and followed live. */
-  private following: { id: string; follower: LogFollower } | undefined;
+  private following: { id: string; follower: LogFollower; reason?: string } | undefined;
   private stream: SessionStream | undefined;
   private generation = 0;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -87,6 +87,7 @@ export class ChatSessions implements vscode.Disposable {
       entries: toEntries(page.messages, page.compactions),
       ...(before ? { before } : {}),
       ...(this.following ? { readOnly: true } : {}),
+      ...(this.following?.reason ? { readOnlyReason: this.following.reason } : {}),
       ...(active ? { activeRequest: active } : {}),
       ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
     };
@@ -157,7 +158,7 @@ export class ChatSessions implements vscode.Disposable {
   async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     if (!this.store) return fail('The session store could not be opened; see "Braid: Show Log".');
-    if (this.following) return fail('Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
+    if (this.following) return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
     try {
       if (!this.session) {
         this.session = await this.open(undefined);
@@ -286,6 +287,7 @@ export class ChatSessions implements vscode.Disposable {
       try {
         return await keep(await this.open(id));
       } catch (err) {
+        if (err instanceof SessionElsewhereError) return this.follow(id, elsewhereNote(err));
         if (!(err instanceof SessionBusyError)) throw err;
         if (isStale(err.holder) && await takeOver()) return await keep(await this.open(id, true));
         if (isStale(err.holder) || Date.now() >= deadline || abandoned()) break;
@@ -301,14 +303,14 @@ export class ChatSessions implements vscode.Disposable {
     return choice === 'Take Over';
   }
 
-  /** Shows a session another process writes, following its log live. */
-  private follow(id: string): void {
+  /** Shows a session read-only, following its log live: another process writes it, or it belongs to another folder (`reason`). */
+  private follow(id: string, reason?: string): void {
     const generation = this.generation;
     const follower = new LogFollower(this.store!.layout.agentLog(this.store!.locate(id)), () => {
       if (generation === this.generation) this.resync();
     }).start();
-    this.following = { id, follower };
-    this.logger.info(`session ${id} is written by another process; following it read-only`);
+    this.following = { id, follower, ...(reason ? { reason } : {}) };
+    this.logger.info(`session ${id} ${reason ? 'belongs to another folder' : 'is written by another process'}; following it read-only`);
   }
 
   private async open(id: string | undefined, takeOver = false): Promise<Session> {
@@ -317,7 +319,7 @@ export class ChatSessions implements vscode.Disposable {
     await chooseModel(); // a configuration problem is reported before a session is created
     const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-    const promptHook = vscode.workspace.getConfiguration('braid').get<string>('hooks.userPromptSubmit');
+    const promptHook = readPromptHook();
     const session = await Session.open({
       store: this.store!,
       workspaceDirs,
@@ -353,4 +355,9 @@ export class ChatSessions implements vscode.Disposable {
     void this.session?.close();
     this.session = undefined;
   }
+}
+
+/** The chat's note for a session of another folder: its tools would act on that folder's files. */
+function elsewhereNote(err: SessionElsewhereError): string {
+  return `This session belongs to ${err.workspaceDir}, so it is read-only in this window: its tools act on that folder's files. Open that folder to continue it.`;
 }

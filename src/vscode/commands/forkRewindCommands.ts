@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { forkSession } from '../../core/store/fork';
+import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
@@ -39,6 +39,7 @@ async function fork(chat: ChatViewProvider, store: SessionStore, id: string, tur
     await chat.sessions.openSession(forked.id);
     await chat.reveal();
     reveal(forked.id);
+    if (forked.leftOutTurn !== null) void vscode.window.showInformationMessage(`Braid forked the session: ${leftOutNote(forked)}.`);
   } catch (err) {
     void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
   }
@@ -70,6 +71,8 @@ export async function rewindToMessage(chat: ChatViewProvider, store: SessionStor
     const preview = previewRewind(store, id, messageId);
     const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
     if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
+    if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
+    if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
     const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
     const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
     if (!choice) return;

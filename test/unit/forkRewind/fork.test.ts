@@ -115,3 +115,76 @@ test('stale partial folders are swept; fresh ones (a fork in progress elsewhere)
     await f.cleanup();
   }
 });
+
+test('a whole fork of a running session takes only the ended turns, says it left the running one out, and opens without an interrupted turn', async () => {
+  const f = await sessionFixture();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  try {
+    let subagentWaiting!: () => void;
+    const waiting = new Promise<void>((resolve) => (subagentWaiting = resolve));
+    f.faux.setResponses([
+      fauxAssistantMessage(fauxToolCall('task', { description: 'sub one', prompt: 'do one' }, { id: 't1' }), { stopReason: 'toolUse' }),
+      fauxAssistantMessage('one done'),
+      fauxAssistantMessage('turn one answer'),
+      fauxAssistantMessage(fauxToolCall('task', { description: 'sub two', prompt: 'do two' }, { id: 't2' }), { stopReason: 'toolUse' }),
+      async () => (subagentWaiting(), await gate, fauxAssistantMessage('two done')),
+      fauxAssistantMessage('turn two answer'),
+    ]);
+    const session = await f.open();
+    await session.submit('first prompt');
+    await session.waitForIdle();
+    await session.submit('second prompt');
+    await waiting; // turn 2 runs, its subagent is waiting for the model
+    const sourceState = f.store.get(session.id);
+    assert.equal(sourceState.agents.filter((a) => a.id !== 'main').length, 2, 'the running turn\'s subagent is registered');
+
+    const fork = await forkSession(f.store, session.id);
+    assert.equal(fork.leftOutTurn, 2);
+    assert.deepEqual(fork.forkedFrom, { sessionId: session.id, turn: 1 });
+    assert.equal(fork.turnCount, 1);
+    const forkRecords = f.records(fork.id);
+    assert.deepEqual(forkRecords.filter((r) => r.t === 'turn_begin').map((r) => (r as { turn: number }).turn), [1]);
+    assert.deepEqual((forkRecords.at(-1) as { from: unknown }).from, { sessionId: session.id, turn: 1 });
+    assert.ok(!JSON.stringify(forkRecords).includes('second prompt'), 'nothing of the running turn is copied');
+    assert.deepEqual(fork.agents.filter((a) => a.id !== 'main').map((a) => a.title), ['sub one']);
+    assert.deepEqual(fs.readdirSync(path.join(f.store.locate(fork.id), 'agents')).length, 2, 'main and the ended turn\'s subagent only');
+
+    const opened = await f.open({}, fork.id);
+    const ends = f.records(fork.id).filter((r) => r.t === 'turn_end') as Array<{ outcome: string }>;
+    assert.deepEqual(ends.map((e) => e.outcome), ['completed'], 'no turn was marked interrupted');
+    assert.equal(f.store.get(fork.id).status, 'idle');
+    assert.deepEqual(opened.messages.map((m) => m.role), ['user', 'assistant', 'toolResult', 'assistant']);
+    release();
+    await session.waitForIdle();
+
+    // A fork of a session that is idle leaves nothing out.
+    const whole = await forkSession(f.store, session.id);
+    assert.equal(whole.leftOutTurn, null);
+    assert.deepEqual(whole.forkedFrom, { sessionId: session.id, turn: null });
+    assert.equal(whole.turnCount, 2);
+  } finally {
+    release(); // a failed assertion must not leave the turn waiting forever
+    await f.cleanup();
+  }
+});
+
+test('a whole fork of a session whose first turn is still running holds no turn and says so', async () => {
+  const f = await sessionFixture();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  try {
+    f.faux.setResponses([async () => (await gate, fauxAssistantMessage('late'))]);
+    const session = await f.open();
+    await session.submit('only prompt');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const fork = await forkSession(f.store, session.id);
+    assert.equal(fork.leftOutTurn, 1);
+    assert.deepEqual(fork.forkedFrom, { sessionId: session.id, turn: 0 });
+    assert.equal(fork.turnCount, 0);
+    assert.deepEqual(f.records(fork.id).map((r) => r.t), ['agent', 'forked']);
+  } finally {
+    release();
+    await f.cleanup();
+  }
+});

@@ -112,3 +112,33 @@ test('an API key a provider echoes in its error never reaches the log, state.jso
   for (const file of files) assert.equal(fs.readFileSync(file).includes(key), false, `${path.relative(root, file)} holds the key`);
   assert.equal(`${out}${err}`.includes(key), false);
 });
+
+test('an API key a provider echoes inside a subagent reaches neither the data folder nor stdout or stderr', async () => {
+  const key = `sk-braid-canary-sub-${Date.now()}`;
+  // The subagent's requests fail quoting the Authorization header; the parent asks for one subagent, then answers.
+  const echoing = new ScriptedModelServer((request) => {
+    const messages = request.body.messages ?? [];
+    if (JSON.stringify(messages[0]).includes('You are a subagent of Braid')) return { kind: 'httpError', status: 401, message: `Incorrect API key provided: ${request.headers.authorization}` };
+    if (messages.some((m) => m.role === 'tool')) return { kind: 'text', chunks: ['The subagent could not run.'] };
+    return { kind: 'toolCalls', calls: [{ id: 'task1', name: 'task', arguments: '{"description":"Look around","prompt":"List the files."}' }] };
+  });
+  const store = path.join(root, 'store-subagent-key');
+  let out = '';
+  let err = '';
+  try {
+    const withKey = { ...env, BRAID_BASE_URL: await echoing.start(), BRAID_API_KEY: key };
+    const code = await runCli(['--data-dir', store, '--workspace', workspace, '--verbose', 'exec', 'Delegate a look around'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: withKey, wasmPath });
+    assert.equal(code, 0, err);
+    assert.ok(echoing.requests.some((r) => r.headers.authorization === `Bearer ${key}`), 'the key was sent');
+    assert.match(out, /\[task failed\] .*Incorrect API key provided: Bearer \[API key removed\]/);
+  } finally {
+    await echoing.close();
+  }
+  const files: string[] = [];
+  const walk = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
+  walk(store);
+  assert.ok(files.filter((f) => f.endsWith('wire.jsonl')).length >= 2, 'the subagent\'s log was written');
+  for (const file of files) assert.equal(fs.readFileSync(file).includes(key), false, `${path.relative(root, file)} holds the key`);
+  assert.equal(out.includes(key), false, 'stdout holds the key');
+  assert.equal(err.includes(key), false, 'stderr holds the key');
+});

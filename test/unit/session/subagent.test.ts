@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { resolveModel } from '../../../src/core/model/modelSettings';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import type { MessageRecord } from '../../../src/core/wire/records';
+import { ScriptedModelServer } from '../../support/modelServer';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture } from '../../support/session';
 
 test('task runs subagents in parallel, each with its own log and read-only tools; the parent gets their answers', async () => {
@@ -52,6 +54,63 @@ test('task runs subagents in parallel, each with its own log and read-only tools
     const usage = main.filter((r) => r.t === 'usage') as Array<{ purpose?: string }>;
     assert.equal(usage.filter((u) => u.purpose?.startsWith('subagent:')).length, 4);
     assert.equal(fs.readdirSync(path.join(f.store.locate(session.id), 'agents')).length, 3);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a subagent runs on the turn\'s model even when the model setting changes mid-turn', async () => {
+  const server = new ScriptedModelServer();
+  const baseUrl = await server.start();
+  const f = await sessionFixture({ 'a.txt': 'apples' });
+  try {
+    const choose = (id: string) => ({ model: resolveModel({ provider: 'openai-compatible', model: id, baseUrl, demo: false }), thinking: 'off' });
+    let setting = choose('model-a');
+    server.enqueue(
+      { kind: 'toolCalls', calls: [{ id: 't1', name: 'task', arguments: '{"description":"Look","prompt":"What is in a.txt?"}' }] },
+      { kind: 'text', chunks: ['a.txt holds apples'] },
+      { kind: 'text', chunks: ['The subagent says apples.'] },
+      { kind: 'text', chunks: ['Next turn.'] },
+    );
+    const session = await f.open({ model: () => setting });
+    // The user switches the model while the turn runs, before the subagent starts.
+    session.onEvent((e) => {
+      if (e.type === 'tool-start' && e.name === 'task') setting = choose('model-b');
+    });
+    await session.submit('Delegate a look at a.txt');
+    await session.waitForIdle();
+    assert.deepEqual(server.requests.map((r) => r.body.model), ['model-a', 'model-a', 'model-a'], 'every request of the turn, the subagent\'s included');
+    const begin = f.records(session.id).find((r) => r.t === 'turn_begin') as { model: { id: string } };
+    assert.equal(begin.model.id, 'model-a');
+    const subagentUsage = f.records(session.id).filter((r) => r.t === 'usage' && (r as { purpose?: string }).purpose?.startsWith('subagent:')) as Array<{ model: string }>;
+    assert.deepEqual(subagentUsage.map((u) => u.model), ['model-a']);
+    await session.submit('And now?');
+    await session.waitForIdle();
+    assert.equal(server.requests.at(-1)!.body.model, 'model-b', 'the switch applies from the next turn');
+  } finally {
+    await f.cleanup();
+    await server.close();
+  }
+});
+
+test('the turn\'s thinking level, snapshotted at its start, is what the main agent and its subagents ask for', async () => {
+  const f = await sessionFixture();
+  try {
+    const asked: Array<string | undefined> = [];
+    const answer = (message: ReturnType<typeof fauxAssistantMessage>) => (_context: unknown, options?: object) => (asked.push((options as { reasoning?: string } | undefined)?.reasoning), message);
+    let thinking = 'low';
+    f.faux.setResponses([
+      answer(fauxAssistantMessage(fauxToolCall('task', { description: 'Think', prompt: 'think about it' }, { id: 't1' }), { stopReason: 'toolUse' })),
+      answer(fauxAssistantMessage('thought')),
+      answer(fauxAssistantMessage('done')),
+    ]);
+    const session = await f.open({ model: () => ({ model: f.faux.getModel(), thinking }) });
+    session.onEvent((e) => {
+      if (e.type === 'tool-start') thinking = 'high';
+    });
+    await session.submit('think with a subagent');
+    await session.waitForIdle();
+    assert.deepEqual(asked, ['low', 'low', 'low']);
   } finally {
     await f.cleanup();
   }

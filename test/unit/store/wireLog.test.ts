@@ -7,6 +7,7 @@ import { readNewestPage } from '../../../src/core/wire/newestPage';
 import { replay } from '../../../src/core/wire/replay';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
+import { writeFileAtomic } from '../../../src/core/fs/atomic';
 import { tempDir, userMessage } from '../../support/store';
 
 const dir = tempDir();
@@ -150,4 +151,18 @@ test('a message whose role or content was damaged is a bad line, not a message r
   const read = readWireLog(file);
   assert.equal(read.report.badLines, 5);
   assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f'], 'a block of a type Braid does not know is left to readers');
+});
+
+test('a write to a full disk names the file it was for', { skip: !fs.existsSync('/dev/full') }, async () => {
+  // /dev/full accepts opens and fails every write with ENOSPC, as a full disk does.
+  const log = path.join(dir, 'full', 'wire.jsonl');
+  fs.mkdirSync(path.dirname(log));
+  fs.symlinkSync('/dev/full', log);
+  const writer = WireLogWriter.open(log);
+  await assert.rejects(writer.append({ t: 'message', turn: 1, id: 'm1', message: userMessage('hi') }, { durable: true }), {
+    message: `cannot write ${log}: no space left on device (ENOSPC)`,
+    code: 'ENOSPC',
+  });
+  const state = path.join(dir, 'gone', 'state.json');
+  assert.throws(() => writeFileAtomic(state, '{}'), { message: `cannot write ${state}: no such file or directory (ENOENT)`, code: 'ENOENT' });
 });

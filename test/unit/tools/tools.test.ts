@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { silentLogger } from '../../../src/core/logger';
-import { gitContext } from '../../../src/core/session/preflight';
+import { gitContext } from '../../../src/core/session/gitContext';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { BlobStore, Checkpoints } from '../../../src/core/tools/checkpoints';
@@ -54,7 +54,8 @@ test('glob and grep skip what .gitignore files ignore, at any depth', async () =
 });
 
 test('read_file numbers lines, pages with offset and limit, and refuses binaries and folders politely', async () => {
-  assert.equal(await run('read_file', { path: 'src/a.ts', offset: 2, limit: 1 }), '     2\t// TODO: more\n[1 more lines; read on with offset=3]');
+  assert.equal(await run('read_file', { path: 'src/a.ts', offset: 1, limit: 1 }), '     1\texport const answer = 42;\n[1 more lines; read on with offset=2]');
+  assert.equal(await run('read_file', { path: 'src/a.ts', offset: 2, limit: 1 }), '     2\t// TODO: more', 'a final newline ends the last line; it adds none');
   assert.match(await run('read_file', { path: 'image.bin' }), /binary file/);
   await assert.rejects(run('read_file', { path: 'src' }), /is a folder; use list_dir/);
   await assert.rejects(run('read_file', { path: 'nope.txt' }), /does not exist/);

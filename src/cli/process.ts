@@ -1,0 +1,15 @@
+import { runCli } from './run';
+import { terminalSafe } from './terminalText';
+
+/** Runs the CLI as this process: its arguments, stdio and environment; the exit code becomes the process's. */
+export function runAsProcess(options: { wasmPath?: string } = {}): Promise<void> {
+  return runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ...options }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(terminalSafe(`braid: ${err instanceof Error ? err.message : String(err)}\n`));
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import { readWhole } from '../tools/confinedFile';
+import { WorkspaceFs } from '../tools/workspaceFs';
+import type { StoreLayout } from './layout';
+import { sessionFolders, type SessionState } from './sessionState';
+
+/** A recorded file change's file, found again: where it is now, and the folder that confines it. */
+export interface LocatedFile {
+  readonly full: string;
+  readonly workspace: WorkspaceFs;
+}
+
+/** The largest file a rewind reads to compare or restore. */
+const MAX_REWIND_FILE = 1024 * 1024 * 1024;
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The files a session's records name, checked at the moment of use: a `file_change` record or a
+ * rewind journal is data, not an instruction, so the folder it names must be one of the session's
+ * workspace folders (from its state.json), the path must stay inside that folder (links
+ * included), and Braid's data folder is never touched. Paths of records written before Braid
+ * recorded their folder are relative to the session's workspace folder.
+ */
+export class SessionFiles {
+  private readonly folders: string[];
+  private readonly protectedPaths: string[];
+
+  constructor(private readonly state: SessionState, layout: StoreLayout) {
+    this.folders = sessionFolders(state).map(realOrUndefined).filter((f): f is string => f !== undefined);
+    this.protectedPaths = layout.protectedFrom(this.folders);
+  }
+
+  /** The file of a record, or why it is refused (one sentence). */
+  locate(root: string | undefined, relative: string): LocatedFile | { refused: string } {
+    const named = root ?? this.state.workspaceDir;
+    const real = realOrUndefined(named);
+    if (!real || !this.folders.includes(real)) {
+      return { refused: `${relative} was recorded in ${named}, which is not one of this session's workspace folders; it is left alone` };
+    }
+    const workspace = new WorkspaceFs([real], this.protectedPaths);
+    try {
+      return { full: workspace.resolve(relative), workspace };
+    } catch (err) {
+      return { refused: `${(err as Error).message}; it is left alone` };
+    }
+  }
+}
+
+/** A file's bytes now (null when absent), read without following a last link or blocking on a FIFO. */
+export function currentBytes(file: LocatedFile, asGiven: string): Buffer | null {
+  if (!fs.lstatSync(file.full, { throwIfNoEntry: false })) return null;
+  return readWhole(file.workspace, file.full, asGiven, MAX_REWIND_FILE, 'too large for a rewind to compare or restore').data;
+}

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../../src/cli/run';
+import { repoRoot, wasmPath } from './store';
+
+/** What one braid run printed and returned. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal?: NodeJS.Signals | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** Runs `braid` in this process through runCli; `onOut` sees each piece written to stdout as it comes. */
+export async function braidIn(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; onOut?: (text: string) => void } = {}): Promise<CliRun> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    stdout: { write: (t: string) => { out += t; options.onOut?.(t); } },
+    stderr: { write: (t: string) => (err += t) },
+    env: options.env ?? {},
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    wasmPath,
+  });
+  return { code, out, err };
+}
+
+/** A `braid` process (the CLI worker, run as dist/cli.js would be); its output accumulates as it comes. */
+export interface CliProcess {
+  readonly pid: number;
+  readonly output: { out: string; err: string };
+  /** Resolves when stdout has printed `text`; rejects if the process ends first. */
+  printed(text: string): Promise<void>;
+  /** Sends a line to its stdin (the worker waits for one with BRAID_TEST_WAIT_STDIN). */
+  go(): void;
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when it exits; kills it (SIGKILL) and rejects when it runs longer than `timeoutMs`. */
+  exited(timeoutMs?: number): Promise<CliRun>;
+}
+
+export function braidProcess(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
+  const worker = path.join(repoRoot, 'out', 'test', 'workers', 'cliProcess.cjs');
+  const child = spawn(process.execPath, [worker, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = { out: '', err: '' };
+  const ended = new Promise<CliRun>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, ...output })));
+  child.stdout.on('data', (c: Buffer) => (output.out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output.err += c.toString()));
+  return {
+    pid: child.pid!,
+    output,
+    printed: (text) => new Promise((resolve, reject) => {
+      const check = () => {
+        if (output.out.includes(text)) resolve();
+      };
+      child.stdout.on('data', check);
+      check();
+      void ended.then((r) => reject(new Error(`braid ended (${r.code ?? r.signal}) before printing ${JSON.stringify(text)}: ${r.err}`)));
+    }),
+    go: () => child.stdin.write('go\n'),
+    kill: (signal) => child.kill(signal),
+    exited: (timeoutMs = 30_000) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`braid ${args.join(' ')} did not end within ${timeoutMs} ms: ${output.err}`));
+      }, timeoutMs);
+      void ended.then((r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+    }),
+  };
+}
+
+/** Every file under `dir` whose name is `name`. */
+export function filesNamed(dir: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name === name) found.push(path.join(d, e.name));
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return found;
+}
+
+/** Characters a terminal acts on instead of showing (C0 but tab and newline, DEL, C1) and bidi controls. */
+export const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
