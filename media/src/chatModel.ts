@@ -1,4 +1,4 @@
-import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from '../../src/protocol/frames';
+import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
 import type { PageCursor, SessionView, SnapshotMessage } from '../../src/protocol/messages';
 
 /** What the page lists: stored entries plus what only lives while a turn runs. */
@@ -18,6 +18,16 @@ export function describeUsage(u: { input: number; output: number; cacheRead: num
   const cached = u.cacheRead ? `, ${u.cacheRead} cached` : '';
   const cost = u.costTotal ? ` · $${u.costTotal.toFixed(4)}` : '';
   return `${u.input} in${cached} · ${u.output} out${cost}`;
+}
+
+/**
+ * The session's usage line: its own calls, and for a fork what its whole history cost, labelled
+ * (the inherited calls are counted under the session they came from). Empty before any call.
+ */
+export function usageLine(info: { usage: UsageInfo; history?: UsageInfo }): string {
+  const { usage: u, history } = info;
+  if (!history && u.input + u.output + u.cacheRead === 0) return '';
+  return `Session: ${describeUsage(u)}${history ? ` · with inherited history: ${describeUsage(history)}` : ''}`;
 }
 
 /**

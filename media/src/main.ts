@@ -1,5 +1,5 @@
 import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
-import { ChatModel, describeUsage, type ViewEntry } from './chatModel';
+import { ChatModel, usageLine, type ViewEntry } from './chatModel';
 import { Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { renderEntry, type EntryActions } from './render';
@@ -88,8 +88,7 @@ function refreshChrome(): void {
   document.body.dataset.turn = model.running ? 'running' : 'idle';
   document.body.dataset.hasOlder = String(model.before !== undefined);
   part('title').textContent = info?.title ?? '';
-  const u = info?.usage;
-  part('usage').textContent = u && u.input + u.output + u.cacheRead > 0 ? `Session: ${describeUsage(u)}` : '';
+  part('usage').textContent = info ? usageLine(info) : '';
   part('read-only').hidden = !model.readOnly;
   part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
   const damaged = model.damagedLines;

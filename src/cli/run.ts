@@ -6,6 +6,7 @@ import { exec } from './commands/exec';
 import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
+import { usage } from './commands/usage';
 import { createContext, firstLine, type CliContext } from './context';
 import { resolveDataDir } from './dataDir';
 import { modelSettingsFromEnv } from './env';
@@ -48,6 +49,9 @@ Sessions:
   rewind <id> --to <userMessageId> [--files] [--confirm-outside] [--preview] [--json]
                                        drop that prompt and what followed; --files restores files
   undo-rewind <id>                     undo the last rewind
+  usage [--by session|model|day] [--all] [--json]
+                                       calls, tokens and cost of this workspace (or all), each
+                                       model call counted once (forks and undos copy, not call)
 
 Maintenance:
   rebuild-index                        rebuild index.sqlite from the session folders
@@ -80,6 +84,7 @@ const COMMANDS: Record<string, Command> = {
   fork: forkRewind.fork,
   rewind: forkRewind.rewind,
   'undo-rewind': forkRewind.undo,
+  usage,
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors print one line (with the stack only under BRAID_DEBUG). */

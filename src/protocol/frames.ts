@@ -47,7 +47,10 @@ export interface SessionInfo {
   readonly id: string;
   readonly title: string;
   readonly status: string;
+  /** The session's own model calls (what usage reports count under it). */
   readonly usage: UsageInfo;
+  /** A fork's whole history, the calls inherited from its source included; absent when nothing was inherited. */
+  readonly history?: UsageInfo;
   /** The model of the last turn (provider · id), or empty. */
   readonly model: string;
   readonly queue: readonly QueuedChip[];

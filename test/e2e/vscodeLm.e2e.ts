@@ -45,7 +45,7 @@ test('tool calls from a vscode.lm model run, and their results go back to it', a
   await workbench.screenshot('lm-tool-call');
   const sessionId = await chat.locator('body').getAttribute('data-session');
   const store = await openStore(workbench.globalStorage);
-  const usage = store.history(sessionId!).usage;
+  const usage = store.history(sessionId!).calls.map((c) => c.record);
   const state = store.get(sessionId!);
   await store.close();
   assert.equal(state.model?.provider, 'vscode-lm');

@@ -1,3 +1,4 @@
+import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/store/summary';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
@@ -53,7 +54,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const lines = [
       oneLine(`${state.title || '(untitled)'}  [${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
-      `tokens ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached  cost ${state.usage.cost.toFixed(4)}`,
+      ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
     const compacted = (turn: number) => history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
@@ -70,6 +71,12 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
   });
+}
+
+/** The session's own calls (as `braid usage` counts them), and a fork's whole history apart. */
+function usageLines(usage: SessionUsage): string[] {
+  const line = (u: UsageFigures) => `${u.calls} call${u.calls === 1 ? '' : 's'}, ${u.input} in, ${u.output} out, ${u.cacheRead} cached  cost ${u.cost.toFixed(4)}`;
+  return [`usage ${line(usage.own)}`, ...(usage.inherited.calls > 0 ? [`  with inherited history: ${line(usage.history)}`] : [])];
 }
 
 async function oneSession(ctx: CliContext, argv: readonly string[], action: (store: SessionStore, id: string) => Promise<string>): Promise<number> {

@@ -1,6 +1,8 @@
 import type { SessionState } from '../store/sessionState';
-import type { SessionSummary, UsageBucket } from '../store/summary';
+import type { SessionSummary } from '../store/summary';
+import { ftsQuery, ftsText } from './searchText';
 import { queryAll, type Database } from './sqlite';
+import { readUsage, writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
 export interface SessionRow {
@@ -104,11 +106,8 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       VALUES (${values.map(() => '?').join(',')})`, values);
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
-  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, st.title, s.prompts]);
-  db.run('DELETE FROM usage WHERE session_id = ?', [st.id]);
-  for (const u of s.usage) {
-    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?)', [st.id, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
-  }
+  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
+  writeUsage(db, st.id, s.usage);
 }
 
 /** Removes a session's row, search text and usage. */
@@ -204,13 +203,6 @@ export function fingerprints(db: Database, workspaceKey?: string): Map<string, {
   return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
 }
 
-/** Turns free text into an FTS4 query: every word must match, as a prefix. */
-export function ftsQuery(text: string): string | undefined {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu);
-  if (!words || words.length === 0) return undefined;
-  return words.slice(0, 16).map((w) => `${w}*`).join(' ');
-}
-
 /**
  * Sessions whose title or prompts match every word. CROSS JOIN makes SQLite take the full-text
  * matches first and look each session up by rowid; left to itself it may walk sessions by time
@@ -238,32 +230,19 @@ export function listWorkspaces(db: Database): WorkspaceRow[] {
     .map((r) => ({ workspaceKey: r.workspace_key, workspaceDir: r.workspace_dir, sessions: r.n, updatedAt: r.updated }));
 }
 
-/** Usage summed by day, model or session, optionally for one workspace. */
-export function usageBy(db: Database, by: 'day' | 'model' | 'session', workspaceKey?: string): Array<Omit<UsageBucket, 'day' | 'provider' | 'model'> & { key: string }> {
-  const key = by === 'day' ? 'u.day' : by === 'model' ? "u.provider || '/' || u.model" : 'u.session_id';
-  const join = workspaceKey ? ' JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?' : '';
-  return queryAll<{ key: string; calls: number; input: number; output: number; cache_read: number; cache_write: number; reasoning: number; cost: number }>(db,
-    `SELECT ${key} AS key, sum(u.calls) AS calls, sum(u.input) AS input, sum(u.output) AS output, sum(u.cache_read) AS cache_read,
-     sum(u.cache_write) AS cache_write, sum(u.reasoning) AS reasoning, sum(u.cost) AS cost FROM usage u${join} GROUP BY key ORDER BY key`,
-    workspaceKey ? [workspaceKey] : [])
-    .map((r) => ({ key: r.key, calls: r.calls, input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning, cost: r.cost }));
-}
-
 /** Reads back everything the index holds about a session, as the summary it was built from. */
 export function readSummary(db: Database, id: string): SessionSummary | undefined {
   const raw = queryAll<RawRow>(db, 'SELECT * FROM sessions WHERE id = ?', [id])[0];
   const state = raw ? parseStateJson(raw.state_json) : undefined;
   if (!raw || !state) return undefined;
   const fts = queryAll<{ prompts: string }>(db, 'SELECT prompts FROM sessions_fts WHERE docid = ?', [raw.seq])[0];
-  const usage = queryAll<{ day: string; provider: string; model: string; calls: number; input: number; output: number; cache_read: number; cache_write: number; reasoning: number; cost: number }>(db,
-    'SELECT * FROM usage WHERE session_id = ?', [id]).map((u) => ({ day: u.day, provider: u.provider, model: u.model, calls: u.calls, input: u.input, output: u.output, cacheRead: u.cache_read, cacheWrite: u.cache_write, reasoning: u.reasoning, cost: u.cost }));
   return {
     state,
     firstPrompt: raw.first_prompt,
     lastPreview: raw.last_preview,
     messageCount: raw.message_count,
     prompts: fts?.prompts ?? '',
-    usage,
+    usage: readUsage(db, id),
     logBytes: raw.log_bytes,
     stateMtime: raw.state_mtime,
   };

@@ -1,7 +1,11 @@
 import type { Database } from './sqlite';
 
-/** Bumped when the index's tables change; an older index is rebuilt, a newer one is left alone. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the index's tables or what goes into them change; an older index is rebuilt, a
+ * newer one is left alone. 2: usage rows carry the session whose own calls they are (each call
+ * counted once), and the search text splits CJK text into characters.
+ */
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -42,6 +46,7 @@ CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
 CREATE VIRTUAL TABLE sessions_fts USING fts4(title, prompts, tokenize=unicode61);
 CREATE TABLE usage (
   session_id TEXT NOT NULL,
+  origin TEXT NOT NULL, -- the session that made these calls; '' for session_id itself
   day TEXT NOT NULL,
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
@@ -52,7 +57,7 @@ CREATE TABLE usage (
   cache_write INTEGER NOT NULL,
   reasoning INTEGER NOT NULL,
   cost REAL NOT NULL,
-  PRIMARY KEY (session_id, day, provider, model)
+  PRIMARY KEY (session_id, origin, day, provider, model)
 );
 `;
 

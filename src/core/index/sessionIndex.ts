@@ -12,6 +12,7 @@ import { logProblem, readSessionFolder, type SessionSummary } from '../store/sum
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
+import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
 import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
@@ -439,8 +440,14 @@ export class SessionIndex {
     return this.guarded(() => rows.listWorkspaces(this.db));
   }
 
-  usage(by: 'day' | 'model' | 'session', workspaceKey?: string): ReturnType<typeof rows.usageBy> {
-    return this.guarded(() => rows.usageBy(this.db, by, workspaceKey));
+  /** Usage of a workspace (every workspace when absent), each model call counted once. */
+  usageReport(workspaceKey?: string): UsageReport {
+    return this.guarded(() => usageReport(this.db, workspaceKey));
+  }
+
+  /** A session's own calls, and those its log inherited from the session it was forked from. */
+  sessionUsage(id: string): SessionUsage {
+    return this.guarded(() => sessionUsage(this.db, id));
   }
 
   /**

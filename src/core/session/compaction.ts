@@ -144,15 +144,22 @@ export async function summarize(options: {
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const message = await stream.result();
-  if (message.stopReason === 'aborted') throw new CompactionCancelled();
-  if (message.stopReason === 'error') throw new Error(message.errorMessage ?? 'the summary call failed');
-  if (!message.content.some((b) => b.type === 'text' && b.text.trim())) throw new Error('the model returned an empty summary');
+  if (message.stopReason === 'aborted') throw new CompactionCancelled(message);
+  if (message.stopReason === 'error') throw new SummaryFailed(message.errorMessage ?? 'the summary call failed', message);
+  if (!message.content.some((b) => b.type === 'text' && b.text.trim())) throw new SummaryFailed('the model returned an empty summary', message);
   return message;
 }
 
-/** The user stopped a compaction. */
+/** The summary call answered, but not with a summary; `answer` still says what the call cost. */
+export class SummaryFailed extends Error {
+  constructor(message: string, readonly answer: AssistantMessage) {
+    super(message);
+  }
+}
+
+/** The user stopped a compaction; `answer` is what the call returned before it stopped, if it had begun. */
 export class CompactionCancelled extends Error {
-  constructor() {
+  constructor(readonly answer?: AssistantMessage) {
     super('Compaction was stopped; the session is unchanged.');
   }
 }

@@ -3,7 +3,8 @@ import { isContextOverflow, type Api, type Message, type Model } from '@mariozec
 import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
-import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, summaryMessage, type CompactionSettings } from './compaction';
+import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, SummaryFailed, summaryMessage, type CompactionSettings } from './compaction';
+import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
 
 /** What a Compactor needs from its Session. */
@@ -93,22 +94,19 @@ export class Compactor {
     const controller = new AbortController();
     this.running = controller;
     this.host.emit({ type: 'compaction', phase: 'start', reason });
+    const startedAt = Date.now();
     try {
-      const startedAt = Date.now();
       const older = messages.slice(0, boundary);
       const answer = await summarize({ model, older, signal: controller.signal, ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(streamFn ? { streamFn } : {}) });
       const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
       // An earlier summary at the head is not a message of the log.
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
-      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, {
-        messageId: newMessageId(), provider: answer.provider, model: answer.model,
-        input: answer.usage.input, output: answer.usage.output, cacheRead: answer.usage.cacheRead, cacheWrite: answer.usage.cacheWrite,
-        reasoning: 0, cost: answer.usage.cost.total, latencyMs: Date.now() - startedAt, stopReason: answer.stopReason,
-      });
+      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, callUsage(answer, newMessageId(), startedAt));
       this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;
     } catch (err) {
+      await this.countFailedCall(err, startedAt);
       const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
       const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
@@ -117,6 +115,17 @@ export class Compactor {
       return false;
     } finally {
       if (this.running === controller) this.running = undefined;
+    }
+  }
+
+  /** A summary call that answered but failed (empty, an error, stopped) was still a call: its usage is recorded, nothing else. */
+  private async countFailedCall(err: unknown, startedAt: number): Promise<void> {
+    const answer = err instanceof SummaryFailed || err instanceof CompactionCancelled ? err.answer : undefined;
+    if (!answer) return;
+    try {
+      await this.host.writer.appendCallUsage(callUsage(answer, newMessageId(), startedAt, 'compaction'));
+    } catch (recordErr) {
+      this.host.logger.warn(`session ${this.host.sessionId}: the usage of a failed compaction could not be recorded (${(recordErr as Error).message})`);
     }
   }
 }

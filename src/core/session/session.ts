@@ -21,6 +21,7 @@ import { gitContext } from './gitContext';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
+import { callUsage } from './callUsage';
 import { SecretRedactor } from './secrets';
 import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
@@ -264,8 +265,9 @@ export class Session {
   }
 
   /**
-   * A side question (/btw): an ephemeral call over the current history that never enters it.
-   * Works while a turn runs (it sees the history up to the last finished message).
+   * A side question (/btw): an ephemeral call over the current history that never enters it; only
+   * its usage is recorded (the money was spent). Works while a turn runs (it sees the history up
+   * to the last finished message).
    */
   async ask(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
     return this.secrets.guard(() => this.askUnguarded(question, signal));
@@ -274,7 +276,8 @@ export class Session {
   private async askUnguarded(question: string, signal?: AbortSignal): Promise<{ text: string; message: AssistantMessage }> {
     const { model } = await this.options.model();
     const history = (this.agent.state.messages as Message[]).filter((m) => m !== this.agent.state.streamingMessage);
-    return askSideQuestion({
+    const startedAt = Date.now();
+    const answer = await askSideQuestion({
       model,
       systemPrompt: this.options.systemPrompt,
       history,
@@ -284,6 +287,15 @@ export class Session {
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
     });
+    try {
+      await this.writer.appendCallUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
+      // The session's usage changed: its views (the usage line, the status bar) read it again.
+      this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
+    } catch (err) {
+      // The answer is still worth showing; the log says what could not be counted.
+      this.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${(err as Error).message})`);
+    }
+    return answer;
   }
 
   /**
@@ -586,21 +598,7 @@ export class Session {
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
         this.recordIds.set(event.message as object, id);
-        if (message.role === 'assistant') {
-          await this.writer.appendUsage({
-            messageId: id,
-            provider: message.provider,
-            model: message.model,
-            input: message.usage.input,
-            output: message.usage.output,
-            cacheRead: message.usage.cacheRead,
-            cacheWrite: message.usage.cacheWrite,
-            reasoning: (message.usage as { reasoning?: number }).reasoning ?? 0,
-            cost: message.usage.cost.total,
-            latencyMs: Date.now() - active.assistantStartedAt,
-            stopReason: message.stopReason,
-          });
-        }
+        if (message.role === 'assistant') await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
         this.emit({ type: 'message', record });
         return;
       }

@@ -4,6 +4,7 @@ import { newAgentId, newMessageId } from '../ids';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../store/summary';
+import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';
 
@@ -49,11 +50,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
     const id = newMessageId();
     await log.append({ t: 'message', turn: ctx.turn, id, message });
     if (message.role === 'assistant') {
-      await ctx.writer.appendUsage({
-        messageId: id, provider: message.provider, model: message.model, input: message.usage.input, output: message.usage.output,
-        cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite, reasoning: 0, cost: message.usage.cost.total,
-        latencyMs: Date.now() - startedAt, stopReason: message.stopReason, purpose: `subagent:${agentId}`,
-      });
+      await ctx.writer.appendUsage(callUsage(message, id, startedAt, `subagent:${agentId}`));
     }
   });
   const abort = () => child.abort();

@@ -13,7 +13,7 @@ function fence(text: string, lang = ''): string {
 export function exportMarkdown(state: SessionState, history: History): string {
   const out: string[] = [`# ${state.title || state.id}`, ''];
   out.push(`- Session: \`${state.id}\``, `- Workspace: \`${state.workspaceDir}\``, `- Created: ${new Date(state.createdAt).toISOString()}`,
-    `- Turns: ${state.turnCount}`, `- Tokens: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
+    `- Turns: ${state.turnCount}`, `- Tokens${state.forkedFrom ? ' (with the history inherited from the fork source)' : ''}: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
   if (state.forkedFrom) out.push(`- Forked from: \`${state.forkedFrom.sessionId}\`${state.forkedFrom.turn ? ` at turn ${state.forkedFrom.turn}` : ''}`);
   // A compaction is shown at the end of the turn it was made in.
   const compactionsOf = (t: number) => history.compactions.filter((c) => c.turn === t).flatMap((c) => [

@@ -6,7 +6,7 @@ import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../session/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, type ForkedRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
@@ -109,6 +109,19 @@ function forkCut(sourceId: string, mainLog: string, turnCount: number, turn: num
   return { bytes: open.offset, before: open.ts, leftOutTurn: open.turn };
 }
 
+/**
+ * The `from` of the first `forked` record at or after `offset` in a main log, if any. A fork's
+ * log is its source's log, a `forked` record, then its own records, so the records just before
+ * `offset` are that session's: a copy cut there must say so again (see the usage calls of replay).
+ */
+function forkedFromAfter(logFile: string, offset: number): ForkedRecord['from'] | undefined {
+  let from: ForkedRecord['from'] | undefined;
+  scanWireLog(logFile, (record) => {
+    if (from === undefined && isKnown(record) && record.t === 'forked') from = record.from;
+  }, { start: offset, only: ['forked'] });
+  return from;
+}
+
 /** Copies the first `bytes` of a file (a prefix of complete lines). */
 function copyPrefix(from: string, to: string, bytes: number): void {
   fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -182,6 +195,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   const source = store.get(sourceId);
   const mainLog = layout.agentLog(sourceDir);
   const cut = forkCut(sourceId, mainLog, source.turnCount, options.turn);
+  const inheritedFrom = forkedFromAfter(mainLog, cut.bytes);
   const id = newSessionId();
   const partial = layout.partialDir(source.workspaceKey, id);
   fs.mkdirSync(partial, { recursive: true });
@@ -215,15 +229,19 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     const tail = readNewestPage(newMain, 200).messages.map((m) => m.message as Message);
     const closing = closeOpenToolCalls(tail, FORK_OPEN_CALL_TEXT);
     const main = WireLogWriter.open(newMain);
-    const records: NewRecord[] = closing.map((message) => ({ t: 'message', turn, id: newMessageId(), message }));
+    // A cut inside turns the source inherited drops the source's own `forked` record; it is said
+    // again right after the copy, so each copied usage record still names the session that made the call.
+    const records: NewRecord[] = inheritedFrom ? [{ t: 'forked', from: inheritedFrom }] : [];
+    records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
     await main.append(records, { durable: true });
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
 
+    // What the copied history cost, each call once (undo's copies in the source are not calls).
     const usage = zeroUsage();
-    for (const u of kept.usage) addToTotals(usage, u);
+    for (const call of kept.calls) addToTotals(usage, call.record);
     const now = Date.now();
     const state: SessionState = {
       v: 1,

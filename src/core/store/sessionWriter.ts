@@ -166,9 +166,33 @@ export class SessionWriter {
   async appendUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<UsageRecord> {
     const turn = this.requireOpen();
     const [record] = await this.log.append({ t: 'usage', turn, ...usage });
-    addUsage(this.summary.usage, record as UsageRecord);
-    addToTotals(this.summary.state.usage, usage);
+    this.countCall(record as UsageRecord);
     return record as UsageRecord;
+  }
+
+  /**
+   * Appends the usage of a call outside the conversation (a side question, a compaction that
+   * failed), in the open turn or, between turns, in the last one, so its money is counted;
+   * nothing enters the history.
+   */
+  async appendCallUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<void> {
+    this.fence();
+    const [record] = await this.log.append({ t: 'usage', turn: this.open ?? this.turn, ...usage }, { durable: true });
+    await this.countCallBetweenTurns(record as UsageRecord);
+  }
+
+  /** A new call in this session's buckets and live totals. */
+  private countCall(record: UsageRecord): void {
+    addUsage(this.summary.usage, record, this.id);
+    addToTotals(this.summary.state.usage, record);
+  }
+
+  /** Counts a call; between turns state.json and the index get the totals now (a turn's end does it otherwise). */
+  private async countCallBetweenTurns(record: UsageRecord): Promise<void> {
+    this.countCall(record);
+    if (this.open !== null) return;
+    const totals = { ...this.summary.state.usage };
+    await this.setState((s) => ({ ...s, usage: totals }));
   }
 
   /**
@@ -181,12 +205,7 @@ export class SessionWriter {
       { t: 'compaction', turn, ...compaction },
       { t: 'usage', turn, ...usage, purpose: 'compaction' },
     ], { durable: true });
-    addUsage(this.summary.usage, usageRecord as UsageRecord);
-    addToTotals(this.summary.state.usage, usage);
-    if (this.open === null) {
-      const totals = { ...this.summary.state.usage };
-      await this.setState((s) => ({ ...s, usage: totals }));
-    }
+    await this.countCallBetweenTurns(usageRecord as UsageRecord);
     return record as CompactionRecord;
   }
 

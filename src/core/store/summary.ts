@@ -7,8 +7,12 @@ import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
 
-/** Usage of one session on one day (UTC) with one model. */
+/**
+ * Usage a session's log holds, for one day (UTC), one model and one origin: the session whose own
+ * calls these are (the session itself, or for a fork the session it inherited them from).
+ */
 export interface UsageBucket extends UsageTotals {
+  origin: string;
   day: string;
   provider: string;
   model: string;
@@ -86,12 +90,14 @@ export function addToTotals(totals: UsageTotals, u: Pick<UsageRecord, 'input' | 
   totals.cost += u.cost ?? 0;
 }
 
-/** Adds one usage record to buckets. */
-export function addUsage(buckets: UsageBucket[], u: UsageRecord): void {
+/** Adds one call (its usage record) to buckets, as a call of session `origin`. */
+export function addUsage(buckets: UsageBucket[], u: UsageRecord, origin: string): void {
   const day = dayOf(u.ts);
-  let b = buckets.find((x) => x.day === day && x.provider === u.provider && x.model === u.model);
+  const provider = u.provider ?? '';
+  const model = u.model ?? '';
+  let b = buckets.find((x) => x.origin === origin && x.day === day && x.provider === provider && x.model === model);
   if (!b) {
-    b = { day, provider: u.provider ?? '', model: u.model ?? '', calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+    b = { origin, day, provider, model, calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
     buckets.push(b);
   }
   b.calls++;
@@ -149,12 +155,8 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
   }
   const firstUser = history.messages.find((m) => m.message.role === 'user');
   const lastAssistant = [...history.messages].reverse().find((m) => m.message.role === 'assistant' && messageText(m.message).trim());
-  const usage: UsageBucket[] = [];
   const totals = zeroUsage();
-  for (const u of history.usage) {
-    addUsage(usage, u);
-    addToTotals(totals, u);
-  }
+  for (const call of history.calls) addToTotals(totals, call.record);
 
   let state: SessionState;
   let stateProblem: string | undefined;
@@ -193,6 +195,8 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
       usage: totals,
     };
   }
+  const usage: UsageBucket[] = [];
+  for (const call of history.calls) addUsage(usage, call.record, call.origin ?? state.id);
   const summary: SessionSummary = {
     state,
     firstPrompt: firstUser ? previewOf(promptText(firstUser.message)) : '',

@@ -41,9 +41,15 @@ export interface MessageRecord extends Base {
   readonly message: Message;
 }
 
+/** The tokens and cost of one model call. */
 export interface UsageRecord extends Base {
   readonly t: 'usage';
   readonly turn: number;
+  /**
+   * The call's stable id: the id of the assistant message it answered with (a fresh id for a
+   * compaction summary or a side question). Copies of the record (a fork's copy of the log, the
+   * records undo appends again) keep it, so totals count each call once.
+   */
   readonly messageId: string;
   readonly provider: string;
   readonly model: string;
@@ -55,7 +61,7 @@ export interface UsageRecord extends Base {
   readonly cost: number;
   readonly latencyMs: number;
   readonly stopReason: string;
-  /** Set for calls that are not part of the conversation (compaction summaries, side questions kept). */
+  /** Set for calls that are not answers of the conversation: `compaction`, `subagent:<agentId>`, `side-question`. */
   readonly purpose?: string;
 }
 

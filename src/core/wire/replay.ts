@@ -15,13 +15,34 @@ export interface History {
   fileChanges: FileChangeRecord[];
   /** Effective compactions, oldest first; the model's context starts from the latest. */
   compactions: CompactionRecord[];
-  /** Every usage record, rewound turns included: their tokens were spent. */
-  usage: UsageRecord[];
+  /** Each model call the log records, once (by {@link callId}), in the order first seen; rewound turns included: their tokens were spent. */
+  calls: UsageCall[];
   /** The number the next turn gets. */
   nextTurn: number;
   /** An effective turn that began and has no turn_end (a crash or a turn still running). */
   openTurn: number | null;
   rewinds: number;
+}
+
+/**
+ * A model call recorded in a log: its first usage record, and the session whose own call it was
+ * (`null`: the session of this log). A fork's log begins with a copy of its source's log and a
+ * `forked` record, so a call met before the first `forked` record that follows it was made by
+ * that record's source: forks of forks are attributed to the session that really made the call.
+ */
+export interface UsageCall {
+  readonly record: UsageRecord;
+  origin: string | null;
+}
+
+/**
+ * A usage record's stable id: the message id it carries (a fresh id per real model call; copies
+ * made by fork and undo keep it). A record without one (damaged, hand-made) is keyed by its
+ * content, which undo's copies keep too.
+ */
+export function callId(u: UsageRecord): string {
+  if (typeof u.messageId === 'string' && u.messageId) return u.messageId;
+  return `content:${JSON.stringify([u.turn, u.provider, u.model, u.input, u.output, u.cacheRead, u.cacheWrite, u.cost, u.latencyMs, u.stopReason, u.purpose])}`;
 }
 
 /**
@@ -32,7 +53,10 @@ export class HistoryBuilder {
   private scoped: TurnScoped[] = [];
   private agent: AgentRecord | undefined;
   private forkedFrom: ForkedRecord['from'] | undefined;
-  private readonly usage: UsageRecord[] = [];
+  private readonly calls: UsageCall[] = [];
+  private readonly callIds = new Set<string>();
+  /** Calls from this index on have no origin yet (they belong to whoever the next `forked` record names, or to this session). */
+  private unattributed = 0;
   private rewinds = 0;
 
   add(record: WireRecord): void {
@@ -43,14 +67,20 @@ export class HistoryBuilder {
         return;
       case 'forked':
         this.forkedFrom = record.from;
+        if (typeof record.from.sessionId === 'string') for (const c of this.calls.slice(this.unattributed)) c.origin = record.from.sessionId;
+        this.unattributed = this.calls.length;
         return;
       case 'rewind':
         this.rewinds++;
         this.scoped = this.scoped.filter((r) => r.turn < record.toTurn);
         return;
-      case 'usage':
-        this.usage.push(record);
+      case 'usage': {
+        const id = callId(record);
+        if (this.callIds.has(id)) return; // a copy (undo appends the dropped records again)
+        this.callIds.add(id);
+        this.calls.push({ record, origin: null });
         return;
+      }
       default:
         this.scoped.push(record);
     }
@@ -81,7 +111,7 @@ export class HistoryBuilder {
       turnEnds,
       fileChanges,
       compactions,
-      usage: this.usage,
+      calls: this.calls,
       nextTurn: maxTurn + 1,
       openTurn: open ? open.turn : null,
       rewinds: this.rewinds,

@@ -6,7 +6,7 @@ import { systemPrompt } from '../../core/session/systemPrompt';
 import { promptText } from '../../core/store/summary';
 import { LogFollower } from '../../core/store/logFollower';
 import type { RewindResult } from '../../core/store/rewind';
-import type { SessionState } from '../../core/store/sessionState';
+import type { SessionState, UsageTotals } from '../../core/store/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { SessionBusyError } from '../../core/store/writerLease';
@@ -139,12 +139,15 @@ export class ChatSessions implements vscode.Disposable {
       this.logger.warn(`session ${id}: ${(err as Error).message}`);
       return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
     }
-    const u = state.usage;
+    // From the index, as usage reports count it: the session's own calls, and a fork's inherited ones apart.
+    const { own, inherited, history } = this.store!.index.sessionUsage(id);
+    const info = (u: UsageTotals) => ({ input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost });
     return {
       id,
       title: state.title,
       status: state.status,
-      usage: { input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost },
+      usage: info(own),
+      ...(inherited.calls > 0 ? { history: info(history) } : {}),
       model: state.model ? `${state.model.provider} · ${state.model.id}` : '',
       queue: (this.session?.queued ?? state.queue).map((q) => ({ promptId: q.promptId, text: q.text })),
       paused: this.session ? this.session.isPaused : state.paused !== null,
@@ -267,7 +270,7 @@ export class ChatSessions implements vscode.Disposable {
     } catch {
       return undefined; // the folder went away; info() says so in the log
     }
-    const u = state.usage;
+    const u = this.store.index.sessionUsage(id).own; // as the Chat view's usage line counts it
     return { title: state.title, model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
   }
 

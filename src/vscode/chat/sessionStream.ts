@@ -102,9 +102,10 @@ export class SessionStream {
       }
       case 'turn-end': {
         if (requestId) {
-          const u = event.usage;
+          // Both ends from the session's info (its own calls), so a fork's inherited history is not a turn's.
+          const u = this.info().usage;
           const b = this.usageAtStart ?? { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
-          const usage = { input: u.input - b.input, output: u.output - b.output, cacheRead: u.cacheRead - b.cacheRead, costTotal: u.cost - b.costTotal };
+          const usage = { input: u.input - b.input, output: u.output - b.output, cacheRead: u.cacheRead - b.cacheRead, costTotal: u.costTotal - b.costTotal };
           const outcome = event.outcome === 'interrupted' ? 'failed' : event.outcome;
           this.push({ kind: 'turn-terminal', requestId, outcome, ...(event.error ? { error: event.error } : {}), usage });
         }

@@ -163,9 +163,9 @@ export function sessionDescription(row: SessionRow, now = Date.now()): string {
   return [timeAgo(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
 }
 
-/** Tokens and cost in one line, for tooltips. */
-export function usageLine(usage: UsageTotals): string {
-  return `Tokens: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cached · cost $${usage.cost.toFixed(4)}`;
+/** Tokens and cost in one line, for tooltips; a fork's totals include the history it inherited, and say so. */
+export function usageLine(usage: UsageTotals, forked = false): string {
+  return `Tokens${forked ? ' (with the history inherited from the fork source)' : ''}: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cached · cost $${usage.cost.toFixed(4)}`;
 }
 
 const STATUS_ICONS: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };

@@ -109,7 +109,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`);
-    tooltip.appendText(usageLine(row.usage));
+    tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(sessionIcon(row));

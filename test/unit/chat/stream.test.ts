@@ -42,8 +42,11 @@ function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { e
   return { events, records };
 }
 
+/** The session's own usage as the index has it; a test moves it on as the session's calls are recorded. */
+let ownUsage = { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
+
 function info(): SessionInfo {
-  return { id: SESSION, title: 't', status: 'idle', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
+  return { id: SESSION, title: 't', status: 'idle', usage: ownUsage, model: '', queue: [], paused: false };
 }
 
 test('a turn becomes frames: deltas are live until their message commits, the user message carries its request id', () => {
@@ -51,7 +54,10 @@ test('a turn becomes frames: deltas are live until their message commits, the us
   const stream = new SessionStream(SESSION, info, (f) => sent.push(...f));
   const { events } = turnEvents('req-1');
   const liveAfter: number[] = [];
+  ownUsage = { input: 100, output: 20, cacheRead: 0, costTotal: 0 }; // earlier turns
   for (const e of events) {
+    // By the turn's end the index counts its calls (the turn ends after they are recorded).
+    if (e.type === 'turn-end') ownUsage = { input: 130, output: 29, cacheRead: 0, costTotal: 0 };
     stream.onEvent(e);
     liveAfter.push(stream.liveFrames().length);
   }
@@ -66,8 +72,9 @@ test('a turn becomes frames: deltas are live until their message commits, the us
   assert.equal(liveAfter[11], 2, 'a tool result does not clear the live part');
   assert.equal(liveAfter[16], 0);
   const terminal = sent.find((f) => f.kind === 'turn-terminal');
-  assert.deepEqual(terminal?.kind === 'turn-terminal' && terminal.usage, { input: 30, output: 9, cacheRead: 0, costTotal: 0 });
+  assert.deepEqual(terminal?.kind === 'turn-terminal' && terminal.usage, { input: 30, output: 9, cacheRead: 0, costTotal: 0 }, 'the turn\'s own calls');
   assert.equal(stream.active, undefined);
+  ownUsage = { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
 });
 
 test('a page that comes back at any point of a turn ends with the same transcript as one that saw every frame', () => {

@@ -150,6 +150,12 @@ test('/compact on demand with a focus; nothing to summarize says so; a failed or
     f.faux.setResponses([fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'server exploded' })]);
     await assert.rejects(session.compact(), /Compaction failed: server exploded\. The session is unchanged/);
     assert.equal(f.records(session.id).filter((r) => r.t === 'compaction').length, 0);
+    f.faux.setResponses([fauxAssistantMessage('   ')]);
+    await assert.rejects(session.compact(), /Compaction failed: the model returned an empty summary/);
+    assert.equal(f.records(session.id).filter((r) => r.t === 'compaction').length, 0);
+    const summaryCalls = () => f.records(session.id).filter((r) => r.t === 'usage' && (r as UsageRecord).purpose === 'compaction').length;
+    assert.equal(summaryCalls(), 2, 'the failed summary calls are still counted (their usage only)');
+    assert.equal(f.store.history(session.id).messages.length, 4, 'and nothing else changed');
 
     let sawFocus = '';
     f.faux.setResponses([(context: Context) => {
@@ -157,6 +163,7 @@ test('/compact on demand with a focus; nothing to summarize says so; a failed or
       return fauxAssistantMessage('Focused summary.');
     }]);
     assert.equal(await session.compact('the database schema'), true);
+    assert.equal(summaryCalls(), 3);
     assert.match(sawFocus, /focus on: the database schema/);
     const compaction = f.records(session.id).find((r): r is CompactionRecord => r.t === 'compaction')!;
     assert.equal(compaction.turn, 2, 'between turns it belongs to the last turn');

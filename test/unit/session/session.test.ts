@@ -295,7 +295,7 @@ test('after a crash: the open turn ends interrupted, dangling tool calls get res
   }
 });
 
-test('a side question sees the history cut to text, runs no tool, and is never persisted', async () => {
+test('a side question sees the history cut to text, runs no tool, and leaves the history alone: only its usage is recorded', async () => {
   const f = await sessionFixture({ 'x.txt': 'x' });
   try {
     let seen: Array<{ role: string; content: unknown }> = [];
@@ -311,12 +311,18 @@ test('a side question sees the history cut to text, runs no tool, and is never p
     await session.submit('what is in x.txt?');
     await session.waitForIdle();
     const before = f.records(session.id).length;
+    const events: string[] = [];
+    session.onEvent((e) => events.push(e.type));
     const answer = await session.ask('btw, what was this about?');
+    assert.deepEqual(events, ['status'], 'the views are told the session\'s usage changed');
     assert.equal(answer.text, 'It is about x.');
     assert.deepEqual(seen.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
     assert.doesNotMatch(JSON.stringify(seen), /toolCall|toolResult/);
     assert.match(JSON.stringify(seen.at(-1)), /btw, what was this about/);
-    assert.equal(f.records(session.id).length, before, 'nothing persisted');
+    const added = f.records(session.id).slice(before);
+    assert.deepEqual(added.map((r) => [r.t, (r as { purpose?: string }).purpose]), [['usage', 'side-question']], 'only the call\'s usage is recorded');
+    assert.equal(f.store.history(session.id).messages.length, 4, 'the conversation in the log is unchanged');
+    assert.equal(f.store.index.sessionUsage(session.id).own.calls, 3, 'the side question counts as a call of the session');
     assert.equal(session.messages.length, 4, 'the history is unchanged');
     assert.equal(f.approvals.length, 0, 'the tool call was never executed');
 
@@ -328,6 +334,9 @@ test('a side question sees the history cut to text, runs no tool, and is never p
     assert.equal(kept.length, 6);
     assert.match(JSON.stringify(kept[4]!.message), /Side conversation boundary\. Everything before this boundary is inherited history/);
     assert.equal(f.store.get(session.id).turnCount, 1, 'the parent is unchanged');
+    const peekUsage = f.store.index.sessionUsage(peek.id);
+    assert.deepEqual([peekUsage.own.calls, peekUsage.inherited.calls], [0, 3], 'the peek inherits the side question\'s call; it is counted under the parent');
+    assert.equal(f.store.index.usageReport().total.calls, 3);
   } finally {
     await f.cleanup();
   }

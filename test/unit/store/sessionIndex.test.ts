@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { SessionIndex } from '../../../src/core/index/sessionIndex';
+import { schemaVersionOf, SCHEMA_VERSION } from '../../../src/core/index/schema';
 import { loadSqlJs, readHeaderUserVersion } from '../../../src/core/index/sqlite';
+import { forkSession } from '../../../src/core/store/fork';
+import { rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import { StoreLayout } from '../../../src/core/store/layout';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
@@ -106,6 +109,40 @@ test('an index from a newer schema is left untouched, and the store serves from 
   assert.ok(fs.readFileSync(indexFile).equals(bytes), 'the newer index file is not overwritten');
 });
 
+test('an index of the previous schema (usage rows without origins, counting copies) is rebuilt from the folders at open', async () => {
+  const r = root();
+  let store = await openStore(r);
+  const s = await store.create({ workspaceDir: '/old' });
+  const w = await store.openWriter(s.id);
+  await addTurn(w, 'one', 'answer');
+  await addTurn(w, 'two', 'answer');
+  await w.close();
+  const second = store.history(s.id).messages.filter((m) => m.message.role === 'user')[1]!;
+  await rewindSession(store, s.id, second.id, { files: false });
+  await undoRewind(store, s.id); // appends turn 2's usage record again
+  await forkSession(store, s.id); // copies both
+  await store.close();
+  // The file as the previous Braid wrote it: schema 1, every usage record summed (5 calls for 2).
+  const indexFile = path.join(r, 'index.sqlite');
+  const SQL = await loadSqlJs(wasmPath);
+  const db = new SQL.Database(fs.readFileSync(indexFile));
+  db.run("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  db.run('DROP TABLE usage');
+  db.run('CREATE TABLE usage (session_id TEXT NOT NULL, day TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, calls INTEGER NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL NOT NULL, PRIMARY KEY (session_id, day, provider, model))');
+  fs.writeFileSync(indexFile, db.export());
+  db.close();
+  const logger = recordingLogger();
+  store = await openStore(r, { logger });
+  assert.ok(logger.infos.some((m) => /index\.sqlite has schema 1; rebuilding it from the session folders/.test(m)), logger.infos.join(' | '));
+  assert.equal(store.index.status, 'ready');
+  assert.equal(store.index.usageReport().total.calls, 2);
+  assert.equal(store.index.list({}).length, 2);
+  await store.close();
+  const saved = new SQL.Database(fs.readFileSync(indexFile));
+  assert.equal(schemaVersionOf(saved), SCHEMA_VERSION, 'the rebuilt index was saved in the current schema');
+  saved.close();
+});
+
 test('search, counts, workspaces and usage totals come from the index', async () => {
   const store = await openStore(root());
   const [a1, , b1] = await populate(store);
@@ -117,12 +154,12 @@ test('search, counts, workspaces and usage totals come from the index', async ()
   assert.equal(store.index.search('"); DROP TABLE sessions; --', {}).length, 0);
   assert.equal(store.index.count({ workspaceKey: workspaceKey('/a') }), 1);
   assert.deepEqual(store.index.workspaces().map((w) => w.workspaceDir).sort(), ['/a', '/b']);
-  const byModel = store.index.usage('model');
+  const byModel = store.index.usageReport().byModel;
   assert.equal(byModel.length, 1);
   assert.equal(byModel[0]?.key, 'test/test-model');
   assert.equal(byModel[0]?.calls, 3);
   assert.equal(byModel[0]?.input, 30);
-  assert.equal(store.index.usage('session', workspaceKey('/b')).length, 1);
+  assert.equal(store.index.usageReport(workspaceKey('/b')).bySession.length, 1);
   await store.close();
 });
 

@@ -1,0 +1,137 @@
+import type { UsageTotals } from '../store/sessionState';
+import type { UsageBucket } from '../store/summary';
+import { queryAll, type Database } from './sqlite';
+
+// How usage is counted once per real model call. Each session's row set holds the calls its log
+// records (each once, by the call's stable id), grouped by origin: the session that made them.
+// A fork holds copies of its source's calls (origin: the source), so one call may be held by
+// several sessions. Every holder of an origin's calls holds a prefix of that origin's log (a
+// fork copies a byte prefix), so their sets are nested and the holder with the most calls holds
+// them all: totals take each origin's calls from that holder alone, the origin itself when it is
+// still there, else (its folder deleted) the fork that kept the most of them.
+
+/** Calls, tokens and cost. */
+export interface UsageFigures extends UsageTotals {
+  calls: number;
+}
+
+/** Usage grouped under one key (a session id, `provider/model`, or a UTC day). */
+export interface UsageLine extends UsageFigures {
+  key: string;
+}
+
+/** A session in a usage report: its title, or null when the session is gone and only forks keep its calls. */
+export interface SessionUsageLine extends UsageLine {
+  title: string | null;
+}
+
+/** Usage of a workspace (or of every workspace), each call counted once. */
+export interface UsageReport {
+  total: UsageFigures;
+  /** By the session that made the calls. */
+  bySession: SessionUsageLine[];
+  /** By `provider/model`. */
+  byModel: UsageLine[];
+  /** By UTC day. */
+  byDay: UsageLine[];
+}
+
+interface RawBucket {
+  origin: string; day: string; provider: string; model: string; calls: number; input: number; output: number;
+  cache_read: number; cache_write: number; reasoning: number; cost: number;
+}
+
+export function zeroFigures(): UsageFigures {
+  return { calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+}
+
+function addFigures(to: UsageFigures, b: UsageFigures): void {
+  to.calls += b.calls;
+  to.input += b.input;
+  to.output += b.output;
+  to.cacheRead += b.cacheRead;
+  to.cacheWrite += b.cacheWrite;
+  to.reasoning += b.reasoning;
+  to.cost += b.cost;
+}
+
+function toBucket(r: RawBucket): UsageBucket {
+  return { origin: r.origin, day: r.day, provider: r.provider, model: r.model, calls: r.calls, input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning, cost: r.cost };
+}
+
+/** The usage rows with each origin spelled out: a session's own calls are stored with origin '' (most rows; it keeps the index small). */
+const USAGE = `SELECT session_id, CASE origin WHEN '' THEN session_id ELSE origin END AS origin, day, provider, model, calls, input, output,
+  cache_read, cache_write, reasoning, cost FROM usage`;
+
+/** Replaces a session's usage rows. */
+export function writeUsage(db: Database, sessionId: string, buckets: readonly UsageBucket[]): void {
+  db.run('DELETE FROM usage WHERE session_id = ?', [sessionId]);
+  for (const u of buckets) {
+    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [sessionId, u.origin === sessionId ? '' : u.origin, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
+  }
+}
+
+/** A session's usage rows, as the summary they were written from holds them. */
+export function readUsage(db: Database, sessionId: string): UsageBucket[] {
+  return queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket);
+}
+
+/**
+ * The buckets that count: for each origin, those of the holder with the most of its calls (ties
+ * go to the origin itself; tied holders hold the same calls). A fork lives in its source's
+ * workspace, so a workspace's holders are all found in it.
+ */
+function countedBuckets(db: Database, workspaceKey?: string): UsageBucket[] {
+  const scope = workspaceKey ? `SELECT u.* FROM (${USAGE}) u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?` : USAGE;
+  // SQLite takes the bare column session_id from the row that has the max().
+  return queryAll<RawBucket>(db, `WITH scoped AS (${scope}),
+    held AS (SELECT origin, session_id, sum(calls) * 2 + (session_id = origin) AS rank FROM scoped GROUP BY origin, session_id),
+    chosen AS (SELECT origin, session_id, max(rank) FROM held GROUP BY origin)
+    SELECT scoped.* FROM scoped JOIN chosen ON chosen.origin = scoped.origin AND chosen.session_id = scoped.session_id`,
+  workspaceKey ? [workspaceKey] : []).map(toBucket);
+}
+
+function grouped(buckets: readonly UsageBucket[], keyOf: (b: UsageBucket) => string): UsageLine[] {
+  const lines = new Map<string, UsageLine>();
+  for (const b of buckets) {
+    const key = keyOf(b);
+    let line = lines.get(key);
+    if (!line) lines.set(key, (line = { key, ...zeroFigures() }));
+    addFigures(line, b);
+  }
+  return [...lines.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** Usage of one workspace (all when absent): the total and the lines by session, model and day. */
+export function usageReport(db: Database, workspaceKey?: string): UsageReport {
+  const buckets = countedBuckets(db, workspaceKey);
+  const total = zeroFigures();
+  for (const b of buckets) addFigures(total, b);
+  const titles = new Map(queryAll<{ id: string; title: string; first_prompt: string }>(db,
+    `SELECT id, title, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`).map((r) => [r.id, r.title || r.first_prompt]));
+  return {
+    total,
+    bySession: grouped(buckets, (b) => b.origin).map((line) => ({ ...line, title: titles.get(line.key) ?? null })),
+    byModel: grouped(buckets, (b) => `${b.provider}/${b.model}`),
+    byDay: grouped(buckets, (b) => b.day),
+  };
+}
+
+/** One session's usage, as its own line shows it. */
+export interface SessionUsage {
+  /** Its own calls: what usage reports count under it. */
+  own: UsageFigures;
+  /** The calls its log inherited from the session it was forked from (counted under that session). */
+  inherited: UsageFigures;
+  /** What its whole history cost: own and inherited. */
+  history: UsageFigures;
+}
+
+export function sessionUsage(db: Database, sessionId: string): SessionUsage {
+  const usage: SessionUsage = { own: zeroFigures(), inherited: zeroFigures(), history: zeroFigures() };
+  for (const b of readUsage(db, sessionId)) {
+    addFigures(b.origin === sessionId ? usage.own : usage.inherited, b);
+    addFigures(usage.history, b);
+  }
+  return usage;
+}
