@@ -76,8 +76,10 @@ export function previewOf(text: string): string {
   return Array.from(flat).slice(0, PREVIEW_CHARS).join('');
 }
 
+/** The UTC day of a record's time; `unknown` for a time no clock gives (a damaged or hand-made record). */
 export function dayOf(ts: number): string {
-  return new Date(ts).toISOString().slice(0, 10);
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? 'unknown' : date.toISOString().slice(0, 10);
 }
 
 /** Adds a usage record's tokens and cost to running totals. */

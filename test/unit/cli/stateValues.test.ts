@@ -72,3 +72,26 @@ test('an index row with an impossible time still lists, the time as null', () =>
   const row = { id: 'ses_01J0000000000000000000000A', createdAt: 1e308, updatedAt: Number.NaN } as SessionRow;
   assert.deepEqual([rowJson(row).createdAt, rowJson(row).updatedAt], [null, null]);
 });
+
+test('a log record with an absurd time (ts: 1e308) leaves its session listed and its usage counted under an unknown day', async () => {
+  const dataDir = tempDir('braid-record-time-');
+  try {
+    const store = await openStore(dataDir);
+    const state = await store.create({ workspaceDir: workspace });
+    const writer = await store.openWriter(state.id);
+    await addTurn(writer, 'a turn', 'an answer');
+    await writer.close();
+    await store.close();
+    const log = path.join(dataDir, 'sessions', workspaceKey(workspace), state.id, 'agents', 'main', 'wire.jsonl');
+    fs.appendFileSync(log, `${JSON.stringify({ v: 1, t: 'usage', ts: 1e308, turn: 1, messageId: 'msg_absurd', provider: 'p', model: 'm', input: 5, output: 7, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, latencyMs: 1, stopReason: 'stop' })}\n`);
+    const at = (args: string[]) => braidIn(['--data-dir', dataDir, ...args], { cwd: workspace });
+    assert.equal((await at(['rebuild-index'])).code, 0);
+    const listed = await at(['list', '--json']);
+    assert.deepEqual((JSON.parse(listed.out) as Array<{ id: string }>).map((r) => r.id), [state.id]);
+    const byDay = await at(['usage', '--by', 'day', '--json']);
+    assert.equal(byDay.code, 0, byDay.err);
+    assert.match(byDay.out, /unknown/);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
