@@ -13,7 +13,7 @@ import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
-import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { loadSqlJs, queryAll, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
 
@@ -430,6 +430,15 @@ export class SessionIndex {
 
   get(id: string): rows.SessionRow | undefined {
     return this.guarded(() => rows.getRow(this.db, id));
+  }
+
+  /**
+   * Session ids that begin with `prefix` (every workspace, archived and hidden ones too), in
+   * order, at most `limit`: a range over the id's unique index, for ids typed shortened.
+   */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    // Ids are ASCII letters, digits and `_`, all below DEL: [prefix, prefix + DEL) holds exactly the ids that begin with it.
+    return this.guarded(() => queryAll<{ id: string }>(this.db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [prefix, `${prefix}\u007f`, limit]).map((r) => r.id));
   }
 
   search(text: string, filter: rows.ListFilter): rows.SessionRow[] {
