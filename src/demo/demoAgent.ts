@@ -39,7 +39,7 @@ function resolveTarget(intent: { path?: string; hint?: string }, done: readonly 
   const listing = doneWith(done, 'list_dir');
   if (!listing) return call(`I'll look for the ${intent.hint} in the workspace first.`, 'list_dir', { path: '.' });
   const entries = folderEntries(listing.result ?? '');
-  const found = entries.find((e) => !e.endsWith('/') && e.toLowerCase().replace(/\.[a-z0-9]+$/, '') === intent.hint);
+  const found = entries.find((e) => !e.endsWith('/') && e.toLowerCase().replace(/\.[a-z0-9]+$/, '') === intent.hint?.toLowerCase());
   if (found) return { path: found };
   return { answer: `There is no ${intent.hint} in the workspace's top folder. ${describeFolder(listing.result ?? '')}` };
 }

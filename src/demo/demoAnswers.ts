@@ -81,7 +81,8 @@ export function describeFile(path: string, result: string): string {
 
 /** What the workspace's top folder looks like, from a list_dir result. */
 export function describeFolder(result: string): string {
-  const entries = folderEntries(result);
+  // Git's own folder is no part of the project a user asks about.
+  const entries = folderEntries(result).filter((e) => e !== '.git/');
   if (entries.length === 0) return 'The workspace\'s top folder is empty.';
   const folders = entries.filter((e) => e.endsWith('/'));
   const files = entries.filter((e) => !e.endsWith('/'));

@@ -23,9 +23,10 @@ export function namedPath(text: string): string | undefined {
   return word && !/^(?:e\.g|i\.e|etc)$/i.test(word) ? word : undefined;
 }
 
-/** A bare name such as README (found by listing the folder first), lower-cased. */
+/** A bare name such as README (found by listing the folder first), spelt the usual way. */
 function bareName(text: string): string | undefined {
-  return BARE_NAMES.exec(text)?.[1]?.toLowerCase();
+  const name = BARE_NAMES.exec(text)?.[1];
+  return name && (/^(makefile|dockerfile)$/i.test(name) ? `${name[0]!.toUpperCase()}${name.slice(1).toLowerCase()}` : name.toUpperCase());
 }
 
 /** Text in quotes after "with", "containing", "saying", "that says". */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ChatModel } from '../../../media/src/chatModel';
-import { welcomeExamples, welcomeModelLine } from '../../../media/src/welcome';
+import { welcomeExamples, welcomeModelLine } from '../../../media/src/welcomePrompts';
 import { demoAgentReply } from '../../../src/demo/demoAgent';
 import type { SessionView } from '../../../src/protocol/messages';
 

@@ -100,7 +100,7 @@ test('subagents, side questions and compactions of the demo get the answer their
   const first = demoAgentReply({ messages: [sub, { role: 'user', content: 'Look at the top folder of the workspace.' }] });
   assert.deepEqual(calls(first), [{ name: 'list_dir', args: { path: '.' } }]);
   assert.ok(first.kind === 'toolCalls' && first.calls[0]!.id.startsWith('call_sub_'), 'a subagent\'s call ids are its own');
-  const report = answer(demoAgentReply({ messages: [sub, { role: 'user', content: 'Look.' }, { role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'list_dir', arguments: '{"path":"."}' } }] }, { role: 'tool', tool_call_id: 'a', content: 'package.json\nsrc/\nREADME.md' }] }));
+  const report = answer(demoAgentReply({ messages: [sub, { role: 'user', content: 'Look.' }, { role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'list_dir', arguments: '{"path":"."}' } }] }, { role: 'tool', tool_call_id: 'a', content: '.git/\npackage.json\nsrc/\nREADME.md' }] }));
   assert.match(report, /2 files and 1 folder; it looks like a Node\.js project/);
   // A side question is asked as plain text after the history: answered in words, never with tools.
   const side = demoAgentReply({ messages: [SYSTEM, prompt('Create hello.txt'), { role: 'assistant', content: 'Created it.' }, { role: 'user', content: 'what did I ask?' }] });
