@@ -106,9 +106,14 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
 test('a new session greets with what Braid does, three prompts the demo acts on, and the model', async () => {
   await workbench.openBraid();
   await chat().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
-  await arrangeWindow();
   const welcome = chat().locator('[data-role="welcome"]');
   await welcome.waitFor();
+  // Legible in the side bar's default width (about 300 px): nothing runs off to the side.
+  const fit = await welcome.evaluate((e) => ({ width: e.clientWidth, overflow: e.scrollWidth - e.clientWidth }));
+  assert.ok(fit.width <= 320, `the Chat view starts narrow (${fit.width} px)`);
+  assert.equal(fit.overflow, 0, 'the welcome fits its width');
+  await shot('welcome-narrow');
+  await arrangeWindow();
   assert.match(await welcome.textContent() ?? '', /A coding agent for this workspace/);
   assert.deepEqual(await welcome.locator('button.example').allTextContents(), ['Explain the README', 'Create hello.txt', 'Use a subagent to survey this folder']);
   assert.match(await welcome.locator('[data-role="welcome-model"]').textContent() ?? '', /demo agent/);
@@ -158,6 +163,7 @@ async function rewindCreate(): Promise<void> {
   await dialog.waitFor();
   assert.match(await dialog.textContent() ?? '', /Rewind 1 turn of this session\?/);
   assert.match(await dialog.textContent() ?? '', /delete hello\.txt/);
+  await workbench.screenshot('rewind-dialog');
   await dialog.locator('.monaco-button', { hasText: 'Rewind and Restore Files' }).click();
   await waitFor(() => !fs.existsSync(hello()), 'hello.txt to be removed by the rewind');
   await chat().locator('[data-role="rewound"]').waitFor();
