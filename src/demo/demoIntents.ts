@@ -29,9 +29,9 @@ function bareName(text: string): string | undefined {
   return name && (/^(makefile|dockerfile)$/i.test(name) ? `${name[0]!.toUpperCase()}${name.slice(1).toLowerCase()}` : name.toUpperCase());
 }
 
-/** Text in quotes after "with", "containing", "saying", "that says". */
+/** Text in quotes after "with", "containing", "saying", "add": what goes into the file. */
 function quotedContent(text: string): string | undefined {
-  return /\b(?:with|containing|saying|says|reading|text)\s*:?\s*["“'`]([^"”'`]+)["”'`]/i.exec(text)?.[1];
+  return /\b(?:with|containing|saying|says|reading|text|add|append|write)\s*:?\s*["“'`]([^"”'`]+)["”'`]/i.exec(text)?.[1];
 }
 
 /** "change 'a' to 'b'", "replace "a" with "b"". */
@@ -60,6 +60,8 @@ export function recognise(text: string): Intent {
     if (/^(?:the\s+)?tests?\b/i.test(command ?? '') || (!command && /\btests?\b/i.test(t))) return { kind: 'run', tests: true };
     return command ? { kind: 'run', command } : { kind: 'run' };
   }
+  // A file deleted the way an agent does it: a command, which asks first and which a rewind undoes.
+  if (path && /\b(?:delete|remove)\b/i.test(t)) return { kind: 'run', command: `rm -- ${path}` };
   const replace = replacement(t);
   const creates = /\b(?:create|make|write|generate)\b/i.test(t) || /\b(?:add|new)\b.*\b(?:a|new)\s+file\b/i.test(t);
   if (!replace && creates && (path || /\bfile\b/i.test(t))) return { kind: 'create', path: path ?? 'hello.txt', ...optional('content', quotedContent(t)) };

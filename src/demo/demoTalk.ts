@@ -21,6 +21,7 @@ const SHOW = [
   '- **Create hello.txt**: I ask before writing; then try **Rewind** with files, and **Undo**.',
   '- **Add a line to hello.txt** or **Change "Hello" to "Hi" in hello.txt**: an edit with its diff.',
   '- **Run `ls -la`**, or **Run the tests**: a command, after you allow it.',
+  '- **Delete hello.txt**: a command too; a rewind with files brings the file back.',
   '- **Use a subagent to survey this folder**: a subagent with its own context and log.',
   '- **Give me a long answer**: streaming you can stop.',
 ].join('\n');
@@ -31,6 +32,7 @@ export function chatAnswer(userText: string): string {
   if (/^(hi|hello|hey|good (morning|afternoon|evening))\b[\s!.,]*$/i.test(userText.trim())) {
     return `Hello! I'm Braid's demo agent: a script that drives Braid's real tools, not a language model.\n\n${SHOW}`;
   }
+  if (/\b(help|what can (you|i) (do|try)|what do you do|who are you)\b/i.test(userText)) return `I'm Braid's demo agent: a script that drives Braid's real tools, not a language model.\n\n${SHOW}`;
   const faq = FAQ.find(([pattern]) => pattern.test(userText));
   if (faq) return `${faq[1]}\n\n${DEMO_FOOTER}`;
   return `You asked: “${quoted}”. I'm Braid's demo agent, a script rather than a language model, so I can't answer that for real; set a real model to get answers (ask me "how do I use a real model?").\n\n${SHOW}`;

@@ -47,6 +47,7 @@ test('each recognised request starts with the tool call a coding agent would mak
     ['run ls -la', [{ name: 'bash', args: { command: 'ls -la' } }]],
     ['Run the tests', [{ name: 'list_dir', args: { path: '.' } }]],
     ['List the files', [{ name: 'list_dir', args: { path: '.' } }]],
+    ['Delete hello.txt', [{ name: 'bash', args: { command: 'rm -- hello.txt' } }]],
   ];
   for (const [text, expected] of cases) assert.deepEqual(calls(demoAgentReply(request(text))), expected, text);
   const task = calls(demoAgentReply(request('Use a subagent to survey this folder')));
@@ -68,6 +69,7 @@ test('after its tools come back the demo goes on, and answers from what they ret
   // An edit reads first, then changes exactly the asked text.
   const read = { name: 'read_file', args: { path: 'hello.txt' }, result: '     1\tHello from Braid!' };
   assert.deepEqual(calls(demoAgentReply(request('Change "Hello" to "Hi" in hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello', new_text: 'Hi' } }]);
+  assert.deepEqual(calls(demoAgentReply(request('Add "Bye" to hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: 'Hello from Braid!\nBye' } }]);
   assert.deepEqual(calls(demoAgentReply(request('Add a line to hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: 'Hello from Braid!\nEdited by Braid\'s demo agent.' } }]);
   // The tests: the project's kind decides the command.
   assert.deepEqual(calls(demoAgentReply(request('Run the tests', [listed]))), [{ name: 'bash', args: { command: 'npm test' } }]);
