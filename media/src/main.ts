@@ -6,6 +6,7 @@ import { renderEntry, type EntryActions } from './render';
 import { parseInput } from './slashCommands';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
+import { Welcome } from './welcome';
 
 /** The read-only note when another window writes the shown session. */
 const READ_ONLY_NOTE = 'Another window is writing this session; it is shown read-only here and follows along live.';
@@ -22,6 +23,7 @@ app.innerHTML = `
   <div class="note untrusted" data-role="untrusted" role="status" hidden><span class="codicon codicon-shield" aria-hidden="true"></span> This workspace is not trusted: Braid can chat and read files, but its tools cannot write files or run commands. <button type="button" data-role="trust">Manage Workspace Trust</button></div>
   <div class="note damaged" data-role="damaged" role="status" hidden><span class="codicon codicon-warning" aria-hidden="true"></span> <span data-role="damaged-text"></span><button type="button" class="dismiss" data-role="damaged-dismiss" title="Hide this note for this session" aria-label="Hide this note"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
   <div class="note" data-role="read-only" role="status" hidden></div>
+  <div class="welcome" data-role="welcome" hidden></div>
   <section class="transcript" data-role="transcript" role="log" aria-label="Conversation" tabindex="0"></section>
   <div class="side" data-role="side" role="dialog" aria-label="Side question" hidden>
     <div class="side-head"><span class="codicon codicon-comment" aria-hidden="true"></span> <span data-role="side-question"></span></div>
@@ -31,6 +33,7 @@ app.innerHTML = `
       <button type="button" data-role="side-close" title="Close (Escape); nothing is kept">Close</button>
     </div>
   </div>
+  <div class="note rewound" data-role="rewound" role="status" hidden><span class="codicon codicon-discard" aria-hidden="true"></span> <span data-role="rewound-text"></span> <button type="button" data-role="undo-rewind" title="Undo this rewind: the turns and files come back">Undo</button></div>
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
@@ -73,16 +76,31 @@ let firstToken: { requestId: string; sentAt: number } | undefined;
 composer.value = host.getState()?.draft ?? '';
 part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
 
+/** The model the page was last told about (the welcome names it). */
+let currentModel: ModelInfo | undefined;
+const welcome = new Welcome(part('welcome'), (prompt) => {
+  composer.value = prompt;
+  input.focus();
+});
+
 function showModel(info: ModelInfo): void {
+  currentModel = info;
+  refreshWelcome();
   part('model').textContent = info.id ? `${info.provider} · ${info.id}` : 'No model configured';
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
   part('problem').textContent = info.problem ?? '';
 }
 
-/** Everything but the transcript rows: title, usage, banners, queue chips, buttons. */
+/** A new or empty session shows the welcome instead of a blank area. */
+function refreshWelcome(): void {
+  welcome.show(model.entries.length === 0 && !model.running && !model.readOnly, currentModel);
+}
+
+/** Everything but the transcript rows: title, usage, banners, welcome, queue chips, buttons. */
 function refreshChrome(): void {
   const info = model.info;
+  refreshWelcome();
   document.body.dataset.session = model.sessionId;
   document.body.dataset.readOnly = String(model.readOnly);
   document.body.dataset.turn = model.running ? 'running' : 'idle';
@@ -95,6 +113,8 @@ function refreshChrome(): void {
   part('damaged').hidden = damaged === 0 || damageDismissed === model.sessionId;
   part('damaged-text').textContent = damaged === 0 ? '' : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;
   input.disabled = model.readOnly;
+  part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
+  part('rewound-text').textContent = model.undoableRewind ?? '';
   part('stop').hidden = !model.running;
   part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
   const queue = part('queue');
@@ -220,6 +240,7 @@ part('send').addEventListener('click', () => composer.value.trim() && send(compo
 part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel', requestId: model.running }));
 part('model-picker').addEventListener('click', () => host.postMessage({ type: 'command', name: 'model' }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
+part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
 onHostMessage((message: HostToWebview) => {
   switch (message.type) {
@@ -254,6 +275,7 @@ onHostMessage((message: HostToWebview) => {
       return;
     }
     case 'prefill':
+      if (message.replaces !== undefined && composer.value !== message.replaces) return; // the user has made it their own
       composer.value = message.text;
       input.focus();
       return;

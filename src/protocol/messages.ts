@@ -43,6 +43,8 @@ export interface SessionView {
   readonly activeRequest?: string;
   /** Lines of the log read for this page that could not be read (a crash mid-write, or damage) and were skipped. */
   readonly damagedLines?: number;
+  /** Set while the rewind this window just made can be undone: what it did, shown beside an Undo button. */
+  readonly undoableRewind?: string;
 }
 
 // ---- webview -> host -------------------------------------------------------------------------
@@ -113,10 +115,14 @@ export interface LoadOlderMessage {
 export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'history', 'model', 'usage'] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
-/** A slash command, or a control of the page (the model picker) that runs one. */
+/** Commands the page's own controls run: Manage Workspace Trust, and Undo after a rewind. */
+export const PAGE_COMMANDS = ['trust', 'undoRewind'] as const;
+export type PageCommand = (typeof PAGE_COMMANDS)[number];
+
+/** A slash command, or a control of the page (the model picker, Undo after a rewind) that runs one. */
 export interface CommandMessage {
   readonly type: 'command';
-  readonly name: Exclude<SlashCommand, 'btw'> | 'trust';
+  readonly name: Exclude<SlashCommand, 'btw'> | PageCommand;
   /** What follows the command (the focus of /compact). */
   readonly arg?: string;
 }
@@ -180,6 +186,8 @@ export interface OlderPageMessage {
 export interface PrefillMessage {
   readonly type: 'prefill';
   readonly text: string;
+  /** Only when the input still holds exactly this (an undone rewind takes its prompt back out, never the user's own edits). */
+  readonly replaces?: string;
 }
 
 /** The configured model changed (settings edited, a model picked). */

@@ -196,18 +196,3 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-/**
- * The demo model of `npm start`: a friendly scripted answer streamed word by word, so a newcomer
- * sees a session work without an account. It says plainly that it is not a real model.
- */
-export const demoReply: FallbackReply = (request) => {
-  const last = [...(request.body.messages ?? [])].reverse().find((m) => m.role === 'user');
-  const asked = typeof last?.content === 'string' ? last.content
-    : Array.isArray(last?.content) ? last.content.map((p: { text?: string }) => p.text ?? '').join(' ') : '';
-  const quoted = asked.trim().replace(/\s+/g, ' ').slice(0, 120);
-  const text = `Hello from Braid's demo model. This answer is scripted, not generated: you asked "${quoted}". `
-    + 'Set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY before `npm start` (or the braid.* settings) to talk to a real model.';
-  const words = text.split(/(?<= )/);
-  return { kind: 'text', chunks: words, chunkDelayMs: 15, usage: { prompt: Math.ceil(asked.length / 4) + 20, completion: words.length } };
-};

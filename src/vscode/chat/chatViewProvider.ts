@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
 import { parseWebviewMessage } from '../../protocol/validate';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
@@ -11,8 +11,8 @@ import { affectsModelSettings, readModelSettings } from '../settings';
 import { chatHtml } from './chatHtml';
 import { ChatSessions } from './chatSessions';
 
-/** The VS Code command each slash command (and the page's model picker) runs. */
-const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
+/** The VS Code command each slash command (and each of the page's controls) runs. */
+const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
   new: 'braid.newSession',
   sessions: 'braid.openSession',
   fork: 'braid.forkSession',
@@ -23,6 +23,7 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
   model: 'braid.selectModel',
   usage: 'braid.showUsage',
   trust: 'workbench.trust.manage',
+  undoRewind: 'braid.undoRewind',
 };
 
 /**
@@ -89,9 +90,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.revealer = reveal;
   }
 
-  /** Puts text in the chat input (edit & resend after a rewind). */
-  prefill(text: string): void {
-    this.post({ type: 'prefill', text });
+  /** Puts text in the chat input (edit & resend after a rewind); with `replaces`, only over exactly that text. */
+  prefill(text: string, replaces?: string): void {
+    this.post({ type: 'prefill', text, ...(replaces === undefined ? {} : { replaces }) });
   }
 
   /** Asks a side question and shows it in the page's overlay (the palette's Side Question). */
