@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SessionNotFoundError } from '../core/store/sessionStore';
-import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
+import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
 import { exec } from './commands/exec';
 import * as forkRewind from './commands/forkRewind';
@@ -58,7 +58,9 @@ Maintenance:
   doctor [--fix] [--json]              verify every log, state file and the index; --fix repairs
 
 Other:
-  model [--json]                       the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure
+  model [--json]                       the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure,
+                                       with its context window and answer limit (from the server,
+                                       or BRAID_CONTEXT_WINDOW, BRAID_MAX_OUTPUT_TOKENS)
                                        (keys: BRAID_API_KEY or the provider's usual variable)
   version | help
 
@@ -149,13 +151,17 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   return run(ctx, rest, io.env);
 }
 
-function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
+async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const args = parseArgs(argv, { flags: ['json'] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   try {
-    const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
-    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, contextWindow: model.contextWindow };
-    out(args.options.has('json') ? `${jsonText(summary)}\n` : `${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+    const { model, limits } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
+    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, ...limits };
+    if (args.options.has('json')) out(`${jsonText(summary)}\n`);
+    else {
+      out(`${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+      out(`${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`);
+    }
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ModelConfigError)) throw error;

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { newMessageId, userMessageId } from '../ids';
 import type { Logger } from '../logger';
+import type { ModelLimits } from '../model/modelSettings';
 import { sessionFolders, type QueuedPrompt, type SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
@@ -56,6 +57,8 @@ export interface SessionOptions {
 export interface ModelChoice {
   readonly model: Model<Api>;
   readonly thinking: string;
+  /** The model's limits and where they came from, when the host resolved them (the model line shows them). */
+  readonly limits?: ModelLimits;
 }
 
 export interface SubmitOptions {
