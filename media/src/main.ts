@@ -73,9 +73,10 @@ let firstToken: { requestId: string; sentAt: number } | undefined;
 composer.value = host.getState()?.draft ?? '';
 part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
 
-/** Tokens in thousands as people name windows: 32768 -> "32k" (binary), 200000 -> "200k", 500 -> "500". */
+/** Tokens in thousands as people name windows: 128000 -> "128k", 32768 -> "32k" (binary), 500 -> "500". */
 function kTokens(n: number): string {
   if (n < 1000) return String(n);
+  if (n % 1000 === 0) return `${n / 1000}k`;
   return n % 1024 === 0 ? `${n / 1024}k` : `${Math.round(n / 1000)}k`;
 }
 
