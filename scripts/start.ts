@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { exitIfNodeTooOld } from './nodeVersion.mjs';
 import { cacheRoot, ensureToolchain } from './toolchain.mjs';
 import { freePort, installExtension, prepareProfile, startCodeServer } from '../test/support/codeServer';
 import { ScriptedModelServer } from '../test/support/modelServer';
@@ -29,12 +30,13 @@ function parseArgs(argv: string[]): { folder: string; port: number } {
 }
 
 async function main(): Promise<void> {
+  exitIfNodeTooOld();
   const { folder, port: preferredPort } = parseArgs(process.argv.slice(2));
   console.log('Building and packaging Braid...');
   const build = spawnSync('npm', ['run', '--silent', 'package'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (build.status !== 0) throw new Error('npm run package failed');
 
-  console.log('Preparing VS Code (code-server); the first run builds it, later runs reuse the cache...');
+  console.log(`Preparing VS Code (code-server). The first run downloads Chromium, Node 24 and code-server and builds code-server's native modules into ${cacheRoot()}: 2 to 15 minutes depending on the machine, with progress below; later runs reuse the cache.`);
   ensureToolchain();
 
   let demo: ScriptedModelServer | undefined;

@@ -83,10 +83,21 @@ const welcome = new Welcome(part('welcome'), (prompt) => {
   input.focus();
 });
 
+/** Tokens in thousands as people name windows: 128000 -> "128k", 32768 -> "32k" (binary), 500 -> "500". */
+function kTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n % 1000 === 0) return `${n / 1000}k`;
+  return n % 1024 === 0 ? `${n / 1024}k` : `${Math.round(n / 1000)}k`;
+}
+
 function showModel(info: ModelInfo): void {
   currentModel = info;
   refreshWelcome();
-  part('model').textContent = info.id ? `${info.provider} · ${info.id}` : 'No model configured';
+  const limits = info.limits;
+  part('model').textContent = info.id ? `${info.provider} · ${info.id}${limits ? ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out` : ''}` : 'No model configured';
+  part('model-picker').title = limits
+    ? `Context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom}). Select the model (/model)`
+    : 'Select the model (/model)';
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
   part('problem').textContent = info.problem ?? '';

@@ -133,10 +133,11 @@ the workspace with its key. Creates nothing.
   ['Other', {
     model: {
       usage: '[--json]',
-      summary: 'the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure',
+      summary: 'the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure, with its limits',
       details: `Prints the model the environment configures: BRAID_PROVIDER (a pi-ai provider id, or
-openai-compatible), BRAID_MODEL and, for openai-compatible, BRAID_BASE_URL. The key comes from
-BRAID_API_KEY or the provider's usual variable.
+openai-compatible), BRAID_MODEL and, for openai-compatible, BRAID_BASE_URL; with its context
+window and answer limit (BRAID_CONTEXT_WINDOW and BRAID_MAX_OUTPUT_TOKENS, else what the server
+reports, else the catalogue's). The key comes from BRAID_API_KEY or the provider's usual variable.
 
   --json   as JSON`,
     },

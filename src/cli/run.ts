@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SessionNotFoundError } from '../core/store/sessionStore';
-import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
+import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
 import { exec } from './commands/exec';
 import * as forkRewind from './commands/forkRewind';
@@ -132,13 +132,17 @@ function help(argv: readonly string[], out: (text: string) => void): number {
   return EXIT_OK;
 }
 
-function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
+async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const args = parseArgs(argv, { flags: ['json'] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   try {
-    const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
-    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, contextWindow: model.contextWindow };
-    out(args.options.has('json') ? `${jsonText(summary)}\n` : `${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+    const { model, limits } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
+    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, ...limits };
+    if (args.options.has('json')) out(`${jsonText(summary)}\n`);
+    else {
+      out(`${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+      out(`${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`);
+    }
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ModelConfigError)) throw error;

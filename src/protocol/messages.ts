@@ -20,6 +20,8 @@ export interface ModelInfo {
   readonly demo: boolean;
   /** Set when the configuration cannot be used; a one-sentence reason the user can act on. */
   readonly problem?: string;
+  /** The context window and answer limit in tokens, and where each came from (the server, a setting, ...). */
+  readonly limits?: { readonly contextWindow: number; readonly contextFrom: string; readonly maxOutputTokens: number; readonly outputFrom: string };
 }
 
 /** Where the page before a shown page ends in the log; opaque to the page, checked by the host. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { resolveApiKey } from '../../core/model/apiKey';
-import { ENV_NAMES, resolveModel } from '../../core/model/modelSettings';
+import { ENV_NAMES, resolveModelWithLimits } from '../../core/model/modelSettings';
 import type { Logger } from '../../core/logger';
 import { Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
@@ -39,7 +39,8 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
-  const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
+  // An OpenAI-compatible server is asked for its limits (a second and a half at most, once).
+  const { model } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {

@@ -5,7 +5,7 @@ import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
 import { isSessionId } from '../ids';
-import type { Logger } from '../logger';
+import { duration, type Logger } from '../logger';
 import { StoreLayout } from '../store/layout';
 import { readState, type SessionState } from '../store/sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from '../store/summary';
@@ -254,6 +254,7 @@ export class SessionIndex {
 
   /** With `yieldEvery` infinite it never awaits, so it runs to the end before returning. */
   private async rebuildInMemory(progress?: (done: number, total: number) => void, yieldEvery = 200): Promise<void> {
+    const started = Date.now();
     const folders = listSessionFolders(this.options.layout);
     const ids = new Set<string>();
     let done = 0;
@@ -284,6 +285,7 @@ export class SessionIndex {
       throw err;
     }
     progress?.(folders.length, folders.length);
+    this.logger.info(`index rebuilt from ${folders.length} session folder${folders.length === 1 ? '' : 's'} in ${duration(Date.now() - started)}`);
   }
 
   private summarize(dir: string): SessionSummary | undefined {

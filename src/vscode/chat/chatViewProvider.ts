@@ -200,8 +200,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private async lookUpModel(): Promise<ModelInfo> {
     const settings = readModelSettings();
     try {
-      const { model } = await chooseModel();
-      return { provider: model.provider, id: model.id, demo: settings.demo };
+      const { model, limits } = await chooseModel();
+      if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
+      return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
     }
