@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText, sessionLabel } from '../../core/store/summary';
+import { promptText } from '../../core/store/summary';
+import { sessionLabel } from '../../core/store/titles';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 
 /**

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { getModels, getProviders, type KnownProvider } from '@mariozechner/pi-ai';
 import type { SessionUsageLine, UsageLine } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { labelText } from '../../core/store/summary';
+import { labelText } from '../../core/store/titles';
 import { VSCODE_LM } from '../lm/vscodeLmStream';
 import type { BraidCommand } from './command';
 

@@ -170,9 +170,9 @@ export function usageLine(usage: UsageTotals, forked = false): string {
 
 const STATUS_ICONS: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
 
-/** The codicon of a session: its status while it has one worth showing, else archived or plain. */
+/** The codicon of a session: its status while it has one worth showing, else a fork's, archived or plain. */
 export function sessionIcon(row: SessionRow): string {
-  return STATUS_ICONS[row.status] ?? (row.archived ? 'archive' : 'comment-discussion');
+  return STATUS_ICONS[row.status] ?? (row.forkedFrom ? 'repo-forked' : row.archived ? 'archive' : 'comment-discussion');
 }
 
 /** The codicon of a subagent by how its last answer ended. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
-import { sessionLabel } from '../../core/store/summary';
+import { sessionLabel } from '../../core/store/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
