@@ -3,7 +3,7 @@
 import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
 import type { UsageTotals } from '../../core/store/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
-import { timeAgo } from '../../core/timeAgo';
+import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
 
 /** A session; its forks are nested under it. */
 export interface SessionNode {
@@ -123,6 +123,20 @@ export class SessionsTreeModel {
 
   parent(node: SessionsNode): SessionsNode | undefined {
     return this.parents.get(node.id);
+  }
+
+  /**
+   * When the first relative time among the sessions handed out since the last `roots()` changes
+   * ("just now" becoming "1 min ago"); undefined when there are none.
+   */
+  nextTimeChange(now: number): number | undefined {
+    let next: number | undefined;
+    for (const node of this.nodes.values()) {
+      if (node.kind !== 'session') continue;
+      const at = timeAgoChangesAt(node.row.updatedAt, now);
+      if (next === undefined || at < next) next = at;
+    }
+    return next;
   }
 
   /** A node the tree has shown (for reveal), by id. */

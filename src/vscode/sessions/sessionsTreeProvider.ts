@@ -3,13 +3,11 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
 import { sessionLabel } from '../../core/store/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { TimeRedraw } from './timeRedraw';
 import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
-
-/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
-const CLOCK_MS = 60_000;
 
 /**
  * The Sessions tree (DESIGN.md 8): this workspace's sessions from the index, newest first, with
@@ -22,7 +20,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   readonly onDidChangeTreeData = this.changed.event;
   private readonly unsubscribe: () => void;
   private readonly model: SessionsTreeModel;
-  private clock: NodeJS.Timeout | undefined;
+  private times: TimeRedraw | undefined;
 
   constructor(store: SessionStore | undefined, workspaceDir: string | undefined) {
     this.unsubscribe = store ? store.index.onDidChange(() => this.refresh()) : () => undefined;
@@ -52,14 +50,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     this.refresh();
   }
 
-  /** Redraws relative times every minute, only while the view is visible (a hidden view needs none). */
+  /** Keeps relative times ("2 min ago") true: a redraw when the first of them changes, while the view is visible. */
   followClock(view: vscode.TreeView<SessionsNode>): vscode.Disposable {
-    const tick = () => {
-      if (view.visible) this.refresh();
-    };
-    this.clock = setInterval(tick, CLOCK_MS);
-    // Times went stale while hidden: redraw on showing.
-    return view.onDidChangeVisibility((e) => e.visible && this.refresh());
+    const times = new TimeRedraw(() => this.refresh(), () => view.visible);
+    this.times = times;
+    const visibility = view.onDidChangeVisibility((e) => e.visible && times.shown());
+    return { dispose: () => (visibility.dispose(), times.cancel()) };
   }
 
   refresh(): void {
@@ -133,7 +129,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   }
 
   getChildren(node?: SessionsNode): SessionsNode[] {
-    return node ? this.model.children(node) : this.model.roots();
+    const nodes = node ? this.model.children(node) : this.model.roots();
+    this.times?.expect(this.model.nextTimeChange(Date.now()));
+    return nodes;
   }
 
   getParent(node: SessionsNode): SessionsNode | undefined {
@@ -141,7 +139,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   }
 
   dispose(): void {
-    if (this.clock) clearInterval(this.clock);
+    this.times?.cancel();
     this.unsubscribe();
     this.changed.dispose();
   }
