@@ -32,7 +32,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   /** Shows a session's row (a new fork under its source), once the index has it. */
   const revealSession = (id: string) => {
     const node = sessions.node(id);
-    if (node) void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
+    const failed = (why: string) => logger.warn(`could not show session ${id} in the Sessions tree: ${why}`);
+    if (!node) failed('it is not listed there');
+    else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
   };
 
   const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, context.workspaceState, logger);

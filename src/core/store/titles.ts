@@ -103,12 +103,12 @@ export function sessionLabel(s: TitleFields): string {
 /**
  * A fork's title: what it is and of which session ("Fork at turn 3 of Plan the notes", "Fork of
  * Plan the notes"). `taken` holds the titles of the source's other forks: a fork that would read
- * like one of them gets the first free number ("… (2)"), so two forks are never told apart by
- * their time alone.
+ * like one of them gets the first free number, up front where a narrow tree still shows it
+ * ("Fork 2 at turn 3 of Plan the notes"), so two forks are never told apart by their time alone.
  */
 export function forkTitle(sourceTitle: string, turn: number | null, taken: ReadonlySet<string> = new Set()): string {
-  const base = `${turn === null ? 'Fork' : `Fork at turn ${turn}`} of ${cutTitle(sourceTitle)}`;
-  let title = base;
-  for (let n = 2; taken.has(title); n++) title = `${base} (${n})`;
-  return title;
+  const title = (n: number) => `Fork${n > 1 ? ` ${n}` : ''}${turn === null ? '' : ` at turn ${turn}`} of ${cutTitle(sourceTitle)}`;
+  let n = 1;
+  while (taken.has(title(n))) n++;
+  return title(n);
 }

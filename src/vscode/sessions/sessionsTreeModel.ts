@@ -49,6 +49,8 @@ export interface SessionsSource {
   count(filter: ListFilter): number;
   workspaces(): WorkspaceRow[];
   subagents(sessionId: string): SubagentSummary[];
+  /** The workspace a session belongs to (undefined: not in the index). */
+  workspaceOf(sessionId: string): string | undefined;
 }
 
 /** Rows per group: the index pages, and a tree of more than this is better searched. */
@@ -113,8 +115,11 @@ export class SessionsTreeModel {
       case 'archived':
         return this.remember(node, this.withForks(nestForks(this.source.list({ workspaceKey: node.workspaceKey, archived: true, limit: GROUP_LIMIT }))));
       case 'session': {
-        const subagents = node.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
-        return this.remember(node, [...subagents, ...node.forks]);
+        // VS Code may hand back a node of an earlier listing; its forks are the latest listing's (a fork just made among them).
+        const latest = this.nodes.get(node.id);
+        const session = latest?.kind === 'session' ? latest : node;
+        const subagents = session.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
+        return this.remember(node, [...subagents, ...session.forks]);
       }
       case 'subagent':
         return [];
@@ -142,6 +147,19 @@ export class SessionsTreeModel {
   /** A node the tree has shown (for reveal), by id. */
   find(id: string): SessionsNode | undefined {
     return this.nodes.get(id);
+  }
+
+  /**
+   * A session's node for revealing it (a fork just made), listing the levels above it as the
+   * tree would: the roots, and with all workspaces shown, the session's workspace.
+   */
+  locate(id: string): SessionsNode | undefined {
+    if (this.find(id)) return this.find(id);
+    const roots = this.roots();
+    const key = this.allWorkspaces ? this.source.workspaceOf(id) : undefined;
+    const workspace = roots.find((n) => n.kind === 'workspace' && n.workspaceKey === key);
+    if (workspace) this.children(workspace);
+    return this.find(id);
   }
 
   /** A workspace's live sessions with forks nested, then its Archived group when it has any. */

@@ -28,6 +28,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
       list: (filter) => store?.index.list(filter) ?? [],
       count: (filter) => store?.index.count(filter) ?? 0,
       workspaces: () => store?.index.workspaces() ?? [],
+      workspaceOf: (id) => store?.index.get(id)?.workspaceKey,
       subagents: (id) => {
         if (!store) return [];
         try {
@@ -62,10 +63,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     this.changed.fire(undefined);
   }
 
-  /** The node of a session the tree has shown, for revealing it. */
+  /** The node of a session, for revealing it. */
   node(id: string): SessionsNode | undefined {
-    if (!this.model.find(id)) this.model.roots();
-    return this.model.find(id);
+    return this.model.locate(id);
   }
 
   getTreeItem(node: SessionsNode): vscode.TreeItem {

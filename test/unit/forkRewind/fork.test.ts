@@ -106,15 +106,15 @@ test('forks say what they are and of which session, and two forks of one session
     const source = await threeTurns(f);
     const titles: string[] = [];
     for (const turn of [undefined, undefined, 2, 2, 3]) titles.push((await forkSession(f.store, source, turn === undefined ? {} : { turn })).title);
-    assert.deepEqual(titles, ['Fork of first prompt', 'Fork of first prompt (2)', 'Fork at turn 2 of first prompt', 'Fork at turn 2 of first prompt (2)', 'Fork at turn 3 of first prompt']);
+    assert.deepEqual(titles, ['Fork of first prompt', 'Fork 2 of first prompt', 'Fork at turn 2 of first prompt', 'Fork 2 at turn 2 of first prompt', 'Fork at turn 3 of first prompt']);
     // A fork of a fork names the fork; a title given (the CLI's --title, a kept side question) is kept.
     const fork = f.store.index.list({ workspaceKey: f.store.get(source).workspaceKey }).find((r) => r.title === 'Fork of first prompt')!;
     assert.equal((await forkSession(f.store, fork.id, { turn: 1 })).title, 'Fork at turn 1 of Fork of first prompt');
     assert.equal((await forkSession(f.store, source, { title: 'My own name' })).title, 'My own name');
     // A deleted fork frees its title for the next one.
-    const second = f.store.index.list({ workspaceKey: fork.workspaceKey }).find((r) => r.title === 'Fork of first prompt (2)')!;
+    const second = f.store.index.list({ workspaceKey: fork.workspaceKey }).find((r) => r.title === 'Fork 2 of first prompt')!;
     await f.store.delete(second.id);
-    assert.equal((await forkSession(f.store, source)).title, 'Fork of first prompt (2)');
+    assert.equal((await forkSession(f.store, source)).title, 'Fork 2 of first prompt');
     // A long source title is cut at a word boundary inside the fork's title.
     await f.store.rename(source, 'Refactor the tokenizer so that every token keeps its source span and offsets');
     assert.equal((await forkSession(f.store, source, { turn: 1 })).title, 'Fork at turn 1 of Refactor the tokenizer so that every token keeps…');

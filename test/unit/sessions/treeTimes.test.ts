@@ -67,6 +67,7 @@ test('relative times stay true: the tree redraws when the first shown time chang
       count: (f) => store.index.count(f),
       workspaces: () => store.index.workspaces(),
       subagents: () => [],
+      workspaceOf: (id) => store.index.get(id)?.workspaceKey,
     }, { key: workspaceKey('/work/alpha'), dir: '/work/alpha' });
 
     // What VS Code does on each redraw: ask for the nodes, describe each at that moment; the

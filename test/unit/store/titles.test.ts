@@ -69,9 +69,9 @@ test('stored automatic titles that an older Braid cut mid-word are shown cut aga
 test('a fork says what it is, of which session, and forks that would read alike are numbered', () => {
   assert.equal(forkTitle('Plan the notes', 3), 'Fork at turn 3 of Plan the notes');
   assert.equal(forkTitle('Plan the notes', null), 'Fork of Plan the notes');
-  const taken = new Set(['Fork of Plan the notes', 'Fork of Plan the notes (2)', 'Fork at turn 1 of Plan the notes']);
-  assert.equal(forkTitle('Plan the notes', null, taken), 'Fork of Plan the notes (3)');
-  assert.equal(forkTitle('Plan the notes', 1, taken), 'Fork at turn 1 of Plan the notes (2)');
+  const taken = new Set(['Fork of Plan the notes', 'Fork 2 of Plan the notes', 'Fork at turn 1 of Plan the notes']);
+  assert.equal(forkTitle('Plan the notes', null, taken), 'Fork 3 of Plan the notes');
+  assert.equal(forkTitle('Plan the notes', 1, taken), 'Fork 2 at turn 1 of Plan the notes');
   assert.equal(forkTitle('Plan the notes', 2, taken), 'Fork at turn 2 of Plan the notes');
   // The source's title is cut like any title.
   assert.equal(forkTitle('word '.repeat(30), 2), `Fork at turn 2 of ${cutTitle('word '.repeat(30))}`);
