@@ -142,9 +142,14 @@ export class Workbench {
     await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
   }
 
-  /** The Chat webview's document (nested iframes). */
+  /** The Chat webview's document (nested iframes): the webview of a view, not of an editor tab. */
   chatFrame(): FrameLocator {
-    return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    return this.page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+  }
+
+  /** The Usage view's document: the webview of an editor tab (VS Code gives those no purpose). */
+  usageFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready:not([src*="purpose="])').frameLocator('#active-frame');
   }
 
   /**
