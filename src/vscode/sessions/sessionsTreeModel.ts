@@ -130,20 +130,6 @@ export class SessionsTreeModel {
     return this.parents.get(node.id);
   }
 
-  /**
-   * When the first relative time among the sessions handed out since the last `roots()` changes
-   * ("just now" becoming "1 min ago"); undefined when there are none.
-   */
-  nextTimeChange(now: number): number | undefined {
-    let next: number | undefined;
-    for (const node of this.nodes.values()) {
-      if (node.kind !== 'session') continue;
-      const at = timeAgoChangesAt(node.row.updatedAt, now);
-      if (next === undefined || at < next) next = at;
-    }
-    return next;
-  }
-
   /** A node the tree has shown (for reveal), by id. */
   find(id: string): SessionsNode | undefined {
     return this.nodes.get(id);
@@ -189,6 +175,17 @@ export class SessionsTreeModel {
   }
 }
 
+
+/** When the first relative time of these nodes' sessions changes ("just now" becoming "1 min ago"); undefined when they show none. */
+export function nextTimeChange(nodes: readonly SessionsNode[], now: number): number | undefined {
+  let next: number | undefined;
+  for (const node of nodes) {
+    if (node.kind !== 'session') continue;
+    const at = timeAgoChangesAt(node.row.updatedAt, now);
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
+}
 
 /** A session row's description: relative time · model id · turns. */
 export function sessionDescription(row: SessionRow, now = Date.now()): string {

@@ -4,7 +4,7 @@ import { readSubagents } from '../../core/store/subagents';
 import { sessionLabel } from '../../core/store/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { TimeRedraw } from './timeRedraw';
-import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
+import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
@@ -130,7 +130,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
 
   getChildren(node?: SessionsNode): SessionsNode[] {
     const nodes = node ? this.model.children(node) : this.model.roots();
-    this.times?.expect(this.model.nextTimeChange(Date.now()));
+    // The times these rows show: each listing says when its first one changes; the earliest stands.
+    this.times?.expect(nextTimeChange(nodes, Date.now()));
     return nodes;
   }
 

@@ -27,8 +27,9 @@ export class UsagePanel implements vscode.Disposable {
     this.unsubscribe = store ? store.index.onDidChange(() => this.scheduleRedraw()) : () => undefined;
   }
 
-  /** Opens the view, or brings it to the front. */
+  /** Opens the view, or brings it to the front. Without a store (it failed to open, and said so) there is nothing to show. */
   show(): void {
+    if (!this.store) return;
     if (this.panel) {
       this.panel.reveal();
       return;

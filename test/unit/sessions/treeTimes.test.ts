@@ -5,7 +5,7 @@ import { writeState } from '../../../src/core/store/sessionState';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { timeAgo, timeAgoChangesAt } from '../../../src/core/timeAgo';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { sessionDescription, sessionIcon, SessionsTreeModel, type SessionsNode } from '../../../src/vscode/sessions/sessionsTreeModel';
+import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, type SessionsNode } from '../../../src/vscode/sessions/sessionsTreeModel';
 import { TimeRedraw, type Clock } from '../../../src/vscode/sessions/timeRedraw';
 import { addTurn, openStore, tempRoots } from '../../support/store';
 
@@ -78,12 +78,14 @@ test('relative times stay true: the tree redraws when the first shown time chang
     const shown = new Map<string, string>();
     const draw = () => {
       redraws++;
-      const walk = (nodes: SessionsNode[]): void => nodes.forEach((n) => {
-        if (n.kind === 'session') shown.set(n.row.title, sessionDescription(n.row, clock.now()).split(' · ')[0]!);
-        walk(model.children(n));
-      });
+      const walk = (nodes: SessionsNode[]): void => {
+        times.expect(nextTimeChange(nodes, clock.now()));
+        for (const n of nodes) {
+          if (n.kind === 'session') shown.set(n.row.title, sessionDescription(n.row, clock.now()).split(' · ')[0]!);
+          walk(model.children(n));
+        }
+      };
       walk(model.roots());
-      times.expect(model.nextTimeChange(clock.now()));
     };
     const times = new TimeRedraw(draw, () => visible, clock);
     draw();
