@@ -169,6 +169,8 @@ test('relative times stay true: a session turns "1 min ago" when it is a minute 
   // The tree redraws when the first shown time changes; a fixed minute from activation left
   // "just now" up to two minutes. 15 s of slack for a busy machine.
   await clock.filter({ hasText: '1 min ago' }).waitFor({ timeout: Math.max(1_000, updatedAt + 75_000 - Date.now()) });
-  assert.ok(Date.now() >= updatedAt + 60_000, 'not before the minute');
+  const late = Date.now() - (updatedAt + 60_000);
+  assert.ok(late >= 0, 'not before the minute');
+  console.log(`"1 min ago" shown ${late} ms after the session turned a minute old (as seen by the test's polling)`);
   await workbench.screenshot('times-one-minute-ago');
 });

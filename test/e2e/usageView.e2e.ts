@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { addTurn, openStore } from '../support/store';
 import { ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // The Usage view: opened from the palette and from /usage, a read-only webview with totals, a
 // chart of tokens per day and tables by session (a fork's inherited history counted under its
-// source), model and day; it follows new turns, and closing it never asks to save anything.
+// source), model and day; it follows turns another process writes, and closing it never asks to
+// save anything.
 const model = new ScriptedModelServer();
 let workbench: Workbench;
 
@@ -42,7 +44,7 @@ async function closeUsage(shot: string): Promise<void> {
   assert.equal(asked, false, 'closing the Usage view asked something');
 }
 
-test('Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows new turns and closes without asking', async () => {
+test('Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows another process\'s turns and closes without asking', async () => {
   await workbench.openBraid();
   await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
   model.enqueue({ kind: 'text', chunks: ['First answer.'], usage: { prompt: 120, completion: 30 } });
@@ -77,10 +79,15 @@ test('Show Usage from the palette: totals, a chart of tokens per day, tables by 
   assert.match(await todayBar.locator('title').textContent() ?? '', new RegExp(`^${today}: 710 tokens`));
   await workbench.screenshot('usage-from-palette');
 
-  // A new turn: the open view follows.
-  model.enqueue({ kind: 'text', chunks: ['Another.'], usage: { prompt: 50, completion: 5 } });
-  await workbench.send('One more in the fork');
+  // A turn another process writes: the open view follows.
+  const store = await openStore(workbench.globalStorage);
+  const other = await store.create({ workspaceDir: workbench.workspace, title: 'A turn from another process' });
+  const writer = await store.openWriter(other.id);
+  await addTurn(writer, 'Count me', 'Counted.');
+  await writer.close();
+  await store.close();
   await usage().locator('.card', { hasText: 'Calls' }).locator('.value', { hasText: /^4$/ }).waitFor({ timeout: 10_000 });
+  await usage().locator('[data-role="sessions"] tbody tr', { hasText: 'A turn from another process' }).waitFor();
   await usage().locator('[data-scope="all"]').click();
   await usage().locator('[data-scope="all"][aria-pressed="true"]').waitFor();
   await workbench.screenshot('usage-followed-all-workspaces');
