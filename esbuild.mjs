@@ -1,6 +1,7 @@
 // Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable),
 // dist/toolWorker.js (the search tools' worker thread),
-// dist/webview.js + dist/webview.css (browser), and copies sql.js's wasm next to them.
+// dist/webview.js + dist/webview-style.css (the Chat page) and dist/usage.js + dist/usage-style.css
+// (the Usage page) for the browser, and copies sql.js's wasm next to them.
 // Flags: --production (minified, no source maps), --watch. Metafiles go to out/meta/.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
@@ -59,7 +60,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { webview: 'media/src/main.ts', 'webview-style': 'media/src/chat.css' },
+    entryPoints: { webview: 'media/src/main.ts', 'webview-style': 'media/src/chat.css', usage: 'media/src/usage/main.ts', 'usage-style': 'media/src/usage/usage.css' },
     outdir: dist,
     platform: 'browser',
     format: 'iife',
@@ -82,7 +83,7 @@ function writeMeta(name, result) {
 }
 
 function reportSizes() {
-  for (const file of ['extension.js', 'cli.js', 'toolWorker.js', 'webview.js', 'webview-style.css', 'sql-wasm.wasm']) {
+  for (const file of ['extension.js', 'cli.js', 'toolWorker.js', 'webview.js', 'webview-style.css', 'usage.js', 'usage-style.css', 'sql-wasm.wasm']) {
     const size = fs.statSync(path.join(dist, file)).size;
     console.log(`  dist/${file.padEnd(18)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }

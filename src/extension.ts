@@ -16,6 +16,7 @@ import { compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sid
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
 import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
+import { UsagePanel } from './vscode/usage/usagePanel';
 
 /** Wires Braid's pieces together; everything created here is disposed with the extension. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -32,11 +33,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   /** Shows a session's row (a new fork under its source), once the index has it. */
   const revealSession = (id: string) => {
     const node = sessions.node(id);
-    if (node) void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, () => undefined);
+    const failed = (why: string) => logger.warn(`could not show session ${id} in the Sessions tree: ${why}`);
+    if (!node) failed('it is not listed there');
+    else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
   };
 
   const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, context.workspaceState, logger);
   context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
+
+  const usage = new UsagePanel(context.extensionUri, store, workspaceDir, logger);
+  context.subscriptions.push(usage);
 
   const statusBar = new SessionStatusBar();
   context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
@@ -65,7 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     compactSessionCommand(chat),
     promptHistoryCommand(chat),
     ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
-    showUsageCommand(store, key),
+    showUsageCommand(usage),
     selectModelCommand(),
   ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);

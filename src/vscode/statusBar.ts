@@ -1,5 +1,8 @@
 import * as vscode from 'vscode';
-import { labelText } from '../core/store/summary';
+import { cutTitle, labelText } from '../core/store/titles';
+
+/** The status bar is shared with other extensions: a title takes at most this many characters there. */
+const STATUS_TITLE_MAX = 30;
 
 /** What the status bar shows of the Chat view's session. */
 export interface StatusInfo {
@@ -27,7 +30,7 @@ export class SessionStatusBar implements vscode.Disposable {
     }
     const tokens = info.tokens >= 1000 ? `${(info.tokens / 1000).toFixed(1)}k` : String(info.tokens);
     const title = labelText(info.title) || 'New session';
-    this.item.text = `$(comment-discussion) ${title.length > 30 ? `${title.slice(0, 29)}…` : title} · ${info.model} · ${tokens} tokens`;
+    this.item.text = `$(comment-discussion) ${cutTitle(title, STATUS_TITLE_MAX)} · ${info.model} · ${tokens} tokens`;
     this.item.tooltip = `Braid session "${title}"\nModel: ${info.model}\nTokens so far: ${info.tokens}\nClick to open another session`;
   }
 

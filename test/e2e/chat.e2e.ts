@@ -167,7 +167,7 @@ test('queue, steer and cancel: chips for waiting prompts, Steer injects one, Can
 
 test('fork from the command palette nests the fork under its source', async () => {
   await workbench.runCommand('Braid: Fork Session');
-  const fork = workbench.page.locator('.monaco-list-row', { hasText: 'Fork: Fix the greeting' });
+  const fork = workbench.page.locator('.monaco-list-row', { hasText: 'Fork of Fix the greeting' });
   await fork.waitFor({ timeout: 10_000 });
   assert.equal(await fork.getAttribute('aria-level'), '2');
   await chat().locator('.message.user', { hasText: 'Fix the greeting' }).waitFor();

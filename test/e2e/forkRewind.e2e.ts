@@ -48,9 +48,10 @@ test('fork from the tree context menu nests the fork under its source and opens 
   await item.waitFor({ timeout: 5_000 });
   await workbench.screenshot('context-menu');
   await item.click();
-  const fork = page.locator('.monaco-list-row', { hasText: 'Fork: Plan the notes' });
+  const fork = page.locator('.monaco-list-row', { hasText: 'Fork of Plan the notes' });
   await fork.waitFor({ timeout: 5_000 });
   assert.equal(await fork.getAttribute('aria-level'), '2', 'the fork is nested under its source');
+  assert.equal(await fork.locator('.codicon-repo-forked').count(), 1, 'a fork has an icon of its own');
   await workbench.chatFrame().locator('.message.user', { hasText: 'Rewrite the notes' }).waitFor();
   await workbench.screenshot('fork-nested');
 });
@@ -93,8 +94,8 @@ test('per-message actions: fork from here, and edit & resend', async () => {
   await first.locator('.message-actions button', { hasText: 'Fork' }).click();
   const page = workbench.page;
   await chat.locator('body[data-session]').waitFor();
-  // The fork keeps turn 1 only and opens; the tree has a second fork under the source.
-  await page.locator('.monaco-list-row', { hasText: 'Fork: Plan the notes' }).nth(1).waitFor({ timeout: 5_000 });
+  // The fork keeps turn 1 only and opens; the tree has a second fork under the source, which says where it was cut.
+  await page.locator('.monaco-list-row', { hasText: 'Fork at turn 1 of Plan the notes' }).waitFor({ timeout: 5_000 });
   await chat.locator('.message.user', { hasText: 'Plan the notes' }).waitFor();
   assert.equal(await chat.locator('.message.user').count(), 1);
   await workbench.screenshot('forked-from-message');
@@ -112,4 +113,50 @@ test('per-message actions: fork from here, and edit & resend', async () => {
   assert.equal(await chat.locator('[data-role="input"]').inputValue(), 'Plan the notes');
   assert.equal(await chat.locator('.message.user').count(), 0);
   await workbench.screenshot('edit-and-resend-from-message');
+});
+
+test('fork from the palette: the fork is revealed and selected under a collapsed source, says so with Open Source, and two forks read differently', async () => {
+  const page = workbench.page;
+  const row = (text: string | RegExp) => page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
+  // Back to the source, its forks folded away under it.
+  await row('Plan the notes').click();
+  await workbench.chatFrame().locator('[data-role="title"]', { hasText: /^Plan the notes$/ }).waitFor();
+  const source = await workbench.chatFrame().locator('body[data-session]').getAttribute('data-session');
+  await row('Plan the notes').locator('.monaco-tl-twistie').click();
+  await row('Fork of Plan the notes').waitFor({ state: 'detached', timeout: 5_000 });
+  await workbench.screenshot('source-collapsed');
+  // The toasts of the forks above go first, so the one asserted is this fork's.
+  await workbench.runCommand('Notifications: Clear All Notifications');
+  // The user is elsewhere (the Explorer): the fork brings the Braid views back and shows itself.
+  await workbench.runCommand('View: Show Explorer');
+  await row('Plan the notes').waitFor({ state: 'hidden', timeout: 5_000 });
+
+  await workbench.runCommand('Braid: Fork Session');
+  const fork = row('Fork 2 of Plan the notes');
+  await fork.waitFor({ timeout: 10_000 });
+  const toast = page.locator('.notification-toast', { hasText: 'Forked "Plan the notes".' });
+  await toast.waitFor({ timeout: 5_000 });
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline && await fork.getAttribute('aria-selected') !== 'true';) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await fork.getAttribute('aria-selected'), 'true', 'the new fork is selected');
+  assert.equal(await fork.getAttribute('aria-level'), '2', 'under its source, which was unfolded');
+  await workbench.chatFrame().locator('[data-role="title"]', { hasText: 'Fork 2 of Plan the notes' }).waitFor();
+  await workbench.screenshot('forked-from-palette-revealed');
+
+  // Open Source goes back to the source; a fork at a turn that has a fork already is numbered too,
+  // and is revealed under its workspace when the tree shows every workspace.
+  await toast.locator('.monaco-button', { hasText: 'Open Source' }).click();
+  await workbench.chatFrame().locator(`body[data-session="${source}"]`).waitFor({ timeout: 10_000 });
+  await workbench.runCommand('Braid: Show All Workspaces');
+  await row(/this workspace/).waitFor({ timeout: 5_000 });
+  await row(/this workspace/).locator('.monaco-tl-twistie').click();
+  await row('Plan the notes').waitFor({ state: 'detached', timeout: 5_000 });
+  await workbench.runCommand('Braid: Fork at Turn...');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Turn 1' }).click();
+  const atTurn = row('Fork 2 at turn 1 of Plan the notes');
+  await atTurn.waitFor({ timeout: 10_000 });
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline && await atTurn.getAttribute('aria-selected') !== 'true';) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await atTurn.getAttribute('aria-selected'), 'true');
+  assert.equal(await atTurn.getAttribute('aria-level'), '3', 'workspace, source, fork');
+  await page.locator('.notification-toast', { hasText: 'Forked "Plan the notes" at turn 1.' }).waitFor({ timeout: 5_000 });
+  await workbench.screenshot('forked-at-turn-numbered');
 });

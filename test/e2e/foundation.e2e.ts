@@ -178,11 +178,10 @@ test('the status bar names the session and its model; Show Usage totals by sessi
   await item.waitFor({ timeout: 5_000 });
   assert.match(await item.textContent() ?? '', /scripted-model · \d+ tokens/);
   await workbench.runCommand('Braid: Show Usage');
-  const editor = page.locator('.monaco-editor .view-lines').first();
-  await editor.waitFor({ timeout: 10_000 });
-  await page.locator('.monaco-editor .view-lines', { hasText: 'By model' }).first().waitFor({ timeout: 10_000 });
-  const text = (await editor.textContent() ?? '').replace(/\s+/g, ' '); // the editor renders spaces as no-break spaces
-  assert.match(text, /What is this workspace\? \| \d+ \| 32 \| 10 \| 7 \|/);
-  assert.match(text, /openai-compatible\/scripted-model/);
+  const usage = workbench.usageFrame();
+  const line = usage.locator('[data-role="sessions"] tbody tr', { hasText: 'What is this workspace?' });
+  await line.waitFor({ timeout: 10_000 });
+  assert.deepEqual((await line.locator('td').allTextContents()).slice(1, 4), ['32', '10', '7'], 'input, cached and output of its one call');
+  await usage.locator('[data-role="models"] tbody tr', { hasText: 'openai-compatible/scripted-model' }).waitFor();
   await workbench.screenshot('status-bar-and-usage');
 });

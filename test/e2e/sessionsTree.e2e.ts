@@ -9,7 +9,8 @@ import { ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // The Sessions tree in a real VS Code: archive / restore / delete / undo from the context menu,
-// Open Session finding a session by a word of a later prompt, and the all-workspaces toggle.
+// Open Session finding a session by a word of a later prompt, the all-workspaces toggle, and
+// relative times that stay true.
 // Sessions are made with the CLI against the profile's storage, so nothing here depends on the
 // Chat webview's markup beyond `body[data-session]`.
 const model = new ScriptedModelServer();
@@ -31,7 +32,7 @@ after(async () => {
   await model.close();
 });
 
-interface ListedSession { id: string; title: string; archived: boolean; workspaceDir: string }
+interface ListedSession { id: string; title: string; archived: boolean; workspaceDir: string; updatedAt: string }
 
 /** Runs the CLI on the workbench's storage; async so the scripted model server can answer it. */
 async function braid(args: string[], workspace = workbench.workspace): Promise<string> {
@@ -155,4 +156,21 @@ test('Show All Workspaces lists another workspace\'s sessions under its folder, 
   await row('Tune the other build').waitFor({ state: 'detached', timeout: 5_000 });
   assert.equal(await row('Plan the release').getAttribute('aria-level'), '1');
   await workbench.screenshot('this-workspace-again');
+});
+
+test('relative times stay true: a session turns "1 min ago" when it is a minute old, not a minute later', async () => {
+  await workbench.page.mouse.move(800, 400); // no tooltip of the title actions over the rows
+  const id = await exec('Watch the clock');
+  const updatedAt = Date.parse((await list()).find((s) => s.id === id)!.updatedAt);
+  const clock = row('Watch the clock');
+  await clock.waitFor({ timeout: 5_000 });
+  assert.match(await clock.textContent() ?? '', /just now/);
+  await workbench.screenshot('times-just-now');
+  // The tree redraws when the first shown time changes; a fixed minute from activation left
+  // "just now" up to two minutes. 15 s of slack for a busy machine.
+  await clock.filter({ hasText: '1 min ago' }).waitFor({ timeout: Math.max(1_000, updatedAt + 75_000 - Date.now()) });
+  const late = Date.now() - (updatedAt + 60_000);
+  assert.ok(late >= 0, 'not before the minute');
+  console.log(`"1 min ago" shown ${late} ms after the session turned a minute old (as seen by the test's polling)`);
+  await workbench.screenshot('times-one-minute-ago');
 });

@@ -142,9 +142,18 @@ export class Workbench {
     await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
   }
 
-  /** The Chat webview's document (nested iframes). */
+  /** The Chat webview's document (nested iframes); the only webview but while the Usage view is open. */
   chatFrame(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  }
+
+  /**
+   * The Usage view's document, opened after the Chat view: VS Code adds each webview's frame
+   * after those it made before, and marks neither (so while both are open, the chat is driven
+   * from outside, by the CLI).
+   */
+  usageFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
   }
 
   /**

@@ -1,3 +1,4 @@
+import { sessionTitle } from '../../core/store/titles';
 import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
 import { oneLine } from '../terminalText';
@@ -31,7 +32,7 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
 
 /** One line per session for humans: a line break in a title or folder name cannot start a row of its own. */
 export function rowLine(row: SessionRow, withWorkspace: boolean): string {
-  const title = row.title || row.firstPrompt || '(untitled)';
+  const title = sessionTitle(row) || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
   return oneLine(`${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`);
 }

@@ -1,6 +1,7 @@
 import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/store/summary';
+import { shownTitle } from '../../core/store/titles';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';
@@ -23,7 +24,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       return 0;
     }
     const lines = [
-      oneLine(`${state.title || '(untitled)'}  [${state.id}]`),
+      oneLine(`${shownTitle(state) || '(untitled)'}  [${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
       ...usageLines(store.index.sessionUsage(state.id)),
       '',

@@ -159,6 +159,11 @@ export function getRow(db: Database, id: string): SessionRow | undefined {
   return raw ? toRow(raw) : undefined;
 }
 
+/** The titles of the sessions forked from `sourceId` (forks live in their source's workspace: an indexed scan). */
+export function forkTitles(db: Database, workspaceKey: string, sourceId: string): string[] {
+  return queryAll<{ title: string }>(db, 'SELECT title FROM sessions WHERE workspace_key = ? AND forked_from = ?', [workspaceKey, sourceId]).map((r) => r.title);
+}
+
 /** The state a row was built from (for change detection and fallbacks). */
 export function getRowState(db: Database, id: string): SessionState | undefined {
   const raw = queryAll<{ state_json: string }>(db, 'SELECT state_json FROM sessions WHERE id = ?', [id])[0];

@@ -447,6 +447,11 @@ export class SessionIndex {
     return this.guarded(() => rows.searchRows(this.db, text, filter));
   }
 
+  /** The titles of the sessions forked from `sourceId` in its workspace (archived and hidden ones too). */
+  forkTitles(workspaceKey: string, sourceId: string): string[] {
+    return this.guarded(() => rows.forkTitles(this.db, workspaceKey, sourceId));
+  }
+
   workspaces(): rows.WorkspaceRow[] {
     return this.guarded(() => rows.listWorkspaces(this.db));
   }

@@ -1,5 +1,6 @@
 import type { UsageTotals } from '../store/sessionState';
 import type { UsageBucket } from '../store/summary';
+import { sessionTitle } from '../store/titles';
 import { queryAll, type Database } from './sqlite';
 
 // How usage is counted once per real model call. Each session's row set holds the calls its log
@@ -107,8 +108,9 @@ export function usageReport(db: Database, workspaceKey?: string): UsageReport {
   const buckets = countedBuckets(db, workspaceKey);
   const total = zeroFigures();
   for (const b of buckets) addFigures(total, b);
-  const titles = new Map(queryAll<{ id: string; title: string; first_prompt: string }>(db,
-    `SELECT id, title, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`).map((r) => [r.id, r.title || r.first_prompt]));
+  const titles = new Map(queryAll<{ id: string; title: string; title_source: string; first_prompt: string }>(db,
+    `SELECT id, title, title_source, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`)
+    .map((r) => [r.id, sessionTitle({ title: r.title, titleSource: r.title_source, firstPrompt: r.first_prompt })]));
   return {
     total,
     bySession: grouped(buckets, (b) => b.origin).map((line) => ({ ...line, title: titles.get(line.key) ?? null })),

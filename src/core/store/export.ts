@@ -2,6 +2,7 @@ import type { History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import type { SessionState } from './sessionState';
 import { promptText } from './summary';
+import { shownTitle } from './titles';
 
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
@@ -11,7 +12,7 @@ function fence(text: string, lang = ''): string {
 
 /** The effective conversation as Markdown: prompts, answers, tool calls and results. */
 export function exportMarkdown(state: SessionState, history: History): string {
-  const out: string[] = [`# ${state.title || state.id}`, ''];
+  const out: string[] = [`# ${shownTitle(state) || state.id}`, ''];
   out.push(`- Session: \`${state.id}\``, `- Workspace: \`${state.workspaceDir}\``, `- Created: ${new Date(state.createdAt).toISOString()}`,
     `- Turns: ${state.turnCount}`, `- Tokens${state.forkedFrom ? ' (with the history inherited from the fork source)' : ''}: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
   if (state.forkedFrom) out.push(`- Forked from: \`${state.forkedFrom.sessionId}\`${state.forkedFrom.turn ? ` at turn ${state.forkedFrom.turn}` : ''}`);

@@ -14,6 +14,7 @@ import { WireLogWriter } from '../wire/wireLog';
 import { writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
 import type { SessionStore } from './sessionStore';
 import { addToTotals } from './summary';
+import { cutTitle, forkTitle, sessionLabel } from './titles';
 
 /** The result given to tool calls a fork cuts off. */
 export const FORK_OPEN_CALL_TEXT = 'This tool call was still running when the session was forked; its result is unknown.';
@@ -248,7 +249,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     const state: SessionState = {
       v: 1,
       id,
-      title: options.title ?? `Fork: ${source.title || sourceId}`,
+      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
       titleSource: 'user',
       workspaceDir: source.workspaceDir,
       ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
@@ -316,7 +317,7 @@ export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before
 export async function keepSideQuestion(store: SessionStore, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
   return forkSession(store, sessionId, {
     kind: 'peek',
-    title: `Side: ${Array.from(question.replace(/\s+/g, ' ').trim()).slice(0, 50).join('')}`,
+    title: `Side: ${cutTitle(question)}`,
     extra: (turn) => [
       { t: 'turn_begin', turn, promptId: `side-${Date.now()}`, model: { provider: answer.provider, id: answer.model, thinking: 'off' } },
       { t: 'message', turn, id: newMessageId(), message: { role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${SIDE_BOUNDARY_NOTE}\n</system-reminder>` }, { type: 'text', text: question }], timestamp: Date.now() } },

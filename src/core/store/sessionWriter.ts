@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import type { SessionState, SessionStatus } from './sessionState';
 import { SessionNotFoundError, type SessionStore } from './sessionStore';
-import { addToTotals, addUsage, autoTitle, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
+import { addToTotals, addUsage, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
+import { autoTitle } from './titles';
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 

@@ -6,6 +6,7 @@ import { HistoryBuilder, type History } from '../wire/replay';
 import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
+import { autoTitle, labelText } from './titles';
 
 /**
  * Usage a session's log holds, for one day (UTC), one model and one origin: the session whose own
@@ -51,24 +52,6 @@ export function promptText(message: Message): string {
   if (message.role !== 'user' || typeof message.content === 'string') return messageText(message);
   const texts = message.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text');
   return texts.at(-1)?.text ?? '';
-}
-
-/** Bidi controls: in a title shown in a one-line label they would reorder what follows it (the row's description, the status bar). */
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/** Text for a one-line label: without bidi controls. */
-export function labelText(text: string): string {
-  return text.replace(BIDI_CONTROLS, '');
-}
-
-/** A session's name in a list, a tree or a quick pick. */
-export function sessionLabel(row: { readonly title?: string | null; readonly firstPrompt?: string | null }): string {
-  return labelText(row.title || row.firstPrompt || '') || 'Untitled session';
-}
-
-/** A session's automatic title: the first 50 code points of the first user text, whitespace collapsed, bidi controls dropped. */
-export function autoTitle(text: string): string {
-  return Array.from(labelText(text).replace(/\s+/g, ' ').trim()).slice(0, 50).join('');
 }
 
 export function previewOf(text: string): string {

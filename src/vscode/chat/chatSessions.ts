@@ -4,6 +4,7 @@ import { resolveApiKey } from '../../core/model/apiKey';
 import { Session, SessionElsewhereError } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import { promptText } from '../../core/store/summary';
+import { shownTitle } from '../../core/store/titles';
 import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult } from '../../core/store/rewind';
 import type { SessionState, UsageTotals } from '../../core/store/sessionState';
@@ -147,7 +148,7 @@ export class ChatSessions implements vscode.Disposable {
     const info = (u: UsageTotals) => ({ input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost });
     return {
       id,
-      title: state.title,
+      title: shownTitle(state),
       status: state.status,
       usage: info(own),
       ...(inherited.calls > 0 ? { history: info(history) } : {}),
@@ -300,7 +301,7 @@ export class ChatSessions implements vscode.Disposable {
       return undefined; // the folder went away; info() says so in the log
     }
     const u = this.store.index.sessionUsage(id).own; // as the Chat view's usage line counts it
-    return { title: state.title, model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+    return { title: shownTitle(state), model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
   }
 
   /**

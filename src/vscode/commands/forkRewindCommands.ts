@@ -2,10 +2,13 @@ import * as vscode from 'vscode';
 import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { sessionLabel } from '../../core/store/titles';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 import type { BraidCommand } from './command';
 import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
+
+const OPEN_SOURCE = 'Open Source';
 
 /** Braid: Fork Session — a whole copy, opened in the Chat view. */
 export function forkCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
@@ -34,13 +37,22 @@ export function forkAtTurnCommand(chat: ChatViewProvider, store: SessionStore | 
   };
 }
 
+/**
+ * Forks, opens the fork in the Chat view, shows it in the tree (revealed and selected) and says
+ * so, with a way back to the source.
+ */
 async function fork(chat: ChatViewProvider, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
   try {
     const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
     await chat.sessions.openSession(forked.id);
     await chat.reveal();
     reveal(forked.id);
-    if (forked.leftOutTurn !== null) void vscode.window.showInformationMessage(`Braid forked the session: ${leftOutNote(forked)}.`);
+    const source = sessionLabel(store.index.get(id) ?? {});
+    const at = forked.forkedFrom?.turn ? ` at turn ${forked.forkedFrom.turn}` : '';
+    const note = forked.leftOutTurn !== null ? ` (${leftOutNote(forked)})` : '';
+    void vscode.window.showInformationMessage(`Forked "${source}"${at}${note}.`, OPEN_SOURCE).then((choice) => {
+      if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', id);
+    });
   } catch (err) {
     void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { shownTitle } from '../../core/store/titles';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 import type { BraidCommand } from './command';
 import { sessionArg } from './sessionArg';
@@ -29,7 +30,7 @@ export function lifecycleCommands(deps: Deps): BraidCommand[] {
     onSession('braid.archiveSession', deps, (s, id) => s.archive(id)),
     onSession('braid.restoreSession', deps, (s, id) => s.restore(id), true),
     onSession('braid.deleteSession', deps, async (s, id) => {
-      const title = s.get(id).title || id;
+      const title = shownTitle(s.get(id)) || id;
       if (deps.chat.sessions.currentId === id) await deps.chat.sessions.newSession();
       await s.delete(id);
       const undo = await vscode.window.showInformationMessage(`Deleted "${title}". It stays in the trash for 7 days.`, 'Undo');

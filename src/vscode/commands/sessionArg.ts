@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText, sessionLabel } from '../../core/store/summary';
+import { promptText } from '../../core/store/summary';
+import { cutTitle, sessionLabel } from '../../core/store/titles';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 
 /**
@@ -28,6 +29,6 @@ export async function pickPrompt(store: SessionStore, sessionId: string, placeHo
     void vscode.window.showInformationMessage('This session has no prompts yet.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: p.text.replace(/\s+/g, ' ').slice(0, 120), prompt: p })), { placeHolder });
+  const pick = await vscode.window.showQuickPick(prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: cutTitle(p.text, 120), prompt: p })), { placeHolder });
   return pick?.prompt;
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { sessionLabel } from '../../core/store/summary';
+import { sessionLabel } from '../../core/store/titles';
 import type { ChatViewProvider } from '../chat/chatViewProvider';
 import type { BraidCommand } from './command';
 

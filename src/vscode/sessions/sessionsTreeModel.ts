@@ -3,7 +3,7 @@
 import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
 import type { UsageTotals } from '../../core/store/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
-import { timeAgo } from '../../core/timeAgo';
+import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
 
 /** A session; its forks are nested under it. */
 export interface SessionNode {
@@ -49,6 +49,8 @@ export interface SessionsSource {
   count(filter: ListFilter): number;
   workspaces(): WorkspaceRow[];
   subagents(sessionId: string): SubagentSummary[];
+  /** The workspace a session belongs to (undefined: not in the index). */
+  workspaceOf(sessionId: string): string | undefined;
 }
 
 /** Rows per group: the index pages, and a tree of more than this is better searched. */
@@ -113,8 +115,11 @@ export class SessionsTreeModel {
       case 'archived':
         return this.remember(node, this.withForks(nestForks(this.source.list({ workspaceKey: node.workspaceKey, archived: true, limit: GROUP_LIMIT }))));
       case 'session': {
-        const subagents = node.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
-        return this.remember(node, [...subagents, ...node.forks]);
+        // VS Code may hand back a node of an earlier listing; its forks are the latest listing's (a fork just made among them).
+        const latest = this.nodes.get(node.id);
+        const session = latest?.kind === 'session' ? latest : node;
+        const subagents = session.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
+        return this.remember(node, [...subagents, ...session.forks]);
       }
       case 'subagent':
         return [];
@@ -128,6 +133,19 @@ export class SessionsTreeModel {
   /** A node the tree has shown (for reveal), by id. */
   find(id: string): SessionsNode | undefined {
     return this.nodes.get(id);
+  }
+
+  /**
+   * A session's node for revealing it (a fork just made), listing the levels above it as the
+   * tree would: the roots, and with all workspaces shown, the session's workspace.
+   */
+  locate(id: string): SessionsNode | undefined {
+    if (this.find(id)) return this.find(id);
+    const roots = this.roots();
+    const key = this.allWorkspaces ? this.source.workspaceOf(id) : undefined;
+    const workspace = roots.find((n) => n.kind === 'workspace' && n.workspaceKey === key);
+    if (workspace) this.children(workspace);
+    return this.find(id);
   }
 
   /** A workspace's live sessions with forks nested, then its Archived group when it has any. */
@@ -158,6 +176,17 @@ export class SessionsTreeModel {
 }
 
 
+/** When the first relative time of these nodes' sessions changes ("just now" becoming "1 min ago"); undefined when they show none. */
+export function nextTimeChange(nodes: readonly SessionsNode[], now: number): number | undefined {
+  let next: number | undefined;
+  for (const node of nodes) {
+    if (node.kind !== 'session') continue;
+    const at = timeAgoChangesAt(node.row.updatedAt, now);
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
+}
+
 /** A session row's description: relative time · model id · turns. */
 export function sessionDescription(row: SessionRow, now = Date.now()): string {
   return [timeAgo(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
@@ -170,9 +199,9 @@ export function usageLine(usage: UsageTotals, forked = false): string {
 
 const STATUS_ICONS: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
 
-/** The codicon of a session: its status while it has one worth showing, else archived or plain. */
+/** The codicon of a session: its status while it has one worth showing, else a fork's, archived or plain. */
 export function sessionIcon(row: SessionRow): string {
-  return STATUS_ICONS[row.status] ?? (row.archived ? 'archive' : 'comment-discussion');
+  return STATUS_ICONS[row.status] ?? (row.forkedFrom ? 'repo-forked' : row.archived ? 'archive' : 'comment-discussion');
 }
 
 /** The codicon of a subagent by how its last answer ended. */

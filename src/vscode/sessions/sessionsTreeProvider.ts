@@ -1,15 +1,13 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
-import { sessionLabel } from '../../core/store/summary';
+import { sessionLabel } from '../../core/store/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
-import { sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
+import { TimeRedraw } from './timeRedraw';
+import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
-
-/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
-const CLOCK_MS = 60_000;
 
 /**
  * The Sessions tree (DESIGN.md 8): this workspace's sessions from the index, newest first, with
@@ -22,7 +20,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   readonly onDidChangeTreeData = this.changed.event;
   private readonly unsubscribe: () => void;
   private readonly model: SessionsTreeModel;
-  private clock: NodeJS.Timeout | undefined;
+  private times: TimeRedraw | undefined;
 
   constructor(store: SessionStore | undefined, workspaceDir: string | undefined) {
     this.unsubscribe = store ? store.index.onDidChange(() => this.refresh()) : () => undefined;
@@ -30,6 +28,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
       list: (filter) => store?.index.list(filter) ?? [],
       count: (filter) => store?.index.count(filter) ?? 0,
       workspaces: () => store?.index.workspaces() ?? [],
+      workspaceOf: (id) => store?.index.get(id)?.workspaceKey,
       subagents: (id) => {
         if (!store) return [];
         try {
@@ -52,24 +51,21 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     this.refresh();
   }
 
-  /** Redraws relative times every minute, only while the view is visible (a hidden view needs none). */
+  /** Keeps relative times ("2 min ago") true: a redraw when the first of them changes, while the view is visible. */
   followClock(view: vscode.TreeView<SessionsNode>): vscode.Disposable {
-    const tick = () => {
-      if (view.visible) this.refresh();
-    };
-    this.clock = setInterval(tick, CLOCK_MS);
-    // Times went stale while hidden: redraw on showing.
-    return view.onDidChangeVisibility((e) => e.visible && this.refresh());
+    const times = new TimeRedraw(() => this.refresh(), () => view.visible);
+    this.times = times;
+    const visibility = view.onDidChangeVisibility((e) => e.visible && times.shown());
+    return { dispose: () => (visibility.dispose(), times.cancel()) };
   }
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
-  /** The node of a session the tree has shown, for revealing it. */
+  /** The node of a session, for revealing it. */
   node(id: string): SessionsNode | undefined {
-    if (!this.model.find(id)) this.model.roots();
-    return this.model.find(id);
+    return this.model.locate(id);
   }
 
   getTreeItem(node: SessionsNode): vscode.TreeItem {
@@ -133,7 +129,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   }
 
   getChildren(node?: SessionsNode): SessionsNode[] {
-    return node ? this.model.children(node) : this.model.roots();
+    const nodes = node ? this.model.children(node) : this.model.roots();
+    // The times these rows show: each listing says when its first one changes; the earliest stands.
+    this.times?.expect(nextTimeChange(nodes, Date.now()));
+    return nodes;
   }
 
   getParent(node: SessionsNode): SessionsNode | undefined {
@@ -141,7 +140,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   }
 
   dispose(): void {
-    if (this.clock) clearInterval(this.clock);
+    this.times?.cancel();
     this.unsubscribe();
     this.changed.dispose();
   }

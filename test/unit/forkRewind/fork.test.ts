@@ -37,7 +37,7 @@ test('a fork at each turn keeps exactly the first N turns, byte for byte, and th
     const sourceMessages = f.store.history(source).messages;
     for (const turn of [1, 2, 3]) {
       const fork = await forkSession(f.store, source, { turn });
-      assert.equal(fork.title, `Fork: first prompt`);
+      assert.equal(fork.title, `Fork at turn ${turn} of first prompt`);
       assert.deepEqual(fork.forkedFrom, { sessionId: source, turn });
       assert.equal(fork.turnCount, turn);
       const forkMessages = f.store.history(fork.id).messages;
@@ -95,6 +95,29 @@ test('forking a running session works at a finished turn and is refused at the t
     const last = f.store.history(fork.id).messages.at(-1) as MessageRecord;
     assert.equal(last.message.role, 'toolResult');
     assert.match(JSON.stringify(last.message), new RegExp(FORK_OPEN_CALL_TEXT.slice(0, 40)));
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('forks say what they are and of which session, and two forks of one session never read alike', async () => {
+  const f = await sessionFixture();
+  try {
+    const source = await threeTurns(f);
+    const titles: string[] = [];
+    for (const turn of [undefined, undefined, 2, 2, 3]) titles.push((await forkSession(f.store, source, turn === undefined ? {} : { turn })).title);
+    assert.deepEqual(titles, ['Fork of first prompt', 'Fork 2 of first prompt', 'Fork at turn 2 of first prompt', 'Fork 2 at turn 2 of first prompt', 'Fork at turn 3 of first prompt']);
+    // A fork of a fork names the fork; a title given (the CLI's --title, a kept side question) is kept.
+    const fork = f.store.index.list({ workspaceKey: f.store.get(source).workspaceKey }).find((r) => r.title === 'Fork of first prompt')!;
+    assert.equal((await forkSession(f.store, fork.id, { turn: 1 })).title, 'Fork at turn 1 of Fork of first prompt');
+    assert.equal((await forkSession(f.store, source, { title: 'My own name' })).title, 'My own name');
+    // A deleted fork frees its title for the next one.
+    const second = f.store.index.list({ workspaceKey: fork.workspaceKey }).find((r) => r.title === 'Fork 2 of first prompt')!;
+    await f.store.delete(second.id);
+    assert.equal((await forkSession(f.store, source)).title, 'Fork 2 of first prompt');
+    // A long source title is cut at a word boundary inside the fork's title.
+    await f.store.rename(source, 'Refactor the tokenizer so that every token keeps its source span and offsets');
+    assert.equal((await forkSession(f.store, source, { turn: 1 })).title, 'Fork at turn 1 of Refactor the tokenizer so that every token keeps…');
   } finally {
     await f.cleanup();
   }

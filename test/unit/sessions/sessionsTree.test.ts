@@ -19,6 +19,7 @@ function modelOf(store: SessionStore, dir: string | undefined): SessionsTreeMode
     count: (f) => store.index.count(f),
     workspaces: () => store.index.workspaces(),
     subagents: (id) => readSubagents(store.layout, store.locate(id), store.get(id)),
+    workspaceOf: (id) => store.index.get(id)?.workspaceKey,
   }, dir ? { key: workspaceKey(dir), dir } : undefined);
 }
 
@@ -168,4 +169,29 @@ test('descriptions, folder names and workspace order', () => {
   assert.equal(folderName('C:\\src\\app'), 'app');
   const ws = (key: string, updatedAt: number) => ({ workspaceKey: key, workspaceDir: `/w/${key}`, sessions: 1, updatedAt });
   assert.deepEqual(workspaceNodes([ws('old', 1), ws('here', 2), ws('new', 3)], { key: 'here', dir: '/w/here' }).map((n) => `${n.name}${n.current ? '*' : ''}`), ['here*', 'new', 'old']);
+});
+
+test('a new fork can be revealed from a listing made before it, and with every workspace shown', async () => {
+  const store = await openStore(root());
+  try {
+    const source = await session(store, '/work/alpha', 'source');
+    await session(store, '/work/beta', 'elsewhere');
+    const model = modelOf(store, '/work/alpha');
+    const before = model.roots().find((n) => n.id === source)!; // what VS Code holds from its last listing
+    const fork = await forkSession(store, source, {});
+    const node = model.locate(fork.id);
+    assert.equal(node?.id, fork.id);
+    assert.equal(model.parent(node!)?.id, source);
+    assert.deepEqual(model.children(before).map((n) => n.id), [fork.id], 'the source listed earlier has the fork among its children');
+
+    model.allWorkspaces = true;
+    model.roots(); // the tree shows workspace nodes, none of them expanded
+    const second = await forkSession(store, source, {});
+    const found = model.locate(second.id)!;
+    const chain: string[] = [];
+    for (let n: SessionsNode | undefined = found; n; n = model.parent(n)) chain.push(n.kind === 'workspace' ? n.name : n.kind === 'session' ? n.row.title : n.id);
+    assert.deepEqual(chain, ['Fork 2 of source', 'source', 'alpha']);
+  } finally {
+    await store.close();
+  }
 });

@@ -1,0 +1,94 @@
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/logger';
+import type { SessionStore } from '../../core/store/sessionStore';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { parseUsagePageMessage, type UsageHostMessage, type UsagePageMessage, type UsageScope } from '../../protocol/usage';
+import { webviewHtml } from '../webviewHtml';
+import { usageViewData } from './usageViewData';
+
+/** Changes to the index come in bursts (a turn's end updates state, then the row): one redraw per burst. */
+const REDRAW_DELAY_MS = 300;
+
+/**
+ * The Usage view (Braid: Show Usage, /usage): a webview panel in the editor area with the same
+ * figures as `braid usage`, redrawn when the index changes. A webview rather than a document:
+ * it has nothing to save, so closing it never asks, and it can draw the chart and switch between
+ * this workspace and all of them. One panel at a time; showing it again brings it to the front.
+ */
+export class UsagePanel implements vscode.Disposable {
+  static readonly viewType = 'braid.usage';
+  private panel: vscode.WebviewPanel | undefined;
+  private scope: UsageScope;
+  private redraw: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly extensionUri: vscode.Uri, private readonly store: SessionStore | undefined, private readonly workspaceDir: string | undefined, private readonly logger: Logger) {
+    this.scope = workspaceDir ? 'workspace' : 'all';
+    this.unsubscribe = store ? store.index.onDidChange(() => this.scheduleRedraw()) : () => undefined;
+  }
+
+  /** Opens the view, or brings it to the front. Without a store (it failed to open, and said so) there is nothing to show. */
+  show(): void {
+    if (!this.store) return;
+    if (this.panel) {
+      this.panel.reveal();
+      return;
+    }
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const panel = vscode.window.createWebviewPanel(UsagePanel.viewType, 'Braid Usage', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [dist] });
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'braid.svg');
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { script: 'usage.js', style: 'usage-style.css', title: 'Braid Usage', initial: {} }, vscode.Uri.joinPath);
+    const received = panel.webview.onDidReceiveMessage((raw: unknown) => {
+      const message = parseUsagePageMessage(raw);
+      if (message) void this.receive(message);
+      else this.logger.warn('usage view: dropped a malformed message');
+    });
+    panel.onDidDispose(() => {
+      received.dispose();
+      this.panel = undefined;
+    });
+    this.panel = panel;
+  }
+
+  private async receive(message: UsagePageMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready': // the page loaded, or came back after being hidden
+        this.post();
+        return;
+      case 'scope':
+        this.scope = message.scope === 'workspace' && this.workspaceDir ? 'workspace' : 'all';
+        this.post();
+        return;
+      case 'openSession':
+        await vscode.commands.executeCommand('braid.openSession', message.id);
+        return;
+    }
+  }
+
+  private scheduleRedraw(): void {
+    if (!this.panel?.visible || this.redraw) return;
+    this.redraw = setTimeout(() => {
+      this.redraw = undefined;
+      this.post();
+    }, REDRAW_DELAY_MS);
+  }
+
+  private post(): void {
+    if (!this.panel || !this.store) return;
+    const store = this.store;
+    const key = this.scope === 'workspace' && this.workspaceDir ? workspaceKey(this.workspaceDir) : undefined;
+    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), {
+      scope: key ? 'workspace' : 'all',
+      workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? null,
+      now: Date.now(),
+    });
+    const message: UsageHostMessage = { type: 'usage', data };
+    void this.panel.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    if (this.redraw) clearTimeout(this.redraw);
+    this.unsubscribe();
+    this.panel?.dispose();
+  }
+}

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { addTurn, openStore } from '../support/store';
+import { ScriptedModelServer } from '../support/modelServer';
+import { Workbench } from '../support/workbench';
+
+// The Usage view: opened from the palette and from /usage, a read-only webview with totals, a
+// chart of tokens per day and tables by session (a fork's inherited history counted under its
+// source), model and day; it follows turns another process writes, and closing it never asks to
+// save anything.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'usage-view',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    files: { 'README.md': '# A workspace for the Usage view\n' },
+  });
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+const usage = () => workbench.usageFrame();
+const tab = () => workbench.page.locator('.tabs-container .tab', { hasText: 'Braid Usage' });
+
+/** A total card's value by its name. */
+async function total(name: string): Promise<string> {
+  return await usage().locator('.card', { hasText: name }).locator('.value').textContent() ?? '';
+}
+
+/** Closes the Usage tab with its close button; nothing may ask to save. */
+async function closeUsage(shot: string): Promise<void> {
+  await tab().hover();
+  await tab().locator('.tab-actions .action-label').click();
+  await tab().waitFor({ state: 'detached', timeout: 5_000 });
+  const dialog = workbench.page.locator('.monaco-dialog-box');
+  const asked = await dialog.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false);
+  await workbench.screenshot(shot);
+  assert.equal(asked, false, 'closing the Usage view asked something');
+}
+
+test('Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows another process\'s turns and closes without asking', async () => {
+  await workbench.openBraid();
+  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  model.enqueue({ kind: 'text', chunks: ['First answer.'], usage: { prompt: 120, completion: 30 } });
+  await workbench.send('Plan the release notes for version two with every change listed');
+  model.enqueue({ kind: 'text', chunks: ['Second answer.'], usage: { prompt: 200, completion: 40, cached: 100 } });
+  await workbench.send('Add the migration guide');
+  await workbench.runCommand('Braid: Fork Session');
+  await workbench.chatFrame().locator('[data-role="title"]', { hasText: 'Fork of Plan the release notes' }).waitFor({ timeout: 10_000 });
+  model.enqueue({ kind: 'text', chunks: ['Fork answer.'], usage: { prompt: 300, completion: 20 } });
+  await workbench.send('Now try it in the fork');
+
+  await workbench.runCommand('Braid: Show Usage');
+  await tab().waitFor({ timeout: 10_000 });
+  await usage().locator('body[data-rendered]').waitFor({ timeout: 10_000 });
+  // Three calls: the fork's copy of its source's two is not counted again.
+  assert.equal(await total('Calls'), '3');
+  assert.equal(await total('Input tokens'), '520');
+  assert.equal(await total('Cached input'), '100');
+  assert.equal(await total('Output tokens'), '90');
+  const sessions = usage().locator('[data-role="sessions"] tbody tr');
+  assert.equal(await sessions.count(), 2);
+  const source = sessions.filter({ hasText: /^Plan the release notes for version two with every…/ });
+  assert.deepEqual((await source.locator('td').allTextContents()).slice(0, 4), ['2', '220', '100', '70']);
+  const fork = sessions.filter({ hasText: 'Fork of Plan the release notes' });
+  assert.deepEqual((await fork.locator('td').allTextContents()).slice(0, 4), ['1', '300', '0', '20']);
+  assert.match(await fork.locator('.session-note').textContent() ?? '', /^Its own calls only: the history it inherited from "Plan the release notes for version two with every…" is counted under that session\.$/);
+  await usage().locator('[data-role="models"] tbody tr', { hasText: 'openai-compatible/scripted-model' }).waitFor();
+  const today = new Date().toISOString().slice(0, 10);
+  await usage().locator('[data-role="days"] tbody tr', { hasText: today }).waitFor();
+  const todayBar = usage().locator(`svg.chart .bar[data-day="${today}"]`);
+  assert.equal(await todayBar.locator('.segment').count(), 3, 'input, cached and output stacked');
+  assert.match(await todayBar.locator('title').textContent() ?? '', new RegExp(`^${today}: 710 tokens`));
+  await workbench.screenshot('usage-from-palette');
+
+  // A turn another process writes: the open view follows.
+  const store = await openStore(workbench.globalStorage);
+  const other = await store.create({ workspaceDir: workbench.workspace, title: 'A turn from another process' });
+  const writer = await store.openWriter(other.id);
+  await addTurn(writer, 'Count me', 'Counted.');
+  await writer.close();
+  await store.close();
+  await usage().locator('.card', { hasText: 'Calls' }).locator('.value', { hasText: /^4$/ }).waitFor({ timeout: 10_000 });
+  await usage().locator('[data-role="sessions"] tbody tr', { hasText: 'A turn from another process' }).waitFor();
+  await usage().locator('[data-scope="all"]').click();
+  await usage().locator('[data-scope="all"][aria-pressed="true"]').waitFor();
+  await workbench.screenshot('usage-followed-all-workspaces');
+  await closeUsage('usage-closed-without-asking');
+});
+
+test('/usage in the chat opens the same view, and it closes without asking', async () => {
+  const input = workbench.chatFrame().locator('[data-role="input"]');
+  await input.fill('/usage');
+  await input.press('Enter');
+  await tab().waitFor({ timeout: 10_000 });
+  await usage().locator('body[data-rendered]').waitFor({ timeout: 10_000 });
+  assert.equal(await total('Calls'), '4');
+  await workbench.screenshot('usage-from-slash-command');
+  await closeUsage('usage-closed-again');
+});
