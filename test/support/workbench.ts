@@ -142,9 +142,31 @@ export class Workbench {
     await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
   }
 
-  /** The Chat webview's document (nested iframes). */
+  /** The side bar's Chat view's document (nested iframes). */
   chatFrame(): FrameLocator {
-    return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    return this.page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+  }
+
+  /** The document of the chat in an editor tab (Braid: Open Chat in Editor). */
+  editorChatFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready:not([src*="purpose=webviewView"])').frameLocator('#active-frame');
+  }
+
+  /** Drags the side bar's edge until the side bar is `width` px wide; returns the width it got. */
+  async setSideBarWidth(width: number): Promise<number> {
+    const sideBar = this.page.locator('.part.sidebar');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const box = await sideBar.boundingBox();
+      if (!box) throw new Error('the side bar is not shown');
+      if (Math.abs(box.width - width) <= 1) return box.width;
+      // The sash sits on the side bar's right edge; drag it by the difference.
+      const y = box.y + box.height / 2;
+      await this.page.mouse.move(box.x + box.width - 1, y);
+      await this.page.mouse.down();
+      await this.page.mouse.move(box.x + width - 1, y, { steps: 5 });
+      await this.page.mouse.up();
+    }
+    return (await sideBar.boundingBox())!.width;
   }
 
   /**
