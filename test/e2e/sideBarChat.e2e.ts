@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { ScriptedModelServer } from '../support/modelServer';
@@ -85,7 +87,7 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
 });
 
 test('at 300 px a queued prompt\'s chip keeps Steer and Cancel in view; the composer\'s hint and buttons fit', async () => {
-  model.enqueue({ kind: 'text', chunks: Array.from({ length: 14 }, (_, i) => `step${i} `), chunkDelayMs: 250 }, { kind: 'text', chunks: ['Queued one answered.'] });
+  model.enqueue({ kind: 'text', chunks: Array.from({ length: 14 }, (_, i) => `step${i} `), chunkDelayMs: 250 });
   await input().fill('Work slowly');
   await input().press('Enter');
   await chat().locator('.message.assistant', { hasText: 'step0' }).waitFor({ timeout: 15_000 });
@@ -95,6 +97,7 @@ test('at 300 px a queued prompt\'s chip keeps Steer and Cancel in view; the comp
   const chip = chat().locator('.chip', { hasText: 'After that' });
   await chip.waitFor({ timeout: 5_000 });
   assert.equal(await chip.locator('.chip-text').getAttribute('title'), long);
+  await inView(chip, 'the chip');
   for (const name of ['Steer', 'Cancel']) await inView(chip.locator('button', { hasText: name }), `the chip's ${name}`);
   await inView(chat().locator('[data-role="stop"]'), 'Stop');
   await inView(chat().locator('[data-role="send"]'), 'Send');
@@ -151,7 +154,7 @@ test('the model dropdown lists the current model first and marked, then provider
   assert.deepEqual(state.model && [state.model.provider, state.model.id], ['openai-compatible', 'scripted-model-2'], 'the turn\'s model snapshot says what ran');
 });
 
-test('Braid: Select Model lists the same lines, the current model first with a check', async () => {
+test('Braid: Select Model lists the same lines, the current model first with a check; another provider drops the old server address', async () => {
   await workbench.runCommand('Braid: Select Model');
   const rows = workbench.page.locator('.quick-input-list .monaco-list-row');
   await rows.filter({ hasText: 'scripted-model-2' }).first().waitFor({ timeout: 10_000 });
@@ -160,5 +163,17 @@ test('Braid: Select Model lists the same lines, the current model first with a c
   assert.match(await rows.nth(1).textContent() ?? '', /openai-compatible/);
   assert.match(await rows.nth(2).textContent() ?? '', /groq.*API key set/);
   await workbench.screenshot('select-model-quick-pick');
-  await workbench.page.keyboard.press('Escape');
+  // Another provider: the address set for the OpenAI-compatible server must not get groq's key.
+  await rows.filter({ hasText: 'groq' }).first().click();
+  const groqModels = workbench.page.locator('.quick-input-list .monaco-list-row', { hasText: 'context' });
+  await groqModels.first().waitFor({ timeout: 10_000 });
+  await groqModels.first().click();
+  await workbench.page.locator('.notification-toast', { hasText: 'braid.baseUrl' }).waitFor({ timeout: 10_000 });
+  const settings = JSON.parse(fs.readFileSync(path.join(workbench.profile!.userData, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  assert.equal(settings['braid.provider'], 'groq');
+  assert.equal(settings['braid.baseUrl'] ?? '', '', 'the OpenAI-compatible server\'s address was cleared');
+  assert.equal(settings['braid.demoModel'], false, 'a real provider is not the demo model');
+  await chat().locator('[data-role="model"]', { hasText: /^groq · / }).waitFor({ timeout: 10_000 });
+  assert.equal(await chat().locator('[data-role="demo"]').isVisible(), false);
+  await workbench.screenshot('switched-provider-address-cleared');
 });

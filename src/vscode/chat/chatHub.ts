@@ -114,7 +114,10 @@ export class ChatHub extends Disposable {
     await this.sessions.askSide(id, question);
   }
 
-  /** Brings the chat to the front: the page the user last worked in, else the side bar's Chat view. */
+  /**
+   * Brings the chat to the front and focuses it: a page on screen (the one the user last worked
+   * in first), else the page they last worked in, else the side bar's Chat view.
+   */
   async reveal(): Promise<void> {
     const page = this.preferredPage();
     if (page) page.surface.reveal();
@@ -122,7 +125,10 @@ export class ChatHub extends Disposable {
   }
 
   private preferredPage(): ChatPage | undefined {
-    return this.lastActive ?? [...this.pages].find((p) => p.surface.place === 'view');
+    const pages = [...this.pages];
+    const onScreen = pages.filter((p) => p.surface.visible());
+    if (this.lastActive && onScreen.includes(this.lastActive)) return this.lastActive;
+    return onScreen[0] ?? this.lastActive ?? pages.find((p) => p.surface.place === 'view');
   }
 
   private receive(page: ChatPage, message: WebviewToHost): void {

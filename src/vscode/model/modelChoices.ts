@@ -77,15 +77,19 @@ export interface ModelSettingsChange {
   readonly baseUrl: string;
   /** braid.baseUrl was the address of another provider and is cleared. */
   readonly clearedBaseUrl: boolean;
+  /** Still the scripted demo server of `npm start` (the same provider at the same address). */
+  readonly demo: boolean;
 }
 
 /**
  * The settings for a picked model. braid.baseUrl overrides where a catalogue provider's requests
  * (and its API key) go, so it is kept only for the provider it was set with: picking another
- * catalogue provider clears it. openai-compatible brings its own address; VS Code's models ignore it.
+ * catalogue provider clears it. openai-compatible brings its own address; VS Code's models ignore
+ * it. The demo mark of `npm start` describes the server it configured: a pick elsewhere drops it.
  */
-export function settingsForPick(now: Pick<ModelSettings, 'provider' | 'baseUrl'>, pick: { provider: string; model: string; baseUrl?: string }, isCatalogueProvider: (provider: string) => boolean): ModelSettingsChange {
-  if (pick.provider === OPENAI_COMPATIBLE) return { provider: pick.provider, model: pick.model, baseUrl: pick.baseUrl ?? now.baseUrl, clearedBaseUrl: false };
-  const clear = isCatalogueProvider(pick.provider) && pick.provider !== now.provider && now.baseUrl.trim() !== '';
-  return { provider: pick.provider, model: pick.model, baseUrl: clear ? '' : now.baseUrl, clearedBaseUrl: clear };
+export function settingsForPick(now: ModelSettings, pick: { provider: string; model: string; baseUrl?: string }, isCatalogueProvider: (provider: string) => boolean): ModelSettingsChange {
+  const clear = pick.provider !== OPENAI_COMPATIBLE && isCatalogueProvider(pick.provider) && pick.provider !== now.provider && now.baseUrl.trim() !== '';
+  const baseUrl = pick.provider === OPENAI_COMPATIBLE ? pick.baseUrl ?? now.baseUrl : clear ? '' : now.baseUrl;
+  const sameServer = pick.provider === now.provider && baseUrl === now.baseUrl;
+  return { provider: pick.provider, model: pick.model, baseUrl, clearedBaseUrl: clear, demo: now.demo && sameServer };
 }

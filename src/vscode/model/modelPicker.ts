@@ -83,6 +83,7 @@ export async function applyModel(secrets: vscode.SecretStorage, pick: { provider
   await write('baseUrl', next.baseUrl, now.baseUrl);
   await write('provider', next.provider, now.provider);
   await write('model', next.model, now.model);
+  if (now.demo && !next.demo) await config.update('demoModel', false, vscode.ConfigurationTarget.Global);
   const cleared = next.clearedBaseUrl ? ` braid.baseUrl (${now.baseUrl}) was cleared: it was the address for ${now.provider || 'the previous provider'}.` : '';
   const needsKey = isCatalogueProvider(next.provider) && !(await secrets.get(secretKey(next.provider))) && !getEnvApiKey(next.provider) && !process.env.BRAID_API_KEY;
   if (needsKey) {

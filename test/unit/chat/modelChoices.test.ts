@@ -45,13 +45,23 @@ test('a provider\'s models list the current one first', () => {
   assert.deepEqual(providerModelLines(models, undefined).map((l) => l.id), ['a', 'b', 'c']);
 });
 
+const settings = (provider: string, baseUrl: string, model = 'm', demo = false) => ({ provider, model, baseUrl, demo });
+const catalogueProvider = (p: string) => ['anthropic', 'openai'].includes(p);
+
 test('picking another catalogue provider clears a server address set for the previous one, so its key does not go there', () => {
-  const catalogueProvider = (p: string) => ['anthropic', 'openai'].includes(p);
-  const fromLocal = settingsForPick({ provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' }, { provider: 'anthropic', model: 'claude' }, catalogueProvider);
-  assert.deepEqual(fromLocal, { provider: 'anthropic', model: 'claude', baseUrl: '', clearedBaseUrl: true });
+  const fromLocal = settingsForPick(settings('openai-compatible', 'http://127.0.0.1:11434/v1'), { provider: 'anthropic', model: 'claude' }, catalogueProvider);
+  assert.deepEqual(fromLocal, { provider: 'anthropic', model: 'claude', baseUrl: '', clearedBaseUrl: true, demo: false });
   // The same provider keeps the address the user set for it (a proxy, say).
-  assert.deepEqual(settingsForPick({ provider: 'openai', baseUrl: 'https://proxy.example/v1' }, { provider: 'openai', model: 'gpt' }, catalogueProvider), { provider: 'openai', model: 'gpt', baseUrl: 'https://proxy.example/v1', clearedBaseUrl: false });
+  assert.deepEqual(settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'openai', model: 'gpt' }, catalogueProvider), { provider: 'openai', model: 'gpt', baseUrl: 'https://proxy.example/v1', clearedBaseUrl: false, demo: false });
   // VS Code's models ignore it; an OpenAI-compatible server brings its own.
-  assert.equal(settingsForPick({ provider: 'openai', baseUrl: 'https://proxy.example/v1' }, { provider: 'vscode-lm', model: 'gpt-x' }, catalogueProvider).clearedBaseUrl, false);
-  assert.equal(settingsForPick({ provider: 'anthropic', baseUrl: '' }, { provider: 'openai-compatible', model: 'q', baseUrl: 'http://h/v1' }, catalogueProvider).baseUrl, 'http://h/v1');
+  assert.equal(settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'vscode-lm', model: 'gpt-x' }, catalogueProvider).clearedBaseUrl, false);
+  assert.equal(settingsForPick(settings('anthropic', ''), { provider: 'openai-compatible', model: 'q', baseUrl: 'http://h/v1' }, catalogueProvider).baseUrl, 'http://h/v1');
+});
+
+test('the demo mark stays only while the pick is still the demo server', () => {
+  const demo = settings('openai-compatible', 'http://127.0.0.1:9/v1', 'scripted-model', true);
+  assert.equal(settingsForPick(demo, { provider: 'openai-compatible', model: 'other-id', baseUrl: 'http://127.0.0.1:9/v1' }, catalogueProvider).demo, true);
+  assert.equal(settingsForPick(demo, { provider: 'openai-compatible', model: 'qwen', baseUrl: 'http://127.0.0.1:11434/v1' }, catalogueProvider).demo, false);
+  assert.equal(settingsForPick(demo, { provider: 'anthropic', model: 'claude' }, catalogueProvider).demo, false);
+  assert.equal(settingsForPick({ ...demo, demo: false }, { provider: 'openai-compatible', model: 'scripted-model', baseUrl: 'http://127.0.0.1:9/v1' }, catalogueProvider).demo, false);
 });
