@@ -122,6 +122,7 @@ export class ModelMenu {
     else if (event.key === 'Escape') this.close(true);
     else if (event.key === 'Tab') this.close(false);
     else return;
+    event.stopPropagation(); // Escape here closes the dropdown only, not the side question's overlay
     if (event.key !== 'Tab') event.preventDefault();
   }
 

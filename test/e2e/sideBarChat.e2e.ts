@@ -78,6 +78,15 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
   const picker = chat().locator('[data-role="model-picker"]');
   await inView(picker, 'the model dropdown');
   assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model');
+  // Fractional widths: an ellipsis shows when the text is wider than its box by any fraction of a pixel.
+  const widths = await chat().locator('[data-role="model"] > span').evaluateAll((spans) => spans.map((e) => {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    return [e.className, range.getBoundingClientRect().width, e.getBoundingClientRect().width];
+  }));
+  console.log(`model line at 300 px (part, text width, shown width): ${JSON.stringify(widths)}`);
+  const [, idText, idShown] = widths.find(([name]) => name === 'model-id')!;
+  assert.ok(Number(idShown) >= Number(idText) - 0.01, 'the provider gives way so the model id shows whole');
   assert.match(await picker.getAttribute('title') ?? '', /The next turn uses openai-compatible · scripted-model/);
   const badge = chat().locator('[data-role="demo"]');
   assert.equal(await badge.isVisible(), true);
