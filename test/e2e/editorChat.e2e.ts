@@ -121,3 +121,25 @@ test('after a window reload the editor tab and the side view come back on the sa
   await editor().locator('[data-role="input"]').press('Enter');
   await side().locator('.message.assistant', { hasText: 'Still here.' }).waitFor({ timeout: 15_000 });
 });
+
+test('what a page asked for goes to that page: a side question\'s answer and the prompt back from Edit', async () => {
+  model.enqueue({ kind: 'text', chunks: ['It says hi.'] });
+  await editor().locator('[data-role="input"]').fill('/btw what does greet.ts say?');
+  await editor().locator('[data-role="input"]').press('Enter');
+  await editor().locator('[data-role="side-answer"]', { hasText: 'It says hi.' }).waitFor({ timeout: 15_000 });
+  assert.equal(await side().locator('[data-role="side"]').isVisible(), false, 'the side view shows no overlay it did not ask for');
+  await editor().locator('[data-role="side-close"]').click();
+
+  const prompt = editor().locator('.message.user', { hasText: 'After the reload' });
+  await prompt.hover();
+  await prompt.locator('.message-actions button', { hasText: 'Edit' }).click();
+  const dialog = workbench.page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 10_000 });
+  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
+  await editor().locator('.message.user', { hasText: 'After the reload' }).waitFor({ state: 'detached', timeout: 10_000 });
+  await side().locator('.message.user', { hasText: 'After the reload' }).waitFor({ state: 'detached', timeout: 10_000 });
+  for (let i = 0; i < 100 && await editor().locator('[data-role="input"]').inputValue() !== 'After the reload'; i++) await workbench.page.waitForTimeout(100);
+  assert.equal(await editor().locator('[data-role="input"]').inputValue(), 'After the reload', 'the prompt comes back where Edit was pressed');
+  assert.equal(await side().locator('[data-role="input"]').inputValue(), '');
+  await workbench.screenshot('edit-back-in-editor');
+});
