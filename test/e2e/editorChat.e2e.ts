@@ -40,7 +40,7 @@ test('the Chat view\'s title bar opens the chat in an editor tab', async () => {
   // Opening it again brings the same tab forward rather than a second one.
   await workbench.runCommand('Braid: Open Chat in Editor');
   await workbench.page.waitForTimeout(500);
-  assert.equal(await workbench.page.locator('iframe.webview.ready:not([src*="purpose=webviewView"])').count(), 1, 'one chat tab per window');
+  assert.equal(await workbench.page.locator('braidChat=editor').count(), 1, 'one chat tab per window');
   await workbench.screenshot('editor-chat-opened');
 });
 
