@@ -54,7 +54,7 @@ export class ChatHub extends Disposable {
     this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
       if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
     }));
-    // A pick writes up to three settings, one event each: the pages hear of the model they end in.
+    // A pick writes up to four settings, one event each: the pages hear of the model they end in.
     let settle: NodeJS.Timeout | undefined;
     const modelChanged = () => {
       this.model = undefined;
