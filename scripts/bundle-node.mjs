@@ -2,18 +2,10 @@
 // (the kernel packages are ESM-only, this repo is CommonJS) except what Node must load itself.
 import * as esbuild from 'esbuild';
 import path from 'node:path';
-import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { findRepoRoot } from './repoRoot.mjs';
 
-/** The repo root: the nearest folder above this file (or its bundled copy) with esbuild.mjs. */
-function findRoot(start) {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'esbuild.mjs'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no repo root above ${start}`);
-  }
-}
-
-const root = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 /** Packages left to Node: CommonJS already (playwright-core), native (esbuild), or absent. */
 export const NODE_EXTERNALS = ['vscode', 'esbuild', 'playwright-core', '@opentelemetry/api'];

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Provisions the real-VS-Code toolchain now (Chromium, Node 24, code-server) and prints where
-// it is. The e2e suite and `npm start` do this themselves; this is for doing it ahead of time.
-import { ensureToolchain } from './toolchain.mjs';
+// it is (JSON on stdout; progress on stderr). The e2e suite and `npm start` run it themselves
+// when something is missing; this is for doing it ahead of time.
+import { provisionToolchain } from './toolchain.mjs';
 
 try {
-  process.stdout.write(`${JSON.stringify(ensureToolchain(), null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(await provisionToolchain(), null, 2)}\n`);
 } catch (err) {
   process.stderr.write(`[toolchain] ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

@@ -1,14 +1,16 @@
 // `npm start [folder] [--port N]`: builds and packages Braid, installs it into a real VS Code
 // (code-server, provisioned and cached like the e2e suite's), opens the folder (default: the
 // current one) and prints the URL, on 127.0.0.1 only. The model comes from BRAID_PROVIDER,
-// BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY; with none set, Braid's scripted demo server
-// answers, and the Chat view labels it "Demo model".
+// BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY; with none set, Braid's demo agent (a script that
+// plays tool calls through Braid's real tools, src/demo/) answers, and the Chat view labels it "Demo model".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { exitIfNodeTooOld } from './nodeVersion.mjs';
 import { cacheRoot, ensureToolchain } from './toolchain.mjs';
 import { freePort, installExtension, prepareProfile, startCodeServer } from '../test/support/codeServer';
-import { ScriptedModelServer, demoReply } from '../test/support/modelServer';
+import { ScriptedModelServer } from '../test/support/modelServer';
+import { demoAgentReply } from '../src/demo/demoAgent';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
@@ -28,12 +30,13 @@ function parseArgs(argv: string[]): { folder: string; port: number } {
 }
 
 async function main(): Promise<void> {
+  exitIfNodeTooOld();
   const { folder, port: preferredPort } = parseArgs(process.argv.slice(2));
   console.log('Building and packaging Braid...');
   const build = spawnSync('npm', ['run', '--silent', 'package'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (build.status !== 0) throw new Error('npm run package failed');
 
-  console.log('Preparing VS Code (code-server); the first run builds it, later runs reuse the cache...');
+  console.log(`Preparing VS Code (code-server). The first run downloads Chromium, Node 24 and code-server and builds code-server's native modules into ${cacheRoot()}: 2 to 15 minutes depending on the machine, with progress below; later runs reuse the cache.`);
   ensureToolchain();
 
   let demo: ScriptedModelServer | undefined;
@@ -46,7 +49,7 @@ async function main(): Promise<void> {
       'braid.demoModel': false,
     };
   } else {
-    demo = new ScriptedModelServer(demoReply, 'braid-demo');
+    demo = new ScriptedModelServer((request) => demoAgentReply(request.body), 'braid-demo');
     const baseUrl = await demo.start();
     settings = { 'braid.provider': 'openai-compatible', 'braid.model': 'braid-demo', 'braid.baseUrl': baseUrl, 'braid.demoModel': true };
   }

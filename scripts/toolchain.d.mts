@@ -10,3 +10,4 @@ export declare const CODE_SERVER_VERSION: string;
 export declare const NODE_VERSION: string;
 export declare function cacheRoot(): string;
 export declare function ensureToolchain(): Toolchain;
+export declare function provisionToolchain(): Promise<Toolchain>;

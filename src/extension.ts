@@ -7,7 +7,7 @@ import { ChatHub } from './vscode/chat/chatHub';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
-import { forkAtMessage, forkAtTurnCommand, forkCommand, rewindCommand, rewindToMessage } from './vscode/commands/forkRewindCommands';
+import { forkAtMessage, forkAtTurnCommand, forkCommand, rewindCommand, rewindToMessage, undoRewindCommand } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
@@ -64,6 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     forkCommand(chat, store, key, revealSession),
     forkAtTurnCommand(chat, store, key, revealSession),
     rewindCommand(chat, store, key),
+    undoRewindCommand(chat, store),
     editLastPromptCommand(chat, store),
     sideQuestionCommand(chat),
     compactSessionCommand(chat),

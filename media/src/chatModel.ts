@@ -46,6 +46,8 @@ export class ChatModel {
   readOnlyReason: string | undefined;
   /** Lines of the shown page's log that were skipped as unreadable. */
   damagedLines = 0;
+  /** What the rewind just made did, while Undo can take it back; undefined otherwise. */
+  undoableRewind: string | undefined;
   before: PageCursor | undefined;
   /** The request id of the turn running (or just sent and not started). */
   running: string | undefined;
@@ -60,6 +62,7 @@ export class ChatModel {
     this.readOnly = session?.readOnly === true;
     this.readOnlyReason = session?.readOnlyReason;
     this.damagedLines = session?.damagedLines ?? 0;
+    this.undoableRewind = session?.undoableRewind;
     this.before = session?.before;
     this.running = session?.activeRequest;
     for (const frame of snapshot.live) this.apply(frame);
@@ -87,6 +90,7 @@ export class ChatModel {
 
   /** A prompt the user just sent, shown until the host commits it. */
   addPending(requestId: string, text: string): void {
+    this.undoableRewind = undefined; // the session goes on: the host no longer offers Undo
     this.entries.push({ kind: 'pending', key: pendingKey(requestId), requestId, text });
     this.running = requestId;
   }

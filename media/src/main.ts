@@ -8,6 +8,7 @@ import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
+import { Welcome } from './welcome';
 
 /** The read-only note when another window writes the shown session. */
 const READ_ONLY_NOTE = 'Another window is writing this session; it is shown read-only here and follows along live.';
@@ -22,7 +23,7 @@ app.innerHTML = `
     <span class="session-title" data-role="title"></span>
     <span class="model-line">
       <button type="button" class="model-picker" data-role="model-picker"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span class="model-name" data-role="model">…</span><span class="codicon codicon-chevron-down" aria-hidden="true"></span></button>
-      <span class="badge demo" data-role="demo" hidden title="Demo model: answers come from Braid's scripted demo server, not a real model">Demo</span>
+      <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
     </span>
     <div class="model-menu" data-role="model-menu" hidden></div>
   </header>
@@ -31,6 +32,7 @@ app.innerHTML = `
   <div class="note untrusted" data-role="untrusted" role="status" hidden><span class="codicon codicon-shield" aria-hidden="true"></span> This workspace is not trusted: Braid can chat and read files, but its tools cannot write files or run commands. <button type="button" data-role="trust">Manage Workspace Trust</button></div>
   <div class="note damaged" data-role="damaged" role="status" hidden><span class="codicon codicon-warning" aria-hidden="true"></span> <span data-role="damaged-text"></span><button type="button" class="dismiss" data-role="damaged-dismiss" title="Hide this note for this session" aria-label="Hide this note"><span class="codicon codicon-close" aria-hidden="true"></span></button></div>
   <div class="note" data-role="read-only" role="status" hidden></div>
+  <div class="welcome" data-role="welcome" hidden></div>
   <section class="transcript" data-role="transcript" role="log" aria-label="Conversation" tabindex="0"></section>
   <div class="side" data-role="side" role="dialog" aria-label="Side question" hidden>
     <div class="side-head"><span class="codicon codicon-comment" aria-hidden="true"></span> <span data-role="side-question"></span></div>
@@ -40,6 +42,7 @@ app.innerHTML = `
       <button type="button" data-role="side-close" title="Close (Escape); nothing is kept">Close</button>
     </div>
   </div>
+  <div class="note rewound" data-role="rewound" role="status" hidden><span class="codicon codicon-discard" aria-hidden="true"></span> <span data-role="rewound-text"></span> <button type="button" data-role="undo-rewind" title="Undo this rewind: the turns and files come back">Undo</button></div>
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
@@ -88,16 +91,31 @@ let firstToken: { requestId: string; sentAt: number } | undefined;
 composer.value = host.getState()?.draft ?? '';
 part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
 
+/** The model the page was last told about (the welcome names it). */
+let currentModel: ModelInfo | undefined;
+const welcome = new Welcome(part('welcome'), (prompt) => {
+  composer.value = prompt;
+  input.focus();
+});
+
 function showModel(info: ModelInfo): void {
+  currentModel = info;
+  refreshWelcome();
   modelMenu.show(info);
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
   part('problem').textContent = info.problem ?? '';
 }
 
-/** Everything but the transcript rows: title, usage, banners, queue chips, buttons. */
+/** A new or empty session shows the welcome instead of a blank area. */
+function refreshWelcome(): void {
+  welcome.show(model.entries.length === 0 && !model.running && !model.readOnly, currentModel);
+}
+
+/** Everything but the transcript rows: title, usage, banners, welcome, queue chips, buttons. */
 function refreshChrome(): void {
   const info = model.info;
+  refreshWelcome();
   document.body.dataset.session = model.sessionId;
   document.body.dataset.readOnly = String(model.readOnly);
   document.body.dataset.turn = model.running ? 'running' : 'idle';
@@ -111,6 +129,8 @@ function refreshChrome(): void {
   part('damaged').hidden = damaged === 0 || damageDismissed === model.sessionId;
   part('damaged-text').textContent = damaged === 0 ? '' : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;
   input.disabled = model.readOnly;
+  part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
+  part('rewound-text').textContent = model.undoableRewind ?? '';
   part('stop').hidden = !model.running;
   part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
   const queue = part('queue');
@@ -236,6 +256,7 @@ document.addEventListener('keydown', (event) => {
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
 part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel', requestId: model.running }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
+part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
 onHostMessage((message: HostToWebview) => {
   switch (message.type) {
@@ -271,6 +292,7 @@ onHostMessage((message: HostToWebview) => {
       return;
     }
     case 'prefill':
+      if (message.replaces !== undefined && composer.value !== message.replaces) return; // the user has made it their own
       composer.value = message.text;
       input.focus();
       return;

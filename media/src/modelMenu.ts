@@ -5,6 +5,18 @@ export function modelLabel(info: ModelInfo): string {
   return info.id ? `${info.provider} · ${info.id}` : 'No model configured';
 }
 
+/** Tokens in thousands as people name windows: 128000 -> "128k", 32768 -> "32k" (binary), 500 -> "500". */
+function kTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n % 1000 === 0) return `${n / 1000}k`;
+  return n % 1024 === 0 ? `${n / 1024}k` : `${Math.round(n / 1000)}k`;
+}
+
+/** The model's limits in one sentence, and where each came from. */
+function limitsSentence(limits: NonNullable<ModelInfo['limits']>): string {
+  return `Context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom}).`;
+}
+
 function span(className: string, text = ''): HTMLElement {
   const e = document.createElement('span');
   e.className = className;
@@ -47,13 +59,17 @@ export class ModelMenu {
     return !this.list.hidden;
   }
 
-  /** Shows the model the next turn uses on the button, with the full name in its tooltip. */
+  /** Shows the model the next turn uses on the button (and its limits), with all of it in the tooltip. */
   show(info: ModelInfo): void {
     const label = modelLabel(info);
-    // Two parts, so a narrow view cuts the provider before the model id; the text reads as one label.
-    this.name.replaceChildren(...(info.id ? [span('model-provider', info.provider), span('model-id', ` · ${info.id}`)] : [span('model-id', label)]));
-    this.button.title = info.id ? `The next turn uses ${label}. Choose another model` : 'Choose a model';
-    this.button.setAttribute('aria-label', info.id ? `Model for the next turn: ${label}. Choose another model` : 'Choose a model');
+    const { limits } = info;
+    // Parts, so a narrow view drops the limits and cuts the provider before the model id; the text reads as one label.
+    this.name.replaceChildren(...(info.id
+      ? [span('model-provider', info.provider), span('model-id', ` · ${info.id}`), ...(limits ? [span('model-limits', ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out`)] : [])]
+      : [span('model-id', label)]));
+    const about = info.id ? `The next turn uses ${label}.${limits ? ` ${limitsSentence(limits)}` : ''}` : 'No model is configured.';
+    this.button.title = `${about} Choose another model (/model)`;
+    this.button.setAttribute('aria-label', `${about} Choose another model`);
   }
 
   open(): void {

@@ -1,7 +1,8 @@
 import { SessionStore } from '../core/store/sessionStore';
 import type { Logger } from '../core/logger';
-import { prepareDataDir } from './dataDir';
-import { terminalSafe } from './terminalText';
+import { holdsStore, prepareDataDir } from './dataDir';
+import { sourceName, type DataDirChoice } from './dataDirChoice';
+import { jsonText, oneLine, terminalSafe } from './terminalText';
 
 /** Where the CLI writes: a stream such as process.stdout, or a test's collector. */
 export interface TextSink {
@@ -23,14 +24,26 @@ export interface CliContext {
   err(text: string): void;
   /** Rewrites the current stderr line (a progress count). */
   progress(text: string): void;
-  /** Opens the store (creating the data folder first); the caller closes it. */
-  openStore(): Promise<SessionStore>;
-  /** Opens the store, runs `fn`, saves the index and closes, even when `fn` throws. */
+  /** True when the data folder holds a store; commands that only read create none. */
+  hasStore(): boolean;
+  /** The data folder and how it was chosen, for messages: "<folder> (VS Code's folder for Braid)". */
+  dataDirText(): string;
+  /**
+   * Opens the store; the caller closes it. With `create` (a command that writes a new session)
+   * the data folder is created first; without, a missing store is a NoStoreError and nothing is created.
+   */
+  openStore(options?: { create?: boolean }): Promise<SessionStore>;
+  /** Opens an existing store (NoStoreError when there is none), runs `fn`, saves the index and closes, even when `fn` throws. */
   withStore(fn: (store: SessionStore) => Promise<number>): Promise<number>;
 }
 
+/** A command that needs sessions met a data folder without a store; nothing was created. */
+export class NoStoreError extends Error {
+  override readonly name = 'NoStoreError';
+}
+
 export interface ContextOptions {
-  readonly dataDir: string;
+  readonly dataDir: DataDirChoice;
   readonly workspace: string;
   readonly wasmPath: string;
   readonly stdout: TextSink;
@@ -52,12 +65,16 @@ export function createContext(options: ContextOptions): CliContext {
     warn: (m) => err(`braid: warning: ${m}\n`),
     error: (m) => err(`braid: error: ${options.debug ? m : firstLine(m)}\n`),
   };
-  const openStore = async () => {
-    prepareDataDir(options.dataDir);
-    return SessionStore.open({ root: options.dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0 });
+  const dataDir = options.dataDir.dir;
+  const hasStore = () => holdsStore(dataDir);
+  const dataDirText = () => `${oneLine(dataDir)} (${sourceName(options.dataDir.source)})`;
+  const openStore = async (open: { create?: boolean } = {}) => {
+    if (!open.create && !hasStore()) throw new NoStoreError(`there is no Braid data in ${dataDirText()}; pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)`);
+    prepareDataDir(dataDir);
+    return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0 });
   };
   return {
-    dataDir: options.dataDir,
+    dataDir,
     workspace: options.workspace,
     logger,
     debug: options.debug,
@@ -65,6 +82,8 @@ export function createContext(options: ContextOptions): CliContext {
     outRaw: (text) => void options.stdout.write(text),
     err,
     progress: (text) => void options.stderr.write(`\r${terminalSafe(text)}`),
+    hasStore,
+    dataDirText,
     openStore,
     async withStore(fn) {
       const store = await openStore();
@@ -79,4 +98,20 @@ export function createContext(options: ContextOptions): CliContext {
       return code;
     },
   };
+}
+
+/**
+ * What a command that only reads says when the data folder holds no store (it creates none):
+ * `what` and the folder on stdout, exit 0; with `--json`, the empty result on stdout and the
+ * line on stderr.
+ */
+export function reportNoStore(ctx: CliContext, what: string, json?: { empty: unknown }): number {
+  const line = `${what}: there is no Braid data in ${ctx.dataDirText()}`;
+  if (json) {
+    ctx.out(`${jsonText(json.empty, 2)}\n`);
+    ctx.err(`braid: ${line}\n`);
+  } else {
+    ctx.out(`${line}; --data-dir or BRAID_HOME picks another (braid where says how it was chosen).\n`);
+  }
+  return 0;
 }

@@ -13,11 +13,25 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   return path.posix.join(env.XDG_CONFIG_HOME || path.posix.join(home, '.config'), 'Code', 'User', 'globalStorage', EXTENSION_ID);
 }
 
-/** `--data-dir`, else `BRAID_HOME`, else VS Code's globalStorage folder. */
-export function resolveDataDir(option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (option) return path.resolve(cwd, option);
-  if (env.BRAID_HOME) return path.resolve(cwd, env.BRAID_HOME);
-  return defaultDataDir(env);
+/** The home folder: HOME when set (a test's, a sandbox's), else the OS's. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || os.homedir();
+}
+
+/**
+ * Braid's globalStorage folder in `npm start`'s VS Code profile, found as scripts/start.ts and
+ * scripts/toolchain.mjs place it: BRAID_START_PROFILE, else the cache folder's `start-profile`
+ * (BRAID_CACHE_DIR, else $XDG_CACHE_HOME/braid, else ~/.cache/braid).
+ */
+export function startProfileDataDir(env: NodeJS.ProcessEnv, cwd: string, home = homeOf(env)): string {
+  const cache = env.BRAID_CACHE_DIR || path.join(env.BRAID_ORIGINAL_XDG_CACHE_HOME || env.XDG_CACHE_HOME || path.join(home, '.cache'), 'braid');
+  const profile = path.resolve(cwd, env.BRAID_START_PROFILE || path.join(cache, 'start-profile'));
+  return path.join(profile, 'user-data', 'User', 'globalStorage', EXTENSION_ID);
+}
+
+/** True when `dir` holds a Braid store: its sessions folder, its trash or its index. Reads only. */
+export function holdsStore(dir: string): boolean {
+  return ['sessions', 'trash', 'index.sqlite'].some((name) => fs.existsSync(path.join(dir, name)));
 }
 
 /** The data folder cannot be used; the message says why and what to do. */

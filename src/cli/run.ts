@@ -1,14 +1,18 @@
 import path from 'node:path';
 import { SessionNotFoundError } from '../core/store/sessionStore';
-import { ENV_NAMES, ModelConfigError, resolveModel } from '../core/model/modelSettings';
+import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
 import { exec } from './commands/exec';
 import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
+import { show } from './commands/show';
 import { usage } from './commands/usage';
+import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
-import { resolveDataDir } from './dataDir';
+import { chooseDataDir } from './dataDirChoice';
+import { asksForHelp, commandHelp, generalHelp, helpTopics } from './help';
+import { ListedError } from './listedError';
 import { modelSettingsFromEnv } from './env';
 import { jsonText, oneLine, terminalSafe } from './terminalText';
 
@@ -29,49 +33,12 @@ export const EXIT_USAGE = 2;
 
 declare const BRAID_VERSION: string | undefined;
 
-const USAGE = `Usage: braid [--data-dir DIR] [--workspace DIR] <command> [options]
-
-Agent:
-  exec [--continue | --session <id>] [--yes] <prompt>
-                                       run one turn headless; the answer streams to stdout.
-                                       Writes and commands are denied unless --yes.
-
-Sessions:
-  list [--all] [--archived] [--json]   sessions of this workspace (or all), newest first
-  search <text> [--all] [--json]       sessions whose title or prompts match
-  show <id> [--json]                   a session's record and conversation
-  rename <id> <title>                  rename a session
-  archive <id> | restore <id>          archive, or bring back from the archive
-  delete <id> | undelete <id>          move to the trash (kept 7 days), or bring back
-  export <id> --format md|jsonl        print a session as Markdown or as its raw log
-  fork <id> [--turn N] [--title T] [--json]
-                                       copy a session (up to turn N); prints the new id
-  rewind <id> --to <userMessageId> [--files] [--confirm-outside] [--preview] [--json]
-                                       drop that prompt and what followed; --files restores files
-  undo-rewind <id>                     undo the last rewind
-  usage [--by session|model|day] [--all] [--json]
-                                       calls, tokens and cost of this workspace (or all), each
-                                       model call counted once (forks and undos copy, not call)
-
-Maintenance:
-  rebuild-index                        rebuild index.sqlite from the session folders
-  doctor [--fix] [--json]              verify every log, state file and the index; --fix repairs
-
-Other:
-  model [--json]                       the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure
-                                       (keys: BRAID_API_KEY or the provider's usual variable)
-  version | help
-
-The data folder is --data-dir, else BRAID_HOME, else VS Code's storage folder for Braid.
-The workspace is --workspace, else the current folder.
-`;
-
 type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   list: sessions.list,
   search: sessions.search,
-  show: sessions.show,
+  show,
   rename: sessions.rename,
   archive: sessions.archive,
   restore: sessions.restore,
@@ -99,6 +66,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const message = e instanceof Error ? e.message : String(e);
     err(`braid: ${firstLine(message)}\n`);
+    if (e instanceof ListedError) for (const detail of e.details) err(`  ${oneLine(detail)}\n`);
     if (!(e instanceof SessionNotFoundError) && io.env.BRAID_DEBUG) err(`${(e as Error).stack ?? ''}\n`);
     return EXIT_ERROR;
   }
@@ -116,27 +84,29 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const global = parseArgs(globals, { valued: ['data-dir', 'workspace'], flags: ['verbose'] });
   const [command, ...rest] = argv.slice(i);
   const out = (text: string) => void io.stdout.write(terminalSafe(text));
+  if (command === undefined) {
+    out(generalHelp());
+    return EXIT_USAGE;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') return help(asksForHelp(rest) ? ['help'] : rest, out);
+  if (helpTopics().includes(command) && asksForHelp(rest)) return help([command], out);
+  const cwd = io.cwd ?? process.cwd();
+  const workspace = path.resolve(cwd, (global.options.get('workspace') as string | undefined) ?? '.');
+  const dataDirOption = global.options.get('data-dir') as string | undefined;
   switch (command) {
-    case undefined:
-      out(USAGE);
-      return EXIT_USAGE;
-    case 'help':
-    case '--help':
-    case '-h':
-      out(USAGE);
-      return EXIT_OK;
     case 'version':
     case '--version':
       out(`${typeof BRAID_VERSION === 'string' ? BRAID_VERSION : 'dev'}\n`);
       return EXIT_OK;
     case 'model':
       return showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
+    case 'where':
+      return where(rest, { option: dataDirOption, env: io.env, cwd, workspace, out });
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);
-  const cwd = io.cwd ?? process.cwd();
-  const dataDir = resolveDataDir(global.options.get('data-dir') as string | undefined, io.env, cwd);
-  const workspace = path.resolve(cwd, (global.options.get('workspace') as string | undefined) ?? '.');
+  const dataDir = chooseDataDir(dataDirOption, io.env, cwd);
+  if (dataDir.note) io.stderr.write(`braid: ${oneLine(dataDir.note)}\n`);
   const ctx = createContext({
     dataDir,
     workspace,
@@ -149,13 +119,30 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   return run(ctx, rest, io.env);
 }
 
-function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
+/** `help [<command>]`: every command, or one command's usage and options. */
+function help(argv: readonly string[], out: (text: string) => void): number {
+  if (argv.length === 0) {
+    out(generalHelp());
+    return EXIT_OK;
+  }
+  if (argv.length > 1) throw new UsageError(`help takes one command, not "${argv.join(' ')}"`);
+  const text = commandHelp(argv[0]!);
+  if (!text) throw new UsageError(`there is no command "${argv[0]}"`);
+  out(text);
+  return EXIT_OK;
+}
+
+async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const args = parseArgs(argv, { flags: ['json'] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   try {
-    const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
-    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, contextWindow: model.contextWindow };
-    out(args.options.has('json') ? `${jsonText(summary)}\n` : `${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+    const { model, limits } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
+    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, ...limits };
+    if (args.options.has('json')) out(`${jsonText(summary)}\n`);
+    else {
+      out(`${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
+      out(`${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`);
+    }
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ModelConfigError)) throw error;

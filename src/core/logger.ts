@@ -13,3 +13,8 @@ export const silentLogger: Logger = {
   warn() {},
   error() {},
 };
+
+/** A duration as log lines give it: 42 -> "42 ms", 12340 -> "12.3 s". */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

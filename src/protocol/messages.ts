@@ -20,6 +20,8 @@ export interface ModelInfo {
   readonly demo: boolean;
   /** Set when the configuration cannot be used; a one-sentence reason the user can act on. */
   readonly problem?: string;
+  /** The context window and answer limit in tokens, and where each came from (the server, a setting, ...). */
+  readonly limits?: { readonly contextWindow: number; readonly contextFrom: string; readonly maxOutputTokens: number; readonly outputFrom: string };
 }
 
 /**
@@ -73,6 +75,8 @@ export interface SessionView {
   readonly activeRequest?: string;
   /** Lines of the log read for this page that could not be read (a crash mid-write, or damage) and were skipped. */
   readonly damagedLines?: number;
+  /** Set while the rewind this window just made can be undone: what it did, shown beside an Undo button. */
+  readonly undoableRewind?: string;
 }
 
 // ---- webview -> host -------------------------------------------------------------------------
@@ -143,10 +147,14 @@ export interface LoadOlderMessage {
 export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'history', 'model', 'usage'] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
-/** A slash command, or a control of the page (the trust button) that runs one. */
+/** Commands the page's own controls run: Manage Workspace Trust, and Undo after a rewind. */
+export const PAGE_COMMANDS = ['trust', 'undoRewind'] as const;
+export type PageCommand = (typeof PAGE_COMMANDS)[number];
+
+/** A slash command, or a control of the page (the trust button, Undo after a rewind) that runs one. */
 export interface CommandMessage {
   readonly type: 'command';
-  readonly name: Exclude<SlashCommand, 'btw'> | 'trust';
+  readonly name: Exclude<SlashCommand, 'btw'> | PageCommand;
   /** What follows the command (the focus of /compact). */
   readonly arg?: string;
 }
@@ -224,6 +232,8 @@ export interface OlderPageMessage {
 export interface PrefillMessage {
   readonly type: 'prefill';
   readonly text: string;
+  /** Only when the input still holds exactly this (an undone rewind takes its prompt back out, never the user's own edits). */
+  readonly replaces?: string;
 }
 
 /** The configured model changed (settings edited, a model picked). */

@@ -1,4 +1,4 @@
-import { MAX_PROMPT_CHARS, SLASH_COMMANDS, type WebviewToHost } from './messages';
+import { MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -64,7 +64,7 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return ok({ type: 'loadOlder', sessionId: raw.sessionId, before: { offset: before.offset, minRewind: before.minRewind as number | null } });
     }
     case 'command':
-      if (raw.name === 'trust' || (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))) {
+      if ((PAGE_COMMANDS as readonly unknown[]).includes(raw.name) || (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))) {
         if (raw.arg !== undefined && (typeof raw.arg !== 'string' || raw.arg.length > 2000)) return fail('command with a bad argument');
         return ok({ type: 'command', name: raw.name as 'new', ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) });
       }

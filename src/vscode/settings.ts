@@ -6,7 +6,7 @@ import type { ApprovalPolicy } from '../core/tools/approvals';
 /**
  * A setting's value from the user's own settings, else its default. Workspace and folder values
  * are never read: these settings choose where prompts and the API key go, what runs without
- * asking and what command runs before each prompt. The package.json scope (`application`) and
+ * asking, what command runs before each prompt, and the limits of the model they choose. The package.json scope (`application`) and
  * `restrictedConfigurations` already keep a workspace's value out; this read does not rely on it.
  */
 function userSetting<T>(section: string, key: string, fallback: T): T {
@@ -21,12 +21,14 @@ export function readModelSettings(): ModelSettings {
     model: userSetting('braid', 'model', ''),
     baseUrl: userSetting('braid', 'baseUrl', ''),
     demo: userSetting('braid', 'demoModel', false),
+    contextWindow: userSetting<number>('braid', 'contextWindow', 0),
+    maxOutputTokens: userSetting<number>('braid', 'maxOutputTokens', 0),
   };
 }
 
 /** True when a change touches the model settings. */
 export function affectsModelSettings(event: vscode.ConfigurationChangeEvent): boolean {
-  return ['provider', 'model', 'baseUrl', 'demoModel'].some((key) => event.affectsConfiguration(`braid.${key}`));
+  return ['provider', 'model', 'baseUrl', 'demoModel', 'contextWindow', 'maxOutputTokens'].some((key) => event.affectsConfiguration(`braid.${key}`));
 }
 
 /** Which tool actions run without asking (`braid.approval.*`, the user's own); asking is the default. */

@@ -61,7 +61,7 @@ async function assertInert(label: string): Promise<void> {
   assert.ok(report.overflowX.page <= 0, `${label}: the page scrolls sideways by ${report.overflowX.page} px`);
   assert.ok(report.overflowX.transcript <= 0, `${label}: the transcript scrolls sideways by ${report.overflowX.transcript} px`);
   assert.deepEqual(report.chromeOnTop, { input: true, picker: true }, `${label}: the composer or the header is covered`);
-  assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model', `${label}: the header changed`);
+  assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model · 128k context · 8k out', `${label}: the header changed`);
 }
 
 /**

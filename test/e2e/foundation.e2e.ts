@@ -37,7 +37,7 @@ test('the Braid container shows the Sessions tree and the Chat view, and the web
 
   const chat = workbench.chatFrame();
   await chat.locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
-  assert.equal(await chat.locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model');
+  assert.equal(await chat.locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model · 128k context · 8k out');
   assert.equal(await chat.locator('[data-role="demo"]').isVisible(), false);
   await workbench.screenshot('braid-container');
 });

@@ -35,6 +35,8 @@ before(async () => {
     'braid.model': 'llama-3.3-70b-versatile',
     'braid.baseUrl': workspaceUrl,
     'braid.demoModel': true,
+    'braid.contextWindow': 1100,
+    'braid.maxOutputTokens': 1,
     'braid.hooks.userPromptSubmit': `touch '${path.join(markers, 'workspace-hook')}'`,
   };
   workbench = await Workbench.launch({
@@ -73,6 +75,7 @@ async function assertWorkspaceHadNoEffect(): Promise<void> {
   for (const request of userModel.requests) {
     if (request.body.model !== 'scripted-model') breaches.push(`the user's server was asked for model ${request.body.model}`);
     if (request.headers.authorization !== `Bearer ${apiKey}`) breaches.push(`the user's server got authorization ${request.headers.authorization}`);
+    if (request.body.max_tokens !== 8192) breaches.push(`the user's server was asked for answers of ${request.body.max_tokens} tokens`);
   }
   if (repo.ran().length > 0) breaches.push(`programs of the repository or its settings ran: ${repo.ran().join(', ')}`);
   const hookEnv = fs.existsSync(userHookEnv) ? fs.readFileSync(userHookEnv, 'utf8') : '';
@@ -80,7 +83,7 @@ async function assertWorkspaceHadNoEffect(): Promise<void> {
   if (hookEnv.includes(apiKey)) breaches.push("the user's hook got the API key");
   const chat = workbench.chatFrame();
   const model = await chat.locator('[data-role="model"]').textContent();
-  if (model !== 'openai-compatible · scripted-model') breaches.push(`the chat shows model ${model}`);
+  if (model !== 'openai-compatible · scripted-model · 128k context · 8k out') breaches.push(`the chat shows model ${model}`);
   if (await chat.locator('[data-role="demo"]').isVisible()) breaches.push('the chat shows the demo badge');
   assert.deepEqual(breaches, []);
 }

@@ -8,7 +8,7 @@ import { freePort } from '../support/codeServer';
 import { Workbench } from '../support/workbench';
 
 // The README's first quick-start command: `npm start` serves a workbench with Braid's container,
-// and with no BRAID_* variables a labelled demo model answers.
+// and with no BRAID_* variables a labelled demo agent answers.
 const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-start-'));
 let start: ChildProcess | undefined;
@@ -61,7 +61,10 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
   assert.equal(await chat.locator('[data-role="demo"]').isVisible(), true);
   await chat.locator('[data-role="input"]').fill('How do I fork a session?');
   await chat.locator('[data-role="input"]').press('Enter');
-  await chat.locator('.message.assistant', { hasText: 'you asked "How do I fork a session?"' }).waitFor({ timeout: 20_000 });
+  // The demo answers the question asked (Braid's hidden reminders are never quoted).
+  const answer = chat.locator('.message.assistant', { hasText: 'A fork copies a session' });
+  await answer.waitFor({ timeout: 20_000 });
+  assert.doesNotMatch(await answer.textContent() ?? '', /system-reminder|Git context/);
   await chat.locator('.turn-status', { hasText: 'out' }).waitFor();
   await workbench.screenshot('demo-answer');
   await workbench.close();

@@ -32,6 +32,19 @@ export interface RecordedRequest {
   readonly body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown }>; tools?: unknown[]; [key: string]: unknown };
 }
 
+/**
+ * What the server says about a model's limits, in the shape of the server it plays: llama-server's
+ * `GET /props`, Ollama's `GET /api/ps` and `POST /api/show`, LM Studio's `GET /api/v0/models/<id>`,
+ * extra fields of the model's entry in `GET /v1/models` (vLLM's `max_model_len`). Absent: 404.
+ */
+export interface ServedLimits {
+  readonly props?: object;
+  readonly ollamaPs?: object;
+  readonly ollamaShow?: object;
+  readonly lmStudioModel?: object;
+  readonly modelsEntry?: object;
+}
+
 /** Decides a reply when the script is empty; the default refuses with HTTP 500 so a test notices. */
 export type FallbackReply = (request: RecordedRequest) => ScriptedReply;
 
@@ -45,6 +58,10 @@ const refuse: FallbackReply = () => ({ kind: 'httpError', status: 500, message: 
  */
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
+  /** The limit endpoints asked, as "GET /props", in order. */
+  readonly limitRequests: string[] = [];
+  /** What the limit endpoints answer; set it to play llama-server, Ollama, LM Studio or vLLM. */
+  limits: ServedLimits = {};
   private readonly script: ScriptedReply[] = [];
   private readonly server: http.Server;
   private readonly open = new Set<http.ServerResponse>();
@@ -85,10 +102,7 @@ export class ScriptedModelServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (req.method === 'GET' && path === '/v1/models') {
-      sendJson(res, 200, { object: 'list', data: [{ id: this.modelId, object: 'model', owned_by: 'braid-tests' }] });
-      return;
-    }
+    if (await this.answerLimits(req, res, path)) return;
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found' } });
       return;
@@ -111,6 +125,25 @@ export class ScriptedModelServer {
     }
     if (body.stream) await this.stream(res, id, model, reply);
     else sendJson(res, 200, whole(id, model, reply));
+  }
+
+  /** The endpoints that tell a model's limits; true when `path` was one of them. */
+  private async answerLimits(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<boolean> {
+    const route = `${req.method} ${path}`;
+    const answers: Record<string, object | undefined> = {
+      'GET /v1/models': { object: 'list', data: [{ id: this.modelId, object: 'model', owned_by: 'braid-tests', ...this.limits.modelsEntry }] },
+      'GET /props': this.limits.props,
+      'GET /api/ps': this.limits.ollamaPs,
+      'POST /api/show': this.limits.ollamaShow,
+      [`GET /api/v0/models/${encodeURIComponent(this.modelId)}`]: this.limits.lmStudioModel,
+    };
+    if (!(route in answers)) return false;
+    if (req.method === 'POST') await readBody(req);
+    this.limitRequests.push(route);
+    const answer = answers[route];
+    if (answer) sendJson(res, 200, answer);
+    else sendJson(res, 404, { error: { message: `no route ${route}`, type: 'not_found' } });
+    return true;
   }
 
   private async stream(res: http.ServerResponse, id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): Promise<void> {
@@ -196,18 +229,3 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-/**
- * The demo model of `npm start`: a friendly scripted answer streamed word by word, so a newcomer
- * sees a session work without an account. It says plainly that it is not a real model.
- */
-export const demoReply: FallbackReply = (request) => {
-  const last = [...(request.body.messages ?? [])].reverse().find((m) => m.role === 'user');
-  const asked = typeof last?.content === 'string' ? last.content
-    : Array.isArray(last?.content) ? last.content.map((p: { text?: string }) => p.text ?? '').join(' ') : '';
-  const quoted = asked.trim().replace(/\s+/g, ' ').slice(0, 120);
-  const text = `Hello from Braid's demo model. This answer is scripted, not generated: you asked "${quoted}". `
-    + 'Set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY before `npm start` (or the braid.* settings) to talk to a real model.';
-  const words = text.split(/(?<= )/);
-  return { kind: 'text', chunks: words, chunkDelayMs: 15, usage: { prompt: Math.ceil(asked.length / 4) + 20, completion: words.length } };
-};

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ScriptedModelServer, demoReply } from '../support/modelServer';
+import { ScriptedModelServer } from '../support/modelServer';
 
 const server = new ScriptedModelServer();
 let baseUrl = '';
@@ -39,12 +39,4 @@ test('an empty script refuses with HTTP 500 so a test that forgot a reply fails 
   assert.equal(server.pending, 0);
   const res = await post({ model: 'm', messages: [] });
   assert.equal(res.status, 500);
-});
-
-test('the demo reply quotes the prompt and labels itself as scripted', () => {
-  const reply = demoReply({ path: '/v1/chat/completions', headers: {}, body: { messages: [{ role: 'user', content: 'what is   a fork?' }] } });
-  assert.equal(reply.kind, 'text');
-  const text = reply.kind === 'text' ? reply.chunks.join('') : '';
-  assert.match(text, /demo model/);
-  assert.match(text, /"what is a fork\?"/);
 });

@@ -43,6 +43,7 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
     [{ type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } }, { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } }],
     [{ type: 'command', name: 'compact', arg: ' focus ' }, { type: 'command', name: 'compact', arg: 'focus' }],
     [{ type: 'command', name: 'trust' }, { type: 'command', name: 'trust' }],
+    [{ type: 'command', name: 'undoRewind', extra: 1 }, { type: 'command', name: 'undoRewind' }],
     [{ type: 'sideQuestion', id: 's1', text: 'why?' }, { type: 'sideQuestion', id: 's1', text: 'why?' }],
     [{ type: 'keepSide', id: 's1' }, { type: 'keepSide', id: 's1' }],
   ];
@@ -52,7 +53,7 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
     { type: 'queueAction', action: 'run', promptId: 'p' }, { type: 'queueAction', action: 'steer' },
     { type: 'approval', approvalId: 'a', decision: 'always' },
     { type: 'loadOlder', sessionId: 's', before: { offset: 'x', minRewind: 1 } }, { type: 'loadOlder', before: { offset: 1, minRewind: 1 } },
-    { type: 'command', name: 'btw' }, { type: 'command', name: 'rm' }, { type: 'command', name: 'compact', arg: 'x'.repeat(3000) },
+    { type: 'command', name: 'btw' }, { type: 'command', name: 'rm' }, { type: 'command', name: ['trust'] }, { type: 'command', name: 'compact', arg: 'x'.repeat(3000) },
     { type: 'sideQuestion', id: 's', text: ' ' }, { type: 'keepSide' },
   ];
   for (const raw of bad) assert.equal(parseWebviewMessage(raw).ok, false, JSON.stringify(raw).slice(0, 80));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { resolveApiKey } from '../../core/model/apiKey';
-import { ENV_NAMES, resolveModel } from '../../core/model/modelSettings';
+import { ENV_NAMES, resolveModelWithLimits } from '../../core/model/modelSettings';
 import type { Logger } from '../../core/logger';
 import { Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
@@ -15,6 +15,7 @@ import type { CliContext } from '../context';
 import { isFolder } from '../dataDir';
 import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
+import { resolveSessionId } from '../resolveIds';
 import { oneLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 
@@ -38,14 +39,19 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
-  const model = resolveModel(modelSettingsFromEnv(env), ENV_NAMES);
+  // An OpenAI-compatible server is asked for its limits (a second and a half at most, once).
+  const { model } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {
-    const store = await ctx.openStore();
+    const continuing = args.options.has('continue') || args.options.has('session');
+    // Only a new session creates the data folder: one to continue must be there already.
+    const store = await ctx.openStore({ create: !continuing });
     let result: { verdict: Verdict; sessionId: string; kept: boolean };
     try {
-      result = await runPrompt(ctx, store, { prompt, sessionId: args.options.get('session') as string | undefined, continueLatest: args.options.has('continue'), allowWrites: args.options.has('yes'), model, env, stop });
+      const typed = args.options.get('session') as string | undefined;
+      const sessionId = typed === undefined ? undefined : resolveSessionId(store, typed);
+      result = await runPrompt(ctx, store, { prompt, sessionId, continueLatest: args.options.has('continue'), allowWrites: args.options.has('yes'), model, env, stop });
     } catch (err) {
       await store.close().catch(() => undefined);
       throw err;

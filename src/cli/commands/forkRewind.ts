@@ -1,18 +1,17 @@
 import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '../../core/store/rewind';
-import { expectPositionals, parseArgs, UsageError } from '../args';
+import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
+import { promptOfTurn, resolvePromptId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 
 /** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id. */
 export async function fork(ctx: CliContext, argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, { flags: ['json'], valued: ['turn', 'title'] });
-  const [id] = expectPositionals(args, ['id']);
-  const turnText = args.options.get('turn') as string | undefined;
-  const turn = turnText === undefined ? undefined : Number(turnText);
-  if (turn !== undefined && (!Number.isInteger(turn) || turn < 1)) throw new UsageError('--turn takes a turn number (1 or more)');
-  return ctx.withStore(async (store) => {
-    const state = await forkSession(store, id!, { ...(turn !== undefined ? { turn } : {}), ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}) });
+  const [typed] = expectPositionals(args, ['id']);
+  const turn = turnOption(args);
+  return withSession(ctx, typed!, async (store, id) => {
+    const state = await forkSession(store, id, { ...(turn !== undefined ? { turn } : {}), ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}) });
     ctx.out(args.options.has('json') ? `${jsonText({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount, leftOutTurn: state.leftOutTurn })}\n` : `${state.id}\n`);
     if (state.leftOutTurn !== null) ctx.err(`braid: ${leftOutNote(state)}\n`);
     return 0;
@@ -29,19 +28,34 @@ function describe(p: RewindPreview): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `rewind <id> --to <userMessageId> [--files] [--confirm-outside] [--preview] [--json]` */
+/** `--turn N`: a turn number, 1 or more (`braid show` numbers the turns). */
+function turnOption(args: ParsedArgs): number | undefined {
+  const text = args.options.get('turn') as string | undefined;
+  if (text === undefined) return undefined;
+  const turn = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(turn) || turn < 1) throw new UsageError('--turn takes a turn number (1 or more; braid show numbers them)');
+  return turn;
+}
+
+/**
+ * `rewind <id> (--to <prompt id> | --turn N) [--files] [--confirm-outside] [--preview] [--json]`:
+ * drops that prompt (for `--turn N`, the one that began turn N) and what followed.
+ */
 export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['files', 'preview', 'json', 'confirm-outside'], valued: ['to'] });
-  const [id] = expectPositionals(args, ['id']);
+  const args = parseArgs(argv, { flags: ['files', 'preview', 'json', 'confirm-outside'], valued: ['to', 'turn'] });
+  const [typed] = expectPositionals(args, ['id']);
   const to = args.options.get('to') as string | undefined;
-  if (!to) throw new UsageError('--to <userMessageId> is required (braid show <id> --json lists message ids)');
-  return ctx.withStore(async (store) => {
+  const turn = turnOption(args);
+  if (to !== undefined && turn !== undefined) throw new UsageError('--to and --turn both say where to rewind to; give one');
+  if (to === undefined && turn === undefined) throw new UsageError('--to <prompt id> or --turn N is required (braid show <id> prints both)');
+  return withSession(ctx, typed!, async (store, id) => {
+    const messageId = turn !== undefined ? promptOfTurn(store, id, turn) : resolvePromptId(store, id, to!);
     if (args.options.has('preview')) {
-      const preview = previewRewind(store, id!, to);
+      const preview = previewRewind(store, id, messageId);
       ctx.out(args.options.has('json') ? `${jsonText(preview)}\n` : describe(preview));
       return 0;
     }
-    const result = await rewindSession(store, id!, to, { files: args.options.has('files'), confirmOutside: args.options.has('confirm-outside') });
+    const result = await rewindSession(store, id, messageId, { files: args.options.has('files'), confirmOutside: args.options.has('confirm-outside') });
     if (args.options.has('json')) ctx.out(`${jsonText(result)}\n`);
     else {
       ctx.out(describe(result));
@@ -53,9 +67,9 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
 
 /** `undo-rewind <id>` */
 export async function undo(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const [id] = expectPositionals(parseArgs(argv, {}), ['id']);
-  return ctx.withStore(async (store) => {
-    const result = await undoRewind(store, id!);
+  const [typed] = expectPositionals(parseArgs(argv, {}), ['id']);
+  return withSession(ctx, typed!, async (store, id) => {
+    const result = await undoRewind(store, id);
     ctx.out(`undid the rewind: ${result.turns} turn(s) back, ${result.files.length} file(s) put back\n`);
     return 0;
   });

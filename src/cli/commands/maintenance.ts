@@ -1,11 +1,12 @@
 import { runDoctor } from '../../core/store/doctor';
 import { expectPositionals, parseArgs } from '../args';
-import type { CliContext } from '../context';
+import { reportNoStore, type CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
 
 /** `rebuild-index`: rebuilds index.sqlite from the session folders. */
 export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Promise<number> {
   expectPositionals(parseArgs(argv, {}), []);
+  if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to index');
   return ctx.withStore(async (store) => {
     const started = Date.now();
     await store.index.rebuild((done, total) => ctx.progress(`indexed ${done}/${total}`));
@@ -20,6 +21,8 @@ export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Pr
 export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, { flags: ['fix', 'json'] });
   expectPositionals(args, []);
+  // A folder without a store has nothing to check or repair; --fix does not create one either.
+  if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to check', args.options.has('json') ? { empty: { sessions: 0, logs: 0, records: 0, findings: [] } } : undefined);
   return ctx.withStore(async (store) => {
     const report = await runDoctor(store, { fix: args.options.has('fix') });
     if (args.options.has('json')) {

@@ -1,4 +1,4 @@
-import type { UsageFigures, UsageLine, UsageReport } from '../../core/index/usageRows';
+import { zeroFigures, type UsageFigures, type UsageLine, type UsageReport } from '../../core/index/usageRows';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
@@ -19,22 +19,30 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
   if (by !== undefined && !(by in GROUPS)) throw new UsageError('--by is session, model or day');
   const groups = by ? [by as Group] : (Object.keys(GROUPS) as Group[]);
   const all = args.options.has('all');
+  const key = all ? undefined : workspaceKey(ctx.workspace);
+  if (!ctx.hasStore()) {
+    // Nothing to count, and nothing is created: the empty report, and where the data folder is.
+    ctx.err(`braid: there is no Braid data in ${ctx.dataDirText()}\n`);
+    return printUsage(ctx, { total: zeroFigures(), bySession: [], byModel: [], byDay: [] }, groups, all, args.options.has('json'));
+  }
   return ctx.withStore(async (store) => {
-    const key = all ? undefined : workspaceKey(ctx.workspace);
     // Sessions changed behind the index's back (another process, a crash) are read first.
     await store.index.reconcile(key);
-    const report = store.index.usageReport(key);
-    if (args.options.has('json')) {
-      const json: Record<string, unknown> = { workspace: all ? null : ctx.workspace, total: report.total };
-      for (const g of groups) json[GROUPS[g]] = report[GROUPS[g]];
-      ctx.out(`${jsonText(json, 2)}\n`);
-      return 0;
-    }
-    const lines = [`Usage ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`} (each model call counted once)`, '', header(), row('Total', report.total)];
-    for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g));
-    ctx.out(`${lines.join('\n')}\n`);
-    return 0;
+    return printUsage(ctx, store.index.usageReport(key), groups, all, args.options.has('json'));
   });
+}
+
+function printUsage(ctx: CliContext, report: UsageReport, groups: readonly Group[], all: boolean, json: boolean): number {
+  if (json) {
+    const value: Record<string, unknown> = { workspace: all ? null : ctx.workspace, total: report.total };
+    for (const g of groups) value[GROUPS[g]] = report[GROUPS[g]];
+    ctx.out(`${jsonText(value, 2)}\n`);
+    return 0;
+  }
+  const lines = [`Usage ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`} (each model call counted once)`, '', header(), row('Total', report.total)];
+  for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g));
+  ctx.out(`${lines.join('\n')}\n`);
+  return 0;
 }
 
 function linesOf(report: UsageReport, group: Group): string[] {

@@ -5,7 +5,7 @@ import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
 import { isSessionId } from '../ids';
-import type { Logger } from '../logger';
+import { duration, type Logger } from '../logger';
 import { StoreLayout } from '../store/layout';
 import { readState, type SessionState } from '../store/sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from '../store/summary';
@@ -13,7 +13,7 @@ import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
-import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { loadSqlJs, queryAll, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
 
@@ -254,6 +254,7 @@ export class SessionIndex {
 
   /** With `yieldEvery` infinite it never awaits, so it runs to the end before returning. */
   private async rebuildInMemory(progress?: (done: number, total: number) => void, yieldEvery = 200): Promise<void> {
+    const started = Date.now();
     const folders = listSessionFolders(this.options.layout);
     const ids = new Set<string>();
     let done = 0;
@@ -284,6 +285,7 @@ export class SessionIndex {
       throw err;
     }
     progress?.(folders.length, folders.length);
+    this.logger.info(`index rebuilt from ${folders.length} session folder${folders.length === 1 ? '' : 's'} in ${duration(Date.now() - started)}`);
   }
 
   private summarize(dir: string): SessionSummary | undefined {
@@ -430,6 +432,15 @@ export class SessionIndex {
 
   get(id: string): rows.SessionRow | undefined {
     return this.guarded(() => rows.getRow(this.db, id));
+  }
+
+  /**
+   * Session ids that begin with `prefix` (every workspace, archived and hidden ones too), in
+   * order, at most `limit`: a range over the id's unique index, for ids typed shortened.
+   */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    // Ids are ASCII letters, digits and `_`, all below DEL: [prefix, prefix + DEL) holds exactly the ids that begin with it.
+    return this.guarded(() => queryAll<{ id: string }>(this.db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [prefix, `${prefix}\u007f`, limit]).map((r) => r.id));
   }
 
   search(text: string, filter: rows.ListFilter): rows.SessionRow[] {

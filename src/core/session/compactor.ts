@@ -1,7 +1,7 @@
 import type { Agent } from '@mariozechner/pi-agent-core';
 import { isContextOverflow, type Api, type Message, type Model } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
-import type { Logger } from '../logger';
+import { duration, type Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
 import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, SummaryFailed, summaryMessage, type CompactionSettings } from './compaction';
 import { callUsage } from './callUsage';
@@ -103,6 +103,7 @@ export class Compactor {
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
       const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, callUsage(answer, newMessageId(), startedAt));
       this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
+      this.host.logger.info(`session ${this.host.sessionId}: compacted (${reason}): ${summarized} message${summarized === 1 ? '' : 's'} summarized in ${duration(Date.now() - startedAt)}`);
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;
     } catch (err) {

@@ -3,7 +3,8 @@ import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai'
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { newMessageId, userMessageId } from '../ids';
-import type { Logger } from '../logger';
+import { duration, type Logger } from '../logger';
+import type { ModelLimits } from '../model/modelSettings';
 import { sessionFolders, type QueuedPrompt, type SessionState } from '../store/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
@@ -23,6 +24,7 @@ import { rewindSession, RewindError, undoRewind, type RewindResult } from '../st
 import { askSideQuestion } from './sideQuestion';
 import { callUsage } from './callUsage';
 import { SecretRedactor } from './secrets';
+import { SessionLog } from './sessionLog';
 import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
@@ -56,6 +58,8 @@ export interface SessionOptions {
 export interface ModelChoice {
   readonly model: Model<Api>;
   readonly thinking: string;
+  /** The model's limits and where they came from, when the host resolved them (the model line shows them). */
+  readonly limits?: ModelLimits;
 }
 
 export interface SubmitOptions {
@@ -109,6 +113,8 @@ export class Session {
   /** The key lookup, remembering the keys it hands out so they can be taken out of error texts. */
   private readonly apiKey: (provider: string) => Promise<string | undefined>;
   private readonly compactor: Compactor;
+  /** The Output channel's (or `--verbose`'s) account of what happened, without content. */
+  private readonly log: SessionLog;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -122,6 +128,7 @@ export class Session {
     for (const [message, id] of recordIds) this.recordIds.set(message, id);
     this.apiKey = this.secrets.wrap(options.apiKey);
     this.logger = this.secrets.logger(options.logger);
+    this.log = new SessionLog(this.logger, state.id, options.workspaceDirs[0]!);
     this.paused = state.paused;
     for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
@@ -189,7 +196,9 @@ export class Session {
     // The folders the tools act in are remembered: a rewind restores files only inside them.
     const known = sessionFolders(current);
     if (folders.some((f) => !known.includes(f))) current = await writer.updateState((s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
-    return new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
+    const session = new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
+    session.log.opened(!sessionId, current.turnCount, current.queue.length);
+    return session;
   }
 
   get id(): string {
@@ -287,6 +296,7 @@ export class Session {
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
     });
+    this.logger.info(`session ${this.id}: side question to ${model.provider}/${model.id} ${answer.message.stopReason === 'error' ? 'failed' : 'answered'} after ${duration(Date.now() - startedAt)}`);
     try {
       await this.writer.appendCallUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
       // The session's usage changed: its views (the usage line, the status bar) read it again.
@@ -395,6 +405,7 @@ export class Session {
     } finally {
       await this.writer.close(); // the log is closed and the lease given back even when the folder is gone
     }
+    this.log.closed();
     this.events.removeAllListeners();
   }
 
@@ -488,6 +499,7 @@ export class Session {
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
+    this.log.turnStarted(turn, model, thinking);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
     this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
@@ -553,6 +565,7 @@ export class Session {
       error = err.message;
     }
     this.active = undefined;
+    this.log.turnEnded(turn, outcome, error);
     prompt.state = outcome === 'completed' ? 'completed' : outcome === 'cancelled' ? 'cancelled' : 'failed';
     if (error) prompt.reason = error;
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
@@ -582,6 +595,9 @@ export class Session {
     const active = this.active;
     if (!active || this.closed) return;
     switch (event.type) {
+      case 'turn_start':
+        this.log.callStarting();
+        return;
       case 'message_start':
         if (event.message.role === 'assistant') active.assistantStartedAt = Date.now();
         return;
@@ -598,15 +614,20 @@ export class Session {
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
         this.recordIds.set(event.message as object, id);
-        if (message.role === 'assistant') await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
+        if (message.role === 'assistant') {
+          this.log.callEnded(active.turn, message);
+          await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
+        }
         this.emit({ type: 'message', record });
         return;
       }
       case 'tool_execution_start':
+        this.log.toolStarted(event.toolCallId, event.toolName, event.args);
         await this.writer.append({ t: 'tool', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, phase: 'start' });
         this.emit({ type: 'tool-start', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, args: event.args });
         return;
       case 'tool_execution_end': {
+        this.log.toolEnded(active.turn, event.toolCallId, event.toolName, event.isError);
         await this.writer.append({ t: 'tool', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, phase: 'end', isError: event.isError });
         const result = event.result as { content?: Array<{ type: string; text?: string }> } | undefined;
         const text = (result?.content ?? []).map((b) => b.text ?? '').join('\n');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
+import { counted } from '../counted';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
@@ -35,7 +36,8 @@ export type ForkedSession = SessionState & { readonly leftOutTurn: number | null
 
 /** What to tell the user when a whole fork left the running turn out (the CLI and VS Code say the same). */
 export function leftOutNote(fork: ForkedSession): string {
-  return `turn ${fork.leftOutTurn} was still running, so the fork leaves it out and holds the ${fork.turnCount} turn(s) that had ended`;
+  const kept = fork.turnCount === 0 ? 'holds no turn yet' : `holds the ${counted(fork.turnCount, 'turn')} that had ended`;
+  return `turn ${fork.leftOutTurn} was still running, so the fork leaves it out and ${kept}`;
 }
 
 /** A fork that cannot be made as asked; the message says why and what to do. */
@@ -100,7 +102,7 @@ function forkCut(sourceId: string, mainLog: string, turnCount: number, turn: num
     const end = ends.get(turn);
     if (end) return { bytes: end.offset, before: end.ts + 1, leftOutTurn: null };
     if (open?.turn === turn) throw new ForkError(`turn ${turn} of ${sourceId} is still running; fork at turn ${turn - 1} or wait for it to end`);
-    throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${turnCount} turn(s)`);
+    throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${counted(turnCount, 'turn')}`);
   }
   // Idle: everything written up to now (a turn that begins meanwhile is not copied, nor its subagents).
   if (!open) return { bytes: completeBytes(mainLog, size), before: now + 1, leftOutTurn: null };

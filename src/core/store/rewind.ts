@@ -80,8 +80,11 @@ function readAll(file: string): WireRecord[] {
   return records;
 }
 
+/** The lines of a file's image; a final newline ends the last line, it starts none. */
 function lineCount(data: Buffer | null): string[] {
-  return data ? data.toString('utf8').split('\n') : [];
+  const lines = data ? data.toString('utf8').split('\n') : [];
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
 }
 
 /** Added and removed lines between two texts (a multiset count of lines, enough for a preview). */

@@ -3,7 +3,7 @@ import { newMessageId } from '../ids';
 import type { CompactionRecord, KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { finishPending } from './pendingRewind';
-import { WriterLease } from './writerLease';
+import { isDead, WriterLease } from './writerLease';
 import { readContextTail } from '../wire/contextTail';
 import { statSize } from '../fs/probe';
 import path from 'node:path';
@@ -56,6 +56,11 @@ export class SessionWriter {
    */
   static async open(store: SessionStore, dir: string): Promise<SessionWriter> {
     const lease = await WriterLease.acquire(store.layout, dir);
+    const was = lease.tookOverFrom;
+    if (was) {
+      const why = isDead(was) ? 'its process is gone' : `not renewed for ${Math.round((Date.now() - was.renewedAt) / 1000)} s`;
+      store.logger.info(`session ${path.basename(dir)}: took over the writer lease from process ${was.pid} on ${was.host} (${why})`);
+    }
     const fence = () => {
       try {
         lease.check();

@@ -101,6 +101,8 @@ export function isDead(info: LeaseInfo): boolean {
 export class WriterLease {
   private timer: NodeJS.Timeout | undefined;
   private lost = false;
+  /** The lease this one replaced, when it was taken over from another process (for the log). */
+  tookOverFrom: LeaseInfo | undefined;
 
   private constructor(readonly file: string, private readonly guard: string, private readonly info: Omit<LeaseInfo, 'renewedAt'>) {}
 
@@ -109,9 +111,11 @@ export class WriterLease {
     const file = layout.writerLock(dir);
     const guard = layout.stateLock(dir);
     const info = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: Date.now() };
+    let replaced: LeaseInfo | undefined;
     await withFileLock(guard, stateLockOptions(), () => {
       const holder = readLease(file);
       if (holder && !isStale(holder)) throw new SessionBusyError(holder);
+      replaced = holder;
       const mayLive = fs.existsSync(file) && !(holder && isDead(holder));
       writeFileAtomic(file, JSON.stringify(info));
       try {
@@ -122,6 +126,7 @@ export class WriterLease {
       }
     });
     const lease = new WriterLease(file, guard, info);
+    lease.tookOverFrom = replaced;
     lease.timer = setInterval(() => lease.renew(), leaseTimes().renewMs);
     lease.timer.unref();
     return lease;

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
 import type { FileChangeRecord } from '../wire/records';
+import { readWhole } from './confinedFile';
 import { runToolJob } from './worker/runJob';
-import type { WorkspacePlace } from './workspaceFs';
+import { WorkspaceFs, type WorkspacePlace } from './workspaceFs';
 
 /** What a snapshot of the workspace keeps per file before a command runs. */
 interface SnapshotEntry {
@@ -95,12 +96,14 @@ export class Checkpoints {
    */
   async snapshot(root: string, signal?: AbortSignal): Promise<Snapshot> {
     const listing = await listFiles(root, signal);
+    const workspace = new WorkspaceFs([root]);
     const entries = new Map<string, SnapshotEntry>();
     for (const rel of listing.files) {
       const full = path.join(root, rel);
       const stat = fs.lstatSync(full, { throwIfNoEntry: false });
       if (!stat?.isFile() || stat.size > SNAPSHOT_LIMITS.fileBytes) continue;
-      entries.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, hash: this.blobs.put(fs.readFileSync(full)) });
+      const data = readRegular(workspace, full);
+      if (data) entries.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, hash: this.blobs.put(data) });
     }
     return { root, entries, partial: listing.partial };
   }
@@ -112,8 +115,9 @@ export class Checkpoints {
     const listing = await listFiles(root, undefined, SNAPSHOT_LIMITS.files * 4);
     let changes = 0;
     const seen = new Set<string>();
+    const workspace = new WorkspaceFs([root]);
     const record = async (rel: string, full: string) => {
-      const after = fs.lstatSync(full, { throwIfNoEntry: false })?.isFile() ? fs.readFileSync(full) : null;
+      const after = readRegular(workspace, full);
       await this.recordWrite(full, { root, relative: rel }, toolCallId, after);
       changes++;
     };
@@ -137,6 +141,18 @@ export class Checkpoints {
       await record(rel, full);
     }
     return changes;
+  }
+}
+
+/**
+ * A file's bytes when it is a regular file of the folder (never blocking on a FIFO or following a
+ * link swapped in since it was listed); null otherwise, as for a file that is gone.
+ */
+function readRegular(workspace: WorkspaceFs, full: string): Buffer | null {
+  try {
+    return readWhole(workspace, full, full, SNAPSHOT_LIMITS.fileBytes * 64, 'too large').data;
+  } catch {
+    return null;
   }
 }
 

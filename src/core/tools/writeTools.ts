@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
+import { counted } from '../counted';
 import { commandRisk } from './commandRisk';
 import { readWhole, replaceFile } from './confinedFile';
 import { LIMITS, textResult, type ToolContext } from './context';
@@ -50,8 +51,9 @@ export function writeFileTool(ctx: ToolContext): AgentTool {
       const shown = ctx.workspace.display(file);
       await approveWrite(ctx, 'write_file', file, `${before ? 'Replace' : 'Create'} ${shown}`, params.content.slice(0, 4000), signal);
       await writeWithCheckpoint(ctx, file, before, params.content, id, params.path);
-      const lines = params.content.split('\n').length;
-      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${lines} lines).`, { path: shown, created: !before });
+      // Counted as read_file numbers them: a final newline ends the last line, it starts none.
+      const lines = params.content === '' ? 0 : params.content.split('\n').length - (params.content.endsWith('\n') ? 1 : 0);
+      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).`, { path: shown, created: !before });
     },
   };
 }

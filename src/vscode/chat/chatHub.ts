@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
 import { Disposable } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { listModelChoices, switchModel } from '../model/modelPicker';
@@ -12,8 +12,8 @@ import { ChatPage, type ChatSurface } from './chatPage';
 import { ChatSessions } from './chatSessions';
 import { ChatViewProvider } from './chatViewProvider';
 
-/** The VS Code command each slash command (and the page's trust button) runs. */
-const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
+/** The VS Code command each slash command (and each of the page's controls) runs. */
+const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
   new: 'braid.newSession',
   sessions: 'braid.openSession',
   fork: 'braid.forkSession',
@@ -24,6 +24,7 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | 'trust', string> = {
   model: 'braid.selectModel',
   usage: 'braid.showUsage',
   trust: 'workbench.trust.manage',
+  undoRewind: 'braid.undoRewind',
 };
 
 /** Who handles the page's actions on user messages (rewind, fork, edit & resend). */
@@ -98,8 +99,13 @@ export class ChatHub extends Disposable {
     this.revealer = reveal;
   }
 
-  /** Puts text in the chat input (edit & resend after a rewind) of the page the user works in. */
-  prefill(text: string): void {
+  /**
+   * Puts text in the chat input (edit & resend after a rewind) of the page the user works in.
+   * With `replaces` (an undone rewind taking its prompt back out) every page is told, and each
+   * changes its input only where it still holds exactly that text.
+   */
+  prefill(text: string, replaces?: string): void {
+    if (replaces !== undefined) return this.post({ type: 'prefill', text, replaces });
     const page = this.preferredPage();
     if (page?.isReady) page.post({ type: 'prefill', text });
     else this.post({ type: 'prefill', text });
@@ -233,8 +239,9 @@ export class ChatHub extends Disposable {
   private async lookUpModel(): Promise<ModelInfo> {
     const settings = readModelSettings();
     try {
-      const { model } = await chooseModel();
-      return { provider: model.provider, id: model.id, demo: settings.demo };
+      const { model, limits } = await chooseModel();
+      if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
+      return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
     }

@@ -5,7 +5,7 @@ import { Session, SessionElsewhereError } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import { promptText } from '../../core/store/summary';
 import { LogFollower } from '../../core/store/logFollower';
-import type { RewindResult } from '../../core/store/rewind';
+import { undoRewind, type RewindResult } from '../../core/store/rewind';
 import type { SessionState, UsageTotals } from '../../core/store/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
@@ -45,6 +45,8 @@ export class ChatSessions implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   readonly approvals: ChatApprovals;
   private readonly sides: SideQuestions;
+  /** The rewind this window just made, while it can be undone: its session, what it did, the prompt it put back in the input. */
+  private rewound: { id: string; note: string; prompt: string } | undefined;
 
   constructor(
     private readonly store: SessionStore | undefined,
@@ -90,6 +92,7 @@ export class ChatSessions implements vscode.Disposable {
       ...(this.following?.reason ? { readOnlyReason: this.following.reason } : {}),
       ...(active ? { activeRequest: active } : {}),
       ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
+      ...(this.rewound?.id === id ? { undoableRewind: this.rewound.note } : {}),
     };
     return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
   }
@@ -156,6 +159,7 @@ export class ChatSessions implements vscode.Disposable {
 
   /** Runs a prompt from the page in the current session, starting a session when there is none. */
   async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
+    this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     if (!this.store) return fail('The session store could not be opened; see "Braid: Show Log".');
     try {
@@ -214,6 +218,30 @@ export class ChatSessions implements vscode.Disposable {
     return result;
   }
 
+  /** Offers Undo in the page for the rewind just made of the shown session `id` (until it goes on). */
+  noteRewind(id: string, note: string, prompt: string): void {
+    if (id !== this.currentId) return;
+    this.rewound = { id, note, prompt };
+    this.resync();
+  }
+
+  /**
+   * Undoes the last rewind of `id`: through the open session when this window writes it,
+   * otherwise under the session's lease. Returns what came back and the prompt the rewind had
+   * put back in the input, if this window made it.
+   */
+  async undoRewind(id: string): Promise<{ turns: number; files: string[]; prompt?: string }> {
+    if (this.following?.id === id) throw new Error(this.following.reason ?? 'Another window is writing this session; undo the rewind there.');
+    const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.store!, id);
+    const prompt = this.rewound?.id === id ? this.rewound.prompt : undefined;
+    if (this.rewound?.id === id) this.rewound = undefined;
+    if (this.currentId === id) {
+      this.stream?.push({ kind: 'messages-rewound' });
+      this.resync();
+    }
+    return { ...result, ...(prompt === undefined ? {} : { prompt }) };
+  }
+
   /** Shows a new, empty session; the next prompt creates it. */
   async newSession(): Promise<void> {
     await this.switchTo(undefined);
@@ -227,6 +255,7 @@ export class ChatSessions implements vscode.Disposable {
   private async switchTo(id: string | undefined): Promise<void> {
     const previous = this.session;
     this.generation++;
+    this.rewound = undefined;
     this.approvals.denyAll();
     this.session = undefined;
     this.stream = undefined;

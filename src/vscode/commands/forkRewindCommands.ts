@@ -4,6 +4,7 @@ import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
+import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
 /** Braid: Fork Session — a whole copy, opened in the Chat view. */
@@ -74,7 +75,7 @@ export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: st
     if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
     if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
     const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
-    const choice = await vscode.window.showWarningMessage(`Rewind ${preview.turnsDropped} turn(s) of this session?`, { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
+    const choice = await vscode.window.showWarningMessage(rewindQuestion(preview), { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
     if (!choice) return;
     const files = choice === 'Rewind and Restore Files';
     const result = chat.sessions.currentId === id
@@ -83,10 +84,38 @@ export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: st
     if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
     chat.prefill(result.text);
     await chat.reveal();
-    void vscode.window.showInformationMessage(`Rewound ${result.turnsDropped} turn(s)${files ? `; restored ${result.restored.length} file(s)` : ''}${result.skipped.length ? `; left ${result.skipped.join(', ')} (changed outside Braid)` : ''}.`);
+    // Undo is offered twice, as in an editor: on the notification and in the chat, until the session goes on.
+    const note = rewoundNote(result, files);
+    chat.sessions.noteRewind(id, note, result.text);
+    void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
   } catch (err) {
     void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Braid: Undo Rewind — undoes the last rewind of the chat's session (or of the session given, as
+ * the rewind notification's Undo does) when nothing happened since; the prompt that rewind put
+ * back in the input leaves it again.
+ */
+export function undoRewindCommand(chat: ChatHub, store: SessionStore | undefined): BraidCommand {
+  return {
+    id: 'braid.undoRewind',
+    run: async (arg?: unknown) => {
+      const id = typeof arg === 'string' ? arg : chat.sessions.currentId;
+      if (!store || !id) {
+        void vscode.window.showInformationMessage('Open a session in the Chat view first: Undo Rewind works on its last rewind.');
+        return;
+      }
+      try {
+        const result = await chat.sessions.undoRewind(id);
+        if (result.prompt !== undefined) chat.prefill('', result.prompt);
+        void vscode.window.showInformationMessage(undoneNote(result));
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Braid could not undo the rewind: ${(err as Error).message}`);
+      }
+    },
+  };
 }
 
 /** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */

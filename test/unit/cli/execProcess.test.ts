@@ -8,7 +8,7 @@ import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, braidProcess, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
-import { tempDir } from '../../support/store';
+import { openStore, tempDir } from '../../support/store';
 
 // The CLI as a real process: a stop signal cancels the turn cleanly, a full disk after the turn
 // is saved loses nothing and says so, and an unusable data folder is a one-line error.
@@ -70,7 +70,11 @@ test('SIGTERM while the prompt hook runs: no turn begins, the new session is not
 
 test('a full disk when the index is saved after the turn: exit 0, the turn is saved and the message says the index will catch up', async () => {
   const store = path.join(root, 'store-full');
-  assert.equal((await braidIn(['--data-dir', store, 'list'])).code, 0); // the index exists, so opening does not save it
+  // The index exists (a session of another folder is in it), so opening does not save it.
+  const existing = await openStore(store);
+  await existing.create({ workspaceDir: path.join(root, 'elsewhere') });
+  await existing.close();
+  assert.ok(fs.existsSync(path.join(store, 'index.sqlite')));
   server.enqueue({ kind: 'text', chunks: ['Saved answer.'] });
   const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'remember this'], { ...env, BRAID_TEST_WAIT_STDIN: '1' });
   // The index is replaced through a temp file named after the process: on this disk, it is full.
@@ -91,7 +95,8 @@ test('a full disk when the index is saved after the turn: exit 0, the turn is sa
 });
 
 test('a data folder where folders cannot be made (/proc) is a one-line error, not a hang', { skip: !fs.existsSync('/proc/self') }, async () => {
-  const r = await braidProcess(['--data-dir', '/proc', 'list'], {}).exited(20_000);
+  // exec is what creates a data folder (a command that only reads creates none).
+  const r = await braidProcess(['--data-dir', '/proc', 'exec', 'hello'], env).exited(20_000);
   assert.equal(r.code, 1);
   assert.match(r.err, /^braid: cannot use \/proc as the data folder: creating \/proc\/sessions failed: .*; pick a folder you can write with --data-dir or BRAID_HOME\n$/);
 });

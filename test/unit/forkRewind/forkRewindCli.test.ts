@@ -28,7 +28,7 @@ test('braid fork of a running session leaves the running turn out and says so; f
     const text = await braid(root, ['fork', s.id]);
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, /^ses_\w+\n$/);
-    assert.equal(text.err, 'braid: turn 3 was still running, so the fork leaves it out and holds the 2 turn(s) that had ended\n');
+    assert.equal(text.err, 'braid: turn 3 was still running, so the fork leaves it out and holds the 2 turns that had ended\n');
     const json = await braid(root, ['fork', s.id, '--json']);
     const forked = JSON.parse(json.out) as { id: string; forkedFrom: unknown; turnCount: number; leftOutTurn: number | null };
     assert.deepEqual([forked.forkedFrom, forked.turnCount, forked.leftOutTurn], [{ sessionId: s.id, turn: 2 }, 2, 3]);

@@ -41,6 +41,10 @@ test('rewind with files restores modified, created and deleted files (text and b
       ['data.bin', 'restore', false], ['edit.txt', 'restore', false], ['gone.txt', 'recreate', false], ['new/created.txt', 'delete', false],
     ]);
     assert.deepEqual(preview.files.find((x) => x.path === 'edit.txt')!.added, 1);
+    // A one-line file is one line, whether the rewind deletes it or brings it back.
+    const counts = (p: string) => { const x = preview.files.find((file) => file.path === p)!; return [x.added, x.removed]; };
+    assert.deepEqual(counts('new/created.txt'), [0, 1]);
+    assert.deepEqual(counts('gone.txt'), [1, 0]);
     assert.deepEqual(preview.commands, ['rm gone.txt && printf "\\x07\\x08" >> data.bin']);
 
     const result = await session.rewind(prompt.id, { files: true });

@@ -71,6 +71,16 @@ test('exec --continue adds a turn to the same session; the log and state.json sa
   assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /What does this project do\?[\s\S]*The project sorts numbers[\s\S]*Ascending\?/);
 });
 
+test('exec --session takes a shortened id, as every command that takes a session id does', async () => {
+  const id = fs.readdirSync(path.join(root, 'store', 'sessions', workspaceKey(workspace)))[0]!;
+  server.enqueue({ kind: 'text', chunks: ['Still ascending.'] });
+  const r = await braid(['exec', '--session', id.slice(4, 20).toLowerCase(), 'Still?']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'Still ascending.\n');
+  assert.match(r.err, new RegExp(`session ${id}; continue with`));
+  assert.deepEqual(fs.readdirSync(path.join(root, 'store', 'sessions', workspaceKey(workspace))), [id]);
+});
+
 test('exec refuses --continue with --session (exit 2) and reports model failures in one line (exit 1)', async () => {
   assert.equal((await braid(['exec', '--continue', '--session', 'ses_x', 'hi'])).code, 2);
   assert.equal((await braid(['exec'])).code, 2);

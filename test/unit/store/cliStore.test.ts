@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
-import { defaultDataDir, resolveDataDir } from '../../../src/cli/dataDir';
+import { defaultDataDir } from '../../../src/cli/dataDir';
+import { chooseDataDir } from '../../../src/cli/dataDirChoice';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { addTurn, openStore, tempDir, wasmPath } from '../../support/store';
 
@@ -107,8 +108,8 @@ test('rebuild-index rebuilds and lists the same sessions', async () => {
 });
 
 test('the data folder is --data-dir, else BRAID_HOME, else VS Code\'s globalStorage for Braid', () => {
-  assert.equal(resolveDataDir('rel', {}, '/cwd'), '/cwd/rel');
-  assert.equal(resolveDataDir(undefined, { BRAID_HOME: '/braid' }, '/cwd'), '/braid');
+  assert.deepEqual(chooseDataDir('rel', {}, '/cwd'), { dir: '/cwd/rel', source: 'option' });
+  assert.deepEqual(chooseDataDir(undefined, { BRAID_HOME: '/braid' }, '/cwd'), { dir: '/braid', source: 'env' });
   assert.equal(defaultDataDir({}, 'linux', '/home/u'), '/home/u/.config/Code/User/globalStorage/braid-dev.braid');
   assert.equal(defaultDataDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Application Support/Code/User/globalStorage/braid-dev.braid');
   assert.equal(defaultDataDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'), 'C:\\Users\\u\\AppData\\Roaming\\Code\\User\\globalStorage\\braid-dev.braid');

@@ -252,3 +252,13 @@ test('writes that can make programs run later (.git, VS Code tasks and settings,
   assert.match(asked.at(-1)!.commandRisk!, /VS Code/);
   assert.equal(fs.readFileSync(path.join(ws, '.vscode/settings.json'), 'utf8'), '{}');
 });
+
+test('a command that leaves a FIFO where a tracked file was does not hang the checkpoint after it', async () => {
+  fs.writeFileSync(path.join(ws, 'tracked.txt'), 'tracked\n');
+  try {
+    const result = await run('bash', { command: 'rm tracked.txt && mkfifo tracked.txt && echo swapped' });
+    assert.match(result, /^Exit code 0\.\nswapped/);
+  } finally {
+    fs.rmSync(path.join(ws, 'tracked.txt'), { force: true });
+  }
+});

@@ -62,6 +62,12 @@ test('read_file numbers lines, pages with offset and limit, and refuses binaries
   assert.equal(await run('list_dir', { path: 'src' }), 'a.ts\nb.js\nnested/');
 });
 
+test('write_file says how many lines it wrote, counted as read_file numbers them', async () => {
+  assert.equal(await run('write_file', { path: 'out/one.txt', content: 'Hello\n' }), 'Created out/one.txt (1 line).');
+  assert.equal(await run('write_file', { path: 'out/one.txt', content: 'a\nb' }), 'Replaced out/one.txt (2 lines).');
+  assert.equal(await run('write_file', { path: 'out/empty.txt', content: '' }), 'Created out/empty.txt (0 lines).');
+});
+
 test('edit_file says when the text is missing or not unique; replace_all replaces every one', async () => {
   fs.writeFileSync(path.join(ws, 'dup.txt'), 'x y x\n');
   await assert.rejects(run('edit_file', { path: 'dup.txt', old_text: 'z', new_text: 'q' }), /not found in dup\.txt/);

@@ -1,0 +1,100 @@
+import { isSessionId } from '../core/ids';
+import { listSessionFolders } from '../core/index/sessionIndex';
+import { SessionNotFoundError, type SessionStore } from '../core/store/sessionStore';
+import { promptText } from '../core/store/summary';
+import { isKnown, type MessageRecord, type RewindRecord } from '../core/wire/records';
+import { scanWireLog } from '../core/wire/wireReader';
+import { rowLine } from './commands/format';
+import type { CliContext } from './context';
+import { checkTypedLength, pickOne, PROMPT_IDS, resolveId, SESSION_IDS, shortForms, splitId } from './idPrefix';
+import { oneLine } from './terminalText';
+
+/** Session ids asked of the index at most for one shortened id (more are listed as "at least"). */
+const QUERY_LIMIT = 50;
+const WHOLE_PROMPT_ID = /^(msg-user-v1-[0-9a-f]{64}|msg_[0-9A-HJKMNP-TV-Z]{26})$/;
+
+/**
+ * The full id of the session `typed` names. A whole id is taken as it is (the store says when it
+ * is missing or deleted). A shortened one is looked up among the sessions of every workspace,
+ * archived and hidden ones too: through the index, then the session folders (a session the index
+ * has not seen yet), then the trash, so that a deleted session's error says where it went.
+ * `undelete` looks in the trash only.
+ */
+export function resolveSessionId(store: SessionStore, typed: string, scope: 'live' | 'trash' = 'live'): string {
+  if (isSessionId(typed)) return typed;
+  const { body } = splitId(typed, SESSION_IDS);
+  if (!/^[0-9A-Za-z]{0,26}$/.test(body)) throw new SessionNotFoundError(`"${typed}" is not a session id (they look like ses_01J...)`);
+  checkTypedLength(typed, SESSION_IDS);
+  const prefix = `ses_${body.toUpperCase()}`;
+  const trashed = () => store.listTrash().map((t) => t.id).filter((id) => id.startsWith(prefix));
+  let found = scope === 'trash' ? trashed() : store.index.idsStartingWith(prefix, QUERY_LIMIT);
+  const truncated = found.length === QUERY_LIMIT;
+  if (found.length === 0 && scope === 'live') found = listSessionFolders(store.layout).map((f) => f.id).filter((id) => id.startsWith(prefix));
+  if (found.length === 0 && scope === 'live') found = trashed();
+  return pickOne(typed, found, SESSION_IDS, {
+    truncated,
+    notFound: () => new SessionNotFoundError(scope === 'trash' ? `no session in the trash has an id that begins with "${typed}"` : `no session has an id that begins with "${typed}" (braid list --all shows them)`),
+    describe: (id) => {
+      const row = store.index.get(id);
+      return row ? rowLine(row, true) : `${id}  (in the trash, or not indexed yet)`;
+    },
+  });
+}
+
+/** A prompt of a session's main log: its turn and text. */
+interface PromptEntry {
+  readonly turn: number;
+  readonly text: string;
+}
+
+/** Every prompt (user message) a session's main log holds, rewound ones too: a rewind may go again to the prompt it went to. */
+export function promptsOf(store: SessionStore, sessionId: string): Map<string, PromptEntry> {
+  const prompts = new Map<string, PromptEntry>();
+  scanWireLog(store.layout.agentLog(store.locate(sessionId)), (r) => {
+    if (!isKnown(r) || r.t !== 'message') return;
+    const m = r as MessageRecord;
+    if (m.message?.role === 'user' && typeof m.id === 'string') prompts.set(m.id, { turn: m.turn, text: promptText(m.message) });
+  }, { only: ['message'] });
+  return prompts;
+}
+
+/** The full id of the prompt of `sessionId` that `typed` names (whole, or its unique beginning). */
+export function resolvePromptId(store: SessionStore, sessionId: string, typed: string): string {
+  if (WHOLE_PROMPT_ID.test(typed)) return typed; // the rewind says what is wrong with it, if anything
+  const prompts = promptsOf(store, sessionId);
+  const shown = shortForms(prompts.keys(), PROMPT_IDS);
+  return resolveId(typed, prompts.keys(), PROMPT_IDS, {
+    notFound: () => new Error(`no prompt of ${sessionId} has an id that begins with "${typed}" (braid show ${sessionId} lists them)`),
+    describe: (id) => oneLine(`${shown.get(id)}  turn ${prompts.get(id)!.turn}  ${JSON.stringify(prompts.get(id)!.text.slice(0, 60))}`),
+  });
+}
+
+/**
+ * The prompt that began effective turn `turn` of a session: what `rewind --turn` goes back to.
+ * When the session's last act was a rewind to that turn, its prompt (rewinding again restores
+ * what that rewind left, as `--to` would). Refused when there is no such turn, or while it runs.
+ */
+export function promptOfTurn(store: SessionStore, sessionId: string, turn: number): string {
+  const history = store.history(sessionId);
+  if (history.openTurn === turn) throw new Error(`turn ${turn} of ${sessionId} is still running; stop it before rewinding`);
+  const prompt = history.messages.find((m) => m.turn === turn && m.message.role === 'user');
+  if (prompt) return prompt.id;
+  const again = lastRewindTo(store, sessionId);
+  if (again?.toTurn === turn) return again.messageId;
+  if (history.turnBegins.some((b) => b.turn === turn)) throw new Error(`turn ${turn} of ${sessionId} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
+  throw new Error(`session ${sessionId} has no turn ${turn}; it has ${history.turnBegins.length} turn(s) (braid show ${sessionId} numbers them)`);
+}
+
+/** The session's last rewind when nothing came after it (no turn, no message). */
+function lastRewindTo(store: SessionStore, sessionId: string): RewindRecord | undefined {
+  let last: RewindRecord | undefined;
+  scanWireLog(store.layout.agentLog(store.locate(sessionId)), (r) => {
+    if (isKnown(r)) last = r.t === 'rewind' ? r : undefined;
+  }, { only: ['rewind', 'turn_begin', 'message'] });
+  return last;
+}
+
+/** Opens the store (there must be one), resolves `typed` to a session's id, and runs `fn` with both. */
+export function withSession(ctx: CliContext, typed: string, fn: (store: SessionStore, id: string) => Promise<number>, scope: 'live' | 'trash' = 'live'): Promise<number> {
+  return ctx.withStore((store) => fn(store, resolveSessionId(store, typed, scope)));
+}

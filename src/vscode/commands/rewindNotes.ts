@@ -1,0 +1,27 @@
+// What the rewind dialog, its notification, the chat's Undo bar and the undo's notification say,
+// in proper English numbers ("1 turn", "2 turns"). No vscode import: unit tests read these.
+import { counted } from '../../core/counted';
+import type { RewindPreview, RewindResult } from '../../core/store/rewind';
+
+/** The question of the rewind dialog. */
+export function rewindQuestion(preview: RewindPreview): string {
+  if (preview.turnsDropped === 0) return 'The conversation is already rewound to this prompt. Restore the files that rewind left?';
+  return `Rewind ${counted(preview.turnsDropped, 'turn')} of this session?`;
+}
+
+/** What a rewind did, in one sentence: the turns, the files restored or left alone. */
+export function rewoundNote(result: RewindResult, files: boolean): string {
+  const left = result.skipped.length ? `; left ${result.skipped.join(', ')} alone (changed outside Braid)` : '';
+  if (result.turnsDropped === 0) return `Restored ${counted(result.restored.length, 'file')} the last rewind had left${left}.`;
+  const turns = `Rewound ${counted(result.turnsDropped, 'turn')}`;
+  if (files) return `${turns} and restored ${counted(result.restored.length, 'file')}${left}.`;
+  return result.files.length ? `${turns}; the files stay as they are.` : `${turns}.`;
+}
+
+/** What an undone rewind brought back. */
+export function undoneNote(result: { turns: number; files: readonly string[] }): string {
+  const parts = [...(result.turns ? [counted(result.turns, 'turn')] : []), ...(result.files.length ? [counted(result.files.length, 'file')] : [])];
+  if (parts.length === 0) return 'Undid the rewind.';
+  const one = parts.length === 1 && (result.turns || result.files.length) === 1;
+  return `Undid the rewind: ${parts.join(' and ')} ${one ? 'is' : 'are'} back.`;
+}
