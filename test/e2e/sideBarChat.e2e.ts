@@ -77,7 +77,9 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
   await inView(title, 'the title');
   const picker = chat().locator('[data-role="model-picker"]');
   await inView(picker, 'the model dropdown');
-  assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model');
+  assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model · 128k context · 8k out');
+  assert.equal(await chat().locator('.model-limits').isVisible(), false, 'a narrow header leaves the limits to the tooltip');
+  assert.match(await picker.getAttribute('title') ?? '', /Context window 128,000 tokens/);
   // Fractional widths: an ellipsis shows when the text is wider than its box by any fraction of a pixel.
   const widths = await chat().locator('[data-role="model"] > span').evaluateAll((spans) => spans.map((e) => {
     const range = document.createRange();
