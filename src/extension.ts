@@ -2,13 +2,16 @@ import * as vscode from 'vscode';
 import type { Logger } from './core/logger';
 import { SessionStore } from './core/store/sessionStore';
 import { workspaceKey } from './core/workspace/workspaceKey';
+import { ChatEditor } from './vscode/chat/chatEditor';
+import { ChatHub } from './vscode/chat/chatHub';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
 import { forkAtMessage, forkAtTurnCommand, forkCommand, rewindCommand, rewindToMessage, undoRewindCommand } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
-import { selectModelCommand, showUsageCommand } from './vscode/commands/usageAndModel';
+import { selectModelCommand } from './vscode/commands/selectModel';
+import { showUsageCommand } from './vscode/commands/showUsage';
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
@@ -38,8 +41,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
   };
 
-  const chat = new ChatViewProvider(context.extensionUri, store, context.secrets, context.workspaceState, logger);
-  context.subscriptions.push(chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
+  // One chat per window, shown in the side bar's Chat view and, on demand, in an editor tab.
+  const chat = new ChatHub(context.extensionUri, store, context.secrets, context.workspaceState, logger);
+  const chatEditor = new ChatEditor(chat);
+  context.subscriptions.push(chat, chatEditor, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(chat)));
 
   const usage = new UsagePanel(context.extensionUri, store, workspaceDir, logger);
   context.subscriptions.push(usage);
@@ -72,7 +77,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     promptHistoryCommand(chat),
     ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
     showUsageCommand(usage),
-    selectModelCommand(),
+    selectModelCommand(context.secrets),
+    { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
   ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 

@@ -12,6 +12,8 @@ export type ViewEntry =
 
 const liveKey = (requestId: string) => `live:${requestId}`;
 const pendingKey = (requestId: string) => `req:${requestId}`;
+/** The key of the page's note on the next turn's model. */
+const MODEL_NOTE = 'note:model';
 
 /** Usage as one short line: "32 in, 10 cached · 7 out". */
 export function describeUsage(u: { input: number; output: number; cacheRead: number; costTotal: number }): string {
@@ -91,6 +93,15 @@ export class ChatModel {
     this.undoableRewind = undefined; // the session goes on: the host no longer offers Undo
     this.entries.push({ kind: 'pending', key: pendingKey(requestId), requestId, text });
     this.running = requestId;
+  }
+
+  /**
+   * A line after the newest entry saying which model the next turn uses (after a switch). Only
+   * the page shows it; the newest one replaces any earlier.
+   */
+  noteModel(text: string): void {
+    this.entries = this.entries.filter((e) => e.key !== MODEL_NOTE);
+    this.entries.push({ kind: 'notice', key: MODEL_NOTE, text, tone: 'info' });
   }
 
   /** Entries of an older page go before the ones shown. */

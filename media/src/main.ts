@@ -2,7 +2,9 @@ import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMe
 import { ChatModel, usageLine, type ViewEntry } from './chatModel';
 import { Composer } from './composer';
 import { renderMarkdown } from './markdown';
+import { ModelMenu, modelLabel } from './modelMenu';
 import { renderEntry, type EntryActions } from './render';
+import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
@@ -11,12 +13,19 @@ import { Welcome } from './welcome';
 /** The read-only note when another window writes the shown session. */
 const READ_ONLY_NOTE = 'Another window is writing this session; it is shown read-only here and follows along live.';
 
+/** Where this page is hosted (the side bar's view or an editor tab), from the host's initial data. */
+const place = (JSON.parse(document.body.dataset.initial ?? '{}') as { place?: string }).place === 'editor' ? 'editor' : 'view';
+document.body.dataset.place = place;
+
 const app = document.getElementById('app') as HTMLElement;
 app.innerHTML = `
   <header class="toolbar">
     <span class="session-title" data-role="title"></span>
-    <button type="button" class="model-picker" data-role="model-picker" title="Select the model (/model)" aria-label="Select the model"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span data-role="model">…</span></button>
-    <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
+    <span class="model-line">
+      <button type="button" class="model-picker" data-role="model-picker"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span class="model-name" data-role="model">…</span><span class="codicon codicon-chevron-down" aria-hidden="true"></span></button>
+      <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
+    </span>
+    <div class="model-menu" data-role="model-menu" hidden></div>
   </header>
   <div class="usage-line" data-role="usage" aria-label="Session usage"></div>
   <div class="problem" data-role="problem" role="alert" hidden></div>
@@ -40,8 +49,10 @@ app.innerHTML = `
     <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
     <div class="actions">
       <span class="hint" data-role="hint"></span>
-      <button type="button" data-role="stop" hidden title="Stop the running turn"><span class="codicon codicon-debug-stop" aria-hidden="true"></span>Stop</button>
-      <button type="button" data-role="send" title="Send (Enter)"><span class="codicon codicon-send" aria-hidden="true"></span>Send</button>
+      <span class="buttons">
+        <button type="button" data-role="stop" hidden title="Stop the running turn"><span class="codicon codicon-debug-stop" aria-hidden="true"></span>Stop</button>
+        <button type="button" data-role="send" title="Send (Enter)"><span class="codicon codicon-send" aria-hidden="true"></span>Send</button>
+      </span>
     </div>
   </div>`;
 
@@ -69,7 +80,11 @@ const list = new VirtualList<ViewEntry>(part('transcript'), (entry) => renderEnt
 });
 const input = part<HTMLTextAreaElement>('input');
 const composer = new Composer(input, part('completions'), (text, steer) => send(text, steer), (draft) => saveState({ draft }));
-let counter = 0;
+/** This page's ids: another page (the side bar's view, an editor tab) sends to the same session. */
+const ids = new RequestIds();
+const modelMenu = new ModelMenu(part('model-picker'), part('model'), part('model-menu'), (message) => host.postMessage(message));
+/** The model line shown last, so a switch is said once in the transcript. */
+let shownModel: string | undefined;
 /** Time to first token on screen: the request measured, and when it was sent. */
 let firstToken: { requestId: string; sentAt: number } | undefined;
 
@@ -83,21 +98,10 @@ const welcome = new Welcome(part('welcome'), (prompt) => {
   input.focus();
 });
 
-/** Tokens in thousands as people name windows: 128000 -> "128k", 32768 -> "32k" (binary), 500 -> "500". */
-function kTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n % 1000 === 0) return `${n / 1000}k`;
-  return n % 1024 === 0 ? `${n / 1024}k` : `${Math.round(n / 1000)}k`;
-}
-
 function showModel(info: ModelInfo): void {
   currentModel = info;
   refreshWelcome();
-  const limits = info.limits;
-  part('model').textContent = info.id ? `${info.provider} · ${info.id}${limits ? ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out` : ''}` : 'No model configured';
-  part('model-picker').title = limits
-    ? `Context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom}). Select the model (/model)`
-    : 'Select the model (/model)';
+  modelMenu.show(info);
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
   part('problem').textContent = info.problem ?? '';
@@ -117,6 +121,7 @@ function refreshChrome(): void {
   document.body.dataset.turn = model.running ? 'running' : 'idle';
   document.body.dataset.hasOlder = String(model.before !== undefined);
   part('title').textContent = info?.title ?? '';
+  part('title').title = info?.title ?? '';
   part('usage').textContent = info ? usageLine(info) : '';
   part('read-only').hidden = !model.readOnly;
   part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
@@ -142,6 +147,7 @@ function refreshChrome(): void {
     const text = document.createElement('span');
     text.className = 'chip-text';
     text.textContent = q.text;
+    text.title = q.text;
     chip.append(text);
     const add = (label: string, title: string, run: () => void) => {
       const b = document.createElement('button');
@@ -203,11 +209,11 @@ function send(raw: string, steer: boolean): void {
     return;
   }
   if (parsed.kind === 'btw') {
-    host.postMessage({ type: 'sideQuestion', id: `side-${Date.now().toString(36)}-${(counter++).toString(36)}`, text: parsed.question });
+    host.postMessage({ type: 'sideQuestion', id: ids.next('side'), text: parsed.question });
     return;
   }
   composer.remember(parsed.text);
-  const requestId = `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+  const requestId = ids.next('req');
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   if (!model.running) {
     model.addPending(requestId, parsed.text);
@@ -249,7 +255,6 @@ document.addEventListener('keydown', (event) => {
 
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
 part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel', requestId: model.running }));
-part('model-picker').addEventListener('click', () => host.postMessage({ type: 'command', name: 'model' }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
@@ -261,6 +266,7 @@ onHostMessage((message: HostToWebview) => {
       model.applySnapshot(message);
       loadingOlder = false;
       showModel(message.model);
+      shownModel = modelLabel(message.model);
       composer.setHistory(message.promptHistory);
       part('untrusted').hidden = message.trusted;
       document.body.dataset.trusted = String(message.trusted);
@@ -290,8 +296,19 @@ onHostMessage((message: HostToWebview) => {
       composer.value = message.text;
       input.focus();
       return;
-    case 'modelChanged':
+    case 'modelChanged': {
       showModel(message.model);
+      // Said once where the conversation goes on; the log records each turn's model as it ran.
+      const label = modelLabel(message.model);
+      if (shownModel !== undefined && label !== shownModel && message.model.id && !message.model.problem) {
+        model.noteModel(`The next turn uses ${label}.`);
+        refresh({ toEnd: true });
+      }
+      shownModel = label;
+      return;
+    }
+    case 'modelChoices':
+      modelMenu.setChoices(message.choices);
       return;
     case 'sideAnswer':
       showSide(message);

@@ -8,7 +8,7 @@ import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from '
 export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -22,6 +22,36 @@ export interface ModelInfo {
   readonly problem?: string;
   /** The context window and answer limit in tokens, and where each came from (the server, a setting, ...). */
   readonly limits?: { readonly contextWindow: number; readonly contextFrom: string; readonly maxOutputTokens: number; readonly outputFrom: string };
+}
+
+/**
+ * One line of the model picker (the header dropdown and Braid: Select Model list the same lines):
+ * a model to switch to, or a provider whose models are chosen in a second step.
+ */
+export interface ModelChoiceItem {
+  readonly kind: 'model' | 'provider';
+  /** The current model; models VS Code offers; providers with an API key; the other providers. */
+  readonly group: 'current' | 'vscode' | 'keyed' | 'other';
+  readonly provider: string;
+  /** The model id, for a `model` line. */
+  readonly model?: string;
+  readonly label: string;
+  readonly description: string;
+}
+
+/** The heading above each group of the model picker's lines. */
+export const MODEL_GROUP_TITLES: Record<ModelChoiceItem['group'], string> = {
+  current: 'Current',
+  vscode: 'Models in VS Code',
+  keyed: 'Providers with an API key',
+  other: 'Other providers',
+};
+
+/** What the page sends back when the user picks a line of the model picker. */
+export interface ModelPick {
+  readonly kind: 'model' | 'provider';
+  readonly provider: string;
+  readonly model?: string;
 }
 
 /** Where the page before a shown page ends in the log; opaque to the page, checked by the host. */
@@ -121,12 +151,26 @@ export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 export const PAGE_COMMANDS = ['trust', 'undoRewind'] as const;
 export type PageCommand = (typeof PAGE_COMMANDS)[number];
 
-/** A slash command, or a control of the page (the model picker, Undo after a rewind) that runs one. */
+/** A slash command, or a control of the page (the trust button, Undo after a rewind) that runs one. */
 export interface CommandMessage {
   readonly type: 'command';
   readonly name: Exclude<SlashCommand, 'btw'> | PageCommand;
   /** What follows the command (the focus of /compact). */
   readonly arg?: string;
+}
+
+/** The user opened the header's model dropdown: the host answers with `modelChoices`. */
+export interface ListModelsMessage {
+  readonly type: 'listModels';
+}
+
+/**
+ * The user picked a line of the model dropdown. The host checks it is one it offers; a model is
+ * used from the next turn on, a provider's model is chosen next in a quick pick.
+ */
+export interface SelectModelMessage {
+  readonly type: 'selectModel';
+  readonly choice: ModelPick;
 }
 
 /** A side question (/btw): answered in an overlay, never part of the transcript. */
@@ -145,7 +189,7 @@ export interface KeepSideMessage {
 /** Messages the webview sends to the host. */
 export type WebviewToHost =
   | ReadyMessage | FramesAfterMessage | PromptMessage | CancelMessage | QueueActionMessage | ApprovalMessage
-  | MessageActionMessage | LoadOlderMessage | CommandMessage | SideQuestionMessage | KeepSideMessage;
+  | MessageActionMessage | LoadOlderMessage | CommandMessage | ListModelsMessage | SelectModelMessage | SideQuestionMessage | KeepSideMessage;
 
 // ---- host -> webview -------------------------------------------------------------------------
 
@@ -198,6 +242,12 @@ export interface ModelChangedMessage {
   readonly model: ModelInfo;
 }
 
+/** The model dropdown's lines, in order: the current model first. */
+export interface ModelChoicesMessage {
+  readonly type: 'modelChoices';
+  readonly choices: readonly ModelChoiceItem[];
+}
+
 /** A side question's state: asked (from the palette), answered, or failed. */
 export interface SideAnswerMessage {
   readonly type: 'sideAnswer';
@@ -208,7 +258,7 @@ export interface SideAnswerMessage {
 }
 
 /** Messages the host sends to the webview. */
-export type HostToWebview = SnapshotMessage | FramesMessage | OlderPageMessage | PrefillMessage | ModelChangedMessage | SideAnswerMessage;
+export type HostToWebview = SnapshotMessage | FramesMessage | OlderPageMessage | PrefillMessage | ModelChangedMessage | ModelChoicesMessage | SideAnswerMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

@@ -69,6 +69,14 @@ export function parseWebviewMessage(raw: unknown): Parsed {
         return ok({ type: 'command', name: raw.name as 'new', ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) });
       }
       return fail('command with an unknown name');
+    case 'listModels':
+      return ok({ type: 'listModels' });
+    case 'selectModel': {
+      const choice = raw.choice;
+      if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider)) return fail('selectModel without a model or provider');
+      if (choice.kind === 'model' && !(typeof choice.model === 'string' && choice.model.length > 0 && choice.model.length <= 256)) return fail('selectModel without a model id');
+      return ok({ type: 'selectModel', choice: { kind: choice.kind, provider: choice.provider, ...(choice.kind === 'model' ? { model: choice.model as string } : {}) } });
+    }
     case 'sideQuestion': {
       if (!isId(raw.id)) return fail('sideQuestion without an id');
       const t = text(raw, 'sideQuestion');

@@ -53,7 +53,7 @@ test('the model line shows the window and answer limit the server reports, and w
   await workbench.chatFrame().locator('[data-role="model"]', { hasText: '32k context' }).waitFor({ timeout: 15_000 });
   assert.equal(await label.textContent(), 'openai-compatible · scripted-model · 32k context · 2k out');
   const tooltip = await workbench.chatFrame().locator('[data-role="model-picker"]').getAttribute('title');
-  assert.equal(tooltip, 'Context window 32,768 tokens (llama-server /props); answers up to 2,048 tokens (llama-server /props). Select the model (/model)');
+  assert.match(tooltip ?? '', /Context window 32,768 tokens \(llama-server \/props\); answers up to 2,048 tokens \(llama-server \/props\)\./);
   await workbench.screenshot('model-line-with-limits');
 });
 

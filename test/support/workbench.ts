@@ -3,11 +3,36 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, selectors, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { ensureToolchain } from '../../scripts/toolchain.mjs';
 import { PUBLISHER_ID, freePort, installExtension, prepareProfile, startCodeServer, type Profile } from './codeServer';
 
 const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
+
+/**
+ * A selector engine (`braidChat=view`, `braidChat=editor`) for the outer iframe of a Chat page by
+ * where it sits: over the side bar, or elsewhere (an editor tab). VS Code gives the two nothing
+ * else that tells them apart (a view's webview re-created after hiding loses its `purpose`).
+ * Evaluated in the workbench page, so it refers to nothing outside itself.
+ */
+function chatPageFrames() {
+  // The DOM as far as this engine uses it (the e2e build has no DOM types).
+  type Box = { left: number; right: number; width: number; height: number };
+  type Found = { getBoundingClientRect(): Box };
+  type Root = { ownerDocument?: Root | null; querySelector(s: string): Found | null; querySelectorAll(s: string): ArrayLike<Found> };
+  const find = (root: Root, place: string): Found[] => {
+    const doc = root.ownerDocument ?? root;
+    const sideBar = doc.querySelector('.part.sidebar')?.getBoundingClientRect();
+    return Array.from(root.querySelectorAll('iframe.webview.ready')).filter((frame) => {
+      const r = frame.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return false;
+      const overSideBar = sideBar !== undefined && sideBar.width > 0 && r.left >= sideBar.left - 1 && r.right <= sideBar.right + 1;
+      return (place === 'view') === overSideBar;
+    });
+  };
+  return { query: (root: Root, place: string) => find(root, place)[0] ?? null, queryAll: find };
+}
+let chatPagesEngine: Promise<void> | undefined;
 
 /** Options of one real-VS-Code run. */
 export interface WorkbenchOptions {
@@ -89,6 +114,8 @@ export class Workbench {
         headless: true,
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
       });
+      chatPagesEngine ??= selectors.register('braidChat', chatPageFrames);
+      await chatPagesEngine;
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       const consoleLog = fs.createWriteStream(path.join(outputDir, 'browser-console.log'));
       page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
@@ -142,9 +169,31 @@ export class Workbench {
     await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
   }
 
-  /** The Chat webview's document (nested iframes); the only webview but while the Usage view is open. */
+  /** The side bar's Chat view's document (nested iframes). */
   chatFrame(): FrameLocator {
-    return this.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    return this.page.frameLocator('braidChat=view').frameLocator('#active-frame');
+  }
+
+  /** The document of the chat in an editor tab (Braid: Open Chat in Editor). */
+  editorChatFrame(): FrameLocator {
+    return this.page.frameLocator('braidChat=editor').frameLocator('#active-frame');
+  }
+
+  /** Drags the side bar's edge until the side bar is `width` px wide; returns the width it got. */
+  async setSideBarWidth(width: number): Promise<number> {
+    const sideBar = this.page.locator('.part.sidebar');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const box = await sideBar.boundingBox();
+      if (!box) throw new Error('the side bar is not shown');
+      if (Math.abs(box.width - width) <= 1) return box.width;
+      // The sash sits on the side bar's right edge; drag it by the difference.
+      const y = box.y + box.height / 2;
+      await this.page.mouse.move(box.x + box.width - 1, y);
+      await this.page.mouse.down();
+      await this.page.mouse.move(box.x + width - 1, y, { steps: 5 });
+      await this.page.mouse.up();
+    }
+    return (await sideBar.boundingBox())!.width;
   }
 
   /**

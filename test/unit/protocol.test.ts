@@ -9,6 +9,9 @@ test('valid webview messages parse to their typed form, extra fields dropped', (
   assert.deepEqual(parseWebviewMessage({ type: 'cancel', requestId: 'r1' }), { ok: true, message: { type: 'cancel', requestId: 'r1' } });
   assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'fork', messageId: 'm1' }), { ok: true, message: { type: 'messageAction', action: 'fork', messageId: 'm1' } });
   assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'edit', requestId: 'r1' }), { ok: true, message: { type: 'messageAction', action: 'edit', requestId: 'r1' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'listModels', x: 1 }), { ok: true, message: { type: 'listModels' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'selectModel', choice: { kind: 'model', provider: 'openai-compatible', model: 'qwen2.5:7b', baseUrl: 'http://evil' } }), { ok: true, message: { type: 'selectModel', choice: { kind: 'model', provider: 'openai-compatible', model: 'qwen2.5:7b' } } });
+  assert.deepEqual(parseWebviewMessage({ type: 'selectModel', choice: { kind: 'provider', provider: 'anthropic', model: 'x' } }), { ok: true, message: { type: 'selectModel', choice: { kind: 'provider', provider: 'anthropic' } } });
 });
 
 test('malformed and unknown webview messages are rejected with a reason', () => {
@@ -20,6 +23,8 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'cancel' }, { type: 'runShell', command: 'rm -rf /' },
     { type: 'messageAction', action: 'delete', messageId: 'm' }, { type: 'messageAction', action: 'fork' },
     { type: 'messageAction', action: 'fork', messageId: 'm', requestId: 'r' },
+    { type: 'selectModel' }, { type: 'selectModel', choice: { kind: 'model', provider: 'openai' } }, { type: 'selectModel', choice: { kind: 'setting', provider: 'openai' } },
+    { type: 'selectModel', choice: { kind: 'model', provider: '', model: 'm' } }, { type: 'selectModel', choice: { kind: 'model', provider: 'p', model: 'm'.repeat(300) } },
   ];
   for (const raw of bad) {
     const parsed = parseWebviewMessage(raw);

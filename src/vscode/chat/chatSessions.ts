@@ -13,7 +13,7 @@ import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { SessionBusyError } from '../../core/store/writerLease';
 import type { FrameBody, SessionInfo, StreamFrame, TranscriptEntry } from '../../protocol/frames';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
-import type { HostToWebview, PageCursor, SessionView } from '../../protocol/messages';
+import type { HostToWebview, OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
@@ -31,7 +31,7 @@ export const secretKey = (provider: string) => `braid.apiKey.${provider}`;
 const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined => (c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined);
 
 /**
- * The session the Chat view works on, and its stream of frames (DESIGN.md 7). Switching to
+ * The session the window's chat works on (every Chat page shows it), and its stream of frames (DESIGN.md 7). Switching to
  * another session or a new one bumps a generation counter; events of an older session are
  * dropped (DESIGN.md 2), and the page gets a fresh snapshot.
  */
@@ -125,12 +125,12 @@ export class ChatSessions implements vscode.Disposable {
     return this.stream?.ring.after(cursor);
   }
 
-  /** The page of entries before `before`. */
-  olderPage(sessionId: string, before: PageCursor): void {
-    if (!this.store || sessionId !== this.currentId) return;
+  /** The page of entries before `before`, for the page that asked; undefined when the session is no longer shown. */
+  olderPage(sessionId: string, before: PageCursor): OlderPageMessage | undefined {
+    if (!this.store || sessionId !== this.currentId) return undefined;
     const page = this.store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
     const next = toWire(page.before);
-    this.post({ type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) });
+    return { type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) };
   }
 
   private info(id: string): SessionInfo {

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import { rewindToMessage } from './forkRewindCommands';
 
 /** Braid: Edit Last Prompt — rewinds the chat's session to before its last prompt and puts it back in the input. */
-export function editLastPromptCommand(chat: ChatViewProvider, store: SessionStore | undefined): BraidCommand {
+export function editLastPromptCommand(chat: ChatHub, store: SessionStore | undefined): BraidCommand {
   return {
     id: 'braid.editLastPrompt',
     run: async () => {
@@ -25,7 +25,7 @@ export function editLastPromptCommand(chat: ChatViewProvider, store: SessionStor
 }
 
 /** Braid: Side Question — asks about the chat's session without adding to it; the answer shows in an overlay. */
-export function sideQuestionCommand(chat: ChatViewProvider): BraidCommand {
+export function sideQuestionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.sideQuestion',
     run: async (arg?: unknown) => {
@@ -36,7 +36,7 @@ export function sideQuestionCommand(chat: ChatViewProvider): BraidCommand {
 }
 
 /** Braid: Compact Session — summarizes the older part of the chat's session now, with progress; Cancel stops it. */
-export function compactSessionCommand(chat: ChatViewProvider): BraidCommand {
+export function compactSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.compactSession',
     run: async (focus?: unknown) => {
@@ -54,7 +54,7 @@ export function compactSessionCommand(chat: ChatViewProvider): BraidCommand {
 }
 
 /** Braid: Prompt History (/history) — pick an earlier prompt to put in the chat input. */
-export function promptHistoryCommand(chat: ChatViewProvider): BraidCommand {
+export function promptHistoryCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.promptHistory',
     run: async () => {

@@ -3,7 +3,7 @@ import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/store/titles';
-import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
@@ -11,7 +11,7 @@ import { pickPrompt, sessionArg } from './sessionArg';
 const OPEN_SOURCE = 'Open Source';
 
 /** Braid: Fork Session — a whole copy, opened in the Chat view. */
-export function forkCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+export function forkCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
   return {
     id: 'braid.forkSession',
     run: async (arg?: unknown) => {
@@ -24,7 +24,7 @@ export function forkCommand(chat: ChatViewProvider, store: SessionStore | undefi
 }
 
 /** Braid: Fork at Turn... — a copy up to the turn of a chosen prompt. */
-export function forkAtTurnCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+export function forkAtTurnCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
   return {
     id: 'braid.forkAtTurn',
     run: async (arg?: unknown) => {
@@ -41,7 +41,7 @@ export function forkAtTurnCommand(chat: ChatViewProvider, store: SessionStore | 
  * Forks, opens the fork in the Chat view, shows it in the tree (revealed and selected) and says
  * so, with a way back to the source.
  */
-async function fork(chat: ChatViewProvider, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
+async function fork(chat: ChatHub, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
   try {
     const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
     await chat.sessions.openSession(forked.id);
@@ -62,7 +62,7 @@ async function fork(chat: ChatViewProvider, store: SessionStore, id: string, tur
  * Braid: Rewind... — picks a prompt, shows what would change (files, commands that cannot be
  * undone), rewinds (with or without files) and puts the prompt back in the chat input.
  */
-export function rewindCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+export function rewindCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
   return {
     id: 'braid.rewind',
     run: async (arg?: unknown) => {
@@ -79,7 +79,7 @@ export function rewindCommand(chat: ChatViewProvider, store: SessionStore | unde
  * Rewinds `sessionId` to before the prompt `messageId`: a modal previews the files and commands,
  * the user chooses to restore files or not, and the prompt comes back in the chat input.
  */
-export async function rewindToMessage(chat: ChatViewProvider, store: SessionStore, id: string, messageId: string): Promise<void> {
+export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: string, messageId: string): Promise<void> {
   try {
     const preview = previewRewind(store, id, messageId);
     const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
@@ -110,7 +110,7 @@ export async function rewindToMessage(chat: ChatViewProvider, store: SessionStor
  * the rewind notification's Undo does) when nothing happened since; the prompt that rewind put
  * back in the input leaves it again.
  */
-export function undoRewindCommand(chat: ChatViewProvider, store: SessionStore | undefined): BraidCommand {
+export function undoRewindCommand(chat: ChatHub, store: SessionStore | undefined): BraidCommand {
   return {
     id: 'braid.undoRewind',
     run: async (arg?: unknown) => {
@@ -131,7 +131,7 @@ export function undoRewindCommand(chat: ChatViewProvider, store: SessionStore | 
 }
 
 /** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */
-export async function forkAtMessage(chat: ChatViewProvider, store: SessionStore, id: string, messageId: string, reveal: (id: string) => void): Promise<void> {
+export async function forkAtMessage(chat: ChatHub, store: SessionStore, id: string, messageId: string, reveal: (id: string) => void): Promise<void> {
   const message = store.history(id).messages.find((m) => m.id === messageId);
   if (!message) {
     void vscode.window.showErrorMessage('Braid could not find that message in the session any more.');

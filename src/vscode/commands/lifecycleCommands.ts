@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { shownTitle } from '../../core/store/titles';
-import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import { sessionArg } from './sessionArg';
 
-type Deps = { chat: ChatViewProvider; store: SessionStore | undefined; workspaceKey: string | undefined; workspaceDir: string | undefined };
+type Deps = { chat: ChatHub; store: SessionStore | undefined; workspaceKey: string | undefined; workspaceDir: string | undefined };
 
 /** A command that acts on one session (tree row, the chat's session, or one picked). */
 function onSession(id: string, deps: Deps, action: (store: SessionStore, sessionId: string) => Promise<unknown>, archived = false): BraidCommand {

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/store/summary';
 import { cutTitle, sessionLabel } from '../../core/store/titles';
-import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { ChatHub } from '../chat/chatHub';
 
 /**
  * The session a command acts on: the tree row it was run on, else the session in the Chat view,
  * else one the user picks. With `archived` (Restore) only archived sessions qualify.
  */
-export async function sessionArg(arg: unknown, chat: ChatViewProvider, store: SessionStore, workspaceKey: string | undefined, archived = false): Promise<string | undefined> {
+export async function sessionArg(arg: unknown, chat: ChatHub, store: SessionStore, workspaceKey: string | undefined, archived = false): Promise<string | undefined> {
   const fromTree = typeof arg === 'string' ? arg : (arg as { id?: unknown } | undefined)?.id;
   if (typeof fromTree === 'string') return fromTree;
   const current = chat.sessions.currentId;

@@ -2,11 +2,11 @@ import * as vscode from 'vscode';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/store/titles';
-import type { ChatViewProvider } from '../chat/chatViewProvider';
+import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
-export function newSessionCommand(chat: ChatViewProvider): BraidCommand {
+export function newSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.newSession',
     run: async () => {
@@ -17,7 +17,7 @@ export function newSessionCommand(chat: ChatViewProvider): BraidCommand {
 }
 
 /** Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and prompts. */
-export function openSessionCommand(chat: ChatViewProvider, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+export function openSessionCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
   return {
     id: 'braid.openSession',
     run: async (arg?: unknown) => {

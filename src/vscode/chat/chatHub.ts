@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { userMessageId } from '../../core/ids';
+import type { Logger } from '../../core/logger';
+import type { SessionStore } from '../../core/store/sessionStore';
+import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { Disposable } from '../disposable';
+import { chooseModel } from '../lm/chooseModel';
+import { listModelChoices, switchModel } from '../model/modelPicker';
+import { affectsModelSettings, readModelSettings } from '../settings';
+import { ChatPage, type ChatSurface } from './chatPage';
+import { ChatSessions } from './chatSessions';
+import { ChatViewProvider } from './chatViewProvider';
+
+/** The VS Code command each slash command (and each of the page's controls) runs. */
+const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
+  new: 'braid.newSession',
+  sessions: 'braid.openSession',
+  fork: 'braid.forkSession',
+  rewind: 'braid.rewind',
+  edit: 'braid.editLastPrompt',
+  compact: 'braid.compactSession',
+  history: 'braid.promptHistory',
+  model: 'braid.selectModel',
+  usage: 'braid.showUsage',
+  trust: 'workbench.trust.manage',
+  undoRewind: 'braid.undoRewind',
+};
+
+/** Who handles the page's actions on user messages (rewind, fork, edit & resend). */
+export type MessageActionHandler = (action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>;
+
+/**
+ * The window's chat: one current session (ChatSessions) shown on every Chat page at once, the
+ * side bar's view and an editor tab alike. Frames go to every page that finished its handshake;
+ * what one page asked for (its snapshot after `ready`, missed frames, an older page, a side
+ * question's answer) goes to that page. A page that comes back says `ready` and gets a snapshot
+ * (the log's newest page plus the live part of a running turn), then frames (DESIGN.md 7).
+ */
+export class ChatHub extends Disposable {
+  readonly sessions: ChatSessions;
+  private readonly pages = new Set<ChatPage>();
+  /** The page the user last worked in: where a prefilled prompt goes and what reveal() shows. */
+  private lastActive: ChatPage | undefined;
+  /** The page each side question was asked from. */
+  private readonly sideAskers = new Map<string, ChatPage>();
+  private actionHandler: MessageActionHandler | undefined;
+  private revealer: ((sessionId: string) => void) | undefined;
+  private restored = false;
+  /** The model the pages show; looked up once and again only when settings or VS Code's models change. */
+  private model: Promise<ModelInfo> | undefined;
+
+  constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, private readonly secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
+    super();
+    this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
+      if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
+    }));
+    // A pick writes up to four settings, one event each: the pages hear of the model they end in.
+    let settle: NodeJS.Timeout | undefined;
+    const modelChanged = () => {
+      this.model = undefined;
+      clearTimeout(settle);
+      settle = setTimeout(() => {
+        this.model = undefined; // a snapshot meanwhile may have looked up a half-written choice
+        void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+      }, 100);
+    };
+    this._register({ dispose: () => clearTimeout(settle) });
+    this._register(vscode.workspace.onDidChangeConfiguration((event) => {
+      if (affectsModelSettings(event)) modelChanged();
+    }));
+    // Models VS Code offers come and go (an extension activates, Copilot signs in).
+    this._register(vscode.lm.onDidChangeChatModels(modelChanged));
+    this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.snapshot()));
+  }
+
+  /** Hosts a Chat page on a webview view or panel; it lives until the surface is disposed. */
+  attach(surface: ChatSurface): ChatPage {
+    const page = new ChatPage(surface, this.extensionUri, this.logger, (p, message) => this.receive(p, message), (p) => {
+      this.pages.delete(p);
+      if (this.lastActive === p) this.lastActive = undefined;
+      for (const [id, asker] of this.sideAskers) if (asker === p) this.sideAskers.delete(id);
+    });
+    this.pages.add(page);
+    return page;
+  }
+
+  /** Marks a page as the one the user works in (an editor tab that became active). */
+  activate(page: ChatPage): void {
+    if (this.pages.has(page)) this.lastActive = page;
+  }
+
+  setMessageActionHandler(handler: MessageActionHandler): void {
+    this.actionHandler = handler;
+  }
+
+  /** Who shows a session's row in the Sessions tree (a side question kept as a fork). */
+  setSessionRevealer(reveal: (sessionId: string) => void): void {
+    this.revealer = reveal;
+  }
+
+  /**
+   * Puts text in the chat input (edit & resend after a rewind) of the page the user works in.
+   * With `replaces` (an undone rewind taking its prompt back out) every page is told, and each
+   * changes its input only where it still holds exactly that text.
+   */
+  prefill(text: string, replaces?: string): void {
+    if (replaces !== undefined) return this.post({ type: 'prefill', text, replaces });
+    const page = this.preferredPage();
+    if (page?.isReady) page.post({ type: 'prefill', text });
+    else this.post({ type: 'prefill', text });
+  }
+
+  /** Asks a side question and shows it in a page's overlay (the palette's Side Question). */
+  async sideQuestion(question: string): Promise<void> {
+    await this.reveal();
+    const id = `side-${randomUUID()}`;
+    const page = this.preferredPage();
+    if (page) this.sideAskers.set(id, page);
+    await this.sessions.askSide(id, question);
+  }
+
+  /**
+   * Brings the chat to the front and focuses it: a page on screen (the one the user last worked
+   * in first), else the page they last worked in, else the side bar's Chat view.
+   */
+  async reveal(): Promise<void> {
+    const page = this.preferredPage();
+    if (page) page.surface.reveal();
+    else await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
+  }
+
+  private preferredPage(): ChatPage | undefined {
+    const pages = [...this.pages];
+    const onScreen = pages.filter((p) => p.surface.visible());
+    if (this.lastActive && onScreen.includes(this.lastActive)) return this.lastActive;
+    return onScreen[0] ?? this.lastActive ?? pages.find((p) => p.surface.place === 'view');
+  }
+
+  private receive(page: ChatPage, message: WebviewToHost): void {
+    // What the page does by itself (its handshake, catching up, paging) says nothing about where the user is.
+    if (message.type !== 'ready' && message.type !== 'framesAfter' && message.type !== 'loadOlder') this.lastActive = page;
+    this.handle(page, message).catch((err: unknown) => {
+      this.logger.error(`chat: ${message.type} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Braid: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  private async handle(page: ChatPage, message: WebviewToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
+        this.logger.info(`chat page ready (${page.surface.place})`);
+        await this.snapshot(page);
+        if (!this.restored) {
+          this.restored = true;
+          await this.sessions.restore(); // after a window reload: the session shown before
+        }
+        return;
+      case 'framesAfter': {
+        const frames = this.sessions.framesAfter(message.after);
+        if (frames && this.sessions.currentId) page.post({ type: 'frames', sessionId: this.sessions.currentId, frames });
+        else await this.snapshot(page);
+        return;
+      }
+      case 'prompt':
+        await this.sessions.prompt(message.requestId, message.text, message.steer === true);
+        return;
+      case 'cancel':
+        this.sessions.cancel();
+        return;
+      case 'queueAction':
+        await this.sessions.queueAction(message.action, message.promptId);
+        return;
+      case 'approval':
+        this.sessions.approvals.answer(message.approvalId, message.decision);
+        return;
+      case 'loadOlder': {
+        const older = this.sessions.olderPage(message.sessionId, message.before);
+        if (older) page.post(older);
+        return;
+      }
+      case 'command':
+        await vscode.commands.executeCommand(COMMANDS[message.name], ...(message.arg ? [message.arg] : []));
+        return;
+      case 'listModels':
+        page.post({ type: 'modelChoices', choices: await listModelChoices(this.secrets) });
+        return;
+      case 'selectModel':
+        await switchModel(this.secrets, message.choice);
+        return;
+      case 'sideQuestion':
+        this.sideAskers.set(message.id, page);
+        await this.sessions.askSide(message.id, message.text);
+        return;
+      case 'keepSide': {
+        const forkId = await this.sessions.keepSide(message.id);
+        if (forkId) this.revealer?.(forkId);
+        if (forkId) void vscode.window.showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork').then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
+        return;
+      }
+      case 'messageAction': {
+        const sessionId = this.sessions.currentId;
+        if (!sessionId || !this.actionHandler) return;
+        // A prompt sent from a page is named by its request id, which was its message key.
+        const messageId = message.messageId ?? userMessageId(sessionId, message.requestId!);
+        await this.actionHandler(message.action, sessionId, messageId);
+        return;
+      }
+    }
+  }
+
+  /** Sends everything a page shows, from scratch: to one page, or to all of them. */
+  private async snapshot(only?: ChatPage): Promise<void> {
+    const pages = only ? [only] : [...this.pages];
+    if (!pages.some((p) => p.isReady)) return;
+    const model = await this.modelInfo();
+    const { session, live, cursor, promptHistory } = this.sessions.view();
+    for (const page of pages) {
+      page.post({
+        type: 'snapshot',
+        protocol: PROTOCOL_VERSION,
+        workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
+        model,
+        trusted: vscode.workspace.isTrusted,
+        session,
+        live,
+        cursor,
+        promptHistory,
+      });
+    }
+  }
+
+  private modelInfo(): Promise<ModelInfo> {
+    this.model ??= this.lookUpModel();
+    return this.model;
+  }
+
+  private async lookUpModel(): Promise<ModelInfo> {
+    const settings = readModelSettings();
+    try {
+      const { model, limits } = await chooseModel();
+      if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
+      return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
+    } catch (err) {
+      return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Every page's frames, model changes; a side question's answer goes to the page that asked. */
+  private post(message: HostToWebview): void {
+    const asker = message.type === 'sideAnswer' ? this.sideAskers.get(message.id) : undefined;
+    if (asker && message.type === 'sideAnswer') {
+      asker.post(message);
+      if (message.state === 'failed' || message.state === 'kept') this.sideAskers.delete(message.id);
+      return;
+    }
+    for (const page of this.pages) page.post(message);
+  }
+
+  override dispose(): void {
+    for (const page of this.pages) page.dispose();
+    this.pages.clear();
+    super.dispose();
+  }
+}
