@@ -33,10 +33,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const treeView = vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true });
   context.subscriptions.push(sessions, treeView, sessions.followClock(treeView));
   await restoreTreeMode(sessions, context.workspaceState);
-  /** Shows a session's row (a new fork under its source), once the index has it. */
-  const revealSession = (id: string) => {
+  /**
+   * Shows a session's row (a new fork under its source), once the index has it. VS Code takes in
+   * a tree's changes a moment after they are announced (it debounces them), so a reveal right
+   * after a fork can meet the listing from before it: it is tried again a few times.
+   */
+  const revealSession = (id: string, attempt = 1): void => {
     const node = sessions.node(id);
-    const failed = (why: string) => logger.warn(`could not show session ${id} in the Sessions tree: ${why}`);
+    const failed = (why: string) => {
+      if (attempt < 4) setTimeout(() => revealSession(id, attempt + 1), 250);
+      else logger.warn(`could not show session ${id} in the Sessions tree: ${why}`);
+    };
     if (!node) failed('it is not listed there');
     else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
   };
