@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       const replay = inChild('replay', log);
       const floor = inChild('floor', log);
       add(`${label}: full replay (${(mb / (replay.ms / 1000)).toFixed(0)} MB/s)`, fmt(replay, 0), `(e) JSON.parse every line: ${fmt(floor, 0)}`, `${(replay.ms / floor.ms).toFixed(2)}x the floor`);
-      // Opening a session for the model replays from its latest compaction (DESIGN.md 4).
+      // Opening a session for the model replays from its latest compaction (docs/reference.md, Wire records).
       const compacted = path.join(root, 'compacted.jsonl');
       const compactedMb = withCompactions(log, compacted, 10) / 1024 / 1024;
       const plain = inChild('context', log);

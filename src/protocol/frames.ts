@@ -1,5 +1,5 @@
 /**
- * Transcript entries and stream frames (DESIGN.md 7): what the Chat page renders, and the live
+ * Transcript entries and stream frames (docs/reference.md, Stream frames): what the Chat page renders, and the live
  * output the host keeps per session in a ring with a monotonic cursor.
  */
 
@@ -76,7 +76,7 @@ export type ApprovalChoice = 'allow' | 'allow-session' | 'deny';
 /** How a turn ended, as the page shows it. */
 export type TurnOutcomeView = 'completed' | 'failed' | 'cancelled';
 
-/** The frame kinds of DESIGN.md 7. */
+/** The frame kinds (docs/reference.md, Stream frames). */
 export type FrameBody =
   | { readonly kind: 'runtime-event'; readonly event: LiveEvent }
   | { readonly kind: 'message-committed'; readonly entries: readonly TranscriptEntry[]; readonly requestId?: string }

@@ -43,7 +43,7 @@ export interface ReconcileResult {
 const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
 
 /**
- * The sql.js read model of the store (DESIGN.md 5). Every row can be rebuilt from disk, so a
+ * The sql.js read model of the store (docs/reference.md, The index). Every row can be rebuilt from disk, so a
  * missing, corrupt or zero-byte index.sqlite is rebuilt, and one from a newer schema is left
  * alone (another window may run a newer Braid) while this one serves from an in-memory rebuild
  * (`degraded`).

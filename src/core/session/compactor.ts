@@ -23,7 +23,7 @@ export interface CompactorHost {
 }
 
 /**
- * Compaction for one Session (DESIGN.md 4): decides when the context is near its limit, asks the
+ * Compaction for one Session (docs/architecture.md, Compaction): decides when the context is near its limit, asks the
  * model for the summary of the older part, appends the record and gives the kernel the summary
  * plus the kept tail. One at a time; `abort` stops it.
  */

@@ -1,7 +1,7 @@
 import type { CompactionRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../store/sessionState';
 
-/** The states of a prompt (DESIGN.md 3). */
+/** The states of a prompt (docs/reference.md, Turns and prompts). */
 export type PromptState = 'pending' | 'running' | 'steered' | 'completed' | 'failed' | 'cancelled' | 'blocked';
 
 /** A prompt the user submitted, as the UI shows it. */

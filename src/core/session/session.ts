@@ -88,7 +88,7 @@ interface Prompt {
 }
 
 /**
- * The seam between the kernel and the product (DESIGN.md 2 and 3). One Session per open session:
+ * The seam between the kernel and the product (docs/reference.md, Turns and prompts). One Session per open session:
  * it owns the kernel's Agent, subscribes to its events and does every side effect there: the
  * wire log, usage records, naming, the prompt queue, and the events the UI shows.
  */
@@ -461,7 +461,7 @@ export class Session {
     });
   }
 
-  /** One turn: preflight in DESIGN.md 2's order, the run, then the end-of-run order. */
+  /** One turn: preflight in the order of docs/reference.md, Turns and prompts, the run, then the end-of-run order. */
   private async runTurn(prompt: Prompt): Promise<void> {
     const cwd = this.options.workspaceDirs[0]!;
     // 1. The UserPromptSubmit hook may block (nothing persisted) or add context.
@@ -526,7 +526,7 @@ export class Session {
     } catch (err) {
       runError = err instanceof Error ? err.message : String(err);
     }
-    // End of run: a context near its limit is compacted before the turn ends (DESIGN.md 2).
+    // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
   }

@@ -2,7 +2,7 @@ import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 
 /**
- * The context of a side question (/btw, DESIGN.md 2): the history with assistant messages cut to
+ * The context of a side question (/btw, docs/reference.md, Turns and prompts): the history with assistant messages cut to
  * their text (tool calls and thinking dropped), tool results dropped, and the question last.
  */
 export function sideQuestionContext(history: readonly Message[], question: string): Message[] {

@@ -34,7 +34,7 @@ export interface DoctorReport {
 }
 
 /**
- * Verifies every session folder, log and the index (DESIGN.md 9 `braid doctor`). With `fix` it
+ * Verifies every session folder, log and the index (`braid doctor`). With `fix` it
  * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
  * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
  * `.partial-*` folders moved to the trash, temp files of dead writers removed, rewinds a crash

@@ -185,7 +185,7 @@ function shareBlobs(from: string, to: string): void {
 }
 
 /**
- * Forks a session (DESIGN.md 6): the copy is built in `.partial-<newId>` beside the sessions of the
+ * Forks a session (docs/architecture.md, Fork, rewind, the lease and recovery): the copy is built in `.partial-<newId>` beside the sessions of the
  * workspace and published with one rename, so a crash leaves either no new session or a whole
  * one. Whole: every log copied with a `forked` record, but only the ended turns: a turn still
  * running is left out (`leftOutTurn`). At a turn: the main log cut to the byte prefix that ends
@@ -307,7 +307,7 @@ export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
 }
 
 
-/** The note that opens a kept side conversation (DESIGN.md 2). */
+/** The note that opens a kept side conversation (docs/reference.md, Turns and prompts). */
 export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before this boundary is inherited history from the parent session. It is reference context only. It is not your current task.';
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 
-/** Where everything lives under a store root (DESIGN.md 4). */
+/** Where everything lives under a store root (docs/reference.md, Files on disk). */
 export class StoreLayout {
   constructor(readonly root: string) {}
 

@@ -28,7 +28,7 @@ export interface PendingFile {
  * A rewind (or its undo) written down before it touches anything: the files it changes, the
  * records it appends, and the log's size before them. A crash part-way leaves the journal behind,
  * and the next process that opens the session finishes it: a rewind is never half applied, with
- * some files restored and the conversation not rewound (DESIGN.md 6).
+ * some files restored and the conversation not rewound.
  */
 export interface PendingRewind {
   readonly v: 1;

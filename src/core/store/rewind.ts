@@ -231,7 +231,7 @@ export function previewRewind(store: SessionStore, sessionId: string, messageId:
 }
 
 /**
- * Rewinds the conversation to before the prompt `messageId` (DESIGN.md 6): appends a `rewind`
+ * Rewinds the conversation to before the prompt `messageId` (docs/architecture.md, Fork, rewind, the lease and recovery): appends a `rewind`
  * record (the dropped records stay in the log). With `files`, restores every file the dropped
  * turns changed to its image before the first dropped change, after saving the current images so
  * `undoRewind` can put them back; files changed outside Braid since are skipped unless

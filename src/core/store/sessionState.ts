@@ -20,7 +20,7 @@ export interface UsageTotals {
   cost: number;
 }
 
-/** A prompt waiting in the session's queue (DESIGN.md 3). */
+/** A prompt waiting in the session's queue (docs/reference.md, Turns and prompts). */
 export interface QueuedPrompt {
   readonly promptId: string;
   readonly text: string;

@@ -49,7 +49,7 @@ export interface CreateOptions {
 }
 
 /**
- * Sessions on disk (DESIGN.md 4 and 6): create, open, continue, rename, archive, restore,
+ * Sessions on disk (docs/reference.md, Files on disk): create, open, continue, rename, archive, restore,
  * delete to trash and back, purge, export. state.json is changed only under the session's lock
  * (read, change, write atomically), so two processes changing one session lose neither change.
  * Every change is reported to the index.
@@ -306,7 +306,7 @@ export class SessionStore {
   }
 
   /**
-   * Crash recovery at start (DESIGN.md 6): sessions of the workspace whose writer died (a
+   * Crash recovery at start (docs/architecture.md, Fork, rewind, the lease and recovery): sessions of the workspace whose writer died (a
    * writer.lock left behind and stale, or the status left `running` with no live writer) get
    * their open turn ended `interrupted`, with a note, and status `interrupted`. A crash can land
    * between a turn's `turn_begin` and its state write, so the log decides, not the status.

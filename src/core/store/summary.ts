@@ -46,7 +46,7 @@ export function messageText(message: Message): string {
 
 /**
  * What the user typed in a user message: its last text block (earlier blocks are reminders
- * Braid added, DESIGN.md 2), or the whole text of any other message.
+ * Braid added: docs/reference.md, Turns and prompts), or the whole text of any other message.
  */
 export function promptText(message: Message): string {
   if (message.role !== 'user' || typeof message.content === 'string') return messageText(message);

@@ -91,7 +91,7 @@ export function isDead(info: LeaseInfo): boolean {
 }
 
 /**
- * The one-writer lease of a session (DESIGN.md 6): `writer.lock` names the process that may append
+ * The one-writer lease of a session (docs/architecture.md, Fork, rewind, the lease and recovery): `writer.lock` names the process that may append
  * and carries a token of its own. Taking it (fresh, or over a stale one) and giving it back happen
  * under the session's state.lock, so two processes never both take it. The holder touches the
  * file every renewal; it checks, before each write, that the file still holds its token (`check`).

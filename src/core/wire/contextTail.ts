@@ -16,7 +16,7 @@ export interface ContextTail {
 }
 
 /**
- * Replays a log from its latest compaction (DESIGN.md 4): reads backwards, applying rewinds as it
+ * Replays a log from its latest compaction (docs/reference.md, Wire records): reads backwards, applying rewinds as it
  * meets them (a record is effective when its turn is below every rewind seen after it), and stops
  * at the latest effective compaction's first kept message. Without a compaction it reads the
  * whole log. The records before stay in the file, untouched and unread.

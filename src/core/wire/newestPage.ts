@@ -21,7 +21,7 @@ export interface MessagePage {
   readonly skippedLines: number;
 }
 
-/** Messages a page holds by default (DESIGN.md 7). */
+/** Messages a page holds by default (docs/reference.md, Stream frames). */
 export const PAGE_SIZE = 80;
 
 /**

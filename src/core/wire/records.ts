@@ -113,7 +113,7 @@ export interface RewindRecord extends Base {
 }
 
 /**
- * The effective history before `firstKeptMessageId` was summarized (DESIGN.md 4): the model sees
+ * The effective history before `firstKeptMessageId` was summarized (docs/reference.md, Wire records): the model sees
  * `summary` and then the messages from that one on. `turn` is the turn it was made in (a rewind
  * to that turn or before drops it); the records before it stay in the log untouched.
  */

@@ -46,7 +46,7 @@ export function callId(u: UsageRecord): string {
 }
 
 /**
- * Applies records in file order (DESIGN.md 4): `rewind{toTurn:k}` drops effective turns >= k,
+ * Applies records in file order (docs/reference.md, Wire records): `rewind{toTurn:k}` drops effective turns >= k,
  * and the next turn is numbered k again. Unknown records are skipped.
  */
 export class HistoryBuilder {

@@ -1,7 +1,7 @@
 import { isKnown, type WireRecord } from './records';
 
 /**
- * The turn structure of a main log, read record by record (DESIGN.md 4): one writer numbers its
+ * The turn structure of a main log, read record by record (docs/reference.md, Wire records): one writer numbers its
  * turns 1, 2, 3... and a `rewind {toTurn: k}` starts numbering from k again. Two processes writing
  * one session at once break that: a turn that begins twice or ends twice, records of an older turn
  * after a newer one began, turn numbers going backwards without a rewind. Records of the last turn

@@ -46,7 +46,7 @@ export type RecordVisitor = (record: WireRecord, offset: number, length: number,
  * Reads a wire log front to back in chunks and calls `visit` for each readable record. With
  * `only`, lines that cannot be a record of those types are skipped unparsed (a fast structural
  * scan: turn boundaries, rewinds and usage are small lines among large messages). Tolerates
- * what DESIGN.md 4 lists: a torn last line, blank lines, unknown types, higher versions, and also
+ * what docs/reference.md (Wire records) lists: a torn last line, blank lines, unknown types, higher versions, and also
  * lines that are not JSON, invalid UTF-8 and overlong lines. Never throws for content; a missing
  * file is an empty log.
  */

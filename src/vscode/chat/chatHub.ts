@@ -35,7 +35,7 @@ export type MessageActionHandler = (action: 'rewind' | 'fork' | 'edit', sessionI
  * side bar's view and an editor tab alike. Frames go to every page that finished its handshake;
  * what one page asked for (its snapshot after `ready`, missed frames, an older page, a side
  * question's answer) goes to that page. A page that comes back says `ready` and gets a snapshot
- * (the log's newest page plus the live part of a running turn), then frames (DESIGN.md 7).
+ * (the log's newest page plus the live part of a running turn), then frames (docs/reference.md, Stream frames).
  */
 export class ChatHub extends Disposable {
   readonly sessions: ChatSessions;

@@ -31,9 +31,9 @@ export const secretKey = (provider: string) => `braid.apiKey.${provider}`;
 const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined => (c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined);
 
 /**
- * The session the window's chat works on (every Chat page shows it), and its stream of frames (DESIGN.md 7). Switching to
+ * The session the window's chat works on (every Chat page shows it), and its stream of frames (docs/reference.md, Stream frames). Switching to
  * another session or a new one bumps a generation counter; events of an older session are
- * dropped (DESIGN.md 2), and the page gets a fresh snapshot.
+ * dropped (docs/reference.md, Turns and prompts), and the page gets a fresh snapshot.
  */
 export class ChatSessions implements vscode.Disposable {
   private session: Session | undefined;

@@ -1,6 +1,6 @@
 import type { FrameBody, StreamFrame } from '../../protocol/frames';
 
-/** Bounds of DESIGN.md 7: at most 2000 frames or 8 MiB per session. */
+/** The ring's bounds (docs/reference.md, Stream frames): at most 2000 frames or 8 MiB per session. */
 export const RING_FRAMES = 2000;
 export const RING_BYTES = 8 * 1024 * 1024;
 

@@ -5,7 +5,7 @@ import { FrameRing } from './frameRing';
 import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
 
 /**
- * Turns one session's events into stream frames (DESIGN.md 7): every frame goes into the ring and
+ * Turns one session's events into stream frames (docs/reference.md, Stream frames): every frame goes into the ring and
  * to the page. It also keeps the frames of the running turn that the log does not hold yet (the
  * answer streaming now, tools running, approvals asked), so a page that comes back mid-turn gets
  * the log's page plus these.

@@ -10,7 +10,7 @@ import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, sub
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
 
 /**
- * The Sessions tree (DESIGN.md 8): this workspace's sessions from the index, newest first, with
+ * The Sessions tree: this workspace's sessions from the index, newest first, with
  * forks nested, subagents under their session and an Archived group; or every workspace's. It
  * follows the index, so sessions another window or the CLI creates or changes show up without a
  * refresh, and running sessions spin while their turn runs.
