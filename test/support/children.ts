@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot, wasmPath } from './store';
+import { repoRoot } from './store';
 
 const workers = path.join(repoRoot, 'out', 'test', 'workers');
 
@@ -38,19 +37,9 @@ export function spawnWorker(name: string, args: readonly string[], env: NodeJS.P
   return { child, out: () => out, err: () => err, exit, printed };
 }
 
-/**
- * Starts `braid <args>`: the CLI's entry point bundled like the product (workers/braid.ts), which
- * finds sql.js's wasm beside itself, as the built CLI does.
- */
+/** Starts `braid <args>` as its own process (workers/cliProcess.ts: the CLI run as dist/cli.js runs it). */
 export function spawnBraid(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildRun {
-  const besideCli = path.join(workers, 'sql-wasm.wasm');
-  if (!fs.existsSync(besideCli)) {
-    // Two specs may start at once: the copy appears whole or not at all.
-    const temp = `${besideCli}.${process.pid}`;
-    fs.copyFileSync(wasmPath, temp);
-    fs.renameSync(temp, besideCli);
-  }
-  return spawnWorker('braid', args, env);
+  return spawnWorker('cliProcess', args, env);
 }
 
 /** Runs `braid <args>` to its end; resolves with its exit code and output. */

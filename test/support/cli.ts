@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli/run';
-import { repoRoot, wasmPath } from './store';
+import { spawnWorker } from './children';
+import { wasmPath } from './store';
 
 /** What one braid run printed and returned. */
 export interface CliRun {
@@ -40,29 +40,22 @@ export interface CliProcess {
 }
 
 export function braidProcess(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
-  const worker = path.join(repoRoot, 'out', 'test', 'workers', 'cliProcess.cjs');
-  const child = spawn(process.execPath, [worker, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const output = { out: '', err: '' };
-  const ended = new Promise<CliRun>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, ...output })));
-  child.stdout.on('data', (c: Buffer) => (output.out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output.err += c.toString()));
+  const run = spawnWorker('cliProcess', args, env);
+  const output = {
+    get out() { return run.out(); },
+    get err() { return run.err(); },
+  };
+  const ended = run.exit.then(({ code, signal }): CliRun => ({ code, signal, out: run.out(), err: run.err() }));
   return {
-    pid: child.pid!,
+    pid: run.child.pid!,
     output,
-    printed: (text) => new Promise((resolve, reject) => {
-      const check = () => {
-        if (output.out.includes(text)) resolve();
-      };
-      child.stdout.on('data', check);
-      check();
-      void ended.then((r) => reject(new Error(`braid ended (${r.code ?? r.signal}) before printing ${JSON.stringify(text)}: ${r.err}`)));
-    }),
-    go: () => child.stdin.write('go\n'),
-    kill: (signal) => child.kill(signal),
+    printed: (text) => run.printed(text),
+    go: () => run.child.stdin!.write('go\n'),
+    kill: (signal) => run.child.kill(signal),
     exited: (timeoutMs = 30_000) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`braid ${args.join(' ')} did not end within ${timeoutMs} ms: ${output.err}`));
+        run.child.kill('SIGKILL');
+        reject(new Error(`braid ${args.join(' ')} did not end within ${timeoutMs} ms: ${run.err()}`));
       }, timeoutMs);
       void ended.then((r) => {
         clearTimeout(timer);

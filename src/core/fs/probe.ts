@@ -26,3 +26,12 @@ export function statSize(file: string): number {
     return 0;
   }
 }
+
+/** The real path of `p` (links resolved), or undefined when it does not exist or cannot be resolved. */
+export function realPath(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}

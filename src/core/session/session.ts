@@ -1,7 +1,6 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
-import fs from 'node:fs';
 import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { ModelLimits } from '../model/modelSettings';
@@ -30,6 +29,7 @@ import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from './toolCalls';
 import { LeaseLostError } from '../store/writerLease';
 import { readContextTail } from '../wire/contextTail';
+import { realPath } from '../fs/probe';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -656,15 +656,8 @@ export class SessionElsewhereError extends Error {
  * one of them: a session's tools act where its earlier writes happened, never in another folder.
  */
 function foldersHere(state: SessionState, workspaceDirs: readonly string[]): string[] {
-  const real = (p: string) => {
-    try {
-      return fs.realpathSync(p);
-    } catch {
-      return undefined;
-    }
-  };
-  const own = real(state.workspaceDir);
-  const here = workspaceDirs.map(real).filter((d): d is string => d !== undefined);
+  const own = realPath(state.workspaceDir);
+  const here = workspaceDirs.map(realPath).filter((d): d is string => d !== undefined);
   if (!own || !here.includes(own)) throw new SessionElsewhereError(state.id, state.workspaceDir, !own);
   return [own, ...here.filter((d) => d !== own)];
 }

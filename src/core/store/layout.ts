@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
+import { realPath } from '../fs/probe';
 
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
 export class StoreLayout {
@@ -62,21 +62,14 @@ export class StoreLayout {
    * inside it, everything Braid keeps there (the sessions, the trash, the index).
    */
   protectedFrom(workspaceFolders: readonly string[]): string[] {
-    const root = realOrResolved(this.root);
-    const holdsWorkspace = workspaceFolders.map(realOrResolved).some((w) => w === root || w.startsWith(root + path.sep));
+    const real = (p: string) => realPath(p) ?? path.resolve(p);
+    const root = real(this.root);
+    const holdsWorkspace = workspaceFolders.map(real).some((w) => w === root || w.startsWith(root + path.sep));
     return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.indexFile, this.indexLock] : [root];
   }
 
   trashedSessionDir(workspaceKey: string, sessionId: string): string {
     if (!isSessionId(sessionId) || !isWorkspaceKey(workspaceKey)) throw new Error(`not a session: ${workspaceKey}/${sessionId}`);
     return path.join(this.trashDir, workspaceKey, sessionId);
-  }
-}
-
-function realOrResolved(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
   }
 }

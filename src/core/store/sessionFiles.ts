@@ -3,6 +3,7 @@ import { readWhole } from '../tools/confinedFile';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { StoreLayout } from './layout';
 import { sessionFolders, type SessionState } from './sessionState';
+import { realPath } from '../fs/probe';
 
 /** A recorded file change's file, found again: where it is now, and the folder that confines it. */
 export interface LocatedFile {
@@ -12,14 +13,6 @@ export interface LocatedFile {
 
 /** The largest file a rewind reads to compare or restore. */
 const MAX_REWIND_FILE = 1024 * 1024 * 1024;
-
-function realOrUndefined(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The files a session's records name, checked at the moment of use: a `file_change` record or a
@@ -33,14 +26,14 @@ export class SessionFiles {
   private readonly protectedPaths: string[];
 
   constructor(private readonly state: SessionState, layout: StoreLayout) {
-    this.folders = sessionFolders(state).map(realOrUndefined).filter((f): f is string => f !== undefined);
+    this.folders = sessionFolders(state).map(realPath).filter((f): f is string => f !== undefined);
     this.protectedPaths = layout.protectedFrom(this.folders);
   }
 
   /** The file of a record, or why it is refused (one sentence). */
   locate(root: string | undefined, relative: string): LocatedFile | { refused: string } {
     const named = root ?? this.state.workspaceDir;
-    const real = realOrUndefined(named);
+    const real = realPath(named);
     if (!real || !this.folders.includes(real)) {
       return { refused: `${relative} was recorded in ${named}, which is not one of this session's workspace folders; it is left alone` };
     }

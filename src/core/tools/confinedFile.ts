@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolError, type WorkspaceFs } from './workspaceFs';
+import { realPath } from '../fs/probe';
 
 // File operations that a link or a folder swapped in between the path check and the operation
 // cannot steer out of the workspace (a tool's path is checked before its approval prompt, which
@@ -48,7 +49,7 @@ function requireAt(ws: WorkspaceFs, fd: number, expected: string, asGiven: strin
   const located = locationOfFd(fd);
   const here = located !== undefined
     ? located === expected
-    : sameFile(fs.fstatSync(fd), lstatOrUndefined(expected)) && realOrUndefined(path.dirname(expected)) === path.dirname(expected);
+    : sameFile(fs.fstatSync(fd), lstatOrUndefined(expected)) && realPath(path.dirname(expected)) === path.dirname(expected);
   if (!here || !ws.contains(expected)) {
     throw new ToolError(`${asGiven} changed while Braid was opening it (a folder or link on the way was replaced); nothing was read or written there, try again`);
   }
@@ -61,14 +62,6 @@ function sameFile(a: fs.Stats, b: fs.Stats | undefined): boolean {
 function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
     return fs.lstatSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOrUndefined(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
   } catch {
     return undefined;
   }
@@ -143,7 +136,7 @@ function inFolder<T>(ws: WorkspaceFs, dir: string, asGiven: string, fn: (folder:
   }
   try {
     const located = locationOfFd(fd);
-    const here = located !== undefined ? located === dir : realOrUndefined(dir) === dir;
+    const here = located !== undefined ? located === dir : realPath(dir) === dir;
     if (!here || !ws.contains(dir)) throw swapped(asGiven);
     const result = fn(located !== undefined ? `/proc/self/fd/${fd}` : dir);
     try {

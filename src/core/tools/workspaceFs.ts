@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { realPath } from '../fs/probe';
 
 /** An error a tool reports to the model as its result (isError), in one sentence it can act on. */
 export class ToolError extends Error {
@@ -26,7 +27,7 @@ export class WorkspaceFs {
   constructor(roots: readonly string[], forbidden: readonly string[] = []) {
     if (roots.length === 0) throw new Error('no workspace folder');
     this.roots = roots.map((r) => fs.realpathSync(r));
-    this.forbidden = forbidden.map(realOrAsIs);
+    this.forbidden = forbidden.map((f) => realPath(f) ?? path.resolve(f));
   }
 
   get primary(): string {
@@ -78,14 +79,6 @@ export class WorkspaceFs {
 /** `p` is `dir` or inside it. */
 export function isWithin(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
-}
-
-function realOrAsIs(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 const MAX_LINKS = 40;
