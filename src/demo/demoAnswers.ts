@@ -11,7 +11,8 @@ const LANGUAGES: Record<string, string> = {
 };
 
 const extension = (path: string) => /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+/** A count with its noun: "1 line", "2 lines" (the demo imports nothing of Braid's core). */
+export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The lines of a read_file result (`     1\tline`), or undefined when the result is not a file's text (an error). */
 export function numberedLines(result: string): string[] | undefined {

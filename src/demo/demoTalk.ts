@@ -1,6 +1,6 @@
 // What the demo agent says when no tool is needed: answers about Braid itself, what the demo can
 // show, a long answer to watch streaming, side questions and compaction summaries.
-import { DEMO_FOOTER } from './demoAnswers';
+import { DEMO_FOOTER, plural } from './demoAnswers';
 
 /** Questions about Braid the demo answers, by keyword. */
 const FAQ: Array<[RegExp, string]> = [
@@ -41,7 +41,7 @@ export function chatAnswer(userText: string): string {
 /** A side question (/btw): answered without tools, from the conversation so far. */
 export function sideAnswer(question: string, earlierPrompts: readonly string[]): string {
   const last = earlierPrompts.at(-1);
-  const context = last ? `This session has ${earlierPrompts.length} prompt${earlierPrompts.length === 1 ? '' : 's'} so far; the last was “${last.slice(0, 120)}”.` : 'This session has no prompts yet.';
+  const context = last ? `This session has ${plural(earlierPrompts.length, 'prompt')} so far; the last was “${last.slice(0, 120)}”.` : 'This session has no prompts yet.';
   return `A side answer from the demo: ${context} A real model would answer “${question.slice(0, 120)}” from that conversation, and nothing of this enters the session unless you keep it as a fork.`;
 }
 

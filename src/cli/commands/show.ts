@@ -7,6 +7,7 @@ import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';
 import { promptsOf, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
+import { counted } from '../../core/counted';
 
 /**
  * `show <id> [--json]`: the session record and its conversation, each prompt under its turn's
@@ -58,6 +59,6 @@ function promptShortIds(store: SessionStore, id: string): Map<string, string> {
 
 /** The session's own calls (as `braid usage` counts them), and a fork's whole history apart. */
 function usageLines(usage: SessionUsage): string[] {
-  const line = (u: UsageFigures) => `${u.calls} call${u.calls === 1 ? '' : 's'}, ${u.input} in, ${u.output} out, ${u.cacheRead} cached  cost ${u.cost.toFixed(4)}`;
+  const line = (u: UsageFigures) => `${counted(u.calls, 'call')}, ${u.input} in, ${u.output} out, ${u.cacheRead} cached  cost ${u.cost.toFixed(4)}`;
   return [`usage ${line(usage.own)}`, ...(usage.inherited.calls > 0 ? [`  with inherited history: ${line(usage.history)}`] : [])];
 }

@@ -6,6 +6,7 @@ import type { SessionWriter } from '../store/sessionWriter';
 import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, SummaryFailed, summaryMessage, type CompactionSettings } from './compaction';
 import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
+import { counted } from '../counted';
 
 /** What a Compactor needs from its Session. */
 export interface CompactorHost {
@@ -103,7 +104,7 @@ export class Compactor {
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
       const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, callUsage(answer, newMessageId(), startedAt));
       this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
-      this.host.logger.info(`session ${this.host.sessionId}: compacted (${reason}): ${summarized} message${summarized === 1 ? '' : 's'} summarized in ${duration(Date.now() - startedAt)}`);
+      this.host.logger.info(`session ${this.host.sessionId}: compacted (${reason}): ${counted(summarized, 'message')} summarized in ${duration(Date.now() - startedAt)}`);
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;
     } catch (err) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { duration, type Logger } from '../logger';
 import type { TurnOutcome } from '../wire/records';
 import { describeModelError } from './modelErrors';
+import { counted } from '../counted';
 
 /**
  * The lines a user debugging a session needs in the Output channel (or `braid --verbose`): the
@@ -23,7 +24,7 @@ export class SessionLog {
   constructor(private readonly logger: Logger, private readonly sessionId: string, private readonly workspaceDir: string) {}
 
   opened(created: boolean, turns: number, queued: number): void {
-    const what = created ? 'created' : `opened (${turns} turn${turns === 1 ? '' : 's'} so far${queued ? `, ${queued} queued prompt${queued === 1 ? '' : 's'} paused` : ''})`;
+    const what = created ? 'created' : `opened (${counted(turns, 'turn')} so far${queued ? `, ${counted(queued, 'queued prompt')} paused` : ''})`;
     this.logger.info(`session ${this.sessionId} ${what}`);
   }
 
@@ -70,7 +71,7 @@ export class SessionLog {
   }
 
   turnEnded(turn: number, outcome: TurnOutcome, error: string | undefined): void {
-    const counts = `${this.calls} model call${this.calls === 1 ? '' : 's'}, ${this.tools} tool call${this.tools === 1 ? '' : 's'}`;
+    const counts = `${counted(this.calls, 'model call')}, ${counted(this.tools, 'tool call')}`;
     this.logger.info(`session ${this.sessionId} turn ${turn} ${outcome} after ${duration(Date.now() - this.turnStartedAt)} (${counts})${error ? `: ${errorLine(error)}` : ''}`);
   }
 }

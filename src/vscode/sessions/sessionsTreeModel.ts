@@ -4,6 +4,7 @@ import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/inde
 import type { UsageTotals } from '../../core/store/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
 import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
+import { counted } from '../../core/counted';
 
 /** A session; its forks are nested under it. */
 export interface SessionNode {
@@ -189,7 +190,7 @@ export function nextTimeChange(nodes: readonly SessionsNode[], now: number): num
 
 /** A session row's description: relative time · model id · turns. */
 export function sessionDescription(row: SessionRow, now = Date.now()): string {
-  return [timeAgo(row.updatedAt, now), row.model?.id, `${row.turnCount} turn${row.turnCount === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+  return [timeAgo(row.updatedAt, now), row.model?.id, counted(row.turnCount, 'turn')].filter(Boolean).join(' · ');
 }
 
 /** Tokens and cost in one line, for tooltips; a fork's totals include the history it inherited, and say so. */

@@ -5,6 +5,7 @@ import { sessionLabel } from '../../core/store/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { TimeRedraw } from './timeRedraw';
 import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
+import { counted } from '../../core/counted';
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
@@ -118,7 +119,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
     const { agent } = node;
     const item = new vscode.TreeItem(agent.title || 'Subagent', vscode.TreeItemCollapsibleState.None);
     item.id = node.id;
-    item.description = `subagent · ${agent.messageCount} message${agent.messageCount === 1 ? '' : 's'}`;
+    item.description = `subagent · ${counted(agent.messageCount, 'message')}`;
     item.tooltip = new vscode.MarkdownString().appendText(`${agent.title}\n`).appendMarkdown(`\n\`${agent.id}\` · ${agent.outcome}\n\n`).appendText(usageLine(agent.usage));
     const parent = this.model.parent(node);
     item.iconPath = new vscode.ThemeIcon(subagentIcon(agent, parent?.kind === 'session' && parent.row.status === 'running'));
