@@ -8,6 +8,7 @@ import { rowLine } from './commands/format';
 import type { CliContext } from './context';
 import { checkTypedLength, pickOne, PROMPT_IDS, resolveId, SESSION_IDS, shortForms, splitId } from './idPrefix';
 import { oneLine } from './terminalText';
+import { counted } from '../core/counted';
 
 /** Session ids asked of the index at most for one shortened id (more are listed as "at least"). */
 const QUERY_LIMIT = 50;
@@ -82,7 +83,7 @@ export function promptOfTurn(store: SessionStore, sessionId: string, turn: numbe
   const again = lastRewindTo(store, sessionId);
   if (again?.toTurn === turn) return again.messageId;
   if (history.turnBegins.some((b) => b.turn === turn)) throw new Error(`turn ${turn} of ${sessionId} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
-  throw new Error(`session ${sessionId} has no turn ${turn}; it has ${history.turnBegins.length} turn(s) (braid show ${sessionId} numbers them)`);
+  throw new Error(`session ${sessionId} has no turn ${turn}; it has ${counted(history.turnBegins.length, 'turn')} (braid show ${sessionId} numbers them)`);
 }
 
 /** The session's last rewind when nothing came after it (no turn, no message). */

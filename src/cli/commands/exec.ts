@@ -18,6 +18,7 @@ import { StopSignals } from '../stopSignals';
 import { resolveSessionId } from '../resolveIds';
 import { oneLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
+import { counted } from '../../core/counted';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -127,7 +128,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       promptId = (await session.submit(options.prompt)).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
-        ctx.err(`braid: session ${session.id} had ${earlier.size} prompt(s) queued when a window closed; resuming its queue: they run first, then yours\n`);
+        ctx.err(`braid: session ${session.id} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`);
         await session.resume();
       }
       await Promise.race([session.waitForIdle(), stop.stopped]);
@@ -139,7 +140,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
     output.end();
     await session.close();
   }
-  if (denied > 0) ctx.err(`braid: ${denied} write(s) or command(s) were denied; run with --yes to allow them\n`);
+  if (denied > 0) ctx.err(`braid: ${denied === 1 ? 'a write or command was' : `${denied} writes or commands were`} denied; run with --yes to allow them\n`);
   const verdict = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
   if (!sessionId && !verdict.turnBegan) discard(store, session.id);

@@ -4,6 +4,7 @@ import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../ar
 import type { CliContext } from '../context';
 import { promptOfTurn, resolvePromptId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
+import { counted } from '../../core/counted';
 
 /** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id. */
 export async function fork(ctx: CliContext, argv: readonly string[]): Promise<number> {
@@ -19,7 +20,7 @@ export async function fork(ctx: CliContext, argv: readonly string[]): Promise<nu
 }
 
 function describe(p: RewindPreview): string {
-  const what = p.alreadyRewound ? `already rewound to turn ${p.toTurn}; restores the files that rewind left` : `rewind to turn ${p.toTurn} (drops ${p.turnsDropped} turn(s))`;
+  const what = p.alreadyRewound ? `already rewound to turn ${p.toTurn}; restores the files that rewind left` : `rewind to turn ${p.toTurn} (drops ${counted(p.turnsDropped, 'turn')})`;
   const lines = [`${what}; your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
   for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
@@ -59,7 +60,7 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
     if (args.options.has('json')) ctx.out(`${jsonText(result)}\n`);
     else {
       ctx.out(describe(result));
-      ctx.out(`${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${result.restored.length} file(s)${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
+      ctx.out(`${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${counted(result.restored.length, 'file')}${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
     }
     return 0;
   });
@@ -70,7 +71,7 @@ export async function undo(ctx: CliContext, argv: readonly string[]): Promise<nu
   const [typed] = expectPositionals(parseArgs(argv, {}), ['id']);
   return withSession(ctx, typed!, async (store, id) => {
     const result = await undoRewind(store, id);
-    ctx.out(`undid the rewind: ${result.turns} turn(s) back, ${result.files.length} file(s) put back\n`);
+    ctx.out(`undid the rewind: ${counted(result.turns, 'turn')} back, ${counted(result.files.length, 'file')} put back\n`);
     return 0;
   });
 }

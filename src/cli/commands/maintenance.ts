@@ -2,6 +2,7 @@ import { runDoctor } from '../../core/store/doctor';
 import { expectPositionals, parseArgs } from '../args';
 import { reportNoStore, type CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
+import { counted } from '../../core/counted';
 
 /** `rebuild-index`: rebuilds index.sqlite from the session folders. */
 export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Promise<number> {
@@ -12,7 +13,7 @@ export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Pr
     await store.index.rebuild((done, total) => ctx.progress(`indexed ${done}/${total}`));
     const count = store.index.count({}) + store.index.count({ archived: true });
     ctx.err('\n');
-    ctx.out(`rebuilt the index: ${count} session(s) in ${Date.now() - started} ms\n`);
+    ctx.out(`rebuilt the index: ${counted(count, 'session')} in ${Date.now() - started} ms\n`);
     return 0;
   });
 }
@@ -28,7 +29,7 @@ export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<
     if (args.options.has('json')) {
       ctx.out(`${jsonText(report, 2)}\n`);
     } else {
-      ctx.out(`checked ${report.sessions} session(s), ${report.logs} log(s), ${report.records} record(s)\n`);
+      ctx.out(`checked ${counted(report.sessions, 'session')}, ${counted(report.logs, 'log')}, ${counted(report.records, 'record')}\n`);
       for (const f of report.findings) ctx.out(`${oneLine(`${f.severity.padEnd(7)} ${f.where}: ${f.message}${f.fixed ? ` -> fixed: ${f.fixed}` : ''}`)}\n`);
       if (report.findings.length === 0) ctx.out('no problems found\n');
     }

@@ -4,6 +4,7 @@ import { holdsStore } from '../dataDir';
 import { chooseDataDir, countSessions, sourceName, storeCandidates, type DataDirChoice, type StoreCandidate } from '../dataDirChoice';
 import { ListedError } from '../listedError';
 import { jsonText, oneLine } from '../terminalText';
+import { counted } from '../../core/counted';
 
 /** What `where` needs: how the data folder is asked for, the workspace, and where to print. */
 export interface WhereInput {
@@ -52,12 +53,12 @@ function describe(f: { dataDir: string | null; storeExists: boolean; sessions: n
     ? [
       `data folder    ${choice.dir}`,
       `chosen by      ${chosenBy(choice)}`,
-      `store          ${f.storeExists ? `${f.sessions} session(s)${f.trashed ? `, ${f.trashed} in the trash` : ''}` : 'none yet: nothing is created until a session is (braid exec, or Braid in VS Code)'}`,
+      `store          ${f.storeExists ? `${counted(f.sessions, 'session')}${f.trashed ? `, ${f.trashed} in the trash` : ''}` : 'none yet: nothing is created until a session is (braid exec, or Braid in VS Code)'}`,
     ]
     : ['data folder    none chosen: two folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR'];
   lines.push(`workspace      ${f.workspace}`, `workspace key  ${f.workspaceKey}`);
   if (choice) lines.push(`sessions here  ${f.sessionsHere}`);
-  for (const c of f.others) lines.push(`${choice ? 'other folder  ' : 'candidate     '} ${sourceName(c.source)}: ${c.dir} (${c.exists ? `${c.sessions} session(s)` : 'no Braid data'})`);
+  for (const c of f.others) lines.push(`${choice ? 'other folder  ' : 'candidate     '} ${sourceName(c.source)}: ${c.dir} (${c.exists ? counted(c.sessions, 'session') : 'no Braid data'})`);
   return lines;
 }
 

@@ -14,6 +14,7 @@ import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
 import { loadSqlJs, queryAll, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { counted } from '../counted';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
 
@@ -620,7 +621,7 @@ function checkWholeFile(db: Database): string | undefined {
   // Damage inside a row that leaves the page valid: values the columns that decide which list a
   // session is in can never hold (a damaged `visibility` would hide a session from every list).
   const impossible = Number(db.exec(IMPOSSIBLE_ROWS)[0]?.values[0]?.[0] ?? 0);
-  return impossible > 0 ? `${impossible} row(s) hold values Braid never writes` : undefined;
+  return impossible > 0 ? `${counted(impossible, 'row')} ${impossible === 1 ? 'holds' : 'hold'} values Braid never writes` : undefined;
 }
 
 /** Throws when the image fails the schema check or the whole-file checks (the doctor's file check). */

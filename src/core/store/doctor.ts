@@ -14,6 +14,7 @@ import { readSessionFolder, type SessionSummary } from './summary';
 import { SessionBusyError, WriterLease } from './writerLease';
 import { checkWriter } from './doctorWriters';
 import { TurnStructure } from '../wire/turnStructure';
+import { counted } from '../counted';
 
 /** One thing the doctor found. */
 export interface Finding {
@@ -151,11 +152,11 @@ async function checkLog(scan: ScanReport, log: string, where: string, fix: boole
   }
   if (scan.badLines > 0) {
     const first = scan.bad[0];
-    note({ severity: 'warning', where, fixable: false, message: `${scan.badLines} unreadable line(s) skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read` });
+    note({ severity: 'warning', where, fixable: false, message: `${counted(scan.badLines, 'unreadable line')} skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read` });
   }
-  if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where, fixable: false, message: `${scan.invalidUtf8Lines} line(s) with invalid UTF-8 read with replacement characters` });
-  if (scan.unknownRecords > 0) note({ severity: 'info', where, fixable: false, message: `${scan.unknownRecords} record(s) of unknown types skipped (kept on copy)` });
-  if (scan.newerRecords > 0) note({ severity: 'info', where, fixable: false, message: `${scan.newerRecords} record(s) from a newer Braid read as far as known` });
+  if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where, fixable: false, message: `${counted(scan.invalidUtf8Lines, 'line')} with invalid UTF-8 read with replacement characters` });
+  if (scan.unknownRecords > 0) note({ severity: 'info', where, fixable: false, message: `${counted(scan.unknownRecords, 'record')} of unknown types skipped (kept on copy)` });
+  if (scan.newerRecords > 0) note({ severity: 'info', where, fixable: false, message: `${counted(scan.newerRecords, 'record')} from a newer Braid read as far as known` });
   return changed;
 }
 
@@ -183,7 +184,7 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
   });
   const stale = Math.max(0, wrong.length - drift.updated);
   if (drift.added + drift.updated + drift.removed + stale > 0) {
-    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${drift.added} session(s) missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk` };
+    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${counted(drift.added, 'session')} missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk` };
     if (fix) {
       await store.index.reconcile();
       for (const [id, summary] of wrong) store.index.apply(id, summary, true);

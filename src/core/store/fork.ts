@@ -302,7 +302,7 @@ export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
       swept.push(full);
     }
   }
-  if (swept.length) store.logger.info(`removed ${swept.length} unfinished fork folder(s)`);
+  if (swept.length) store.logger.info(`removed ${counted(swept.length, 'unfinished fork folder')}`);
   return swept;
 }
 

@@ -20,6 +20,7 @@ import { readState, StateFileError, writeState, zeroUsage, type SessionKind, typ
 import { logProblem, readSessionFolder, type SessionSummary } from './summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
+import { counted } from '../counted';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -275,7 +276,7 @@ export class SessionStore {
       fs.rmSync(this.layout.trashedSessionDir(entry.workspaceKey, entry.id), { recursive: true, force: true });
       purged.push(entry.id);
     }
-    if (purged.length) this.logger.info(`purged ${purged.length} session(s) deleted more than 7 days ago`);
+    if (purged.length) this.logger.info(`purged ${counted(purged.length, 'session')} deleted more than 7 days ago`);
     return purged;
   }
 
@@ -328,7 +329,7 @@ export class SessionStore {
         throw err;
       }
     }
-    if (recovered.length) this.logger.info(`marked ${recovered.length} session(s) interrupted after a crash`);
+    if (recovered.length) this.logger.info(`marked ${counted(recovered.length, 'session')} interrupted after a crash`);
     return recovered;
   }
 

@@ -7,6 +7,7 @@ import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
 import { autoTitle, labelText } from './titles';
+import { counted } from '../counted';
 
 /**
  * Usage a session's log holds, for one day (UTC), one model and one origin: the session whose own
@@ -98,9 +99,9 @@ export function logProblem(report: ScanReport, log = 'the log'): string | undefi
   const parts: string[] = [];
   if (report.badLines > 0) {
     const first = report.bad[0];
-    parts.push(`${report.badLines} unreadable line(s) in ${log} were skipped (first: line ${first?.line}, ${first?.reason})`);
+    parts.push(`${counted(report.badLines, 'unreadable line')} in ${log} were skipped (first: line ${first?.line}, ${first?.reason})`);
   }
-  if (report.invalidUtf8Lines > 0) parts.push(`${report.invalidUtf8Lines} line(s) of ${log} had invalid UTF-8, read with replacement characters`);
+  if (report.invalidUtf8Lines > 0) parts.push(`${counted(report.invalidUtf8Lines, 'line')} of ${log} had invalid UTF-8, read with replacement characters`);
   if (parts.length === 0) return undefined;
   return `${parts.join('; ')}; the rest of the session reads, and the damaged bytes stay in the file ("braid doctor" lists them)`;
 }

@@ -87,7 +87,7 @@ test('braid where names the data folder, how it was chosen, whether it holds a s
   assert.equal(r.out, [
     `data folder    ${m.vscode}`,
     "chosen by      VS Code's folder for Braid (the default: no --data-dir, no BRAID_HOME)",
-    'store          1 session(s)',
+    'store          1 session',
     `workspace      ${m.workspace}`,
     `workspace key  ${workspaceKey(m.workspace)}`,
     'sessions here  1',
@@ -111,7 +111,7 @@ test('npm start\'s store is used when it is the only one with sessions, and the 
   assert.match(list.out, new RegExp(`^${id} `));
   assert.equal(list.err, `braid: using npm start's data folder ${m.start} (VS Code's folder for Braid holds no Braid data); --data-dir or BRAID_HOME picks another\n`);
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
-  assert.match(where.out, new RegExp(`^data folder    ${m.start}\nchosen by      npm start's folder for Braid \\(VS Code's folder for Braid holds no sessions\\)\nstore          1 session\\(s\\)`));
+  assert.match(where.out, new RegExp(`^data folder    ${m.start}\nchosen by      npm start's folder for Braid \\(VS Code's folder for Braid holds no sessions\\)\nstore          1 session`));
   // An empty store in VS Code's folder does not hide npm start's sessions either.
   await (await openStore(m.vscode)).close();
   const again = await braidIn(['list'], { env: m.env, cwd: m.workspace });
@@ -144,7 +144,7 @@ test('VS Code\'s store is used when it holds sessions; two stores with sessions 
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
   assert.equal(where.code, 1);
   assert.match(where.out, /^data folder    none chosen: two folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR\n/);
-  assert.match(where.out, new RegExp(`candidate      npm start's folder for Braid: ${m.start} \\(1 session\\(s\\)\\)`));
+  assert.match(where.out, new RegExp(`candidate      npm start's folder for Braid: ${m.start} \\(1 session\\)`));
   assert.match((await braidIn(['--data-dir', m.start, 'list'], { env: m.env, cwd: m.workspace })).out, new RegExp(`^${started} `));
   assert.match((await braidIn(['list'], { env: { ...m.env, BRAID_HOME: m.vscode }, cwd: m.workspace })).out, new RegExp(`^${desktop} `));
 });

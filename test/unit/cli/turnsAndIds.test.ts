@@ -60,7 +60,7 @@ test('show numbers the turns and prints each prompt\'s id shortened; rewind --tu
 
     const noTurn = await cli('rewind', session.id, '--turn', '9');
     assert.equal(noTurn.code, 1);
-    assert.equal(noTurn.err, `braid: session ${session.id} has no turn 9; it has 3 turn(s) (braid show ${session.id} numbers them)\n`);
+    assert.equal(noTurn.err, `braid: session ${session.id} has no turn 9; it has 3 turns (braid show ${session.id} numbers them)\n`);
     for (const args of [['--turn', '0'], ['--turn', 'two'], ['--turn', '2', '--to', prompts[1]!], []]) {
       const bad = await cli('rewind', session.id, ...args);
       assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.err}`);
@@ -75,7 +75,7 @@ test('show numbers the turns and prints each prompt\'s id shortened; rewind --tu
     assert.match(skipped.out, /skipped edit.txt/);
     const confirmed = await cli('rewind', session.id, '--turn', '2', '--files', '--confirm-outside');
     assert.equal(confirmed.code, 0, confirmed.err);
-    assert.match(confirmed.out, /already rewound; restored 1 file\(s\)/);
+    assert.match(confirmed.out, /already rewound; restored 1 file/);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'edit.txt'), 'utf8'), 'one\ntwo\n');
     assert.deepEqual([...(await cli('show', session.id)).out.matchAll(/^turn (\d+) /gm)].map((m) => m[1]), ['1']);
   } finally {

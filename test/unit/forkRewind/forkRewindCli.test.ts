@@ -66,12 +66,12 @@ test('braid rewind --confirm-outside after a rewind that skipped a file restores
     assert.match(preview.out, /^already rewound to turn 2; restores the files that rewind left/);
     const confirmed = await cli(['rewind', session.id, '--to', prompt.id, '--files', '--confirm-outside']);
     assert.equal(confirmed.code, 0, confirmed.err);
-    assert.match(confirmed.out, /already rewound; restored 1 file\(s\); undo with: braid undo-rewind/);
+    assert.match(confirmed.out, /already rewound; restored 1 file; undo with: braid undo-rewind/);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'edit.txt'), 'utf8'), 'one\ntwo\n');
 
     const undone = await cli(['undo-rewind', session.id]);
     assert.equal(undone.code, 0, undone.err);
-    assert.match(undone.out, /undid the rewind: 1 turn\(s\) back, 1 file\(s\) put back/);
+    assert.match(undone.out, /undid the rewind: 1 turn back, 1 file put back/);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'edit.txt'), 'utf8'), 'edited by hand\n');
     assert.match((await cli(['undo-rewind', session.id])).err, /was already undone; there is nothing more to undo/);
   } finally {
