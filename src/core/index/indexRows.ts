@@ -164,12 +164,6 @@ export function forkTitles(db: Database, workspaceKey: string, sourceId: string)
   return queryAll<{ title: string }>(db, 'SELECT title FROM sessions WHERE workspace_key = ? AND forked_from = ?', [workspaceKey, sourceId]).map((r) => r.title);
 }
 
-/** The state a row was built from (for change detection and fallbacks). */
-export function getRowState(db: Database, id: string): SessionState | undefined {
-  const raw = queryAll<{ state_json: string }>(db, 'SELECT state_json FROM sessions WHERE id = ?', [id])[0];
-  return raw ? parseStateJson(raw.state_json) : undefined;
-}
-
 /** A row's state, or undefined when the cell is damaged (the caller reads the folder instead). */
 function parseStateJson(text: string): SessionState | undefined {
   try {
