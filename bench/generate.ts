@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { newMessageId, newSessionId } from '../src/core/ids';
-import { StoreLayout } from '../src/core/store/layout';
-import { writeState, zeroUsage, type SessionState } from '../src/core/store/sessionState';
+import { StoreLayout } from '../src/core/format/layout';
+import { writeState, zeroUsage, type SessionState } from '../src/core/format/sessionState';
 import { WireLogWriter } from '../src/core/wire/wireLog';
 import type { NewRecord } from '../src/core/wire/records';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';

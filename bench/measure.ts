@@ -4,7 +4,7 @@ import path from 'node:path';
 import Module from 'node:module';
 import { SessionIndex } from '../src/core/index/sessionIndex';
 import { silentLogger } from '../src/core/logger';
-import { StoreLayout } from '../src/core/store/layout';
+import { StoreLayout } from '../src/core/format/layout';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { forkSession } from '../src/core/store/fork';
 import { rewindSession } from '../src/core/store/rewind';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { SessionNotFoundError } from '../core/store/sessionStore';
+import { SessionNotFoundError } from '../core/store/errors';
 import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
 import { exec } from './commands/exec';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { cutTitle, labelText } from '../core/store/titles';
+import { cutTitle, labelText } from '../core/format/titles';
 
 /** The status bar is shared with other extensions: a title takes at most this many characters there. */
 const STATUS_TITLE_MAX = 30;

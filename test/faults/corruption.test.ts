@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runDoctor, type DoctorReport } from '../../src/core/store/doctor';
-import { readState } from '../../src/core/store/sessionState';
+import { readState } from '../../src/core/format/sessionState';
 import { readWireLog, scanWireLog } from '../../src/core/wire/wireReader';
 import { braid, buildFixture, foldersOf, linesOf, seededRandom, snapshotFiles, type Fixture, type ShownMessage } from '../support/corruptStore';
 import { trials } from '../support/faults';

@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../../src/cli/run';
-import { SessionIndex, listSessionFolders } from '../../src/core/index/sessionIndex';
+import { SessionIndex } from '../../src/core/index/sessionIndex';
+import { listSessionFolders } from '../../src/core/format/layout';
 import { silentLogger } from '../../src/core/logger';
-import { StoreLayout } from '../../src/core/store/layout';
-import { readState } from '../../src/core/store/sessionState';
+import { StoreLayout } from '../../src/core/format/layout';
+import { readState } from '../../src/core/format/sessionState';
 import { trials } from '../support/faults';
 import { repoRoot, tempDir, wasmPath } from '../support/store';
 

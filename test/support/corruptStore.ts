@@ -4,8 +4,8 @@ import { runCli } from '../../src/cli/run';
 import { newAgentId } from '../../src/core/ids';
 import { forkSession } from '../../src/core/store/fork';
 import { WireLogWriter } from '../../src/core/wire/wireLog';
-import { listSessionFolders } from '../../src/core/index/sessionIndex';
-import { StoreLayout } from '../../src/core/store/layout';
+import { listSessionFolders } from '../../src/core/format/layout';
+import { StoreLayout } from '../../src/core/format/layout';
 import { addTurn, assistantMessage, openStore, userMessage, wasmPath } from './store';
 
 // The fixture and the tools of the corruption suite (test/faults/corruption.test.ts): a store of

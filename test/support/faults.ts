@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/run';
-import { listSessionFolders } from '../../src/core/index/sessionIndex';
-import { readState } from '../../src/core/store/sessionState';
+import { listSessionFolders } from '../../src/core/format/layout';
+import { readState } from '../../src/core/format/sessionState';
 import { openStore, repoRoot, wasmPath } from './store';
 
 // The fault suite's two modes: `npm test` runs the bounded quick mode, `npm run test:faults` the

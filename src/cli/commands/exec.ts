@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger';
 import { Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
 import { systemPrompt } from '../../core/session/systemPrompt';
-import type { SessionState } from '../../core/store/sessionState';
+import type { SessionState } from '../../core/format/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { fixedApprovals } from '../../core/tools/approvals';
 import { workspaceKey } from '../../core/workspace/workspaceKey';

@@ -1,4 +1,4 @@
-import { sessionTitle } from '../../core/store/titles';
+import { sessionTitle } from '../../core/format/titles';
 import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
 import { oneLine } from '../terminalText';

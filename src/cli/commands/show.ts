@@ -1,7 +1,7 @@
 import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText } from '../../core/store/summary';
-import { shownTitle } from '../../core/store/titles';
+import { promptText } from '../../core/format/summary';
+import { shownTitle } from '../../core/format/titles';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';

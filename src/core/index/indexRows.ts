@@ -1,5 +1,5 @@
-import type { SessionState } from '../store/sessionState';
-import type { SessionSummary } from '../store/summary';
+import type { SessionState } from '../format/sessionState';
+import type { SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
 import { queryAll, type Database } from './sqlite';
 import { readUsage, writeUsage } from './usageRows';

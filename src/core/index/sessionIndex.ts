@@ -1,14 +1,13 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { safeReaddir, statMtime, statSize } from '../fs/probe';
+import { statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
-import { isSessionId } from '../ids';
 import { duration, type Logger } from '../logger';
-import { StoreLayout } from '../store/layout';
-import { readState, type SessionState } from '../store/sessionState';
-import { logProblem, readSessionFolder, type SessionSummary } from '../store/summary';
+import { listSessionFolders, StoreLayout } from '../format/layout';
+import { readState, type SessionState } from '../format/sessionState';
+import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
@@ -660,18 +659,4 @@ function expectedSchemaText(SQL: SqlJsStatic): string {
 function readGenerationOf(db: Database): number {
   const value = Number(db.exec("SELECT value FROM meta WHERE key = 'generation'")[0]?.values[0]?.[0] ?? 0);
   return Number.isSafeInteger(value) && value >= 0 ? value : 0;
-}
-
-
-
-/** Every session folder under the store (or one workspace), skipping partials and stray files. */
-export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
-  const found: Array<{ workspaceKey: string; id: string; dir: string }> = [];
-  const keys = workspaceKey ? [workspaceKey] : safeReaddir(layout.sessionsDir).filter(isWorkspaceKey);
-  for (const key of keys) {
-    for (const id of safeReaddir(path.join(layout.sessionsDir, key))) {
-      if (isSessionId(id)) found.push({ workspaceKey: key, id, dir: path.join(layout.sessionsDir, key, id) });
-    }
-  }
-  return found;
 }

@@ -1,6 +1,6 @@
-import type { UsageTotals } from '../store/sessionState';
-import type { UsageBucket } from '../store/summary';
-import { sessionTitle } from '../store/titles';
+import type { UsageTotals } from '../format/sessionState';
+import type { UsageBucket } from '../format/summary';
+import { sessionTitle } from '../format/titles';
 import { queryAll, type Database } from './sqlite';
 
 // How usage is counted once per real model call. Each session's row set holds the calls its log

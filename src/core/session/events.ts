@@ -1,5 +1,5 @@
 import type { CompactionRecord, MessageRecord, TurnOutcome } from '../wire/records';
-import type { SessionStatus, UsageTotals } from '../store/sessionState';
+import type { SessionStatus, UsageTotals } from '../format/sessionState';
 
 /** The states of a prompt (docs/reference.md, Turns and prompts). */
 export type PromptState = 'pending' | 'running' | 'steered' | 'completed' | 'failed' | 'cancelled' | 'blocked';

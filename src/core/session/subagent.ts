@@ -3,7 +3,7 @@ import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai'
 import { newAgentId, newMessageId } from '../ids';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
-import { messageText } from '../store/summary';
+import { messageText } from '../format/summary';
 import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';

@@ -1,6 +1,6 @@
 import type { TurnStructure } from '../wire/turnStructure';
 import type { Finding } from './doctor';
-import { readState, type SessionState } from './sessionState';
+import { readState, type SessionState } from '../format/sessionState';
 import type { SessionStore } from './sessionStore';
 import { isDead, isStale, readLease, SessionBusyError, type LeaseInfo } from './writerLease';
 

@@ -1,8 +1,8 @@
 import type { History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
-import type { SessionState } from './sessionState';
-import { promptText } from './summary';
-import { shownTitle } from './titles';
+import type { SessionState } from '../format/sessionState';
+import { promptText } from '../format/summary';
+import { shownTitle } from '../format/titles';
 
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));

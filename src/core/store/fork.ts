@@ -5,16 +5,16 @@ import { counted } from '../counted';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
-import { closeOpenToolCalls } from '../session/toolCalls';
+import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
 import { isKnown, type ForkedRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
-import { writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
+import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
 import type { SessionStore } from './sessionStore';
-import { addToTotals } from './summary';
-import { cutTitle, forkTitle, sessionLabel } from './titles';
+import { addToTotals } from '../format/summary';
+import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 
 /** The result given to tool calls a fork cuts off. */
 export const FORK_OPEN_CALL_TEXT = 'This tool call was still running when the session was forked; its result is unknown.';

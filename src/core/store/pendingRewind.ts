@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { statSize } from '../fs/probe';
-import { BlobStore } from '../tools/checkpoints';
+import { BlobStore } from '../format/blobStore';
 import { removeEmptyFolders, removeFile, replaceFile } from '../tools/confinedFile';
 import { currentBytes, SessionFiles, type LocatedFile } from './sessionFiles';
 import type { NewRecord } from '../wire/records';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BlobStore } from '../tools/checkpoints';
+import { BlobStore } from '../format/blobStore';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
@@ -7,7 +7,7 @@ import type { SessionStore } from './sessionStore';
 import { finishPending, runPending } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
 import { currentBytes, SessionFiles } from './sessionFiles';
-import { promptText } from './summary';
+import { promptText } from '../format/summary';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */

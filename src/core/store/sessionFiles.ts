@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { readWhole } from '../tools/confinedFile';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { StoreLayout } from './layout';
-import { sessionFolders, type SessionState } from './sessionState';
+import type { StoreLayout } from '../format/layout';
+import { sessionFolders, type SessionState } from '../format/sessionState';
 import { realPath } from '../fs/probe';
 
 /** A recorded file change's file, found again: where it is now, and the folder that confines it. */

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import { SessionNotFoundError } from './errors';
 import path from 'node:path';
 import { safeReaddir } from '../fs/probe';
 import { fsyncDir } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
-import { listSessionFolders, SessionIndex } from '../index/sessionIndex';
+import { SessionIndex } from '../index/sessionIndex';
+import { listSessionFolders } from '../format/layout';
 import type { SessionRow } from '../index/indexRows';
 import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
@@ -15,9 +17,9 @@ import { WireLogWriter } from '../wire/wireLog';
 import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
 import { sweepPartials } from './fork';
-import { StoreLayout } from './layout';
-import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from './sessionState';
-import { logProblem, readSessionFolder, type SessionSummary } from './summary';
+import { StoreLayout } from '../format/layout';
+import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
+import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
 import { counted } from '../counted';
@@ -26,10 +28,6 @@ import { counted } from '../counted';
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const TRASHED_AT = '.trashed-at';
 
-/** A session the user asked for does not exist; the message says what to do. */
-export class SessionNotFoundError extends Error {
-  override readonly name = 'SessionNotFoundError';
-}
 
 export interface StoreOptions {
   readonly root: string;

@@ -9,10 +9,11 @@ import { statSize } from '../fs/probe';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
-import type { SessionState, SessionStatus } from './sessionState';
-import { SessionNotFoundError, type SessionStore } from './sessionStore';
-import { addToTotals, addUsage, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from './summary';
-import { autoTitle } from './titles';
+import type { SessionState, SessionStatus } from '../format/sessionState';
+import { type SessionStore } from './sessionStore';
+import { SessionNotFoundError } from './errors';
+import { addToTotals, addUsage, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from '../format/summary';
+import { autoTitle } from '../format/titles';
 
 const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 

@@ -1,9 +1,9 @@
 import type { AssistantMessage } from '@mariozechner/pi-ai';
 import type { MessageRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
-import type { StoreLayout } from './layout';
-import { zeroUsage, type SessionState, type UsageTotals } from './sessionState';
-import { addToTotals } from './summary';
+import type { StoreLayout } from '../format/layout';
+import { zeroUsage, type SessionState, type UsageTotals } from '../format/sessionState';
+import { addToTotals } from '../format/summary';
 
 /** A subagent (a `task` tool run) of a session, as the Sessions tree shows it. */
 export interface SubagentSummary {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir } from '../fs/probe';
-import type { StoreLayout } from './layout';
+import type { StoreLayout } from '../format/layout';
 
 /** The temp file of an atomic write (writeFileAtomic's naming), with the pid of its process. */
 const ATOMIC_TEMP = /^\.(.+)\.tmp-(\d+)-\d+$/;

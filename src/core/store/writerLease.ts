@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { writeFileAtomic } from '../fs/atomic';
 import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
-import type { StoreLayout } from './layout';
+import type { StoreLayout } from '../format/layout';
 import { displaceHolder } from './takeover';
 
 /** The product's lease times: renewed every 10 s, taken over after 30 s without renewal. */

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../fs/atomic';
+import type { BlobStore } from '../format/blobStore';
 import type { FileChangeRecord } from '../wire/records';
 import { readWhole } from './confinedFile';
 import { runToolJob } from './worker/runJob';
@@ -24,31 +23,6 @@ export interface Snapshot {
 
 /** Limits of the snapshot taken around shell commands. */
 export const SNAPSHOT_LIMITS = { files: 5_000, fileBytes: 1024 * 1024, listingMs: 10_000 };
-
-/** Content-addressed file images of a session: blobs/<aa>/<sha256>. */
-export class BlobStore {
-  constructor(readonly dir: string) {}
-
-  /** Stores bytes (once) and returns their hash. */
-  put(data: Buffer): string {
-    const hash = createHash('sha256').update(data).digest('hex');
-    const file = this.pathOf(hash);
-    if (!fs.existsSync(file)) {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      writeFileAtomic(file, data);
-    }
-    return hash;
-  }
-
-  get(hash: string): Buffer {
-    return fs.readFileSync(this.pathOf(hash));
-  }
-
-  pathOf(hash: string): string {
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
-    return path.join(this.dir, hash.slice(0, 2), hash);
-  }
-}
 
 /** Appends file_change records to the session's log. */
 export type FileChangeSink = (record: Omit<FileChangeRecord, 'v' | 'ts'>) => Promise<void>;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { cutTitle, labelText } from '../../core/store/titles';
+import { cutTitle, labelText } from '../../core/format/titles';
 import { Disposable } from '../disposable';
 import type { ChatHub } from './chatHub';
 

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { sessionLabel } from '../../core/store/titles';
+import { sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';

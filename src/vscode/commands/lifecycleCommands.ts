@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { shownTitle } from '../../core/store/titles';
+import { shownTitle } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import { sessionArg } from './sessionArg';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText } from '../../core/store/summary';
-import { cutTitle, sessionLabel } from '../../core/store/titles';
+import { promptText } from '../../core/format/summary';
+import { cutTitle, sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 
 /**

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { sessionLabel } from '../../core/store/titles';
+import { sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 

@@ -1,7 +1,7 @@
 // The Sessions tree's structure, kept free of the vscode API so it can be unit-tested against a
 // real index: which nodes sit where, and the words each row shows.
 import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
-import type { UsageTotals } from '../../core/store/sessionState';
+import type { UsageTotals } from '../../core/format/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
 import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
 import { counted } from '../../core/counted';

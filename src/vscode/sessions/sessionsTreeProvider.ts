@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
-import { sessionLabel } from '../../core/store/titles';
+import { sessionLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { TimeRedraw } from './timeRedraw';
 import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';

@@ -2,7 +2,7 @@
 // same figures as `braid usage`). Free of the vscode API, so it is unit-tested against a real index.
 import type { SessionRow } from '../../core/index/indexRows';
 import type { UsageFigures, UsageReport } from '../../core/index/usageRows';
-import { sessionLabel } from '../../core/store/titles';
+import { sessionLabel } from '../../core/format/titles';
 import type { UsageFiguresView, UsageScope, UsageSessionView, UsageViewData } from '../../protocol/usage';
 
 function figures(f: UsageFigures): UsageFiguresView {

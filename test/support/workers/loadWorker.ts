@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { silentLogger } from '../../../src/core/logger';
 import { forkSession } from '../../../src/core/store/fork';
-import { SessionNotFoundError, SessionStore } from '../../../src/core/store/sessionStore';
+import { SessionStore } from '../../../src/core/store/sessionStore';
+import { SessionNotFoundError } from '../../../src/core/store/errors';
 import type { SessionWriter } from '../../../src/core/store/sessionWriter';
 import { SessionBusyError } from '../../../src/core/store/writerLease';
 import { addTurn } from '../store';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readState } from '../../../src/core/store/sessionState';
+import { readState } from '../../../src/core/format/sessionState';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { decodeTime } from 'ulid';
 import { rowJson } from '../../../src/cli/commands/format';
 import type { SessionRow } from '../../../src/core/index/indexRows';
-import { implausibleFields, normalizeState } from '../../../src/core/store/sessionState';
+import { implausibleFields, normalizeState } from '../../../src/core/format/sessionState';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn } from '../../support/cli';
 import { addTurn, openStore, tempDir } from '../../support/store';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runDoctor } from '../../../src/core/store/doctor';
-import { readState } from '../../../src/core/store/sessionState';
+import { readState } from '../../../src/core/format/sessionState';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { WireRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
 import { runDoctor } from '../../../src/core/store/doctor';
-import { readState } from '../../../src/core/store/sessionState';
+import { readState } from '../../../src/core/format/sessionState';
 import type { MessageRecord, TurnEndRecord, WireRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';

@@ -7,7 +7,8 @@ import { gitEnvironment } from '../../../src/core/git/safeGit';
 import { runPromptHook } from '../../../src/core/session/preflight';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
-import { BlobStore, Checkpoints } from '../../../src/core/tools/checkpoints';
+import { Checkpoints } from '../../../src/core/tools/checkpoints';
+import { BlobStore } from '../../../src/core/format/blobStore';
 import { WorkspaceFs } from '../../../src/core/tools/workspaceFs';
 import { tempDir } from '../../support/store';
 

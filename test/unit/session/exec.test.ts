@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
-import { readState } from '../../../src/core/store/sessionState';
+import { readState } from '../../../src/core/format/sessionState';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { userMessageId } from '../../../src/core/ids';
 import type { SessionEvent } from '../../../src/core/session/events';
 import { keepSideQuestion } from '../../../src/core/store/fork';
-import { readState } from '../../../src/core/store/sessionState';
+import { readState } from '../../../src/core/format/sessionState';
 import type { MessageRecord, WireRecord } from '../../../src/core/wire/records';
 import { fauxAssistantMessage, fauxText, fauxToolCall, sessionFixture } from '../../support/session';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { forkSession } from '../../../src/core/store/fork';
-import { writeState } from '../../../src/core/store/sessionState';
+import { writeState } from '../../../src/core/format/sessionState';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { timeAgo, timeAgoChangesAt } from '../../../src/core/timeAgo';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';

@@ -7,7 +7,7 @@ import { schemaVersionOf, SCHEMA_VERSION } from '../../../src/core/index/schema'
 import { loadSqlJs, readHeaderUserVersion } from '../../../src/core/index/sqlite';
 import { forkSession } from '../../../src/core/store/fork';
 import { rewindSession, undoRewind } from '../../../src/core/store/rewind';
-import { StoreLayout } from '../../../src/core/store/layout';
+import { StoreLayout } from '../../../src/core/format/layout';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { addTurn, openStore, recordingLogger, tempRoots, wasmPath } from '../../support/store';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { SessionNotFoundError, TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
+import { TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
+import { SessionNotFoundError } from '../../../src/core/store/errors';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 

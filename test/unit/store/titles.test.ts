@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { autoTitle, cutTitle, forkTitle, sessionLabel, sessionTitle, shownTitle, TITLE_MAX } from '../../../src/core/store/titles';
+import { autoTitle, cutTitle, forkTitle, sessionLabel, sessionTitle, shownTitle, TITLE_MAX } from '../../../src/core/format/titles';
 
 const graphemes = (s: string) => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s)).length;
 

@@ -6,7 +6,8 @@ import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { silentLogger } from '../../../src/core/logger';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
-import { BlobStore, Checkpoints } from '../../../src/core/tools/checkpoints';
+import { Checkpoints } from '../../../src/core/tools/checkpoints';
+import { BlobStore } from '../../../src/core/format/blobStore';
 import { ToolError, WorkspaceFs } from '../../../src/core/tools/workspaceFs';
 import { tempDir } from '../../support/store';
 

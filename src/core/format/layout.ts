@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
-import { realPath } from '../fs/probe';
+import { realPath, safeReaddir } from '../fs/probe';
 
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
 export class StoreLayout {
@@ -72,4 +72,16 @@ export class StoreLayout {
     if (!isSessionId(sessionId) || !isWorkspaceKey(workspaceKey)) throw new Error(`not a session: ${workspaceKey}/${sessionId}`);
     return path.join(this.trashDir, workspaceKey, sessionId);
   }
+}
+
+/** Every session folder under the store (or one workspace), skipping partials and stray files. */
+export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
+  const found: Array<{ workspaceKey: string; id: string; dir: string }> = [];
+  const keys = workspaceKey ? [workspaceKey] : safeReaddir(layout.sessionsDir).filter(isWorkspaceKey);
+  for (const key of keys) {
+    for (const id of safeReaddir(path.join(layout.sessionsDir, key))) {
+      if (isSessionId(id)) found.push({ workspaceKey: key, id, dir: path.join(layout.sessionsDir, key, id) });
+    }
+  }
+  return found;
 }
