@@ -1,6 +1,7 @@
 // Braid's benchmarks: `npm run bench` (1k, 10k and 100k sessions over 50 workspaces; logs of 1k,
 // 10k and 100k records, the largest about 100 MB) or `npm run bench -- --quick` (1k sessions;
-// logs of 1k and 10k records; under two minutes); `-- --logs` runs only the log measurements. The peers' storage patterns (bench/peers/) run
+// logs of 1k and 10k records; under two minutes); `-- --logs` runs only the log measurements;
+// `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts; `--as before|after` picks its column). The peers' storage patterns (bench/peers/) run
 // on the same data in the same run. Every figure is a median; each measurement runs in a fresh
 // process so its peak memory is its own. Prints a markdown table and writes bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
@@ -14,10 +15,14 @@ import { appendThroughWriter } from './append';
 import { generateLogOfRecords, generateSessions, turnRecords, withCompactions } from './generate';
 import { measure, median, type Measured } from './measure';
 import { rewriteWholeHistory } from './peers/patterns';
+import { columnArg, DEFAULT_TURNS, runTurnIo, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
+import { turnIoSectionOf, type Column } from './turnIo/resultsSection';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
 const extensionBundle = path.join(repoRoot, 'dist', 'extension.js');
+const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
+const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
 
 /** Runs a measurement in a fresh process. */
 function inChild(kind: string, ...args: string[]): Measured {
@@ -36,6 +41,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
+  const turnIoColumn = columnArg(argv);
+  if (argv.includes('--turn-io')) return writeTurnIo(previousResults(), turnIoColumn, DEFAULT_TURNS);
   const quick = argv.includes('--quick');
   // --logs: only the log measurements (replay, compaction, fork, rewind); prints, writes no RESULTS.md.
   const logsOnly = argv.includes('--logs');
@@ -125,7 +132,15 @@ async function main(): Promise<void> {
   const table = ['| measure | Braid (time, peak memory) | peer pattern | peer / Braid |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
   console.log(`\n${text}`);
-  if (!logsOnly) fs.writeFileSync(path.join(repoRoot, 'bench', 'RESULTS.md'), text);
+  // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.
+  if (!logsOnly) await writeTurnIo(`${text}\n${turnIoSectionOf(previousResults())}`, turnIoColumn, quick ? 5 : DEFAULT_TURNS);
+}
+
+/** Measures per-turn state I/O, prints its table, and writes RESULTS.md as `base` with the figures in `column`. */
+async function writeTurnIo(base: string, column: Column, turns: number): Promise<void> {
+  const results = await runTurnIo(wasmPath, turns);
+  console.log(`Per-turn state I/O (${turns} turns):\n\n${turnIoTable(results)}`);
+  fs.writeFileSync(resultsFile, withTurnIoResults(base, results, column, repoRoot));
 }
 
 main().catch((err: unknown) => {

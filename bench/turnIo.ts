@@ -1,0 +1,30 @@
+// Per-turn state I/O: state.json writes and reads, fsyncs, locks and index saves per turn of a real
+// Session, with and without the Chat view's consumer, and the whole-turn time. Run:
+//   node scripts/run-ts.mjs bench/turnIo.ts [--turns 20] [--as before|after] [--no-write]
+// Prints the tables and fills one column (default `after`) of "Per-turn state I/O" in bench/RESULTS.md.
+import fs from 'node:fs';
+import path from 'node:path';
+import { columnArg, DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
+const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const column = columnArg(argv);
+  const turnsAt = argv.indexOf('--turns');
+  const turns = turnsAt >= 0 ? Number(argv[turnsAt + 1]) : DEFAULT_TURNS;
+  if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns takes a whole number of turns, 1 or more');
+  const results = await runTurnIo(wasmPath, turns);
+  console.log(`Per turn, mean of ${turns} turns after a warm-up:\n\n${turnIoTable(results)}\n\nEvery counted fs call per turn:\n\n${turnIoBreakdown(results)}`);
+  if (argv.includes('--no-write')) return;
+  const previous = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
+  fs.writeFileSync(resultsFile, withTurnIoResults(previous, results, column, repoRoot));
+  console.log(`\nwrote the ${column} column of "Per-turn state I/O" in bench/RESULTS.md`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

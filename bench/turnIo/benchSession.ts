@@ -1,0 +1,33 @@
+import { silentLogger } from '../../src/core/logger';
+import { resolveModel } from '../../src/core/model/modelSettings';
+import { Session } from '../../src/core/session/session';
+import { SessionStore } from '../../src/core/store/sessionStore';
+
+/**
+ * Opens the store as the extension does (its default index save delay, following other processes'
+ * saves), only without the whole-index check it schedules after activation (not a turn's cost).
+ */
+export function openBenchStore(root: string, wasmPath: string): Promise<SessionStore> {
+  return SessionStore.open({ root, wasmPath, logger: silentLogger, watch: true, verifyAfterMs: 60 * 60 * 1000 });
+}
+
+/**
+ * A new core Session in `workspace`, talking to the OpenAI-compatible server at `baseUrl` as
+ * Braid talks to Ollama or vLLM. The one place that knows Session.open's options: when the
+ * core's API changes, this is what changes. No git context (it runs git, not state I/O), and no
+ * approvals asked (the tool variant only reads).
+ */
+export function openBenchSession(store: SessionStore, workspace: string, baseUrl: string): Promise<Session> {
+  const model = resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl, demo: false });
+  return Session.open({
+    store,
+    workspaceDirs: [workspace],
+    model: () => ({ model, thinking: 'off' }),
+    apiKey: () => 'bench-key',
+    systemPrompt: 'You are a benchmark agent.',
+    approvals: { request: async () => 'allow' },
+    trusted: true,
+    logger: silentLogger,
+    gitContext: false,
+  });
+}
