@@ -57,7 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(usage);
 
   const statusBar = new SessionStatusBar();
-  context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
+  context.subscriptions.push(statusBar, chat.current.onDidChange(() => statusBar.update(chat.current.status())));
 
   const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
   chat.setSessionRevealer(revealSession);

@@ -9,7 +9,7 @@ export function editLastPromptCommand(chat: ChatHub, store: SessionStore | undef
   return {
     id: 'braid.editLastPrompt',
     run: async () => {
-      const id = chat.sessions.currentId;
+      const id = chat.current.currentId;
       if (!store || !id) {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Edit Last Prompt works on its last prompt.');
         return;
@@ -42,8 +42,8 @@ export function compactSessionCommand(chat: ChatHub): BraidCommand {
     run: async (focus?: unknown) => {
       try {
         const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true }, (_progress, token) => {
-          token.onCancellationRequested(() => chat.sessions.cancel());
-          return chat.sessions.compact(typeof focus === 'string' ? focus : undefined);
+          token.onCancellationRequested(() => chat.current.cancel());
+          return chat.current.compact(typeof focus === 'string' ? focus : undefined);
         });
         if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
       } catch (err) {
@@ -58,7 +58,7 @@ export function promptHistoryCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.promptHistory',
     run: async () => {
-      const prompts = chat.sessions.promptHistory();
+      const prompts = chat.current.promptHistory();
       if (prompts.length === 0) {
         void vscode.window.showInformationMessage('No earlier prompts in this workspace yet.');
         return;

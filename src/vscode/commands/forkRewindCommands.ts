@@ -44,7 +44,7 @@ export function forkAtTurnCommand(chat: ChatHub, store: SessionStore | undefined
 async function fork(chat: ChatHub, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
   try {
     const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
-    await chat.sessions.openSession(forked.id);
+    await chat.current.openSession(forked.id);
     await chat.reveal();
     reveal(forked.id);
     const source = sessionLabel(store.index.get(id) ?? {});
@@ -90,15 +90,15 @@ export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: st
     const choice = await vscode.window.showWarningMessage(rewindQuestion(preview), { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
     if (!choice) return;
     const files = choice === 'Rewind and Restore Files';
-    const result = chat.sessions.currentId === id
-      ? await chat.sessions.rewind(messageId, files)
+    const result = chat.current.currentId === id
+      ? await chat.current.rewind(messageId, files)
       : await rewindSession(store, id, messageId, { files });
-    if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
+    if (chat.current.currentId !== id) await chat.current.openSession(id);
     chat.prefill(result.text);
     await chat.reveal();
     // Undo is offered twice, as in an editor: on the notification and in the chat, until the session goes on.
     const note = rewoundNote(result, files);
-    chat.sessions.noteRewind(id, note, result.text);
+    chat.current.noteRewind(id, note, result.text);
     void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
   } catch (err) {
     void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
@@ -114,13 +114,13 @@ export function undoRewindCommand(chat: ChatHub, store: SessionStore | undefined
   return {
     id: 'braid.undoRewind',
     run: async (arg?: unknown) => {
-      const id = typeof arg === 'string' ? arg : chat.sessions.currentId;
+      const id = typeof arg === 'string' ? arg : chat.current.currentId;
       if (!store || !id) {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Undo Rewind works on its last rewind.');
         return;
       }
       try {
-        const result = await chat.sessions.undoRewind(id);
+        const result = await chat.current.undoRewind(id);
         if (result.prompt !== undefined) chat.prefill('', result.prompt);
         void vscode.window.showInformationMessage(undoneNote(result));
       } catch (err) {

@@ -31,7 +31,7 @@ export function lifecycleCommands(deps: Deps): BraidCommand[] {
     onSession('braid.restoreSession', deps, (s, id) => s.restore(id), true),
     onSession('braid.deleteSession', deps, async (s, id) => {
       const title = shownTitle(s.get(id)) || id;
-      if (deps.chat.sessions.currentId === id) await deps.chat.sessions.newSession();
+      if (deps.chat.current.currentId === id) await deps.chat.current.newSession();
       await s.delete(id);
       const undo = await vscode.window.showInformationMessage(`Deleted "${title}". It stays in the trash for 7 days.`, 'Undo');
       if (undo === 'Undo') await s.undelete(id);
@@ -55,7 +55,7 @@ export function lifecycleCommands(deps: Deps): BraidCommand[] {
           void vscode.window.showInformationMessage('There is no session to continue in this workspace yet.');
           return;
         }
-        await deps.chat.sessions.openSession(latest.id);
+        await deps.chat.current.openSession(latest.id);
         await deps.chat.reveal();
       },
     },

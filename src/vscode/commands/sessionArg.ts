@@ -11,7 +11,7 @@ import type { ChatHub } from '../chat/chatHub';
 export async function sessionArg(arg: unknown, chat: ChatHub, store: SessionStore, workspaceKey: string | undefined, archived = false): Promise<string | undefined> {
   const fromTree = typeof arg === 'string' ? arg : (arg as { id?: unknown } | undefined)?.id;
   if (typeof fromTree === 'string') return fromTree;
-  const current = chat.sessions.currentId;
+  const current = chat.current.currentId;
   if (current && (!archived || store.index.get(current)?.archived)) return current;
   const rows = store.index.list({ workspaceKey, archived, limit: 100 });
   if (archived && rows.length === 0) {

@@ -10,7 +10,7 @@ export function newSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.newSession',
     run: async () => {
-      await chat.sessions.newSession();
+      await chat.current.newSession();
       await chat.reveal();
     },
   };
@@ -26,7 +26,7 @@ export function openSessionCommand(chat: ChatHub, store: SessionStore | undefine
       if (!id) id = await pickSession(store, workspaceKey);
       if (!id) return;
       try {
-        await chat.sessions.openSession(id);
+        await chat.current.openSession(id);
         await chat.reveal();
       } catch (err) {
         void vscode.window.showErrorMessage(`Braid could not open the session: ${(err as Error).message}`);
