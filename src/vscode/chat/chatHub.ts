@@ -4,6 +4,7 @@ import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { reported } from '../commands/command';
 import { Disposable } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { listModelChoices, switchModel } from '../model/modelPicker';
@@ -145,10 +146,7 @@ export class ChatHub extends Disposable {
   private receive(page: ChatPage, message: WebviewToHost): void {
     // What the page does by itself (its handshake, catching up, paging) says nothing about where the user is.
     if (message.type !== 'ready' && message.type !== 'framesAfter' && message.type !== 'loadOlder') this.lastActive = page;
-    this.handle(page, message).catch((err: unknown) => {
-      this.logger.error(`chat: ${message.type} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      void vscode.window.showErrorMessage(`Braid: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    void reported(this.logger, `chat: ${message.type}`, () => this.handle(page, message));
   }
 
   private async handle(page: ChatPage, message: WebviewToHost): Promise<void> {

@@ -1,47 +1,20 @@
 // The window's current session without VS Code: what needs it comes through ChatHost
 // (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
 // everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
-import type { StreamFn } from '@mariozechner/pi-agent-core';
 import type { Logger } from '../../core/logger';
-import type { CompactionSettings } from '../../core/session/compaction';
-import { Session, SessionElsewhereError, type ModelChoice } from '../../core/session/session';
-import { systemPrompt } from '../../core/session/systemPrompt';
+import { Session, SessionElsewhereError } from '../../core/session/session';
 import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
-import type { ApprovalPolicy } from '../../core/tools/approvals';
 import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
-import type { HostToWebview, OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
+import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
+import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { olderPage, promptHistory, sessionPage } from './chatPages';
 import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
-
-/** What the current session needs of the editor it runs in (VS Code: vscodeChatHost.ts). */
-export interface ChatHost {
-  /** The paths of the window's workspace folders, the main one first; none when no folder is open. */
-  workspaceDirs(): readonly string[];
-  /** Whether the user trusts the workspace (untrusted: no writes, no commands, no git). */
-  isTrusted(): boolean;
-  /** The model for the next turn; throws when the settings name none that works. */
-  chooseModel(): Promise<ModelChoice>;
-  /** How the kernel streams (VS Code: its own models through vscode.lm, the rest through pi-ai). */
-  readonly streamFn?: StreamFn;
-  /** A provider's API key (the editor's secret store, BRAID_API_KEY, the provider's variable). */
-  apiKey(provider: string): Promise<string | undefined>;
-  /** Approvals, compaction and the prompt hook, as the settings say now. */
-  sessionSettings(): { approvalPolicy: ApprovalPolicy; compaction: CompactionSettings; promptHook?: string };
-  /** The session this window showed last, kept across a reload of the window. */
-  readonly shown: { get(): string | undefined; set(id: string | undefined): void };
-  /** Posts to every Chat page. */
-  post(message: HostToWebview): void;
-  /** Sends every page a fresh snapshot. */
-  resync(): void;
-  /** Brings the chat forward, so an approval asked is seen. */
-  reveal(): void;
-}
 
 /** What a page needs to render the current session from scratch. */
 export interface ChatView {
@@ -50,9 +23,6 @@ export interface ChatView {
   readonly cursor: number;
   readonly promptHistory: string[];
 }
-
-/** Said when the store failed to open (the log has why) and a session is needed. */
-export const NO_STORE = 'The session store could not be opened; see "Braid: Show Log".';
 
 /**
  * The session the window's chat works on (every Chat page shows it), and its stream of frames
@@ -345,28 +315,9 @@ export class CurrentSession {
   private async open(id: string | undefined): Promise<Session> {
     // The generation this session belongs to is the one it was asked for in.
     const generation = this.generation;
-    const store = this.requireStore();
-    const host = this.host;
-    await host.chooseModel(); // a configuration problem is reported before a session is created
-    const workspaceDirs = host.workspaceDirs();
-    if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-    const { approvalPolicy, compaction, promptHook } = host.sessionSettings();
-    const session = await Session.open({
-      store,
-      workspaceDirs,
-      model: () => host.chooseModel(),
-      ...(host.streamFn ? { streamFn: host.streamFn } : {}),
-      apiKey: (provider) => host.apiKey(provider),
-      systemPrompt: systemPrompt(workspaceDirs[0]!),
-      approvals: this.approvals,
-      approvalPolicy,
-      compaction,
-      trusted: () => host.isTrusted(),
-      logger: this.logger,
-      ...(promptHook ? { promptHook } : {}),
-    }, id);
+    const session = await Session.open(await sessionOptions(this.requireStore(), this.host, this.approvals, this.logger), id);
     const stream = new SessionStream(session.id, () => this.infoOf(session), (frames) => {
-      if (generation === this.generation) host.post({ type: 'frames', sessionId: session.id, frames });
+      if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
     });
     if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {

@@ -4,7 +4,7 @@ import { lookUpApiKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
-import type { ChatHost } from './currentSession';
+import type { ChatHost } from './chatHost';
 
 /** The workspace-state key of the session the Chat view shows. */
 const SHOWN_KEY = 'braid.chat.shownSession';

@@ -9,7 +9,8 @@ import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { SessionWriter } from '../../../src/core/store/sessionWriter';
 import type { StreamFrame } from '../../../src/protocol/frames';
 import type { HostToWebview } from '../../../src/protocol/messages';
-import { CurrentSession, NO_STORE, type ChatHost } from '../../../src/vscode/chat/currentSession';
+import { NO_STORE, type ChatHost } from '../../../src/vscode/chat/chatHost';
+import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage, fauxToolCall } from '../../support/session';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 
