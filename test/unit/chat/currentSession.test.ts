@@ -88,6 +88,18 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** Starts a turn whose model writes `file` and waits until the write asks for approval; returns the session's id. */
+async function turnAskingToWrite(f: Fixture, requestId: string, file: string): Promise<string> {
+  f.faux.setResponses([
+    fauxAssistantMessage(fauxToolCall('write_file', { path: file, content: 'new\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
+    fauxAssistantMessage('Done, or not.'),
+  ]);
+  await f.chat.prompt(requestId, `Write ${file}`, false);
+  const id = f.chat.currentId!;
+  await until(() => f.host.frames(id).some((frame) => frame.kind === 'runtime-event' && frame.event.type === 'approval'), 'the write asks');
+  return id;
+}
+
 const terminal = (frames: StreamFrame[], requestId: string) => frames.find((f) => f.kind === 'turn-terminal' && f.requestId === requestId);
 
 test('a prompt without a session opens a new one, remembers it, streams its turn and says so to the status bar', async () => {
@@ -136,14 +148,9 @@ test('a prompt goes to the current session: a second one continues it', async ()
 });
 
 test('switching sessions bumps the generation: the old session\'s late frames are dropped, its approval denied', async () => {
-  await withChat(async ({ chat, host, faux, workspace }) => {
-    faux.setResponses([
-      fauxAssistantMessage(fauxToolCall('write_file', { path: 'notes.md', content: 'new\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
-      fauxAssistantMessage('I could not write it.'),
-    ]);
-    await chat.prompt('req-1', 'Write notes', false);
-    const old = chat.currentId!;
-    await until(() => host.frames(old).some((f) => f.kind === 'runtime-event' && f.event.type === 'approval'), 'the write asks');
+  await withChat(async (f) => {
+    const { chat, host, workspace } = f;
+    const old = await turnAskingToWrite(f, 'req-1', 'notes.md');
     assert.equal(host.reveals, 1, 'the chat came forward for the approval');
     const seen = host.frames(old).length;
     const resyncs = host.resyncs;
@@ -160,14 +167,9 @@ test('switching sessions bumps the generation: the old session\'s late frames ar
 });
 
 test('the queue shown comes from the open session: a prompt queued during a turn, then cancelled', async () => {
-  await withChat(async ({ chat, host, faux }) => {
-    faux.setResponses([
-      fauxAssistantMessage(fauxToolCall('write_file', { path: 'a.md', content: 'a\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
-      fauxAssistantMessage('done'),
-    ]);
-    await chat.prompt('req-1', 'Write a', false);
-    const id = chat.currentId!;
-    await until(() => host.frames(id).some((f) => f.kind === 'runtime-event' && f.event.type === 'approval'), 'the write asks');
+  await withChat(async (f) => {
+    const { chat, host } = f;
+    const id = await turnAskingToWrite(f, 'req-1', 'a.md');
     await chat.prompt('req-2', 'then this', false);
     const queued = () => host.frames(id).filter((f) => f.kind === 'session-updated').pop();
     const update = queued();
