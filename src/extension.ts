@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import type { Logger } from './core/logger';
 import { SessionStore } from './core/store/sessionStore';
-import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatEditor } from './vscode/chat/chatEditor';
 import { ChatHub } from './vscode/chat/chatHub';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
+import { reported } from './vscode/commands/command';
+import { commandContext } from './vscode/commands/commandContext';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
-import { forkAtMessage, forkAtTurnCommand, forkCommand, rewindCommand, rewindToMessage, undoRewindCommand } from './vscode/commands/forkRewindCommands';
+import { FORK_FAILURE, forkAtMessage, forkAtTurnCommand, forkCommand, REWIND_FAILURE, rewindCommand, rewindToMessage, undoRewindCommand } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
@@ -18,7 +19,7 @@ import { showLogCommand } from './vscode/commands/showLog';
 import { compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
-import { SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
+import { indexSource, NO_SESSIONS, SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
 import { UsagePanel } from './vscode/usage/usagePanel';
 
 /** Wires Braid's pieces together; everything created here is disposed with the extension. */
@@ -29,7 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const store = await openStore(context, logger);
-  const sessions = new SessionsTreeProvider(store, workspaceDir);
+  const sessions = new SessionsTreeProvider(store ? indexSource(store) : NO_SESSIONS, workspaceDir);
   const treeView = vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true });
   context.subscriptions.push(sessions, treeView, sessions.followClock(treeView));
   await restoreTreeMode(sessions, context.workspaceState);
@@ -53,45 +54,45 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const chatEditor = new ChatEditor(chat);
   context.subscriptions.push(chat, chatEditor, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(chat)));
 
-  const usage = new UsagePanel(context.extensionUri, store, workspaceDir, logger);
-  context.subscriptions.push(usage);
-
   const statusBar = new SessionStatusBar();
-  context.subscriptions.push(statusBar, chat.sessions.onDidChange(() => statusBar.update(chat.sessions.status())));
+  context.subscriptions.push(statusBar, chat.current.onDidChange(() => statusBar.update(chat.current.status())));
 
-  const key = workspaceDir ? workspaceKey(workspaceDir) : undefined;
+  const ctx = commandContext({ chat, logger, store, workspaceDir, revealSession });
   chat.setSessionRevealer(revealSession);
-  chat.setMessageActionHandler(async (action, sessionId, messageId) => {
-    if (!store) return;
-    if (action === 'fork') await forkAtMessage(chat, store, sessionId, messageId, revealSession);
-    else await rewindToMessage(chat, store, sessionId, messageId); // edit & resend is a rewind that refills the input
-  });
+  chat.setMessageActionHandler((action, sessionId, messageId) => action === 'fork'
+    ? reported(logger, 'fork at a message', () => forkAtMessage(ctx, sessionId, messageId), FORK_FAILURE)
+    // Edit & resend is a rewind that refills the input.
+    : reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE));
 
-  registerCommands(context, [
+  registerCommands(context, logger, [
     showLogCommand(channel),
-    refreshSessionsCommand(store, sessions, key),
+    refreshSessionsCommand(ctx, sessions),
     ...workspaceToggleCommands(sessions, context.workspaceState),
     newSessionCommand(chat),
-    openSessionCommand(chat, store, key),
+    openSessionCommand(ctx),
     setApiKeyCommand(context.secrets),
-    forkCommand(chat, store, key, revealSession),
-    forkAtTurnCommand(chat, store, key, revealSession),
-    rewindCommand(chat, store, key),
-    undoRewindCommand(chat, store),
-    editLastPromptCommand(chat, store),
+    forkCommand(ctx),
+    forkAtTurnCommand(ctx),
+    rewindCommand(ctx),
+    undoRewindCommand(ctx),
+    editLastPromptCommand(ctx),
     sideQuestionCommand(chat),
     compactSessionCommand(chat),
     promptHistoryCommand(chat),
-    ...lifecycleCommands({ chat, store, workspaceKey: key, workspaceDir }),
-    showUsageCommand(usage),
+    ...lifecycleCommands(ctx),
+    showUsageCommand(ctx, (s) => {
+      const usage = new UsagePanel(context.extensionUri, s, workspaceDir, logger);
+      context.subscriptions.push(usage);
+      return usage;
+    }),
     selectModelCommand(context.secrets),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
   ]);
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 
-  if (store && key) {
+  if (store && ctx.workspaceKey) {
     // The first page came from the index; bring this workspace's rows up to date in the background.
-    void store.index.reconcile(key).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
+    void store.index.reconcile(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
     void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${(err as Error).message}`));
     store.purgeTrash();

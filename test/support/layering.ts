@@ -19,3 +19,20 @@ export function findVscodeImports(source: string): string[] {
   const pattern = /(?:\bfrom\s*|\bimport\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)['"]vscode['"]/g;
   return code.match(pattern) ?? [];
 }
+
+/** The files `entry` reaches through relative imports (itself included), resolved to .ts files. */
+export function reachableFiles(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const [, spec] of code.matchAll(/\bfrom\s*['"](\.[^'"]+)['"]/g)) {
+      const base = path.resolve(path.dirname(file), spec!);
+      const resolved = [`${base}.ts`, path.join(base, 'index.ts')].find((f) => fs.existsSync(f));
+      if (resolved) visit(resolved);
+    }
+  };
+  visit(entry);
+  return [...seen];
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { findVscodeImports, listSourceFiles } from '../support/layering';
+import { findVscodeImports, listSourceFiles, reachableFiles } from '../support/layering';
 
 const root = process.env.BRAID_REPO_ROOT ?? process.cwd();
 
@@ -17,6 +17,16 @@ test('no file under src/protocol or media imports vscode or node modules', () =>
   const files = [...listSourceFiles(path.join(root, 'src', 'protocol')), ...listSourceFiles(path.join(root, 'media', 'src'))];
   const offenders = files.filter((file) => /from ['"](vscode|node:[a-z_/]+)['"]/.test(fs.readFileSync(file, 'utf8')));
   assert.deepEqual(offenders.map((f) => path.relative(root, f)), []);
+});
+
+test('the chat\'s current session and everything it imports run without vscode (unit tests drive them)', () => {
+  const pure = ['src/vscode/chat/currentSession.ts', 'src/vscode/sessions/sessionsTreeModel.ts'];
+  for (const entry of pure) {
+    const files = reachableFiles(path.join(root, entry));
+    assert.ok(files.length > 3, `${entry} and its imports are found`);
+    const offenders = files.filter((file) => findVscodeImports(fs.readFileSync(file, 'utf8')).length > 0);
+    assert.deepEqual(offenders.map((f) => path.relative(root, f)), [], `${entry} reaches vscode`);
+  }
 });
 
 test('the import check catches every form of importing vscode', () => {

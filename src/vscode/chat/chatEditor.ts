@@ -25,7 +25,7 @@ export class ChatEditor extends Disposable implements vscode.WebviewPanelSeriali
   constructor(private readonly hub: ChatHub) {
     super();
     this._register(vscode.window.registerWebviewPanelSerializer(ChatEditor.viewType, this));
-    this._register(hub.sessions.onDidChange(() => this.retitle()));
+    this._register(hub.current.onDidChange(() => this.retitle()));
   }
 
   /** Opens the chat in an editor tab, or brings the open one forward. */
@@ -66,6 +66,6 @@ export class ChatEditor extends Disposable implements vscode.WebviewPanelSeriali
   }
 
   private retitle(): void {
-    if (this.panel) this.panel.title = editorTitle(this.hub.sessions.status()?.title);
+    if (this.panel) this.panel.title = editorTitle(this.hub.current.status()?.title);
   }
 }

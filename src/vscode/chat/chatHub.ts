@@ -4,13 +4,15 @@ import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import { reported } from '../commands/command';
 import { Disposable } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
-import { ChatSessions } from './chatSessions';
+import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
+import { vscodeChatHost } from './vscodeChatHost';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
 const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
@@ -31,14 +33,14 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
 export type MessageActionHandler = (action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>;
 
 /**
- * The window's chat: one current session (ChatSessions) shown on every Chat page at once, the
+ * The window's chat: one current session (CurrentSession) shown on every Chat page at once, the
  * side bar's view and an editor tab alike. Frames go to every page that finished its handshake;
  * what one page asked for (its snapshot after `ready`, missed frames, an older page, a side
  * question's answer) goes to that page. A page that comes back says `ready` and gets a snapshot
  * (the log's newest page plus the live part of a running turn), then frames (docs/reference.md, Stream frames).
  */
 export class ChatHub extends Disposable {
-  readonly sessions: ChatSessions;
+  readonly current: CurrentSession;
   private readonly pages = new Set<ChatPage>();
   /** The page the user last worked in: where a prefilled prompt goes and what reveal() shows. */
   private lastActive: ChatPage | undefined;
@@ -52,9 +54,13 @@ export class ChatHub extends Disposable {
 
   constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, private readonly secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
     super();
-    this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
-      if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
-    }));
+    this.current = this._register(new CurrentSession(store, vscodeChatHost(secrets, memory, {
+      post: (m) => this.post(m),
+      resync: () => void this.snapshot(),
+      reveal: () => {
+        if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
+      },
+    }), logger));
     // A pick writes up to four settings, one event each: the pages hear of the model they end in.
     let settle: NodeJS.Timeout | undefined;
     const modelChanged = () => {
@@ -117,7 +123,7 @@ export class ChatHub extends Disposable {
     const id = `side-${randomUUID()}`;
     const page = this.preferredPage();
     if (page) this.sideAskers.set(id, page);
-    await this.sessions.askSide(id, question);
+    await this.current.askSide(id, question);
   }
 
   /**
@@ -140,10 +146,7 @@ export class ChatHub extends Disposable {
   private receive(page: ChatPage, message: WebviewToHost): void {
     // What the page does by itself (its handshake, catching up, paging) says nothing about where the user is.
     if (message.type !== 'ready' && message.type !== 'framesAfter' && message.type !== 'loadOlder') this.lastActive = page;
-    this.handle(page, message).catch((err: unknown) => {
-      this.logger.error(`chat: ${message.type} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      void vscode.window.showErrorMessage(`Braid: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    void reported(this.logger, `chat: ${message.type}`, () => this.handle(page, message));
   }
 
   private async handle(page: ChatPage, message: WebviewToHost): Promise<void> {
@@ -154,29 +157,29 @@ export class ChatHub extends Disposable {
         await this.snapshot(page);
         if (!this.restored) {
           this.restored = true;
-          await this.sessions.restore(); // after a window reload: the session shown before
+          await this.current.restore(); // after a window reload: the session shown before
         }
         return;
       case 'framesAfter': {
-        const frames = this.sessions.framesAfter(message.after);
-        if (frames && this.sessions.currentId) page.post({ type: 'frames', sessionId: this.sessions.currentId, frames });
+        const frames = this.current.framesAfter(message.after);
+        if (frames && this.current.currentId) page.post({ type: 'frames', sessionId: this.current.currentId, frames });
         else await this.snapshot(page);
         return;
       }
       case 'prompt':
-        await this.sessions.prompt(message.requestId, message.text, message.steer === true);
+        await this.current.prompt(message.requestId, message.text, message.steer === true);
         return;
       case 'cancel':
-        this.sessions.cancel();
+        this.current.cancel();
         return;
       case 'queueAction':
-        await this.sessions.queueAction(message.action, message.promptId);
+        await this.current.queueAction(message.action, message.promptId);
         return;
       case 'approval':
-        this.sessions.approvals.answer(message.approvalId, message.decision);
+        this.current.approvals.answer(message.approvalId, message.decision);
         return;
       case 'loadOlder': {
-        const older = this.sessions.olderPage(message.sessionId, message.before);
+        const older = this.current.olderPage(message.sessionId, message.before);
         if (older) page.post(older);
         return;
       }
@@ -191,16 +194,16 @@ export class ChatHub extends Disposable {
         return;
       case 'sideQuestion':
         this.sideAskers.set(message.id, page);
-        await this.sessions.askSide(message.id, message.text);
+        await this.current.askSide(message.id, message.text);
         return;
       case 'keepSide': {
-        const forkId = await this.sessions.keepSide(message.id);
+        const forkId = await this.current.keepSide(message.id);
         if (forkId) this.revealer?.(forkId);
         if (forkId) void vscode.window.showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork').then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
         return;
       }
       case 'messageAction': {
-        const sessionId = this.sessions.currentId;
+        const sessionId = this.current.currentId;
         if (!sessionId || !this.actionHandler) return;
         // A prompt sent from a page is named by its request id, which was its message key.
         const messageId = message.messageId ?? userMessageId(sessionId, message.requestId!);
@@ -215,7 +218,7 @@ export class ChatHub extends Disposable {
     const pages = only ? [only] : [...this.pages];
     if (!pages.some((p) => p.isReady)) return;
     const model = await this.modelInfo();
-    const { session, live, cursor, promptHistory } = this.sessions.view();
+    const { session, live, cursor, promptHistory } = this.current.view();
     for (const page of pages) {
       page.post({
         type: 'snapshot',

@@ -11,7 +11,7 @@ import type { HostToWebview } from '../../protocol/messages';
 export class SideQuestions {
   private readonly answered = new Map<string, { question: string; message: AssistantMessage; sessionId: string }>();
 
-  constructor(private readonly store: SessionStore | undefined, private readonly post: (message: HostToWebview) => void) {}
+  constructor(private readonly post: (message: HostToWebview) => void) {}
 
   async ask(session: Session | undefined, id: string, question: string): Promise<void> {
     if (!session) {
@@ -28,11 +28,11 @@ export class SideQuestions {
     }
   }
 
-  /** Keeps an answered side question as a fork of its session; returns the fork's id. */
-  async keep(id: string): Promise<string | undefined> {
+  /** Keeps an answered side question as a fork of its session in `store`; returns the fork's id. */
+  async keep(store: SessionStore, id: string): Promise<string | undefined> {
     const side = this.answered.get(id);
-    if (!side || !this.store) return undefined;
-    const fork = await keepSideQuestion(this.store, side.sessionId, side.question, side.message);
+    if (!side) return undefined;
+    const fork = await keepSideQuestion(store, side.sessionId, side.question, side.message);
     this.answered.delete(id);
     this.post({ type: 'sideAnswer', id, question: side.question, state: 'kept', text: fork.title });
     return fork.id;

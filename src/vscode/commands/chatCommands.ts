@@ -1,16 +1,18 @@
 import * as vscode from 'vscode';
-import type { SessionStore } from '../../core/store/sessionStore';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
-import { rewindToMessage } from './forkRewindCommands';
+import type { CommandContext } from './commandContext';
+import { REWIND_FAILURE, rewindToMessage } from './forkRewindCommands';
 
 /** Braid: Edit Last Prompt — rewinds the chat's session to before its last prompt and puts it back in the input. */
-export function editLastPromptCommand(chat: ChatHub, store: SessionStore | undefined): BraidCommand {
+export function editLastPromptCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.editLastPrompt',
+    failure: REWIND_FAILURE,
     run: async () => {
-      const id = chat.sessions.currentId;
-      if (!store || !id) {
+      const store = ctx.requireStore();
+      const id = ctx.chat.current.currentId;
+      if (!id) {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Edit Last Prompt works on its last prompt.');
         return;
       }
@@ -19,7 +21,7 @@ export function editLastPromptCommand(chat: ChatHub, store: SessionStore | undef
         void vscode.window.showInformationMessage('This session has no prompt to edit yet.');
         return;
       }
-      await rewindToMessage(chat, store, id, last.id);
+      await rewindToMessage(ctx, id, last.id);
     },
   };
 }
@@ -40,15 +42,11 @@ export function compactSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.compactSession',
     run: async (focus?: unknown) => {
-      try {
-        const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true }, (_progress, token) => {
-          token.onCancellationRequested(() => chat.sessions.cancel());
-          return chat.sessions.compact(typeof focus === 'string' ? focus : undefined);
-        });
-        if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Braid: ${(err as Error).message}`);
-      }
+      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true }, (_progress, token) => {
+        token.onCancellationRequested(() => chat.current.cancel());
+        return chat.current.compact(typeof focus === 'string' ? focus : undefined);
+      });
+      if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
     },
   };
 }
@@ -58,7 +56,7 @@ export function promptHistoryCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.promptHistory',
     run: async () => {
-      const prompts = chat.sessions.promptHistory();
+      const prompts = chat.current.promptHistory();
       if (prompts.length === 0) {
         void vscode.window.showInformationMessage('No earlier prompts in this workspace yet.');
         return;

@@ -1,38 +1,40 @@
 import * as vscode from 'vscode';
 import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
-import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/format/titles';
-import type { ChatHub } from '../chat/chatHub';
-import type { BraidCommand } from './command';
+import { UserFacingError, type BraidCommand } from './command';
+import type { CommandContext } from './commandContext';
 import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
 const OPEN_SOURCE = 'Open Source';
 
+/** How the messages of failed forks and rewinds begin. */
+export const FORK_FAILURE = 'Braid could not fork the session';
+export const REWIND_FAILURE = 'Braid could not rewind';
+
 /** Braid: Fork Session — a whole copy, opened in the Chat view. */
-export function forkCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+export function forkCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.forkSession',
+    failure: FORK_FAILURE,
     run: async (arg?: unknown) => {
-      if (!store) return;
-      const id = await sessionArg(arg, chat, store, workspaceKey);
-      if (!id) return;
-      await fork(chat, store, id, undefined, reveal);
+      const id = await sessionArg(arg, ctx);
+      if (id) await fork(ctx, id, undefined);
     },
   };
 }
 
 /** Braid: Fork at Turn... — a copy up to the turn of a chosen prompt. */
-export function forkAtTurnCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined, reveal: (id: string) => void): BraidCommand {
+export function forkAtTurnCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.forkAtTurn',
+    failure: FORK_FAILURE,
     run: async (arg?: unknown) => {
-      if (!store) return;
-      const id = await sessionArg(arg, chat, store, workspaceKey);
+      const id = await sessionArg(arg, ctx);
       if (!id) return;
-      const prompt = await pickPrompt(store, id, 'Fork keeping the conversation up to the end of this turn');
-      if (prompt) await fork(chat, store, id, prompt.turn, reveal);
+      const prompt = await pickPrompt(ctx.requireStore(), id, 'Fork keeping the conversation up to the end of this turn');
+      if (prompt) await fork(ctx, id, prompt.turn);
     },
   };
 }
@@ -41,36 +43,33 @@ export function forkAtTurnCommand(chat: ChatHub, store: SessionStore | undefined
  * Forks, opens the fork in the Chat view, shows it in the tree (revealed and selected) and says
  * so, with a way back to the source.
  */
-async function fork(chat: ChatHub, store: SessionStore, id: string, turn: number | undefined, reveal: (id: string) => void): Promise<void> {
-  try {
-    const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
-    await chat.sessions.openSession(forked.id);
-    await chat.reveal();
-    reveal(forked.id);
-    const source = sessionLabel(store.index.get(id) ?? {});
-    const at = forked.forkedFrom?.turn ? ` at turn ${forked.forkedFrom.turn}` : '';
-    const note = forked.leftOutTurn !== null ? ` (${leftOutNote(forked)})` : '';
-    void vscode.window.showInformationMessage(`Forked "${source}"${at}${note}.`, OPEN_SOURCE).then((choice) => {
-      if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', id);
-    });
-  } catch (err) {
-    void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
-  }
+async function fork(ctx: CommandContext, id: string, turn: number | undefined): Promise<void> {
+  const store = ctx.requireStore();
+  const forked = await forkSession(store, id, turn === undefined ? {} : { turn });
+  await ctx.chat.current.openSession(forked.id);
+  await ctx.chat.reveal();
+  ctx.revealSession(forked.id);
+  const source = sessionLabel(store.index.get(id) ?? {});
+  const at = forked.forkedFrom?.turn ? ` at turn ${forked.forkedFrom.turn}` : '';
+  const note = forked.leftOutTurn !== null ? ` (${leftOutNote(forked)})` : '';
+  void vscode.window.showInformationMessage(`Forked "${source}"${at}${note}.`, OPEN_SOURCE).then((choice) => {
+    if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', id);
+  });
 }
 
 /**
  * Braid: Rewind... — picks a prompt, shows what would change (files, commands that cannot be
  * undone), rewinds (with or without files) and puts the prompt back in the chat input.
  */
-export function rewindCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+export function rewindCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.rewind',
+    failure: REWIND_FAILURE,
     run: async (arg?: unknown) => {
-      if (!store) return;
-      const id = await sessionArg(arg, chat, store, workspaceKey);
+      const id = await sessionArg(arg, ctx);
       if (!id) return;
-      const prompt = await pickPrompt(store, id, 'Rewind to before this prompt (it comes back in the input to edit and resend)');
-      if (prompt) await rewindToMessage(chat, store, id, prompt.id);
+      const prompt = await pickPrompt(ctx.requireStore(), id, 'Rewind to before this prompt (it comes back in the input to edit and resend)');
+      if (prompt) await rewindToMessage(ctx, id, prompt.id);
     },
   };
 }
@@ -79,30 +78,28 @@ export function rewindCommand(chat: ChatHub, store: SessionStore | undefined, wo
  * Rewinds `sessionId` to before the prompt `messageId`: a modal previews the files and commands,
  * the user chooses to restore files or not, and the prompt comes back in the chat input.
  */
-export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: string, messageId: string): Promise<void> {
-  try {
-    const preview = previewRewind(store, id, messageId);
-    const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
-    if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
-    if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
-    if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
-    const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
-    const choice = await vscode.window.showWarningMessage(rewindQuestion(preview), { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
-    if (!choice) return;
-    const files = choice === 'Rewind and Restore Files';
-    const result = chat.sessions.currentId === id
-      ? await chat.sessions.rewind(messageId, files)
-      : await rewindSession(store, id, messageId, { files });
-    if (chat.sessions.currentId !== id) await chat.sessions.openSession(id);
-    chat.prefill(result.text);
-    await chat.reveal();
-    // Undo is offered twice, as in an editor: on the notification and in the chat, until the session goes on.
-    const note = rewoundNote(result, files);
-    chat.sessions.noteRewind(id, note, result.text);
-    void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
-  } catch (err) {
-    void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
-  }
+export async function rewindToMessage(ctx: CommandContext, id: string, messageId: string): Promise<void> {
+  const { chat } = ctx;
+  const store = ctx.requireStore();
+  const preview = previewRewind(store, id, messageId);
+  const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
+  if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
+  if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
+  if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
+  const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
+  const choice = await vscode.window.showWarningMessage(rewindQuestion(preview), { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
+  if (!choice) return;
+  const files = choice === 'Rewind and Restore Files';
+  const result = chat.current.currentId === id
+    ? await chat.current.rewind(messageId, files)
+    : await rewindSession(store, id, messageId, { files });
+  if (chat.current.currentId !== id) await chat.current.openSession(id);
+  chat.prefill(result.text);
+  await chat.reveal();
+  // Undo is offered twice, as in an editor: on the notification and in the chat, until the session goes on.
+  const note = rewoundNote(result, files);
+  chat.current.noteRewind(id, note, result.text);
+  void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
 }
 
 /**
@@ -110,32 +107,27 @@ export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: st
  * the rewind notification's Undo does) when nothing happened since; the prompt that rewind put
  * back in the input leaves it again.
  */
-export function undoRewindCommand(chat: ChatHub, store: SessionStore | undefined): BraidCommand {
+export function undoRewindCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.undoRewind',
+    failure: 'Braid could not undo the rewind',
     run: async (arg?: unknown) => {
-      const id = typeof arg === 'string' ? arg : chat.sessions.currentId;
-      if (!store || !id) {
+      ctx.requireStore();
+      const id = typeof arg === 'string' ? arg : ctx.chat.current.currentId;
+      if (!id) {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Undo Rewind works on its last rewind.');
         return;
       }
-      try {
-        const result = await chat.sessions.undoRewind(id);
-        if (result.prompt !== undefined) chat.prefill('', result.prompt);
-        void vscode.window.showInformationMessage(undoneNote(result));
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Braid could not undo the rewind: ${(err as Error).message}`);
-      }
+      const result = await ctx.chat.current.undoRewind(id);
+      if (result.prompt !== undefined) ctx.chat.prefill('', result.prompt);
+      void vscode.window.showInformationMessage(undoneNote(result));
     },
   };
 }
 
 /** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */
-export async function forkAtMessage(chat: ChatHub, store: SessionStore, id: string, messageId: string, reveal: (id: string) => void): Promise<void> {
-  const message = store.history(id).messages.find((m) => m.id === messageId);
-  if (!message) {
-    void vscode.window.showErrorMessage('Braid could not find that message in the session any more.');
-    return;
-  }
-  await fork(chat, store, id, message.turn, reveal);
+export async function forkAtMessage(ctx: CommandContext, id: string, messageId: string): Promise<void> {
+  const message = ctx.requireStore().history(id).messages.find((m) => m.id === messageId);
+  if (!message) throw new UserFacingError('Braid could not find that message in the session any more.');
+  await fork(ctx, id, message.turn);
 }

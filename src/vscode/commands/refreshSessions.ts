@@ -1,14 +1,15 @@
-import type { SessionStore } from '../../core/store/sessionStore';
 import type { SessionsTreeProvider } from '../sessions/sessionsTreeProvider';
 import type { BraidCommand } from './command';
+import type { CommandContext } from './commandContext';
 
 /** Braid: Refresh — re-reads the shown workspaces' session folders into the index and redraws the tree. */
-export function refreshSessionsCommand(store: SessionStore | undefined, tree: SessionsTreeProvider, workspaceKey: string | undefined): BraidCommand {
+export function refreshSessionsCommand(ctx: CommandContext, tree: SessionsTreeProvider): BraidCommand {
   return {
     id: 'braid.refreshSessions',
     run: async () => {
-      if (store && tree.allWorkspaces) await store.index.reconcile();
-      else if (store && workspaceKey) await store.index.reconcile(workspaceKey);
+      const store = ctx.requireStore();
+      if (tree.allWorkspaces) await store.index.reconcile();
+      else if (ctx.workspaceKey) await store.index.reconcile(ctx.workspaceKey);
       tree.refresh();
     },
   };

@@ -2,18 +2,19 @@ import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/format/summary';
 import { cutTitle, sessionLabel } from '../../core/format/titles';
-import type { ChatHub } from '../chat/chatHub';
+import type { CommandContext } from './commandContext';
 
 /**
  * The session a command acts on: the tree row it was run on, else the session in the Chat view,
  * else one the user picks. With `archived` (Restore) only archived sessions qualify.
  */
-export async function sessionArg(arg: unknown, chat: ChatHub, store: SessionStore, workspaceKey: string | undefined, archived = false): Promise<string | undefined> {
+export async function sessionArg(arg: unknown, ctx: CommandContext, archived = false): Promise<string | undefined> {
   const fromTree = typeof arg === 'string' ? arg : (arg as { id?: unknown } | undefined)?.id;
   if (typeof fromTree === 'string') return fromTree;
-  const current = chat.sessions.currentId;
+  const store = ctx.requireStore();
+  const current = ctx.chat.current.currentId;
   if (current && (!archived || store.index.get(current)?.archived)) return current;
-  const rows = store.index.list({ workspaceKey, archived, limit: 100 });
+  const rows = store.index.list({ workspaceKey: ctx.workspaceKey, archived, limit: 100 });
   if (archived && rows.length === 0) {
     void vscode.window.showInformationMessage('There are no archived sessions in this workspace.');
     return undefined;

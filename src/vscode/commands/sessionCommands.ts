@@ -4,33 +4,31 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
+import type { CommandContext } from './commandContext';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
 export function newSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.newSession',
     run: async () => {
-      await chat.sessions.newSession();
+      await chat.current.newSession();
       await chat.reveal();
     },
   };
 }
 
 /** Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and prompts. */
-export function openSessionCommand(chat: ChatHub, store: SessionStore | undefined, workspaceKey: string | undefined): BraidCommand {
+export function openSessionCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.openSession',
+    failure: 'Braid could not open the session',
     run: async (arg?: unknown) => {
-      if (!store) return;
+      const store = ctx.requireStore();
       let id = typeof arg === 'string' ? arg : (arg as { id?: string } | undefined)?.id;
-      if (!id) id = await pickSession(store, workspaceKey);
+      if (!id) id = await pickSession(store, ctx.workspaceKey);
       if (!id) return;
-      try {
-        await chat.sessions.openSession(id);
-        await chat.reveal();
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Braid could not open the session: ${(err as Error).message}`);
-      }
+      await ctx.chat.current.openSession(id);
+      await ctx.chat.reveal();
     },
   };
 }

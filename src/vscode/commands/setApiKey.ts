@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { secretKey } from '../chat/chatSessions';
+import { secretKey } from '../apiKeys';
 import { readModelSettings } from '../settings';
 import type { BraidCommand } from './command';
 

@@ -2,7 +2,7 @@ import { getEnvApiKey, getModels, getProviders, type KnownProvider } from '@mari
 import * as vscode from 'vscode';
 import { OPENAI_COMPATIBLE } from '../../core/model/modelSettings';
 import type { ModelChoiceItem, ModelPick } from '../../protocol/messages';
-import { secretKey } from '../chat/chatSessions';
+import { secretKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { VSCODE_LM } from '../lm/vscodeLmStream';
 import { readModelSettings } from '../settings';

@@ -4,8 +4,32 @@ import { readSubagents } from '../../core/store/subagents';
 import { sessionLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { TimeRedraw } from './timeRedraw';
-import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SubagentNode } from './sessionsTreeModel';
+import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SessionsSource, type SubagentNode } from './sessionsTreeModel';
 import { counted } from '../../core/counted';
+
+/** What the tree lists, and a way to hear that it changed. */
+export type FollowedSource = SessionsSource & { onDidChange(listener: () => void): () => void };
+
+/** The tree's rows from the store's index (which follows other windows and the CLI); subagents from their own logs, read on expand. */
+export function indexSource(store: SessionStore): FollowedSource {
+  return {
+    list: (filter) => store.index.list(filter),
+    count: (filter) => store.index.count(filter),
+    workspaces: () => store.index.workspaces(),
+    workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+    subagents: (id) => {
+      try {
+        return readSubagents(store.layout, store.locate(id), store.get(id));
+      } catch {
+        return []; // the session went away since the tree listed it
+      }
+    },
+    onDidChange: (listener) => store.index.onDidChange(listener),
+  };
+}
+
+/** The tree without a store (it failed to open, and said so): nothing to list. */
+export const NO_SESSIONS: FollowedSource = { list: () => [], count: () => 0, workspaces: () => [], workspaceOf: () => undefined, subagents: () => [], onDidChange: () => () => undefined };
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
@@ -23,22 +47,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
   private readonly model: SessionsTreeModel;
   private times: TimeRedraw | undefined;
 
-  constructor(store: SessionStore | undefined, workspaceDir: string | undefined) {
-    this.unsubscribe = store ? store.index.onDidChange(() => this.refresh()) : () => undefined;
-    this.model = new SessionsTreeModel({
-      list: (filter) => store?.index.list(filter) ?? [],
-      count: (filter) => store?.index.count(filter) ?? 0,
-      workspaces: () => store?.index.workspaces() ?? [],
-      workspaceOf: (id) => store?.index.get(id)?.workspaceKey,
-      subagents: (id) => {
-        if (!store) return [];
-        try {
-          return readSubagents(store.layout, store.locate(id), store.get(id));
-        } catch {
-          return []; // the session went away since the tree listed it
-        }
-      },
-    }, workspaceDir ? { key: workspaceKey(workspaceDir), dir: workspaceDir } : undefined);
+  constructor(source: FollowedSource, workspaceDir: string | undefined) {
+    this.unsubscribe = source.onDidChange(() => this.refresh());
+    this.model = new SessionsTreeModel(source, workspaceDir ? { key: workspaceKey(workspaceDir), dir: workspaceDir } : undefined);
   }
 
   get allWorkspaces(): boolean {

@@ -22,14 +22,13 @@ export class UsagePanel implements vscode.Disposable {
   private redraw: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly store: SessionStore | undefined, private readonly workspaceDir: string | undefined, private readonly logger: Logger) {
+  constructor(private readonly extensionUri: vscode.Uri, private readonly store: SessionStore, private readonly workspaceDir: string | undefined, private readonly logger: Logger) {
     this.scope = workspaceDir ? 'workspace' : 'all';
-    this.unsubscribe = store ? store.index.onDidChange(() => this.scheduleRedraw()) : () => undefined;
+    this.unsubscribe = store.index.onDidChange(() => this.scheduleRedraw());
   }
 
-  /** Opens the view, or brings it to the front. Without a store (it failed to open, and said so) there is nothing to show. */
+  /** Opens the view, or brings it to the front. */
   show(): void {
-    if (!this.store) return;
     if (this.panel) {
       this.panel.reveal();
       return;
@@ -74,7 +73,7 @@ export class UsagePanel implements vscode.Disposable {
   }
 
   private post(): void {
-    if (!this.panel || !this.store) return;
+    if (!this.panel) return;
     const store = this.store;
     const key = this.scope === 'workspace' && this.workspaceDir ? workspaceKey(this.workspaceDir) : undefined;
     const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), {

@@ -1,72 +1,66 @@
-import * as vscode from 'vscode';
+// The window's current session without VS Code: what needs it comes through ChatHost
+// (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
+// everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
 import type { Logger } from '../../core/logger';
-import { resolveApiKey } from '../../core/model/apiKey';
 import { Session, SessionElsewhereError } from '../../core/session/session';
-import { systemPrompt } from '../../core/session/systemPrompt';
-import { promptText } from '../../core/format/summary';
-import { shownTitle } from '../../core/format/titles';
 import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult } from '../../core/store/rewind';
-import type { SessionState, UsageTotals } from '../../core/format/sessionState';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { SessionBusyError } from '../../core/store/writerLease';
-import type { FrameBody, SessionInfo, StreamFrame, TranscriptEntry } from '../../protocol/frames';
-import { workspaceKey } from '../../core/workspace/workspaceKey';
-import type { HostToWebview, OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
-import { chooseModel } from '../lm/chooseModel';
-import { vscodeAwareStream } from '../lm/vscodeLmStream';
-import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
+import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
+import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
+import { olderPage, promptHistory, sessionPage } from './chatPages';
+import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
-import { toEntries } from './transcript';
 
-/** The workspace-state key of the session the Chat view shows. */
-const SHOWN_KEY = 'braid.chat.shownSession';
-
-/** The key under which SecretStorage keeps a provider's API key. */
-export const secretKey = (provider: string) => `braid.apiKey.${provider}`;
-
-const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined => (c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined);
+/** What a page needs to render the current session from scratch. */
+export interface ChatView {
+  readonly session: SessionView | null;
+  readonly live: StreamFrame[];
+  readonly cursor: number;
+  readonly promptHistory: string[];
+}
 
 /**
- * The session the window's chat works on (every Chat page shows it), and its stream of frames (docs/reference.md, Stream frames). Switching to
- * another session or a new one bumps a generation counter; events of an older session are
- * dropped (docs/reference.md, Turns and prompts), and the page gets a fresh snapshot.
+ * The session the window's chat works on (every Chat page shows it), and its stream of frames
+ * (docs/reference.md, Stream frames). Switching to another session or a new one bumps a
+ * generation counter; events of an older session are dropped (docs/reference.md, Turns and
+ * prompts), and the pages get a fresh snapshot. A session another process writes, or one of
+ * another folder, is followed read-only.
  */
-export class ChatSessions implements vscode.Disposable {
+export class CurrentSession {
   private session: Session | undefined;
   /** A session another process writes, shown read-only and followed live. */
   private following: { id: string; follower: LogFollower; reason?: string } | undefined;
   private stream: SessionStream | undefined;
   private generation = 0;
-  private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when the current session, its title, its status or its usage changes. */
-  readonly onDidChange = this.changed.event;
+  private readonly listeners = new Set<() => void>();
   readonly approvals: ChatApprovals;
   private readonly sides: SideQuestions;
   /** The rewind this window just made, while it can be undone: its session, what it did, the prompt it put back in the input. */
   private rewound: { id: string; note: string; prompt: string } | undefined;
 
-  constructor(
-    private readonly store: SessionStore | undefined,
-    private readonly secrets: vscode.SecretStorage,
-    private readonly logger: Logger,
-    private readonly post: (message: HostToWebview) => void,
-    /** Remembers the session shown, so a reloaded window shows it again. */
-    private readonly memory: vscode.Memento,
-    /** Asks the provider to send the page a fresh snapshot. */
-    private readonly resync: () => void,
-    reveal: () => void,
-  ) {
-    this.sides = new SideQuestions(store, post);
+  constructor(private readonly store: SessionStore | undefined, private readonly host: ChatHost, private readonly logger: Logger) {
+    this.sides = new SideQuestions((m) => host.post(m));
     this.approvals = new ChatApprovals((body) => {
       const requestId = this.stream?.active;
       if (!requestId || body.kind !== 'runtime-event') return false;
       this.stream!.push(body.event.type === 'approval' ? { ...body, event: { ...body.event, requestId } } : body, true);
       return true;
-    }, reveal);
+    }, () => host.reveal());
+  }
+
+  /** Calls `listener` when the current session, its title, its status or its usage changes. */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 
   get currentId(): string | undefined {
@@ -78,46 +72,30 @@ export class ChatSessions implements vscode.Disposable {
     return this.stream?.ring.cursor ?? 0;
   }
 
-  /** What the page needs to render the current session from scratch. */
-  view(): { session: SessionView | null; live: StreamFrame[]; cursor: number; promptHistory: string[] } {
+  /** The store, or the error that says it could not be opened. Nothing is shown without it. */
+  private requireStore(): SessionStore {
+    if (!this.store) throw new Error(NO_STORE);
+    return this.store;
+  }
+
+  /** What a page needs to render the current session from scratch. */
+  view(): ChatView {
     const id = this.currentId;
-    if (!id || !this.store) return { session: null, live: [], cursor: 0, promptHistory: this.promptHistory([]) };
-    const page = this.store.newestPage(id, PAGE_SIZE);
-    const before = toWire(page.before);
+    if (!id) return { session: null, live: [], cursor: 0, promptHistory: this.promptHistory([]) };
     const active = this.stream?.active;
     const session: SessionView = {
-      info: this.info(id),
-      entries: toEntries(page.messages, page.compactions),
-      ...(before ? { before } : {}),
+      ...sessionPage(this.requireStore(), id, this.info()),
       ...(this.following ? { readOnly: true } : {}),
       ...(this.following?.reason ? { readOnlyReason: this.following.reason } : {}),
       ...(active ? { activeRequest: active } : {}),
-      ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
       ...(this.rewound?.id === id ? { undoableRewind: this.rewound.note } : {}),
     };
     return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
   }
 
-  /** Earlier prompts, newest first: this session's (from the shown page), then other sessions' of the workspace. */
-  promptHistory(entries?: readonly TranscriptEntry[]): string[] {
-    // Without the shown entries (the /history command), the prompts of the newest page.
-    const id = this.currentId;
-    const prompts = entries
-      ? entries.flatMap((e) => (e.kind === 'user' ? [e.text] : []))
-      : id && this.store ? this.store.newestPage(id, PAGE_SIZE).messages.flatMap((m) => (m.message.role === 'user' ? [promptText(m.message)] : [])) : [];
-    const mine = prompts.reverse();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const others = this.store && folder
-      ? this.store.index.list({ workspaceKey: workspaceKey(folder), limit: 50 }).filter((r) => r.id !== this.currentId).map((r) => r.firstPrompt)
-      : [];
-    return [...new Set([...mine, ...others].map((t) => t.trim()).filter(Boolean))].slice(0, 200);
-  }
-
-  /** Compacts the open session now (/compact, Braid: Compact Session). False when there is nothing to summarize. */
-  async compact(focus?: string): Promise<boolean> {
-    if (this.following) throw new Error('Another window is writing this session; compact it there.');
-    if (!this.session) throw new Error('Open a session in the Chat view first.');
-    return this.session.compact(focus);
+  /** Earlier prompts, newest first: this session's (from the shown entries, else its newest page), then other sessions' of the workspace. */
+  promptHistory(entries?: SessionView['entries']): string[] {
+    return this.store ? promptHistory(this.store, this.currentId, this.host.workspaceDirs()[0], entries) : [];
   }
 
   /** Frames after `cursor`, or undefined when the page must take a snapshot instead. */
@@ -127,42 +105,42 @@ export class ChatSessions implements vscode.Disposable {
 
   /** The page of entries before `before`, for the page that asked; undefined when the session is no longer shown. */
   olderPage(sessionId: string, before: PageCursor): OlderPageMessage | undefined {
-    if (!this.store || sessionId !== this.currentId) return undefined;
-    const page = this.store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
-    const next = toWire(page.before);
-    return { type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) };
+    return sessionId === this.currentId ? olderPage(this.requireStore(), sessionId, before) : undefined;
   }
 
-  private info(id: string): SessionInfo {
-    let state: SessionState;
+  /** The current session's info: the open session's queue, a followed one's as its state has it. */
+  private info(): SessionInfo {
+    if (this.session) return this.infoOf(this.session);
+    const id = this.following!.id;
+    let queue = { queue: [] as SessionInfo['queue'], paused: false };
     try {
-      state = this.store!.get(id); // a broken state.json is rebuilt by the store
+      const state = this.requireStore().get(id); // another process writes the queue: read once per snapshot, never per frame
+      queue = { queue: state.queue, paused: state.paused !== null };
     } catch (err) {
-      // The folder went away under the open session (deleted elsewhere, removed by hand); this runs
-      // inside session events, where a throw would be uncaught.
       this.logger.warn(`session ${id}: ${(err as Error).message}`);
-      return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
     }
-    // From the index, as usage reports count it: the session's own calls, and a fork's inherited ones apart.
-    const { own, inherited, history } = this.store!.index.sessionUsage(id);
-    const info = (u: UsageTotals) => ({ input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost });
-    return {
-      id,
-      title: shownTitle(state),
-      status: state.status,
-      usage: info(own),
-      ...(inherited.calls > 0 ? { history: info(history) } : {}),
-      model: state.model ? `${state.model.provider} · ${state.model.id}` : '',
-      queue: (this.session?.queued ?? state.queue).map((q) => ({ promptId: q.promptId, text: q.text })),
-      paused: this.session ? this.session.isPaused : state.paused !== null,
-    };
+    return sessionInfo(this.requireStore().index, id, queue) ?? missingInfo(id);
+  }
+
+  /** An open session's info, from memory: the index row and usage, the session's own queue. */
+  private infoOf(session: Session): SessionInfo {
+    const info = sessionInfo(this.requireStore().index, session.id, { queue: session.queued, paused: session.isPaused });
+    if (info) return info;
+    // The folder went away under the open session (deleted elsewhere, removed by hand).
+    this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
+    return missingInfo(session.id);
+  }
+
+  /** The current session's title, model and token count, for the status bar. */
+  status(): SessionStatus | undefined {
+    const id = this.currentId;
+    return id ? sessionStatus(this.requireStore().index, id) : undefined;
   }
 
   /** Runs a prompt from the page in the current session, starting a session when there is none. */
   async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
-    if (!this.store) return fail('The session store could not be opened; see "Braid: Show Log".');
     try {
       // Another process took the lease over while this window was not answering: open the session
       // again, which follows that process read-only, or writes here if it has let go since.
@@ -170,8 +148,8 @@ export class ChatSessions implements vscode.Disposable {
       if (this.following) return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
       if (!this.session) {
         this.session = await this.open(undefined);
-        void this.memory.update(SHOWN_KEY, this.session.id);
-        this.changed.fire();
+        this.host.shown.set(this.session.id);
+        this.changed();
       }
       const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
@@ -180,10 +158,10 @@ export class ChatSessions implements vscode.Disposable {
     }
   }
 
-  /** A frame for the current stream; before a session exists, straight to the page. */
+  /** A frame for the current stream; before a session exists, straight to the pages. */
   private pushOrPost(body: FrameBody): void {
     if (this.stream) this.stream.push(body);
-    else this.post({ type: 'frames', sessionId: '', frames: [{ ...body, cursor: 0 } as StreamFrame] });
+    else this.host.post({ type: 'frames', sessionId: '', frames: [{ ...body, cursor: 0 } as StreamFrame] });
   }
 
   /** Stops the running turn or compaction (the page's Stop). */
@@ -193,11 +171,19 @@ export class ChatSessions implements vscode.Disposable {
 
   /** Steers a queued prompt into the running turn, cancels it, or resumes a paused queue. */
   async queueAction(action: 'steer' | 'cancel' | 'resume', promptId: string): Promise<void> {
-    if (!this.session) return;
-    if (action === 'steer') await this.session.steer(promptId);
-    else if (action === 'cancel') await this.session.cancel(promptId);
-    else await this.session.resume();
-    this.stream?.push({ kind: 'session-updated', info: this.info(this.session.id) });
+    const session = this.session;
+    if (!session) return;
+    if (action === 'steer') await session.steer(promptId);
+    else if (action === 'cancel') await session.cancel(promptId);
+    else await session.resume();
+    this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
+  }
+
+  /** Compacts the open session now (/compact, Braid: Compact Session). False when there is nothing to summarize. */
+  async compact(focus?: string): Promise<boolean> {
+    if (this.following) throw new Error('Another window is writing this session; compact it there.');
+    if (!this.session) throw new Error('Open a session in the Chat view first.');
+    return this.session.compact(focus);
   }
 
   /** A side question (/btw) about the open session, answered in the page's overlay. */
@@ -207,7 +193,7 @@ export class ChatSessions implements vscode.Disposable {
 
   /** Keeps an answered side question as a fork; returns the fork's id. */
   keepSide(id: string): Promise<string | undefined> {
-    return this.sides.keep(id);
+    return this.sides.keep(this.requireStore(), id);
   }
 
   /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
@@ -215,7 +201,7 @@ export class ChatSessions implements vscode.Disposable {
     if (!this.session) throw new Error('no session is open for writing here');
     const result = await this.session.rewind(messageId, { files });
     this.stream?.push({ kind: 'messages-rewound' });
-    this.resync();
+    this.host.resync();
     return result;
   }
 
@@ -223,7 +209,7 @@ export class ChatSessions implements vscode.Disposable {
   noteRewind(id: string, note: string, prompt: string): void {
     if (id !== this.currentId) return;
     this.rewound = { id, note, prompt };
-    this.resync();
+    this.host.resync();
   }
 
   /**
@@ -233,12 +219,12 @@ export class ChatSessions implements vscode.Disposable {
    */
   async undoRewind(id: string): Promise<{ turns: number; files: string[]; prompt?: string }> {
     if (this.following?.id === id) throw new Error(this.following.reason ?? 'Another window is writing this session; undo the rewind there.');
-    const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.store!, id);
+    const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.requireStore(), id);
     const prompt = this.rewound?.id === id ? this.rewound.prompt : undefined;
     if (this.rewound?.id === id) this.rewound = undefined;
     if (this.currentId === id) {
       this.stream?.push({ kind: 'messages-rewound' });
-      this.resync();
+      this.host.resync();
     }
     return { ...result, ...(prompt === undefined ? {} : { prompt }) };
   }
@@ -265,9 +251,9 @@ export class ChatSessions implements vscode.Disposable {
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
     await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${(err as Error).message}`));
     if (id) await this.openOrFollow(id);
-    void this.memory.update(SHOWN_KEY, id);
-    this.resync();
-    this.changed.fire();
+    this.host.shown.set(id);
+    this.host.resync();
+    this.changed();
   }
 
   /**
@@ -275,33 +261,20 @@ export class ChatSessions implements vscode.Disposable {
    * still be letting go of its writer lease, so a busy session is retried for a few seconds.
    */
   async restore(): Promise<void> {
-    const id = this.memory.get<string>(SHOWN_KEY);
+    const id = this.host.shown.get();
+    // Without a store nothing can be shown; the id is kept for a window whose store opens.
     if (!id || this.currentId || !this.store) return;
     const generation = this.generation;
     try {
       await this.openOrFollow(id, 5_000, () => generation !== this.generation);
     } catch (err) {
       this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
-      void this.memory.update(SHOWN_KEY, undefined);
+      this.host.shown.set(undefined);
       return;
     }
     if (generation !== this.generation) return; // the user moved on meanwhile
-    this.resync();
-    this.changed.fire();
-  }
-
-  /** The current session's title, model and token count, for the status bar. */
-  status(): { title: string; model: string; tokens: number } | undefined {
-    const id = this.currentId;
-    if (!id || !this.store) return undefined;
-    let state: SessionState;
-    try {
-      state = this.store.get(id);
-    } catch {
-      return undefined; // the folder went away; info() says so in the log
-    }
-    const u = this.store.index.sessionUsage(id).own; // as the Chat view's usage line counts it
-    return { title: shownTitle(state), model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+    this.host.resync();
+    this.changed();
   }
 
   /**
@@ -331,8 +304,9 @@ export class ChatSessions implements vscode.Disposable {
   /** Shows a session read-only, following its log live: another process writes it, or it belongs to another folder (`reason`). */
   private follow(id: string, reason?: string): void {
     const generation = this.generation;
-    const follower = new LogFollower(this.store!.layout.agentLog(this.store!.locate(id)), () => {
-      if (generation === this.generation) this.resync();
+    const store = this.requireStore();
+    const follower = new LogFollower(store.layout.agentLog(store.locate(id)), () => {
+      if (generation === this.generation) this.host.resync();
     }).start();
     this.following = { id, follower, ...(reason ? { reason } : {}) };
     this.logger.info(`session ${id} ${reason ? 'belongs to another folder' : 'is written by another process'}; following it read-only`);
@@ -341,39 +315,23 @@ export class ChatSessions implements vscode.Disposable {
   private async open(id: string | undefined): Promise<Session> {
     // The generation this session belongs to is the one it was asked for in.
     const generation = this.generation;
-    await chooseModel(); // a configuration problem is reported before a session is created
-    const workspaceDirs = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-    const promptHook = readPromptHook();
-    const session = await Session.open({
-      store: this.store!,
-      workspaceDirs,
-      model: chooseModel,
-      streamFn: vscodeAwareStream,
-      apiKey: async (provider) => resolveApiKey(provider, process.env, await this.secrets.get(secretKey(provider))),
-      systemPrompt: systemPrompt(workspaceDirs[0]!),
-      approvals: this.approvals,
-      approvalPolicy: readApprovalPolicy(),
-      compaction: readCompactionSettings(),
-      trusted: () => vscode.workspace.isTrusted,
-      logger: this.logger,
-      ...(promptHook ? { promptHook } : {}),
-    }, id);
-    const stream = new SessionStream(session.id, () => this.info(session.id), (frames) => {
-      if (generation === this.generation) this.post({ type: 'frames', sessionId: session.id, frames });
+    const session = await Session.open(await sessionOptions(this.requireStore(), this.host, this.approvals, this.logger), id);
+    const stream = new SessionStream(session.id, () => this.infoOf(session), (frames) => {
+      if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
     });
     if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {
       if (generation !== this.generation) return;
       stream.onEvent(event);
-      if (event.type === 'turn-end' || event.type === 'status') this.changed.fire();
+      if (event.type === 'turn-end' || event.type === 'status') this.changed();
     });
-    if (!id) stream.push({ kind: 'session-updated', info: this.info(session.id) });
+    if (!id) stream.push({ kind: 'session-updated', info: this.infoOf(session) });
     return session;
   }
 
+  /** Closes the session and stops following; nothing of it reaches the pages any more. */
   dispose(): void {
-    this.changed.dispose();
+    this.listeners.clear();
     this.generation++;
     this.approvals.denyAll();
     this.following?.follower.stop();

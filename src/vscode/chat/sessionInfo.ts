@@ -1,0 +1,55 @@
+// What the Chat page, its frames and the status bar show of a session, from memory: the index row
+// (title, status, model), the index's usage and the open session's queue. No state.json read:
+// frames come many per turn. No vscode import (test/unit/layering.test.ts checks it).
+import type { UsageTotals } from '../../core/format/sessionState';
+import { shownTitle } from '../../core/format/titles';
+import type { SessionIndex } from '../../core/index/sessionIndex';
+import type { SessionInfo } from '../../protocol/frames';
+
+/** The queue as the page shows it: prompts waiting, and whether they wait for the user. */
+export interface QueueView {
+  readonly queue: readonly { readonly promptId: string; readonly text: string }[];
+  readonly paused: boolean;
+}
+
+/** What the status bar shows of the current session. */
+export interface SessionStatus {
+  readonly title: string;
+  readonly model: string;
+  readonly tokens: number;
+}
+
+/** A session's info, or undefined when the index does not have it (its folder went away). */
+export function sessionInfo(index: SessionIndex, id: string, queue: QueueView): SessionInfo | undefined {
+  const row = index.get(id);
+  if (!row) return undefined;
+  // As usage reports count it: the session's own calls, and a fork's inherited ones apart.
+  const { own, inherited, history } = index.sessionUsage(id);
+  return {
+    id,
+    title: shownTitle(row),
+    status: row.status,
+    usage: usageInfo(own),
+    ...(inherited.calls > 0 ? { history: usageInfo(history) } : {}),
+    model: row.model ? `${row.model.provider} · ${row.model.id}` : '',
+    queue: queue.queue.map((q) => ({ promptId: q.promptId, text: q.text })),
+    paused: queue.paused,
+  };
+}
+
+/** The info of a session whose folder went away under the window: shown as an error, nothing counted. */
+export function missingInfo(id: string): SessionInfo {
+  return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
+}
+
+/** The status bar's title, model and token count (as the Chat view's usage line counts them). */
+export function sessionStatus(index: SessionIndex, id: string): SessionStatus | undefined {
+  const row = index.get(id);
+  if (!row) return undefined;
+  const u = index.sessionUsage(id).own;
+  return { title: shownTitle(row), model: row.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+}
+
+function usageInfo(u: UsageTotals): SessionInfo['usage'] {
+  return { input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost };
+}
