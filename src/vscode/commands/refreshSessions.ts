@@ -7,8 +7,8 @@ export function refreshSessionsCommand(store: SessionStore | undefined, tree: Se
   return {
     id: 'braid.refreshSessions',
     run: async () => {
-      if (store && tree.allWorkspaces) await store.index.reconcile();
-      else if (store && workspaceKey) await store.index.reconcile(workspaceKey);
+      if (store && tree.allWorkspaces) await store.index.catchUpWithFolders();
+      else if (store && workspaceKey) await store.index.catchUpWithFolders(workspaceKey);
       tree.refresh();
     },
   };
