@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { statMtime, statSize } from '../fs/probe';
-import type { FileLock } from '../fs/fileLock';
-import { LockTimeoutError } from '../fs/fileLock';
+import { LockTimeoutError, type FileLock } from '../fs/fileLock';
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { readState } from '../format/sessionState';
