@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       const session = await setup.create({ workspaceDir: '/bench/log' });
       const log = setup.layout.agentLog(setup.locate(session.id));
       const generated = generateLogOfRecords(log, records);
-      setup.index.refresh(setup.locate(session.id));
+      setup.index.rereadFolder(setup.locate(session.id));
       await setup.close();
       const mb = generated.bytes / 1024 / 1024;
       const label = `${records / 1000}k-record log (${mb.toFixed(mb < 10 ? 1 : 0)} MB)`;

@@ -92,7 +92,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   if (store && ctx.workspaceKey) {
     // The first page came from the index; bring this workspace's rows up to date in the background.
-    void store.index.reconcile(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
+    void store.index.catchUpWithFolders(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
     void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${(err as Error).message}`));
     store.purgeTrash();

@@ -154,7 +154,7 @@ function discard(store: SessionStore, id: string): void {
   } catch {
     return; // gone already
   }
-  store.index.apply(id, null, true);
+  store.index.removeSession(id);
 }
 
 function sessionExists(store: SessionStore, id: string): boolean {

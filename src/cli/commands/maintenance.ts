@@ -10,7 +10,7 @@ export async function rebuildIndex(ctx: CliContext, argv: readonly string[]): Pr
   if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to index');
   return ctx.withStore(async (store) => {
     const started = Date.now();
-    await store.index.rebuild((done, total) => ctx.progress(`indexed ${done}/${total}`));
+    await store.index.rebuildFromFolders((done, total) => ctx.progress(`indexed ${done}/${total}`));
     const count = store.index.count({}) + store.index.count({ archived: true });
     ctx.err('\n');
     ctx.out(`rebuilt the index: ${counted(count, 'session')} in ${Date.now() - started} ms\n`);

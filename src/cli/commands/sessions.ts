@@ -18,7 +18,7 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
     // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up
     // first; --all, which reads every folder anyway, also runs the checks that read the whole index.
     if (all) store.index.verify();
-    await store.index.reconcile(all ? undefined : key);
+    await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived });
     if (json) ctx.out(`${jsonText(rows.map(rowJson), 2)}\n`);

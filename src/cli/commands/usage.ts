@@ -27,7 +27,7 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
   }
   return ctx.withStore(async (store) => {
     // Sessions changed behind the index's back (another process, a crash) are read first.
-    await store.index.reconcile(key);
+    await store.index.catchUpWithFolders(key);
     return printUsage(ctx, store.index.usageReport(key), groups, all, args.options.has('json'));
   });
 }

@@ -177,7 +177,7 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
     note(finding);
     if (fix) return;
   }
-  const drift = await store.index.reconcile(undefined, { dryRun: true });
+  const drift = store.index.driftFromFolders();
   const wrong = [...summaries].filter(([id, summary]) => {
     const row = store.index.get(id);
     return row !== undefined && rowDisagreement(row, summary) !== undefined;
@@ -186,8 +186,8 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
   if (drift.added + drift.updated + drift.removed + stale > 0) {
     const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${counted(drift.added, 'session')} missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk` };
     if (fix) {
-      await store.index.reconcile();
-      for (const [id, summary] of wrong) store.index.apply(id, summary, true);
+      await store.index.catchUpWithFolders();
+      for (const [id, summary] of wrong) store.index.putSummary(id, summary);
       await store.index.flush();
       finding.fixed = 'reconciled the index with disk';
     }

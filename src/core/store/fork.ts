@@ -275,7 +275,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     const finalDir = layout.sessionDir(source.workspaceKey, id);
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
-    store.index.refresh(finalDir);
+    store.index.rereadFolder(finalDir);
     return { ...state, leftOutTurn: cut.leftOutTurn };
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });

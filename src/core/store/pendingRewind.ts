@@ -122,7 +122,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
     await log.close();
   }
   await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
-  store.index.refresh(dir);
+  store.index.rereadFolder(dir);
   fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
   fsyncDir(dir);
 }

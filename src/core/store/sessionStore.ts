@@ -92,7 +92,7 @@ export class SessionStore {
     await log.close();
     writeState(this.layout.stateFile(dir), state);
     fsyncDir(path.dirname(dir));
-    this.index.refresh(dir);
+    this.index.rereadFolder(dir);
     return state;
   }
 
@@ -109,7 +109,7 @@ export class SessionStore {
     if (found) return found.dir;
     if (this.listTrash().some((t) => t.id === id)) throw new SessionNotFoundError(`session ${id} was deleted: it is in the trash for 7 days (Undelete brings it back)`);
     if (row) {
-      this.index.apply(id, null, true); // the folder went away behind our back: the tree drops it now
+      this.index.removeSession(id); // the folder went away behind our back: the tree drops it now
       throw new SessionNotFoundError(`session ${id} does not exist any more: its folder was removed from disk, not by Braid (it is not in the trash)`);
     }
     throw new SessionNotFoundError(`session ${id} does not exist (deleted sessions can be restored from the trash for 7 days)`);
@@ -139,7 +139,7 @@ export class SessionStore {
     const stateFile = this.layout.stateFile(dir);
     if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
     writeState(stateFile, reading.summary.state);
-    this.index.refresh(dir);
+    this.index.rereadFolder(dir);
     return reading.summary.state;
   }
 
@@ -155,7 +155,7 @@ export class SessionStore {
     const workspaceKey = keyOf(workspaceDir);
     for (const row of this.index.list({ workspaceKey, limit: 5 })) {
       if (fs.existsSync(this.layout.sessionDir(workspaceKey, row.id))) return row;
-      this.index.apply(row.id, null);
+      this.index.removeSession(row.id);
     }
     return undefined;
   }
@@ -182,8 +182,8 @@ export class SessionStore {
       return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
     });
     // A writer that keeps its session's summary up to date hands it over: one index update, no re-read.
-    if (options.summary) this.index.apply(id, options.summary(next, mtime), true);
-    else this.index.applyState(next, mtime, dir);
+    if (options.summary) this.index.putSummary(id, options.summary(next, mtime));
+    else this.index.updateState(next, mtime, dir);
     return next;
   }
 
@@ -231,7 +231,7 @@ export class SessionStore {
     fsyncDir(path.dirname(dir));
     fsyncDir(path.dirname(target));
     // Tell listeners now: the tree must drop the row at once, not when another process saves.
-    this.index.apply(id, null, true);
+    this.index.removeSession(id);
   }
 
   /** Sessions in the trash, newest deletion first. */
@@ -262,7 +262,7 @@ export class SessionStore {
     }
     fs.rmSync(path.join(to, TRASHED_AT), { force: true });
     fsyncDir(path.dirname(to));
-    this.index.refresh(to);
+    this.index.rereadFolder(to);
     return this.get(id);
   }
 

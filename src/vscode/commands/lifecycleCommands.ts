@@ -59,7 +59,7 @@ export function lifecycleCommands(ctx: CommandContext): BraidCommand[] {
         const store = ctx.requireStore();
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Rebuilding the session index', cancellable: false }, async (progress) => {
           let last = 0;
-          await store.index.rebuild((done, total) => {
+          await store.index.rebuildFromFolders((done, total) => {
             const pct = total ? (done / total) * 100 : 100;
             progress.report({ increment: pct - last, message: `${done} of ${total} sessions` });
             last = pct;

@@ -8,8 +8,8 @@ export function refreshSessionsCommand(ctx: CommandContext, tree: SessionsTreePr
     id: 'braid.refreshSessions',
     run: async () => {
       const store = ctx.requireStore();
-      if (tree.allWorkspaces) await store.index.reconcile();
-      else if (ctx.workspaceKey) await store.index.reconcile(ctx.workspaceKey);
+      if (tree.allWorkspaces) await store.index.catchUpWithFolders();
+      else if (ctx.workspaceKey) await store.index.catchUpWithFolders(ctx.workspaceKey);
       tree.refresh();
     },
   };

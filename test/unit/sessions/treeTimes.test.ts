@@ -53,7 +53,7 @@ async function sessionAt(store: SessionStore, title: string, updatedAt: number, 
   }
   // The store stamps its own updates with the real time: the row's time is set in state.json, as another process would.
   writeState(store.layout.stateFile(store.locate(id)), { ...store.get(id), title, updatedAt });
-  store.index.refresh(store.locate(id));
+  store.index.rereadFolder(store.locate(id));
   return id;
 }
 

@@ -58,7 +58,7 @@ test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly 
     store = await openStore(r, { logger });
     assert.equal(store.index.status, 'ready', name);
     // Random bytes may leave SQLite readable but wrong; a doctor-style reconcile repairs that too.
-    await store.index.reconcile();
+    await store.index.catchUpWithFolders();
     assert.equal(snapshot(store), before, name);
     await store.close();
   }
@@ -202,7 +202,7 @@ test('rebuild reports progress and an index lock left by a dead process does not
   const store = await openStore(r);
   await populate(store);
   const progress: number[] = [];
-  await store.index.rebuild((done) => progress.push(done));
+  await store.index.rebuildFromFolders((done) => progress.push(done));
   assert.equal(progress.at(-1), 3);
   fs.writeFileSync(new StoreLayout(r).indexLock, JSON.stringify({ pid: 999_999, host: (await import('node:os')).hostname(), at: 0 }));
   await store.create({ workspaceDir: '/after-lock' });

@@ -1,0 +1,64 @@
+import type { SessionSummary } from '../format/summary';
+import * as rows from './indexRows';
+import { queryAll, type Database } from './sqlite';
+import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
+
+/** What can be asked of the index: lists, counts, search and usage, all read from this process's copy. */
+export abstract class IndexQueries {
+  /** Runs `query` on the database this process serves from (recovering from damage SQLite reports). */
+  protected abstract read<T>(query: (db: Database) => T): T;
+
+  /** Sessions matching `filter`, most recently updated first. */
+  list(filter: rows.ListFilter): rows.SessionRow[] {
+    return this.read((db) => rows.listRows(db, filter));
+  }
+
+  /** How many sessions match `filter`. */
+  count(filter: rows.ListFilter): number {
+    return this.read((db) => rows.countRows(db, filter));
+  }
+
+  /** A session's row, if the index has it. */
+  get(id: string): rows.SessionRow | undefined {
+    return this.read((db) => rows.getRow(db, id));
+  }
+
+  /** What the index holds about a session, as a summary. */
+  summaryOf(id: string): SessionSummary | undefined {
+    return this.read((db) => rows.readSummary(db, id));
+  }
+
+  /**
+   * Session ids that begin with `prefix` (every workspace, archived and hidden ones too), in
+   * order, at most `limit`: a range over the id's unique index, for ids typed shortened.
+   */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    // Ids are ASCII letters, digits and `_`, all below DEL: [prefix, prefix + DEL) holds exactly the ids that begin with it.
+    return this.read((db) => queryAll<{ id: string }>(db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [prefix, `${prefix}\u007f`, limit]).map((r) => r.id));
+  }
+
+  /** Sessions whose title or prompts match `text` (full-text search), within `filter`. */
+  search(text: string, filter: rows.ListFilter): rows.SessionRow[] {
+    return this.read((db) => rows.searchRows(db, text, filter));
+  }
+
+  /** The titles of the sessions forked from `sourceId` in its workspace (archived and hidden ones too). */
+  forkTitles(workspaceKey: string, sourceId: string): string[] {
+    return this.read((db) => rows.forkTitles(db, workspaceKey, sourceId));
+  }
+
+  /** The workspaces that have sessions (with how many), most recently updated first. */
+  workspaces(): rows.WorkspaceRow[] {
+    return this.read((db) => rows.listWorkspaces(db));
+  }
+
+  /** Usage of a workspace (every workspace when absent), each model call counted once. */
+  usageReport(workspaceKey?: string): UsageReport {
+    return this.read((db) => usageReport(db, workspaceKey));
+  }
+
+  /** A session's own calls, and those its log inherited from the session it was forked from. */
+  sessionUsage(id: string): SessionUsage {
+    return this.read((db) => sessionUsage(db, id));
+  }
+}
