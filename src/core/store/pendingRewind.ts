@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
@@ -92,7 +92,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
     }
     try {
       const current = currentBytes(at, f.path);
-      const now = current ? createHash('sha256').update(current).digest('hex') : null;
+      const now = current ? sha256Hex(current) : null;
       if (now === f.to) continue;
       if (now !== f.from) {
         store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash';
 import { BlobStore } from '../format/blobStore';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
@@ -120,8 +120,6 @@ interface Plan {
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
 
-const sha256 = (data: Buffer | null) => (data ? createHash('sha256').update(data).digest('hex') : null);
-
 function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
   const dir = store.locate(sessionId);
   const { history, restoredAlready } = historyToRewind(readAll(store.layout.agentLog(dir)), sessionId, messageId);
@@ -159,7 +157,7 @@ function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
     usable.set(keyOf(root, t.path), t);
     const restored = t.before ? blobs.get(t.before) : null;
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
-    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: sha256(current) !== t.lastAfter });
+    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: (current ? sha256Hex(current) : null) !== t.lastAfter });
   }
   const { ran, mayHaveRun } = droppedCommands(history, toTurn);
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
