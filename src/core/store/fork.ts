@@ -7,9 +7,9 @@ import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type ForkedRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, type ForkedRecord, type NewRecord } from '../wire/records';
 import { replay } from '../wire/replay';
-import { scanWireLog } from '../wire/wireReader';
+import { readWireLog, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
 import type { SessionStore } from './sessionStore';
@@ -205,7 +205,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   try {
     const newMain = layout.agentLog(partial);
     copyPrefix(mainLog, newMain, cut.bytes);
-    const kept = replay(scanAll(newMain, ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked']));
+    const kept = replay(readWireLog(newMain, { only: ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked'] }).records);
     const turn = kept.nextTurn - 1;
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
@@ -281,12 +281,6 @@ export async function forkSession(store: SessionStore, sourceId: string, options
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;
   }
-}
-
-function scanAll(file: string, only?: readonly string[]): WireRecord[] {
-  const records: WireRecord[] = [];
-  scanWireLog(file, (r) => records.push(r), only ? { only } : {});
-  return records;
 }
 
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */

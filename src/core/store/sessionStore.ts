@@ -12,7 +12,7 @@ import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
 import { replay, type History } from '../wire/replay';
 import type { ModelSnapshot } from '../wire/records';
-import { scanWireLog, type ScanReport } from '../wire/wireReader';
+import { readWireLog, type ScanReport } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
@@ -280,8 +280,8 @@ export class SessionStore {
 
   /** The whole effective history of a session's main agent. */
   history(id: string): History {
-    const records: Parameters<typeof replay>[0] = [];
-    this.noteLogProblems(id, scanWireLog(this.layout.agentLog(this.locate(id)), (r) => (records as unknown[]).push(r)));
+    const { records, report } = readWireLog(this.layout.agentLog(this.locate(id)));
+    this.noteLogProblems(id, report);
     return replay(records);
   }
 
