@@ -315,7 +315,7 @@ export class SessionIndex {
     for (const folder of folders) {
       seen.add(folder.id);
       const before = known.get(folder.id);
-      if (before && before.stateMtime === statMtime(path.join(folder.dir, 'state.json')) && before.logBytes === statSize(this.options.layout.agentLog(folder.dir))) continue;
+      if (before && before.stateMtime === (statMtime(path.join(folder.dir, 'state.json')) ?? 0) && before.logBytes === statSize(this.options.layout.agentLog(folder.dir))) continue; // a row read without a state.json has 0
       if (options.dryRun) {
         if (before) result.updated++;
         else result.added++;
@@ -394,14 +394,14 @@ export class SessionIndex {
     const dir = layout.sessionDir(change.state.workspaceKey, change.state.id);
     const stateFile = layout.stateFile(dir);
     const mtime = statMtime(stateFile);
-    if (mtime === 0 && !fs.existsSync(dir)) return null;
+    if (mtime === undefined && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
     if (statSize(layout.agentLog(dir)) !== change.logBytes) return this.summarize(dir) ?? change;
     // Not trusted to the mtime alone: two writes within one clock tick of the file system share
     // it (the long load test saved a turn count one behind). updatedAt only grows.
     try {
       const state = readState(stateFile);
-      return state.updatedAt >= change.state.updatedAt ? { ...change, state, stateMtime: mtime } : change;
+      return state.updatedAt >= change.state.updatedAt ? { ...change, state, stateMtime: mtime ?? 0 } : change;
     } catch {
       return change;
     }

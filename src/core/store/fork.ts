@@ -291,7 +291,7 @@ export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
     for (const name of safeReaddir(dir)) {
       if (!name.startsWith('.partial-')) continue;
       const full = path.join(dir, name);
-      if (now - statMtime(full) < STALE_PARTIAL_MS) continue;
+      if (now - (statMtime(full) ?? 0) < STALE_PARTIAL_MS) continue;
       fs.rmSync(full, { recursive: true, force: true });
       swept.push(full);
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { SessionNotFoundError } from './errors';
 import path from 'node:path';
-import { safeReaddir } from '../fs/probe';
+import { safeReaddir, statMtime } from '../fs/probe';
 import { fsyncDir } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
@@ -361,9 +361,5 @@ function trashedAt(dir: string): number {
   } catch {
     // fall back to the folder's time
   }
-  try {
-    return fs.statSync(dir).mtimeMs;
-  } catch {
-    return 0;
-  }
+  return statMtime(dir) ?? 0;
 }
