@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
 import { statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
@@ -132,7 +133,7 @@ export class SessionIndex {
         }
         this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
       } catch (err) {
-        this.logger.warn(`index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
+        this.logger.warn(`index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
         this.keepCorruptCopy();
       }
     }
@@ -174,7 +175,7 @@ export class SessionIndex {
     try {
       image = fs.readFileSync(this.file);
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${(err as Error).message})`;
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${errorMessage(err)})`;
     }
     if (image.length === 0) return 'index.sqlite is empty';
     const SQL = await loadSqlJs(this.options.wasmPath);
@@ -197,7 +198,7 @@ export class SessionIndex {
       db.close();
       return undefined;
     } catch (err) {
-      return `index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')})`;
+      return `index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')})`;
     }
   }
 
@@ -297,7 +298,7 @@ export class SessionIndex {
       if (problem) this.logger.warn(`${dir}: ${problem}`);
       return reading.summary;
     } catch (err) {
-      this.logger.warn(`${dir}: cannot be read (${(err as Error).message}); left out of the index`);
+      this.logger.warn(`${dir}: cannot be read (${errorMessage(err)}); left out of the index`);
       return undefined;
     }
   }
@@ -475,8 +476,8 @@ export class SessionIndex {
     try {
       return work();
     } catch (err) {
-      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test((err as Error).message)) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
-      this.rebuildFromFolders(`index.sqlite is damaged (${(err as Error).message})`);
+      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test(errorMessage(err))) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
+      this.rebuildFromFolders(`index.sqlite is damaged (${errorMessage(err)})`);
       return work();
     }
   }
@@ -485,7 +486,7 @@ export class SessionIndex {
     if (this.closed || this.statusValue === 'degraded' || this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      this.flush().catch((err: unknown) => this.logger.error(`saving the session index failed: ${(err as Error).message}`));
+      this.flush().catch((err: unknown) => this.logger.error(`saving the session index failed: ${errorMessage(err)}`));
     }, this.options.saveDelayMs ?? 100);
   }
 
@@ -549,7 +550,7 @@ export class SessionIndex {
       }
       checkIntegrity(SQL, db);
     } catch (err) {
-      this.logger.warn(`index.sqlite written by another process cannot be read (${(err as Error).message}); keeping this process's copy`);
+      this.logger.warn(`index.sqlite written by another process cannot be read (${errorMessage(err)}); keeping this process's copy`);
       return false;
     }
     for (const [id, change] of this.pending) this.applyTo(db, id, change === true ? rows.readSummary(this.db, id) ?? null : null);
@@ -565,7 +566,7 @@ export class SessionIndex {
       if (readHeaderUserVersion(this.file) <= this.generation) return;
       this.saving = this.reloadFromDisk().then((changed) => {
         if (changed) this.events.emit('change');
-      }, (err: unknown) => this.logger.warn(`reloading the session index failed: ${(err as Error).message}`)).finally(() => {
+      }, (err: unknown) => this.logger.warn(`reloading the session index failed: ${errorMessage(err)}`)).finally(() => {
         this.saving = undefined;
       });
     };
@@ -576,7 +577,7 @@ export class SessionIndex {
       });
       this.watcher.on('error', () => undefined);
     } catch (err) {
-      this.logger.warn(`cannot watch ${this.options.layout.root} (${(err as Error).message}); polling instead`);
+      this.logger.warn(`cannot watch ${this.options.layout.root} (${errorMessage(err)}); polling instead`);
     }
     // A poll as well: file watching is unreliable on network and some container file systems.
     this.pollTimer = setInterval(check, 1000);
@@ -607,7 +608,7 @@ function wholeFileProblem(db: Database): string | undefined {
   try {
     return checkWholeFile(db);
   } catch (err) {
-    return (err as Error).message.replace(/\s+/g, ' '); // SQLite may throw instead of answering
+    return errorMessage(err).replace(/\s+/g, ' '); // SQLite may throw instead of answering
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,7 +62,7 @@ export async function finishPending(store: SessionStore, dir: string, fence: () 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // A journal is written whole (temp + rename) before anything happens: a broken one never started.
-    store.logger.warn(`${file}: unreadable journal of a rewind that had not started (${(err as Error).message}); removed`);
+    store.logger.warn(`${file}: unreadable journal of a rewind that had not started (${errorMessage(err)}); removed`);
     fs.rmSync(file, { force: true });
     return undefined;
   }
@@ -103,7 +104,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
       else replaceFile(at.workspace, at.full, blobs.get(f.to), f.path);
     } catch (err) {
       if (err instanceof LeaseLostError) throw err;
-      store.logger.warn(`${journal.op}: ${f.path} was left as it is (${(err as Error).message})`);
+      store.logger.warn(`${journal.op}: ${f.path} was left as it is (${errorMessage(err)})`);
     }
   }
   // Innermost first, so a folder whose only content was a created folder goes too.

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import { BlobStore } from '../format/blobStore';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
@@ -144,7 +145,7 @@ function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
       if ('refused' in file) throw new Error(file.refused);
       current = currentBytes(file, t.path);
     } catch (err) {
-      refused.push((err as Error).message);
+      refused.push(errorMessage(err));
       continue;
     }
     const root = t.root ?? state.workspaceDir;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -142,7 +143,7 @@ export class ChatHub extends Disposable {
     if (message.type !== 'ready' && message.type !== 'framesAfter' && message.type !== 'loadOlder') this.lastActive = page;
     this.handle(page, message).catch((err: unknown) => {
       this.logger.error(`chat: ${message.type} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      void vscode.window.showErrorMessage(`Braid: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Braid: ${errorMessage(err)}`);
     });
   }
 
@@ -243,7 +244,7 @@ export class ChatHub extends Disposable {
       if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
       return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
     } catch (err) {
-      return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
+      return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: errorMessage(err) };
     }
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { Session, SessionElsewhereError } from '../../core/session/session';
@@ -140,7 +141,7 @@ export class ChatSessions implements vscode.Disposable {
     } catch (err) {
       // The folder went away under the open session (deleted elsewhere, removed by hand); this runs
       // inside session events, where a throw would be uncaught.
-      this.logger.warn(`session ${id}: ${(err as Error).message}`);
+      this.logger.warn(`session ${id}: ${errorMessage(err)}`);
       return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
     }
     // From the index, as usage reports count it: the session's own calls, and a fork's inherited ones apart.
@@ -176,7 +177,7 @@ export class ChatSessions implements vscode.Disposable {
       const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
-      fail((err as Error).message);
+      fail(errorMessage(err));
     }
   }
 
@@ -263,7 +264,7 @@ export class ChatSessions implements vscode.Disposable {
     this.following?.follower.stop();
     this.following = undefined;
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
-    await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${(err as Error).message}`));
+    await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${errorMessage(err)}`));
     if (id) await this.openOrFollow(id);
     void this.memory.update(SHOWN_KEY, id);
     this.resync();
@@ -281,7 +282,7 @@ export class ChatSessions implements vscode.Disposable {
     try {
       await this.openOrFollow(id, 5_000, () => generation !== this.generation);
     } catch (err) {
-      this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
+      this.logger.info(`could not show session ${id} again: ${errorMessage(err)}`);
       void this.memory.update(SHOWN_KEY, undefined);
       return;
     }

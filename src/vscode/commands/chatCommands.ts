@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
@@ -47,7 +48,7 @@ export function compactSessionCommand(chat: ChatHub): BraidCommand {
         });
         if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
       } catch (err) {
-        void vscode.window.showErrorMessage(`Braid: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Braid: ${errorMessage(err)}`);
       }
     },
   };

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -54,7 +55,7 @@ async function fork(chat: ChatHub, store: SessionStore, id: string, turn: number
       if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', id);
     });
   } catch (err) {
-    void vscode.window.showErrorMessage(`Braid could not fork the session: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`Braid could not fork the session: ${errorMessage(err)}`);
   }
 }
 
@@ -101,7 +102,7 @@ export async function rewindToMessage(chat: ChatHub, store: SessionStore, id: st
     chat.sessions.noteRewind(id, note, result.text);
     void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
   } catch (err) {
-    void vscode.window.showErrorMessage(`Braid could not rewind: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`Braid could not rewind: ${errorMessage(err)}`);
   }
 }
 
@@ -124,7 +125,7 @@ export function undoRewindCommand(chat: ChatHub, store: SessionStore | undefined
         if (result.prompt !== undefined) chat.prefill('', result.prompt);
         void vscode.window.showInformationMessage(undoneNote(result));
       } catch (err) {
-        void vscode.window.showErrorMessage(`Braid could not undo the rewind: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Braid could not undo the rewind: ${errorMessage(err)}`);
       }
     },
   };

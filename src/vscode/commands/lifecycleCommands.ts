@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { shownTitle } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
@@ -18,7 +19,7 @@ function onSession(id: string, deps: Deps, action: (store: SessionStore, session
       try {
         await action(deps.store, sessionId);
       } catch (err) {
-        void vscode.window.showErrorMessage(`Braid: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Braid: ${errorMessage(err)}`);
       }
     },
   };

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/format/titles';
@@ -29,7 +30,7 @@ export function openSessionCommand(chat: ChatHub, store: SessionStore | undefine
         await chat.sessions.openSession(id);
         await chat.reveal();
       } catch (err) {
-        void vscode.window.showErrorMessage(`Braid could not open the session: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Braid could not open the session: ${errorMessage(err)}`);
       }
     },
   };
