@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
-import path from 'node:path';
 import { errorMessage } from '../errors';
 import { statMtime, statSize } from '../fs/probe';
 import { writeFileAtomic } from '../fs/atomic';
@@ -316,7 +315,7 @@ export class SessionIndex {
     for (const folder of folders) {
       seen.add(folder.id);
       const before = known.get(folder.id);
-      if (before && before.stateMtime === (statMtime(path.join(folder.dir, 'state.json')) ?? 0) && before.logBytes === statSize(this.options.layout.agentLog(folder.dir))) continue; // a row read without a state.json has 0
+      if (before && before.stateMtime === (statMtime(this.options.layout.stateFile(folder.dir)) ?? 0) && before.logBytes === statSize(this.options.layout.agentLog(folder.dir))) continue; // a row read without a state.json has 0
       if (options.dryRun) {
         if (before) result.updated++;
         else result.added++;

@@ -5,6 +5,7 @@ import { counted } from '../counted';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
 import { isKnown, type ForkedRecord, type NewRecord } from '../wire/records';
@@ -286,8 +287,8 @@ export async function forkSession(store: SessionStore, sourceId: string, options
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
 export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
   const swept: string[] = [];
-  for (const workspaceKey of safeReaddir(store.layout.sessionsDir)) {
-    const dir = path.join(store.layout.sessionsDir, workspaceKey);
+  for (const workspaceKey of safeReaddir(store.layout.sessionsDir).filter(isWorkspaceKey)) {
+    const dir = store.layout.workspaceDir(workspaceKey);
     for (const name of safeReaddir(dir)) {
       if (!name.startsWith('.partial-')) continue;
       const full = path.join(dir, name);

@@ -1,7 +1,8 @@
-import { errorMessage } from '../errors';
-import { sha256Hex } from '../hash';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
+import { sessionFolderLayout } from '../format/layout';
+import { sha256Hex } from '../hash';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { statSize } from '../fs/probe';
 import { BlobStore } from '../format/blobStore';
@@ -12,9 +13,6 @@ import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
 import { LeaseLostError } from './writerLease';
-
-/** The journal of a rewind or undo under way, in the session folder. */
-export const PENDING_FILE = 'rewind.pending.json';
 
 /** A workspace file a rewind or undo changes: from the image it has now to the one it must get (blob hashes, null = absent). */
 export interface PendingFile {
@@ -46,7 +44,7 @@ export interface PendingRewind {
 /** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
 export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
-  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal), fence);
+  writeFileAtomic(store.layout.pendingRewindFile(dir), JSON.stringify(journal), fence);
   await applyPending(store, dir, journal, fence);
 }
 
@@ -55,7 +53,7 @@ export async function runPending(store: SessionStore, dir: string, pending: Omit
  * The caller holds the lease; `fence` is its check.
  */
 export async function finishPending(store: SessionStore, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
-  const file = path.join(dir, PENDING_FILE);
+  const file = store.layout.pendingRewindFile(dir);
   let journal: PendingRewind;
   try {
     journal = JSON.parse(fs.readFileSync(file, 'utf8')) as PendingRewind;
@@ -73,7 +71,7 @@ export async function finishPending(store: SessionStore, dir: string, fence: () 
 
 /** Whether the session has a rewind or undo left half done (for `braid doctor`). */
 export function hasPending(dir: string): boolean {
-  return fs.existsSync(path.join(dir, PENDING_FILE));
+  return fs.existsSync(sessionFolderLayout.pendingRewindFile(dir));
 }
 
 /**
@@ -124,6 +122,6 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
   }
   await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.refresh(dir);
-  fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
+  fs.rmSync(store.layout.pendingRewindFile(dir), { force: true });
   fsyncDir(dir);
 }
