@@ -5,7 +5,7 @@ import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
-import { Disposable } from '../disposable';
+import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
@@ -53,6 +53,14 @@ export class ChatHub extends Disposable {
 
   constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, private readonly secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
     super();
+    // The pages stop listening first; their views and panels are VS Code's to dispose of.
+    this._register({
+      dispose: () => {
+        const pages = [...this.pages];
+        this.pages.clear();
+        disposeAll(pages);
+      },
+    });
     this.sessions = this._register(new ChatSessions(store, secrets, logger, (m) => this.post(m), memory, () => void this.snapshot(), () => {
       if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
     }));
@@ -257,11 +265,5 @@ export class ChatHub extends Disposable {
       return;
     }
     for (const page of this.pages) page.post(message);
-  }
-
-  override dispose(): void {
-    for (const page of this.pages) page.dispose();
-    this.pages.clear();
-    super.dispose();
   }
 }
