@@ -228,8 +228,6 @@ export class ChatHub extends Disposable {
     for (const page of pages) {
       page.post({
         type: 'snapshot',
-        protocol: PROTOCOL_VERSION,
-        workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
         model,
         trusted: vscode.workspace.isTrusted,
         session,

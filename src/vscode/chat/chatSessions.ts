@@ -65,7 +65,7 @@ export class ChatSessions implements vscode.Disposable {
     this.approvals = new ChatApprovals((body) => {
       const requestId = this.stream?.active;
       if (!requestId || body.kind !== 'runtime-event') return false;
-      this.stream!.push(body.event.type === 'approval' ? { ...body, event: { ...body.event, requestId } } : body, true);
+      this.stream!.push(body, true);
       return true;
     }, reveal);
   }
@@ -142,7 +142,7 @@ export class ChatSessions implements vscode.Disposable {
       // The folder went away under the open session (deleted elsewhere, removed by hand); this runs
       // inside session events, where a throw would be uncaught.
       this.logger.warn(`session ${id}: ${errorMessage(err)}`);
-      return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
+      return { id, title: '', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false };
     }
     // From the index, as usage reports count it: the session's own calls, and a fork's inherited ones apart.
     const { own, inherited, history } = this.store!.index.sessionUsage(id);
@@ -150,10 +150,8 @@ export class ChatSessions implements vscode.Disposable {
     return {
       id,
       title: shownTitle(state),
-      status: state.status,
       usage: info(own),
       ...(inherited.calls > 0 ? { history: info(history) } : {}),
-      model: state.model ? `${state.model.provider} · ${state.model.id}` : '',
       queue: (this.session?.queued ?? state.queue).map((q) => ({ promptId: q.promptId, text: q.text })),
       paused: this.session ? this.session.isPaused : state.paused !== null,
     };
