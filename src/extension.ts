@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from './core/errors';
 import type { Logger } from './core/logger';
 import { SessionStore } from './core/store/sessionStore';
 import { ChatEditor } from './vscode/chat/chatEditor';
@@ -46,7 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       else logger.warn(`could not show session ${id} in the Sessions tree: ${why}`);
     };
     if (!node) failed('it is not listed there');
-    else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
+    else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(errorMessage(err)));
   };
 
   // One chat per window, shown in the side bar's Chat view and, on demand, in an editor tab.
@@ -92,9 +93,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   if (store && ctx.workspaceKey) {
     // The first page came from the index; bring this workspace's rows up to date in the background.
-    void store.index.catchUpWithFolders(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${(err as Error).message}`));
+    void store.index.catchUpWithFolders(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${errorMessage(err)}`));
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
-    void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${(err as Error).message}`));
+    void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${errorMessage(err)}`));
     store.purgeTrash();
   }
 }
@@ -112,7 +113,7 @@ async function openStore(context: vscode.ExtensionContext, logger: Logger): Prom
     context.subscriptions.push({ dispose: () => void store.close() });
     return store;
   } catch (err) {
-    logger.error(`cannot open the session store in ${context.globalStorageUri.fsPath}: ${(err as Error).message}`);
+    logger.error(`cannot open the session store in ${context.globalStorageUri.fsPath}: ${errorMessage(err)}`);
     void vscode.window.showErrorMessage('Braid could not open its session store; see "Braid: Show Log" for the reason.');
     return undefined;
   }

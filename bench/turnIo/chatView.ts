@@ -39,10 +39,8 @@ function chatInfo(store: SessionStore, session: Session): SessionInfo {
   return {
     id: session.id,
     title: shownTitle(state),
-    status: state.status,
     usage: info(own),
     ...(inherited.calls > 0 ? { history: info(history) } : {}),
-    model: state.model ? `${state.model.provider} · ${state.model.id}` : '',
     queue: session.queued.map((q) => ({ promptId: q.promptId, text: q.text })),
     paused: session.isPaused,
   };

@@ -254,7 +254,7 @@ document.addEventListener('keydown', (event) => {
 });
 
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
-part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel', requestId: model.running }));
+part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel' }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 

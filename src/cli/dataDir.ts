@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { StoreLayout } from '../core/format/layout';
 import { fsReason } from '../core/fs/atomic';
 
 /** The extension's id, which names its globalStorage folder. */
@@ -31,7 +32,8 @@ export function startProfileDataDir(env: NodeJS.ProcessEnv, cwd: string, home = 
 
 /** True when `dir` holds a Braid store: its sessions folder, its trash or its index. Reads only. */
 export function holdsStore(dir: string): boolean {
-  return ['sessions', 'trash', 'index.sqlite'].some((name) => fs.existsSync(path.join(dir, name)));
+  const layout = new StoreLayout(dir);
+  return [layout.sessionsDir, layout.trashDir, layout.indexFile].some((file) => fs.existsSync(file));
 }
 
 /** The data folder cannot be used; the message says why and what to do. */
@@ -46,7 +48,7 @@ export class DataDirError extends Error {
  */
 export function prepareDataDir(dataDir: string): void {
   const missing: string[] = [];
-  for (let dir = path.join(path.resolve(dataDir), 'sessions'); !isFolder(dir); dir = path.dirname(dir)) {
+  for (let dir = new StoreLayout(path.resolve(dataDir)).sessionsDir; !isFolder(dir); dir = path.dirname(dir)) {
     missing.unshift(dir);
     if (path.dirname(dir) === dir) break;
   }

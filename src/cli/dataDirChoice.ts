@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { StoreLayout } from '../core/format/layout';
 import { isSessionId } from '../core/ids';
 import { safeReaddir } from '../core/fs/probe';
 import { isWorkspaceKey } from '../core/workspace/workspaceKey';
@@ -40,7 +41,8 @@ export function sourceName(source: DataDirSource): string {
 export function countSessions(dir: string, options: { in?: 'sessions' | 'trash'; only?: string; limit?: number } = {}): number {
   let count = 0;
   const limit = options.limit ?? Infinity;
-  const folder = path.join(dir, options.in ?? 'sessions');
+  const layout = new StoreLayout(dir);
+  const folder = options.in === 'trash' ? layout.trashDir : layout.sessionsDir;
   for (const key of options.only ? [options.only] : safeReaddir(folder).filter(isWorkspaceKey)) {
     count += safeReaddir(path.join(folder, key)).filter(isSessionId).length;
     if (count >= limit) return count;

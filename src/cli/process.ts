@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/errors';
 import { runCli } from './run';
 import { terminalSafe } from './terminalText';
 
@@ -8,7 +9,7 @@ export function runAsProcess(options: { wasmPath?: string } = {}): Promise<void>
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(terminalSafe(`braid: ${err instanceof Error ? err.message : String(err)}\n`));
+      process.stderr.write(terminalSafe(`braid: ${errorMessage(err)}\n`));
       process.exitCode = 1;
     },
   );

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { errorMessage } from '../core/errors';
 import { SessionNotFoundError } from '../core/store/errors';
 import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
@@ -64,7 +65,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       err(`braid: ${e.message}; run "braid help" for usage\n`);
       return EXIT_USAGE;
     }
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     err(`braid: ${firstLine(message)}\n`);
     if (e instanceof ListedError) for (const detail of e.details) err(`  ${oneLine(detail)}\n`);
     if (!(e instanceof SessionNotFoundError) && io.env.BRAID_DEBUG) err(`${(e as Error).stack ?? ''}\n`);

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { sha256Hex } from './hash';
 
 const nextUlid = monotonicFactory();
 
@@ -23,7 +23,7 @@ export function newAgentId(now = Date.now()): string {
  * webview that resends after a reload cannot duplicate a prompt.
  */
 export function userMessageId(sessionId: string, messageKey: string): string {
-  return `msg-user-v1-${createHash('sha256').update(`${sessionId}:${messageKey}`).digest('hex')}`;
+  return `msg-user-v1-${sha256Hex(`${sessionId}:${messageKey}`)}`;
 }
 
 const SESSION_ID = /^ses_[0-9A-HJKMNP-TV-Z]{26}$/;

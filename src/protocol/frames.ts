@@ -22,7 +22,7 @@ export interface ToolEntry {
 
 /** One item of a transcript as the page shows it; `key` is stable across live and stored views. */
 export type TranscriptEntry =
-  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string; readonly requestId?: string }
+  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string }
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
   | ToolEntry
   /** A compaction: the messages above were summarized for the model; the summary expands. */
@@ -46,13 +46,10 @@ export interface QueuedChip {
 export interface SessionInfo {
   readonly id: string;
   readonly title: string;
-  readonly status: string;
   /** The session's own model calls (what usage reports count under it). */
   readonly usage: UsageInfo;
   /** A fork's whole history, the calls inherited from its source included; absent when nothing was inherited. */
   readonly history?: UsageInfo;
-  /** The model of the last turn (provider · id), or empty. */
-  readonly model: string;
   readonly queue: readonly QueuedChip[];
   /** The queue came back after a crash or a closed window and waits for the user. */
   readonly paused: boolean;
@@ -63,9 +60,9 @@ export type LiveEvent =
   | { readonly type: 'turn-start'; readonly requestId: string }
   | { readonly type: 'text-delta'; readonly requestId: string; readonly delta: string }
   | { readonly type: 'thinking-delta'; readonly requestId: string; readonly delta: string }
-  | { readonly type: 'tool-start'; readonly requestId: string; readonly tool: ToolEntry }
-  | { readonly type: 'tool-end'; readonly requestId: string; readonly key: string; readonly isError: boolean; readonly result: string }
-  | { readonly type: 'approval'; readonly requestId: string; readonly approvalId: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly commandRisk?: string }
+  | { readonly type: 'tool-start'; readonly tool: ToolEntry }
+  | { readonly type: 'tool-end'; readonly key: string; readonly isError: boolean; readonly result: string }
+  | { readonly type: 'approval'; readonly approvalId: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly commandRisk?: string }
   | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
   /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
   | { readonly type: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };

@@ -8,7 +8,7 @@ import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from '
 export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -104,10 +104,9 @@ export interface PromptMessage {
   readonly steer?: boolean;
 }
 
-/** The user pressed Stop on the running turn. */
+/** The user pressed Stop: the turn running now ends. */
 export interface CancelMessage {
   readonly type: 'cancel';
-  readonly requestId: string;
 }
 
 /** Steer a queued prompt into the running turn, or cancel it. */
@@ -200,8 +199,6 @@ export type WebviewToHost =
  */
 export interface SnapshotMessage {
   readonly type: 'snapshot';
-  readonly protocol: number;
-  readonly workspaceName: string;
   readonly model: ModelInfo;
   /** False in an untrusted workspace: the chat works, tools are read-only. */
   readonly trusted: boolean;

@@ -40,8 +40,7 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return ok({ type: 'prompt', requestId: raw.requestId, text: t, ...(raw.steer === true ? { steer: true } : {}) });
     }
     case 'cancel':
-      if (!isId(raw.requestId)) return fail('cancel without a requestId');
-      return ok({ type: 'cancel', requestId: raw.requestId });
+      return ok({ type: 'cancel' });
     case 'queueAction':
       if (raw.action !== 'steer' && raw.action !== 'cancel' && raw.action !== 'resume') return fail('queueAction with an unknown action');
       if (!isId(raw.promptId)) return fail('queueAction without a promptId');

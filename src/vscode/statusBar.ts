@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { cutTitle, labelText } from '../core/format/titles';
+import { Disposable } from './disposable';
 
 /** The status bar is shared with other extensions: a title takes at most this many characters there. */
 const STATUS_TITLE_MAX = 30;
@@ -12,10 +13,11 @@ export interface StatusInfo {
 }
 
 /** The status bar item: session title, model and tokens; a click opens the session picker. */
-export class SessionStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('braid.session', vscode.StatusBarAlignment.Right, 100);
+export class SessionStatusBar extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('braid.session', vscode.StatusBarAlignment.Right, 100));
 
   constructor() {
+    super();
     this.item.name = 'Braid Session';
     this.item.command = 'braid.openSession';
     this.update(undefined);
@@ -32,9 +34,5 @@ export class SessionStatusBar implements vscode.Disposable {
     const title = labelText(info.title) || 'New session';
     this.item.text = `$(comment-discussion) ${cutTitle(title, STATUS_TITLE_MAX)} · ${info.model} · ${tokens} tokens`;
     this.item.tooltip = `Braid session "${title}"\nModel: ${info.model}\nTokens so far: ${info.tokens}\nClick to open another session`;
-  }
-
-  dispose(): void {
-    this.item.dispose();
   }
 }

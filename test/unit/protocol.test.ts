@@ -6,7 +6,7 @@ import { parseWebviewMessage } from '../../src/protocol/validate';
 test('valid webview messages parse to their typed form, extra fields dropped', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: PROTOCOL_VERSION, extra: 1 }), { ok: true, message: { type: 'ready', protocol: PROTOCOL_VERSION } });
   assert.deepEqual(parseWebviewMessage({ type: 'prompt', requestId: 'r1', text: 'hi', html: '<b>' }), { ok: true, message: { type: 'prompt', requestId: 'r1', text: 'hi' } });
-  assert.deepEqual(parseWebviewMessage({ type: 'cancel', requestId: 'r1' }), { ok: true, message: { type: 'cancel', requestId: 'r1' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'cancel', requestId: 'r1' }), { ok: true, message: { type: 'cancel' } }, 'Stop ends the running turn, whichever page sent it');
   assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'fork', messageId: 'm1' }), { ok: true, message: { type: 'messageAction', action: 'fork', messageId: 'm1' } });
   assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'edit', requestId: 'r1' }), { ok: true, message: { type: 'messageAction', action: 'edit', requestId: 'r1' } });
   assert.deepEqual(parseWebviewMessage({ type: 'listModels', x: 1 }), { ok: true, message: { type: 'listModels' } });
@@ -20,7 +20,7 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'prompt', requestId: 'r', text: '   ' }, { type: 'prompt', text: 'x' }, { type: 'prompt', requestId: '', text: 'x' },
     { type: 'prompt', requestId: 'r', text: 'x'.repeat(MAX_PROMPT_CHARS + 1) },
     { type: 'prompt', requestId: 'r'.repeat(200), text: 'x' },
-    { type: 'cancel' }, { type: 'runShell', command: 'rm -rf /' },
+    { type: 'runShell', command: 'rm -rf /' },
     { type: 'messageAction', action: 'delete', messageId: 'm' }, { type: 'messageAction', action: 'fork' },
     { type: 'messageAction', action: 'fork', messageId: 'm', requestId: 'r' },
     { type: 'selectModel' }, { type: 'selectModel', choice: { kind: 'model', provider: 'openai' } }, { type: 'selectModel', choice: { kind: 'setting', provider: 'openai' } },

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
+import { errorMessage } from '../../core/errors';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { ENV_NAMES, resolveModelWithLimits } from '../../core/model/modelSettings';
 import type { Logger } from '../../core/logger';
@@ -62,7 +63,7 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
       await store.close();
     } catch (err) {
       // The index is a cache: with the turn in the log, a failed save loses nothing.
-      const message = oneLine((err as Error).message);
+      const message = oneLine(errorMessage(err));
       ctx.err(verdict.durable ? `braid: the turn is saved; the index will catch up (${message})\n` : `braid: ${message}\n`);
     }
     if (kept) ctx.err(`session ${sessionId}; continue with: braid exec --session ${sessionId} "..."\n`);

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
+import { sha256Hex } from '../hash';
 
 /** Content-addressed file images of a session: blobs/<aa>/<sha256>. */
 export class BlobStore {
@@ -9,7 +9,7 @@ export class BlobStore {
 
   /** Stores bytes (once) and returns their hash. */
   put(data: Buffer): string {
-    const hash = createHash('sha256').update(data).digest('hex');
+    const hash = sha256Hex(data);
     const file = this.pathOf(hash);
     if (!fs.existsSync(file)) {
       fs.mkdirSync(path.dirname(file), { recursive: true });

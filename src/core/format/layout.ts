@@ -3,8 +3,35 @@ import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { realPath, safeReaddir } from '../fs/probe';
 
+/**
+ * The files of one session folder. They are the same under every store root, so a reader given
+ * only a folder (a session's summary) finds them here; StoreLayout hands out the same functions.
+ */
+export const sessionFolderLayout = {
+  stateFile: (sessionDir: string): string => path.join(sessionDir, 'state.json'),
+  stateLock: (sessionDir: string): string => path.join(sessionDir, 'state.lock'),
+  writerLock: (sessionDir: string): string => path.join(sessionDir, 'writer.lock'),
+  /** The folder of the agents' logs, one subfolder per agent. */
+  agentsDir: (sessionDir: string): string => path.join(sessionDir, 'agents'),
+  agentLog: (sessionDir: string, agentId = 'main'): string => path.join(sessionDir, 'agents', agentId, 'wire.jsonl'),
+  blobsDir: (sessionDir: string): string => path.join(sessionDir, 'blobs'),
+  /** The journal of a rewind or its undo while it runs (finished after a crash). */
+  pendingRewindFile: (sessionDir: string): string => path.join(sessionDir, 'rewind.pending.json'),
+  /** When a session in the trash was deleted (ms, one line); the folder's mtime when missing. */
+  trashedAtFile: (sessionDir: string): string => path.join(sessionDir, '.trashed-at'),
+};
+
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
 export class StoreLayout {
+  readonly stateFile = sessionFolderLayout.stateFile;
+  readonly stateLock = sessionFolderLayout.stateLock;
+  readonly writerLock = sessionFolderLayout.writerLock;
+  readonly agentsDir = sessionFolderLayout.agentsDir;
+  readonly agentLog = sessionFolderLayout.agentLog;
+  readonly blobsDir = sessionFolderLayout.blobsDir;
+  readonly pendingRewindFile = sessionFolderLayout.pendingRewindFile;
+  readonly trashedAtFile = sessionFolderLayout.trashedAtFile;
+
   constructor(readonly root: string) {}
 
   get indexFile(): string {
@@ -33,26 +60,6 @@ export class StoreLayout {
     return path.join(this.workspaceDir(workspaceKey), sessionId);
   }
 
-  stateFile(sessionDir: string): string {
-    return path.join(sessionDir, 'state.json');
-  }
-
-  stateLock(sessionDir: string): string {
-    return path.join(sessionDir, 'state.lock');
-  }
-
-  writerLock(sessionDir: string): string {
-    return path.join(sessionDir, 'writer.lock');
-  }
-
-  agentLog(sessionDir: string, agentId = 'main'): string {
-    return path.join(sessionDir, 'agents', agentId, 'wire.jsonl');
-  }
-
-  blobsDir(sessionDir: string): string {
-    return path.join(sessionDir, 'blobs');
-  }
-
   partialDir(workspaceKey: string, sessionId: string): string {
     return path.join(this.workspaceDir(workspaceKey), `.partial-${sessionId}`);
   }
@@ -68,9 +75,20 @@ export class StoreLayout {
     return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.indexFile, this.indexLock] : [root];
   }
 
+  /** Where `braid doctor --fix` moves orphan partial folders. */
+  get trashedPartialsDir(): string {
+    return path.join(this.trashDir, '.partials');
+  }
+
+  /** A workspace's folder in the trash (its deleted sessions). */
+  trashedWorkspaceDir(workspaceKey: string): string {
+    if (!isWorkspaceKey(workspaceKey)) throw new Error(`not a workspace key: ${workspaceKey}`);
+    return path.join(this.trashDir, workspaceKey);
+  }
+
   trashedSessionDir(workspaceKey: string, sessionId: string): string {
     if (!isSessionId(sessionId) || !isWorkspaceKey(workspaceKey)) throw new Error(`not a session: ${workspaceKey}/${sessionId}`);
-    return path.join(this.trashDir, workspaceKey, sessionId);
+    return path.join(this.trashedWorkspaceDir(workspaceKey), sessionId);
   }
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { isSessionId } from '../ids';
+import { sessionFolderLayout } from './layout';
 import { HistoryBuilder, type History } from '../wire/replay';
 import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
@@ -123,7 +124,7 @@ export interface SessionReading {
  * Reads a session folder: state.json and the main wire log. A missing or broken state.json is
  * rebuilt from the log (the caller decides whether to write it back).
  */
-export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state.json'), logFile = path.join(dir, 'agents', 'main', 'wire.jsonl')): SessionReading {
+export function readSessionFolder(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SessionReading {
   const builder = new HistoryBuilder();
   const prompts: string[] = [];
   let promptChars = 0;
@@ -198,7 +199,7 @@ export function readSessionFolder(dir: string, stateFile = path.join(dir, 'state
 
 function listAgents(dir: string): SessionState['agents'] {
   try {
-    return fs.readdirSync(path.join(dir, 'agents')).map((id) => ({ id, parentId: id === 'main' ? null : 'main', title: id }));
+    return fs.readdirSync(sessionFolderLayout.agentsDir(dir)).map((id) => ({ id, parentId: id === 'main' ? null : 'main', title: id }));
   } catch {
     return [{ id: 'main', parentId: null, title: 'main' }];
   }

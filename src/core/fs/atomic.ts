@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
 
 let tempCounter = 0;
 
@@ -21,7 +22,7 @@ export class FileSystemError extends Error {
 /** What went wrong, without the system call: "no space left on device (ENOSPC)". */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   const described = code ? new RegExp(`^${code}: ([^,]+)`).exec(text)?.[1] : undefined;
   return described ? `${described} (${code})` : text;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { statMtime } from './probe';
 
 /** Who holds a lock file. */
 interface LockOwner {
@@ -88,12 +89,8 @@ export class FileLock {
   }
 
   private static isStale(file: string, staleMs: number): boolean {
-    let mtime: number;
-    try {
-      mtime = fs.statSync(file).mtimeMs;
-    } catch {
-      return false; // gone already: the next attempt will take it
-    }
+    const mtime = statMtime(file);
+    if (mtime === undefined) return false; // gone already: the next attempt will take it
     const owner = readOwner(file);
     if (owner && owner.host === os.hostname() && owner.pid !== process.pid && !isAlive(owner.pid)) return true;
     // A lock file still empty (its owner died between create and write) or simply too old.

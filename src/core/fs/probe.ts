@@ -9,12 +9,16 @@ export function safeReaddir(dir: string): string[] {
   }
 }
 
-/** A file's mtime in ms, or 0 when it does not exist. */
-export function statMtime(file: string): number {
+/**
+ * A file's modification time in ms, or undefined when it cannot be stat'ed (missing, or no
+ * permission). Never a number then, so a file that is gone never equals a time recorded earlier:
+ * a caller that treats "missing" as a time says which (`?? 0`: older than anything).
+ */
+export function statMtime(file: string): number | undefined {
   try {
     return fs.statSync(file).mtimeMs;
   } catch {
-    return 0;
+    return undefined;
   }
 }
 

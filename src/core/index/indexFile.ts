@@ -7,6 +7,7 @@ import type { StoreLayout } from '../format/layout';
 import { counted } from '../counted';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { errorMessage } from '../errors';
 
 /**
  * What opening index.sqlite found: a file to serve from (`ready`), one from a newer Braid left
@@ -52,7 +53,7 @@ export class IndexFile {
         }
         this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
       } catch (err) {
-        this.logger.warn(`index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
+        this.logger.warn(`index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
         this.keepCorruptCopy();
       }
     }
@@ -83,7 +84,7 @@ export class IndexFile {
       }
       checkIntegrity(SQL, db);
     } catch (err) {
-      this.logger.warn(`index.sqlite written by another process cannot be read (${(err as Error).message}); keeping this process's copy`);
+      this.logger.warn(`index.sqlite written by another process cannot be read (${errorMessage(err)}); keeping this process's copy`);
       return undefined;
     }
     return { db, generation: readGenerationOf(db) };
@@ -127,7 +128,7 @@ export class IndexFile {
     try {
       image = fs.readFileSync(this.path);
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${(err as Error).message})`;
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${errorMessage(err)})`;
     }
     if (image.length === 0) return 'index.sqlite is empty';
     const SQL = await loadSqlJs(this.wasmPath);
@@ -150,7 +151,7 @@ export class IndexFile {
       db.close();
       return undefined;
     } catch (err) {
-      return `index.sqlite is corrupt (${(err as Error).message.replace(/\s+/g, ' ')})`;
+      return `index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')})`;
     }
   }
 
@@ -185,7 +186,7 @@ export function wholeFileProblem(db: Database): string | undefined {
   try {
     return checkWholeFile(db);
   } catch (err) {
-    return (err as Error).message.replace(/\s+/g, ' '); // SQLite may throw instead of answering
+    return errorMessage(err).replace(/\s+/g, ' '); // SQLite may throw instead of answering
   }
 }
 

@@ -1,10 +1,10 @@
-import path from 'node:path';
 import { statMtime, statSize } from '../fs/probe';
 import { duration, type Logger } from '../logger';
 import { listSessionFolders, type StoreLayout } from '../format/layout';
 import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
+import { errorMessage } from '../errors';
 
 /** Where rows read from the folders go: this process's database, each change remembered for the next save. */
 export interface RowWriter {
@@ -30,7 +30,7 @@ export function readFolderSummary(dir: string, logger: Logger): SessionSummary |
     if (problem) logger.warn(`${dir}: ${problem}`);
     return reading.summary;
   } catch (err) {
-    logger.warn(`${dir}: cannot be read (${(err as Error).message}); left out of the index`);
+    logger.warn(`${dir}: cannot be read (${errorMessage(err)}); left out of the index`);
     return undefined;
   }
 }
@@ -88,7 +88,7 @@ export function folderChanges(db: Database, layout: StoreLayout, workspaceKey?: 
   for (const folder of folders) {
     seen.add(folder.id);
     const before = known.get(folder.id);
-    if (before && before.stateMtime === statMtime(path.join(folder.dir, 'state.json')) && before.logBytes === statSize(layout.agentLog(folder.dir))) continue;
+    if (before && before.stateMtime === (statMtime(layout.stateFile(folder.dir)) ?? 0) && before.logBytes === statSize(layout.agentLog(folder.dir))) continue;
     changed.push({ dir: folder.dir, known: before !== undefined });
   }
   return { changed, removed: [...known.keys()].filter((id) => !seen.has(id)) };

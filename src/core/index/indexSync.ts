@@ -10,6 +10,7 @@ import type { IndexFile } from './indexFile';
 import { readFolderSummary, type RowWriter } from './indexFolders';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
+import { errorMessage } from '../errors';
 
 /** A change not saved yet: `true` (the row in this process's database is the change) or the workspace of a removed session. */
 type PendingChange = true | { removedFrom: string };
@@ -98,7 +99,7 @@ export class IndexSync implements RowWriter {
     if (this.closedValue || !this.hooks.mayWrite() || this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      this.flush().catch((err: unknown) => this.options.logger.error(`saving the session index failed: ${(err as Error).message}`));
+      this.flush().catch((err: unknown) => this.options.logger.error(`saving the session index failed: ${errorMessage(err)}`));
     }, this.options.saveDelayMs ?? 100);
   }
 
@@ -180,14 +181,14 @@ export class IndexSync implements RowWriter {
     const dir = layout.sessionDir(indexed.state.workspaceKey, indexed.state.id);
     const stateFile = layout.stateFile(dir);
     const mtime = statMtime(stateFile);
-    if (mtime === 0 && !fs.existsSync(dir)) return null;
+    if (mtime === undefined && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
     if (statSize(layout.agentLog(dir)) !== indexed.logBytes) return readFolderSummary(dir, logger) ?? indexed;
     // Not trusted to the mtime alone: two writes within one clock tick of the file system share
     // it (the long load test saved a turn count one behind). updatedAt only grows.
     try {
       const state = readState(stateFile);
-      return state.updatedAt >= indexed.state.updatedAt ? { ...indexed, state, stateMtime: mtime } : indexed;
+      return state.updatedAt >= indexed.state.updatedAt ? { ...indexed, state, stateMtime: mtime ?? 0 } : indexed;
     } catch {
       return indexed;
     }
@@ -201,7 +202,7 @@ export class IndexSync implements RowWriter {
       if (this.file.generationOnDisk() <= this.generation) return;
       this.saving = this.reloadFromDisk().then((changed) => {
         if (changed) this.hooks.reloaded();
-      }, (err: unknown) => logger.warn(`reloading the session index failed: ${(err as Error).message}`)).finally(() => {
+      }, (err: unknown) => logger.warn(`reloading the session index failed: ${errorMessage(err)}`)).finally(() => {
         this.saving = undefined;
       });
     };
@@ -212,7 +213,7 @@ export class IndexSync implements RowWriter {
       });
       this.watcher.on('error', () => undefined);
     } catch (err) {
-      logger.warn(`cannot watch ${layout.root} (${(err as Error).message}); polling instead`);
+      logger.warn(`cannot watch ${layout.root} (${errorMessage(err)}); polling instead`);
     }
     // A poll as well: file watching is unreliable on network and some container file systems.
     this.pollTimer = setInterval(check, 1000);

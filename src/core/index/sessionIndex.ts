@@ -8,6 +8,7 @@ import { folderChanges, readFolderSummary, rebuildRows, type FolderDrift } from 
 import { IndexQueries } from './indexQueries';
 import { IndexSync } from './indexSync';
 import type { Database } from './sqlite';
+import { errorMessage } from '../errors';
 
 export type { FolderDrift } from './indexFolders';
 
@@ -228,8 +229,8 @@ export class SessionIndex extends IndexQueries {
     try {
       return work();
     } catch (err) {
-      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test((err as Error).message)) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
-      this.recoverFromDamage(`index.sqlite is damaged (${(err as Error).message})`);
+      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test(errorMessage(err))) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
+      this.recoverFromDamage(`index.sqlite is damaged (${errorMessage(err)})`);
       return work();
     }
   }

@@ -1,5 +1,6 @@
 import type { Agent } from '@mariozechner/pi-agent-core';
 import { isContextOverflow, type Api, type Message, type Model } from '@mariozechner/pi-ai';
+import { errorMessage } from '../errors';
 import { newMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
@@ -80,7 +81,7 @@ export class Compactor {
     try {
       chosen = await this.host.model();
     } catch (err) {
-      const error = `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
+      const error = `Compaction failed: ${errorMessage(err)}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
       if (rethrow) throw new Error(error);
       return false;
@@ -110,7 +111,7 @@ export class Compactor {
     } catch (err) {
       await this.countFailedCall(err, startedAt);
       const cancelled = err instanceof CompactionCancelled || controller.signal.aborted;
-      const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
+      const error = cancelled ? new CompactionCancelled().message : `Compaction failed: ${errorMessage(err)}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
       this.host.emit({ type: 'compaction', phase: cancelled ? 'cancelled' : 'failed', reason, error });
       if (rethrow) throw cancelled ? new CompactionCancelled() : new Error(error);
@@ -127,7 +128,7 @@ export class Compactor {
     try {
       await this.host.writer.appendCallUsage(callUsage(answer, newMessageId(), startedAt, 'compaction'));
     } catch (recordErr) {
-      this.host.logger.warn(`session ${this.host.sessionId}: the usage of a failed compaction could not be recorded (${(recordErr as Error).message})`);
+      this.host.logger.warn(`session ${this.host.sessionId}: the usage of a failed compaction could not be recorded (${errorMessage(recordErr)})`);
     }
   }
 }

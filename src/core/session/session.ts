@@ -1,6 +1,7 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
+import { errorMessage } from '../errors';
 import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { ModelLimits } from '../model/modelSettings';
@@ -304,7 +305,7 @@ export class Session {
       this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {
       // The answer is still worth showing; the log says what could not be counted.
-      this.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${(err as Error).message})`);
+      this.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${errorMessage(err)})`);
     }
     return answer;
   }
@@ -447,7 +448,7 @@ export class Session {
         } catch (err) {
           // The prompt's end is told like any other (a host waiting for it learns why it did not finish).
           prompt.state = 'failed';
-          prompt.reason = this.secrets.redact(err instanceof Error ? err.message : String(err));
+          prompt.reason = this.secrets.redact(errorMessage(err));
           this.emit({ type: 'prompt', prompt: this.info(prompt) });
           // A lease lost before the turn began fails this prompt saying so (and the next one too).
           if (!(err instanceof LeaseLostError)) throw err;
@@ -485,7 +486,7 @@ export class Session {
       choice = await this.options.model();
     } catch (err) {
       prompt.state = 'failed';
-      prompt.reason = (err as Error).message;
+      prompt.reason = errorMessage(err);
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
@@ -525,7 +526,7 @@ export class Session {
       // A request the provider rejected for its length: compact once and retry.
       if (await this.compactor.afterOverflow(model)) await this.agent.continue();
     } catch (err) {
-      runError = err instanceof Error ? err.message : String(err);
+      runError = errorMessage(err);
     }
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');

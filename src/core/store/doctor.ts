@@ -69,7 +69,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json' });
     }
     const turns = new TurnStructure();
-    for (const agent of safeReaddir(path.join(folder.dir, 'agents'))) {
+    for (const agent of safeReaddir(layout.agentsDir(folder.dir))) {
       const log = layout.agentLog(folder.dir, agent);
       if (!fs.existsSync(log)) continue;
       report.logs++;
@@ -83,9 +83,9 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       note(finding);
     }
     await checkWriter(store, folder.dir, where, turns, options.fix, note);
-    const inside = (sub: string) => safeReaddir(path.join(folder.dir, sub)).map((n) => path.join(folder.dir, sub, n));
+    const inside = (dir: string) => safeReaddir(dir).map((n) => path.join(dir, n));
     // Temp files live beside what they replace: state.json, blobs, and a log copied at a takeover.
-    for (const dir of [folder.dir, ...inside('blobs'), ...inside('agents')]) sweepTemps(dir, where, options.fix, note);
+    for (const dir of [folder.dir, ...inside(layout.blobsDir(folder.dir)), ...inside(layout.agentsDir(folder.dir))]) sweepTemps(dir, where, options.fix, note);
     try {
       const reading = readSessionFolder(folder.dir);
       if (repaired || !reading.stateProblem) summaries.set(folder.id, reading.summary);
@@ -101,7 +101,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       const where = `${workspaceKey}/${name}`;
       const finding: Finding = { severity: 'warning', where, fixable: true, message: 'an orphan partial folder (a fork or import that did not finish)' };
       if (options.fix) {
-        const target = path.join(layout.trashDir, '.partials', `${workspaceKey}-${name}-${Date.now()}`);
+        const target = path.join(layout.trashedPartialsDir, `${workspaceKey}-${name}-${Date.now()}`);
         fs.mkdirSync(path.dirname(target), { recursive: true });
         fs.renameSync(path.join(layout.workspaceDir(workspaceKey), name), target);
         finding.fixed = 'moved it to the trash';

@@ -5,11 +5,12 @@ import { counted } from '../counted';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type ForkedRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, type ForkedRecord, type NewRecord } from '../wire/records';
 import { replay } from '../wire/replay';
-import { scanWireLog } from '../wire/wireReader';
+import { readWireLog, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
 import type { SessionStore } from './sessionStore';
@@ -205,7 +206,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   try {
     const newMain = layout.agentLog(partial);
     copyPrefix(mainLog, newMain, cut.bytes);
-    const kept = replay(scanAll(newMain, ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked']));
+    const kept = replay(readWireLog(newMain, { only: ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked'] }).records);
     const turn = kept.nextTurn - 1;
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
@@ -283,21 +284,15 @@ export async function forkSession(store: SessionStore, sourceId: string, options
   }
 }
 
-function scanAll(file: string, only?: readonly string[]): WireRecord[] {
-  const records: WireRecord[] = [];
-  scanWireLog(file, (r) => records.push(r), only ? { only } : {});
-  return records;
-}
-
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
 export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
   const swept: string[] = [];
-  for (const workspaceKey of safeReaddir(store.layout.sessionsDir)) {
-    const dir = path.join(store.layout.sessionsDir, workspaceKey);
+  for (const workspaceKey of safeReaddir(store.layout.sessionsDir).filter(isWorkspaceKey)) {
+    const dir = store.layout.workspaceDir(workspaceKey);
     for (const name of safeReaddir(dir)) {
       if (!name.startsWith('.partial-')) continue;
       const full = path.join(dir, name);
-      if (now - statMtime(full) < STALE_PARTIAL_MS) continue;
+      if (now - (statMtime(full) ?? 0) < STALE_PARTIAL_MS) continue;
       fs.rmSync(full, { recursive: true, force: true });
       swept.push(full);
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { WireRecord } from '../wire/records';
-import { scanWireLog } from '../wire/wireReader';
+import { readWireLog } from '../wire/wireReader';
 import { statSize } from '../fs/probe';
 
 /**
@@ -39,8 +39,7 @@ export class LogFollower {
       if (size <= this.offset) return [];
       const end = this.completeEnd(size);
       if (end <= this.offset) return [];
-      const records: WireRecord[] = [];
-      scanWireLog(this.file, (r) => records.push(r), { start: this.offset, end });
+      const { records } = readWireLog(this.file, { start: this.offset, end });
       this.offset = end;
       if (records.length) this.onRecords(records);
       return records;

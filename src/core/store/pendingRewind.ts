@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
+import { sessionFolderLayout } from '../format/layout';
+import { sha256Hex } from '../hash';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { statSize } from '../fs/probe';
 import { BlobStore } from '../format/blobStore';
@@ -11,9 +13,6 @@ import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
 import { LeaseLostError } from './writerLease';
-
-/** The journal of a rewind or undo under way, in the session folder. */
-export const PENDING_FILE = 'rewind.pending.json';
 
 /** A workspace file a rewind or undo changes: from the image it has now to the one it must get (blob hashes, null = absent). */
 export interface PendingFile {
@@ -45,7 +44,7 @@ export interface PendingRewind {
 /** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
 export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
-  writeFileAtomic(path.join(dir, PENDING_FILE), JSON.stringify(journal), fence);
+  writeFileAtomic(store.layout.pendingRewindFile(dir), JSON.stringify(journal), fence);
   await applyPending(store, dir, journal, fence);
 }
 
@@ -54,14 +53,14 @@ export async function runPending(store: SessionStore, dir: string, pending: Omit
  * The caller holds the lease; `fence` is its check.
  */
 export async function finishPending(store: SessionStore, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
-  const file = path.join(dir, PENDING_FILE);
+  const file = store.layout.pendingRewindFile(dir);
   let journal: PendingRewind;
   try {
     journal = JSON.parse(fs.readFileSync(file, 'utf8')) as PendingRewind;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // A journal is written whole (temp + rename) before anything happens: a broken one never started.
-    store.logger.warn(`${file}: unreadable journal of a rewind that had not started (${(err as Error).message}); removed`);
+    store.logger.warn(`${file}: unreadable journal of a rewind that had not started (${errorMessage(err)}); removed`);
     fs.rmSync(file, { force: true });
     return undefined;
   }
@@ -72,7 +71,7 @@ export async function finishPending(store: SessionStore, dir: string, fence: () 
 
 /** Whether the session has a rewind or undo left half done (for `braid doctor`). */
 export function hasPending(dir: string): boolean {
-  return fs.existsSync(path.join(dir, PENDING_FILE));
+  return fs.existsSync(sessionFolderLayout.pendingRewindFile(dir));
 }
 
 /**
@@ -92,7 +91,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
     }
     try {
       const current = currentBytes(at, f.path);
-      const now = current ? createHash('sha256').update(current).digest('hex') : null;
+      const now = current ? sha256Hex(current) : null;
       if (now === f.to) continue;
       if (now !== f.from) {
         store.logger.warn(`${f.path} changed since the ${journal.op} began; left as it is`);
@@ -103,7 +102,7 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
       else replaceFile(at.workspace, at.full, blobs.get(f.to), f.path);
     } catch (err) {
       if (err instanceof LeaseLostError) throw err;
-      store.logger.warn(`${journal.op}: ${f.path} was left as it is (${(err as Error).message})`);
+      store.logger.warn(`${journal.op}: ${f.path} was left as it is (${errorMessage(err)})`);
     }
   }
   // Innermost first, so a folder whose only content was a created folder goes too.
@@ -123,6 +122,6 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
   }
   await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.rereadFolder(dir);
-  fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
+  fs.rmSync(store.layout.pendingRewindFile(dir), { force: true });
   fsyncDir(dir);
 }

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { errorMessage } from '../errors';
+import { sha256Hex } from '../hash';
 import { BlobStore } from '../format/blobStore';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
-import { scanWireLog } from '../wire/wireReader';
+import { readWireLog } from '../wire/wireReader';
 import type { SessionStore } from './sessionStore';
 import { finishPending, runPending } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
@@ -74,12 +75,6 @@ interface RestoredFile {
   readonly now: string | null;
 }
 
-function readAll(file: string): WireRecord[] {
-  const records: WireRecord[] = [];
-  scanWireLog(file, (r) => records.push(r));
-  return records;
-}
-
 /** The lines of a file's image; a final newline ends the last line, it starts none. */
 function lineCount(data: Buffer | null): string[] {
   const lines = data ? data.toString('utf8').split('\n') : [];
@@ -120,11 +115,9 @@ interface Plan {
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
 
-const sha256 = (data: Buffer | null) => (data ? createHash('sha256').update(data).digest('hex') : null);
-
 function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
   const dir = store.locate(sessionId);
-  const { history, restoredAlready } = historyToRewind(readAll(store.layout.agentLog(dir)), sessionId, messageId);
+  const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
   const target = history.messages.find((m) => m.id === messageId)!;
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (history.openTurn !== null) throw new RewindError(`turn ${history.openTurn} is still running; stop it before rewinding`);
@@ -152,14 +145,14 @@ function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
       if ('refused' in file) throw new Error(file.refused);
       current = currentBytes(file, t.path);
     } catch (err) {
-      refused.push((err as Error).message);
+      refused.push(errorMessage(err));
       continue;
     }
     const root = t.root ?? state.workspaceDir;
     usable.set(keyOf(root, t.path), t);
     const restored = t.before ? blobs.get(t.before) : null;
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
-    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: sha256(current) !== t.lastAfter });
+    files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: (current ? sha256Hex(current) : null) !== t.lastAfter });
   }
   const { ran, mayHaveRun } = droppedCommands(history, toTurn);
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
@@ -307,7 +300,7 @@ export async function undoRewind(store: SessionStore, sessionId: string, options
 async function undoHeld(store: SessionStore, sessionId: string, fence: () => void): Promise<{ turns: number; files: string[] }> {
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
-  const records = readAll(logFile);
+  const records = readWireLog(logFile).records;
   const found = lastRewind(records);
   if ('none' in found) throw new RewindError(NO_UNDO[found.none](sessionId));
   const last = found.first;

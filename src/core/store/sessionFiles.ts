@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { errorMessage } from '../errors';
 import { readWhole } from '../tools/confinedFile';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { StoreLayout } from '../format/layout';
@@ -41,7 +42,7 @@ export class SessionFiles {
     try {
       return { full: workspace.resolve(relative), workspace };
     } catch (err) {
-      return { refused: `${(err as Error).message}; it is left alone` };
+      return { refused: `${errorMessage(err)}; it is left alone` };
     }
   }
 }

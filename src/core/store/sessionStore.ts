@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import { SessionNotFoundError } from './errors';
 import path from 'node:path';
-import { safeReaddir } from '../fs/probe';
+import { safeReaddir, statMtime } from '../fs/probe';
 import { fsyncDir } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
 import { SessionIndex } from '../index/sessionIndex';
-import { listSessionFolders } from '../format/layout';
+import { listSessionFolders, sessionFolderLayout } from '../format/layout';
 import type { SessionRow } from '../index/indexRows';
 import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
 import { replay, type History } from '../wire/replay';
 import type { ModelSnapshot } from '../wire/records';
-import { scanWireLog, type ScanReport } from '../wire/wireReader';
+import { readWireLog, type ScanReport } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
@@ -26,7 +26,6 @@ import { counted } from '../counted';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const TRASHED_AT = '.trashed-at';
 
 
 export interface StoreOptions {
@@ -221,7 +220,7 @@ export class SessionStore {
       // Never replace what the trash holds; two live copies of one id cannot happen by design.
       if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
       // The time goes in before the move, so the folder arrives in the trash whole.
-      fs.writeFileSync(path.join(dir, TRASHED_AT), `${Date.now()}\n`);
+      fs.writeFileSync(this.layout.trashedAtFile(dir), `${Date.now()}\n`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.renameSync(dir, target);
     } finally {
@@ -237,10 +236,10 @@ export class SessionStore {
   /** Sessions in the trash, newest deletion first. */
   listTrash(): Array<{ id: string; workspaceKey: string; trashedAt: number }> {
     const found: Array<{ id: string; workspaceKey: string; trashedAt: number }> = [];
-    for (const workspaceKey of safeReaddir(this.layout.trashDir)) {
-      for (const id of safeReaddir(path.join(this.layout.trashDir, workspaceKey))) {
+    for (const workspaceKey of safeReaddir(this.layout.trashDir).filter(isWorkspaceKey)) {
+      for (const id of safeReaddir(this.layout.trashedWorkspaceDir(workspaceKey))) {
         if (!isSessionId(id)) continue;
-        found.push({ id, workspaceKey, trashedAt: trashedAt(path.join(this.layout.trashDir, workspaceKey, id)) });
+        found.push({ id, workspaceKey, trashedAt: trashedAt(this.layout.trashedSessionDir(workspaceKey, id)) });
       }
     }
     return found.sort((a, b) => b.trashedAt - a.trashedAt);
@@ -260,7 +259,7 @@ export class SessionStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was restored by another process just now`);
       throw err;
     }
-    fs.rmSync(path.join(to, TRASHED_AT), { force: true });
+    fs.rmSync(this.layout.trashedAtFile(to), { force: true });
     fsyncDir(path.dirname(to));
     this.index.rereadFolder(to);
     return this.get(id);
@@ -280,8 +279,8 @@ export class SessionStore {
 
   /** The whole effective history of a session's main agent. */
   history(id: string): History {
-    const records: Parameters<typeof replay>[0] = [];
-    this.noteLogProblems(id, scanWireLog(this.layout.agentLog(this.locate(id)), (r) => (records as unknown[]).push(r)));
+    const { records, report } = readWireLog(this.layout.agentLog(this.locate(id)));
+    this.noteLogProblems(id, report);
     return replay(records);
   }
 
@@ -356,14 +355,10 @@ export class SessionStore {
 
 function trashedAt(dir: string): number {
   try {
-    const value = Number(fs.readFileSync(path.join(dir, TRASHED_AT), 'utf8').trim());
+    const value = Number(fs.readFileSync(sessionFolderLayout.trashedAtFile(dir), 'utf8').trim());
     if (Number.isFinite(value)) return value;
   } catch {
     // fall back to the folder's time
   }
-  try {
-    return fs.statSync(dir).mtimeMs;
-  } catch {
-    return 0;
-  }
+  return statMtime(dir) ?? 0;
 }

@@ -5,7 +5,7 @@ import { WireLogWriter } from '../wire/wireLog';
 import { finishPending } from './pendingRewind';
 import { isDead, WriterLease } from './writerLease';
 import { readContextTail } from '../wire/contextTail';
-import { statSize } from '../fs/probe';
+import { statMtime, statSize } from '../fs/probe';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
@@ -274,13 +274,4 @@ export class SessionWriter {
 /** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
 function folderRemoved(id: string): SessionNotFoundError {
   return new SessionNotFoundError(`the folder of session ${id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`);
-}
-
-/** A file's modification time in ms, or -1 when it cannot be read. */
-function statMtime(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return -1;
-  }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { writeFileAtomic } from '../fs/atomic';
 import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
+import { statMtime } from '../fs/probe';
 import type { StoreLayout } from '../format/layout';
 import { displaceHolder } from './takeover';
 
@@ -56,11 +57,8 @@ export class LeaseLostError extends Error {
 /** Reads a lease file; undefined when there is none or it cannot be read. */
 export function readLease(file: string): LeaseInfo | undefined {
   const info = readHolder(file);
-  try {
-    return info && { ...info, renewedAt: fs.statSync(file).mtimeMs };
-  } catch {
-    return undefined;
-  }
+  const renewedAt = statMtime(file);
+  return info && renewedAt !== undefined ? { ...info, renewedAt } : undefined;
 }
 
 /** What writer.lock names, without its time (the fence's check reads only this). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
 import { ToolError, type WorkspaceFs } from './workspaceFs';
 import { realPath } from '../fs/probe';
 
@@ -80,7 +81,7 @@ export function openForRead(ws: WorkspaceFs, full: string, asGiven: string): Ope
     if (code === 'ENOENT') throw new ToolError(`${asGiven} does not exist`);
     if (code === 'EISDIR') throw new ToolError(`${asGiven} is a folder; use list_dir`);
     if (code === 'ELOOP') throw new ToolError(`${asGiven} was replaced by a symbolic link while Braid opened it; nothing was read`);
-    throw new ToolError(`${asGiven} cannot be opened (${code ?? (err as Error).message})`);
+    throw new ToolError(`${asGiven} cannot be opened (${code ?? errorMessage(err)})`);
   }
   try {
     const stat = fs.fstatSync(fd);
@@ -132,7 +133,7 @@ function inFolder<T>(ws: WorkspaceFs, dir: string, asGiven: string, fn: (folder:
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') throw swapped(asGiven);
-    throw new ToolError(`the folder of ${asGiven} cannot be opened (${code ?? (err as Error).message})`);
+    throw new ToolError(`the folder of ${asGiven} cannot be opened (${code ?? errorMessage(err)})`);
   }
   try {
     const located = locationOfFd(fd);
@@ -153,7 +154,7 @@ function inFolder<T>(ws: WorkspaceFs, dir: string, asGiven: string, fn: (folder:
 /** An fs call's failure as the tool's one-sentence refusal. */
 function refusal(err: unknown, what: string): ToolError {
   if (err instanceof ToolError) return err;
-  return new ToolError(`${what} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  return new ToolError(`${what} (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
 import { realPath } from '../fs/probe';
 
 /** An error a tool reports to the model as its result (isError), in one sentence it can act on. */
@@ -98,7 +99,7 @@ function realpathOfNearest(p: string, asGiven: string): string {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new ToolError(`${asGiven} goes through a loop of symbolic links; give a path without it`);
       if (code === 'ENOTDIR') throw new ToolError(`${asGiven} goes through a file as if it were a folder; check the path with list_dir`);
-      if (code !== 'ENOENT') throw new ToolError(`${asGiven} cannot be resolved (${code ?? (err as Error).message}); check the path with list_dir`);
+      if (code !== 'ENOENT') throw new ToolError(`${asGiven} cannot be resolved (${code ?? errorMessage(err)}); check the path with list_dir`);
       const link = readLink(current);
       if (link !== undefined) {
         if (++links > MAX_LINKS) throw new ToolError(`${asGiven} goes through too many symbolic links`);

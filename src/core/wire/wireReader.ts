@@ -39,6 +39,13 @@ export function emptyReport(): ScanReport {
   return { bytes: 0, lines: 0, records: 0, blankLines: 0, unknownRecords: 0, newerRecords: 0, badLines: 0, bad: [], invalidUtf8Lines: 0, tornTail: false, tornBytes: 0, unterminated: false };
 }
 
+/** Which part of a log a scan reads: bytes `start` to `end`, records of the types `only` (all when absent). */
+export interface ScanOptions {
+  readonly start?: number;
+  readonly end?: number;
+  readonly only?: readonly string[];
+}
+
 /** Called for every readable record with its byte offset and length (newline excluded). */
 export type RecordVisitor = (record: WireRecord, offset: number, length: number, raw: string) => void;
 
@@ -50,7 +57,7 @@ export type RecordVisitor = (record: WireRecord, offset: number, length: number,
  * lines that are not JSON, invalid UTF-8 and overlong lines. Never throws for content; a missing
  * file is an empty log.
  */
-export function scanWireLog(file: string, visit: RecordVisitor, options: { start?: number; end?: number; only?: readonly string[] } = {}): ScanReport {
+export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOptions = {}): ScanReport {
   const only = options.only?.map((t) => Buffer.from(`"t":"${t}"`));
   const report = emptyReport();
   let fd: number;
@@ -169,9 +176,12 @@ function readTail(tail: Buffer, offset: number, report: ScanReport, visit: Recor
   readLine(tail, 0, tail.length, offset, false, report, visit);
 }
 
-/** Reads every record of a log into memory (small logs, tests, tools). */
-export function readWireLog(file: string): { records: WireRecord[]; report: ScanReport } {
+/**
+ * Reads every record of a log (or of the part `options` names) into memory, in order, with what
+ * the scan tolerated: the one way to collect a log's records (replay, rewind, fork, a follower).
+ */
+export function readWireLog(file: string, options: ScanOptions = {}): { records: WireRecord[]; report: ScanReport } {
   const records: WireRecord[] = [];
-  const report = scanWireLog(file, (r) => records.push(r));
+  const report = scanWireLog(file, (r) => records.push(r), options);
   return { records, report };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash';
 
 /**
  * Normalizes a workspace path for hashing: backslashes to `/`, trailing slashes removed, and
@@ -21,7 +21,7 @@ export function workspaceSlug(dir: string): string {
 
 /** `wd_<slug>_<first 12 hex of sha256(normalized path)>`: the folder name of a workspace's sessions. */
 export function workspaceKey(dir: string): string {
-  const hash = createHash('sha256').update(normalizeWorkspacePath(dir)).digest('hex').slice(0, 12);
+  const hash = sha256Hex(normalizeWorkspacePath(dir)).slice(0, 12);
   return `wd_${workspaceSlug(dir)}_${hash}`;
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
 import { reported } from '../commands/command';
-import { Disposable } from '../disposable';
+import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
@@ -54,6 +55,14 @@ export class ChatHub extends Disposable {
 
   constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, private readonly secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
     super();
+    // The pages stop listening first; their views and panels are VS Code's to dispose of.
+    this._register({
+      dispose: () => {
+        const pages = [...this.pages];
+        this.pages.clear();
+        disposeAll(pages);
+      },
+    });
     this.current = this._register(new CurrentSession(store, vscodeChatHost(secrets, memory, {
       post: (m) => this.post(m),
       resync: () => void this.snapshot(),
@@ -222,8 +231,6 @@ export class ChatHub extends Disposable {
     for (const page of pages) {
       page.post({
         type: 'snapshot',
-        protocol: PROTOCOL_VERSION,
-        workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? '',
         model,
         trusted: vscode.workspace.isTrusted,
         session,
@@ -246,7 +253,7 @@ export class ChatHub extends Disposable {
       if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
       return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
     } catch (err) {
-      return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: err instanceof Error ? err.message : String(err) };
+      return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: errorMessage(err) };
     }
   }
 
@@ -259,11 +266,5 @@ export class ChatHub extends Disposable {
       return;
     }
     for (const page of this.pages) page.post(message);
-  }
-
-  override dispose(): void {
-    for (const page of this.pages) page.dispose();
-    this.pages.clear();
-    super.dispose();
   }
 }

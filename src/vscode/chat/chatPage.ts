@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import { PROTOCOL_VERSION, type HostToWebview, type WebviewToHost } from '../../protocol/messages';
 import { parseWebviewMessage } from '../../protocol/validate';
-import { disposeAll } from '../disposable';
+import { Disposable } from '../disposable';
 import { chatHtml } from './chatHtml';
 
 /** Where a Chat page is hosted: the side bar's Chat view or an editor tab. */
@@ -26,9 +26,8 @@ export interface ChatSurface {
  * only after the page said `ready`: each page has its own handshake, and its own cursor in the
  * session's frames, which the page keeps.
  */
-export class ChatPage implements vscode.Disposable {
+export class ChatPage extends Disposable {
   private ready = false;
-  private readonly listeners: vscode.Disposable[] = [];
 
   constructor(
     readonly surface: ChatSurface,
@@ -37,14 +36,14 @@ export class ChatPage implements vscode.Disposable {
     onMessage: (page: ChatPage, message: WebviewToHost) => void,
     onDispose: (page: ChatPage) => void,
   ) {
+    super();
     const { webview } = surface;
     webview.options = {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
     };
     webview.html = chatHtml(webview, extensionUri, { protocol: PROTOCOL_VERSION, place: surface.place }, vscode.Uri.joinPath);
-    this.listeners.push(
-      webview.onDidReceiveMessage((raw: unknown) => {
+    this._register(webview.onDidReceiveMessage((raw: unknown) => {
         const parsed = parseWebviewMessage(raw);
         if (!parsed.ok) {
           this.logger.warn(`dropped a webview message: ${parsed.reason}`);
@@ -52,12 +51,11 @@ export class ChatPage implements vscode.Disposable {
         }
         if (parsed.message.type === 'ready') this.ready = true;
         onMessage(this, parsed.message);
-      }),
-      surface.onDidDispose(() => {
-        this.dispose();
-        onDispose(this);
-      }),
-    );
+      }));
+    this._register(surface.onDidDispose(() => {
+      this.dispose();
+      onDispose(this);
+    }));
   }
 
   /** True once the page said `ready` (a page shown again says it again). */
@@ -70,8 +68,8 @@ export class ChatPage implements vscode.Disposable {
     if (this.ready) void this.surface.webview.postMessage(message);
   }
 
-  dispose(): void {
+  override dispose(): void {
     this.ready = false;
-    disposeAll(this.listeners.splice(0));
+    super.dispose();
   }
 }

@@ -1,6 +1,7 @@
 // The window's current session without VS Code: what needs it comes through ChatHost
 // (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
 // everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
+import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { Session, SessionElsewhereError } from '../../core/session/session';
 import { LogFollower } from '../../core/store/logFollower';
@@ -48,7 +49,7 @@ export class CurrentSession {
     this.approvals = new ChatApprovals((body) => {
       const requestId = this.stream?.active;
       if (!requestId || body.kind !== 'runtime-event') return false;
-      this.stream!.push(body.event.type === 'approval' ? { ...body, event: { ...body.event, requestId } } : body, true);
+      this.stream!.push(body, true);
       return true;
     }, () => host.reveal());
   }
@@ -117,7 +118,7 @@ export class CurrentSession {
       const state = this.requireStore().get(id); // another process writes the queue: read once per snapshot, never per frame
       queue = { queue: state.queue, paused: state.paused !== null };
     } catch (err) {
-      this.logger.warn(`session ${id}: ${(err as Error).message}`);
+      this.logger.warn(`session ${id}: ${errorMessage(err)}`);
     }
     return sessionInfo(this.requireStore().index, id, queue) ?? missingInfo(id);
   }
@@ -154,7 +155,7 @@ export class CurrentSession {
       const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
-      fail((err as Error).message);
+      fail(errorMessage(err));
     }
   }
 
@@ -249,7 +250,7 @@ export class CurrentSession {
     this.following?.follower.stop();
     this.following = undefined;
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
-    await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${(err as Error).message}`));
+    await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${errorMessage(err)}`));
     if (id) await this.openOrFollow(id);
     this.host.shown.set(id);
     this.host.resync();
@@ -268,7 +269,7 @@ export class CurrentSession {
     try {
       await this.openOrFollow(id, 5_000, () => generation !== this.generation);
     } catch (err) {
-      this.logger.info(`could not show session ${id} again: ${(err as Error).message}`);
+      this.logger.info(`could not show session ${id} again: ${errorMessage(err)}`);
       this.host.shown.set(undefined);
       return;
     }

@@ -28,10 +28,8 @@ export function sessionInfo(index: SessionIndex, id: string, queue: QueueView): 
   return {
     id,
     title: shownTitle(row),
-    status: row.status,
     usage: usageInfo(own),
     ...(inherited.calls > 0 ? { history: usageInfo(history) } : {}),
-    model: row.model ? `${row.model.provider} · ${row.model.id}` : '',
     queue: queue.queue.map((q) => ({ promptId: q.promptId, text: q.text })),
     paused: queue.paused,
   };
@@ -39,7 +37,7 @@ export function sessionInfo(index: SessionIndex, id: string, queue: QueueView): 
 
 /** The info of a session whose folder went away under the window: shown as an error, nothing counted. */
 export function missingInfo(id: string): SessionInfo {
-  return { id, title: '', status: 'error', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false };
+  return { id, title: '', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false };
 }
 
 /** The status bar's title, model and token count (as the Chat view's usage line counts them). */

@@ -82,11 +82,11 @@ export class SessionStream {
         if (requestId) this.push({ kind: 'runtime-event', event: { type: event.type, requestId, delta: event.delta } }, true);
         return;
       case 'tool-start':
-        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', requestId, tool: this.cards.get(event.toolCallId) ?? toolCard(event.toolCallId, event.name, event.args) } }, true);
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', tool: this.cards.get(event.toolCallId) ?? toolCard(event.toolCallId, event.name, event.args) } }, true);
         this.cards.delete(event.toolCallId);
         return;
       case 'tool-end':
-        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-end', requestId, key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) } }, true);
+        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-end', key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) } }, true);
         return;
       case 'message': {
         const { message, id } = event.record;

@@ -1,4 +1,5 @@
 import type { AssistantMessage } from '@mariozechner/pi-ai';
+import { errorMessage } from '../../core/errors';
 import type { Session } from '../../core/session/session';
 import { keepSideQuestion } from '../../core/store/fork';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -24,7 +25,7 @@ export class SideQuestions {
       this.answered.set(id, { question, message, sessionId: session.id });
       this.post({ type: 'sideAnswer', id, question, state: 'answered', text });
     } catch (err) {
-      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: (err as Error).message });
+      this.post({ type: 'sideAnswer', id, question, state: 'failed', text: errorMessage(err) });
     }
   }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
+import { errorMessage } from '../../core/errors';
 
 /** One palette command: its id (as in package.json) and what it does. */
 export interface BraidCommand {
@@ -19,7 +20,7 @@ export class UserFacingError extends Error {
  * stack when it was not meant for the user), the user one error message.
  */
 export function reportFailure(logger: Logger, what: string, err: unknown, failure = 'Braid'): void {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   if (err instanceof UserFacingError) {
     logger.warn(`${what}: ${message}`);
     void vscode.window.showErrorMessage(message);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { StreamFn } from '@mariozechner/pi-agent-core';
 import { createAssistantMessageEventStream, streamSimple, type Api, type AssistantMessage, type Context, type Message, type Model, type TextContent, type ToolCall } from '@mariozechner/pi-ai';
+import { errorMessage } from '../../core/errors';
 
 /** The provider id (and API name) of models that VS Code's language model API serves. */
 export const VSCODE_LM = 'vscode-lm';
@@ -106,7 +107,7 @@ export function streamVscodeLm(model: Model<Api>, context: Context, options?: { 
       closeText();
       const aborted = options?.signal?.aborted === true;
       output.stopReason = aborted ? 'aborted' : 'error';
-      output.errorMessage = aborted ? 'cancelled' : err instanceof vscode.LanguageModelError ? `${err.message} (${err.code})` : (err as Error).message;
+      output.errorMessage = aborted ? 'cancelled' : err instanceof vscode.LanguageModelError ? `${err.message} (${err.code})` : errorMessage(err);
       stream.push({ type: 'error', reason: output.stopReason, error: output });
       stream.end(output);
     } finally {

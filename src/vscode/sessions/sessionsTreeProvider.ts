@@ -3,6 +3,7 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
 import { sessionLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { Disposable } from '../disposable';
 import { TimeRedraw } from './timeRedraw';
 import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SessionsSource, type SubagentNode } from './sessionsTreeModel';
 import { counted } from '../../core/counted';
@@ -40,15 +41,17 @@ export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
  * follows the index, so sessions another window or the CLI creates or changes show up without a
  * refresh, and running sessions spin while their turn runs.
  */
-export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
+export class SessionsTreeProvider extends Disposable implements vscode.TreeDataProvider<SessionsNode> {
   private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly unsubscribe: () => void;
   private readonly model: SessionsTreeModel;
   private times: TimeRedraw | undefined;
 
   constructor(source: FollowedSource, workspaceDir: string | undefined) {
-    this.unsubscribe = source.onDidChange(() => this.refresh());
+    super();
+    this._register({ dispose: () => this.times?.cancel() });
+    this._register({ dispose: source.onDidChange(() => this.refresh()) });
+    this._register(this.changed);
     this.model = new SessionsTreeModel(source, workspaceDir ? { key: workspaceKey(workspaceDir), dir: workspaceDir } : undefined);
   }
 
@@ -149,11 +152,5 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsNod
 
   getParent(node: SessionsNode): SessionsNode | undefined {
     return this.model.parent(node);
-  }
-
-  dispose(): void {
-    this.times?.cancel();
-    this.unsubscribe();
-    this.changed.dispose();
   }
 }

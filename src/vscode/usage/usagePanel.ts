@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseUsagePageMessage, type UsageHostMessage, type UsagePageMessage, type UsageScope } from '../../protocol/usage';
+import { Disposable } from '../disposable';
 import { webviewHtml } from '../webviewHtml';
 import { usageViewData } from './usageViewData';
 
@@ -15,16 +16,18 @@ const REDRAW_DELAY_MS = 300;
  * it has nothing to save, so closing it never asks, and it can draw the chart and switch between
  * this workspace and all of them. One panel at a time; showing it again brings it to the front.
  */
-export class UsagePanel implements vscode.Disposable {
+export class UsagePanel extends Disposable {
   static readonly viewType = 'braid.usage';
   private panel: vscode.WebviewPanel | undefined;
   private scope: UsageScope;
   private redraw: NodeJS.Timeout | undefined;
-  private readonly unsubscribe: () => void;
 
   constructor(private readonly extensionUri: vscode.Uri, private readonly store: SessionStore, private readonly workspaceDir: string | undefined, private readonly logger: Logger) {
+    super();
     this.scope = workspaceDir ? 'workspace' : 'all';
-    this.unsubscribe = store.index.onDidChange(() => this.scheduleRedraw());
+    this._register({ dispose: () => clearTimeout(this.redraw) });
+    this._register({ dispose: store.index.onDidChange(() => this.scheduleRedraw()) });
+    this._register({ dispose: () => this.panel?.dispose() });
   }
 
   /** Opens the view, or brings it to the front. */
@@ -83,11 +86,5 @@ export class UsagePanel implements vscode.Disposable {
     });
     const message: UsageHostMessage = { type: 'usage', data };
     void this.panel.webview.postMessage(message);
-  }
-
-  dispose(): void {
-    if (this.redraw) clearTimeout(this.redraw);
-    this.unsubscribe();
-    this.panel?.dispose();
   }
 }

@@ -119,8 +119,6 @@ test('a prompt without a session opens a new one, remembers it, streams its turn
     assert.equal(end?.kind === 'turn-terminal' && end.outcome, 'completed');
     const last = frames.filter((f) => f.kind === 'session-updated').pop();
     assert.equal(last?.kind === 'session-updated' && last.info.title, 'Say hello');
-    assert.equal(last?.kind === 'session-updated' && last.info.status, 'idle');
-    assert.equal(last?.kind === 'session-updated' && last.info.model, 'faux · faux-1');
     assert.ok(changes >= 2, 'the new session and its turn\'s end are announced');
     const status = chat.status()!;
     assert.equal(status.title, 'Say hello');
@@ -258,7 +256,7 @@ test('a session another window writes is followed read-only: prompts and compact
       await addTurn(other, 'from the other window', 'answered there');
       await until(() => host.resyncs > resyncs, 'the follower noticed the new turn');
       assert.deepEqual(chat.view().session?.entries.map((e) => e.kind), ['user', 'assistant']);
-      assert.equal(chat.view().session?.info.status, 'idle');
+      assert.equal(chat.view().session?.info.title, 'from the other window');
     } finally {
       await other.close();
     }

@@ -46,7 +46,7 @@ function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { e
 let ownUsage = { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
 
 function info(): SessionInfo {
-  return { id: SESSION, title: 't', status: 'idle', usage: ownUsage, model: '', queue: [], paused: false };
+  return { id: SESSION, title: 't', usage: ownUsage, queue: [], paused: false };
 }
 
 test('a turn becomes frames: deltas are live until their message commits, the user message carries its request id', () => {

@@ -10,7 +10,7 @@ import { SessionStream } from '../../../src/vscode/chat/sessionStream';
 // The side bar's Chat view and an editor tab are two pages on one session: one SessionStream,
 // one ring, each page with its own cursor.
 const SESSION = 'ses_two';
-const info = (): SessionInfo => ({ id: SESSION, title: 't', status: 'idle', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false });
+const info = (): SessionInfo => ({ id: SESSION, title: 't', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false });
 const user = (key: string): MessageRecord => ({ v: 1, ts: 1, t: 'message', turn: 1, id: userMessageId(SESSION, key), message: { role: 'user', content: [{ type: 'text', text: 'Write notes' }], timestamp: 1 } });
 
 test('a prompt sent from one page streams into the other page live, approvals included; both end with the same transcript', () => {
@@ -28,7 +28,7 @@ test('a prompt sent from one page streams into the other page live, approvals in
   assert.equal(pages.other.running, 'req-a', 'the other page knows a turn runs');
   assert.deepEqual(pages.other.entries.map((e) => [e.kind, 'text' in e ? e.text : '']), [['user', 'Write notes'], ['live', 'Writing ']], 'the other page streams the answer as it comes');
   // An approval asked during the turn shows on both pages; an answer from either resolves both.
-  stream.push({ kind: 'runtime-event', event: { type: 'approval', requestId: 'req-a', approvalId: 'apr-1', tool: 'write_file', summary: 'Create notes.md', detail: '' } }, true);
+  stream.push({ kind: 'runtime-event', event: { type: 'approval', approvalId: 'apr-1', tool: 'write_file', summary: 'Create notes.md', detail: '' } }, true);
   assert.ok(Object.values(pages).every((p) => p.entries.some((e) => e.kind === 'approval' && e.key === 'apr-1' && !e.decision)));
   stream.push({ kind: 'runtime-event', event: { type: 'approval-resolved', approvalId: 'apr-1', decision: 'allow' } });
   assert.ok(Object.values(pages).every((p) => p.entries.some((e) => e.kind === 'approval' && e.decision === 'allow')));

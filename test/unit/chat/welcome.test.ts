@@ -25,7 +25,7 @@ test('the welcome offers the demo\'s own requests with the demo model, general p
 test('the page offers Undo while the host says the rewind can be undone, and drops it as soon as a prompt is sent', () => {
   const model = new ChatModel();
   const session: SessionView = {
-    info: { id: 'ses_1', title: 't', status: 'idle', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, model: '', queue: [], paused: false },
+    info: { id: 'ses_1', title: 't', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false },
     entries: [],
     undoableRewind: 'Rewound 1 turn and restored 1 file.',
   };

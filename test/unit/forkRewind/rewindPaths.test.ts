@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { SessionElsewhereError } from '../../../src/core/session/session';
-import { PENDING_FILE } from '../../../src/core/store/pendingRewind';
+import { sessionFolderLayout } from '../../../src/core/format/layout';
 import { previewRewind, rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
@@ -79,10 +79,10 @@ test('a rewind journal naming files outside the workspace, or another folder, to
       ],
       emptyFolders: [{ path: '..' }, { path: path.dirname(f.root) }],
     };
-    fs.writeFileSync(path.join(dir, PENDING_FILE), JSON.stringify(journal));
+    fs.writeFileSync(sessionFolderLayout.pendingRewindFile(dir), JSON.stringify(journal));
     // The next writer finishes the journal: it must not follow it out of the workspace.
     await (await f.store.openWriter(id)).close();
-    assert.equal(fs.existsSync(path.join(dir, PENDING_FILE)), false, 'the journal was finished');
+    assert.equal(fs.existsSync(sessionFolderLayout.pendingRewindFile(dir)), false, 'the journal was finished');
     assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n');
     assert.ok(fs.existsSync(f.root));
   } finally {

@@ -33,6 +33,21 @@ test('appends come back in order, stamped with v and ts', async () => {
   assert.equal(report.badLines, 0);
 });
 
+test('readWireLog reads the byte range and the record types it is asked for, in order', () => {
+  const file = logFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const head = line({ t: 'turn_begin', turn: 1, promptId: 'p1', model: null }) + msg(1, 'a');
+  const tail = line({ t: 'turn_end', turn: 1, outcome: 'completed' }) + msg(2, 'b') + line({ t: 'turn_end', turn: 2, outcome: 'completed' });
+  fs.writeFileSync(file, head + tail);
+  const start = Buffer.byteLength(head);
+  assert.deepEqual(readWireLog(file).records.map((r) => r.t), ['turn_begin', 'message', 'turn_end', 'message', 'turn_end']);
+  assert.deepEqual(readWireLog(file, { start }).records.map((r) => r.t), ['turn_end', 'message', 'turn_end']);
+  assert.deepEqual(readWireLog(file, { end: start }).records.map((r) => r.t), ['turn_begin', 'message']);
+  const ends = readWireLog(file, { only: ['turn_end'] });
+  assert.deepEqual(ends.records.map((r) => (r as { turn: number }).turn), [1, 2]);
+  assert.equal(ends.report.records, 2, 'lines of other types are skipped unparsed');
+});
+
 test('a torn last line is ignored, and the next append starts on a fresh line', async () => {
   const file = logFile();
   fs.mkdirSync(path.dirname(file), { recursive: true });

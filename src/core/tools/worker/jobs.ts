@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { errorMessage } from '../../errors';
 import { openForRead } from '../confinedFile';
 import { walkFiles } from '../walk';
 import { ToolError, WorkspaceFs } from '../workspaceFs';
@@ -85,7 +86,7 @@ function grep(job: GrepJob, emit: (text: string) => void): boolean {
   try {
     regex = new RegExp(job.pattern);
   } catch (err) {
-    throw new ToolError(`invalid regular expression: ${(err as Error).message}`);
+    throw new ToolError(`invalid regular expression: ${errorMessage(err)}`);
   }
   const ws = new WorkspaceFs(job.roots, job.forbidden);
   const include = job.include ? picomatch(job.include, { dot: true, basename: !job.include.includes('/') }) : undefined;

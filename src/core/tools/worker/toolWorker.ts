@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { errorMessage } from '../../errors';
 import { ToolError } from '../workspaceFs';
 import { runJob, type JobMessage, type ToolJob } from './jobs';
 
@@ -9,5 +10,5 @@ try {
   const truncated = runJob(workerData as ToolJob, (text) => post({ type: 'item', text }));
   post({ type: 'done', truncated });
 } catch (err) {
-  post({ type: 'error', message: (err as Error).message, toolError: err instanceof ToolError });
+  post({ type: 'error', message: errorMessage(err), toolError: err instanceof ToolError });
 }

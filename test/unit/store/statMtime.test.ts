@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { statMtime } from '../../../src/core/fs/probe';
+import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
+
+const { root, cleanup } = tempRoots();
+after(cleanup);
+
+test('statMtime is the file time, and undefined (never a number a time was recorded as) when the file cannot be stat\'ed', () => {
+  const file = path.join(root(), 'state.json');
+  fs.writeFileSync(file, '{}');
+  fs.utimesSync(file, 0, 0); // a file may really be as old as 0
+  assert.equal(statMtime(file), 0);
+  fs.utimesSync(file, 1_700_000_000, 1_700_000_000);
+  assert.equal(statMtime(file), fs.statSync(file).mtimeMs);
+  const missing = statMtime(path.join(root(), 'gone.json'));
+  assert.equal(missing, undefined);
+  for (const recorded of [0, -1]) assert.notEqual(missing, recorded, `a missing file does not match a recorded ${recorded}`);
+});
+
+test('a session whose state.json is gone is read again once by reconcile, then left alone while nothing changes', async () => {
+  const logger = recordingLogger();
+  const store = await openStore(root(), { logger });
+  try {
+    const s = await store.create({ workspaceDir: '/ws' });
+    const w = await store.openWriter(s.id);
+    await addTurn(w, 'a prompt', 'an answer');
+    await w.close();
+    fs.rmSync(store.layout.stateFile(store.locate(s.id)));
+    assert.equal((await store.index.catchUpWithFolders()).updated, 1, 'the row no longer matches the folder');
+    assert.equal((await store.index.catchUpWithFolders()).updated, 0, 'the row read without a state.json matches the folder that still has none');
+    assert.equal(logger.warnings.filter((m) => m.includes('rebuilt from the log')).length, 1);
+  } finally {
+    await store.close();
+  }
+});
