@@ -82,7 +82,7 @@ export class Compactor {
     } catch (err) {
       const error = `Compaction failed: ${(err as Error).message}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
-      if (rethrow) throw new Error(error);
+      if (rethrow) throw new Error(error, { cause: err });
       return false;
     }
     const { model, apiKey, streamFn } = chosen;

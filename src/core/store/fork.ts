@@ -12,7 +12,7 @@ import { replay } from '../wire/replay';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
-import type { SessionStore } from './sessionStore';
+import type { StoreContext } from './storeContext';
 import { addToTotals } from '../format/summary';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 
@@ -192,7 +192,7 @@ function shareBlobs(from: string, to: string): void {
  * that effective turn. Subagent logs are cut by time (emptied ones dropped); tool calls left open
  * are closed.
  */
-export async function forkSession(store: SessionStore, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
+export async function forkSession(store: StoreContext, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
   const layout = store.layout;
   const sourceDir = store.locate(sourceId);
   const source = store.get(sourceId);
@@ -290,7 +290,7 @@ function scanAll(file: string, only?: readonly string[]): WireRecord[] {
 }
 
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
-export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
+export function sweepPartials(store: StoreContext, now = Date.now()): string[] {
   const swept: string[] = [];
   for (const workspaceKey of safeReaddir(store.layout.sessionsDir)) {
     const dir = path.join(store.layout.sessionsDir, workspaceKey);
@@ -314,7 +314,7 @@ export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before
  * Keeps a side question as a fork of kind `peek`: the whole parent history, then a turn whose
  * prompt carries the boundary note before the question, and the answer.
  */
-export async function keepSideQuestion(store: SessionStore, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
+export async function keepSideQuestion(store: StoreContext, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
   return forkSession(store, sessionId, {
     kind: 'peek',
     title: `Side: ${cutTitle(question)}`,
