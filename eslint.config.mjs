@@ -45,7 +45,11 @@ function coreLayerZones() {
       const siblings = i === 0 ? [] : layer.filter((other) => other !== name);
       const from = [...siblings, ...later].map(corePath);
       if (from.length === 0) continue;
-      zones.push({ target: corePath(name), from, message: `The core's layers point down: src/core/${name} imports none of ${from.join(', ')} (eslint.config.mjs).` });
+      zones.push({
+        target: corePath(name),
+        from,
+        message: `The core's layers point down: src/core/${name} imports none of ${from.join(', ')} (eslint.config.mjs).`,
+      });
     }
   });
   return zones;
@@ -56,8 +60,16 @@ function coreLayerZones() {
 // @typescript-eslint/no-require-imports. Node's modules are refused by import-x/no-nodejs-modules.
 const vscodeApi = 'node_modules/@types/vscode';
 const topLevelZones = [
-  { target: 'src/core', from: [vscodeApi, 'src/vscode', 'src/cli', 'src/demo', 'src/extension.ts'], message: 'src/core is pure TypeScript under the CLI and VS Code.' },
-  { target: ['src/protocol', 'media/src'], from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/extension.ts'], message: 'The webview protocol and page run in a browser.' },
+  {
+    target: 'src/core',
+    from: [vscodeApi, 'src/vscode', 'src/cli', 'src/demo', 'src/extension.ts'],
+    message: 'src/core is pure TypeScript under the CLI and VS Code.',
+  },
+  {
+    target: ['src/protocol', 'media/src'],
+    from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/extension.ts'],
+    message: 'The webview protocol and page run in a browser.',
+  },
   { target: 'src/demo', from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/protocol', 'src/extension.ts'], message: 'The demo agent stands alone.' },
   { target: 'src/cli', from: [vscodeApi, 'src/vscode', 'src/extension.ts'], message: 'The CLI runs without VS Code.' },
 ];
