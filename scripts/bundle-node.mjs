@@ -7,8 +7,8 @@ import { findRepoRoot } from './repoRoot.mjs';
 
 const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
 
-/** Packages left to Node: CommonJS already (playwright-core), native (esbuild), or absent. */
-export const NODE_EXTERNALS = ['vscode', 'esbuild', 'playwright-core', '@opentelemetry/api'];
+/** Packages left to Node: CommonJS already (playwright-core), native (esbuild), loading its own config and plugins (eslint), or absent. */
+export const NODE_EXTERNALS = ['vscode', 'esbuild', 'playwright-core', 'eslint', '@opentelemetry/api'];
 
 /** Bundles node entry points into `outdir` as .cjs files with inline source maps. */
 export async function bundleForNode(entryPoints, outdir) {

@@ -7,6 +7,7 @@
  */
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidi and zero-width characters the Chat view reveals. */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 
 const codePoint = (ch: string) => ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');

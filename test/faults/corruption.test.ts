@@ -283,7 +283,7 @@ function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, lab
     return; // undetected damage is held to the index agreeing with disk after the doctor (checkRepaired)
   }
   if (damage.kind === 'state') {
-    let plausible = false;
+    let plausible: boolean;
     try {
       const parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(damage.damaged!)) as { id?: unknown; workspaceKey?: unknown };
       plausible = parsed.id === damage.session && typeof parsed.workspaceKey === 'string' && /^wd_[a-z0-9-]*_[0-9a-f]{12}$/.test(parsed.workspaceKey);

@@ -144,7 +144,7 @@ export async function startCodeServer(options: { profile: Profile; port: number;
     await waitForHttp(`${url}/healthz`, 60_000, child);
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}; see ${options.logFile}`);
+    throw new Error(`${(err as Error).message}; see ${options.logFile}`, { cause: err });
   }
   return { url, port, process: child, stop };
 }

@@ -11,17 +11,27 @@ async function post(body: object): Promise<Response> {
   return fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-function sseEvents(text: string): Array<Record<string, any>> {
+/** The parts of an OpenAI chat completion (whole or a streamed chunk) these tests read. */
+interface Completion {
+  choices: Array<{
+    message?: { content: string };
+    delta?: { tool_calls?: Array<{ index: number; function: { arguments?: string } }> };
+    finish_reason: string | null;
+  }>;
+  usage?: { prompt_tokens_details: { cached_tokens: number } };
+}
+
+function sseEvents(text: string): Completion[] {
   return text.split('\n\n').filter((e) => e.startsWith('data: ') && !e.includes('[DONE]')).map((e) => JSON.parse(e.slice(6)));
 }
 
 test('non-streaming requests get one whole completion with usage', async () => {
   server.enqueue({ kind: 'text', chunks: ['a', 'b'], usage: { prompt: 5, completion: 2, cached: 1 } });
   const res = await post({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
-  const body = await res.json() as Record<string, any>;
-  assert.equal(body.choices[0].message.content, 'ab');
+  const body = await res.json() as Completion;
+  assert.equal(body.choices[0].message?.content, 'ab');
   assert.equal(body.choices[0].finish_reason, 'stop');
-  assert.equal(body.usage.prompt_tokens_details.cached_tokens, 1);
+  assert.equal(body.usage?.prompt_tokens_details.cached_tokens, 1);
 });
 
 test('streamed tool calls arrive as indexed deltas whose arguments join to the script', async () => {

@@ -83,7 +83,7 @@ export class Compactor {
     } catch (err) {
       const error = `Compaction failed: ${errorMessage(err)}. The session is unchanged and still works.`;
       this.host.logger.warn(`session ${this.host.sessionId}: ${error}`);
-      if (rethrow) throw new Error(error);
+      if (rethrow) throw new Error(error, { cause: err });
       return false;
     }
     const { model, apiKey, streamFn } = chosen;

@@ -580,7 +580,6 @@ export class Session {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
     return runSubagent({
-      store: this.options.store,
       writer: this.writer,
       turn: active.turn,
       model: active.choice.model,

@@ -94,7 +94,7 @@ export function toolTarget(name: string, args: unknown, workspaceDir: string): s
     return JSON.stringify(relative.length > 200 ? `${relative.slice(0, 200)}…` : relative);
   }
   if (name === 'bash' && typeof a.command === 'string') {
-    const program = /^\s*([A-Za-z0-9_.\/-]{1,64})(?:\s|$)/.exec(a.command)?.[1];
+    const program = /^\s*([A-Za-z0-9_./-]{1,64})(?:\s|$)/.exec(a.command)?.[1];
     return program ? `(${path.basename(program)})` : '';
   }
   return '';

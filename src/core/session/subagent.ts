@@ -1,7 +1,6 @@
 import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { newAgentId, newMessageId } from '../ids';
-import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../format/summary';
 import { callUsage } from './callUsage';
@@ -13,7 +12,6 @@ const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one
 
 /** What a subagent needs from the session that starts it. */
 export interface SubagentContext {
-  readonly store: SessionStore;
   readonly writer: SessionWriter;
   /** The parent's running turn: the subagent's records carry it. */
   readonly turn: number;

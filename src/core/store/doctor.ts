@@ -13,19 +13,11 @@ import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionBusyError, WriterLease } from './writerLease';
 import { checkWriter } from './doctorWriters';
+import type { Finding } from './doctorFinding';
 import { TurnStructure } from '../wire/turnStructure';
 import { counted } from '../counted';
 
-/** One thing the doctor found. */
-export interface Finding {
-  readonly severity: 'error' | 'warning' | 'info';
-  readonly where: string;
-  readonly message: string;
-  /** Whether `--fix` can repair it; what it cannot (an unreadable line, kept as it is) is reported only. */
-  readonly fixable: boolean;
-  /** What `--fix` did about it, when it did something. */
-  fixed?: string;
-}
+export type { Finding };
 
 export interface DoctorReport {
   sessions: number;

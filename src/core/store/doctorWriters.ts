@@ -1,5 +1,5 @@
 import type { TurnStructure } from '../wire/turnStructure';
-import type { Finding } from './doctor';
+import type { Finding } from './doctorFinding';
 import { readState, type SessionState } from '../format/sessionState';
 import type { SessionStore } from './sessionStore';
 import { isDead, isStale, readLease, SessionBusyError, type LeaseInfo } from './writerLease';

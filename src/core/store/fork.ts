@@ -13,7 +13,7 @@ import { replay } from '../wire/replay';
 import { readWireLog, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
-import type { SessionStore } from './sessionStore';
+import type { StoreContext } from './storeContext';
 import { addToTotals } from '../format/summary';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 
@@ -193,7 +193,7 @@ function shareBlobs(from: string, to: string): void {
  * that effective turn. Subagent logs are cut by time (emptied ones dropped); tool calls left open
  * are closed.
  */
-export async function forkSession(store: SessionStore, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
+export async function forkSession(store: StoreContext, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
   const layout = store.layout;
   const sourceDir = store.locate(sourceId);
   const source = store.get(sourceId);
@@ -285,7 +285,7 @@ export async function forkSession(store: SessionStore, sourceId: string, options
 }
 
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
-export function sweepPartials(store: SessionStore, now = Date.now()): string[] {
+export function sweepPartials(store: StoreContext, now = Date.now()): string[] {
   const swept: string[] = [];
   for (const workspaceKey of safeReaddir(store.layout.sessionsDir).filter(isWorkspaceKey)) {
     const dir = store.layout.workspaceDir(workspaceKey);
@@ -309,7 +309,7 @@ export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before
  * Keeps a side question as a fork of kind `peek`: the whole parent history, then a turn whose
  * prompt carries the boundary note before the question, and the answer.
  */
-export async function keepSideQuestion(store: SessionStore, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
+export async function keepSideQuestion(store: StoreContext, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
   return forkSession(store, sessionId, {
     kind: 'peek',
     title: `Side: ${cutTitle(question)}`,

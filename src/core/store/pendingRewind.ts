@@ -11,7 +11,7 @@ import { currentBytes, SessionFiles, type LocatedFile } from './sessionFiles';
 import type { NewRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
-import type { SessionStore } from './sessionStore';
+import type { StoreContext } from './storeContext';
 import { LeaseLostError } from './writerLease';
 
 /** A workspace file a rewind or undo changes: from the image it has now to the one it must get (blob hashes, null = absent). */
@@ -42,7 +42,7 @@ export interface PendingRewind {
 }
 
 /** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
-export async function runPending(store: SessionStore, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
+export async function runPending(store: StoreContext, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
   writeFileAtomic(store.layout.pendingRewindFile(dir), JSON.stringify(journal), fence);
   await applyPending(store, dir, journal, fence);
@@ -52,7 +52,7 @@ export async function runPending(store: SessionStore, dir: string, pending: Omit
  * Finishes a rewind or undo a crash cut short, if the session has one. Returns what it finished.
  * The caller holds the lease; `fence` is its check.
  */
-export async function finishPending(store: SessionStore, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
+export async function finishPending(store: StoreContext, dir: string, fence: () => void): Promise<PendingRewind['op'] | undefined> {
   const file = store.layout.pendingRewindFile(dir);
   let journal: PendingRewind;
   try {
@@ -79,7 +79,7 @@ export function hasPending(dir: string): boolean {
  * is written only while it still has its `from` image (a file changed since is left alone), and
  * only the records not already in the log are appended. Each write waits for the lease's `fence`.
  */
-async function applyPending(store: SessionStore, dir: string, journal: PendingRewind, fence: () => void): Promise<void> {
+async function applyPending(store: StoreContext, dir: string, journal: PendingRewind, fence: () => void): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   // The journal is data: every path is checked against the session's workspace folders now.
   const files = new SessionFiles(store.get(path.basename(dir)), store.layout);

@@ -4,7 +4,7 @@ import { BlobStore } from '../format/blobStore';
 import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
-import type { SessionStore } from './sessionStore';
+import type { StoreContext } from './storeContext';
 import { finishPending, runPending } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
 import { currentBytes, SessionFiles } from './sessionFiles';
@@ -115,7 +115,7 @@ interface Plan {
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
 
-function plan(store: SessionStore, sessionId: string, messageId: string): Plan {
+function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
   const dir = store.locate(sessionId);
   const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
   const target = history.messages.find((m) => m.id === messageId)!;
@@ -219,7 +219,7 @@ function whyNoRewind(records: WireRecord[], after: number): 'never' | 'went-on' 
 }
 
 /** What a rewind to `messageId` would do, without doing it. */
-export function previewRewind(store: SessionStore, sessionId: string, messageId: string): RewindPreview {
+export function previewRewind(store: StoreContext, sessionId: string, messageId: string): RewindPreview {
   return plan(store, sessionId, messageId).preview;
 }
 
@@ -231,7 +231,7 @@ export function previewRewind(store: SessionStore, sessionId: string, messageId:
  * `confirmOutside`. Asked again for the prompt the last rewind went to, it restores what that
  * rewind left (a follow-up record; no undo needed first).
  */
-export async function rewindSession(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; fence?: () => void }): Promise<RewindResult> {
+export async function rewindSession(store: StoreContext, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; fence?: () => void }): Promise<RewindResult> {
   return withLease(store, sessionId, options.fence, (fence) => rewindHeld(store, sessionId, messageId, options, fence));
 }
 
@@ -239,7 +239,7 @@ export async function rewindSession(store: SessionStore, sessionId: string, mess
  * Runs `fn` holding the session's writer lease, with the lease's check for every write: an open
  * Session holds it already and passes its `held` fence; otherwise it is taken for the call.
  */
-async function withLease<T>(store: SessionStore, sessionId: string, held: (() => void) | undefined, fn: (fence: () => void) => Promise<T>): Promise<T> {
+async function withLease<T>(store: StoreContext, sessionId: string, held: (() => void) | undefined, fn: (fence: () => void) => Promise<T>): Promise<T> {
   if (held) return fn(held);
   const dir = store.locate(sessionId);
   const lease = await WriterLease.acquire(store.layout, dir);
@@ -252,7 +252,7 @@ async function withLease<T>(store: SessionStore, sessionId: string, held: (() =>
   }
 }
 
-async function rewindHeld(store: SessionStore, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }, fence: () => void): Promise<RewindResult> {
+async function rewindHeld(store: StoreContext, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }, fence: () => void): Promise<RewindResult> {
   const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
   if (preview.alreadyRewound && !options.files) throw new RewindError(`the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`);
   const dir = store.locate(sessionId);
@@ -293,11 +293,11 @@ async function rewindHeld(store: SessionStore, sessionId: string, messageId: str
  * Undoes the last rewind when nothing happened since: the dropped records are appended again (the
  * log only grows) and the files it restored get the images they had just before it.
  */
-export async function undoRewind(store: SessionStore, sessionId: string, options: { fence?: () => void } = {}): Promise<{ turns: number; files: string[] }> {
+export async function undoRewind(store: StoreContext, sessionId: string, options: { fence?: () => void } = {}): Promise<{ turns: number; files: string[] }> {
   return withLease(store, sessionId, options.fence, (fence) => undoHeld(store, sessionId, fence));
 }
 
-async function undoHeld(store: SessionStore, sessionId: string, fence: () => void): Promise<{ turns: number; files: string[] }> {
+async function undoHeld(store: StoreContext, sessionId: string, fence: () => void): Promise<{ turns: number; files: string[] }> {
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
   const records = readWireLog(logFile).records;

@@ -23,6 +23,7 @@ import { logProblem, readSessionFolder, type SessionSummary } from '../format/su
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
 import { counted } from '../counted';
+import type { StoreContext } from './storeContext';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -52,7 +53,7 @@ export interface CreateOptions {
  * (read, change, write atomically), so two processes changing one session lose neither change.
  * Every change is reported to the index.
  */
-export class SessionStore {
+export class SessionStore implements StoreContext {
   readonly layout: StoreLayout;
 
   private constructor(readonly index: SessionIndex, layout: StoreLayout, readonly logger: Logger) {

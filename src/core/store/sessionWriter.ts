@@ -10,7 +10,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import type { SessionState, SessionStatus } from '../format/sessionState';
-import { type SessionStore } from './sessionStore';
+import type { StoreContext } from './storeContext';
 import { SessionNotFoundError } from './errors';
 import { addToTotals, addUsage, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from '../format/summary';
 import { autoTitle } from '../format/titles';
@@ -29,7 +29,7 @@ export const INTERRUPTED_NOTE = 'Braid stopped while this turn was running (its 
  */
 export class SessionWriter {
   private constructor(
-    private readonly store: SessionStore,
+    private readonly store: StoreContext,
     readonly dir: string,
     readonly id: string,
     private readonly lease: WriterLease,
@@ -56,7 +56,7 @@ export class SessionWriter {
    * Opens the session for appending: takes its writer lease first (SessionBusyError when another
    * process holds a fresh one; a stale one is taken over). The caller runs `recover` next.
    */
-  static async open(store: SessionStore, dir: string): Promise<SessionWriter> {
+  static async open(store: StoreContext, dir: string): Promise<SessionWriter> {
     const lease = await WriterLease.acquire(store.layout, dir);
     const was = lease.tookOverFrom;
     if (was) {

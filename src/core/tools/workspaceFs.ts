@@ -38,6 +38,7 @@ export class WorkspaceFs {
   /** The real absolute path of `p`, which must lie inside a workspace folder and outside forbidden ones. */
   resolve(p: string): string {
     if (typeof p !== 'string' || p.trim() === '') throw new ToolError('path is empty');
+    // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
     const control = /[\u0000-\u001f\u007f]/.exec(p);
     if (control) {
       const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;

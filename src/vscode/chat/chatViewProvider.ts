@@ -1,5 +1,10 @@
 import * as vscode from 'vscode';
-import type { ChatHub } from './chatHub';
+import type { ChatSurface } from './chatPage';
+
+/** Where the view's page goes: the window's chat (ChatHub), named by what the view uses so the two do not import each other. */
+export interface ChatPageHost {
+  attach(surface: ChatSurface): unknown;
+}
 
 /**
  * The side bar's Chat view: a Chat page hosted in a webview view. The view is never kept alive
@@ -8,7 +13,7 @@ import type { ChatHub } from './chatHub';
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = 'braid.chat';
 
-  constructor(private readonly hub: ChatHub) {}
+  constructor(private readonly hub: ChatPageHost) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
     // A view that is moved or re-created is resolved again, with a page of its own.

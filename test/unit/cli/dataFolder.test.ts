@@ -143,6 +143,7 @@ test('VS Code\'s store is used when it holds sessions; two stores with sessions 
   ].join('\n'));
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
   assert.equal(where.code, 1);
+  // eslint-disable-next-line no-regex-spaces -- the columns exactly as `braid where` prints them
   assert.match(where.out, /^data folder    none chosen: two folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR\n/);
   assert.match(where.out, new RegExp(`candidate      npm start's folder for Braid: ${m.start} \\(1 session\\)`));
   assert.match((await braidIn(['--data-dir', m.start, 'list'], { env: m.env, cwd: m.workspace })).out, new RegExp(`^${started} `));

@@ -1,0 +1,113 @@
+// ESLint for Braid: typescript-eslint's recommended rules, no import cycles anywhere (type-only
+// imports count: scripts/lint/noImportCycle.mjs), and the layers of docs/architecture.md ("Layers")
+// enforced by import-x/no-restricted-paths.
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import fs from 'node:fs';
+import path from 'node:path';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+import { noImportCycle } from './scripts/lint/noImportCycle.mjs';
+
+const root = import.meta.dirname;
+
+// src/core's layers, lowest first. A module may import from its own layer and the layers before it,
+// never from a layer after it; the folders (or files) sharing one layer after the base are siblings
+// and do not import each other either.
+//   base    fs, ids, counted, logger, timeAgo, workspace, process, git: nothing of Braid's domain
+//   wire    wire records, the log writer and readers
+//   format  the disk format of a session folder: layout, state.json, summary, titles, blobs
+//   index | tools | model   the sql.js index; the agent's tools; model settings (siblings)
+//   store   the session store: lifecycle, writer, lease, fork, rewind, doctor
+//   session the Session seam over the kernel
+const coreLayers = [
+  ['fs', 'ids', 'counted', 'logger', 'timeAgo', 'workspace', 'process', 'git'],
+  ['wire'],
+  ['format'],
+  ['index', 'tools', 'model'],
+  ['store'],
+  ['session'],
+];
+
+/** The path of a core module named in `coreLayers`: its folder, else its file. */
+function corePath(name) {
+  const folder = `src/core/${name}`;
+  return fs.existsSync(path.join(root, folder)) ? folder : `${folder}.ts`;
+}
+
+/** One zone per layer: it may not import any later layer, nor a sibling of its own. */
+function coreLayerZones() {
+  const zones = [];
+  coreLayers.forEach((layer, i) => {
+    const later = coreLayers.slice(i + 1).flat();
+    for (const name of layer) {
+      const siblings = i === 0 ? [] : layer.filter((other) => other !== name);
+      const from = [...siblings, ...later].map(corePath);
+      if (from.length === 0) continue;
+      zones.push({
+        target: corePath(name),
+        from,
+        message: `The core's layers point down: src/core/${name} imports none of ${from.join(', ')} (eslint.config.mjs).`,
+      });
+    }
+  });
+  return zones;
+}
+
+// The top-level layers. `vscode` resolves to @types/vscode, so the same zones catch it in every
+// import form (static, type-only, re-export, dynamic); require() is refused everywhere by
+// @typescript-eslint/no-require-imports. Node's modules are refused by import-x/no-nodejs-modules.
+const vscodeApi = 'node_modules/@types/vscode';
+const topLevelZones = [
+  {
+    target: 'src/core',
+    from: [vscodeApi, 'src/vscode', 'src/cli', 'src/demo', 'src/extension.ts'],
+    message: 'src/core is pure TypeScript under the CLI and VS Code.',
+  },
+  {
+    target: ['src/protocol', 'media/src'],
+    from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/extension.ts'],
+    message: 'The webview protocol and page run in a browser.',
+  },
+  { target: 'src/demo', from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/protocol', 'src/extension.ts'], message: 'The demo agent stands alone.' },
+  { target: 'src/cli', from: [vscodeApi, 'src/vscode', 'src/extension.ts'], message: 'The CLI runs without VS Code.' },
+];
+
+export default tseslint.config(
+  {
+    ignores: ['dist/**', 'out/**', 'test-output/**', 'media/dist/**', '**/node_modules/**', '.vscode-test/**'],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX, braid: { rules: { 'no-import-cycle': noImportCycle } } },
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { ...globals.node } },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Not import-x/no-cycle: it skips type-only imports, and a cycle through types still ties two modules together.
+      'braid/no-import-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { basePath: root, zones: [...topLevelZones, ...coreLayerZones()] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['src/protocol/**', 'media/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'import-x/no-nodejs-modules': 'error' },
+  },
+  {
+    // Playwright's page.evaluate bodies run in the page.
+    files: ['test/e2e/**', 'test/support/**'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    // CommonJS on purpose: a test extension VS Code loads as it is, and the shim esbuild injects into cjs bundles.
+    files: ['test/e2e/fixtures/**/*.js', 'src/shims/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
