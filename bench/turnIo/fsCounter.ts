@@ -44,6 +44,7 @@ export class FsCounter {
     const target = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
     const original = target[name]!;
     this.originals.set(name, original);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper is a function whose own `this` is the caller's
     const counter = this;
     const counted = function (this: unknown, ...args: unknown[]) {
       if (counter.depth > 0) return original.apply(this, args);
