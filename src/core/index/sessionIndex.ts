@@ -6,8 +6,8 @@ import { writeFileAtomic } from '../fs/atomic';
 import { FileLock, LockTimeoutError } from '../fs/fileLock';
 import { duration, type Logger } from '../logger';
 import { listSessionFolders, StoreLayout } from '../format/layout';
-import { readState, type SessionState } from '../format/sessionState';
-import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
+import { readState, type StoredState } from '../format/sessionState';
+import { logProblem, readSessionFolder, summarize, type SessionSummary } from '../format/summary';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import * as rows from './indexRows';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
@@ -357,14 +357,14 @@ export class SessionIndex {
     if (notify) this.events.emit('change');
   }
 
-  /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
-  applyState(state: SessionState, stateMtime: number, dir: string): void {
+  /** Replaces only what state.json keeps of a session the index knows (a rename, an archive): no log scan. */
+  applyState(state: StoredState, stateMtime: number, dir: string): void {
     const summary = this.guarded(() => rows.readSummary(this.db, state.id));
     if (!summary) {
       this.refresh(dir);
       return;
     }
-    this.apply(state.id, { ...summary, state, stateMtime }, true);
+    this.apply(state.id, summarize(state, summary.fold, summary.state.agents, summary.logBytes, stateMtime), true);
   }
 
   /** What the index holds about a session, as a summary. */
@@ -397,11 +397,10 @@ export class SessionIndex {
     if (mtime === 0 && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
     if (statSize(layout.agentLog(dir)) !== change.logBytes) return this.summarize(dir) ?? change;
-    // Not trusted to the mtime alone: two writes within one clock tick of the file system share
-    // it (the long load test saved a turn count one behind). updatedAt only grows.
+    // state.json is read again whatever its mtime says (two writes within one clock tick share
+    // one): it has every process's changes, since all write it under the session's lock.
     try {
-      const state = readState(stateFile);
-      return state.updatedAt >= change.state.updatedAt ? { ...change, state, stateMtime: mtime } : change;
+      return summarize(readState(stateFile), change.fold, change.state.agents, change.logBytes, mtime);
     } catch {
       return change;
     }

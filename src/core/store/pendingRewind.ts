@@ -39,7 +39,6 @@ export interface PendingRewind {
   readonly files: PendingFile[];
   /** Folders the rewound turns created, removed when the files leave them empty (relative to `root`). */
   readonly emptyFolders?: Array<{ readonly path: string; readonly root?: string }>;
-  readonly turnCount: number;
 }
 
 /** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
@@ -121,7 +120,6 @@ async function applyPending(store: SessionStore, dir: string, journal: PendingRe
   } finally {
     await log.close();
   }
-  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.refresh(dir);
   fs.rmSync(path.join(dir, PENDING_FILE), { force: true });
   fsyncDir(dir);

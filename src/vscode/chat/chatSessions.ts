@@ -3,7 +3,7 @@ import type { Logger } from '../../core/logger';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { Session, SessionElsewhereError } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
-import { promptText } from '../../core/format/summary';
+import { promptText } from '../../core/format/messageText';
 import { shownTitle } from '../../core/format/titles';
 import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult } from '../../core/store/rewind';
