@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newMessageId, newSessionId } from '../src/core/ids';
 import { StoreLayout } from '../src/core/format/layout';
-import { writeState, zeroUsage, type SessionState } from '../src/core/format/sessionState';
+import { writeState, type StoredState } from '../src/core/format/sessionState';
 import { WireLogWriter } from '../src/core/wire/wireLog';
 import type { NewRecord } from '../src/core/wire/records';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';
@@ -50,14 +50,13 @@ export function generateSessions(root: string, count: number, workspaces: number
     const id = newSessionId(created);
     const dir = layout.sessionDir(key, id);
     const lines = [WireLogWriter.serialize({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir, ts: created }).line];
-    for (let t = 1; t <= turns; t++) for (const r of turnRecords(t, i, 300)) lines.push(WireLogWriter.serialize(r).line);
+    // Each turn's records a second apart, so the session's time (its newest record) is its own.
+    for (let t = 1; t <= turns; t++) for (const r of turnRecords(t, i, 300)) lines.push(WireLogWriter.serialize(r, created + t * 1000).line);
     fs.mkdirSync(path.join(dir, 'agents', 'main'), { recursive: true });
     fs.writeFileSync(layout.agentLog(dir), lines.join(''));
-    const state: SessionState = {
-      v: 1, id, title: `Session ${i}: ${sentence(i, 4)}`, titleSource: 'auto', workspaceDir, workspaceKey: key, createdAt: created,
-      updatedAt: created + turns * 1000, status: 'idle', error: null, kind: 'conversation', visibility: 'visible', archived: i % 20 === 19,
-      forkedFrom: null, agents: [{ id: 'main', parentId: null, title: 'main' }], model: { provider: 'bench', id: 'bench-model', thinking: 'off' },
-      queue: [], paused: null, turnCount: turns, usage: { ...zeroUsage(), input: 1200 * turns, output: 300 * turns, cacheRead: 800 * turns, cost: 0.002 * turns },
+    const state: StoredState = {
+      v: 2, id, workspaceKey: key, workspaceDir, createdAt: created, title: `Session ${i}: ${sentence(i, 4)}`, titleSource: 'auto',
+      kind: 'conversation', visibility: 'visible', archived: i % 20 === 19, forkedFrom: null, queue: [], paused: null,
     };
     writeState(layout.stateFile(dir), state);
     dirs.push(dir);

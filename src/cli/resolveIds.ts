@@ -2,7 +2,7 @@ import { isSessionId } from '../core/ids';
 import { listSessionFolders } from '../core/format/layout';
 import { type SessionStore } from '../core/store/sessionStore';
 import { SessionNotFoundError } from '../core/store/errors';
-import { promptText } from '../core/format/summary';
+import { promptText } from '../core/format/messageText';
 import { isKnown, type MessageRecord, type RewindRecord } from '../core/wire/records';
 import { scanWireLog } from '../core/wire/wireReader';
 import { rowLine } from './commands/format';

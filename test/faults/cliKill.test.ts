@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Message } from '@mariozechner/pi-ai';
-import { readState } from '../../src/core/format/sessionState';
-import { promptText } from '../../src/core/format/summary';
+import { promptText } from '../../src/core/format/messageText';
 import { closeOpenToolCalls } from '../../src/core/wire/toolCalls';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
@@ -13,6 +12,7 @@ import { runBraid, spawnBraid } from '../support/children';
 import { assertIndexAgrees, doctorFinds, trials } from '../support/faults';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedReply } from '../support/modelServer';
 import { tempDir } from '../support/store';
+import { readSessionFolder } from '../../src/core/format/summary';
 
 // `braid exec` (the CLI bundled like the product, its own process) is killed with SIGKILL at a
 // random moment of a turn that cannot end by itself (the model stalls, or a tool runs and the
@@ -82,8 +82,8 @@ test(`${TRIALS} SIGKILLs of braid exec mid-turn: exec --continue runs at once an
       }
       assert.deepEqual(closeOpenToolCalls(history.messages.map((m) => m.message as Message), ''), [], `trial ${i}: a tool call left without a result`);
       assert.equal(history.openTurn, null);
-      const state = readState(path.join(dir, 'state.json'));
-      assert.deepEqual([state.status, state.turnCount], ['idle', history.nextTurn - 1], `trial ${i}: state.json`);
+      const { state } = readSessionFolder(dir).summary;
+      assert.deepEqual([state.status, state.turnCount], ['idle', history.nextTurn - 1], `trial ${i}: the session's status and turns`);
     }
     t.diagnostic(`kills: ${TRIALS}; landed in a turn that had begun: ${midTurn}; before it began: ${TRIALS - midTurn}; turns kept: ${ended.length}`);
     assert.ok(midTurn > 0, 'some kills landed mid-turn');

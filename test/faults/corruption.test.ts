@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runDoctor, type DoctorReport } from '../../src/core/store/doctor';
-import { readState } from '../../src/core/format/sessionState';
 import { readWireLog, scanWireLog } from '../../src/core/wire/wireReader';
 import { braid, buildFixture, foldersOf, linesOf, seededRandom, snapshotFiles, type Fixture, type ShownMessage } from '../support/corruptStore';
 import { trials } from '../support/faults';
 import { addTurn, openStore, recordingLogger, tempDir } from '../support/store';
+import { readSessionFolder } from '../../src/core/format/summary';
 
 // Damage to every file of a store, one fault per trial on a copy of a fixture store (turns, a
 // fork, a compaction, a subagent, two workspaces). Each trial checks: a clear message (what, where,
@@ -328,7 +328,7 @@ async function checkRepaired(root: string, damage: Damage, label: string, cli: T
   assert.deepEqual(rows.map((r) => r.id).sort(), [...folders.keys()].sort(), `${label}: the index lists the folders`);
   for (const row of rows) {
     // As the store reads it: a key lost to damage reads as its default, like a hand edit.
-    const state = readState(path.join(folders.get(row.id)!, 'state.json'));
+    const { state } = readSessionFolder(folders.get(row.id)!).summary;
     assert.equal(state.id, row.id, label);
     for (const field of ['title', 'status', 'workspaceKey', 'archived', 'turnCount'] as const) assert.deepEqual(row[field], state[field], `${label}: index ${field} of ${row.id}`);
     assert.equal(row.messageCount, (await cli.shown(row.id)).length, `${label}: index messageCount of ${row.id}`);

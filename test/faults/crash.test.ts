@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { messageText } from '../../src/core/format/summary';
+import { messageText } from '../../src/core/format/messageText';
 import { readState } from '../../src/core/format/sessionState';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';

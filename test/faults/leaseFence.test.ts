@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { readState } from '../../src/core/format/sessionState';
-import { messageText } from '../../src/core/format/summary';
+import { messageText } from '../../src/core/format/messageText';
 import { replay } from '../../src/core/wire/replay';
 import { TurnStructure } from '../../src/core/wire/turnStructure';
 import { scanWireLog } from '../../src/core/wire/wireReader';
 import { spawnWorker, type ChildRun } from '../support/children';
 import { assertIndexAgrees, doctorFinds, trials } from '../support/faults';
 import { addTurn, openStore, tempDir, wasmPath } from '../support/store';
+import { readSessionFolder } from '../../src/core/format/summary';
 
 // A writer appending turns as fast as it can is stopped (SIGSTOP) at a random moment, past its
 // lease's expiry; another process takes the lease over and appends turns; the first is continued
@@ -76,8 +76,8 @@ test(`${TRIALS} writers stopped past their lease while another takes over: none 
     const history = replay(records);
     const prompts = new Set(history.messages.filter((m) => m.message.role === 'user').map((m) => messageText(m.message)));
     assert.deepEqual(kept.filter((p) => !prompts.has(p)), [], `trial ${i + 1}: turns that had ended are missing`);
-    const state = readState(path.join(dir, 'state.json'));
-    assert.equal(state.turnCount, history.nextTurn - 1, `trial ${i + 1}: state.json's turn count`);
+    const { state } = readSessionFolder(dir).summary;
+    assert.equal(state.turnCount, history.nextTurn - 1, `trial ${i + 1}: the session's turn count`);
     assert.equal(history.openTurn, null);
   }
   t.diagnostic(`trials: ${TRIALS}; turns kept: ${kept.length}; turns the stopped writer had open and the taker ended interrupted: ${interrupted}`);

@@ -8,9 +8,9 @@ import { SessionIndex } from '../../src/core/index/sessionIndex';
 import { listSessionFolders } from '../../src/core/format/layout';
 import { silentLogger } from '../../src/core/logger';
 import { StoreLayout } from '../../src/core/format/layout';
-import { readState } from '../../src/core/format/sessionState';
 import { trials } from '../support/faults';
 import { repoRoot, tempDir, wasmPath } from '../support/store';
+import { readSessionFolder } from '../../src/core/format/summary';
 
 // Four processes share one store: three extension-host-like writers (creating, appending turns,
 // renaming, archiving, forking, deleting and undeleting) and one running `braid` commands. The
@@ -63,7 +63,7 @@ test(`four processes (three writers and the CLI) for ${SECONDS} s lose no sessio
 
   const layout = new StoreLayout(root);
   const disk = listSessionFolders(layout).map((f) => {
-    const state = readState(layout.stateFile(f.dir));
+    const { state } = readSessionFolder(f.dir).summary;
     return { id: f.id, title: state.title, archived: state.archived, turnCount: state.turnCount };
   }).sort((a, b) => a.id.localeCompare(b.id));
   const trashed = new Set(fs.readdirSync(layout.trashDir).flatMap((w) => fs.readdirSync(path.join(layout.trashDir, w))));

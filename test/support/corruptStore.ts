@@ -65,7 +65,6 @@ export async function buildFixture(root: string): Promise<Fixture> {
     { t: 'message', turn: 3, id: 'msg_sub_2', message: assistantMessage('the parser is fine') },
   ], { durable: true });
   await subLog.close();
-  await store.update(a.id, (s) => ({ ...s, agents: [...s.agents, { id: subagent, parentId: 'main', title: 'look around' }] }));
 
   const b = await store.create({ workspaceDir: APP_DIR, title: 'Named by the user' });
   w = await store.openWriter(b.id);

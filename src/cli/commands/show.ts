@@ -1,6 +1,6 @@
 import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText } from '../../core/format/summary';
+import { promptText } from '../../core/format/messageText';
 import { shownTitle } from '../../core/format/titles';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';

@@ -28,12 +28,16 @@ export interface QueuedPrompt {
   readonly queuedAt: number;
 }
 
-/** state.json, version 1: the session record, replaced atomically. */
-export interface SessionState {
-  v: 1;
+/**
+ * state.json, version 2: what the user owns of a session and Braid cannot read from its log
+ * (docs/reference.md, Files on disk): identity and run location, the title and where it came
+ * from, archive and visibility, the kind, the fork's source, the queue and its pause. Replaced
+ * atomically, under the session's lock.
+ */
+export interface StoredState {
+  v: 2;
   id: string;
-  title: string;
-  titleSource: 'auto' | 'user';
+  workspaceKey: string;
   workspaceDir: string;
   /**
    * Every workspace folder the session's tools have acted in (real paths; the first is
@@ -41,24 +45,35 @@ export interface SessionState {
    * written before Braid kept it: workspaceDir alone then.
    */
   workspaceFolders?: string[];
-  workspaceKey: string;
   createdAt: number;
-  updatedAt: number;
-  status: SessionStatus;
-  error: { message: string; source: string } | null;
+  title: string;
+  titleSource: 'auto' | 'user';
   kind: SessionKind;
   visibility: 'visible' | 'hidden';
   archived: boolean;
   forkedFrom: { sessionId: string; turn: number | null } | null;
-  agents: Array<{ id: string; parentId: string | null; title: string }>;
-  model: ModelSnapshot | null;
   queue: QueuedPrompt[];
   paused: { reason: string } | null;
-  turnCount: number;
-  usage: UsageTotals;
 }
 
-export const STATE_VERSION = 1;
+/** A session's agents: the main one and its subagents (`task` tool runs), each with its own log. */
+export type AgentInfo = { id: string; parentId: string | null; title: string };
+
+/**
+ * A session as Braid shows it: what state.json keeps, and what the one fold of its log says
+ * (src/core/format/logFold.ts). Only the {@link StoredState} part is ever written.
+ */
+export interface SessionState extends StoredState {
+  updatedAt: number;
+  status: SessionStatus;
+  error: { message: string; source: string } | null;
+  turnCount: number;
+  model: ModelSnapshot | null;
+  usage: UsageTotals;
+  agents: AgentInfo[];
+}
+
+export const STATE_VERSION = 2;
 
 export function zeroUsage(): UsageTotals {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
@@ -69,15 +84,13 @@ export class StateFileError extends Error {
   override readonly name = 'StateFileError';
 }
 
-const STATUSES = new Set(['idle', 'running', 'error', 'aborted', 'interrupted']);
 const KINDS = new Set(['conversation', 'task', 'peek']);
 
-const num = (x: unknown, fallback = 0): number => (typeof x === 'number' && Number.isFinite(x) ? x : fallback);
 const str = (x: unknown, fallback = ''): string => (typeof x === 'string' ? x : fallback);
 
 /** Times are ms since 1970 and before the year 10000: a Date holds them and ISO 8601 writes them with four digits. */
 const END_OF_TIMES = Date.UTC(10000, 0, 1);
-const isTime = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x < END_OF_TIMES;
+export const isTime = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x < END_OF_TIMES;
 
 /** When a session was created, from its id (a ULID carries its creation time); 0 when the id cannot say. */
 function creationOf(id: string): number {
@@ -101,62 +114,70 @@ export function implausibleFields(raw: unknown): string[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
-  for (const field of ['createdAt', 'updatedAt']) {
-    if (!isTime(r[field])) problems.push(`${field} is ${JSON.stringify(r[field]) ?? 'missing'}, not a time`);
-  }
+  if (!isTime(r.createdAt)) problems.push(`createdAt is ${JSON.stringify(r.createdAt) ?? 'missing'}, not a time`);
   if (typeof r.title === 'string' && r.title !== titleOf(r.title)) problems.push('the title spans several lines or has spaces around it');
   if (Array.isArray(r.queue) && r.queue.some((q: { queuedAt?: unknown } | null) => q && !isTime(q.queuedAt))) problems.push('a queued prompt has no valid queuedAt');
   return problems;
 }
 
-/** A model snapshot only when it names both provider and id (a damaged one reads as unknown). */
-function modelOf(raw: unknown): ModelSnapshot | null {
-  const m = raw as Partial<ModelSnapshot> | null | undefined;
-  return m && typeof m === 'object' && typeof m.provider === 'string' && typeof m.id === 'string' ? m as ModelSnapshot : null;
+/**
+ * Brings a parsed state.json of any version Braid has written to the current one. Version 1 also
+ * kept copies of what the log says (status, error, turn count, usage, model, updatedAt, agents);
+ * they are dropped, since the log is read for them. Read forever: a session written by any
+ * earlier Braid opens. A newer version is read as far as this one knows it.
+ */
+export function migrate(raw: Record<string, unknown>): Record<string, unknown> {
+  let r = raw;
+  if (r.v === undefined || r.v === 1) r = v1ToV2(r);
+  return r;
+}
+
+function v1ToV2(r: Record<string, unknown>): Record<string, unknown> {
+  const { status: _status, error: _error, turnCount: _turnCount, usage: _usage, model: _model, updatedAt, agents: _agents, ...kept } = r;
+  // A queued prompt without its time took the state's updatedAt, the last time v1 wrote it.
+  const queue = Array.isArray(kept.queue) ? kept.queue.map((q: { queuedAt?: unknown } | null) => (q && !isTime(q.queuedAt) && isTime(updatedAt) ? { ...q, queuedAt: updatedAt } : q)) : kept.queue;
+  return { ...kept, queue, v: 2 };
 }
 
 /**
- * Validates parsed state.json. Required identity fields must be right; everything else falls back
- * to a default, so a state written by a newer version (more fields) still reads. Impossible values
- * get stand-ins ({@link implausibleFields} lists them): a time that is no time reads as the
- * session's creation (from its id), and a title is one line.
+ * Validates parsed state.json (after {@link migrate}). Required identity fields must be right;
+ * everything else falls back to a default, so a state written by a newer version (more fields)
+ * still reads. Impossible values get stand-ins ({@link implausibleFields} lists them): a time that
+ * is no time reads as the session's creation (from its id), and a title is one line.
  */
-export function normalizeState(raw: unknown): SessionState {
+export function normalizeState(raw: unknown): StoredState {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new StateFileError('state.json is not an object');
-  const r = raw as Record<string, unknown>;
+  const r = migrate(raw as Record<string, unknown>);
   if (typeof r.id !== 'string' || typeof r.workspaceKey !== 'string') throw new StateFileError('state.json lacks id or workspaceKey');
   if (!isSessionId(r.id) || !isWorkspaceKey(r.workspaceKey)) throw new StateFileError('state.json has a malformed id or workspaceKey (corrupt)');
-  const usage = (typeof r.usage === 'object' && r.usage !== null ? r.usage : {}) as Record<string, unknown>;
-  const error = r.error as { message?: unknown; source?: unknown } | null | undefined;
   const forked = r.forkedFrom as { sessionId?: unknown; turn?: unknown } | null | undefined;
   const paused = r.paused as { reason?: unknown } | null | undefined;
   const createdAt = isTime(r.createdAt) ? r.createdAt : creationOf(r.id);
-  const updatedAt = isTime(r.updatedAt) ? r.updatedAt : createdAt;
   return {
-    v: 1,
+    v: 2,
     id: r.id,
-    title: titleOf(r.title),
-    titleSource: r.titleSource === 'user' ? 'user' : 'auto',
+    workspaceKey: r.workspaceKey,
     workspaceDir: str(r.workspaceDir),
     ...(Array.isArray(r.workspaceFolders) ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) } : {}),
-    workspaceKey: r.workspaceKey,
     createdAt,
-    updatedAt,
-    status: STATUSES.has(r.status as string) ? (r.status as SessionStatus) : 'idle',
-    error: error && typeof error.message === 'string' ? { message: error.message, source: str(error.source, 'unknown') } : null,
+    title: titleOf(r.title),
+    titleSource: r.titleSource === 'user' ? 'user' : 'auto',
     kind: KINDS.has(r.kind as string) ? (r.kind as SessionKind) : 'conversation',
     visibility: r.visibility === 'hidden' ? 'hidden' : 'visible',
     archived: r.archived === true,
     forkedFrom: forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
-    agents: Array.isArray(r.agents) ? (r.agents as Array<Record<string, unknown> | null>).flatMap((a) => (a && typeof a.id === 'string' ? [{ id: a.id, parentId: typeof a.parentId === 'string' ? a.parentId : null, title: str(a.title, a.id) }] : [])) : [{ id: 'main', parentId: null, title: 'main' }],
-    model: modelOf(r.model),
-    queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => (isTime(q.queuedAt) ? q : { ...q, queuedAt: updatedAt })) : [],
+    queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => (isTime(q.queuedAt) ? q : { ...q, queuedAt: createdAt })) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
-    turnCount: num(r.turnCount),
-    usage: {
-      input: num(usage.input), output: num(usage.output), cacheRead: num(usage.cacheRead),
-      cacheWrite: num(usage.cacheWrite), reasoning: num(usage.reasoning), cost: num(usage.cost),
-    },
+  };
+}
+
+/** The part of a session's state that state.json keeps (a view's derived fields are left behind). */
+export function storedPart(s: StoredState): StoredState {
+  return {
+    v: 2, id: s.id, workspaceKey: s.workspaceKey, workspaceDir: s.workspaceDir,
+    ...(s.workspaceFolders ? { workspaceFolders: s.workspaceFolders } : {}),
+    createdAt: s.createdAt, title: s.title, titleSource: s.titleSource, kind: s.kind, visibility: s.visibility,
+    archived: s.archived, forkedFrom: s.forkedFrom, queue: s.queue, paused: s.paused,
   };
 }
 
@@ -165,7 +186,7 @@ export function normalizeState(raw: unknown): SessionState {
  * as UTF-8 JSON, so invalid UTF-8 is damage even where JSON.parse would accept the replacement
  * characters. A file inside a session folder must name that folder's session and workspace.
  */
-export function readState(file: string): SessionState {
+export function readState(file: string): StoredState {
   let data: Buffer;
   try {
     data = fs.readFileSync(file);
@@ -197,6 +218,6 @@ export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'works
 }
 
 /** Writes state.json atomically (temp file, fsync, rename, fsync of the folder); `beforeReplace` as in writeFileAtomic. */
-export function writeState(file: string, state: SessionState, beforeReplace?: () => void): void {
-  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, beforeReplace);
+export function writeState(file: string, state: StoredState, beforeReplace?: () => void): void {
+  writeFileAtomic(file, `${JSON.stringify(storedPart(state), null, 2)}\n`, beforeReplace);
 }

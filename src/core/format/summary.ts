@@ -1,94 +1,51 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Message } from '@mariozechner/pi-ai';
 import { isSessionId } from '../ids';
 import { sessionFolderLayout } from './layout';
 import { HistoryBuilder, type History } from '../wire/replay';
-import type { UsageRecord } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
-import { readState, StateFileError, zeroUsage, type SessionState, type UsageTotals } from './sessionState';
-import { autoTitle, labelText } from './titles';
+import { applyRecord, emptyFold, factsOf, usageOf, type LogFold } from './logFold';
+import { readState, StateFileError, storedPart, type AgentInfo, type SessionState, type StoredState } from './sessionState';
+import { autoTitle } from './titles';
+import type { UsageBucket } from './usage';
 import { counted } from '../counted';
-
-/**
- * Usage a session's log holds, for one day (UTC), one model and one origin: the session whose own
- * calls these are (the session itself, or for a fork the session it inherited them from).
- */
-export interface UsageBucket extends UsageTotals {
-  origin: string;
-  day: string;
-  provider: string;
-  model: string;
-  calls: number;
-}
 
 /** Everything the index keeps about a session; derivable from its folder alone. */
 export interface SessionSummary {
+  /** What state.json keeps and what the log says, together. */
   state: SessionState;
   firstPrompt: string;
   lastPreview: string;
   messageCount: number;
-  /** User prompts joined for search, capped at {@link MAX_SEARCH_TEXT} characters. */
+  /** User prompts joined for search, capped at MAX_SEARCH_TEXT characters. */
   prompts: string;
   usage: UsageBucket[];
   logBytes: number;
   stateMtime: number;
-}
-
-export const MAX_SEARCH_TEXT = 256 * 1024;
-const PREVIEW_CHARS = 200;
-
-/** The text blocks of a message, joined. */
-export function messageText(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
-  const parts: string[] = [];
-  for (const block of message.content) if (block.type === 'text') parts.push(block.text);
-  return parts.join('\n');
+  /** The fold of the main log the facts come from: a writer goes on folding from it. */
+  fold: LogFold;
 }
 
 /**
- * What the user typed in a user message: its last text block (earlier blocks are reminders
- * Braid added: docs/reference.md, Turns and prompts), or the whole text of any other message.
+ * A session's summary from what state.json keeps and the fold of its main log: the only place
+ * where derived facts are put together, for the writer as it appends and the index as it reads.
  */
-export function promptText(message: Message): string {
-  if (message.role !== 'user' || typeof message.content === 'string') return messageText(message);
-  const texts = message.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text');
-  return texts.at(-1)?.text ?? '';
-}
-
-export function previewOf(text: string): string {
-  const flat = labelText(text).replace(/\s+/g, ' ').trim();
-  return Array.from(flat).slice(0, PREVIEW_CHARS).join('');
-}
-
-/** The UTC day of a record's time; `unknown` for a time no clock gives (a damaged or hand-made record). */
-export function dayOf(ts: number): string {
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? 'unknown' : date.toISOString().slice(0, 10);
-}
-
-/** Adds a usage record's tokens and cost to running totals. */
-export function addToTotals(totals: UsageTotals, u: Pick<UsageRecord, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning' | 'cost'>): void {
-  totals.input += u.input ?? 0;
-  totals.output += u.output ?? 0;
-  totals.cacheRead += u.cacheRead ?? 0;
-  totals.cacheWrite += u.cacheWrite ?? 0;
-  totals.reasoning += u.reasoning ?? 0;
-  totals.cost += u.cost ?? 0;
-}
-
-/** Adds one call (its usage record) to buckets, as a call of session `origin`. */
-export function addUsage(buckets: UsageBucket[], u: UsageRecord, origin: string): void {
-  const day = dayOf(u.ts);
-  const provider = u.provider ?? '';
-  const model = u.model ?? '';
-  let b = buckets.find((x) => x.origin === origin && x.day === day && x.provider === provider && x.model === model);
-  if (!b) {
-    b = { origin, day, provider, model, calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
-    buckets.push(b);
-  }
-  b.calls++;
-  addToTotals(b, u);
+export function summarize(stored: StoredState, fold: LogFold, agents: AgentInfo[], logBytes: number, stateMtime: number): SessionSummary {
+  const facts = factsOf(fold);
+  const state: SessionState = {
+    ...storedPart(stored),
+    updatedAt: Math.max(fold.lastTs, stored.createdAt),
+    status: facts.status,
+    error: facts.error,
+    turnCount: facts.turnCount,
+    model: facts.model,
+    usage: facts.usage,
+    agents,
+  };
+  return {
+    state, firstPrompt: facts.firstPrompt, lastPreview: facts.lastPreview, messageCount: facts.messageCount,
+    prompts: fold.prompts, usage: usageOf(fold, stored.id), logBytes, stateMtime, fold,
+  };
 }
 
 /**
@@ -121,86 +78,58 @@ export interface SessionReading {
 }
 
 /**
- * Reads a session folder: state.json and the main wire log. A missing or broken state.json is
- * rebuilt from the log (the caller decides whether to write it back).
+ * Reads a session folder: state.json and the main wire log, folded once. A missing or broken
+ * state.json is rebuilt from the log (the caller decides whether to write it back).
  */
 export function readSessionFolder(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SessionReading {
   const builder = new HistoryBuilder();
-  const prompts: string[] = [];
-  let promptChars = 0;
-  let lastTs = 0;
+  const fold = emptyFold();
   const report = scanWireLog(logFile, (record) => {
     builder.add(record);
-    if (record.ts > lastTs) lastTs = record.ts;
+    applyRecord(fold, record);
   });
-  const history = builder.build();
-  for (const m of history.messages) {
-    if (m.message.role !== 'user' || promptChars >= MAX_SEARCH_TEXT) continue;
-    const text = promptText(m.message);
-    prompts.push(text);
-    promptChars += text.length + 1;
-  }
-  const firstUser = history.messages.find((m) => m.message.role === 'user');
-  const lastAssistant = [...history.messages].reverse().find((m) => m.message.role === 'assistant' && messageText(m.message).trim());
-  const totals = zeroUsage();
-  for (const call of history.calls) addToTotals(totals, call.record);
-
-  let state: SessionState;
+  let stored: StoredState;
   let stateProblem: string | undefined;
   let stateMtime = 0;
   try {
-    state = readState(stateFile);
+    stored = readState(stateFile);
     stateMtime = fs.statSync(stateFile).mtimeMs;
   } catch (err) {
     if (!(err instanceof StateFileError)) throw err;
     stateProblem = err.message;
-    const id = path.basename(dir);
-    if (!isSessionId(id)) throw new StateFileError(`${dir} is not a session folder`);
-    const firstText = firstUser ? promptText(firstUser.message) : '';
-    const created = history.agent?.ts ?? lastTs;
-    const lastBegin = history.turnBegins.at(-1);
-    state = {
-      v: 1,
-      id,
-      title: autoTitle(firstText),
-      titleSource: 'auto',
-      workspaceDir: history.agent?.workspaceDir ?? '',
-      workspaceKey: path.basename(path.dirname(dir)),
-      createdAt: created,
-      updatedAt: lastTs || created,
-      status: history.openTurn !== null ? 'interrupted' : 'idle',
-      error: null,
-      kind: 'conversation',
-      visibility: 'visible',
-      archived: false,
-      forkedFrom: history.forkedFrom ? { sessionId: history.forkedFrom.sessionId, turn: history.forkedFrom.turn } : null,
-      agents: listAgents(dir),
-      model: lastBegin?.model ?? null,
-      queue: [],
-      paused: null,
-      turnCount: history.turnBegins.length,
-      usage: totals,
-    };
+    stored = storedFromLog(dir, fold);
   }
-  const usage: UsageBucket[] = [];
-  for (const call of history.calls) addUsage(usage, call.record, call.origin ?? state.id);
-  const summary: SessionSummary = {
-    state,
-    firstPrompt: firstUser ? previewOf(promptText(firstUser.message)) : '',
-    lastPreview: lastAssistant ? previewOf(messageText(lastAssistant.message)) : '',
-    messageCount: history.messages.length,
-    prompts: prompts.join('\n').slice(0, MAX_SEARCH_TEXT),
-    usage,
-    logBytes: report.bytes,
-    stateMtime,
-  };
-  return { summary, report, stateProblem, nextTurn: history.nextTurn, openTurn: history.openTurn, history };
+  const facts = factsOf(fold);
+  const summary = summarize(stored, fold, readAgents(dir), report.bytes, stateMtime);
+  return { summary, report, stateProblem, nextTurn: facts.nextTurn, openTurn: facts.openTurn, history: builder.build() };
 }
 
-function listAgents(dir: string): SessionState['agents'] {
+/** What state.json would say, rebuilt from the log when the file is missing or broken. */
+function storedFromLog(dir: string, fold: LogFold): StoredState {
+  const id = path.basename(dir);
+  if (!isSessionId(id)) throw new StateFileError(`${dir} is not a session folder`);
+  return {
+    v: 2, id, workspaceKey: path.basename(path.dirname(dir)), workspaceDir: fold.workspaceDir,
+    createdAt: fold.startedAt || fold.lastTs, title: autoTitle(factsOf(fold).firstPrompt), titleSource: 'auto',
+    kind: 'conversation', visibility: 'visible', archived: false, forkedFrom: fold.forkedFrom, queue: [], paused: null,
+  };
+}
+
+/** A session's agents from its folder: the main one first, then each subagent as its log's first line names it. */
+export function readAgents(dir: string): AgentInfo[] {
+  const agents: AgentInfo[] = [{ id: 'main', parentId: null, title: 'main' }];
+  let ids: string[];
   try {
-    return fs.readdirSync(sessionFolderLayout.agentsDir(dir)).map((id) => ({ id, parentId: id === 'main' ? null : 'main', title: id }));
+    ids = fs.readdirSync(sessionFolderLayout.agentsDir(dir)).filter((id) => id !== 'main').sort();
   } catch {
-    return [{ id: 'main', parentId: null, title: 'main' }];
+    return agents;
   }
+  for (const id of ids) {
+    let first: { parentAgentId?: unknown; purpose?: unknown } | undefined;
+    scanWireLog(sessionFolderLayout.agentLog(dir, id), (record) => {
+      first ??= record as { parentAgentId?: unknown; purpose?: unknown };
+    }, { end: 64 * 1024 });
+    agents.push({ id, parentId: typeof first?.parentAgentId === 'string' ? first.parentAgentId : 'main', title: typeof first?.purpose === 'string' ? first.purpose : id });
+  }
+  return agents;
 }

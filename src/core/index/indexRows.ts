@@ -1,8 +1,9 @@
 import type { SessionState } from '../format/sessionState';
-import type { SessionSummary } from '../format/summary';
+import type { LogFold } from '../format/logFold';
+import { summarize, type SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
 import { queryAll, type Database } from './sqlite';
-import { readUsage, writeUsage } from './usageRows';
+import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
 export interface SessionRow {
@@ -37,7 +38,7 @@ interface RawRow {
   forked_from: string | null; forked_turn: number | null; model_provider: string | null; model_id: string | null;
   created_at: number; updated_at: number; turn_count: number; message_count: number; first_prompt: string;
   last_preview: string; input_tokens: number; output_tokens: number; cache_read: number; cache_write: number;
-  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string; subagents: number;
+  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string; fold_json: string; subagents: number;
 }
 
 const COLUMNS = 'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
@@ -89,7 +90,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     st.archived ? 1 : 0, st.forkedFrom?.sessionId ?? null, st.forkedFrom?.turn ?? null, st.model?.provider ?? null, st.model?.id ?? null,
     st.createdAt, st.updatedAt, st.turnCount, s.messageCount, s.firstPrompt, s.lastPreview,
     st.usage.input, st.usage.output, st.usage.cacheRead, st.usage.cacheWrite, st.usage.reasoning, st.usage.cost,
-    s.logBytes, s.stateMtime, JSON.stringify(st),
+    s.logBytes, s.stateMtime, JSON.stringify(st), JSON.stringify(s.fold),
   ];
   let seq: number;
   if (existing) {
@@ -97,12 +98,12 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     db.run(`UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, state_json=? WHERE seq=?`, [...values, seq]);
+      log_bytes=?, state_mtime=?, state_json=?, fold_json=? WHERE seq=?`, [...values, seq]);
     db.run('DELETE FROM sessions_fts WHERE docid = ?', [seq]);
   } else {
     db.run(`INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
-      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, state_json)
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, state_json, fold_json)
       VALUES (${values.map(() => '?').join(',')})`, values);
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
@@ -168,7 +169,7 @@ export function forkTitles(db: Database, workspaceKey: string, sourceId: string)
 function parseStateJson(text: string): SessionState | undefined {
   try {
     const state = JSON.parse(text) as SessionState;
-    return typeof state === 'object' && state !== null && typeof state.id === 'string' && typeof state.usage === 'object' && state.usage !== null ? state : undefined;
+    return typeof state === 'object' && state !== null && typeof state.id === 'string' && typeof state.usage === 'object' && state.usage !== null && Array.isArray(state.agents) ? state : undefined;
   } catch {
     return undefined;
   }
@@ -229,20 +230,27 @@ export function listWorkspaces(db: Database): WorkspaceRow[] {
     .map((r) => ({ workspaceKey: r.workspace_key, workspaceDir: r.workspace_dir, sessions: r.n, updatedAt: r.updated }));
 }
 
-/** Reads back everything the index holds about a session, as the summary it was built from. */
+/**
+ * Reads back everything the index holds about a session, as the summary it was built from: the
+ * same {@link summarize} over the kept state and fold. Undefined when a cell is damaged (the
+ * caller reads the folder instead).
+ */
 export function readSummary(db: Database, id: string): SessionSummary | undefined {
   const raw = queryAll<RawRow>(db, 'SELECT * FROM sessions WHERE id = ?', [id])[0];
   const state = raw ? parseStateJson(raw.state_json) : undefined;
-  if (!raw || !state) return undefined;
-  const fts = queryAll<{ prompts: string }>(db, 'SELECT prompts FROM sessions_fts WHERE docid = ?', [raw.seq])[0];
-  return {
-    state,
-    firstPrompt: raw.first_prompt,
-    lastPreview: raw.last_preview,
-    messageCount: raw.message_count,
-    prompts: fts?.prompts ?? '',
-    usage: readUsage(db, id),
-    logBytes: raw.log_bytes,
-    stateMtime: raw.state_mtime,
-  };
+  const fold = raw ? parseFoldJson(raw.fold_json) : undefined;
+  if (!raw || !state || !fold) return undefined;
+  return summarize(state, fold, state.agents, raw.log_bytes, raw.state_mtime);
+}
+
+/** A row's fold, or undefined when the cell is damaged. */
+function parseFoldJson(text: string): LogFold | undefined {
+  try {
+    const fold = JSON.parse(text) as LogFold;
+    const ok = typeof fold === 'object' && fold !== null && Array.isArray(fold.turns) && typeof fold.prompts === 'string' && typeof fold.callIds === 'object'
+      && Array.isArray(fold.usage) && Array.isArray(fold.unattributed) && typeof fold.totals === 'object' && fold.totals !== null;
+    return ok ? fold : undefined;
+  } catch {
+    return undefined;
+  }
 }

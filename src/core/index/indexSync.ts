@@ -4,7 +4,7 @@ import { LockTimeoutError, type FileLock } from '../fs/fileLock';
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { readState } from '../format/sessionState';
-import type { SessionSummary } from '../format/summary';
+import { summarize, type SessionSummary } from '../format/summary';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { IndexFile } from './indexFile';
 import { readFolderSummary, type RowWriter } from './indexFolders';
@@ -184,11 +184,10 @@ export class IndexSync implements RowWriter {
     if (mtime === undefined && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
     if (statSize(layout.agentLog(dir)) !== indexed.logBytes) return readFolderSummary(dir, logger) ?? indexed;
-    // Not trusted to the mtime alone: two writes within one clock tick of the file system share
-    // it (the long load test saved a turn count one behind). updatedAt only grows.
+    // state.json is read again whatever its mtime says (two writes within one clock tick share
+    // one): it has every process's changes, since all write it under the session's lock.
     try {
-      const state = readState(stateFile);
-      return state.updatedAt >= indexed.state.updatedAt ? { ...indexed, state, stateMtime: mtime ?? 0 } : indexed;
+      return summarize(readState(stateFile), indexed.fold, indexed.state.agents, indexed.logBytes, mtime ?? 0);
     } catch {
       return indexed;
     }

@@ -3,9 +3,10 @@ import type { Database } from './sqlite';
 /**
  * Bumped when the index's tables or what goes into them change; an older index is rebuilt, a
  * newer one is left alone. 2: usage rows carry the session whose own calls they are (each call
- * counted once), and the search text splits CJK text into characters.
+ * counted once), and the search text splits CJK text into characters. 3: each row keeps the fold
+ * of its session's log (`fold_json`), so a writer goes on from it without reading the log again.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +40,8 @@ CREATE TABLE sessions (
   cost REAL NOT NULL,
   log_bytes INTEGER NOT NULL,
   state_mtime REAL NOT NULL,
-  state_json TEXT NOT NULL
+  state_json TEXT NOT NULL,
+  fold_json TEXT NOT NULL
 );
 CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
 CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
-import type { SessionState } from '../format/sessionState';
-import type { SessionSummary } from '../format/summary';
+import type { StoredState } from '../format/sessionState';
+import { summarize, type SessionSummary } from '../format/summary';
 import { IndexFile, wholeFileProblem } from './indexFile';
 import { folderChanges, readFolderSummary, rebuildRows, type FolderDrift } from './indexFolders';
 import { IndexQueries } from './indexQueries';
@@ -191,13 +191,13 @@ export class SessionIndex extends IndexQueries {
   }
 
   /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
-  updateState(state: SessionState, stateMtime: number, dir: string): void {
+  updateState(state: StoredState, stateMtime: number, dir: string): void {
     const summary = this.summaryOf(state.id);
     if (!summary) {
       this.rereadFolder(dir);
       return;
     }
-    this.putSummary(state.id, { ...summary, state, stateMtime });
+    this.putSummary(state.id, summarize(state, summary.fold, summary.state.agents, summary.logBytes, stateMtime));
   }
 
   /** Re-reads one session folder into the index; undefined (and the index unchanged) when it cannot be read. */

@@ -1,5 +1,5 @@
 import type { UsageTotals } from '../format/sessionState';
-import type { UsageBucket } from '../format/summary';
+import type { UsageBucket } from '../format/usage';
 import { sessionTitle } from '../format/titles';
 import { queryAll, type Database } from './sqlite';
 
@@ -72,11 +72,6 @@ export function writeUsage(db: Database, sessionId: string, buckets: readonly Us
   }
 }
 
-/** A session's usage rows, as the summary they were written from holds them. */
-export function readUsage(db: Database, sessionId: string): UsageBucket[] {
-  return queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket);
-}
-
 /**
  * The buckets that count: for each origin, those of the holder with the most of its calls (ties
  * go to the origin itself; tied holders hold the same calls). A fork lives in its source's
@@ -131,7 +126,7 @@ export interface SessionUsage {
 
 export function sessionUsage(db: Database, sessionId: string): SessionUsage {
   const usage: SessionUsage = { own: zeroFigures(), inherited: zeroFigures(), history: zeroFigures() };
-  for (const b of readUsage(db, sessionId)) {
+  for (const b of queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket)) {
     addFigures(b.origin === sessionId ? usage.own : usage.inherited, b);
     addFigures(usage.history, b);
   }

@@ -5,7 +5,7 @@ import { errorMessage } from '../errors';
 import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { ModelLimits } from '../model/modelSettings';
-import { sessionFolders, type QueuedPrompt, type SessionState } from '../format/sessionState';
+import { sessionFolders, type QueuedPrompt, type SessionState, type StoredState } from '../format/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
@@ -121,7 +121,7 @@ export class Session {
   private constructor(
     private readonly options: SessionOptions,
     private readonly writer: SessionWriter,
-    private state: SessionState,
+    state: SessionState,
     history: Message[],
     /** Ids of the user messages in the log: a resend with a known message key is a no-op. */
     private readonly userMessageIds: Set<string>,
@@ -192,7 +192,7 @@ export class Session {
     const closing = closeOpenToolCalls(history, 'This tool call did not finish before Braid stopped; its result is unknown.');
     for (const m of closing) await writer.appendToLastTurn(m);
     history.push(...closing);
-    let current = store.get(state.id);
+    let current = writer.summary.state;
     // Queued prompts that survived a close come back paused, never run on their own.
     if (current.queue.length > 0 && !current.paused) current = await writer.updateState((s) => ({ ...s, paused: { reason: 'window-closed' } }));
     // The folders the tools act in are remembered: a rewind restores files only inside them.
@@ -204,7 +204,12 @@ export class Session {
   }
 
   get id(): string {
-    return this.state.id;
+    return this.writer.id;
+  }
+
+  /** The session as it is now: what state.json keeps and what its log says (memory, no disk). */
+  get state(): SessionState {
+    return this.writer.summary.state;
   }
 
   /** The title as of the last turn's end (auto-named from the first prompt unless the user named it). */
@@ -268,10 +273,13 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return this.info(prompt);
     }
+    // A prompt runs at once unless a prompt is running or in its preflight (`current`, set as the
+    // loop takes it) or the queue is paused; only one that waits is written to state.json.
+    const waits = this.current !== undefined || this.active !== undefined || this.paused !== null;
     this.queue.push(prompt);
-    await this.saveQueue();
+    if (waits) await this.saveQueue();
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
-    if (!this.active && !this.paused) this.pump();
+    if (!waits) this.pump();
     return this.info(prompt);
   }
 
@@ -318,7 +326,7 @@ export class Session {
   async rewind(messageId: string, options: { files: boolean; confirmOutside?: boolean }): Promise<RewindResult> {
     if (this.active) throw new RewindError('a turn is running; stop it before rewinding');
     const result = await rewindSession(this.options.store, this.id, messageId, { ...options, fence: this.writer.fence });
-    this.reload(result.toTurn - 1);
+    await this.reload();
     return result;
   }
 
@@ -326,19 +334,18 @@ export class Session {
   async undoRewind(): Promise<{ turns: number; files: string[] }> {
     if (this.active) throw new RewindError('a turn is running; stop it first');
     const result = await undoRewind(this.options.store, this.id, { fence: this.writer.fence });
-    this.reload(this.options.store.history(this.id).nextTurn - 1);
+    await this.reload();
     return result;
   }
 
-  private reload(lastTurn: number): void {
+  private async reload(): Promise<void> {
     const history = this.options.store.history(this.id);
     this.agent.state.messages = contextMessages(history);
     for (const r of history.messages) {
       this.recordIds.set(r.message, r.id);
       if (r.message.role === 'user') this.userMessageIds.add(r.id);
     }
-    this.writer.resetTurn(lastTurn);
-    this.state = this.options.store.get(this.id);
+    await this.writer.reload();
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 
@@ -379,7 +386,7 @@ export class Session {
   async resume(): Promise<void> {
     this.paused = null;
     await this.saveQueue();
-    if (!this.active) this.pump();
+    if (!this.current && !this.active) this.pump();
   }
 
   /**
@@ -389,9 +396,7 @@ export class Session {
    */
   async compact(focus?: string): Promise<boolean> {
     if (this.active || this.compactor.busy) throw new Error('A turn is running; compact when it has ended.');
-    const done = await this.secrets.guard(() => this.compactor.run('manual', focus, true));
-    this.state = this.options.store.get(this.id);
-    return done;
+    return this.secrets.guard(() => this.compactor.run('manual', focus, true));
   }
 
   /** Stops the running turn and closes the log; queued prompts stay in state.json, paused. */
@@ -419,7 +424,11 @@ export class Session {
     if (!this.closed || event.type === 'idle') this.events.emit('event', this.secrets.redactObject(event));
   }
 
+  /** Writes the queue and its pause to state.json, unless they are what it already holds. */
   private async saveQueue(): Promise<void> {
+    const saved = this.state;
+    const same = saved.queue.length === this.queue.length && saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) && JSON.stringify(saved.paused) === JSON.stringify(this.paused);
+    if (same) return;
     const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
     await this.saveState((s) => ({ ...s, queue, paused: this.paused }));
   }
@@ -428,9 +437,9 @@ export class Session {
    * Writes state.json as the session's writer. Once another process has taken the lease over,
    * nothing is saved: the queue lives on here only, and the next turn fails saying why.
    */
-  private async saveState(change: (s: SessionState) => SessionState): Promise<void> {
+  private async saveState(change: (s: StoredState) => StoredState): Promise<void> {
     try {
-      this.state = await this.writer.updateState(change);
+      await this.writer.updateState(change);
     } catch (err) {
       if (!(err instanceof LeaseLostError)) throw err;
     }
@@ -560,7 +569,6 @@ export class Session {
     try {
       for (const m of closing) await this.writer.appendMessage(m);
       await this.writer.endTurn(outcome, error);
-      this.state = this.options.store.get(this.id);
     } catch (err) {
       if (!(err instanceof LeaseLostError)) throw err;
       outcome = 'failed';

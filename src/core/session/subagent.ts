@@ -2,7 +2,7 @@ import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mario
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { newAgentId, newMessageId } from '../ids';
 import type { SessionWriter } from '../store/sessionWriter';
-import { messageText } from '../format/summary';
+import { messageText } from '../format/messageText';
 import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';
@@ -32,9 +32,8 @@ export interface SubagentContext {
  */
 export async function runSubagent(ctx: SubagentContext, description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
   const agentId = newAgentId();
-  const log = ctx.writer.openAgentLog(agentId);
+  const log = ctx.writer.openAgentLog(agentId, description);
   await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
-  await ctx.writer.updateState((s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: description }] }));
   const child = new Agent({
     initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
     getApiKey: (provider) => ctx.apiKey(provider),

@@ -20,16 +20,17 @@ export async function checkWriter(store: SessionStore, dir: string, where: strin
   if (lease && !isStale(lease)) return; // a live writer: state.json is its to keep in step
   let state: SessionState;
   try {
-    state = readState(store.layout.stateFile(dir));
+    readState(store.layout.stateFile(dir));
+    state = store.summaryAt(dir).state;
   } catch {
     return; // reported (and rebuilt) by the state check
   }
-  const found = writerFindings(lease, state, turns.lastEnded, where);
+  const found = writerFindings(lease, state, where);
   if (found.length === 0) return;
   if (fix) {
     try {
       const interrupted = await store.recoverSession(dir);
-      const fixed = interrupted ? 'took the lease over, ended the open turn `interrupted` and gave the lease back' : 'took the lease over, set the status and turn count from the log and gave the lease back';
+      const fixed = interrupted ? 'took the lease over, ended the open turn `interrupted` and gave the lease back' : 'took the lease over and gave it back';
       for (const f of found) f.fixed = fixed;
     } catch (err) {
       if (!(err instanceof SessionBusyError)) throw err; // a writer came meanwhile: it recovers the session itself
@@ -39,17 +40,14 @@ export async function checkWriter(store: SessionStore, dir: string, where: strin
 }
 
 /** What is wrong with a session that no live process writes. */
-function writerFindings(lease: LeaseInfo | undefined, state: SessionState, lastEnded: number, where: string): Finding[] {
+function writerFindings(lease: LeaseInfo | undefined, state: SessionState, where: string): Finding[] {
   const found: Finding[] = [];
   if (lease) {
     const why = isDead(lease) ? 'which is gone' : `which has not renewed it for ${Math.round((Date.now() - lease.renewedAt) / 1000)} s`;
     found.push({ severity: 'warning', where, fixable: true, message: `writer.lock names process ${lease.pid} on ${lease.host}, ${why}; the next process to open the session takes it over` });
   }
   if (state.status === 'running') {
-    found.push({ severity: 'warning', where, fixable: true, message: 'state.json says the session is running, but no process is writing it (its writer was killed mid-turn)' });
-  }
-  if (state.turnCount < lastEnded) {
-    found.push({ severity: 'warning', where, fixable: true, message: `state.json's turn count (${state.turnCount}) is behind the log, whose turn ${lastEnded} has ended` });
+    found.push({ severity: 'warning', where, fixable: true, message: 'the session is running by its log (a turn began and never ended), but no process is writing it (its writer was killed mid-turn)' });
   }
   return found;
 }

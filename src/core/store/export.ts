@@ -1,7 +1,7 @@
 import type { History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import type { SessionState } from '../format/sessionState';
-import { promptText } from '../format/summary';
+import { promptText } from '../format/messageText';
 import { shownTitle } from '../format/titles';
 
 function fence(text: string, lang = ''): string {

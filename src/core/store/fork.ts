@@ -12,9 +12,8 @@ import { isKnown, type ForkedRecord, type NewRecord } from '../wire/records';
 import { replay } from '../wire/replay';
 import { readWireLog, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
-import { writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
+import { writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';
-import { addToTotals } from '../format/summary';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 
 /** The result given to tool calls a fork cuts off. */
@@ -211,12 +210,8 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
     const forked = { t: 'forked' as const, from };
-    const keptAgents: SessionState['agents'] = [];
     for (const agent of source.agents.length ? source.agents : [{ id: 'main', parentId: null, title: 'main' }]) {
-      if (agent.id === 'main') {
-        keptAgents.push(agent);
-        continue;
-      }
+      if (agent.id === 'main') continue;
       const agentLog = layout.agentLog(sourceDir, agent.id);
       // Subagents of turns the fork leaves out began after the cut: their logs come out empty.
       const prefix = prefixBefore(agentLog, cut.before);
@@ -226,7 +221,6 @@ export async function forkSession(store: StoreContext, sourceId: string, options
       const log = WireLogWriter.open(to);
       await log.append(forked, { durable: true });
       await log.close();
-      keptAgents.push(agent);
     }
     // The main log: close cut-off tool calls, extra records, then the `forked` record. Tool calls
     // can be left open only at the end, so the newest page of messages is enough to look at.
@@ -243,32 +237,21 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
 
-    // What the copied history cost, each call once (undo's copies in the source are not calls).
-    const usage = zeroUsage();
-    for (const call of kept.calls) addToTotals(usage, call.record);
-    const now = Date.now();
-    const state: SessionState = {
-      v: 1,
+    const state: StoredState = {
+      v: 2,
       id,
-      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
-      titleSource: 'user',
+      workspaceKey: source.workspaceKey,
       workspaceDir: source.workspaceDir,
       ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
-      workspaceKey: source.workspaceKey,
-      createdAt: now,
-      updatedAt: now,
-      status: 'idle',
-      error: null,
+      createdAt: Date.now(),
+      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
+      titleSource: 'user',
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',
       archived: false,
       forkedFrom: from,
-      agents: keptAgents,
-      model: source.model,
       queue: [],
       paused: null,
-      turnCount: kept.turnBegins.length,
-      usage,
     };
     writeState(layout.stateFile(partial), state);
     fsyncDir(partial);
@@ -276,8 +259,9 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     const finalDir = layout.sessionDir(source.workspaceKey, id);
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
-    store.index.rereadFolder(finalDir);
-    return { ...state, leftOutTurn: cut.leftOutTurn };
+    const summary = store.index.rereadFolder(finalDir);
+    if (!summary) throw new ForkError(`the fork ${id} could not be read back after it was written`);
+    return { ...summary.state, leftOutTurn: cut.leftOutTurn };
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;

@@ -38,7 +38,6 @@ export interface PendingRewind {
   readonly files: PendingFile[];
   /** Folders the rewound turns created, removed when the files leave them empty (relative to `root`). */
   readonly emptyFolders?: Array<{ readonly path: string; readonly root?: string }>;
-  readonly turnCount: number;
 }
 
 /** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
@@ -120,7 +119,6 @@ async function applyPending(store: StoreContext, dir: string, journal: PendingRe
   } finally {
     await log.close();
   }
-  await store.update(path.basename(dir), (s) => ({ ...s, status: 'idle', error: null, turnCount: journal.turnCount }), { fence });
   store.index.rereadFolder(dir);
   fs.rmSync(store.layout.pendingRewindFile(dir), { force: true });
   fsyncDir(dir);

@@ -8,7 +8,7 @@ import type { StoreContext } from './storeContext';
 import { finishPending, runPending } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
 import { currentBytes, SessionFiles } from './sessionFiles';
-import { promptText } from '../format/summary';
+import { promptText } from '../format/messageText';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
@@ -280,7 +280,7 @@ async function rewindHeld(store: StoreContext, sessionId: string, messageId: str
     // Journaled: a crash part-way is finished by the next process that opens the session.
     const followUp = preview.alreadyRewound ? { followUp: true } : {};
     await runPending(store, dir, {
-      op: 'rewind', workspaceDir: state.workspaceDir, turnCount: preview.toTurn - 1,
+      op: 'rewind', workspaceDir: state.workspaceDir,
       records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
       files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
       ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
@@ -318,11 +318,10 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
     return rest as unknown as NewRecord;
   });
   const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
-  const maxTurn = Math.max(rewind.toTurn - 1, ...again.map((r) => (r as { turn: number }).turn));
   // Every file the rewind and its follow-ups restored, the latest first, gets its image from just before.
   const restored = found.rewinds.slice().reverse().flatMap((r) => r.restored ?? []);
   await runPending(store, dir, {
-    op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, turnCount: maxTurn, records: again,
+    op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, records: again,
     files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
   }, fence);
   const files = restored.map((f) => f.path);

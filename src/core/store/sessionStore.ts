@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { SessionNotFoundError } from './errors';
 import path from 'node:path';
-import { safeReaddir, statMtime } from '../fs/probe';
+import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { fsyncDir } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
@@ -11,19 +11,18 @@ import type { SessionRow } from '../index/indexRows';
 import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
 import { replay, type History } from '../wire/replay';
-import type { ModelSnapshot } from '../wire/records';
 import { readWireLog, type ScanReport } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
 import { exportJsonl, exportMarkdown } from './export';
 import { sweepPartials } from './fork';
 import { StoreLayout } from '../format/layout';
-import { readState, StateFileError, writeState, zeroUsage, type SessionKind, type SessionState } from '../format/sessionState';
+import { readState, StateFileError, storedPart, writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
 import { counted } from '../counted';
-import type { StoreContext } from './storeContext';
+import type { LiveWriter, StateUpdateOptions, StoreContext } from './storeContext';
 
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -44,7 +43,6 @@ export interface CreateOptions {
   readonly workspaceDir: string;
   readonly title?: string;
   readonly kind?: SessionKind;
-  readonly model?: ModelSnapshot | null;
 }
 
 /**
@@ -55,6 +53,8 @@ export interface CreateOptions {
  */
 export class SessionStore implements StoreContext {
   readonly layout: StoreLayout;
+  /** Writers open in this process, by session id: their summaries are current without a read. */
+  private readonly writers = new Map<string, LiveWriter>();
 
   private constructor(readonly index: SessionIndex, layout: StoreLayout, readonly logger: Logger) {
     this.layout = layout;
@@ -79,12 +79,10 @@ export class SessionStore implements StoreContext {
     const id = newSessionId(now);
     const workspaceKey = keyOf(options.workspaceDir);
     const dir = this.layout.sessionDir(workspaceKey, id);
-    const state: SessionState = {
-      v: 1, id, title: options.title ?? '', titleSource: options.title ? 'user' : 'auto',
-      workspaceDir: options.workspaceDir, workspaceKey, createdAt: now, updatedAt: now, status: 'idle', error: null,
-      kind: options.kind ?? 'conversation', visibility: 'visible', archived: false, forkedFrom: null,
-      agents: [{ id: 'main', parentId: null, title: 'main' }], model: options.model ?? null, queue: [], paused: null,
-      turnCount: 0, usage: zeroUsage(),
+    const state: StoredState = {
+      v: 2, id, workspaceKey, workspaceDir: options.workspaceDir, createdAt: now,
+      title: options.title ?? '', titleSource: options.title ? 'user' : 'auto',
+      kind: options.kind ?? 'conversation', visibility: 'visible', archived: false, forkedFrom: null, queue: [], paused: null,
     };
     fs.mkdirSync(path.dirname(this.layout.agentLog(dir)), { recursive: true });
     const log = WireLogWriter.open(this.layout.agentLog(dir));
@@ -92,8 +90,7 @@ export class SessionStore implements StoreContext {
     await log.close();
     writeState(this.layout.stateFile(dir), state);
     fsyncDir(path.dirname(dir));
-    this.index.rereadFolder(dir);
-    return state;
+    return this.summaryAt(dir).state;
   }
 
   /** The folder of a session, found through the index or, failing that, on disk. */
@@ -115,32 +112,53 @@ export class SessionStore implements StoreContext {
     throw new SessionNotFoundError(`session ${id} does not exist (deleted sessions can be restored from the trash for 7 days)`);
   }
 
-  /** Reads a session's state; a broken state.json is rebuilt from the logs and written back. */
+  /** A session as Braid shows it (state.json and its log's fold); a broken state.json is rebuilt from the logs and written back. */
   get(id: string): SessionState {
-    return this.readOrRepair(this.locate(id));
+    return this.summaryAt(this.locate(id)).state;
   }
 
-  private readOrRepair(dir: string): SessionState {
+  /**
+   * A session's summary: the index row while it is current (the log's size and state.json's
+   * mtime are those it was built from: two stats, no reads), else the folder read and folded again.
+   */
+  summaryAt(dir: string, options: { live?: boolean } = {}): SessionSummary {
+    const live = options.live === false ? undefined : this.writers.get(path.basename(dir));
+    if (live) return live.summary; // a writer of this process folds every record it appends
+    const row = this.currentRow(dir);
+    if (row) return row;
+    const stateFile = this.layout.stateFile(dir);
+    const reading = readSessionFolder(dir, stateFile, this.layout.agentLog(dir));
+    if (reading.stateProblem) return this.repairState(dir, reading);
+    this.index.putSummary(reading.summary.state.id, reading.summary);
+    return reading.summary;
+  }
+
+  /** The index row of a session folder while it is current: the log's size and state.json's mtime are those it was built from. */
+  currentRow(dir: string): SessionSummary | undefined {
+    const row = this.index.summaryOf(path.basename(dir));
+    const current = row && row.stateMtime > 0 && row.stateMtime === statMtime(this.layout.stateFile(dir)) && row.logBytes === statSize(this.layout.agentLog(dir));
+    return current ? row : undefined;
+  }
+
+  private readOrRepair(dir: string): StoredState {
     try {
       return readState(this.layout.stateFile(dir));
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
-      return this.repairState(dir);
+      return this.repairState(dir).state;
     }
   }
 
   /**
    * Rebuilds a session's state.json from its logs and writes it back, keeping the broken file
-   * beside it as state.json.broken-<ms>. Returns the rebuilt state.
+   * beside it as state.json.broken-<ms>. Returns the session's summary.
    */
-  repairState(dir: string): SessionState {
-    const reading = readSessionFolder(dir);
+  repairState(dir: string, reading = readSessionFolder(dir)): SessionSummary {
     this.logger.warn(`session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`);
     const stateFile = this.layout.stateFile(dir);
     if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
     writeState(stateFile, reading.summary.state);
-    this.index.rereadFolder(dir);
-    return reading.summary.state;
+    return this.index.rereadFolder(dir) ?? reading.summary;
   }
 
   /** Opens a session for use; an archived session is restored. */
@@ -168,23 +186,27 @@ export class SessionStore implements StoreContext {
 
   /**
    * Changes state.json under the session's lock (read, change, write atomically) and updates the
-   * index row's state (or the whole row, from `summary`). Returns the new state. A lease holder
-   * passes its `fence`: it runs under the lock right before the file is replaced, and the lease
-   * changes hands only under that same lock, so a writer that lost its lease writes nothing.
+   * index row (from `summary` when the caller keeps the session's summary: a writer). Returns the
+   * session as it is now. A lease holder passes its `fence`: it runs under the lock right before
+   * the file is replaced, and the lease changes hands only under that same lock, so a writer that
+   * lost its lease writes nothing.
    */
-  async update(id: string, change: (state: SessionState) => SessionState, options: { summary?: (state: SessionState, stateMtime: number) => SessionSummary; fence?: () => void } = {}): Promise<SessionState> {
+  async update(id: string, change: (state: StoredState) => StoredState, options: StateUpdateOptions = {}): Promise<SessionState> {
     const dir = this.locate(id);
     const stateFile = this.layout.stateFile(dir);
     const { next, mtime } = await withFileLock(this.layout.stateLock(dir), stateLockOptions(), () => {
-      const current = this.readOrRepair(dir);
-      const updated = { ...change(current), updatedAt: Math.max(Date.now(), current.updatedAt + 1) };
+      const updated = storedPart(change(this.readOrRepair(dir)));
       writeState(stateFile, updated, options.fence);
       return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
     });
     // A writer that keeps its session's summary up to date hands it over: one index update, no re-read.
-    if (options.summary) this.index.putSummary(id, options.summary(next, mtime));
-    else this.index.updateState(next, mtime, dir);
-    return next;
+    if (options.summary) {
+      const summary = options.summary(next, mtime);
+      this.index.putSummary(id, summary);
+      return summary.state;
+    }
+    this.index.updateState(next, mtime, dir);
+    return this.summaryAt(dir).state;
   }
 
   async rename(id: string, title: string): Promise<SessionState> {
@@ -300,6 +322,12 @@ export class SessionStore implements StoreContext {
    * Opens the session for appending (taking its writer lease, over a stale one too): the only way
    * records get into its logs. SessionBusyError while another process holds a fresh lease.
    */
+  /** Called by a SessionWriter as it opens and closes, so reads of its session come from its memory. */
+  trackWriter(writer: LiveWriter, open: boolean): void {
+    if (open) this.writers.set(writer.id, writer);
+    else if (this.writers.get(writer.id) === writer) this.writers.delete(writer.id);
+  }
+
   async openWriter(id: string): Promise<SessionWriter> {
     return SessionWriter.open(this, this.locate(id));
   }
@@ -319,7 +347,7 @@ export class SessionStore implements StoreContext {
       const lease = readLease(this.layout.writerLock(folder.dir));
       if (lease ? !isStale(lease) : this.index.get(folder.id)?.status !== 'running') continue;
       try {
-        if (!lease && readState(this.layout.stateFile(folder.dir)).status !== 'running') continue;
+        if (!lease && this.summaryAt(folder.dir).state.status !== 'running') continue;
         if (await this.recoverSession(folder.dir)) recovered.push(folder.id);
       } catch (err) {
         // A state.json that cannot be read is the doctor's; a writer that came meanwhile recovers the session itself.
@@ -346,8 +374,7 @@ export class SessionStore implements StoreContext {
 
   export(id: string, format: 'md' | 'jsonl'): string {
     const dir = this.locate(id);
-    const state = this.readOrRepair(dir);
-    if (format === 'md') return exportMarkdown(state, this.history(id));
+    if (format === 'md') return exportMarkdown(this.summaryAt(dir).state, this.history(id));
     const { text, report } = exportJsonl(this.layout.agentLog(dir));
     this.noteLogProblems(id, report);
     return text;

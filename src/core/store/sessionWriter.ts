@@ -1,31 +1,31 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
-import type { CompactionRecord, KnownRecord, MessageRecord, ModelSnapshot, NewRecord, TurnOutcome, UsageRecord } from '../wire/records';
+import { parseRecordLine, type CompactionRecord, type KnownRecord, type MessageRecord, type ModelSnapshot, type NewRecord, type TurnOutcome, type UsageRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { finishPending } from './pendingRewind';
 import { isDead, WriterLease } from './writerLease';
 import { readContextTail } from '../wire/contextTail';
-import { statMtime, statSize } from '../fs/probe';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
-import type { SessionState, SessionStatus } from '../format/sessionState';
+import { applyRecord, factsOf } from '../format/logFold';
+import type { SessionState, StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';
 import { SessionNotFoundError } from './errors';
-import { addToTotals, addUsage, messageText, previewOf, promptText, readSessionFolder, MAX_SEARCH_TEXT, type SessionSummary } from '../format/summary';
+import { readSessionFolder, summarize, type SessionSummary } from '../format/summary';
 import { autoTitle } from '../format/titles';
-
-const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
 
 /** The note on a turn that crash recovery ends. */
 export const INTERRUPTED_NOTE = 'Braid stopped while this turn was running (its window or process closed or crashed).';
 
 /**
- * Appends to one session's main log and keeps its state and index row in step. Records go
- * through one {@link WireLogWriter} in order; turn_end and status changes are fsynced before
- * state.json changes, so a crash can lose at most the records of the turn in flight. Every
- * append and state write is fenced by the writer lease: once another process has taken it over,
- * each throws LeaseLostError and nothing more is written.
+ * Appends to one session's main log and keeps its summary in step: each record it appends goes
+ * through the one fold of the log (src/core/format/logFold.ts), so the summary in memory is what
+ * the index would rebuild from disk. Records go through one {@link WireLogWriter} in order;
+ * turn_begin, turn_end and calls between turns are fsynced. The index row follows at a turn's
+ * start and end (state.json is written only for what the user owns: queue, title, folders).
+ * Every append and state write is fenced by the writer lease: once another process has taken it
+ * over, each throws LeaseLostError and nothing more is written.
  */
 export class SessionWriter {
   private constructor(
@@ -35,10 +35,8 @@ export class SessionWriter {
     private readonly lease: WriterLease,
     /** Throws unless this process still holds the lease (LeaseLostError) and the folder is there; run before each write. */
     readonly fence: () => void,
-    private readonly log: WireLogWriter,
-    private summary: SessionSummary,
-    private turn: number,
-    private open: number | null,
+    private log: WireLogWriter,
+    private current: SessionSummary,
     private initial: Pick<History, 'messages' | 'compactions'> | undefined,
   ) {}
 
@@ -74,38 +72,37 @@ export class SessionWriter {
     try {
       await finishPending(store, dir, fence);
       const logFile = store.layout.agentLog(dir);
-      // When the index row is current (same log size and state file), the summary comes from it
-      // and the log is read from its end back to the latest compaction only.
-      const indexed = store.index.summaryOf(path.basename(dir));
-      if (indexed && indexed.logBytes === statSize(logFile) && indexed.stateMtime === statMtime(store.layout.stateFile(dir))) {
-        const tail = readContextTail(logFile);
-        const log = WireLogWriter.open(logFile, { fence });
-        return new SessionWriter(store, dir, indexed.state.id, lease, fence, log, indexed, tail.lastTurn, tail.openTurn, tail);
-      }
-      const reading = readSessionFolder(dir, store.layout.stateFile(dir), logFile);
-      const log = WireLogWriter.open(logFile, { fence });
-      return new SessionWriter(store, dir, reading.summary.state.id, lease, fence, log, reading.summary, reading.nextTurn - 1, reading.openTurn, reading.history);
+      // When the index row is current (same log size and state file), the summary and its fold
+      // come from it and the log is read from its end back to the latest compaction only.
+      const indexed = store.currentRow(dir);
+      const writer = indexed
+        ? new SessionWriter(store, dir, indexed.state.id, lease, fence, WireLogWriter.open(logFile, { fence }), indexed, readContextTail(logFile))
+        : SessionWriter.fromFolder(store, dir, lease, fence);
+      store.trackWriter(writer, true);
+      return writer;
     } catch (err) {
       await lease.release();
       throw err;
     }
   }
 
-  /**
-   * Crash recovery, run by whoever opens the session: a turn a dead writer left open ends
-   * `interrupted` with a note; a status left `running` (a crash after turn_end, before its state
-   * write) or a turn count behind the log is set right. Returns whether a turn was ended.
-   */
+  /** A writer over a session folder read whole (its index row is missing or behind). */
+  private static fromFolder(store: StoreContext, dir: string, lease: WriterLease, fence: () => void): SessionWriter {
+    const logFile = store.layout.agentLog(dir);
+    const reading = readSessionFolder(dir, store.layout.stateFile(dir), logFile);
+    return new SessionWriter(store, dir, reading.summary.state.id, lease, fence, WireLogWriter.open(logFile, { fence }), reading.summary, reading.history);
+  }
+
+  /** The session as its log and state say now (memory, no disk). */
+  get summary(): SessionSummary {
+    return this.current;
+  }
+
+  /** Crash recovery, run by whoever opens the session: a turn a dead writer left open ends `interrupted` with a note. Returns whether a turn was ended. */
   async recover(): Promise<boolean> {
-    if (this.open !== null) {
-      await this.endTurn('interrupted', INTERRUPTED_NOTE);
-      return true;
-    }
-    const { status, turnCount } = this.summary.state;
-    if (status === 'running' || turnCount < this.turn) {
-      await this.setState((s) => ({ ...s, status: s.status === 'running' ? 'idle' : s.status, turnCount: Math.max(s.turnCount, this.turn) }));
-    }
-    return false;
+    if (this.openTurn === null) return false;
+    await this.endTurn('interrupted', INTERRUPTED_NOTE);
+    return true;
   }
 
   /** True once another process has taken the lease over (the folder still there): nothing more can be written through this writer. */
@@ -113,49 +110,57 @@ export class SessionWriter {
     return !this.lease.held && fs.existsSync(this.dir);
   }
 
-  /** Changes state.json (queue, agents, ...) as this session's writer: fenced like every write of it. */
-  updateState(change: (s: SessionState) => SessionState): Promise<SessionState> {
-    return this.store.update(this.id, change, { fence: this.fence });
+  /** Changes state.json (queue, folders, ...) as this session's writer: fenced like every write of it. */
+  async updateState(change: (s: StoredState) => StoredState): Promise<SessionState> {
+    this.fence(); // before locate: a folder removed says so, not "not found"
+    return this.store.update(this.id, change, {
+      fence: this.fence,
+      summary: (stored, stateMtime) => (this.current = summarize(stored, this.current.fold, this.current.state.agents, this.log.bytes, stateMtime)),
+    });
   }
 
-  /** Opens a subagent's log for appending, fenced by this writer's lease. */
-  openAgentLog(agentId: string): WireLogWriter {
-    return WireLogWriter.open(this.store.layout.agentLog(this.dir, agentId), { fence: this.fence });
+  /** Opens a subagent's log for appending, fenced by this writer's lease; the session lists the agent from now on. */
+  openAgentLog(agentId: string, title: string): WireLogWriter {
+    const log = WireLogWriter.open(this.store.layout.agentLog(this.dir, agentId), { fence: this.fence });
+    this.current.state.agents = [...this.current.state.agents, { id: agentId, parentId: 'main', title }];
+    return log;
   }
 
   /** The current turn number (0 before the first). */
   get currentTurn(): number {
-    return this.turn;
+    return factsOf(this.current.fold).nextTurn - 1;
   }
 
   /** A turn that began and has not ended (left by a crash, or running). */
   get openTurn(): number | null {
-    return this.open;
+    return factsOf(this.current.fold).openTurn;
   }
 
-  /** After a rewind or its undo, the next turn is numbered from `lastTurn` + 1. */
-  resetTurn(lastTurn: number): void {
-    if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
-    this.turn = lastTurn;
+  /**
+   * After a rewind or its undo (records another writer appended under this lease), the summary
+   * and the log's end are read again; the next turn is numbered from the log's.
+   */
+  async reload(): Promise<void> {
+    if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
+    await this.log.close();
+    this.log = WireLogWriter.open(this.store.layout.agentLog(this.dir), { fence: this.fence });
+    this.current = this.store.summaryAt(this.dir, { live: false });
   }
 
-  /** Starts a turn: appends turn_begin, marks the session running (fsynced). Returns its number. */
+  /** Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its number. */
   async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
-    if (this.open !== null) throw new Error(`turn ${this.open} of ${this.id} has not ended`);
-    const turn = this.turn + 1;
-    await this.log.append({ t: 'turn_begin', turn, promptId, model }, { durable: true });
-    this.turn = turn;
-    this.open = turn;
-    await this.setState((s) => ({ ...s, status: 'running', error: null, model: model ?? s.model }));
+    if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
+    const turn = this.currentTurn + 1;
+    await this.record({ t: 'turn_begin', turn, promptId, model }, true);
+    this.publish();
     return turn;
   }
 
   /** Appends a finished message of the open turn. */
   async appendMessage(message: Message, id = newMessageId()): Promise<MessageRecord> {
     const turn = this.requireOpen();
-    const [record] = await this.log.append({ t: 'message', turn, id, message });
-    this.noteMessage(message);
+    const [record] = await this.record({ t: 'message', turn, id, message });
     return record as MessageRecord;
   }
 
@@ -164,80 +169,67 @@ export class SessionWriter {
    * crash left open. Nothing to do before the first turn.
    */
   async appendToLastTurn(message: Message): Promise<void> {
-    if (this.turn === 0) return;
-    await this.log.append({ t: 'message', turn: this.turn, id: newMessageId(), message }, { durable: true });
-    this.noteMessage(message);
+    const turn = this.currentTurn;
+    if (turn === 0) return;
+    await this.record({ t: 'message', turn, id: newMessageId(), message }, true);
   }
 
   /** Appends a usage record for an assistant message of the open turn. */
   async appendUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<UsageRecord> {
     const turn = this.requireOpen();
-    const [record] = await this.log.append({ t: 'usage', turn, ...usage });
-    this.countCall(record as UsageRecord);
+    const [record] = await this.record({ t: 'usage', turn, ...usage });
     return record as UsageRecord;
   }
 
   /**
    * Appends the usage of a call outside the conversation (a side question, a compaction that
    * failed), in the open turn or, between turns, in the last one, so its money is counted;
-   * nothing enters the history.
+   * nothing enters the history. Between turns the index hears of it now.
    */
   async appendCallUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<void> {
     this.fence();
-    const [record] = await this.log.append({ t: 'usage', turn: this.open ?? this.turn, ...usage }, { durable: true });
-    await this.countCallBetweenTurns(record as UsageRecord);
-  }
-
-  /** A new call in this session's buckets and live totals. */
-  private countCall(record: UsageRecord): void {
-    addUsage(this.summary.usage, record, this.id);
-    addToTotals(this.summary.state.usage, record);
-  }
-
-  /** Counts a call; between turns state.json and the index get the totals now (a turn's end does it otherwise). */
-  private async countCallBetweenTurns(record: UsageRecord): Promise<void> {
-    this.countCall(record);
-    if (this.open !== null) return;
-    const totals = { ...this.summary.state.usage };
-    await this.setState((s) => ({ ...s, usage: totals }));
+    const open = this.openTurn;
+    await this.record({ t: 'usage', turn: open ?? this.currentTurn, ...usage }, true);
+    if (open === null) this.publish();
   }
 
   /**
    * Appends a compaction and the usage of its summary call (marked `purpose: compaction`), fsynced,
-   * in the open turn or, between turns, in the last one; usage totals follow.
+   * in the open turn or, between turns, in the last one.
    */
   async appendCompaction(compaction: { summary: string; firstKeptMessageId: string; summarized: number }, usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>): Promise<CompactionRecord> {
-    const turn = this.open ?? this.turn;
-    const [record, usageRecord] = await this.log.append([
+    const open = this.openTurn;
+    const turn = open ?? this.currentTurn;
+    const [record] = await this.record([
       { t: 'compaction', turn, ...compaction },
       { t: 'usage', turn, ...usage, purpose: 'compaction' },
-    ], { durable: true });
-    await this.countCallBetweenTurns(usageRecord as UsageRecord);
+    ], true);
+    if (open === null) this.publish();
     return record as CompactionRecord;
   }
 
   /** Appends other records (tool, file_change, ...) as they are. */
   async append(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
-    return this.log.append(records, { durable });
+    return this.record(records, durable);
   }
 
-  /** Ends the open turn: turn_end fsynced, then state (turn count, status, usage, auto title) and index. */
+  /**
+   * Ends the open turn: turn_end fsynced, then the index row. state.json is written only when
+   * the session gets its automatic title (from its first prompt, once).
+   */
   async endTurn(outcome: TurnOutcome, error?: string): Promise<void> {
     const turn = this.requireOpen();
-    await this.log.append({ t: 'turn_end', turn, outcome, ...(error ? { error } : {}) }, { durable: true });
-    this.open = null;
-    const usage = { ...this.summary.state.usage };
-    await this.setState((s) => ({
-      ...s,
-      status: STATUS_OF[outcome],
-      error: outcome === 'failed' ? { message: error ?? 'The turn failed.', source: 'turn' } : null,
-      turnCount: turn,
-      usage,
-      title: s.titleSource === 'user' || s.title ? s.title : autoTitle(this.summary.firstPrompt),
-    }));
+    await this.record({ t: 'turn_end', turn, outcome, ...(error ? { error } : {}) }, true);
+    const { state, firstPrompt } = this.current;
+    if (state.titleSource === 'auto' && !state.title && firstPrompt) {
+      await this.updateState((s) => (s.titleSource === 'user' || s.title ? s : { ...s, title: autoTitle(firstPrompt) }));
+    } else {
+      this.publish();
+    }
   }
 
   async close(): Promise<void> {
+    this.store.trackWriter(this, false);
     try {
       await this.log.close();
     } finally {
@@ -246,28 +238,27 @@ export class SessionWriter {
   }
 
   private requireOpen(): number {
-    if (this.open === null) throw new Error(`no turn is open in ${this.id}`);
-    return this.open;
+    const open = this.openTurn;
+    if (open === null) throw new Error(`no turn is open in ${this.id}`);
+    return open;
   }
 
-  private noteMessage(message: Message): void {
-    const s = this.summary;
-    s.messageCount++;
-    const text = message.role === 'user' ? promptText(message) : messageText(message);
-    if (message.role === 'user') {
-      if (!s.firstPrompt) s.firstPrompt = previewOf(text);
-      if (s.prompts.length < MAX_SEARCH_TEXT) s.prompts = (s.prompts ? `${s.prompts}\n${text}` : text).slice(0, MAX_SEARCH_TEXT);
-    } else if (message.role === 'assistant' && text.trim()) {
-      s.lastPreview = previewOf(text);
+  /** Appends records and folds them into the summary. */
+  private async record(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
+    const written = await this.log.append(records, { durable });
+    // Folded as a reader will read it back (a type this version does not know, a record missing
+    // what replay needs), so the live summary is the one the index rebuilds from disk.
+    for (const r of written) {
+      const read = parseRecordLine(JSON.stringify(r));
+      if ('record' in read) applyRecord(this.current.fold, read.record);
     }
+    this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
+    return written;
   }
 
-  private async setState(change: (s: SessionState) => SessionState): Promise<void> {
-    this.fence(); // before locate: a folder removed says so, not "not found"
-    await this.store.update(this.id, change, {
-      fence: this.fence,
-      summary: (state, stateMtime) => (this.summary = { ...this.summary, state, logBytes: this.log.bytes, stateMtime }),
-    });
+  /** Hands the summary to the index (in memory; saved soon after) and tells its listeners. */
+  private publish(): void {
+    this.store.index.putSummary(this.id, this.current);
   }
 }
 

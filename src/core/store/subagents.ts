@@ -3,7 +3,7 @@ import type { MessageRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import type { StoreLayout } from '../format/layout';
 import { zeroUsage, type SessionState, type UsageTotals } from '../format/sessionState';
-import { addToTotals } from '../format/summary';
+import { addToTotals } from '../format/usage';
 
 /** A subagent (a `task` tool run) of a session, as the Sessions tree shows it. */
 export interface SubagentSummary {

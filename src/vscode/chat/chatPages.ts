@@ -1,6 +1,6 @@
 // Pages of a session's transcript for the Chat page, read from the end of its log, and the
 // prompt history the input steps through. No vscode import (test/unit/layering.test.ts checks it).
-import { promptText } from '../../core/format/summary';
+import { promptText } from '../../core/format/messageText';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { workspaceKey } from '../../core/workspace/workspaceKey';

@@ -1,5 +1,5 @@
 import type { CompactionRecord, MessageRecord } from '../../core/wire/records';
-import { messageText, promptText } from '../../core/format/summary';
+import { messageText, promptText } from '../../core/format/messageText';
 import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import { toolDiff } from './lineDiff';
 

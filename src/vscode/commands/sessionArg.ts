@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { promptText } from '../../core/format/summary';
+import { promptText } from '../../core/format/messageText';
 import { cutTitle, sessionLabel } from '../../core/format/titles';
 import type { CommandContext } from './commandContext';
 

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readState } from '../../../src/core/format/sessionState';
 import type { TurnEndRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, braidProcess, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { openStore, tempDir } from '../../support/store';
+import { readSessionFolder } from '../../../src/core/format/summary';
 
 // The CLI as a real process: a stop signal cancels the turn cleanly, a full disk after the turn
 // is saved loses nothing and says so, and an unusable data folder is a one-line error.
@@ -47,7 +47,7 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     assert.match(r.err, new RegExp(`braid: stopped by ${signal}: the turn was cancelled; what it did so far is saved`));
     const { dir, turnEnds } = onlySession(store);
     assert.deepEqual(turnEnds.map((t) => [t.turn, t.outcome]), [[1, 'cancelled']]);
-    const state = readState(path.join(dir, 'state.json'));
+    const { state } = readSessionFolder(dir).summary;
     assert.deepEqual([state.status, state.turnCount], ['aborted', 1]);
     assert.deepEqual(filesNamed(store, 'writer.lock'), []);
   });
@@ -88,7 +88,7 @@ test('a full disk when the index is saved after the turn: exit 0, the turn is sa
   assert.match(r.err, /braid: the turn is saved; the index will catch up \(cannot write \S+index\.sqlite: no space left on device \(ENOSPC\)\)/);
   const { dir, turnEnds } = onlySession(store);
   assert.deepEqual(turnEnds.map((t) => t.outcome), ['completed']);
-  assert.equal(readState(path.join(dir, 'state.json')).turnCount, 1);
+  assert.equal(readSessionFolder(dir).summary.state.turnCount, 1);
   // With room again, the index catches up.
   const listed = JSON.parse((await braidIn(['--data-dir', store, '--workspace', workspace, 'list', '--json'])).out) as Array<{ turnCount: number }>;
   assert.deepEqual(listed.map((row) => row.turnCount), [1]);

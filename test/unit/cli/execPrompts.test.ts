@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readState } from '../../../src/core/format/sessionState';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { openStore, tempDir } from '../../support/store';
+import { readSessionFolder } from '../../../src/core/format/summary';
 
 // `braid exec` tells the truth about its prompt: it runs it (resuming a queue a closed window
 // left paused) or says why not with a non-zero exit; a blocked prompt leaves nothing behind; a
@@ -63,7 +63,7 @@ test('a queue a closed window left paused is resumed: the earlier prompt runs, t
   assert.match(r.out, /Answer to the earlier prompt\.[\s\S]*Answer to yours\.\n$/);
   const dir = sessionDir(store, folderA, id);
   assert.deepEqual(userPrompts(dir), ['hello', 'the earlier prompt', 'the new prompt']);
-  const state = readState(path.join(dir, 'state.json'));
+  const { state } = readSessionFolder(dir).summary;
   assert.deepEqual([state.queue, state.paused, state.turnCount], [[], null, 3]);
 });
 
@@ -80,7 +80,7 @@ test('a blocked first prompt is refused with the hook\'s message and leaves no s
   const blocked = await braid(store, folderA, ['exec', '--continue', 'again hunter2'], { env: hook });
   assert.equal(blocked.code, 1);
   assert.match(blocked.err, /blocked by the UserPromptSubmit hook: no secrets/);
-  assert.equal(readState(path.join(sessionDir(store, folderA, id), 'state.json')).turnCount, 1);
+  assert.equal(readSessionFolder(sessionDir(store, folderA, id)).summary.state.turnCount, 1);
   assert.deepEqual(filesNamed(store, 'writer.lock'), []);
   assert.deepEqual(filesNamed(store, 'state.lock'), []);
 });

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runDoctor } from '../../../src/core/store/doctor';
-import { readState } from '../../../src/core/format/sessionState';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { WireRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { spawnBraid, spawnWorker } from '../../support/children';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { addTurn, openStore, tempDir, wasmPath } from '../../support/store';
+import { readSessionFolder } from '../../../src/core/format/summary';
 
 // A writer paused for longer than its lease (SIGSTOP, or asleep right after a lease check) while
 // another process takes the lease over and writes: when it goes on, what it writes lands nowhere,
@@ -41,7 +41,7 @@ async function assertUntouched(store: SessionStore, id: string, title: string, t
   const records = readWireLog(path.join(store.locate(id), 'agents', 'main', 'wire.jsonl')).records;
   assert.equal(JSON.stringify(records).includes('the paused answer'), false, 'the paused writer appended after the takeover');
   assert.deepEqual(turnMarks(records), Array.from({ length: turns }, (_, i) => [`turn_begin ${i + 1}`, `turn_end ${i + 1}`]).flat());
-  const state = readState(path.join(store.locate(id), 'state.json'));
+  const { state } = readSessionFolder(store.locate(id)).summary;
   assert.deepEqual([state.title, state.turnCount, state.status], [title, turns, 'idle']);
   assert.deepEqual((await runDoctor(store, { fix: false })).findings.filter((f) => f.where.includes(id)), []);
 }

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
-import { readState } from '../../../src/core/format/sessionState';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { tempDir, wasmPath } from '../../support/store';
+import { readSessionFolder } from '../../../src/core/format/summary';
 
 // `braid exec` against the scripted OpenAI-compatible server over HTTP, twice with --continue.
 const server = new ScriptedModelServer();
@@ -61,7 +61,7 @@ test('exec --continue adds a turn to the same session; the log and state.json sa
   assert.equal(usage[0]!.stopReason, 'toolUse');
   const roles = (records.filter((x) => x.t === 'message') as MessageRecord[]).map((m) => m.message.role);
   assert.deepEqual(roles, ['user', 'assistant', 'toolResult', 'assistant', 'user', 'assistant']);
-  const state = readState(path.join(dir, 'state.json'));
+  const { state } = readSessionFolder(dir).summary;
   assert.equal(state.turnCount, 2);
   assert.equal(state.status, 'idle');
   assert.equal(state.title, 'What does this project do?');

@@ -5,7 +5,7 @@ import type { Api, Model } from '@mariozechner/pi-ai';
 import { runCli } from '../../../src/cli/run';
 import type { UsageFigures } from '../../../src/core/index/usageRows';
 import { resolveModel } from '../../../src/core/model/modelSettings';
-import { dayOf } from '../../../src/core/format/summary';
+import { dayOf } from '../../../src/core/format/usage';
 import { forkSession, keepSideQuestion } from '../../../src/core/store/fork';
 import { ScriptedModelServer, type ScriptedReply, type ScriptedUsage } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';

@@ -97,18 +97,18 @@ test('all workspaces: one node per workspace, this one first and marked, each wi
   }
 });
 
-test('subagents come from the state and their own logs: counted in the row, listed under their session with usage', async () => {
+test('subagents come from their own logs: counted in the row, listed under their session with usage', async () => {
   const store = await openStore(root());
   try {
     const id = await session(store, '/work/alpha', 'delegating');
     const plain = await session(store, '/work/alpha', 'plain');
     const agentId = 'agent_01testsubagent';
-    await store.update(id, (s) => ({ ...s, agents: [...s.agents, { id: agentId, parentId: 'main', title: 'Read the notes' }] }));
     const log = WireLogWriter.open(store.layout.agentLog(store.locate(id), agentId));
     await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: 'Read the notes' });
     await log.append({ t: 'message', turn: 1, id: 'msg_1', message: userMessage('read notes.md') });
     await log.append({ t: 'message', turn: 1, id: 'msg_2', message: assistantMessage('The notes say hi.') });
     await log.close();
+    store.index.rereadFolder(store.locate(id)); // as a writer tells the index at the turn's end
 
     assert.equal(store.index.get(id)?.subagents, 1);
     assert.equal(store.index.get(plain)?.subagents, 0);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { forkSession } from '../../../src/core/store/fork';
 import { writeState } from '../../../src/core/format/sessionState';
@@ -51,9 +52,13 @@ async function sessionAt(store: SessionStore, title: string, updatedAt: number, 
     await addTurn(w, `prompt of ${title}`, 'answer');
     await w.close();
   }
-  // The store stamps its own updates with the real time: the row's time is set in state.json, as another process would.
-  writeState(store.layout.stateFile(store.locate(id)), { ...store.get(id), title, updatedAt });
-  store.index.rereadFolder(store.locate(id));
+  // A session's time is its log's newest record: the log is stamped with the time wanted, as if written then.
+  const dir = store.locate(id);
+  writeState(store.layout.stateFile(dir), { ...store.get(id), title, createdAt: updatedAt });
+  const log = store.layout.agentLog(dir);
+  const lines = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.stringify({ ...JSON.parse(line), ts: updatedAt }));
+  fs.writeFileSync(log, `${lines.join('\n')}\n`);
+  store.index.rereadFolder(dir);
   return id;
 }
 

@@ -16,10 +16,12 @@ test('create lays out state.json and the main log under sessions/<workspaceKey>/
   const s = await store.create({ workspaceDir: '/work/app' });
   const dir = path.join(r, 'sessions', workspaceKey('/work/app'), s.id);
   const state = JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8'));
-  assert.equal(state.v, 1);
+  assert.equal(state.v, 2);
   assert.equal(state.id, s.id);
   assert.equal(state.workspaceKey, workspaceKey('/work/app'));
-  assert.equal(state.status, 'idle');
+  // Version 2 keeps only what the user owns; status, turns, usage and model are the log's to say.
+  assert.deepEqual(Object.keys(state).sort(), ['archived', 'createdAt', 'forkedFrom', 'id', 'kind', 'paused', 'queue', 'title', 'titleSource', 'v', 'visibility', 'workspaceDir', 'workspaceKey']);
+  assert.equal(s.status, 'idle');
   const first = JSON.parse(fs.readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8').split('\n')[0]!);
   assert.equal(first.t, 'agent');
   assert.equal(first.agentId, 'main');

@@ -1,0 +1,212 @@
+import type { Message } from '@mariozechner/pi-ai';
+import { callId } from '../wire/replay';
+import { isKnown, type ModelSnapshot, type TurnOutcome, type UsageRecord, type WireRecord } from '../wire/records';
+import { messageText, previewOf, promptText } from './messageText';
+import { addToTotals, addUsage, type UsageBucket } from './usage';
+import { isTime, zeroUsage, type SessionStatus, type UsageTotals } from './sessionState';
+
+/** What the fold keeps of one effective turn: enough to answer for the session after a rewind drops later turns. */
+export interface TurnFacts {
+  turn: number;
+  /** Whether its turn_begin was seen (a fork's copy or a hand-made log may hold messages of a turn without one). */
+  began: boolean;
+  model: ModelSnapshot | null;
+  messages: number;
+  /** Preview of the turn's first user message; null when it has none. */
+  firstPrompt: string | null;
+  /** Characters the turn's user prompts add to the search text (each prompt and its separator). */
+  promptChars: number;
+  /** Preview of the turn's last assistant message with text; null when it has none. */
+  lastPreview: string | null;
+  /** How it ended; null while it is open (running, or left open by a crash). */
+  outcome: TurnOutcome | null;
+  error: string | null;
+}
+
+/**
+ * The running summary of one session's main log: everything the session's derived facts (status,
+ * turn count, usage, model, previews, search text) are computed from. It is plain JSON, so the
+ * index keeps it beside the row and a writer can go on folding from where the index left off.
+ */
+export interface LogFold {
+  sessionId: string | null;
+  workspaceDir: string;
+  /** Time of the log's first record (its `agent` line); 0 before any. */
+  startedAt: number;
+  /** Time of the newest record; 0 before any. */
+  lastTs: number;
+  forkedFrom: { sessionId: string; turn: number | null } | null;
+  /** Effective turns, in order (a rewind drops the later ones). */
+  turns: TurnFacts[];
+  /** User prompts of the effective turns, joined by line breaks, cut at {@link MAX_SEARCH_TEXT}. */
+  prompts: string;
+  /** Ids of the model calls counted, as keys `#<id>` (copies of a usage record, from a fork or an undo, count once). */
+  callIds: Record<string, 1>;
+  /** Calls whose session is settled: the session itself, or the source named by a later `forked` record. */
+  usage: UsageBucket[];
+  /** Calls since the last `forked` record: this session's own unless another `forked` record follows. */
+  unattributed: UsageBucket[];
+  totals: UsageTotals;
+  rewinds: number;
+}
+
+/** A fold before any record. */
+export function emptyFold(): LogFold {
+  return {
+    sessionId: null, workspaceDir: '', startedAt: 0, lastTs: 0, forkedFrom: null, turns: [], prompts: '',
+    callIds: {}, usage: [], unattributed: [], totals: zeroUsage(), rewinds: 0,
+  };
+}
+
+/** The search text keeps this many characters of a session's prompts. */
+export const MAX_SEARCH_TEXT = 256 * 1024;
+
+const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cancelled: 'aborted', failed: 'error', interrupted: 'interrupted' };
+
+/**
+ * Applies one record of a main log, in file order (docs/reference.md, Wire records), changing
+ * `fold` in place and returning it. The one fold of Braid: the writer runs it on each record it
+ * appends and the index on each record it reads back, so a live summary and a rebuilt one cannot
+ * differ. No I/O; unknown records change nothing but the time.
+ */
+export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
+  if (isTime(record.ts)) { // a damaged or hand-made record's impossible time is no time
+    if (fold.startedAt === 0) fold.startedAt = record.ts;
+    if (record.ts > fold.lastTs) fold.lastTs = record.ts;
+  }
+  if (!isKnown(record)) return fold;
+  switch (record.t) {
+    case 'agent':
+      if (fold.sessionId === null && record.agentId === 'main') {
+        fold.sessionId = record.sessionId ?? null;
+        fold.workspaceDir = record.workspaceDir ?? '';
+      }
+      break;
+    case 'forked':
+      if (typeof record.from.sessionId !== 'string') break;
+      fold.forkedFrom = { sessionId: record.from.sessionId, turn: typeof record.from.turn === 'number' ? record.from.turn : null };
+      settle(fold, record.from.sessionId);
+      break;
+    case 'rewind':
+      fold.rewinds++;
+      fold.turns = fold.turns.filter((t) => t.turn < record.toTurn);
+      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, promptLength(fold.turns) - 1)));
+      break;
+    case 'usage':
+      countCall(fold, record);
+      break;
+    case 'turn_begin': {
+      const turn = turnOf(fold, record.turn);
+      turn.began = true;
+      turn.model = record.model;
+      break;
+    }
+    case 'turn_end': {
+      const turn = turnOf(fold, record.turn);
+      turn.outcome = record.outcome;
+      turn.error = record.outcome === 'failed' ? record.error ?? 'The turn failed.' : null;
+      break;
+    }
+    case 'message':
+      noteMessage(fold, turnOf(fold, record.turn), record.message);
+      break;
+    default:
+      turnOf(fold, record.turn); // tool, file_change, compaction: the turn exists
+  }
+  return fold;
+}
+
+/** The facts a session's views show, as its fold says them. */
+export interface LogFacts {
+  status: SessionStatus;
+  error: { message: string; source: string } | null;
+  /** Effective turns that began. */
+  turnCount: number;
+  /** The model of the last effective turn that named one. */
+  model: ModelSnapshot | null;
+  usage: UsageTotals;
+  firstPrompt: string;
+  lastPreview: string;
+  messageCount: number;
+  /** The number the next turn gets, and a turn that began without ending. */
+  nextTurn: number;
+  openTurn: number | null;
+}
+
+/** Reads the facts out of a fold. */
+export function factsOf(fold: LogFold): LogFacts {
+  const last = fold.turns.at(-1);
+  const begun = fold.turns.filter((t) => t.began);
+  const open = begun.filter((t) => t.outcome === null).at(-1);
+  return {
+    status: !last ? 'idle' : last.outcome === null ? (last.began ? 'running' : 'idle') : STATUS_OF[last.outcome],
+    error: last?.outcome === 'failed' ? { message: last.error ?? 'The turn failed.', source: 'turn' } : null,
+    turnCount: begun.length,
+    model: [...begun].reverse().find((t) => t.model)?.model ?? null,
+    usage: { ...fold.totals },
+    firstPrompt: fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
+    lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? '',
+    messageCount: fold.turns.reduce((n, t) => n + t.messages, 0),
+    nextTurn: (last?.turn ?? 0) + 1,
+    openTurn: open ? open.turn : null,
+  };
+}
+
+/** The usage buckets of a fold: calls still unattributed are the session's own (`sessionId`). */
+export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
+  const buckets = fold.usage.map((b) => ({ ...b }));
+  for (const b of fold.unattributed) mergeBucket(buckets, { ...b, origin: sessionId });
+  return buckets;
+}
+
+/** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
+function turnOf(fold: LogFold, turn: number): TurnFacts {
+  for (let i = fold.turns.length - 1; i >= 0; i--) if (fold.turns[i]!.turn === turn) return fold.turns[i]!;
+  const facts: TurnFacts = { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+  // Turns stay in number order (a record of an older turn, appended to it after it ended, finds it above).
+  const at = fold.turns.findIndex((t) => t.turn > turn);
+  if (at < 0) fold.turns.push(facts);
+  else fold.turns.splice(at, 0, facts);
+  return facts;
+}
+
+function noteMessage(fold: LogFold, turn: TurnFacts, message: Message): void {
+  turn.messages++;
+  if (message.role === 'user') {
+    const text = promptText(message);
+    turn.firstPrompt ??= previewOf(text);
+    turn.promptChars += text.length + 1;
+    if (fold.prompts.length < MAX_SEARCH_TEXT) fold.prompts = (fold.prompts ? `${fold.prompts}\n${text}` : text).slice(0, MAX_SEARCH_TEXT);
+  } else if (message.role === 'assistant') {
+    const text = messageText(message);
+    if (text.trim()) turn.lastPreview = previewOf(text);
+  }
+}
+
+function promptLength(turns: readonly TurnFacts[]): number {
+  return turns.reduce((n, t) => n + t.promptChars, 0);
+}
+
+function countCall(fold: LogFold, record: UsageRecord): void {
+  const key = `#${callId(record)}`; // prefixed: no id can name a property every object has
+  if (Object.hasOwn(fold.callIds, key)) return; // a copy: a fork's log or undo's re-appended records
+  fold.callIds[key] = 1;
+  addToTotals(fold.totals, record);
+  addUsage(fold.unattributed, record, '');
+}
+
+/** A `forked` record: the calls before it were made by its source. */
+function settle(fold: LogFold, origin: string): void {
+  for (const b of fold.unattributed) mergeBucket(fold.usage, { ...b, origin });
+  fold.unattributed = [];
+}
+
+function mergeBucket(buckets: UsageBucket[], add: UsageBucket): void {
+  const b = buckets.find((x) => x.origin === add.origin && x.day === add.day && x.provider === add.provider && x.model === add.model);
+  if (!b) {
+    buckets.push({ ...add });
+    return;
+  }
+  b.calls += add.calls;
+  addToTotals(b, add);
+}

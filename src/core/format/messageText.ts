@@ -1,0 +1,28 @@
+import type { Message } from '@mariozechner/pi-ai';
+import { labelText } from './titles';
+
+/** Previews keep this many characters. */
+const PREVIEW_CHARS = 200;
+
+/** The text blocks of a message, joined. */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const parts: string[] = [];
+  for (const block of message.content) if (block.type === 'text') parts.push(block.text);
+  return parts.join('\n');
+}
+
+/**
+ * What the user typed in a user message: its last text block (earlier blocks are reminders
+ * Braid added: docs/reference.md, Turns and prompts), or the whole text of any other message.
+ */
+export function promptText(message: Message): string {
+  if (message.role !== 'user' || typeof message.content === 'string') return messageText(message);
+  const texts = message.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text');
+  return texts.at(-1)?.text ?? '';
+}
+
+export function previewOf(text: string): string {
+  const flat = labelText(text).replace(/\s+/g, ' ').trim();
+  return Array.from(flat).slice(0, PREVIEW_CHARS).join('');
+}

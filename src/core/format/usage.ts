@@ -1,0 +1,44 @@
+import type { UsageRecord } from '../wire/records';
+import type { UsageTotals } from './sessionState';
+
+/**
+ * Usage a session's log holds, for one day (UTC), one model and one origin: the session whose own
+ * calls these are (the session itself, or for a fork the session it inherited them from).
+ */
+export interface UsageBucket extends UsageTotals {
+  origin: string;
+  day: string;
+  provider: string;
+  model: string;
+  calls: number;
+}
+
+/** The UTC day of a record's time; `unknown` for a time no clock gives (a damaged or hand-made record). */
+export function dayOf(ts: number): string {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? 'unknown' : date.toISOString().slice(0, 10);
+}
+
+/** Adds a usage record's tokens and cost to running totals. */
+export function addToTotals(totals: UsageTotals, u: Pick<UsageRecord, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning' | 'cost'>): void {
+  totals.input += u.input ?? 0;
+  totals.output += u.output ?? 0;
+  totals.cacheRead += u.cacheRead ?? 0;
+  totals.cacheWrite += u.cacheWrite ?? 0;
+  totals.reasoning += u.reasoning ?? 0;
+  totals.cost += u.cost ?? 0;
+}
+
+/** Adds one call (its usage record) to buckets, as a call of session `origin`. */
+export function addUsage(buckets: UsageBucket[], u: UsageRecord, origin: string): void {
+  const day = dayOf(u.ts);
+  const provider = u.provider ?? '';
+  const model = u.model ?? '';
+  let b = buckets.find((x) => x.origin === origin && x.day === day && x.provider === provider && x.model === model);
+  if (!b) {
+    b = { origin, day, provider, model, calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+    buckets.push(b);
+  }
+  b.calls++;
+  addToTotals(b, u);
+}
