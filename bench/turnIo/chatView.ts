@@ -1,8 +1,7 @@
-import { shownTitle } from '../../src/core/format/titles';
-import type { UsageTotals } from '../../src/core/format/sessionState';
 import type { Session } from '../../src/core/session/session';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import type { SessionInfo, StreamFrame } from '../../src/protocol/frames';
+import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from '../../src/vscode/chat/sessionInfo';
 import { SessionStream } from '../../src/vscode/chat/sessionStream';
 
 /** What the Chat-view consumer did, for the table. */
@@ -11,13 +10,12 @@ export interface ChatViewTally {
 }
 
 /**
- * What the Chat view's host does on each event of the Session it shows, without VS Code. The real
- * SessionStream (src/vscode/chat/sessionStream.ts) turns events into frames; the calls of
- * chatSessions.ts, which imports `vscode`, are replayed: its `info(id)` (store.get, the index's
- * sessionUsage) that SessionStream calls for every session-updated frame and a turn's usage, and
- * on `turn-end` and `status` events its onDidChange, whose listener in extension.ts updates the
- * status bar from `status()` (store.get, the index's sessionUsage). A Chat editor tab, which also
- * calls `status()` on onDidChange, is not attached.
+ * What the Chat view's host does on each event of the Session it shows, without VS Code: the real
+ * SessionStream (src/vscode/chat/sessionStream.ts) turns events into frames, asking for the
+ * session's info as CurrentSession does (src/vscode/chat/sessionInfo.ts: the index row and usage,
+ * the open session's queue), and on `turn-end` and `status` events the status bar's status is
+ * read as extension.ts does. (The "before" column was measured at 5f1b611, whose ChatSessions
+ * imported `vscode`: its calls, `store.get` per frame and per status, were replayed then.)
  */
 export function attachChatView(store: SessionStore, session: Session): ChatViewTally {
   const tally: ChatViewTally = { frames: 0 };
@@ -31,24 +29,12 @@ export function attachChatView(store: SessionStore, session: Session): ChatViewT
   return tally;
 }
 
-/** ChatSessions.info(id), as chatSessions.ts builds it. */
+/** CurrentSession's info of an open session (currentSession.ts, infoOf): the index row and usage, the session's queue. */
 function chatInfo(store: SessionStore, session: Session): SessionInfo {
-  const state = store.get(session.id);
-  const { own, inherited, history } = store.index.sessionUsage(session.id);
-  const info = (u: UsageTotals) => ({ input: u.input, output: u.output, cacheRead: u.cacheRead, costTotal: u.cost });
-  return {
-    id: session.id,
-    title: shownTitle(state),
-    usage: info(own),
-    ...(inherited.calls > 0 ? { history: info(history) } : {}),
-    queue: session.queued.map((q) => ({ promptId: q.promptId, text: q.text })),
-    paused: session.isPaused,
-  };
+  return sessionInfo(store.index, session.id, { queue: session.queued, paused: session.isPaused }) ?? missingInfo(session.id);
 }
 
-/** ChatSessions.status(), which the status bar shows. */
-function statusBarStatus(store: SessionStore, id: string): { title: string; model: string; tokens: number } {
-  const state = store.get(id);
-  const u = store.index.sessionUsage(id).own;
-  return { title: shownTitle(state), model: state.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+/** CurrentSession.status(), which the status bar shows. */
+function statusBarStatus(store: SessionStore, id: string): SessionStatus | undefined {
+  return sessionStatus(store.index, id);
 }
