@@ -20,7 +20,7 @@ import { showLogCommand } from './vscode/commands/showLog';
 import { compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
-import { indexSource, NO_SESSIONS, SessionsTreeProvider } from './vscode/sessions/sessionsTreeProvider';
+import { indexSource, NO_SESSIONS, SessionsTreeProvider } from './vscode/sessionsTree/sessionsTreeProvider';
 import { UsagePanel } from './vscode/usage/usagePanel';
 
 /** Wires Braid's pieces together; everything created here is disposed with the extension. */

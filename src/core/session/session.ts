@@ -177,7 +177,7 @@ export class Session {
     const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
     const folders = foldersHere(state, options.workspaceDirs);
     const writer = await store.openWriter(state.id);
-    if (state.archived) await store.open(state.id); // opening an archived session restores it
+    if (state.archived) await store.restore(state.id); // opening an archived session restores it
     // Crash recovery: a turn left open ends `interrupted` (its trailing tool calls get results
     // below); a status left `running` is set right.
     await writer.recover();

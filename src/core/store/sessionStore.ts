@@ -161,13 +161,6 @@ export class SessionStore implements StoreContext {
     return this.index.rereadFolder(dir) ?? reading.summary;
   }
 
-  /** Opens a session for use; an archived session is restored. */
-  async open(id: string): Promise<SessionState> {
-    const state = this.get(id);
-    if (state.archived) return this.update(id, (s) => ({ ...s, archived: false }));
-    return state;
-  }
-
   /** The latest visible, non-archived session of a workspace, by an index query on that workspace. */
   latest(workspaceDir: string): SessionRow | undefined {
     const workspaceKey = keyOf(workspaceDir);
@@ -178,10 +171,10 @@ export class SessionStore implements StoreContext {
     return undefined;
   }
 
-  /** Continue latest: opens the latest session of the workspace, if any. */
-  async continueLatest(workspaceDir: string): Promise<SessionState | undefined> {
+  /** Continue latest: the latest visible, non-archived session of the workspace, if any. */
+  continueLatest(workspaceDir: string): SessionState | undefined {
     const row = this.latest(workspaceDir);
-    return row ? this.open(row.id) : undefined;
+    return row ? this.get(row.id) : undefined;
   }
 
   /**

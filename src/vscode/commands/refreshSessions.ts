@@ -1,4 +1,4 @@
-import type { SessionsTreeProvider } from '../sessions/sessionsTreeProvider';
+import type { SessionsTreeProvider } from '../sessionsTree/sessionsTreeProvider';
 import type { BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
 

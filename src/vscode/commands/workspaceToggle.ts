@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { SessionsTreeProvider } from '../sessions/sessionsTreeProvider';
+import type { SessionsTreeProvider } from '../sessionsTree/sessionsTreeProvider';
 import type { BraidCommand } from './command';
 
 /** Where the tree's mode is kept, so a window reopens showing what it showed. */

@@ -56,10 +56,10 @@ test('continue latest finds the newest visible, unarchived session of that works
   const mine = await store.create({ workspaceDir: '/mine' });
   const newer = await store.create({ workspaceDir: '/mine' });
   for (let i = 0; i < 60; i++) await store.create({ workspaceDir: '/theirs' });
-  assert.equal((await store.continueLatest('/mine'))?.id, newer.id);
+  assert.equal(store.continueLatest('/mine')?.id, newer.id);
   await store.archive(newer.id);
-  assert.equal((await store.continueLatest('/mine'))?.id, mine.id);
-  assert.equal(await store.continueLatest('/nobody'), undefined);
+  assert.equal(store.continueLatest('/mine')?.id, mine.id);
+  assert.equal(store.continueLatest('/nobody'), undefined);
   await store.close();
 });
 
@@ -73,7 +73,7 @@ test('rename, archive, and opening an archived session restores it', async () =>
   await store.archive(s.id);
   assert.equal(store.index.list({ workspaceKey: workspaceKey('/w') }).length, 0);
   assert.equal(store.index.list({ workspaceKey: workspaceKey('/w'), archived: true })[0]?.id, s.id);
-  const opened = await store.open(s.id);
+  const opened = await store.restore(s.id);
   assert.equal(opened.archived, false);
   assert.equal(store.index.list({ workspaceKey: workspaceKey('/w') })[0]?.id, s.id);
   await store.close();
@@ -146,7 +146,7 @@ test('a session folder deleted behind our back gives a clear error and leaves th
   fs.rmSync(store.layout.sessionDir(workspaceKey('/w'), s.id), { recursive: true });
   assert.throws(() => store.get(s.id), /session ses_\w+ does not exist/);
   assert.equal(store.index.get(s.id), undefined);
-  assert.equal(await store.continueLatest('/w'), undefined);
+  assert.equal(store.continueLatest('/w'), undefined);
   assert.throws(() => store.get('../../etc/passwd'), /not a session id/);
   await store.close();
 });

@@ -6,8 +6,8 @@ import { writeState } from '../../../src/core/format/sessionState';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { timeAgo, timeAgoChangesAt } from '../../../src/core/timeAgo';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, type SessionsNode } from '../../../src/vscode/sessions/sessionsTreeModel';
-import { TimeRedraw, type Clock } from '../../../src/vscode/sessions/timeRedraw';
+import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, type SessionsNode } from '../../../src/vscode/sessionsTree/sessionsTreeModel';
+import { TimeRedraw, type Clock } from '../../../src/vscode/sessionsTree/timeRedraw';
 import { addTurn, openStore, tempRoots } from '../../support/store';
 
 const { root, cleanup } = tempRoots();

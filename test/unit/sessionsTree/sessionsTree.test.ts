@@ -6,7 +6,7 @@ import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readSubagents } from '../../../src/core/store/subagents';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { folderName, nestForks, sessionDescription, SessionsTreeModel, workspaceNodes, type SessionsNode } from '../../../src/vscode/sessions/sessionsTreeModel';
+import { folderName, nestForks, sessionDescription, SessionsTreeModel, workspaceNodes, type SessionsNode } from '../../../src/vscode/sessionsTree/sessionsTreeModel';
 import { addTurn, assistantMessage, openStore, tempRoots, userMessage } from '../../support/store';
 
 const { root, cleanup } = tempRoots();
