@@ -60,7 +60,12 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { webview: 'media/src/main.ts', 'webview-style': 'media/src/chat.css', usage: 'media/src/usage/main.ts', 'usage-style': 'media/src/usage/usage.css' },
+    entryPoints: {
+      webview: 'media/src/main.ts',
+      'webview-style': 'media/src/chat.css',
+      usage: 'media/src/usage/main.ts',
+      'usage-style': 'media/src/usage/usage.css',
+    },
     outdir: dist,
     platform: 'browser',
     format: 'iife',
@@ -91,19 +96,25 @@ function reportSizes() {
 
 if (watch) {
   const names = ['extension', 'cli', 'webview'];
-  const contexts = await Promise.all(builds.map((options, i) => esbuild.context({
-    ...options,
-    plugins: [{
-      name: 'report',
-      setup(build) {
-        build.onEnd((result) => {
-          if (result.metafile) writeMeta(names[i], result);
-          if (i === 1 && result.errors.length === 0) copyAssets();
-          console.log(`[watch] ${names[i]} built with ${result.errors.length} error(s)`);
-        });
-      },
-    }],
-  })));
+  const contexts = await Promise.all(
+    builds.map((options, i) =>
+      esbuild.context({
+        ...options,
+        plugins: [
+          {
+            name: 'report',
+            setup(build) {
+              build.onEnd((result) => {
+                if (result.metafile) writeMeta(names[i], result);
+                if (i === 1 && result.errors.length === 0) copyAssets();
+                console.log(`[watch] ${names[i]} built with ${result.errors.length} error(s)`);
+              });
+            },
+          },
+        ],
+      }),
+    ),
+  );
   await Promise.all(contexts.map((ctx) => ctx.watch()));
   console.log('[watch] watching for changes');
 } else {

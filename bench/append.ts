@@ -8,7 +8,11 @@ import type { MessageRecord, UsageRecord } from '../src/core/wire/records';
  * turn_end each, state.json and index updated at turn end). Returns the ms per message end
  * without fsync, per message end with an fsync each, and per whole turn.
  */
-export async function appendThroughWriter(root: string, wasmPath: string, turns: number): Promise<{ messageMs: number[]; durableMessageMs: number[]; turnMs: number[] }> {
+export async function appendThroughWriter(
+  root: string,
+  wasmPath: string,
+  turns: number,
+): Promise<{ messageMs: number[]; durableMessageMs: number[]; turnMs: number[] }> {
   const store = await SessionStore.open({ root, wasmPath, logger: silentLogger, saveDelayMs: 100 });
   const state = await store.create({ workspaceDir: '/bench/append' });
   const writer = await store.openWriter(state.id);

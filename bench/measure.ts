@@ -57,7 +57,8 @@ const openIndex = (root: string, wasmPath: string) => SessionIndex.open({ layout
 function loadExtensionBundle(bundle: string): void {
   const resolve = (Module as unknown as { _resolveFilename: (r: string, ...a: unknown[]) => string })._resolveFilename;
   const stub = path.join(path.dirname(bundle), '__vscode_stub__.js');
-  (Module as unknown as { _resolveFilename: (r: string, ...a: unknown[]) => string })._resolveFilename = (request: string, ...rest: unknown[]) => (request === 'vscode' ? stub : resolve(request, ...rest));
+  (Module as unknown as { _resolveFilename: (r: string, ...a: unknown[]) => string })._resolveFilename = (request: string, ...rest: unknown[]) =>
+    request === 'vscode' ? stub : resolve(request, ...rest);
   require.cache[stub] = { id: stub, filename: stub, loaded: true, exports: {} } as NodeJS.Module;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle must load as CommonJS, through the stub just put in require.cache
   require(bundle);

@@ -67,7 +67,12 @@ async function main(): Promise<void> {
       add(`${label}: index load, cold (${indexMb.toFixed(1)} MB index.sqlite)`, fmt(inChild('index-load', store)));
       const list = inChild('list', store, '/bench/workspace-7');
       const peer = inChild('peer-list', store, '/bench/workspace-7');
-      add(`${label}: first page (50) of one workspace`, `${list.ms.toFixed(2)} ms, ${list.peakMb.toFixed(0)} MB`, `(a) read every log: ${fmt(peer, 0)}`, ratio(peer.ms, list.ms));
+      add(
+        `${label}: first page (50) of one workspace`,
+        `${list.ms.toFixed(2)} ms, ${list.peakMb.toFixed(0)} MB`,
+        `(a) read every log: ${fmt(peer, 0)}`,
+        ratio(peer.ms, list.ms),
+      );
       add(`${label}: search, a word in ~1% of sessions`, `${inChild('search', store, 'module 42').ms.toFixed(2)} ms`);
       add(`${label}: search, words in most sessions`, `${inChild('search', store, 'compile widget').ms.toFixed(2)} ms`);
       add(`${label}: extension activation (load the bundle, open the store, first page)`, fmt(inChild('activation', store, extensionBundle), 0));
@@ -89,14 +94,24 @@ async function main(): Promise<void> {
       add(`${label}: open the newest page (80)`, fmt(page, 2), `(c) parse whole log: ${fmt(openPeer, 0)}`, ratio(openPeer.ms, page.ms));
       const replay = inChild('replay', log);
       const floor = inChild('floor', log);
-      add(`${label}: full replay (${(mb / (replay.ms / 1000)).toFixed(0)} MB/s)`, fmt(replay, 0), `(e) JSON.parse every line: ${fmt(floor, 0)}`, `${(replay.ms / floor.ms).toFixed(2)}x the floor`);
+      add(
+        `${label}: full replay (${(mb / (replay.ms / 1000)).toFixed(0)} MB/s)`,
+        fmt(replay, 0),
+        `(e) JSON.parse every line: ${fmt(floor, 0)}`,
+        `${(replay.ms / floor.ms).toFixed(2)}x the floor`,
+      );
       // Opening a session for the model replays from its latest compaction (docs/reference.md, Wire records).
       const compacted = path.join(root, 'compacted.jsonl');
       const compactedMb = withCompactions(log, compacted, 10) / 1024 / 1024;
       const plain = inChild('context', log);
       const tenCompactions = inChild('context', compacted);
       add(`${label}: replay for the model, no compaction`, fmt(plain, plain.ms < 10 ? 2 : 0));
-      add(`${label}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`, fmt(tenCompactions, 2), `no compaction: ${fmt(plain, plain.ms < 10 ? 2 : 0)}`, ratio(plain.ms, tenCompactions.ms));
+      add(
+        `${label}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`,
+        fmt(tenCompactions, 2),
+        `no compaction: ${fmt(plain, plain.ms < 10 ? 2 : 0)}`,
+        ratio(plain.ms, tenCompactions.ms),
+      );
       add(`${label}: full replay, 10 compactions`, fmt(inChild('replay', compacted), 0));
       fs.rmSync(compacted);
       const turns = Math.floor(generated.records / 8);
@@ -112,7 +127,12 @@ async function main(): Promise<void> {
       });
       fs.rmSync(prefix);
       fs.rmSync(`${prefix}.copy`, { force: true });
-      add(`${label}: fork at the middle turn`, fmt(fork, 0), `(d) cp of the same ${(cut.offset / 1024 / 1024).toFixed(1)} MB: ${median(cpTimes).toFixed(0)} ms`, `${(fork.ms / median(cpTimes)).toFixed(1)}x cp`);
+      add(
+        `${label}: fork at the middle turn`,
+        fmt(fork, 0),
+        `(d) cp of the same ${(cut.offset / 1024 / 1024).toFixed(1)} MB: ${median(cpTimes).toFixed(0)} ms`,
+        `${(fork.ms / median(cpTimes)).toFixed(1)}x cp`,
+      );
       add(`${label}: rewind to the middle turn`, fmt(inChild('rewind', storeRoot, `${session.id}:${middle}`), 0));
       fs.rmSync(storeRoot, { recursive: true, force: true });
     }
@@ -120,16 +140,29 @@ async function main(): Promise<void> {
     // Appends as a session grows to 1,000 messages (250 turns of 4), with the real durability.
     const appended = await appendThroughWriter(path.join(root, 'append'), wasmPath, 250);
     const last = (xs: number[]) => median(xs.slice(-50));
-    const peerMessages = Array.from({ length: 250 }, (_, t) => turnRecords(t + 1, t + 1, 2_000).filter((r) => r.t === 'message').map((r) => (r as { message: object }).message)).flat();
+    const peerMessages = Array.from({ length: 250 }, (_, t) =>
+      turnRecords(t + 1, t + 1, 2_000)
+        .filter((r) => r.t === 'message')
+        .map((r) => (r as { message: object }).message),
+    ).flat();
     const peerTimes = rewriteWholeHistory(path.join(root, 'peer-b'), peerMessages);
-    add('append a message at 1,000 messages (fsync at turn end)', `${last(appended.messageMs).toFixed(3)} ms`, `(b) rewrite whole history + global list: ${last(peerTimes).toFixed(2)} ms`, ratio(last(peerTimes), last(appended.messageMs)));
+    add(
+      'append a message at 1,000 messages (fsync at turn end)',
+      `${last(appended.messageMs).toFixed(3)} ms`,
+      `(b) rewrite whole history + global list: ${last(peerTimes).toFixed(2)} ms`,
+      ratio(last(peerTimes), last(appended.messageMs)),
+    );
     add('append a message with its own fsync', `${median(appended.durableMessageMs).toFixed(2)} ms`);
     add('a whole turn (4 messages, usage, fsynced turn_end, state.json, index)', `${last(appended.turnMs).toFixed(1)} ms`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  const table = ['| measure | Braid (time, peak memory) | peer pattern | peer / Braid |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  const table = [
+    '| measure | Braid (time, peak memory) | peer pattern | peer / Braid |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
   const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
   console.log(`\n${text}`);
   // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.

@@ -75,10 +75,14 @@ export async function waitForLocks(files, deadline, log, { pollMs = 1_000, repor
       return;
     }
     if (Date.now() >= deadline) {
-      throw new Error(`${holders.join(', ')} still holds the package manager's lock after ${formatElapsed(Date.now() - started)}; wait for it to finish (or stop it) and run again`);
+      throw new Error(
+        `${holders.join(', ')} still holds the package manager's lock after ${formatElapsed(Date.now() - started)}; wait for it to finish (or stop it) and run again`,
+      );
     }
     if (!reported || Date.now() - reported >= reportMs) {
-      log(`waiting for ${holders.join(', ')} to release the package manager's lock (${formatElapsed(Date.now() - started)} so far, giving up after ${formatElapsed(deadline - started)})`);
+      log(
+        `waiting for ${holders.join(', ')} to release the package manager's lock (${formatElapsed(Date.now() - started)} so far, giving up after ${formatElapsed(deadline - started)})`,
+      );
       reported = Date.now();
     }
     await sleep(pollMs);

@@ -98,7 +98,12 @@ export function runWithProgress(cmd, args, options) {
   const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const kept = [];
   const keep = (chunk) => {
-    kept.push(...chunk.toString().split('\n').filter((line) => line.trim()));
+    kept.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line.trim()),
+    );
     kept.splice(0, Math.max(0, kept.length - KEPT_LINES));
   };
   child.stdout.on('data', keep);

@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'package'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (build.status !== 0) throw new Error('npm run package failed');
 
-  console.log(`Preparing VS Code (code-server). The first run downloads Chromium, Node 24 and code-server and builds code-server's native modules into ${cacheRoot()}: 2 to 15 minutes depending on the machine, with progress below; later runs reuse the cache.`);
+  console.log(
+    `Preparing VS Code (code-server). The first run downloads Chromium, Node 24 and code-server and builds code-server's native modules into ${cacheRoot()}: 2 to 15 minutes depending on the machine, with progress below; later runs reuse the cache.`,
+  );
   ensureToolchain();
 
   let demo: ScriptedModelServer | undefined;
@@ -64,7 +66,9 @@ async function main(): Promise<void> {
   const url = `${server.url}/?folder=${encodeURIComponent(folder)}`;
   console.log('');
   console.log(`Braid is running in VS Code at ${url}`);
-  console.log(`Model: ${demo ? 'the scripted demo model (set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL, BRAID_API_KEY for a real one)' : `${settings['braid.provider']} ${settings['braid.model']}`}`);
+  console.log(
+    `Model: ${demo ? 'the scripted demo model (set BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL, BRAID_API_KEY for a real one)' : `${settings['braid.provider']} ${settings['braid.model']}`}`,
+  );
   console.log('Open the Braid icon in the activity bar. Press Ctrl+C here to stop.');
 
   let stopping = false;

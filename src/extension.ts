@@ -9,7 +9,16 @@ import { registerCommands } from './vscode/commands';
 import { reported } from './vscode/commands/command';
 import { commandContext } from './vscode/commands/commandContext';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
-import { FORK_FAILURE, forkAtMessage, forkAtTurnCommand, forkCommand, REWIND_FAILURE, rewindCommand, rewindToMessage, undoRewindCommand } from './vscode/commands/forkRewindCommands';
+import {
+  FORK_FAILURE,
+  forkAtMessage,
+  forkAtTurnCommand,
+  forkCommand,
+  REWIND_FAILURE,
+  rewindCommand,
+  rewindToMessage,
+  undoRewindCommand,
+} from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
@@ -56,14 +65,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(chat, chatEditor, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(chat)));
 
   const statusBar = new SessionStatusBar();
-  context.subscriptions.push(statusBar, chat.current.onDidChange(() => statusBar.update(chat.current.status())));
+  context.subscriptions.push(
+    statusBar,
+    chat.current.onDidChange(() => statusBar.update(chat.current.status())),
+  );
 
   const ctx = commandContext({ chat, logger, store, workspaceDir, revealSession });
   chat.setSessionRevealer(revealSession);
-  chat.setMessageActionHandler((action, sessionId, messageId) => action === 'fork'
-    ? reported(logger, 'fork at a message', () => forkAtMessage(ctx, sessionId, messageId), FORK_FAILURE)
-    // Edit & resend is a rewind that refills the input.
-    : reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE));
+  chat.setMessageActionHandler((action, sessionId, messageId) =>
+    action === 'fork'
+      ? reported(logger, 'fork at a message', () => forkAtMessage(ctx, sessionId, messageId), FORK_FAILURE)
+      : // Edit & resend is a rewind that refills the input.
+        reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
+  );
 
   registerCommands(context, logger, [
     showLogCommand(channel),

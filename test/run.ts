@@ -53,11 +53,18 @@ async function main(): Promise<number> {
   await bundleForNode({ toolWorker: path.join(root, 'src', 'core', 'tools', 'worker', 'toolWorker.ts') }, path.dirname(toolWorker));
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
-  const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick', BRAID_TOOL_WORKER: toolWorker } });
+  const result = spawnSync(process.execPath, args, {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick', BRAID_TOOL_WORKER: toolWorker },
+  });
   return result.status ?? 1;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -31,12 +31,19 @@ export function listByReadingEveryLog(sessionsDir: string, workspaceDir: string,
       found.push({ id, title, ts, workspaceDir: dir });
     }
   }
-  return found.filter((s) => s.workspaceDir === workspaceDir).sort((a, b) => b.ts - a.ts).slice(0, limit);
+  return found
+    .filter((s) => s.workspaceDir === workspaceDir)
+    .sort((a, b) => b.ts - a.ts)
+    .slice(0, limit);
 }
 
 /** (c) Opening a session by reading and parsing its whole log, then taking the last messages. */
 export function openByParsingWholeLog(file: string, limit: number): unknown[] {
-  const records = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string });
+  const records = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { t: string });
   return records.filter((r) => r.t === 'message').slice(-limit);
 }
 
@@ -51,10 +58,11 @@ export function parseEveryLine(file: string): number {
       const text = carry + buffer.toString('utf8', 0, read);
       const lines = text.split('\n');
       carry = lines.pop() ?? '';
-      for (const line of lines) if (line) {
-        JSON.parse(line);
-        count++;
-      }
+      for (const line of lines)
+        if (line) {
+          JSON.parse(line);
+          count++;
+        }
     }
   } finally {
     fs.closeSync(fd);
@@ -71,7 +79,10 @@ export function rewriteWholeHistory(dir: string, messages: readonly object[]): n
   fs.mkdirSync(dir, { recursive: true });
   const historyFile = path.join(dir, 'api_conversation_history.json');
   const globalFile = path.join(dir, 'taskHistory.json');
-  fs.writeFileSync(globalFile, JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: `task-${i}`, ts: i, task: `an older task ${i}`, tokensIn: 1, tokensOut: 1 }))));
+  fs.writeFileSync(
+    globalFile,
+    JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: `task-${i}`, ts: i, task: `an older task ${i}`, tokensIn: 1, tokensOut: 1 }))),
+  );
   const history: object[] = [];
   const times: number[] = [];
   for (const message of messages) {

@@ -19,9 +19,13 @@ export interface ChatViewTally {
  */
 export function attachChatView(store: SessionStore, session: Session): ChatViewTally {
   const tally: ChatViewTally = { frames: 0 };
-  const stream = new SessionStream(session.id, () => chatInfo(store, session), (frames: StreamFrame[]) => {
-    tally.frames += frames.length; // posted to the page in the extension
-  });
+  const stream = new SessionStream(
+    session.id,
+    () => chatInfo(store, session),
+    (frames: StreamFrame[]) => {
+      tally.frames += frames.length; // posted to the page in the extension
+    },
+  );
   session.onEvent((event) => {
     stream.onEvent(event);
     if (event.type === 'turn-end' || event.type === 'status') statusBarStatus(store, session.id);

@@ -20,9 +20,27 @@ export class FsCounter {
   /** Starts counting (replaces the fs functions). */
   install(): this {
     const wrapped: Array<keyof typeof fs> = [
-      'openSync', 'closeSync', 'readFileSync', 'readSync', 'writeFileSync', 'writeSync', 'renameSync', 'fsyncSync',
-      'statSync', 'lstatSync', 'fstatSync', 'existsSync', 'rmSync', 'unlinkSync', 'utimesSync', 'readdirSync',
-      'mkdirSync', 'copyFileSync', 'realpathSync', 'accessSync', 'linkSync',
+      'openSync',
+      'closeSync',
+      'readFileSync',
+      'readSync',
+      'writeFileSync',
+      'writeSync',
+      'renameSync',
+      'fsyncSync',
+      'statSync',
+      'lstatSync',
+      'fstatSync',
+      'existsSync',
+      'rmSync',
+      'unlinkSync',
+      'utimesSync',
+      'readdirSync',
+      'mkdirSync',
+      'copyFileSync',
+      'realpathSync',
+      'accessSync',
+      'linkSync',
     ];
     for (const name of wrapped) this.wrap(name);
     return this;
@@ -64,7 +82,7 @@ export class FsCounter {
   /** Counts one call that succeeded (a throwing call, such as a lock file that exists, is not an acquisition). */
   private note(name: string, args: unknown[], result: unknown): void {
     const [first, second] = args;
-    const file = typeof first === 'number' ? this.fds.get(first) ?? 'unknown fd' : String(first);
+    const file = typeof first === 'number' ? (this.fds.get(first) ?? 'unknown fd') : String(first);
     if (name === 'openSync') this.fds.set(result as number, file);
     if (name === 'closeSync') {
       this.fds.delete(first as number);
@@ -73,7 +91,7 @@ export class FsCounter {
     if (name === 'renameSync') this.lastRenamed.set(path.dirname(String(second)), String(second));
     const renamed = name === 'fsyncSync' ? this.lastRenamed.get(file) : undefined;
     if (renamed) this.lastRenamed.delete(file);
-    const about = name === 'renameSync' ? String(second) : renamed ?? file;
+    const about = name === 'renameSync' ? String(second) : (renamed ?? file);
     this.add(`${name} ${this.kindOf(about, renamed !== undefined)}`);
     if (isExclusiveCreate(name, args)) this.add(`lock ${this.kindOf(file, false)}`);
   }

@@ -65,7 +65,14 @@ export async function measureVariant(root: string, wasmPath: string, server: Scr
   }
 }
 
-async function countTurns(store: SessionStore, session: Session, counter: FsCounter, server: ScriptedModelServer, variant: Variant, turns: number): Promise<VariantResult> {
+async function countTurns(
+  store: SessionStore,
+  session: Session,
+  counter: FsCounter,
+  server: ScriptedModelServer,
+  variant: Variant,
+  turns: number,
+): Promise<VariantResult> {
   const tally = variant.chatView ? attachChatView(store, session) : undefined;
   const sums = new Map<string, number>();
   const turnMs: number[] = [];
@@ -110,7 +117,7 @@ export function headline(r: VariantResult): Record<string, number | undefined> {
   return {
     'state.json writes': one('renameSync state.json'),
     'state.json reads': one('readFileSync state.json'),
-    'fsyncs': sum('fsyncSync '),
+    fsyncs: sum('fsyncSync '),
     'fsyncs of state.json': sum('fsyncSync state.json'),
     'lock acquisitions': sum('lock '),
     'of them state.lock': one('lock state.lock'),

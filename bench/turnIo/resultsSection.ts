@@ -27,7 +27,13 @@ function parse(section: string): Section {
     if (note) notes.set(note[1] as Column, note[2]!);
     const row = /^\| (.+?) \| (.*?) \| (.*?) \|$/.exec(line);
     if (!row || row[1] === 'per turn' || row[1]!.startsWith('---')) continue;
-    cells.set(row[1]!, new Map([['before', row[2]!], ['after', row[3]!]]));
+    cells.set(
+      row[1]!,
+      new Map([
+        ['before', row[2]!],
+        ['after', row[3]!],
+      ]),
+    );
   }
   return { notes, cells };
 }
@@ -46,7 +52,11 @@ export function withTurnIoFigures(markdown: string, intro: string, rows: Readonl
     cells.set(measure, row);
   }
   const order = [...rows.map(([m]) => m), ...[...cells.keys()].filter((m) => !rows.some(([r]) => r === m))];
-  const table = ['| per turn | before | after |', '| --- | --- | --- |', ...order.map((m) => `| ${m} | ${COLUMNS.map((c) => cells.get(m)?.get(c) ?? '').join(' | ')} |`)];
+  const table = [
+    '| per turn | before | after |',
+    '| --- | --- | --- |',
+    ...order.map((m) => `| ${m} | ${COLUMNS.map((c) => cells.get(m)?.get(c) ?? '').join(' | ')} |`),
+  ];
   const noteLines = COLUMNS.map((c) => `- ${c}: ${notes.get(c) ?? '(not run yet)'}`);
   const section = `${TURN_IO_HEADING}\n\n${intro}\n\n${noteLines.join('\n')}\n\n${table.join('\n')}\n`;
   if (!old) return `${markdown.replace(/\n*$/, '\n\n')}${section}`;

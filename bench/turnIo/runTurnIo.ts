@@ -42,7 +42,12 @@ const fmtHeadline = (name: string, n: number | undefined) => fmt(n, name.endsWit
 /** A markdown table: one row per variant, the headline figures per turn as columns. */
 export function turnIoTable(results: readonly VariantResult[]): string {
   const names = Object.keys(headline(results[0]!));
-  const rows = results.map((r) => `| ${label(r.variant)} | ${Object.entries(headline(r)).map(([name, n]) => fmtHeadline(name, n)).join(' | ')} |`);
+  const rows = results.map(
+    (r) =>
+      `| ${label(r.variant)} | ${Object.entries(headline(r))
+        .map(([name, n]) => fmtHeadline(name, n))
+        .join(' | ')} |`,
+  );
   return [`| per turn | ${names.join(' | ')} |`, `| --- |${names.map(() => ' --- |').join('')}`, ...rows].join('\n');
 }
 
@@ -58,15 +63,19 @@ const INTRO = [
   'A real SessionStore (opened as the extension opens it) and core Session in a temp folder, against the scripted OpenAI-compatible',
   'server of test/support on 127.0.0.1: one warm-up turn, then the turns counted, each a prompt and a two-chunk answer, or a read_file',
   'call and its answer. The node:fs calls are counted by wrapping fs (bench/turnIo/fsCounter.ts) from the submit until the session is',
-  'idle and the index saved. A state.json write is an atomic replace (rename); its fsyncs are the temp file\'s and its folder\'s.',
+  "idle and the index saved. A state.json write is an atomic replace (rename); its fsyncs are the temp file's and its folder's.",
   'Locks are lock files taken (state.lock, index.lock). "Chat view attached": the real SessionStream, with the calls of',
-  'chatSessions.ts replayed on each event (its info(): store.get and the index\'s sessionUsage; status() for the status bar on',
+  "chatSessions.ts replayed on each event (its info(): store.get and the index's sessionUsage; status() for the status bar on",
   'turn-end and status); see bench/turnIo/chatView.ts. Turn ms: median from submit to the turn-end event.',
 ].join('\n');
 
 /** The rows RESULTS.md keeps: "variant: measure" -> figure. */
 function resultRows(results: readonly VariantResult[]): Array<[string, string]> {
-  return results.flatMap((r) => Object.entries(headline(r)).filter(([, n]) => n !== undefined).map(([name, n]): [string, string] => [`${label(r.variant)}: ${name}`, fmtHeadline(name, n)]));
+  return results.flatMap((r) =>
+    Object.entries(headline(r))
+      .filter(([, n]) => n !== undefined)
+      .map(([name, n]): [string, string] => [`${label(r.variant)}: ${name}`, fmtHeadline(name, n)]),
+  );
 }
 
 /** `markdown` (a RESULTS.md text) with these figures in `column` of its per-turn section. */

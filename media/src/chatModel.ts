@@ -6,7 +6,15 @@ export type ViewEntry =
   | TranscriptEntry
   | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string }
   | { readonly kind: 'live'; readonly key: string; readonly requestId: string; readonly text: string; readonly thinking: string }
-  | { readonly kind: 'approval'; readonly key: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly commandRisk?: string; readonly decision?: ApprovalChoice }
+  | {
+      readonly kind: 'approval';
+      readonly key: string;
+      readonly tool: string;
+      readonly summary: string;
+      readonly detail: string;
+      readonly commandRisk?: string;
+      readonly decision?: ApprovalChoice;
+    }
   | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string }
   | { readonly kind: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
 
@@ -76,7 +84,8 @@ export class ChatModel {
   applyFrames(sessionId: string, frames: readonly StreamFrame[]): boolean {
     if (sessionId && this.sessionId && sessionId !== this.sessionId) return true; // another session's late frames
     for (const frame of frames) {
-      if (frame.cursor === 0) { // a message for a session that does not exist yet
+      if (frame.cursor === 0) {
+        // a message for a session that does not exist yet
         this.apply(frame);
         continue;
       }
@@ -153,7 +162,14 @@ export class ChatModel {
             this.patch(event.key, 'tool', (e) => ({ ...e, status: event.isError ? 'error' : 'done', result: event.result }));
             return;
           case 'approval':
-            this.upsert({ kind: 'approval', key: event.approvalId, tool: event.tool, summary: event.summary, detail: event.detail, ...(event.commandRisk ? { commandRisk: event.commandRisk } : {}) });
+            this.upsert({
+              kind: 'approval',
+              key: event.approvalId,
+              tool: event.tool,
+              summary: event.summary,
+              detail: event.detail,
+              ...(event.commandRisk ? { commandRisk: event.commandRisk } : {}),
+            });
             return;
           case 'approval-resolved':
             this.patch(event.approvalId, 'approval', (e) => ({ ...e, decision: event.decision }));
@@ -189,7 +205,14 @@ export class ChatModel {
           else this.entries.splice(live, 1);
         }
         const counted = frame.usage && frame.usage.input + frame.usage.output + frame.usage.cacheRead > 0;
-        const text = frame.outcome === 'completed' ? (counted ? describeUsage(frame.usage!) : '') : frame.outcome === 'cancelled' ? 'Stopped.' : frame.error ?? 'Failed.';
+        const text =
+          frame.outcome === 'completed'
+            ? counted
+              ? describeUsage(frame.usage!)
+              : ''
+            : frame.outcome === 'cancelled'
+              ? 'Stopped.'
+              : (frame.error ?? 'Failed.');
         this.upsert({ kind: 'status', key: `end:${frame.requestId}`, outcome: frame.outcome, text });
         if (this.running === frame.requestId) this.running = undefined;
         return;

@@ -66,7 +66,14 @@ export class Composer {
 
   private key(event: KeyboardEvent): void {
     if (event.isComposing) return;
-    if (this.choices.length === 0 && (event.key === 'ArrowUp' || event.key === 'ArrowDown') && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
+    if (
+      this.choices.length === 0 &&
+      (event.key === 'ArrowUp' || event.key === 'ArrowDown') &&
+      !event.shiftKey &&
+      !event.altKey &&
+      !event.ctrlKey &&
+      !event.metaKey
+    ) {
       const { value, selectionStart, selectionEnd } = this.input;
       const onFirstLine = selectionStart === selectionEnd && !value.slice(0, selectionStart).includes('\n');
       const onLastLine = selectionStart === selectionEnd && !value.slice(selectionEnd).includes('\n');
@@ -128,23 +135,25 @@ export class Composer {
   private show(): void {
     this.list.hidden = this.choices.length === 0;
     this.input.setAttribute('aria-expanded', String(this.choices.length > 0));
-    this.list.replaceChildren(...this.choices.map((c, i) => {
-      const option = document.createElement('div');
-      option.id = `slash-${c.name}`;
-      option.className = 'completion';
-      option.setAttribute('role', 'option');
-      option.setAttribute('aria-selected', String(i === this.selected));
-      const name = document.createElement('strong');
-      name.textContent = `/${c.name}`;
-      const hint = document.createElement('span');
-      hint.textContent = ` ${c.hint}`;
-      option.append(name, hint);
-      option.addEventListener('mousedown', (event) => {
-        event.preventDefault();
-        this.complete(c.name);
-      });
-      return option;
-    }));
+    this.list.replaceChildren(
+      ...this.choices.map((c, i) => {
+        const option = document.createElement('div');
+        option.id = `slash-${c.name}`;
+        option.className = 'completion';
+        option.setAttribute('role', 'option');
+        option.setAttribute('aria-selected', String(i === this.selected));
+        const name = document.createElement('strong');
+        name.textContent = `/${c.name}`;
+        const hint = document.createElement('span');
+        hint.textContent = ` ${c.hint}`;
+        option.append(name, hint);
+        option.addEventListener('mousedown', (event) => {
+          event.preventDefault();
+          this.complete(c.name);
+        });
+        return option;
+      }),
+    );
     if (this.choices.length > 0) this.input.setAttribute('aria-activedescendant', `slash-${this.choices[this.selected]!.name}`);
     else this.input.removeAttribute('aria-activedescendant');
   }

@@ -73,13 +73,22 @@ const actions: EntryActions = {
   readOnly: () => model.readOnly,
 };
 let loadingOlder = false;
-const list = new VirtualList<ViewEntry>(part('transcript'), (entry) => renderEntry(entry, actions), () => {
-  if (!model.before || loadingOlder || !model.sessionId) return;
-  loadingOlder = true;
-  host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before });
-});
+const list = new VirtualList<ViewEntry>(
+  part('transcript'),
+  (entry) => renderEntry(entry, actions),
+  () => {
+    if (!model.before || loadingOlder || !model.sessionId) return;
+    loadingOlder = true;
+    host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before });
+  },
+);
 const input = part<HTMLTextAreaElement>('input');
-const composer = new Composer(input, part('completions'), (text, steer) => send(text, steer), (draft) => saveState({ draft }));
+const composer = new Composer(
+  input,
+  part('completions'),
+  (text, steer) => send(text, steer),
+  (draft) => saveState({ draft }),
+);
 /** This page's ids: another page (the side bar's view, an editor tab) sends to the same session. */
 const ids = new RequestIds();
 const modelMenu = new ModelMenu(part('model-picker'), part('model'), part('model-menu'), (message) => host.postMessage(message));
@@ -127,7 +136,10 @@ function refreshChrome(): void {
   part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
   const damaged = model.damagedLines;
   part('damaged').hidden = damaged === 0 || damageDismissed === model.sessionId;
-  part('damaged-text').textContent = damaged === 0 ? '' : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;
+  part('damaged-text').textContent =
+    damaged === 0
+      ? ''
+      : `${damaged === 1 ? 'One line' : `${damaged} lines`} of this session's log could not be read and ${damaged === 1 ? 'was' : 'were'} skipped; the rest works, and the bytes stay in the file ("braid doctor" lists them).`;
   input.disabled = model.readOnly;
   part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
   part('rewound-text').textContent = model.undoableRewind ?? '';
@@ -140,28 +152,30 @@ function refreshChrome(): void {
   const chipsKey = JSON.stringify([chips, model.running !== undefined, info?.paused]);
   if (queue.dataset.key === chipsKey) return;
   queue.dataset.key = chipsKey;
-  queue.replaceChildren(...chips.map((q) => {
-    const chip = document.createElement('div');
-    chip.className = 'chip';
-    chip.dataset.promptId = q.promptId;
-    const text = document.createElement('span');
-    text.className = 'chip-text';
-    text.textContent = q.text;
-    text.title = q.text;
-    chip.append(text);
-    const add = (label: string, title: string, run: () => void) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.textContent = label;
-      b.title = title;
-      b.setAttribute('aria-label', `${title}: ${q.text.slice(0, 60)}`);
-      b.addEventListener('click', run);
-      chip.append(b);
-    };
-    if (model.running) add('Steer', 'Steer into the running turn', () => host.postMessage({ type: 'queueAction', action: 'steer', promptId: q.promptId }));
-    add('Cancel', 'Remove from the queue', () => host.postMessage({ type: 'queueAction', action: 'cancel', promptId: q.promptId }));
-    return chip;
-  }));
+  queue.replaceChildren(
+    ...chips.map((q) => {
+      const chip = document.createElement('div');
+      chip.className = 'chip';
+      chip.dataset.promptId = q.promptId;
+      const text = document.createElement('span');
+      text.className = 'chip-text';
+      text.textContent = q.text;
+      text.title = q.text;
+      chip.append(text);
+      const add = (label: string, title: string, run: () => void) => {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = label;
+        b.title = title;
+        b.setAttribute('aria-label', `${title}: ${q.text.slice(0, 60)}`);
+        b.addEventListener('click', run);
+        chip.append(b);
+      };
+      if (model.running) add('Steer', 'Steer into the running turn', () => host.postMessage({ type: 'queueAction', action: 'steer', promptId: q.promptId }));
+      add('Cancel', 'Remove from the queue', () => host.postMessage({ type: 'queueAction', action: 'cancel', promptId: q.promptId }));
+      return chip;
+    }),
+  );
   if (info?.paused && chips.length > 0) {
     const resume = document.createElement('button');
     resume.type = 'button';

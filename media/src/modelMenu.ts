@@ -64,9 +64,15 @@ export class ModelMenu {
     const label = modelLabel(info);
     const { limits } = info;
     // Parts, so a narrow view drops the limits and cuts the provider before the model id; the text reads as one label.
-    this.name.replaceChildren(...(info.id
-      ? [span('model-provider', info.provider), span('model-id', ` · ${info.id}`), ...(limits ? [span('model-limits', ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out`)] : [])]
-      : [span('model-id', label)]));
+    this.name.replaceChildren(
+      ...(info.id
+        ? [
+            span('model-provider', info.provider),
+            span('model-id', ` · ${info.id}`),
+            ...(limits ? [span('model-limits', ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out`)] : []),
+          ]
+        : [span('model-id', label)]),
+    );
     const about = info.id ? `The next turn uses ${label}.${limits ? ` ${limitsSentence(limits)}` : ''}` : 'No model is configured.';
     this.button.title = `${about} Choose another model (/model)`;
     this.button.setAttribute('aria-label', `${about} Choose another model`);

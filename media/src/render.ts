@@ -93,7 +93,16 @@ function answer(key: string, text: string, thinking: string, streaming: boolean,
   return box;
 }
 
-const TOOL_ICON: Record<string, string> = { read_file: 'file', list_dir: 'folder', glob: 'search', grep: 'search', write_file: 'new-file', edit_file: 'edit', bash: 'terminal', task: 'hubot' };
+const TOOL_ICON: Record<string, string> = {
+  read_file: 'file',
+  list_dir: 'folder',
+  glob: 'search',
+  grep: 'search',
+  write_file: 'new-file',
+  edit_file: 'edit',
+  bash: 'terminal',
+  task: 'hubot',
+};
 const STATUS_ICON: Record<ToolEntry['status'], string> = { running: 'loading codicon-modifier-spin', done: 'check', error: 'error' };
 
 function diffView(diff: string): HTMLElement {
@@ -143,7 +152,14 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
     const bar = el('div', 'approval-actions');
     bar.append(
       button('Allow', 'Allow this once', 'check', () => actions.approve(entry.key, 'allow')),
-      button('Allow for this session', entry.commandRisk ? 'Allow commands, and changes that can run programs, for the rest of the session' : 'Allow this kind of action for the rest of the session', 'check-all', () => actions.approve(entry.key, 'allow-session')),
+      button(
+        'Allow for this session',
+        entry.commandRisk
+          ? 'Allow commands, and changes that can run programs, for the rest of the session'
+          : 'Allow this kind of action for the rest of the session',
+        'check-all',
+        () => actions.approve(entry.key, 'allow-session'),
+      ),
       button('Deny', 'Deny: the model is told you refused', 'close', () => actions.approve(entry.key, 'deny')),
     );
     card.append(bar);
@@ -167,7 +183,14 @@ export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElemen
     case 'approval':
       return approvalCard(entry, actions);
     case 'compaction': {
-      const summary = [icon('fold'), el('span', '', `Context compacted: ${entry.summarized} earlier message${entry.summarized === 1 ? '' : 's'} summarized for the model (the messages stay here and in the log)`)];
+      const summary = [
+        icon('fold'),
+        el(
+          'span',
+          '',
+          `Context compacted: ${entry.summarized} earlier message${entry.summarized === 1 ? '' : 's'} summarized for the model (the messages stay here and in the log)`,
+        ),
+      ];
       const d = details(entry.key, 'compaction', summary, false, actions);
       d.setAttribute('aria-label', 'Compaction: the summary the model sees in place of the earlier messages');
       const body = el('div', 'markdown compaction-summary');

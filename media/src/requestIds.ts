@@ -11,7 +11,10 @@ export function pageTag(): string {
 export class RequestIds {
   private counter = 0;
 
-  constructor(private readonly tag: string = pageTag(), private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly tag: string = pageTag(),
+    private readonly now: () => number = Date.now,
+  ) {}
 
   next(kind: 'req' | 'side'): string {
     return `${kind}-${this.tag}-${this.now().toString(36)}-${(this.counter++).toString(36)}`;

@@ -38,7 +38,8 @@ export function parseInput(raw: string): Parsed {
   const rest = (m[2] ?? '').trim();
   if (name === 'btw') return rest ? { kind: 'btw', question: rest } : { kind: 'error', message: 'Type the side question after /btw.' };
   const known = SLASH_HELP.find((c) => c.name === name);
-  if (!known) return { kind: 'error', message: `Unknown command /${name}. Commands: ${SLASH_HELP.map((c) => `/${c.name}`).join(' ')} (start with // to send a slash).` };
+  if (!known)
+    return { kind: 'error', message: `Unknown command /${name}. Commands: ${SLASH_HELP.map((c) => `/${c.name}`).join(' ')} (start with // to send a slash).` };
   if (rest && known.name !== 'compact') return { kind: 'error', message: `/${known.name} takes no argument.` };
   return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw'>, ...(rest ? { arg: rest } : {}) };
 }

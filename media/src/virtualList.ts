@@ -39,11 +39,15 @@ export class VirtualList<T extends { readonly key: string }> {
     this.bottom.className = 'spacer';
     this.body.className = 'rows';
     scroller.append(this.top, this.body, this.bottom);
-    scroller.addEventListener('scroll', () => {
-      this.pinned = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < PIN_SLACK;
-      if (scroller.scrollTop < OVERSCAN / 2) this.onTop();
-      this.schedule();
-    }, { passive: true });
+    scroller.addEventListener(
+      'scroll',
+      () => {
+        this.pinned = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < PIN_SLACK;
+        if (scroller.scrollTop < OVERSCAN / 2) this.onTop();
+        this.schedule();
+      },
+      { passive: true },
+    );
     // A card opened or closed changes its row's height: measure again.
     scroller.addEventListener('toggle', () => this.schedule(), true);
     new ResizeObserver(() => {

@@ -8,7 +8,10 @@ import { welcomeExamples, welcomeModelLine } from './welcomePrompts';
 export class Welcome {
   private key = '';
 
-  constructor(private readonly element: HTMLElement, private readonly pick: (prompt: string) => void) {}
+  constructor(
+    private readonly element: HTMLElement,
+    private readonly pick: (prompt: string) => void,
+  ) {}
 
   /** Shows the welcome for `model`, or hides it. */
   show(visible: boolean, model: ModelInfo | undefined): void {

@@ -16,7 +16,7 @@ export function welcomeExamples(model: ModelInfo | undefined): string[] {
 /** The welcome's line about the model that answers. */
 export function welcomeModelLine(model: ModelInfo | undefined): string {
   if (!model) return '';
-  if (model.demo) return 'Model: Braid\'s demo agent, a script that drives the real tools; it is not a language model.';
+  if (model.demo) return "Model: Braid's demo agent, a script that drives the real tools; it is not a language model.";
   if (!model.id) return 'No model is configured yet: pick one with the model button above (/model).';
   return `Model: ${model.provider} · ${model.id}`;
 }

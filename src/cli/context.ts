@@ -69,7 +69,8 @@ export function createContext(options: ContextOptions): CliContext {
   const hasStore = () => holdsStore(dataDir);
   const dataDirText = () => `${oneLine(dataDir)} (${sourceName(options.dataDir.source)})`;
   const openStore = async (open: { create?: boolean } = {}) => {
-    if (!open.create && !hasStore()) throw new NoStoreError(`there is no Braid data in ${dataDirText()}; pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)`);
+    if (!open.create && !hasStore())
+      throw new NoStoreError(`there is no Braid data in ${dataDirText()}; pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)`);
     prepareDataDir(dataDir);
     return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0 });
   };

@@ -57,7 +57,9 @@ export function prepareDataDir(dataDir: string): void {
       fs.mkdirSync(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isFolder(dir)) continue; // another process made it just now
-      throw new DataDirError(`cannot use ${dataDir} as the data folder: creating ${dir} failed: ${fsReason(err)}; pick a folder you can write with --data-dir or BRAID_HOME`);
+      throw new DataDirError(
+        `cannot use ${dataDir} as the data folder: creating ${dir} failed: ${fsReason(err)}; pick a folder you can write with --data-dir or BRAID_HOME`,
+      );
     }
   }
 }

@@ -52,7 +52,12 @@ export function countSessions(dir: string, options: { in?: 'sessions' | 'trash';
 
 /** VS Code's folder and npm start's, as they are now; sessions counted up to `limit`. */
 export function storeCandidates(env: NodeJS.ProcessEnv, cwd: string, options: { platform?: NodeJS.Platform; limit?: number } = {}): StoreCandidate[] {
-  const probe = (dir: string, source: StoreCandidate['source']): StoreCandidate => ({ dir, source, exists: holdsStore(dir), sessions: countSessions(dir, { limit: options.limit ?? 1 }) });
+  const probe = (dir: string, source: StoreCandidate['source']): StoreCandidate => ({
+    dir,
+    source,
+    exists: holdsStore(dir),
+    sessions: countSessions(dir, { limit: options.limit ?? 1 }),
+  });
   const platform = options.platform ?? process.platform;
   return [probe(defaultDataDir(env, platform, homeOf(env)), 'vscode'), probe(startProfileDataDir(env, cwd), 'start-profile')];
 }
@@ -71,9 +76,16 @@ export function chooseDataDir(option: string | undefined, env: NodeJS.ProcessEnv
   const rank = (c: StoreCandidate) => (c.sessions > 0 ? 2 : c.exists ? 1 : 0);
   if (rank(start) <= rank(vscode)) return { dir: vscode.dir, source: 'vscode' };
   const why = vscode.exists ? 'holds no sessions' : 'holds no Braid data';
-  return { dir: start.dir, source: 'start-profile', note: `using npm start's data folder ${start.dir} (VS Code's folder for Braid ${why}); --data-dir or BRAID_HOME picks another` };
+  return {
+    dir: start.dir,
+    source: 'start-profile',
+    note: `using npm start's data folder ${start.dir} (VS Code's folder for Braid ${why}); --data-dir or BRAID_HOME picks another`,
+  };
 }
 
 function twoStores(candidates: readonly StoreCandidate[]): ListedError {
-  return new ListedError('two data folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR:', candidates.map((c) => `${sourceName(c.source)}: ${c.dir}`));
+  return new ListedError(
+    'two data folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR:',
+    candidates.map((c) => `${sourceName(c.source)}: ${c.dir}`),
+  );
 }

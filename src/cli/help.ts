@@ -16,11 +16,13 @@ interface CommandHelp {
 const ID_NOTE = '<id> may be shortened to any unique beginning of it, with or without ses_ (ses_01M8QS, 01M8QS).';
 
 const SECTIONS: ReadonlyArray<readonly [string, Readonly<Record<string, CommandHelp>>]> = [
-  ['Agent', {
-    exec: {
-      usage: '[--continue | --session <id>] [--yes] <prompt>',
-      summary: 'run one turn headless; the answer streams to stdout',
-      details: `Runs one prompt as a turn without a window. The answer streams to stdout (each tool call as one
+  [
+    'Agent',
+    {
+      exec: {
+        usage: '[--continue | --session <id>] [--yes] <prompt>',
+        summary: 'run one turn headless; the answer streams to stdout',
+        details: `Runs one prompt as a turn without a window. The answer streams to stdout (each tool call as one
 line); notes, and how to continue, go to stderr. Exit 0 only when the turn completed and is saved;
 Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the session's own folder.
 
@@ -30,64 +32,79 @@ Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the ses
 
 The model comes from BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL (see braid help model).
 ${ID_NOTE}`,
+      },
     },
-  }],
-  ['Sessions', {
-    list: {
-      usage: '[--all] [--archived] [--json]',
-      summary: 'sessions of this workspace (or all), newest first',
-      details: `Lists the sessions of this workspace, newest first.
+  ],
+  [
+    'Sessions',
+    {
+      list: {
+        usage: '[--all] [--archived] [--json]',
+        summary: 'sessions of this workspace (or all), newest first',
+        details: `Lists the sessions of this workspace, newest first.
 
   --all        every workspace's sessions, with their folders
   --archived   archived sessions instead of live ones
   --json       as JSON (id, title, status, workspaceDir, turnCount, …)`,
-    },
-    search: {
-      usage: '<text> [--all] [--archived] [--json]',
-      summary: 'sessions whose title or prompts match',
-      details: `Finds sessions whose title or prompts match <text>.
+      },
+      search: {
+        usage: '<text> [--all] [--archived] [--json]',
+        summary: 'sessions whose title or prompts match',
+        details: `Finds sessions whose title or prompts match <text>.
 
   --all        search every workspace
   --archived   search archived sessions
   --json       as JSON, like list`,
-    },
-    show: {
-      usage: '<id> [--json]',
-      summary: "a session's record and conversation, turns numbered",
-      details: `Prints a session's record and its conversation. Each prompt comes under its turn's number and
+      },
+      show: {
+        usage: '<id> [--json]',
+        summary: "a session's record and conversation, turns numbered",
+        details: `Prints a session's record and its conversation. Each prompt comes under its turn's number and
 its id, shortened where unique: fork --turn, rewind --turn and rewind --to take them.
 
   --json   the state and every message as JSON, with full ids
 ${ID_NOTE}`,
-    },
-    rename: { usage: '<id> <title>', summary: 'rename a session', details: `Gives a session a new title.\n${ID_NOTE}` },
-    archive: { usage: '<id>', summary: 'archive a session (braid list --archived shows it)', details: `Archives a session: it leaves the list and stays whole; restore brings it back.\n${ID_NOTE}` },
-    restore: { usage: '<id>', summary: 'bring a session back from the archive', details: `Brings an archived session back to the list.\n${ID_NOTE}` },
-    delete: { usage: '<id>', summary: 'move a session to the trash (kept 7 days)', details: `Moves a session to the trash, where it is kept 7 days; undelete brings it back.\n${ID_NOTE}` },
-    undelete: { usage: '<id>', summary: 'bring a session back from the trash', details: `Brings a deleted session back from the trash.\n<id> may be shortened to any unique beginning among the sessions in the trash.` },
-    export: {
-      usage: '<id> [--format md|jsonl]',
-      summary: 'print a session as Markdown or as its raw log',
-      details: `Prints a session.
+      },
+      rename: { usage: '<id> <title>', summary: 'rename a session', details: `Gives a session a new title.\n${ID_NOTE}` },
+      archive: {
+        usage: '<id>',
+        summary: 'archive a session (braid list --archived shows it)',
+        details: `Archives a session: it leaves the list and stays whole; restore brings it back.\n${ID_NOTE}`,
+      },
+      restore: { usage: '<id>', summary: 'bring a session back from the archive', details: `Brings an archived session back to the list.\n${ID_NOTE}` },
+      delete: {
+        usage: '<id>',
+        summary: 'move a session to the trash (kept 7 days)',
+        details: `Moves a session to the trash, where it is kept 7 days; undelete brings it back.\n${ID_NOTE}`,
+      },
+      undelete: {
+        usage: '<id>',
+        summary: 'bring a session back from the trash',
+        details: `Brings a deleted session back from the trash.\n<id> may be shortened to any unique beginning among the sessions in the trash.`,
+      },
+      export: {
+        usage: '<id> [--format md|jsonl]',
+        summary: 'print a session as Markdown or as its raw log',
+        details: `Prints a session.
 
   --format md      readable Markdown (the default)
   --format jsonl   the main log's bytes as they are
 ${ID_NOTE}`,
-    },
-    fork: {
-      usage: '<id> [--turn N] [--title T] [--json]',
-      summary: 'copy a session (up to turn N); prints the new id',
-      details: `Copies a session into a new one and prints the new session's id. A turn still running is left out.
+      },
+      fork: {
+        usage: '<id> [--turn N] [--title T] [--json]',
+        summary: 'copy a session (up to turn N); prints the new id',
+        details: `Copies a session into a new one and prints the new session's id. A turn still running is left out.
 
   --turn N    keep turns 1 to N (braid show numbers them); the whole session without it
   --title T   the new session's title
   --json      the new session as JSON
 ${ID_NOTE}`,
-    },
-    rewind: {
-      usage: '<id> (--to <prompt id> | --turn N) [--files] [--confirm-outside] [--preview] [--json]',
-      summary: 'drop a prompt and what followed; --files restores files',
-      details: `Drops a prompt and everything after it from the conversation (the log keeps them; undo-rewind
+      },
+      rewind: {
+        usage: '<id> (--to <prompt id> | --turn N) [--files] [--confirm-outside] [--preview] [--json]',
+        summary: 'drop a prompt and what followed; --files restores files',
+        details: `Drops a prompt and everything after it from the conversation (the log keeps them; undo-rewind
 brings them back).
 
   --turn N            the prompt that began turn N: turns 1 to N-1 stay (braid show numbers them)
@@ -97,53 +114,72 @@ brings them back).
   --preview           say what it would do, change nothing
   --json              as JSON
 ${ID_NOTE}`,
-    },
-    'undo-rewind': { usage: '<id>', summary: 'undo the last rewind', details: `Undoes a session's last rewind: its turns come back, and the files it restored are put back.\n${ID_NOTE}` },
-    usage: {
-      usage: '[--by session|model|day] [--all] [--json]',
-      summary: 'calls, tokens and cost, each model call counted once',
-      details: `Calls, tokens and cost of this workspace's sessions, each model call counted once (forks and
+      },
+      'undo-rewind': {
+        usage: '<id>',
+        summary: 'undo the last rewind',
+        details: `Undoes a session's last rewind: its turns come back, and the files it restored are put back.\n${ID_NOTE}`,
+      },
+      usage: {
+        usage: '[--by session|model|day] [--all] [--json]',
+        summary: 'calls, tokens and cost, each model call counted once',
+        details: `Calls, tokens and cost of this workspace's sessions, each model call counted once (forks and
 undos copy calls, they do not make them).
 
   --by session|model|day   one table (all three without it)
   --all                    every workspace
   --json                   as JSON`,
+      },
     },
-  }],
-  ['Maintenance', {
-    'rebuild-index': { usage: '', summary: 'rebuild index.sqlite from the session folders', details: 'Rebuilds the index (index.sqlite, a cache) from the session folders.' },
-    doctor: {
-      usage: '[--fix] [--json]',
-      summary: 'verify every log, state file and the index; --fix repairs',
-      details: `Verifies every session's logs and state file, and the index. Exit 1 while something is wrong.
+  ],
+  [
+    'Maintenance',
+    {
+      'rebuild-index': {
+        usage: '',
+        summary: 'rebuild index.sqlite from the session folders',
+        details: 'Rebuilds the index (index.sqlite, a cache) from the session folders.',
+      },
+      doctor: {
+        usage: '[--fix] [--json]',
+        summary: 'verify every log, state file and the index; --fix repairs',
+        details: `Verifies every session's logs and state file, and the index. Exit 1 while something is wrong.
 
   --fix    repair what can be repaired without losing data
   --json   the report as JSON`,
-    },
-    where: {
-      usage: '[--json]',
-      summary: 'the data folder, how it was chosen, and the workspace',
-      details: `Prints the data folder the CLI uses and how it was chosen (--data-dir, BRAID_HOME, VS Code's
+      },
+      where: {
+        usage: '[--json]',
+        summary: 'the data folder, how it was chosen, and the workspace',
+        details: `Prints the data folder the CLI uses and how it was chosen (--data-dir, BRAID_HOME, VS Code's
 folder for Braid, or npm start's), whether it holds sessions, the other folder it looks in, and
 the workspace with its key. Creates nothing.
 
   --json   as JSON`,
+      },
     },
-  }],
-  ['Other', {
-    model: {
-      usage: '[--json]',
-      summary: 'the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure, with its limits',
-      details: `Prints the model the environment configures: BRAID_PROVIDER (a pi-ai provider id, or
+  ],
+  [
+    'Other',
+    {
+      model: {
+        usage: '[--json]',
+        summary: 'the model BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL configure, with its limits',
+        details: `Prints the model the environment configures: BRAID_PROVIDER (a pi-ai provider id, or
 openai-compatible), BRAID_MODEL and, for openai-compatible, BRAID_BASE_URL; with its context
 window and answer limit (BRAID_CONTEXT_WINDOW and BRAID_MAX_OUTPUT_TOKENS, else what the server
 reports, else the catalogue's). The key comes from BRAID_API_KEY or the provider's usual variable.
 
   --json   as JSON`,
+      },
+      version: { usage: '', summary: "Braid's version", details: "Prints Braid's version." },
+      help: {
+        usage: '[<command>]',
+        summary: "this help, or one command's",
+        details: "Prints the commands, or one command's usage and options (also: braid <command> --help).",
+      },
     },
-    version: { usage: '', summary: "Braid's version", details: "Prints Braid's version." },
-    help: { usage: '[<command>]', summary: 'this help, or one command\'s', details: 'Prints the commands, or one command\'s usage and options (also: braid <command> --help).' },
-  }],
+  ],
 ];
 
 const COMMANDS = new Map(SECTIONS.flatMap(([, commands]) => Object.entries(commands)));

@@ -50,7 +50,12 @@ export function checkTypedLength(typed: string, kind: IdKind): void {
  * `notFound()` says why. More than one: a ListedError naming each as `describe` puts it, so the
  * user can type more of the one they mean.
  */
-export function pickOne(typed: string, found: readonly string[], kind: IdKind, options: { notFound: () => Error; describe: (id: string) => string; truncated?: boolean }): string {
+export function pickOne(
+  typed: string,
+  found: readonly string[],
+  kind: IdKind,
+  options: { notFound: () => Error; describe: (id: string) => string; truncated?: boolean },
+): string {
   if (found.length === 0) throw options.notFound();
   if (found.length === 1 && !options.truncated) return found[0]!;
   const count = options.truncated ? `at least ${found.length}` : String(found.length);
@@ -58,11 +63,21 @@ export function pickOne(typed: string, found: readonly string[], kind: IdKind, o
 }
 
 /** Picks the id `typed` names among `candidates` (each a full id): itself when whole, else the one it begins. */
-export function resolveId(typed: string, candidates: Iterable<string>, kind: IdKind, options: { notFound: () => Error; describe: (id: string) => string }): string {
+export function resolveId(
+  typed: string,
+  candidates: Iterable<string>,
+  kind: IdKind,
+  options: { notFound: () => Error; describe: (id: string) => string },
+): string {
   const all = [...new Set(candidates)];
   if (all.includes(typed)) return typed;
   checkTypedLength(typed, kind);
-  return pickOne(typed, all.filter((id) => begins(typed, id, kind)), kind, options);
+  return pickOne(
+    typed,
+    all.filter((id) => begins(typed, id, kind)),
+    kind,
+    options,
+  );
 }
 
 /**

@@ -5,7 +5,10 @@
 export class ListedError extends Error {
   override readonly name = 'ListedError';
 
-  constructor(message: string, readonly details: readonly string[]) {
+  constructor(
+    message: string,
+    readonly details: readonly string[],
+  ) {
     super(message);
   }
 }

@@ -28,14 +28,26 @@ export function resolveSessionId(store: SessionStore, typed: string, scope: 'liv
   if (!/^[0-9A-Za-z]{0,26}$/.test(body)) throw new SessionNotFoundError(`"${typed}" is not a session id (they look like ses_01J...)`);
   checkTypedLength(typed, SESSION_IDS);
   const prefix = `ses_${body.toUpperCase()}`;
-  const trashed = () => store.listTrash().map((t) => t.id).filter((id) => id.startsWith(prefix));
+  const trashed = () =>
+    store
+      .listTrash()
+      .map((t) => t.id)
+      .filter((id) => id.startsWith(prefix));
   let found = scope === 'trash' ? trashed() : store.index.idsStartingWith(prefix, QUERY_LIMIT);
   const truncated = found.length === QUERY_LIMIT;
-  if (found.length === 0 && scope === 'live') found = listSessionFolders(store.layout).map((f) => f.id).filter((id) => id.startsWith(prefix));
+  if (found.length === 0 && scope === 'live')
+    found = listSessionFolders(store.layout)
+      .map((f) => f.id)
+      .filter((id) => id.startsWith(prefix));
   if (found.length === 0 && scope === 'live') found = trashed();
   return pickOne(typed, found, SESSION_IDS, {
     truncated,
-    notFound: () => new SessionNotFoundError(scope === 'trash' ? `no session in the trash has an id that begins with "${typed}"` : `no session has an id that begins with "${typed}" (braid list --all shows them)`),
+    notFound: () =>
+      new SessionNotFoundError(
+        scope === 'trash'
+          ? `no session in the trash has an id that begins with "${typed}"`
+          : `no session has an id that begins with "${typed}" (braid list --all shows them)`,
+      ),
     describe: (id) => {
       const row = store.index.get(id);
       return row ? rowLine(row, true) : `${id}  (in the trash, or not indexed yet)`;
@@ -52,11 +64,15 @@ interface PromptEntry {
 /** Every prompt (user message) a session's main log holds, rewound ones too: a rewind may go again to the prompt it went to. */
 export function promptsOf(store: SessionStore, sessionId: string): Map<string, PromptEntry> {
   const prompts = new Map<string, PromptEntry>();
-  scanWireLog(store.layout.agentLog(store.locate(sessionId)), (r) => {
-    if (!isKnown(r) || r.t !== 'message') return;
-    const m = r as MessageRecord;
-    if (m.message?.role === 'user' && typeof m.id === 'string') prompts.set(m.id, { turn: m.turn, text: promptText(m.message) });
-  }, { only: ['message'] });
+  scanWireLog(
+    store.layout.agentLog(store.locate(sessionId)),
+    (r) => {
+      if (!isKnown(r) || r.t !== 'message') return;
+      const m = r as MessageRecord;
+      if (m.message?.role === 'user' && typeof m.id === 'string') prompts.set(m.id, { turn: m.turn, text: promptText(m.message) });
+    },
+    { only: ['message'] },
+  );
   return prompts;
 }
 
@@ -83,20 +99,30 @@ export function promptOfTurn(store: SessionStore, sessionId: string, turn: numbe
   if (prompt) return prompt.id;
   const again = lastRewindTo(store, sessionId);
   if (again?.toTurn === turn) return again.messageId;
-  if (history.turnBegins.some((b) => b.turn === turn)) throw new Error(`turn ${turn} of ${sessionId} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
+  if (history.turnBegins.some((b) => b.turn === turn))
+    throw new Error(`turn ${turn} of ${sessionId} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
   throw new Error(`session ${sessionId} has no turn ${turn}; it has ${counted(history.turnBegins.length, 'turn')} (braid show ${sessionId} numbers them)`);
 }
 
 /** The session's last rewind when nothing came after it (no turn, no message). */
 function lastRewindTo(store: SessionStore, sessionId: string): RewindRecord | undefined {
   let last: RewindRecord | undefined;
-  scanWireLog(store.layout.agentLog(store.locate(sessionId)), (r) => {
-    if (isKnown(r)) last = r.t === 'rewind' ? r : undefined;
-  }, { only: ['rewind', 'turn_begin', 'message'] });
+  scanWireLog(
+    store.layout.agentLog(store.locate(sessionId)),
+    (r) => {
+      if (isKnown(r)) last = r.t === 'rewind' ? r : undefined;
+    },
+    { only: ['rewind', 'turn_begin', 'message'] },
+  );
   return last;
 }
 
 /** Opens the store (there must be one), resolves `typed` to a session's id, and runs `fn` with both. */
-export function withSession(ctx: CliContext, typed: string, fn: (store: SessionStore, id: string) => Promise<number>, scope: 'live' | 'trash' = 'live'): Promise<number> {
+export function withSession(
+  ctx: CliContext,
+  typed: string,
+  fn: (store: SessionStore, id: string) => Promise<number>,
+  scope: 'live' | 'trash' = 'live',
+): Promise<number> {
   return ctx.withStore((store) => fn(store, resolveSessionId(store, typed, scope)));
 }

@@ -77,7 +77,11 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   // Global options come before the command.
   let i = 0;
   const globals: string[] = [];
-  while (i < argv.length && argv[i]!.startsWith('--') && ['--data-dir', '--workspace', '--verbose'].some((g) => argv[i] === g || argv[i]!.startsWith(`${g}=`))) {
+  while (
+    i < argv.length &&
+    argv[i]!.startsWith('--') &&
+    ['--data-dir', '--workspace', '--verbose'].some((g) => argv[i] === g || argv[i]!.startsWith(`${g}=`))
+  ) {
     globals.push(argv[i]!);
     if (!argv[i]!.includes('=') && argv[i] !== '--verbose') globals.push(argv[++i] ?? '');
     i++;
@@ -142,7 +146,9 @@ async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (
     if (args.options.has('json')) out(`${jsonText(summary)}\n`);
     else {
       out(`${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
-      out(`${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`);
+      out(
+        `${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`,
+      );
     }
     return EXIT_OK;
   } catch (error) {

@@ -7,7 +7,11 @@ function unitOf(ms: number): number | null {
   return ms < MINUTE ? null : ms < HOUR ? MINUTE : ms < DAY ? HOUR : DAY;
 }
 
-const NAMES = new Map([[MINUTE, 'min'], [HOUR, 'h'], [DAY, 'd']]);
+const NAMES = new Map([
+  [MINUTE, 'min'],
+  [HOUR, 'h'],
+  [DAY, 'd'],
+]);
 
 /**
  * "5 min ago" style times, for the Sessions tree and the CLI. Whole units that have passed (a

@@ -68,12 +68,21 @@ function planEdit(intent: Extract<Intent, { kind: 'edit' }>, path: string, lines
   if (intent.replace) {
     const { from, to } = intent.replace;
     if (occurrences(from) === 0) return { answer: `\`${path}\` does not contain “${from}”, so there is nothing to change.` };
-    return call(`I'll change “${from}” to “${to}” in \`${path}\`.`, 'edit_file', { path, old_text: from, new_text: to, ...(occurrences(from) > 1 ? { replace_all: true } : {}) });
+    return call(`I'll change “${from}” to “${to}” in \`${path}\`.`, 'edit_file', {
+      path,
+      old_text: from,
+      new_text: to,
+      ...(occurrences(from) > 1 ? { replace_all: true } : {}),
+    });
   }
   const anchor = [...lines].reverse().find((l) => l.trim() && occurrences(l) === 1);
   if (!anchor) return { answer: `I found no line in \`${path}\` that appears only once, so I cannot anchor an edit there.` };
-  const added = intent.insert ?? 'Edited by Braid\'s demo agent.';
-  return call(`I'll add a line after “${anchor.trim().slice(0, 60)}” in \`${path}\`.`, 'edit_file', { path, old_text: anchor, new_text: `${anchor}\n${added}` });
+  const added = intent.insert ?? "Edited by Braid's demo agent.";
+  return call(`I'll add a line after “${anchor.trim().slice(0, 60)}” in \`${path}\`.`, 'edit_file', {
+    path,
+    old_text: anchor,
+    new_text: `${anchor}\n${added}`,
+  });
 }
 
 function editStep(intent: Extract<Intent, { kind: 'edit' }>, done: readonly DoneCall[]): Step {
@@ -94,7 +103,10 @@ function runStep(intent: Extract<Intent, { kind: 'run' }>, done: readonly DoneCa
     const listing = doneWith(done, 'list_dir');
     if (!listing) return call('Let me see how this project runs its tests.', 'list_dir', { path: '.' });
     const found = testCommand(folderEntries(listing.result ?? ''));
-    if (!found) return { answer: `I found no test setup in the top folder (no package.json, Cargo.toml, go.mod, pyproject.toml or Makefile). ${describeFolder(listing.result ?? '')}` };
+    if (!found)
+      return {
+        answer: `I found no test setup in the top folder (no package.json, Cargo.toml, go.mod, pyproject.toml or Makefile). ${describeFolder(listing.result ?? '')}`,
+      };
     command = found;
   }
   const ran = doneWith(done, 'bash');
@@ -105,12 +117,15 @@ function runStep(intent: Extract<Intent, { kind: 'run' }>, done: readonly DoneCa
 function subagentStep(userText: string, done: readonly DoneCall[]): Step {
   const task = doneWith(done, 'task');
   if (!task) {
-    return call('I\'ll hand this to a subagent: it works in its own context, with read-only tools, and reports back.', 'task', {
+    return call("I'll hand this to a subagent: it works in its own context, with read-only tools, and reports back.", 'task', {
       description: 'Survey the workspace',
       prompt: `Look at the top folder of the workspace and report what kind of project it is and its main files. The user asked: "${userText.slice(0, 300)}"`,
     });
   }
-  const report = (task.result ?? '').split('\n').map((l) => `> ${l}`).join('\n');
+  const report = (task.result ?? '')
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
   return { answer: `The subagent reported:\n\n${report}\n\nIts own conversation is kept in its own log: expand this session in the Sessions tree to see it.` };
 }
 
@@ -125,26 +140,37 @@ function mainStep(context: DemoContext): Step {
   const intent = recognise(context.userText);
   const { done } = context;
   switch (intent.kind) {
-    case 'read': return readStep(intent, done);
-    case 'create': return createStep(intent, done);
-    case 'edit': return editStep(intent, done);
-    case 'run': return runStep(intent, done);
-    case 'subagent': return subagentStep(context.userText, done);
+    case 'read':
+      return readStep(intent, done);
+    case 'create':
+      return createStep(intent, done);
+    case 'edit':
+      return editStep(intent, done);
+    case 'run':
+      return runStep(intent, done);
+    case 'subagent':
+      return subagentStep(context.userText, done);
     case 'list': {
       const listing = doneWith(done, 'list_dir');
       return listing ? { answer: describeFolder(listing.result ?? '') } : call('Let me list the top folder.', 'list_dir', { path: '.' });
     }
-    case 'long': return { answer: longAnswer() };
-    case 'chat': return { answer: chatAnswer(context.userText) };
+    case 'long':
+      return { answer: longAnswer() };
+    case 'chat':
+      return { answer: chatAnswer(context.userText) };
   }
 }
 
 function stepFor(context: DemoContext): Step {
   switch (context.asker) {
-    case 'subagent': return subagentWork(context.done);
-    case 'compaction': return { answer: compactionSummary(context.userText) };
-    case 'side-question': return { answer: sideAnswer(context.userText, context.earlierPrompts) };
-    case 'main': return mainStep(context);
+    case 'subagent':
+      return subagentWork(context.done);
+    case 'compaction':
+      return { answer: compactionSummary(context.userText) };
+    case 'side-question':
+      return { answer: sideAnswer(context.userText, context.earlierPrompts) };
+    case 'main':
+      return mainStep(context);
   }
 }
 
@@ -169,5 +195,10 @@ export function demoAgentReply(body: ChatRequest): DemoReply {
   }
   const prefix = `call_${context.asker === 'subagent' ? 'sub_' : ''}${tag(context.userText)}_${context.messageCount}`;
   const calls = step.calls.map((c, i) => ({ id: `${prefix}_${i}`, name: c.name, arguments: JSON.stringify(c.args) }));
-  return { kind: 'toolCalls', text: step.say, calls, usage: { prompt, completion: Math.ceil((step.say.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4) } };
+  return {
+    kind: 'toolCalls',
+    text: step.say,
+    calls,
+    usage: { prompt, completion: Math.ceil((step.say.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4) },
+  };
 }

@@ -2,12 +2,34 @@
 // file's headings, a command's output, a folder's entries), so the answer is about the workspace.
 
 /** The line that labels every answer the demo builds from the workspace. */
-export const DEMO_FOOTER = '_Braid\'s demo agent wrote this with a script, not a language model._';
+export const DEMO_FOOTER = "_Braid's demo agent wrote this with a script, not a language model._";
 
 const LANGUAGES: Record<string, string> = {
-  md: 'Markdown', ts: 'TypeScript', tsx: 'TypeScript', js: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', jsx: 'JavaScript',
-  py: 'Python', json: 'JSON', sh: 'shell script', go: 'Go', rs: 'Rust', java: 'Java', c: 'C', h: 'C', cpp: 'C++', cs: 'C#',
-  rb: 'Ruby', php: 'PHP', html: 'HTML', css: 'CSS', yml: 'YAML', yaml: 'YAML', toml: 'TOML', txt: 'text',
+  md: 'Markdown',
+  ts: 'TypeScript',
+  tsx: 'TypeScript',
+  js: 'JavaScript',
+  mjs: 'JavaScript',
+  cjs: 'JavaScript',
+  jsx: 'JavaScript',
+  py: 'Python',
+  json: 'JSON',
+  sh: 'shell script',
+  go: 'Go',
+  rs: 'Rust',
+  java: 'Java',
+  c: 'C',
+  h: 'C',
+  cpp: 'C++',
+  cs: 'C#',
+  rb: 'Ruby',
+  php: 'PHP',
+  html: 'HTML',
+  css: 'CSS',
+  yml: 'YAML',
+  yaml: 'YAML',
+  toml: 'TOML',
+  txt: 'text',
 };
 
 const extension = (path: string) => /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
@@ -26,12 +48,18 @@ export function numberedLines(result: string): string[] | undefined {
 
 /** Entries of a list_dir result (folders end with "/"). */
 export function folderEntries(result: string): string[] {
-  return result.split('\n').map((e) => e.trim()).filter((e) => e && !e.startsWith('[') && e !== '(empty folder)');
+  return result
+    .split('\n')
+    .map((e) => e.trim())
+    .filter((e) => e && !e.startsWith('[') && e !== '(empty folder)');
 }
 
 function markdownSummary(lines: readonly string[]): string[] {
   const title = lines.find((l) => /^#\s/.test(l))?.replace(/^#\s+/, '');
-  const sections = lines.filter((l) => /^#{2,3}\s/.test(l)).map((l) => l.replace(/^#+\s+/, '')).slice(0, 8);
+  const sections = lines
+    .filter((l) => /^#{2,3}\s/.test(l))
+    .map((l) => l.replace(/^#+\s+/, ''))
+    .slice(0, 8);
   const start = lines.findIndex((l) => l.trim() && !/^(#|<|!\[|```|\[!)/.test(l.trim()));
   const paragraph: string[] = [];
   for (let i = Math.max(start, 0); start >= 0 && i < lines.length && lines[i]!.trim(); i++) paragraph.push(lines[i]!.trim());
@@ -53,7 +81,12 @@ function jsonSummary(path: string, lines: readonly string[]): string[] {
         ...(scripts.length ? [`Its scripts: ${scripts.map((s) => `\`${s}\``).join(', ')}.`] : []),
       ];
     }
-    return [`Its top-level keys: ${Object.keys(value).slice(0, 12).map((k) => `\`${k}\``).join(', ')}.`];
+    return [
+      `Its top-level keys: ${Object.keys(value)
+        .slice(0, 12)
+        .map((k) => `\`${k}\``)
+        .join(', ')}.`,
+    ];
   } catch {
     return ['It does not parse as JSON as a whole (perhaps only part of it was read).'];
   }
@@ -61,10 +94,18 @@ function jsonSummary(path: string, lines: readonly string[]): string[] {
 
 function codeSummary(lines: readonly string[]): string[] {
   const names = lines.flatMap((l) => {
-    const m = /^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|interface|type|const|let|def|fn|func|struct|enum)\s+([A-Za-z_$][\w$]*)/.exec(l);
+    const m = /^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|interface|type|const|let|def|fn|func|struct|enum)\s+([A-Za-z_$][\w$]*)/.exec(
+      l,
+    );
     return m ? [m[1]!] : [];
   });
-  if (names.length) return [`It declares ${names.slice(0, 12).map((n) => `\`${n}\``).join(', ')}${names.length > 12 ? ` and ${names.length - 12} more` : ''}.`];
+  if (names.length)
+    return [
+      `It declares ${names
+        .slice(0, 12)
+        .map((n) => `\`${n}\``)
+        .join(', ')}${names.length > 12 ? ` and ${names.length - 12} more` : ''}.`,
+    ];
   return [`It begins:\n\n\`\`\`\n${lines.slice(0, 8).join('\n')}\n\`\`\``];
 }
 
@@ -84,12 +125,22 @@ export function describeFile(path: string, result: string): string {
 export function describeFolder(result: string): string {
   // Git's own folder is no part of the project a user asks about.
   const entries = folderEntries(result).filter((e) => e !== '.git/');
-  if (entries.length === 0) return 'The workspace\'s top folder is empty.';
+  if (entries.length === 0) return "The workspace's top folder is empty.";
   const folders = entries.filter((e) => e.endsWith('/'));
   const files = entries.filter((e) => !e.endsWith('/'));
-  const kinds: Array<[RegExp, string]> = [[/^package\.json$/, 'a Node.js project'], [/^pyproject\.toml$|^setup\.py$|^requirements\.txt$/, 'a Python project'], [/^Cargo\.toml$/, 'a Rust crate'], [/^go\.mod$/, 'a Go module'], [/^pom\.xml$|^build\.gradle/, 'a Java project']];
+  const kinds: Array<[RegExp, string]> = [
+    [/^package\.json$/, 'a Node.js project'],
+    [/^pyproject\.toml$|^setup\.py$|^requirements\.txt$/, 'a Python project'],
+    [/^Cargo\.toml$/, 'a Rust crate'],
+    [/^go\.mod$/, 'a Go module'],
+    [/^pom\.xml$|^build\.gradle/, 'a Java project'],
+  ];
   const kind = kinds.find(([pattern]) => files.some((f) => pattern.test(f)))?.[1];
-  const shown = (list: string[]) => list.slice(0, 15).map((e) => `\`${e}\``).join(', ') + (list.length > 15 ? `, and ${list.length - 15} more` : '');
+  const shown = (list: string[]) =>
+    list
+      .slice(0, 15)
+      .map((e) => `\`${e}\``)
+      .join(', ') + (list.length > 15 ? `, and ${list.length - 15} more` : '');
   return [
     `The top folder holds ${plural(files.length, 'file')} and ${plural(folders.length, 'folder')}${kind ? `; it looks like ${kind}` : ''}.`,
     ...(files.length ? [`Files: ${shown(files)}.`] : []),
@@ -111,7 +162,8 @@ export function afterWrite(path: string, result: string): string {
 
 /** The answer after edit_file. */
 export function afterEdit(path: string, result: string): string {
-  if (/^Edited\b/.test(result)) return `${result.trim()} The diff is in the card above; **Rewind** with files puts \`${path}\` back as it was.\n\n${DEMO_FOOTER}`;
+  if (/^Edited\b/.test(result))
+    return `${result.trim()} The diff is in the card above; **Rewind** with files puts \`${path}\` back as it was.\n\n${DEMO_FOOTER}`;
   return `${deniedOrFailed(result, `\`${path}\` was not changed`)}\n\n${DEMO_FOOTER}`;
 }
 
@@ -147,12 +199,21 @@ export function testCommand(entries: readonly string[]): string | undefined {
 export function defaultContent(path: string): string {
   const name = path.split('/').pop() ?? path;
   switch (extension(path)) {
-    case 'md': return `# ${name.replace(/\.md$/i, '')}\n\nWritten by Braid's demo agent.\n`;
-    case 'js': case 'mjs': case 'ts': return 'console.log(\'Hello from Braid!\');\n';
-    case 'py': return 'print("Hello from Braid!")\n';
-    case 'sh': return '#!/bin/sh\necho "Hello from Braid!"\n';
-    case 'json': return '{\n  "greeting": "Hello from Braid!"\n}\n';
-    case 'html': return '<!doctype html>\n<title>Hello</title>\n<p>Hello from Braid!</p>\n';
-    default: return 'Hello from Braid!\n';
+    case 'md':
+      return `# ${name.replace(/\.md$/i, '')}\n\nWritten by Braid's demo agent.\n`;
+    case 'js':
+    case 'mjs':
+    case 'ts':
+      return "console.log('Hello from Braid!');\n";
+    case 'py':
+      return 'print("Hello from Braid!")\n';
+    case 'sh':
+      return '#!/bin/sh\necho "Hello from Braid!"\n';
+    case 'json':
+      return '{\n  "greeting": "Hello from Braid!"\n}\n';
+    case 'html':
+      return '<!doctype html>\n<title>Hello</title>\n<p>Hello from Braid!</p>\n';
+    default:
+      return 'Hello from Braid!\n';
   }
 }

@@ -5,7 +5,13 @@
 export type Intent =
   | { readonly kind: 'read'; readonly path?: string; readonly hint?: string }
   | { readonly kind: 'create'; readonly path: string; readonly content?: string }
-  | { readonly kind: 'edit'; readonly path?: string; readonly hint?: string; readonly replace?: { readonly from: string; readonly to: string }; readonly insert?: string }
+  | {
+      readonly kind: 'edit';
+      readonly path?: string;
+      readonly hint?: string;
+      readonly replace?: { readonly from: string; readonly to: string };
+      readonly insert?: string;
+    }
   | { readonly kind: 'run'; readonly command?: string; readonly tests?: boolean }
   | { readonly kind: 'subagent'; readonly task: string }
   | { readonly kind: 'list' }
@@ -44,7 +50,11 @@ function replacement(text: string): { from: string; to: string } | undefined {
 function commandOf(text: string): string | undefined {
   const ticked = /`([^`]+)`/.exec(text)?.[1];
   if (ticked) return ticked.trim();
-  const rest = /\b(?:run|execute)\s+(?:the\s+command\s+)?(.+)$/i.exec(text)?.[1]?.trim().replace(/\s+(?:for me|please)[.!]?$/i, '').replace(/[.!]$/, '');
+  const rest = /\b(?:run|execute)\s+(?:the\s+command\s+)?(.+)$/i
+    .exec(text)?.[1]
+    ?.trim()
+    .replace(/\s+(?:for me|please)[.!]?$/i, '')
+    .replace(/[.!]$/, '');
   if (!rest || /^(?:a|some|any)\s+(?:shell\s+)?command\b|^something\b/i.test(rest)) return undefined;
   return rest;
 }
@@ -69,7 +79,12 @@ export function recognise(text: string): Intent {
     return { kind: 'edit', ...optional('path', path), ...optional('hint', hint), ...optional('replace', replace), ...optional('insert', quotedContent(t)) };
   }
   if (path || hint) return { kind: 'read', ...optional('path', path), ...optional('hint', hint) };
-  if (/\b(?:list|ls)\b|\bwhat(?:'s| is)? in (?:this|the) (?:folder|workspace|project|directory)\b|\b(?:which|what) files\b|\bshow (?:me )?(?:the )?files\b/i.test(t)) return { kind: 'list' };
+  if (
+    /\b(?:list|ls)\b|\bwhat(?:'s| is)? in (?:this|the) (?:folder|workspace|project|directory)\b|\b(?:which|what) files\b|\bshow (?:me )?(?:the )?files\b/i.test(
+      t,
+    )
+  )
+    return { kind: 'list' };
   if (/\blong\b|\bin (?:great )?detail\b|\bdetailed\b|\bessay\b|\bstory\b|\btour\b/i.test(t)) return { kind: 'long' };
   return { kind: 'chat' };
 }

@@ -56,21 +56,26 @@ function textParts(content: unknown): string[] {
  * taken out anyway, so that nothing hidden is ever quoted back.
  */
 export function ownText(content: unknown): string {
-  const parts = textParts(content).map((t) => t.replace(REMINDER, '').trim()).filter(Boolean);
+  const parts = textParts(content)
+    .map((t) => t.replace(REMINDER, '').trim())
+    .filter(Boolean);
   return parts.at(-1) ?? '';
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text ?? '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {};
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }
 }
 
 function askerOf(messages: readonly ChatMessage[], lastUser: ChatMessage | undefined): Asker {
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').flatMap((m) => textParts(m.content)).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .flatMap((m) => textParts(m.content))
+    .join('\n');
   if (/subagent of Braid/i.test(system)) return 'subagent';
   if (/^You summarize the earlier part of a conversation/i.test(system.trim())) return 'compaction';
   // Braid builds every prompt of its main agent as content parts (reminders, then the user's text);
@@ -97,7 +102,11 @@ export function readRequest(body: ChatRequest): DemoContext {
     asker: askerOf(messages, lastUser),
     userText: lastUser ? ownText(lastUser.content) : '',
     done,
-    earlierPrompts: messages.slice(0, Math.max(at, 0)).filter((m) => m.role === 'user').map((m) => ownText(m.content)).filter(Boolean),
+    earlierPrompts: messages
+      .slice(0, Math.max(at, 0))
+      .filter((m) => m.role === 'user')
+      .map((m) => ownText(m.content))
+      .filter(Boolean),
     size: messages.reduce((n, m) => n + textParts(m.content).join('').length, 0),
     messageCount: messages.length,
   };

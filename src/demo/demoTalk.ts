@@ -4,18 +4,42 @@ import { DEMO_FOOTER, plural } from './demoAnswers';
 
 /** Questions about Braid the demo answers, by keyword. */
 const FAQ: Array<[RegExp, string]> = [
-  [/\bfork/i, 'A **fork** copies a session so you can try another direction without losing this one: **Fork** on a prompt (hover it) keeps the conversation up to that turn; `/fork` or the Sessions tree\'s context menu copies it whole. Forks nest under their source in the Sessions tree.'],
-  [/\b(rewind|undo|take (it )?back)/i, 'A **rewind** takes the conversation back to before one of your prompts: hover the prompt and choose **Rewind** (or `/rewind`). **Rewind and Restore Files** also puts back every file the dropped turns changed. The log keeps everything, so **Undo** on the notice brings the turns and files back.'],
-  [/\b(approv|allow|deny|permission)/i, 'Every file write and every command asks first: a card in the chat shows the diff or the command with **Allow**, **Allow for this session** and **Deny**. `braid.approval.writes` and `braid.approval.shell` in your user settings can allow them without asking.'],
-  [/\b(model|provider|api key|ollama|openai|anthropic|real)\b/i, 'To talk to a real model, set `BRAID_PROVIDER`, `BRAID_MODEL` (and `BRAID_BASE_URL` for an OpenAI-compatible server such as Ollama, or `BRAID_API_KEY`) before `npm start`; in a desktop VS Code use the `braid.*` settings and **Braid: Set API Key**, or a model VS Code offers.'],
-  [/\b(session|history|resume|durable|crash)/i, 'Every conversation is a **session**, kept in an append-only log: it survives a reload, a crash or a second window, and the Sessions tree lists them all. `braid list` and `braid show` read the same sessions from a terminal.'],
-  [/\b(cli|terminal|command line|braid exec)\b/i, 'The `braid` command works on the same sessions: `braid exec "…"` runs a turn headless, `braid list`, `braid search`, `braid fork`, `braid rewind --files` and `braid undo-rewind` do from a terminal what the Chat view does.'],
-  [/\b(compact|context window|summar)/i, 'When a session outgrows the model\'s context window, Braid **compacts** it: the model gets a summary of the older part, and the log keeps every original message. `/compact` does it now.'],
-  [/\b(btw|side question)\b/i, '`/btw <question>` asks a **side question**: it is answered in an overlay from the conversation so far and never enters the session, unless you keep it as a fork.'],
+  [
+    /\bfork/i,
+    "A **fork** copies a session so you can try another direction without losing this one: **Fork** on a prompt (hover it) keeps the conversation up to that turn; `/fork` or the Sessions tree's context menu copies it whole. Forks nest under their source in the Sessions tree.",
+  ],
+  [
+    /\b(rewind|undo|take (it )?back)/i,
+    'A **rewind** takes the conversation back to before one of your prompts: hover the prompt and choose **Rewind** (or `/rewind`). **Rewind and Restore Files** also puts back every file the dropped turns changed. The log keeps everything, so **Undo** on the notice brings the turns and files back.',
+  ],
+  [
+    /\b(approv|allow|deny|permission)/i,
+    'Every file write and every command asks first: a card in the chat shows the diff or the command with **Allow**, **Allow for this session** and **Deny**. `braid.approval.writes` and `braid.approval.shell` in your user settings can allow them without asking.',
+  ],
+  [
+    /\b(model|provider|api key|ollama|openai|anthropic|real)\b/i,
+    'To talk to a real model, set `BRAID_PROVIDER`, `BRAID_MODEL` (and `BRAID_BASE_URL` for an OpenAI-compatible server such as Ollama, or `BRAID_API_KEY`) before `npm start`; in a desktop VS Code use the `braid.*` settings and **Braid: Set API Key**, or a model VS Code offers.',
+  ],
+  [
+    /\b(session|history|resume|durable|crash)/i,
+    'Every conversation is a **session**, kept in an append-only log: it survives a reload, a crash or a second window, and the Sessions tree lists them all. `braid list` and `braid show` read the same sessions from a terminal.',
+  ],
+  [
+    /\b(cli|terminal|command line|braid exec)\b/i,
+    'The `braid` command works on the same sessions: `braid exec "…"` runs a turn headless, `braid list`, `braid search`, `braid fork`, `braid rewind --files` and `braid undo-rewind` do from a terminal what the Chat view does.',
+  ],
+  [
+    /\b(compact|context window|summar)/i,
+    "When a session outgrows the model's context window, Braid **compacts** it: the model gets a summary of the older part, and the log keeps every original message. `/compact` does it now.",
+  ],
+  [
+    /\b(btw|side question)\b/i,
+    '`/btw <question>` asks a **side question**: it is answered in an overlay from the conversation so far and never enters the session, unless you keep it as a fork.',
+  ],
 ];
 
 const SHOW = [
-  'Here is what I can show you in this workspace, with Braid\'s real tools and approvals:',
+  "Here is what I can show you in this workspace, with Braid's real tools and approvals:",
   '',
   '- **Explain the README** (or any file by name): I read it and explain it.',
   '- **Create hello.txt**: I ask before writing; then try **Rewind** with files, and **Undo**.',
@@ -32,7 +56,8 @@ export function chatAnswer(userText: string): string {
   if (/^(hi|hello|hey|good (morning|afternoon|evening))\b[\s!.,]*$/i.test(userText.trim())) {
     return `Hello! I'm Braid's demo agent: a script that drives Braid's real tools, not a language model.\n\n${SHOW}`;
   }
-  if (/\b(help|what can (you|i) (do|try)|what do you do|who are you)\b/i.test(userText)) return `I'm Braid's demo agent: a script that drives Braid's real tools, not a language model.\n\n${SHOW}`;
+  if (/\b(help|what can (you|i) (do|try)|what do you do|who are you)\b/i.test(userText))
+    return `I'm Braid's demo agent: a script that drives Braid's real tools, not a language model.\n\n${SHOW}`;
   const faq = FAQ.find(([pattern]) => pattern.test(userText));
   if (faq) return `${faq[1]}\n\n${DEMO_FOOTER}`;
   return `You asked: “${quoted}”. I'm Braid's demo agent, a script rather than a language model, so I can't answer that for real; set a real model to get answers (ask me "how do I use a real model?").\n\n${SHOW}`;
@@ -41,13 +66,18 @@ export function chatAnswer(userText: string): string {
 /** A side question (/btw): answered without tools, from the conversation so far. */
 export function sideAnswer(question: string, earlierPrompts: readonly string[]): string {
   const last = earlierPrompts.at(-1);
-  const context = last ? `This session has ${plural(earlierPrompts.length, 'prompt')} so far; the last was “${last.slice(0, 120)}”.` : 'This session has no prompts yet.';
+  const context = last
+    ? `This session has ${plural(earlierPrompts.length, 'prompt')} so far; the last was “${last.slice(0, 120)}”.`
+    : 'This session has no prompts yet.';
   return `A side answer from the demo: ${context} A real model would answer “${question.slice(0, 120)}” from that conversation, and nothing of this enters the session unless you keep it as a fork.`;
 }
 
 /** A compaction's summary: the prompts the summarized part held. */
 export function compactionSummary(transcript: string): string {
-  const prompts = transcript.split('\n\n').filter((block) => block.startsWith('user: ')).map((block) => block.slice(6).split('\n').at(-1)!.trim());
+  const prompts = transcript
+    .split('\n\n')
+    .filter((block) => block.startsWith('user: '))
+    .map((block) => block.slice(6).split('\n').at(-1)!.trim());
   return `Summary written by Braid's demo agent. The user asked, in order:\n${prompts.map((p, i) => `${i + 1}. ${p.slice(0, 200)}`).join('\n') || '(nothing yet)'}`;
 }
 
@@ -55,9 +85,9 @@ export function compactionSummary(transcript: string): string {
 export function longAnswer(): string {
   const parts = [
     '# A tour of Braid',
-    'This is a long answer from Braid\'s demo agent, streamed a few words at a time so you can watch it arrive, scroll while it does, or press **Stop**.',
+    "This is a long answer from Braid's demo agent, streamed a few words at a time so you can watch it arrive, scroll while it does, or press **Stop**.",
     '## Sessions',
-    'Every conversation is a session kept in an append-only log (JSON lines). Each message, each tool call and its result, each file change and each model call\'s usage is a record. A crash in the middle of a write costs at most the line being written; everything before it reads back.',
+    "Every conversation is a session kept in an append-only log (JSON lines). Each message, each tool call and its result, each file change and each model call's usage is a record. A crash in the middle of a write costs at most the line being written; everything before it reads back.",
     'The Sessions tree lists the sessions of this workspace, newest first, with forks under their source and subagents under the session that started them. Another window, or the `braid` CLI, sees the same sessions.',
     '## Tools and approvals',
     'The agent reads, lists and searches files freely inside the workspace folders. Writing a file or running a command asks first, with the diff or the command in a card. A write that could make programs run later (a git hook, a VS Code task) asks like a command.',

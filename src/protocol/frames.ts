@@ -62,7 +62,14 @@ export type LiveEvent =
   | { readonly type: 'thinking-delta'; readonly requestId: string; readonly delta: string }
   | { readonly type: 'tool-start'; readonly tool: ToolEntry }
   | { readonly type: 'tool-end'; readonly key: string; readonly isError: boolean; readonly result: string }
-  | { readonly type: 'approval'; readonly approvalId: string; readonly tool: string; readonly summary: string; readonly detail: string; readonly commandRisk?: string }
+  | {
+      readonly type: 'approval';
+      readonly approvalId: string;
+      readonly tool: string;
+      readonly summary: string;
+      readonly detail: string;
+      readonly commandRisk?: string;
+    }
   | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
   /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
   | { readonly type: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };

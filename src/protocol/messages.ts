@@ -187,8 +187,19 @@ export interface KeepSideMessage {
 
 /** Messages the webview sends to the host. */
 export type WebviewToHost =
-  | ReadyMessage | FramesAfterMessage | PromptMessage | CancelMessage | QueueActionMessage | ApprovalMessage
-  | MessageActionMessage | LoadOlderMessage | CommandMessage | ListModelsMessage | SelectModelMessage | SideQuestionMessage | KeepSideMessage;
+  | ReadyMessage
+  | FramesAfterMessage
+  | PromptMessage
+  | CancelMessage
+  | QueueActionMessage
+  | ApprovalMessage
+  | MessageActionMessage
+  | LoadOlderMessage
+  | CommandMessage
+  | ListModelsMessage
+  | SelectModelMessage
+  | SideQuestionMessage
+  | KeepSideMessage;
 
 // ---- host -> webview -------------------------------------------------------------------------
 

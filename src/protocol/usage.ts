@@ -45,9 +45,7 @@ export interface UsageViewData {
 export type UsageHostMessage = { readonly type: 'usage'; readonly data: UsageViewData };
 
 export type UsagePageMessage =
-  | { readonly type: 'ready' }
-  | { readonly type: 'scope'; readonly scope: UsageScope }
-  | { readonly type: 'openSession'; readonly id: string };
+  { readonly type: 'ready' } | { readonly type: 'scope'; readonly scope: UsageScope } | { readonly type: 'openSession'; readonly id: string };
 
 /** A page message checked field by field (undefined when malformed); extra fields are dropped. */
 export function parseUsagePageMessage(raw: unknown): UsagePageMessage | undefined {

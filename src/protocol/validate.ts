@@ -54,16 +54,24 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       const hasMessage = isId(raw.messageId);
       const hasRequest = isId(raw.requestId);
       if (hasMessage === hasRequest) return fail('messageAction needs exactly one of messageId and requestId');
-      return ok({ type: 'messageAction', action: raw.action, ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }) });
+      return ok({
+        type: 'messageAction',
+        action: raw.action,
+        ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }),
+      });
     }
     case 'loadOlder': {
       const before = raw.before;
       if (!isId(raw.sessionId)) return fail('loadOlder without a sessionId');
-      if (!isRecord(before) || !isCount(before.offset) || !(isCount(before.minRewind) || before.minRewind === null)) return fail('loadOlder without a page cursor');
+      if (!isRecord(before) || !isCount(before.offset) || !(isCount(before.minRewind) || before.minRewind === null))
+        return fail('loadOlder without a page cursor');
       return ok({ type: 'loadOlder', sessionId: raw.sessionId, before: { offset: before.offset, minRewind: before.minRewind as number | null } });
     }
     case 'command':
-      if ((PAGE_COMMANDS as readonly unknown[]).includes(raw.name) || (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))) {
+      if (
+        (PAGE_COMMANDS as readonly unknown[]).includes(raw.name) ||
+        (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))
+      ) {
         if (raw.arg !== undefined && (typeof raw.arg !== 'string' || raw.arg.length > 2000)) return fail('command with a bad argument');
         return ok({ type: 'command', name: raw.name as 'new', ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) });
       }
@@ -72,9 +80,14 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return ok({ type: 'listModels' });
     case 'selectModel': {
       const choice = raw.choice;
-      if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider)) return fail('selectModel without a model or provider');
-      if (choice.kind === 'model' && !(typeof choice.model === 'string' && choice.model.length > 0 && choice.model.length <= 256)) return fail('selectModel without a model id');
-      return ok({ type: 'selectModel', choice: { kind: choice.kind, provider: choice.provider, ...(choice.kind === 'model' ? { model: choice.model as string } : {}) } });
+      if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider))
+        return fail('selectModel without a model or provider');
+      if (choice.kind === 'model' && !(typeof choice.model === 'string' && choice.model.length > 0 && choice.model.length <= 256))
+        return fail('selectModel without a model id');
+      return ok({
+        type: 'selectModel',
+        choice: { kind: choice.kind, provider: choice.provider, ...(choice.kind === 'model' ? { model: choice.model as string } : {}) },
+      });
     }
     case 'sideQuestion': {
       if (!isId(raw.id)) return fail('sideQuestion without an id');

@@ -18,7 +18,12 @@ export interface WebviewPage {
  * A page of Braid's (the Chat view, the Usage view): a strict CSP (nothing by default, our script
  * by nonce, our stylesheet by origin), no inline script, and initial data in an escaped data- attribute.
  */
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage, joinPath: (base: vscode.Uri, ...parts: string[]) => vscode.Uri): string {
+export function webviewHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  page: WebviewPage,
+  joinPath: (base: vscode.Uri, ...parts: string[]) => vscode.Uri,
+): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(joinPath(extensionUri, 'dist', page.script));
   const style = webview.asWebviewUri(joinPath(extensionUri, 'dist', page.style));

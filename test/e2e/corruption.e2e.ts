@@ -35,7 +35,11 @@ const row = (text: string | RegExp) => workbench.page.locator('.part.sidebar .mo
 async function reload(): Promise<void> {
   await workbench.page.reload();
   await workbench.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await workbench.page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+  await workbench.page
+    .locator('.pane-header', { hasText: 'Sessions' })
+    .first()
+    .waitFor({ timeout: 10_000 })
+    .catch(() => undefined);
   await workbench.openBraid();
 }
 
@@ -43,7 +47,11 @@ test('a damaged data folder: every session listed and readable after a reload, t
   await workbench.openBraid();
   await chat().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
   const store = await openStore(workbench.globalStorage);
-  for (const [key, title] of [['intact', 'Intact session'], ['damaged', 'Damaged log'], ['broken', 'Broken state']] as const) {
+  for (const [key, title] of [
+    ['intact', 'Intact session'],
+    ['damaged', 'Damaged log'],
+    ['broken', 'Broken state'],
+  ] as const) {
     const session = await store.create({ workspaceDir: workbench.workspace });
     ids[key] = session.id;
     const writer = await store.openWriter(session.id);
@@ -51,7 +59,14 @@ test('a damaged data folder: every session listed and readable after a reload, t
     if (key === 'damaged') {
       const log = path.join(store.locate(session.id), 'agents', 'main', 'wire.jsonl');
       fs.appendFileSync(log, 'this line is not JSON at all\n');
-      fs.appendFileSync(log, Buffer.concat([Buffer.from('{"v":1,"t":"message","turn":2,"id":"bad-utf8","message":{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}}\n')]));
+      fs.appendFileSync(
+        log,
+        Buffer.concat([
+          Buffer.from('{"v":1,"t":"message","turn":2,"id":"bad-utf8","message":{"role":"user","content":"'),
+          Buffer.from([0xff, 0xfe, 0xc3]),
+          Buffer.from('"}}\n'),
+        ]),
+      );
       fs.appendFileSync(log, `{"v":1,"t":"note","text":"${'x'.repeat(10 * 1024 * 1024)}"}\n`);
       fs.appendFileSync(log, '{"v":7,"t":"hologram","turn":2,"shape":"torus"}\n');
       await addTurn(writer, `${title} prompt 3 after the damage`, `${title} answer 3`);
@@ -82,7 +97,7 @@ test('a damaged data folder: every session listed and readable after a reload, t
   // The chat says that lines were skipped, and how many (the garbage line; the invalid UTF-8 one still reads).
   const damaged = chat().locator('[data-role="damaged"]');
   await damaged.waitFor({ timeout: 10_000 });
-  assert.match(await damaged.textContent() ?? '', /One line of this session's log could not be read and was skipped.*braid doctor/);
+  assert.match((await damaged.textContent()) ?? '', /One line of this session's log could not be read and was skipped.*braid doctor/);
   model.enqueue({ kind: 'text', chunks: ['Still working after the damage.'] });
   await workbench.send('Does this session still work?');
   await chat().locator('.message.assistant', { hasText: 'Still working after the damage.' }).waitFor();
@@ -112,7 +127,7 @@ test('a session folder removed while it is open: a clear message, the window goe
   await workbench.send('Where did my session go?', 'failed');
   assert.equal(model.requests.length, asked, 'the model was not asked for a session that cannot be saved');
   const status = chat().locator('.turn-status[data-outcome="failed"]').last();
-  assert.match(await status.textContent() ?? '', /folder was removed from disk, not by Braid/);
+  assert.match((await status.textContent()) ?? '', /folder was removed from disk, not by Braid/);
   assert.equal(fs.existsSync(dir), false, 'the removed folder is not brought back half-empty');
   await workbench.screenshot('removed-while-open');
   // The tree drops it, and a new session works.

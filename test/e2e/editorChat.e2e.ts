@@ -30,7 +30,7 @@ after(async () => {
   await model.close();
 });
 
-test('the Chat view\'s title bar opens the chat in an editor tab', async () => {
+test("the Chat view's title bar opens the chat in an editor tab", async () => {
   const header = workbench.page.locator('.pane-header', { hasText: 'Chat' }).first();
   await header.hover();
   await header.locator('.action-label[aria-label="Open Chat in Editor"]').click();
@@ -66,7 +66,11 @@ test('a prompt sent in the editor tab streams in the side view too, as it comes'
 
 test('a prompt sent in the side view streams in the editor tab, and its approval is answered there', async () => {
   model.enqueue(
-    { kind: 'toolCalls', text: 'I will write the notes.', calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: '- from the side view\n' }) }] },
+    {
+      kind: 'toolCalls',
+      text: 'I will write the notes.',
+      calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: '- from the side view\n' }) }],
+    },
     { kind: 'text', chunks: ['Wrote ', 'notes.md.'], chunkDelayMs: 20 },
   );
   await side().locator('[data-role="input"]').fill('Write the notes');
@@ -75,7 +79,7 @@ test('a prompt sent in the side view streams in the editor tab, and its approval
   const approval = editor().locator('.approval');
   await approval.waitFor({ timeout: 15_000 });
   await side().locator('.approval').waitFor({ timeout: 5_000 });
-  assert.match(await approval.textContent() ?? '', /Braid wants to change a file: Create notes\.md/);
+  assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Create notes\.md/);
   await workbench.screenshot('approval-in-both');
   await approval.locator('button', { hasText: /^Allow$/ }).click();
   await side().locator('.approval', { hasText: 'Allowed once.' }).waitFor({ timeout: 10_000 });
@@ -103,7 +107,11 @@ test('a hidden editor tab shows a running turn again when it comes back', async 
   await editor().locator('.message.assistant', { hasText: 'bit0' }).waitFor({ timeout: 5_000 });
   assert.equal(await editor().locator('body').getAttribute('data-turn'), 'running', 'the tab knows the turn still runs');
   await editor().locator('body[data-turn="idle"]').waitFor({ timeout: 30_000 });
-  assert.equal((await editor().locator('.message.assistant', { hasText: 'bit0' }).textContent())?.replace(/\s+/g, ' ').trim(), chunks.join('').trim(), 'every part once, in order');
+  assert.equal(
+    (await editor().locator('.message.assistant', { hasText: 'bit0' }).textContent())?.replace(/\s+/g, ' ').trim(),
+    chunks.join('').trim(),
+    'every part once, in order',
+  );
 });
 
 test('after a window reload the editor tab and the side view come back on the same session', async () => {
@@ -122,7 +130,7 @@ test('after a window reload the editor tab and the side view come back on the sa
   await side().locator('.message.assistant', { hasText: 'Still here.' }).waitFor({ timeout: 15_000 });
 });
 
-test('what a page asked for goes to that page: a side question\'s answer and the prompt back from Edit', async () => {
+test("what a page asked for goes to that page: a side question's answer and the prompt back from Edit", async () => {
   model.enqueue({ kind: 'text', chunks: ['It says hi.'] });
   await editor().locator('[data-role="input"]').fill('/btw what does greet.ts say?');
   await editor().locator('[data-role="input"]').press('Enter');
@@ -138,7 +146,7 @@ test('what a page asked for goes to that page: a side question\'s answer and the
   await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
   await editor().locator('.message.user', { hasText: 'After the reload' }).waitFor({ state: 'detached', timeout: 10_000 });
   await side().locator('.message.user', { hasText: 'After the reload' }).waitFor({ state: 'detached', timeout: 10_000 });
-  for (let i = 0; i < 100 && await editor().locator('[data-role="input"]').inputValue() !== 'After the reload'; i++) await workbench.page.waitForTimeout(100);
+  for (let i = 0; i < 100 && (await editor().locator('[data-role="input"]').inputValue()) !== 'After the reload'; i++) await workbench.page.waitForTimeout(100);
   assert.equal(await editor().locator('[data-role="input"]').inputValue(), 'After the reload', 'the prompt comes back where Edit was pressed');
   assert.equal(await side().locator('[data-role="input"]').inputValue(), '');
   await workbench.screenshot('edit-back-in-editor');

@@ -60,19 +60,22 @@ test('rewind with files from the palette restores the file and puts the prompt b
   await workbench.page.locator('.monaco-list-row', { hasText: 'Plan the notes' }).first().click();
   await workbench.chatFrame().locator('.message.user', { hasText: 'Rewrite the notes' }).waitFor();
   // The fork showed the same prompt: wait until the Chat view has switched to the source itself.
-  await workbench.chatFrame().locator('[data-role="title"]', { hasText: /^Plan the notes$/ }).waitFor();
+  await workbench
+    .chatFrame()
+    .locator('[data-role="title"]', { hasText: /^Plan the notes$/ })
+    .waitFor();
   await workbench.runCommand('Braid: Rewind...');
   const page = workbench.page;
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Turn 2' }).click();
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor();
-  assert.match(await dialog.textContent() ?? '', /restore notes\.md/);
+  assert.match((await dialog.textContent()) ?? '', /restore notes\.md/);
   await workbench.screenshot('rewind-preview');
   await dialog.locator('.monaco-button', { hasText: 'Rewind and Restore Files' }).click();
   const chat = workbench.chatFrame();
   // The prompt comes back in the input once the rewind is done.
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (await chat.locator('[data-role="input"]').inputValue() === 'Rewrite the notes') break;
+    if ((await chat.locator('[data-role="input"]').inputValue()) === 'Rewrite the notes') break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.equal(await chat.locator('[data-role="input"]').inputValue(), 'Rewrite the notes');
@@ -107,7 +110,7 @@ test('per-message actions: fork from here, and edit & resend', async () => {
   await dialog.waitFor();
   await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (await chat.locator('[data-role="input"]').inputValue() === 'Plan the notes') break;
+    if ((await chat.locator('[data-role="input"]').inputValue()) === 'Plan the notes') break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.equal(await chat.locator('[data-role="input"]').inputValue(), 'Plan the notes');
@@ -120,7 +123,10 @@ test('fork from the palette: the fork is revealed and selected under a collapsed
   const row = (text: string | RegExp) => page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
   // Back to the source, its forks folded away under it.
   await row('Plan the notes').click();
-  await workbench.chatFrame().locator('[data-role="title"]', { hasText: /^Plan the notes$/ }).waitFor();
+  await workbench
+    .chatFrame()
+    .locator('[data-role="title"]', { hasText: /^Plan the notes$/ })
+    .waitFor();
   const source = await workbench.chatFrame().locator('body[data-session]').getAttribute('data-session');
   await row('Plan the notes').locator('.monaco-tl-twistie').click();
   await row('Fork of Plan the notes').waitFor({ state: 'detached', timeout: 5_000 });
@@ -136,7 +142,8 @@ test('fork from the palette: the fork is revealed and selected under a collapsed
   await fork.waitFor({ timeout: 10_000 });
   const toast = page.locator('.notification-toast', { hasText: 'Forked "Plan the notes".' });
   await toast.waitFor({ timeout: 5_000 });
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline && await fork.getAttribute('aria-selected') !== 'true';) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await fork.getAttribute('aria-selected')) !== 'true';)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(await fork.getAttribute('aria-selected'), 'true', 'the new fork is selected');
   assert.equal(await fork.getAttribute('aria-level'), '2', 'under its source, which was unfolded');
   await workbench.chatFrame().locator('[data-role="title"]', { hasText: 'Fork 2 of Plan the notes' }).waitFor();
@@ -148,13 +155,16 @@ test('fork from the palette: the fork is revealed and selected under a collapsed
   await workbench.chatFrame().locator(`body[data-session="${source}"]`).waitFor({ timeout: 10_000 });
   await workbench.runCommand('Braid: Show All Workspaces');
   await row(/this workspace/).waitFor({ timeout: 5_000 });
-  await row(/this workspace/).locator('.monaco-tl-twistie').click();
+  await row(/this workspace/)
+    .locator('.monaco-tl-twistie')
+    .click();
   await row('Plan the notes').waitFor({ state: 'detached', timeout: 5_000 });
   await workbench.runCommand('Braid: Fork at Turn...');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Turn 1' }).click();
   const atTurn = row('Fork 2 at turn 1 of Plan the notes');
   await atTurn.waitFor({ timeout: 10_000 });
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline && await atTurn.getAttribute('aria-selected') !== 'true';) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await atTurn.getAttribute('aria-selected')) !== 'true';)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(await atTurn.getAttribute('aria-selected'), 'true');
   assert.equal(await atTurn.getAttribute('aria-level'), '3', 'workspace, source, fork');
   await page.locator('.notification-toast', { hasText: 'Forked "Plan the notes" at turn 1.' }).waitFor({ timeout: 5_000 });

@@ -43,7 +43,12 @@ test('the Braid container shows the Sessions tree and the Chat view, and the web
 });
 
 test('a prompt streams an answer from the model server, with usage', async () => {
-  model.enqueue({ kind: 'text', chunks: ['Braid ', 'answers ', 'from the ', 'scripted server.'], chunkDelayMs: 30, usage: { prompt: 42, completion: 7, cached: 10 } });
+  model.enqueue({
+    kind: 'text',
+    chunks: ['Braid ', 'answers ', 'from the ', 'scripted server.'],
+    chunkDelayMs: 30,
+    usage: { prompt: 42, completion: 7, cached: 10 },
+  });
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('What is this workspace?');
   await chat.locator('[data-role="input"]').press('Enter');
@@ -51,7 +56,7 @@ test('a prompt streams an answer from the model server, with usage', async () =>
   const status = chat.locator('.turn-status').last();
   await status.filter({ hasText: '7 out' }).waitFor();
   assert.equal(await status.getAttribute('data-outcome'), 'completed');
-  assert.match(await status.textContent() ?? '', /32 in, 10 cached · 7 out/);
+  assert.match((await status.textContent()) ?? '', /32 in, 10 cached · 7 out/);
   // The time to the first token on screen, measured by the page from Enter to the painted frame.
   console.log(`time to first token on screen: ${await chat.locator('body').getAttribute('data-first-token-ms')} ms`);
   const request = model.requests.at(-1)!;
@@ -77,20 +82,20 @@ test('a file write asks for approval in the chat; Allow writes the file and the 
   await chat.locator('[data-role="input"]').press('Enter');
   const approval = chat.locator('.approval');
   await approval.waitFor({ timeout: 15_000 });
-  assert.match(await approval.textContent() ?? '', /Braid wants to change a file: Create notes\/todo\.md/);
+  assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Create notes\/todo\.md/);
   assert.equal(fs.existsSync(path.join(workbench.workspace, 'notes', 'todo.md')), false, 'nothing is written before the answer');
   await workbench.screenshot('approval-in-chat');
   await approval.locator('button', { hasText: /^Allow$/ }).click();
   await chat.locator('.message.assistant', { hasText: 'Wrote notes/todo.md.' }).waitFor();
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'notes', 'todo.md'), 'utf8'), '- ship it\n');
-  assert.match(await approval.textContent() ?? '', /Allowed once/);
+  assert.match((await approval.textContent()) ?? '', /Allowed once/);
   const card = chat.locator('.tool', { hasText: 'write_file notes/todo.md' });
   assert.equal(await card.getAttribute('data-status'), 'done');
   assert.equal(await card.locator('.diff-add').first().textContent(), '+- ship it\n');
   await workbench.screenshot('file-written');
 });
 
-test('a model error shows as a failed turn with the server\'s message', async () => {
+test("a model error shows as a failed turn with the server's message", async () => {
   model.enqueue({ kind: 'httpError', status: 400, message: 'context length exceeded in this scripted test' });
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('Trigger an error');
@@ -113,9 +118,13 @@ test('sessions another process creates and the CLI renames appear in the Session
   const seenAfter = Date.now() - started;
   await workbench.screenshot('session-in-tree');
   assert.ok(seenAfter < 2_000 + 500, `shown after ${seenAfter} ms`);
-  assert.match(await row.textContent() ?? '', /1 turn/);
+  assert.match((await row.textContent()) ?? '', /1 turn/);
 
-  const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rename', session.id, 'Renamed from the CLI'], { encoding: 'utf8' });
+  const cli = spawnSync(
+    process.execPath,
+    [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rename', session.id, 'Renamed from the CLI'],
+    { encoding: 'utf8' },
+  );
   assert.equal(cli.status, 0, cli.stderr);
   await page.locator('.monaco-list-row', { hasText: 'Renamed from the CLI' }).waitFor({ timeout: 2_500 });
   await workbench.screenshot('renamed-by-cli');
@@ -152,11 +161,14 @@ test('a session another process is writing opens read-only and follows its log l
 
 test('markdown in answers renders, and HTML or scripts in them stay inert', async () => {
   await workbench.runCommand('Braid: New Session');
-  model.enqueue({ kind: 'text', chunks: [
-    '## Result\n\nSome **bold** text and `code`.\n\n```ts\nconst x = 1;\n```\n\n',
-    '<img src=x onerror="document.body.dataset.pwned=\'img\'">\n\n<script>document.body.dataset.pwned=\'script\'</script>\n\n',
-    '[click me](javascript:document.body.dataset.pwned=\'link\') and <a href="#" onclick="document.body.dataset.pwned=\'click\'">this</a>\n',
-  ] });
+  model.enqueue({
+    kind: 'text',
+    chunks: [
+      '## Result\n\nSome **bold** text and `code`.\n\n```ts\nconst x = 1;\n```\n\n',
+      "<img src=x onerror=\"document.body.dataset.pwned='img'\">\n\n<script>document.body.dataset.pwned='script'</script>\n\n",
+      '[click me](javascript:document.body.dataset.pwned=\'link\') and <a href="#" onclick="document.body.dataset.pwned=\'click\'">this</a>\n',
+    ],
+  });
   const chat = workbench.chatFrame();
   await chat.locator('[data-role="input"]').fill('Show me some markdown');
   await chat.locator('[data-role="input"]').press('Enter');
@@ -176,7 +188,7 @@ test('the status bar names the session and its model; Show Usage totals by sessi
   const page = workbench.page;
   const item = page.locator('.statusbar-item', { hasText: 'Show me some markdown' });
   await item.waitFor({ timeout: 5_000 });
-  assert.match(await item.textContent() ?? '', /scripted-model · \d+ tokens/);
+  assert.match((await item.textContent()) ?? '', /scripted-model · \d+ tokens/);
   await workbench.runCommand('Braid: Show Usage');
   const usage = workbench.usageFrame();
   const line = usage.locator('[data-role="sessions"] tbody tr', { hasText: 'What is this workspace?' });

@@ -70,7 +70,8 @@ after(async () => {
  */
 async function assertWorkspaceHadNoEffect(): Promise<void> {
   const breaches: string[] = [];
-  if (workspaceModel.requests.length > 0) breaches.push(`the server the workspace named got ${workspaceModel.requests.length} request(s), key ${workspaceModel.requests[0]!.headers.authorization}`);
+  if (workspaceModel.requests.length > 0)
+    breaches.push(`the server the workspace named got ${workspaceModel.requests.length} request(s), key ${workspaceModel.requests[0]!.headers.authorization}`);
   if (userModel.requests.length === 0) breaches.push("the user's server got no request");
   for (const request of userModel.requests) {
     if (request.body.model !== 'scripted-model') breaches.push(`the user's server was asked for model ${request.body.model}`);
@@ -103,7 +104,7 @@ test('untrusted: a prompt starts no git, sends no git context, and the workspace
   assert.match(sent(userModel.requests), /What is in this repository\?/);
 });
 
-test('trusted: a write and a command still ask, and the git context comes from a git that runs none of the repository\'s programs', async () => {
+test("trusted: a write and a command still ask, and the git context comes from a git that runs none of the repository's programs", async () => {
   await workbench.runCommand('Workspaces: Manage Workspace Trust');
   const trustButton = workbench.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
   await trustButton.waitFor({ timeout: 15_000 });
@@ -113,7 +114,12 @@ test('trusted: a write and a command still ask, and the git context comes from a
   // The trust editor opens as a modal; it must close before the chat can be used.
   const modal = workbench.page.locator('.monaco-modal-editor-block');
   await workbench.page.keyboard.press('Escape');
-  if (!await modal.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false)) {
+  if (
+    !(await modal.waitFor({ state: 'hidden', timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await modal.locator('[aria-label^="Close"]').first().click();
     await modal.waitFor({ state: 'hidden', timeout: 5_000 });
   }

@@ -31,7 +31,8 @@ after(async () => {
 
 /** The Braid Output channel as VS Code wrote it to its log folder so far. */
 function channelLog(): string {
-  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   const files = walk(path.join(workbench.profile!.userData, 'logs')).filter((f) => /braid/i.test(path.basename(f)));
   return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
@@ -70,7 +71,7 @@ test('after a turn with a tool call, Show Log has the session, the turn, the mod
   let shown = '';
   for (let i = 0; i < 150 && !/turn 1 completed after/.test(shown); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    shown = (await output.textContent().catch(() => '') ?? '').replace(/\u00a0/g, ' ');
+    shown = ((await output.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   }
   assert.match(shown, /turn 1 completed after/, 'the Output view shows the end of the turn');
   // The whole channel, from the file VS Code writes it to.

@@ -40,11 +40,20 @@ before(async () => {
   const baseUrl = await demo.start();
   workbench = await Workbench.launch({
     name: 'newcomer',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'braid-demo', 'braid.baseUrl': baseUrl, 'braid.demoModel': true, 'workbench.startupEditor': 'none' },
+    settings: {
+      'braid.provider': 'openai-compatible',
+      'braid.model': 'braid-demo',
+      'braid.baseUrl': baseUrl,
+      'braid.demoModel': true,
+      'workbench.startupEditor': 'none',
+    },
     files: { 'README.md': README, 'package.json': '{\n  "name": "sprocket",\n  "version": "0.3.0"\n}\n' },
   });
   // A repository with an origin: Braid tells the model about it in a hidden reminder, which the demo must never quote.
-  for (const args of [['init', '-q'], ['remote', 'add', 'origin', 'https://example.invalid/team/secret-origin.git']]) {
+  for (const args of [
+    ['init', '-q'],
+    ['remote', 'add', 'origin', 'https://example.invalid/team/secret-origin.git'],
+  ]) {
     spawnSync('git', args, { cwd: workbench.workspace });
   }
 });
@@ -114,9 +123,13 @@ test('a new session greets with what Braid does, three prompts the demo acts on,
   assert.equal(fit.overflow, 0, 'the welcome fits its width');
   await shot('welcome-narrow');
   await arrangeWindow();
-  assert.match(await welcome.textContent() ?? '', /A coding agent for this workspace/);
-  assert.deepEqual(await welcome.locator('button.example').allTextContents(), ['Explain the README', 'Create hello.txt', 'Use a subagent to survey this folder']);
-  assert.match(await welcome.locator('[data-role="welcome-model"]').textContent() ?? '', /demo agent/);
+  assert.match((await welcome.textContent()) ?? '', /A coding agent for this workspace/);
+  assert.deepEqual(await welcome.locator('button.example').allTextContents(), [
+    'Explain the README',
+    'Create hello.txt',
+    'Use a subagent to survey this folder',
+  ]);
+  assert.match((await welcome.locator('[data-role="welcome-model"]').textContent()) ?? '', /demo agent/);
   assert.equal(await chat().locator('[data-role="demo"]').isVisible(), true, 'the demo badge is shown');
   await shot('welcome', 'welcome');
 });
@@ -129,7 +142,7 @@ test('asking about the README shows the tool cards and an answer about the READM
   assert.equal(await chat().locator('[data-role="welcome"]').isVisible(), false, 'the welcome gives way to the conversation');
   await chat().locator('.tool', { hasText: 'list_dir' }).waitFor();
   assert.equal(await chat().locator('.tool', { hasText: 'read_file README.md' }).getAttribute('data-status'), 'done');
-  const answer = await chat().locator('.message.assistant').last().textContent() ?? '';
+  const answer = (await chat().locator('.message.assistant').last().textContent()) ?? '';
   assert.match(answer, /titled Sprocket/);
   assert.match(answer, /Sprocket turns plain-text recipes into shopping lists/);
   assert.match(answer, /Install[\s\S]*Usage[\s\S]*Contributing/);
@@ -142,7 +155,7 @@ test('creating a file asks first with the diff; after Allow the file exists', as
   await chat().locator('[data-role="input"]').press('Enter');
   const approval = chat().locator('.approval');
   await approval.waitFor({ timeout: 20_000 });
-  assert.match(await approval.textContent() ?? '', /Braid wants to change a file: Create hello\.txt/);
+  assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Create hello\.txt/);
   const card = chat().locator('.tool', { hasText: 'write_file hello.txt' });
   assert.deepEqual(await card.locator('.diff-add').allTextContents(), ['+Hello from Braid!\n']);
   assert.equal(fs.existsSync(hello()), false, 'nothing is written before Allow');
@@ -150,7 +163,7 @@ test('creating a file asks first with the diff; after Allow the file exists', as
   await approval.locator('button', { hasText: /^Allow$/ }).click();
   await chat().locator('body[data-turn="idle"]').waitFor({ timeout: 20_000 });
   assert.equal(fs.readFileSync(hello(), 'utf8'), 'Hello from Braid!\n');
-  assert.match(await chat().locator('.message.assistant').last().textContent() ?? '', /Created hello\.txt/);
+  assert.match((await chat().locator('.message.assistant').last().textContent()) ?? '', /Created hello\.txt/);
   await shot('file-created');
 });
 
@@ -161,8 +174,8 @@ async function rewindCreate(): Promise<void> {
   await prompt.locator('.message-actions button', { hasText: 'Rewind' }).click();
   const dialog = workbench.page.locator('.monaco-dialog-box');
   await dialog.waitFor();
-  assert.match(await dialog.textContent() ?? '', /Rewind 1 turn of this session\?/);
-  assert.match(await dialog.textContent() ?? '', /delete hello\.txt/);
+  assert.match((await dialog.textContent()) ?? '', /Rewind 1 turn of this session\?/);
+  assert.match((await dialog.textContent()) ?? '', /delete hello\.txt/);
   await workbench.screenshot('rewind-dialog');
   await dialog.locator('.monaco-button', { hasText: 'Rewind and Restore Files' }).click();
   await waitFor(() => !fs.existsSync(hello()), 'hello.txt to be removed by the rewind');
@@ -183,7 +196,7 @@ test('rewinding with files removes the file, and Undo in the chat brings the tur
   await waitFor(() => fs.existsSync(hello()), 'hello.txt to come back');
   assert.equal(fs.readFileSync(hello(), 'utf8'), 'Hello from Braid!\n');
   await chat().locator('.message.user', { hasText: 'Create hello.txt' }).waitFor();
-  await waitFor(async () => await chat().locator('[data-role="input"]').inputValue() === '', 'the input to be emptied of the rewound prompt');
+  await waitFor(async () => (await chat().locator('[data-role="input"]').inputValue()) === '', 'the input to be emptied of the rewound prompt');
   assert.equal(await chat().locator('[data-role="rewound"]').isVisible(), false);
   await workbench.page.locator('.notification-toast', { hasText: 'Undid the rewind: 1 turn and 1 file are back.' }).waitFor();
   await shot('undone');
@@ -193,7 +206,7 @@ test('Undo on the rewind notification does the same', async () => {
   await rewindCreate();
   const toast = workbench.page.locator('.notification-toast', { hasText: 'Rewound 1 turn and restored 1 file.' }).last();
   await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
-  await waitFor(() => fs.existsSync(hello()), 'hello.txt to come back from the notification\'s Undo');
+  await waitFor(() => fs.existsSync(hello()), "hello.txt to come back from the notification's Undo");
   await chat().locator('.message.user', { hasText: 'Create hello.txt' }).waitFor();
   await waitFor(async () => !(await chat().locator('[data-role="rewound"]').isVisible()), 'the Undo bar to go');
   await shot('undone-from-notification');
@@ -204,6 +217,6 @@ test('a subagent surveys the folder in its own context and reports back', async 
   await chat().locator('[data-role="input"]').press('Enter');
   await chat().locator('body[data-turn="idle"]').waitFor({ timeout: 20_000 });
   assert.equal(await chat().locator('.tool', { hasText: 'task' }).last().getAttribute('data-status'), 'done');
-  assert.match(await chat().locator('.message.assistant').last().textContent() ?? '', /The subagent reported:[\s\S]*it looks like a Node\.js project/);
+  assert.match((await chat().locator('.message.assistant').last().textContent()) ?? '', /The subagent reported:[\s\S]*it looks like a Node\.js project/);
   await shot('subagent');
 });

@@ -32,12 +32,22 @@ after(async () => {
   await model.close();
 });
 
-interface ListedSession { id: string; title: string; archived: boolean; workspaceDir: string; updatedAt: string }
+interface ListedSession {
+  id: string;
+  title: string;
+  archived: boolean;
+  workspaceDir: string;
+  updatedAt: string;
+}
 
 /** Runs the CLI on the workbench's storage; async so the scripted model server can answer it. */
 async function braid(args: string[], workspace = workbench.workspace): Promise<string> {
   const env = { ...process.env, BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: model.baseUrl };
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, '--workspace', workspace, ...args], { env, encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, '--workspace', workspace, ...args],
+    { env, encoding: 'utf8' },
+  );
   return stdout;
 }
 
@@ -65,7 +75,13 @@ async function contextMenu(text: string, item: string, shot?: string): Promise<v
   await action.click();
   // A menu sometimes ignores a click that comes right as it opens; the second one then runs it.
   const menu = workbench.page.locator('.context-view .monaco-menu');
-  if (!(await menu.waitFor({ state: 'hidden', timeout: 1_500 }).then(() => true, () => false))) await action.click();
+  if (
+    !(await menu.waitFor({ state: 'hidden', timeout: 1_500 }).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await action.click();
 }
 
 /** Clicks a Sessions view title action (shown while the pane header is hovered). */
@@ -84,11 +100,14 @@ test('archive, restore, delete and undo from the tree context menu', async () =>
   await contextMenu('Archive me later', 'Archive Session', 'context-menu-live');
   const group = row(/^Archived/);
   await group.waitFor({ timeout: 5_000 });
-  assert.match(await group.textContent() ?? '', /Archived\s*1/, 'the group shows its count');
+  assert.match((await group.textContent()) ?? '', /Archived\s*1/, 'the group shows its count');
   await group.click();
   await row('Archive me later').waitFor({ timeout: 5_000 });
   assert.equal(await row('Archive me later').getAttribute('aria-level'), '2', 'the session sits in the Archived group');
-  assert.deepEqual((await list(undefined, true)).map((s) => s.id), [id]);
+  assert.deepEqual(
+    (await list(undefined, true)).map((s) => s.id),
+    [id],
+  );
   await workbench.screenshot('archived-group');
 
   await contextMenu('Archive me later', 'Restore Session', 'context-menu-archived');
@@ -101,13 +120,20 @@ test('archive, restore, delete and undo from the tree context menu', async () =>
   const toast = workbench.page.locator('.notification-toast', { hasText: 'Deleted "Archive me later"' });
   await toast.waitFor({ timeout: 5_000 });
   await row('Archive me later').waitFor({ state: 'detached', timeout: 5_000 });
-  assert.equal((await list()).some((s) => s.id === id), false, 'the CLI no longer lists it');
+  assert.equal(
+    (await list()).some((s) => s.id === id),
+    false,
+    'the CLI no longer lists it',
+  );
   assert.ok(fs.existsSync(path.join(workbench.globalStorage, 'trash')), 'it went to the trash');
   await workbench.screenshot('deleted-with-undo');
 
   await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
   await row('Archive me later').waitFor({ timeout: 5_000 });
-  assert.ok((await list()).some((s) => s.id === id), 'undo brought it back on disk');
+  assert.ok(
+    (await list()).some((s) => s.id === id),
+    'undo brought it back on disk',
+  );
   await workbench.screenshot('undeleted');
 });
 
@@ -133,23 +159,26 @@ test('Open Session finds a session by a word that is only in one of its later pr
   await workbench.screenshot('open-session-opened');
 });
 
-test('Show All Workspaces lists another workspace\'s sessions under its folder, and Show This Workspace hides them', async () => {
+test("Show All Workspaces lists another workspace's sessions under its folder, and Show This Workspace hides them", async () => {
   await exec('Tune the other build', { workspace: otherWorkspace });
-  assert.equal((await list()).some((s) => s.title === 'Tune the other build'), false);
+  assert.equal(
+    (await list()).some((s) => s.title === 'Tune the other build'),
+    false,
+  );
   assert.equal(await row('Tune the other build').count(), 0, 'not shown for this workspace');
 
   await titleAction('Show All Workspaces');
   const here = row(/this workspace/);
   await here.waitFor({ timeout: 5_000 });
-  assert.match(await here.textContent() ?? '', new RegExp(path.basename(workbench.workspace)));
+  assert.match((await here.textContent()) ?? '', new RegExp(path.basename(workbench.workspace)));
   assert.equal(await here.getAttribute('aria-level'), '1');
   const other = row(path.basename(otherWorkspace));
   await other.waitFor({ timeout: 5_000 });
-  assert.match(await other.textContent() ?? '', new RegExp(otherWorkspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the description is the path');
+  assert.match((await other.textContent()) ?? '', new RegExp(otherWorkspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the description is the path');
   await other.click();
   await row('Tune the other build').waitFor({ timeout: 5_000 });
   assert.equal(await row('Tune the other build').getAttribute('aria-level'), '2');
-  assert.equal(await row('Plan the release').getAttribute('aria-level'), '2', 'this workspace\'s sessions sit under its node');
+  assert.equal(await row('Plan the release').getAttribute('aria-level'), '2', "this workspace's sessions sit under its node");
   await workbench.screenshot('all-workspaces');
 
   await titleAction('Show This Workspace');
@@ -164,7 +193,7 @@ test('relative times stay true: a session turns "1 min ago" when it is a minute 
   const updatedAt = Date.parse((await list()).find((s) => s.id === id)!.updatedAt);
   const clock = row('Watch the clock');
   await clock.waitFor({ timeout: 5_000 });
-  assert.match(await clock.textContent() ?? '', /just now/);
+  assert.match((await clock.textContent()) ?? '', /just now/);
   await workbench.screenshot('times-just-now');
   // The tree redraws when the first shown time changes; a fixed minute from activation left
   // "just now" up to two minutes. 15 s of slack for a busy machine.

@@ -41,11 +41,12 @@ async function box(locator: Locator): Promise<{ left: number; right: number; top
 }
 
 /** How many lines an element's text takes. */
-const lines = (locator: Locator) => locator.evaluate((e) => {
-  const range = document.createRange();
-  range.selectNodeContents(e);
-  return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
-});
+const lines = (locator: Locator) =>
+  locator.evaluate((e) => {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+  });
 
 /** Asserts an element is wholly inside its page's width. */
 async function inView(locator: Locator, what: string): Promise<void> {
@@ -56,7 +57,11 @@ async function inView(locator: Locator, what: string): Promise<void> {
 test('the side bar gives the Chat view most of its height, the Sessions tree a quarter', async () => {
   const width = await workbench.setSideBarWidth(300);
   assert.ok(Math.abs(width - 300) <= 1, `side bar ${width} px wide`);
-  const height = (name: string) => workbench.page.locator('.pane', { has: workbench.page.locator('.pane-header', { hasText: name }) }).last().evaluate((e) => e.getBoundingClientRect().height);
+  const height = (name: string) =>
+    workbench.page
+      .locator('.pane', { has: workbench.page.locator('.pane-header', { hasText: name }) })
+      .last()
+      .evaluate((e) => e.getBoundingClientRect().height);
   const [sessions, chatHeight] = [await height('Sessions'), await height('Chat')];
   console.log(`side bar split at ${workbench.page.viewportSize()?.height} px: Sessions ${Math.round(sessions)} px, Chat ${Math.round(chatHeight)} px`);
   assert.ok(chatHeight >= 2.5 * sessions, `the Chat view (${chatHeight} px) is far taller than the tree (${sessions} px)`);
@@ -71,7 +76,7 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
   await chat().locator('body[data-turn="idle"]').waitFor({ timeout: 15_000 });
   const title = chat().locator('[data-role="title"]');
   await title.filter({ hasText: 'Explain how' }).waitFor({ timeout: 5_000 });
-  const full = await title.textContent() ?? '';
+  const full = (await title.textContent()) ?? '';
   assert.equal(await title.getAttribute('title'), full, 'the tooltip holds the whole title');
   assert.ok(await title.evaluate((e) => e.scrollWidth > e.clientWidth), 'the title is cut with an ellipsis');
   await inView(title, 'the title');
@@ -79,17 +84,21 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
   await inView(picker, 'the model dropdown');
   assert.equal(await chat().locator('[data-role="model"]').textContent(), 'openai-compatible · scripted-model · 128k context · 8k out');
   assert.equal(await chat().locator('.model-limits').isVisible(), false, 'a narrow header leaves the limits to the tooltip');
-  assert.match(await picker.getAttribute('title') ?? '', /Context window 128,000 tokens/);
+  assert.match((await picker.getAttribute('title')) ?? '', /Context window 128,000 tokens/);
   // Fractional widths: an ellipsis shows when the text is wider than its box by any fraction of a pixel.
-  const widths = await chat().locator('[data-role="model"] > span').evaluateAll((spans) => spans.map((e) => {
-    const range = document.createRange();
-    range.selectNodeContents(e);
-    return [e.className, range.getBoundingClientRect().width, e.getBoundingClientRect().width];
-  }));
+  const widths = await chat()
+    .locator('[data-role="model"] > span')
+    .evaluateAll((spans) =>
+      spans.map((e) => {
+        const range = document.createRange();
+        range.selectNodeContents(e);
+        return [e.className, range.getBoundingClientRect().width, e.getBoundingClientRect().width];
+      }),
+    );
   console.log(`model line at 300 px (part, text width, shown width): ${JSON.stringify(widths)}`);
   const [, idText, idShown] = widths.find(([name]) => name === 'model-id')!;
   assert.ok(Number(idShown) >= Number(idText) - 0.01, 'the provider gives way so the model id shows whole');
-  assert.match(await picker.getAttribute('title') ?? '', /The next turn uses openai-compatible · scripted-model/);
+  assert.match((await picker.getAttribute('title')) ?? '', /The next turn uses openai-compatible · scripted-model/);
   const badge = chat().locator('[data-role="demo"]');
   assert.equal(await badge.isVisible(), true);
   assert.equal(await lines(badge), 1, 'the Demo badge stays on one line');
@@ -97,7 +106,7 @@ test('at 300 px the header keeps the title, the model and the Demo badge on scre
   await workbench.screenshot('header-at-300');
 });
 
-test('at 300 px a queued prompt\'s chip keeps Steer and Cancel in view; the composer\'s hint and buttons fit', async () => {
+test("at 300 px a queued prompt's chip keeps Steer and Cancel in view; the composer's hint and buttons fit", async () => {
   model.enqueue({ kind: 'text', chunks: Array.from({ length: 14 }, (_, i) => `step${i} `), chunkDelayMs: 250 });
   await input().fill('Work slowly');
   await input().press('Enter');
@@ -122,22 +131,29 @@ test('at 300 px a queued prompt\'s chip keeps Steer and Cancel in view; the comp
 });
 
 /** The dropdown's lines as "group:provider[/model]". */
-const dropdownLines = (frame: FrameLocator) => frame.locator('.model-option').evaluateAll((options) => options.map((o) => {
-  const d = (o as HTMLElement).dataset;
-  return `${d.group}:${d.provider}${d.model ? `/${d.model}` : ''}`;
-}));
+const dropdownLines = (frame: FrameLocator) =>
+  frame.locator('.model-option').evaluateAll((options) =>
+    options.map((o) => {
+      const d = (o as HTMLElement).dataset;
+      return `${d.group}:${d.provider}${d.model ? `/${d.model}` : ''}`;
+    }),
+  );
 
-test('the model dropdown lists the current model first and marked, then providers with a key; a pick switches the next turn\'s model', async () => {
+test("the model dropdown lists the current model first and marked, then providers with a key; a pick switches the next turn's model", async () => {
   await chat().locator('[data-role="model-picker"]').click();
   const first = chat().locator('.model-option').first();
   await first.waitFor({ timeout: 10_000 });
   const listed = await dropdownLines(chat());
   assert.equal(listed[0], 'current:openai-compatible/scripted-model');
   assert.equal(await first.locator('.codicon-check').count(), 1);
-  assert.match(await first.textContent() ?? '', /openai-compatible · scripted-model\s*current/);
+  assert.match((await first.textContent()) ?? '', /openai-compatible · scripted-model\s*current/);
   const groups = listed.map((l) => l.split(':')[0]);
   assert.deepEqual([...new Set(groups)], ['current', 'keyed', 'other'], 'current, then providers with a key, then the rest');
-  assert.deepEqual(listed.filter((l) => l.startsWith('keyed:')), ['keyed:openai-compatible', 'keyed:groq'], 'the current provider first, then the one whose key is set');
+  assert.deepEqual(
+    listed.filter((l) => l.startsWith('keyed:')),
+    ['keyed:openai-compatible', 'keyed:groq'],
+    'the current provider first, then the one whose key is set',
+  );
   assert.ok(listed.includes('other:anthropic'));
   await inView(first, 'the dropdown');
   await workbench.screenshot('model-dropdown-at-300');
@@ -162,17 +178,17 @@ test('the model dropdown lists the current model first and marked, then provider
   const store = await openStore(workbench.globalStorage);
   const state = store.get(id!);
   await store.close();
-  assert.deepEqual(state.model && [state.model.provider, state.model.id], ['openai-compatible', 'scripted-model-2'], 'the turn\'s model snapshot says what ran');
+  assert.deepEqual(state.model && [state.model.provider, state.model.id], ['openai-compatible', 'scripted-model-2'], "the turn's model snapshot says what ran");
 });
 
 test('Braid: Select Model lists the same lines, the current model first with a check; another provider drops the old server address', async () => {
   await workbench.runCommand('Braid: Select Model');
   const rows = workbench.page.locator('.quick-input-list .monaco-list-row');
   await rows.filter({ hasText: 'scripted-model-2' }).first().waitFor({ timeout: 10_000 });
-  assert.match(await rows.first().textContent() ?? '', /openai-compatible · scripted-model-2\s*current/);
+  assert.match((await rows.first().textContent()) ?? '', /openai-compatible · scripted-model-2\s*current/);
   assert.equal(await rows.first().locator('.codicon-check').count(), 1);
-  assert.match(await rows.nth(1).textContent() ?? '', /openai-compatible/);
-  assert.match(await rows.nth(2).textContent() ?? '', /groq.*API key set/);
+  assert.match((await rows.nth(1).textContent()) ?? '', /openai-compatible/);
+  assert.match((await rows.nth(2).textContent()) ?? '', /groq.*API key set/);
   await workbench.screenshot('select-model-quick-pick');
   // Another provider: the address set for the OpenAI-compatible server must not get groq's key.
   await rows.filter({ hasText: 'groq' }).first().click();
@@ -182,9 +198,11 @@ test('Braid: Select Model lists the same lines, the current model first with a c
   await workbench.page.locator('.notification-toast', { hasText: 'braid.baseUrl' }).waitFor({ timeout: 10_000 });
   const settings = JSON.parse(fs.readFileSync(path.join(workbench.profile!.userData, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
   assert.equal(settings['braid.provider'], 'groq');
-  assert.equal(settings['braid.baseUrl'] ?? '', '', 'the OpenAI-compatible server\'s address was cleared');
+  assert.equal(settings['braid.baseUrl'] ?? '', '', "the OpenAI-compatible server's address was cleared");
   assert.equal(settings['braid.demoModel'], false, 'a real provider is not the demo model');
-  await chat().locator('[data-role="model"]', { hasText: /^groq · / }).waitFor({ timeout: 10_000 });
+  await chat()
+    .locator('[data-role="model"]', { hasText: /^groq · / })
+    .waitFor({ timeout: 10_000 });
   assert.equal(await chat().locator('[data-role="demo"]').isVisible(), false);
   await workbench.screenshot('switched-provider-address-cleared');
 });

@@ -47,7 +47,11 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, BRAID_START_PROFILE: path.join(scratch, 'profile') };
   for (const key of ['BRAID_PROVIDER', 'BRAID_MODEL', 'BRAID_BASE_URL', 'BRAID_API_KEY']) delete env[key];
-  start = spawn(process.execPath, ['scripts/run-ts.mjs', 'scripts/start.ts', folder, '--port', String(port)], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  start = spawn(process.execPath, ['scripts/run-ts.mjs', 'scripts/start.ts', folder, '--port', String(port)], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const transcript: string[] = [];
   const [, url] = await waitForLine(start, /Braid is running in VS Code at (\S+)\n[\s\S]*Press Ctrl\+C/, 180_000, transcript);
   assert.ok(url!.startsWith(`http://127.0.0.1:${port}/`), url);
@@ -64,7 +68,7 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
   // The demo answers the question asked (Braid's hidden reminders are never quoted).
   const answer = chat.locator('.message.assistant', { hasText: 'A fork copies a session' });
   await answer.waitFor({ timeout: 20_000 });
-  assert.doesNotMatch(await answer.textContent() ?? '', /system-reminder|Git context/);
+  assert.doesNotMatch((await answer.textContent()) ?? '', /system-reminder|Git context/);
   await chat.locator('.turn-status', { hasText: 'out' }).waitFor();
   await workbench.screenshot('demo-answer');
   await workbench.close();
@@ -73,6 +77,9 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
   const exited = new Promise<number | null>((resolve) => start!.once('exit', (code) => resolve(code)));
   start.kill('SIGINT');
   assert.equal(await exited, 0);
-  const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+  const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => true,
+    () => false,
+  );
   assert.equal(stillServing, false, 'code-server is gone after Ctrl+C');
 });

@@ -15,7 +15,13 @@ before(async () => {
   workbench = await Workbench.launch({
     name: 'untrusted',
     untrusted: true,
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl, 'braid.approval.writes': 'allow', 'braid.approval.shell': 'allow' },
+    settings: {
+      'braid.provider': 'openai-compatible',
+      'braid.model': 'scripted-model',
+      'braid.baseUrl': baseUrl,
+      'braid.approval.writes': 'allow',
+      'braid.approval.shell': 'allow',
+    },
     files: { 'README.md': 'read me\n' },
   });
 });
@@ -31,14 +37,17 @@ test('an untrusted workspace shows a banner, and its tools cannot write files or
   await chat.locator('body[data-handshake="complete"][data-trusted="false"]').waitFor({ timeout: 30_000 });
   const banner = chat.locator('[data-role="untrusted"]');
   assert.equal(await banner.isVisible(), true);
-  assert.match(await banner.textContent() ?? '', /not trusted/);
+  assert.match((await banner.textContent()) ?? '', /not trusted/);
 
   model.enqueue(
-    { kind: 'toolCalls', calls: [
-      { id: 'r1', name: 'read_file', arguments: JSON.stringify({ path: 'README.md' }) },
-      { id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'evil.sh', content: 'echo pwned\n' }) },
-      { id: 'b1', name: 'bash', arguments: JSON.stringify({ command: 'touch ran.txt' }) },
-    ] },
+    {
+      kind: 'toolCalls',
+      calls: [
+        { id: 'r1', name: 'read_file', arguments: JSON.stringify({ path: 'README.md' }) },
+        { id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'evil.sh', content: 'echo pwned\n' }) },
+        { id: 'b1', name: 'bash', arguments: JSON.stringify({ command: 'touch ran.txt' }) },
+      ],
+    },
     { kind: 'text', chunks: ['I could only read.'] },
   );
   await workbench.send('Try to change things');
@@ -48,7 +57,7 @@ test('an untrusted workspace shows a banner, and its tools cannot write files or
     const card = chat.locator('.tool', { hasText: summary });
     assert.equal(await card.getAttribute('data-status'), 'error', summary);
     await card.locator('summary').click();
-    assert.match(await card.locator('.tool-result').textContent() ?? '', /not trusted/);
+    assert.match((await card.locator('.tool-result').textContent()) ?? '', /not trusted/);
   }
   assert.equal(fs.existsSync(path.join(workbench.workspace, 'evil.sh')), false);
   assert.equal(fs.existsSync(path.join(workbench.workspace, 'ran.txt')), false);

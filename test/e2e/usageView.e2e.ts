@@ -30,7 +30,7 @@ const tab = () => workbench.page.locator('.tabs-container .tab', { hasText: 'Bra
 
 /** A total card's value by its name. */
 async function total(name: string): Promise<string> {
-  return await usage().locator('.card', { hasText: name }).locator('.value').textContent() ?? '';
+  return (await usage().locator('.card', { hasText: name }).locator('.value').textContent()) ?? '';
 }
 
 /** Closes the Usage tab with its close button; nothing may ask to save. */
@@ -39,12 +39,15 @@ async function closeUsage(shot: string): Promise<void> {
   await tab().locator('.tab-actions .action-label').click();
   await tab().waitFor({ state: 'detached', timeout: 5_000 });
   const dialog = workbench.page.locator('.monaco-dialog-box');
-  const asked = await dialog.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false);
+  const asked = await dialog.waitFor({ state: 'visible', timeout: 2_000 }).then(
+    () => true,
+    () => false,
+  );
   await workbench.screenshot(shot);
   assert.equal(asked, false, 'closing the Usage view asked something');
 }
 
-test('Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows another process\'s turns and closes without asking', async () => {
+test("Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows another process's turns and closes without asking", async () => {
   await workbench.openBraid();
   await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
   model.enqueue({ kind: 'text', chunks: ['First answer.'], usage: { prompt: 120, completion: 30 } });
@@ -70,13 +73,16 @@ test('Show Usage from the palette: totals, a chart of tokens per day, tables by 
   assert.deepEqual((await source.locator('td').allTextContents()).slice(0, 4), ['2', '220', '100', '70']);
   const fork = sessions.filter({ hasText: 'Fork of Plan the release notes' });
   assert.deepEqual((await fork.locator('td').allTextContents()).slice(0, 4), ['1', '300', '0', '20']);
-  assert.match(await fork.locator('.session-note').textContent() ?? '', /^Its own calls only: the history it inherited from "Plan the release notes for version two with every…" is counted under that session\.$/);
+  assert.match(
+    (await fork.locator('.session-note').textContent()) ?? '',
+    /^Its own calls only: the history it inherited from "Plan the release notes for version two with every…" is counted under that session\.$/,
+  );
   await usage().locator('[data-role="models"] tbody tr', { hasText: 'openai-compatible/scripted-model' }).waitFor();
   const today = new Date().toISOString().slice(0, 10);
   await usage().locator('[data-role="days"] tbody tr', { hasText: today }).waitFor();
   const todayBar = usage().locator(`svg.chart .bar[data-day="${today}"]`);
   assert.equal(await todayBar.locator('.segment').count(), 3, 'input, cached and output stacked');
-  assert.match(await todayBar.locator('title').textContent() ?? '', new RegExp(`^${today}: 710 tokens`));
+  assert.match((await todayBar.locator('title').textContent()) ?? '', new RegExp(`^${today}: 710 tokens`));
   await workbench.screenshot('usage-from-palette');
 
   // A turn another process writes: the open view follows.

@@ -40,8 +40,8 @@ test('tool calls from a vscode.lm model run, and their results go back to it', a
   await chat.locator('[data-role="input"]').fill('please use a tool to read the readme');
   await chat.locator('[data-role="input"]').press('Enter');
   await chat.locator('.message.assistant', { hasText: 'Tool said:' }).waitFor({ timeout: 15_000 });
-  assert.match(await chat.locator('.message.assistant', { hasText: 'Tool said:' }).textContent() ?? '', /The README says hello from the workspace/);
-  assert.match(await chat.locator('.tool').last().textContent() ?? '', /read_file README\.md/);
+  assert.match((await chat.locator('.message.assistant', { hasText: 'Tool said:' }).textContent()) ?? '', /The README says hello from the workspace/);
+  assert.match((await chat.locator('.tool').last().textContent()) ?? '', /read_file README\.md/);
   await workbench.screenshot('lm-tool-call');
   const sessionId = await chat.locator('body').getAttribute('data-session');
   const store = await openStore(workbench.globalStorage);
@@ -50,5 +50,5 @@ test('tool calls from a vscode.lm model run, and their results go back to it', a
   await store.close();
   assert.equal(state.model?.provider, 'vscode-lm');
   assert.equal(state.model?.id, 'braid-test-model');
-  assert.ok(usage.length >= 3 && usage.every((u) => u.provider === 'vscode-lm' && u.input > 0), 'tokens counted with the model\'s tokenizer');
+  assert.ok(usage.length >= 3 && usage.every((u) => u.provider === 'vscode-lm' && u.input > 0), "tokens counted with the model's tokenizer");
 });

@@ -74,13 +74,24 @@ test(`${TRIALS} SIGKILLs of braid exec mid-turn: exec --continue runs at once an
       const history = replay(readWireLog(path.join(dir, 'agents', 'main', 'wire.jsonl')).records);
       const prompts = history.messages.filter((m) => m.message.role === 'user').map((m) => ({ turn: m.turn, text: promptText(m.message) }));
       const texts = new Set(prompts.map((p) => p.text));
-      assert.deepEqual(ended.filter((p) => !texts.has(p)), [], `trial ${i}: turns that had ended are missing`);
+      assert.deepEqual(
+        ended.filter((p) => !texts.has(p)),
+        [],
+        `trial ${i}: turns that had ended are missing`,
+      );
       const killedTurn = prompts.find((p) => p.text === `${kind} ${i}`)?.turn;
       if (killedTurn !== undefined) {
         midTurn++;
         assert.equal(history.turnEnds.find((e) => e.turn === killedTurn)?.outcome, 'interrupted', `trial ${i}: the killed turn`);
       }
-      assert.deepEqual(closeOpenToolCalls(history.messages.map((m) => m.message as Message), ''), [], `trial ${i}: a tool call left without a result`);
+      assert.deepEqual(
+        closeOpenToolCalls(
+          history.messages.map((m) => m.message as Message),
+          '',
+        ),
+        [],
+        `trial ${i}: a tool call left without a result`,
+      );
       assert.equal(history.openTurn, null);
       const { state } = readSessionFolder(dir).summary;
       assert.deepEqual([state.status, state.turnCount], ['idle', history.nextTurn - 1], `trial ${i}: the session's status and turns`);

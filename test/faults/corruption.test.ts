@@ -59,7 +59,10 @@ function pickLog(rng: Rng, root: string): { session: string; file: string } {
 
 /** Whole lines of `before` whose bytes, and the newline before them, lie outside [from, to). */
 function untouchedLines(before: Buffer, from: number, to: number): string[] {
-  return linesOf(before).filter((l) => before[l.end - 1] === 10 && (l.end <= from || l.start - 1 >= to)).map((l) => l.text).filter((t) => t.trim());
+  return linesOf(before)
+    .filter((l) => before[l.end - 1] === 10 && (l.end <= from || l.start - 1 >= to))
+    .map((l) => l.text)
+    .filter((t) => t.trim());
 }
 
 /** The raw text of every record a reader reads from a log. */
@@ -109,7 +112,14 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
       const offset = Math.floor(size * 0.1) + rng.int(Math.floor(size * 0.8));
       const bytes = rng.bytes(1 + rng.int(48));
       const { before, damaged } = overwrite(file, offset, bytes, rng.next() < 0.5);
-      return { label: `${path.relative(root, file)} at ${offset}+${bytes.length}`, kind: 'log', session, file, damaged, untouched: untouchedLines(before, offset, offset + bytes.length) };
+      return {
+        label: `${path.relative(root, file)} at ${offset}+${bytes.length}`,
+        kind: 'log',
+        session,
+        file,
+        damaged,
+        untouched: untouchedLines(before, offset, offset + bytes.length),
+      };
     },
   },
   'a file cut short': {
@@ -117,7 +127,8 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
     apply(rng, root) {
       const which = rng.pick(['index', 'state', 'log'] as const);
       const picked = which === 'log' ? pickLog(rng, root) : { session: rng.pick(ids()), file: '' };
-      const file = which === 'index' ? path.join(root, 'index.sqlite') : which === 'state' ? path.join(sessionDir(root, picked.session), 'state.json') : picked.file;
+      const file =
+        which === 'index' ? path.join(root, 'index.sqlite') : which === 'state' ? path.join(sessionDir(root, picked.session), 'state.json') : picked.file;
       const before = fs.readFileSync(file);
       const length = rng.next() < 0.25 ? 0 : rng.int(before.length);
       fs.truncateSync(file, length);
@@ -136,14 +147,27 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
       const before = fs.readFileSync(file);
       const lines = linesOf(before);
       const at = lines[1 + rng.int(lines.length - 1)]!.start; // after the agent line, at a line boundary
-      const badText = Buffer.concat([Buffer.from('{"v":1,"t":"message","turn":1,"id":"msg_bad_utf8","message":{"role":"user","content":"bad '), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(' bytes","timestamp":1}}\n')]);
+      const badText = Buffer.concat([
+        Buffer.from('{"v":1,"t":"message","turn":1,"id":"msg_bad_utf8","message":{"role":"user","content":"bad '),
+        Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+        Buffer.from(' bytes","timestamp":1}}\n'),
+      ]);
       const junk = Buffer.concat([Buffer.from([0xff, 0xfe, 0x80, 0x7b]), Buffer.from('not a record\n')]);
       const hugeLength = 10 * 1024 * 1024;
-      const huge = rng.next() < 0.5
-        ? Buffer.from(`{"v":1,"t":"x_attachment","data":"${'x'.repeat(hugeLength)}"}\n`)
-        : Buffer.from(`{"v":1,"t":"message","turn":1,"id":"msg_huge_cut","message":{"role":"user","content":"${'y'.repeat(hugeLength)}\n`);
+      const huge =
+        rng.next() < 0.5
+          ? Buffer.from(`{"v":1,"t":"x_attachment","data":"${'x'.repeat(hugeLength)}"}\n`)
+          : Buffer.from(`{"v":1,"t":"message","turn":1,"id":"msg_huge_cut","message":{"role":"user","content":"${'y'.repeat(hugeLength)}\n`);
       fs.writeFileSync(file, Buffer.concat([before.subarray(0, at), badText, junk, huge, before.subarray(at)]));
-      return { label: `${path.relative(root, file)}: bad UTF-8, junk and a 10 MB line at ${at}`, kind: 'log', session, file, damaged: fs.readFileSync(file), untouched: lines.map((l) => l.text).filter((t) => t.trim()), added: ['msg_bad_utf8'] };
+      return {
+        label: `${path.relative(root, file)}: bad UTF-8, junk and a 10 MB line at ${at}`,
+        kind: 'log',
+        session,
+        file,
+        damaged: fs.readFileSync(file),
+        untouched: lines.map((l) => l.text).filter((t) => t.trim()),
+        added: ['msg_bad_utf8'],
+      };
     },
   },
   'records from a newer Braid': {
@@ -154,13 +178,31 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
       const lines = linesOf(before);
       const at = lines[1 + rng.int(lines.length - 1)]?.start ?? before.length;
       const future = [
-        { v: 2, t: 'message', turn: 1, id: 'msg_from_v2', message: { role: 'user', content: 'written by a newer Braid', timestamp: 1, mood: 'new' }, ts: 1, provenance: { by: 'v2' } },
+        {
+          v: 2,
+          t: 'message',
+          turn: 1,
+          id: 'msg_from_v2',
+          message: { role: 'user', content: 'written by a newer Braid', timestamp: 1, mood: 'new' },
+          ts: 1,
+          provenance: { by: 'v2' },
+        },
         { v: 1, t: 'hologram', ts: 1, frames: [1, 2, 3] },
         { v: 9, t: 'turn_weather', ts: 1 },
-      ].map((r) => `${JSON.stringify(r)}\n`).join('');
+      ]
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join('');
       fs.writeFileSync(file, Buffer.concat([before.subarray(0, at), Buffer.from(future), before.subarray(at)]));
       const main = file.includes(`${path.sep}main${path.sep}`);
-      return { label: `${path.relative(root, file)}: newer records at ${at}`, kind: 'log', session, file, damaged: fs.readFileSync(file), untouched: [...lines.map((l) => l.text), ...future.trim().split('\n')], added: main ? ['msg_from_v2'] : [] };
+      return {
+        label: `${path.relative(root, file)}: newer records at ${at}`,
+        kind: 'log',
+        session,
+        file,
+        damaged: fs.readFileSync(file),
+        untouched: [...lines.map((l) => l.text), ...future.trim().split('\n')],
+        added: main ? ['msg_from_v2'] : [],
+      };
     },
   },
   'a session folder removed while a writer has it open': {
@@ -187,7 +229,10 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
 /** The CLI's answers across a trial, with everything it said on stderr. */
 class Transcript {
   stderr = '';
-  constructor(private readonly root: string, private readonly label: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly label: string,
+  ) {}
   async run(args: string[], expectCode = 0): Promise<string> {
     const r = await braid(this.root, args);
     this.stderr += r.err;
@@ -275,10 +320,16 @@ function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, lab
     // Found at load (the index is rebuilt at once, the damaged file kept aside), or only by the
     // doctor's deeper check (it says it can rebuild it, and --fix does).
     if (said(/warning: index\.sqlite is (corrupt|empty)/)) {
-      assert.ok(said(/warning: index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/), `${label}: says what it does about the index: ${stderr}`);
+      assert.ok(
+        said(/warning: index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/),
+        `${label}: says what it does about the index: ${stderr}`,
+      );
       if (damage.damaged!.length > 0) assert.deepEqual(fs.readFileSync(`${damage.file}.corrupt`), damage.damaged, `${label}: the damaged index is kept aside`);
     } else if (said(/index\.sqlite is corrupt/)) {
-      assert.ok(said(/index\.sqlite is corrupt \(.+\); it can be rebuilt from the session folders/), `${label}: the doctor says what is wrong with the index: ${stderr}`);
+      assert.ok(
+        said(/index\.sqlite is corrupt \(.+\); it can be rebuilt from the session folders/),
+        `${label}: the doctor says what is wrong with the index: ${stderr}`,
+      );
     }
     return; // undetected damage is held to the index agreeing with disk after the doctor (checkRepaired)
   }
@@ -291,7 +342,8 @@ function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, lab
       plausible = false;
     }
     // Damage that leaves a valid state of this session reads like a hand edit; any other is reported.
-    if (!plausible) assert.ok(said(new RegExp(`${damage.session}.*state\\.json (is|has|names|lacks).*rebuilt`)), `${label}: no clear message about state.json: ${stderr}`);
+    if (!plausible)
+      assert.ok(said(new RegExp(`${damage.session}.*state\\.json (is|has|names|lacks).*rebuilt`)), `${label}: no clear message about state.json: ${stderr}`);
     return;
   }
   if (damage.kind === 'log') {
@@ -299,11 +351,26 @@ function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, lab
     const agentDir = path.basename(path.dirname(damage.file!));
     const where = `${damage.session}/agents/${agentDir}`;
     if (report.badLines > 0 || report.invalidUtf8Lines > 0) {
-      assert.ok(doctor.findings.some((f) => f.where.endsWith(where) && /unreadable line|invalid UTF-8/.test(f.message)), `${label}: doctor names the damaged log`);
-      if (agentDir === 'main') assert.ok(said(new RegExp(`session ${damage.session}: .*(unreadable line|invalid UTF-8).*braid doctor`)), `${label}: reading the session says lines were skipped: ${stderr}`);
+      assert.ok(
+        doctor.findings.some((f) => f.where.endsWith(where) && /unreadable line|invalid UTF-8/.test(f.message)),
+        `${label}: doctor names the damaged log`,
+      );
+      if (agentDir === 'main')
+        assert.ok(
+          said(new RegExp(`session ${damage.session}: .*(unreadable line|invalid UTF-8).*braid doctor`)),
+          `${label}: reading the session says lines were skipped: ${stderr}`,
+        );
     }
-    if (report.tornTail) assert.ok(doctor.findings.some((f) => f.where.endsWith(where) && /torn/.test(f.message) && f.fixable), `${label}: doctor names the torn tail`);
-    if (report.newerRecords > 0) assert.ok(doctor.findings.some((f) => f.where.endsWith(where) && /newer Braid/.test(f.message) && f.severity === 'info'), label);
+    if (report.tornTail)
+      assert.ok(
+        doctor.findings.some((f) => f.where.endsWith(where) && /torn/.test(f.message) && f.fixable),
+        `${label}: doctor names the torn tail`,
+      );
+    if (report.newerRecords > 0)
+      assert.ok(
+        doctor.findings.some((f) => f.where.endsWith(where) && /newer Braid/.test(f.message) && f.severity === 'info'),
+        label,
+      );
   }
 }
 
@@ -316,7 +383,10 @@ async function appendTurn(root: string, id: string, prompt: string, label: strin
   await writer.close();
   await store.close();
   const shown = (JSON.parse((await braid(root, ['show', id, '--json'])).out) as { messages: ShownMessage[] }).messages;
-  assert.ok(shown.some((m) => m.text === prompt), `${label}: a turn appended to ${id} reads back`);
+  assert.ok(
+    shown.some((m) => m.text === prompt),
+    `${label}: a turn appended to ${id} reads back`,
+  );
 }
 
 async function checkRepaired(root: string, damage: Damage, label: string, cli: Transcript): Promise<void> {
@@ -324,13 +394,22 @@ async function checkRepaired(root: string, damage: Damage, label: string, cli: T
   assert.deepEqual(openFindings(after), [], `${label}: doctor still finds: ${JSON.stringify(after.findings)}`);
   assert.equal(after.findings.filter((f) => f.severity === 'error').length, 0, label);
   const folders = foldersOf(root);
-  const rows = JSON.parse(await cli.run(['list', '--all', '--json'])) as Array<{ id: string; title: string; status: string; workspaceKey: string; archived: boolean; turnCount: number; messageCount: number }>;
+  const rows = JSON.parse(await cli.run(['list', '--all', '--json'])) as Array<{
+    id: string;
+    title: string;
+    status: string;
+    workspaceKey: string;
+    archived: boolean;
+    turnCount: number;
+    messageCount: number;
+  }>;
   assert.deepEqual(rows.map((r) => r.id).sort(), [...folders.keys()].sort(), `${label}: the index lists the folders`);
   for (const row of rows) {
     // As the store reads it: a key lost to damage reads as its default, like a hand edit.
     const { state } = readSessionFolder(folders.get(row.id)!).summary;
     assert.equal(state.id, row.id, label);
-    for (const field of ['title', 'status', 'workspaceKey', 'archived', 'turnCount'] as const) assert.deepEqual(row[field], state[field], `${label}: index ${field} of ${row.id}`);
+    for (const field of ['title', 'status', 'workspaceKey', 'archived', 'turnCount'] as const)
+      assert.deepEqual(row[field], state[field], `${label}: index ${field} of ${row.id}`);
     assert.equal(row.messageCount, (await cli.shown(row.id)).length, `${label}: index messageCount of ${row.id}`);
   }
   // No byte lost: every log keeps what it had (the damage included); broken files are kept aside.
@@ -343,7 +422,10 @@ async function checkRepaired(root: string, damage: Damage, label: string, cli: T
       assert.ok(now.get(rel)?.subarray(0, expected.length).equals(expected), `${label}: ${id}/${rel} lost bytes`);
     }
     if (damage.kind === 'state' && damage.session === id && !now.get('state.json')!.equals(damage.damaged!)) {
-      assert.ok([...now].some(([rel, b]) => rel.startsWith('state.json.broken-') && b.equals(damage.damaged!)), `${label}: the broken state.json is kept aside`);
+      assert.ok(
+        [...now].some(([rel, b]) => rel.startsWith('state.json.broken-') && b.equals(damage.damaged!)),
+        `${label}: the broken state.json is kept aside`,
+      );
     }
   }
 }

@@ -40,7 +40,13 @@ function runUntilKilled(sessionId: string, turns: number, delayMs: number): Prom
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.on('exit', (code, signal) => {
       if (signal !== 'SIGKILL') reject(new Error(`worker exited with ${code}: ${err}`));
-      else resolve(out.split('\n').filter((l) => l.startsWith('ended ')).map((l) => l.slice(6)));
+      else
+        resolve(
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('ended '))
+            .map((l) => l.slice(6)),
+        );
     });
   });
 }
@@ -52,36 +58,45 @@ test(`${KILLS} SIGKILLs during appends lose no turn that reached turn_end`, asyn
   const ended: string[][] = sessions.map(() => []);
   let kills = 0;
   let awaited = 0;
-  await Promise.all(sessions.map(async (session, lane) => {
-    const dir = path.join(root, 'sessions', session.workspaceKey, session.id);
-    while (kills < KILLS) {
-      kills++;
-      const turns = Math.floor(Math.random() * 3);
-      awaited += turns;
-      ended[lane]!.push(...await runUntilKilled(session.id, turns, Math.random() * 40));
-      const log = path.join(dir, 'agents', 'main', 'wire.jsonl');
-      // SIGKILL never splits a write(); a power cut can. Now and then leave the tail of a record
-      // cut short, as a power cut would, for the next run to cope with.
-      if (Math.random() < 0.3) fs.appendFileSync(log, '{"v":1,"t":"message","turn":9,"id":"cut","message":{"role":"user","content":"cu'.slice(0, 5 + Math.floor(Math.random() * 60)));
-      const { records, report } = readWireLog(log);
-      const history = replay(records);
-      const begun = new Set(history.turnBegins.map((r) => r.turn));
-      const completed = new Set(history.turnEnds.filter((r) => r.outcome === 'completed').map((r) => r.turn));
-      // A turn counts as kept only whole: its turn_begin, its prompt and its completed turn_end.
-      const prompts = new Set(history.messages
-        .filter((m) => m.message.role === 'user' && begun.has(m.turn) && completed.has(m.turn))
-        .map((m) => messageText(m.message)));
-      const lost = ended[lane]!.filter((p) => !prompts.has(p));
-      assert.deepEqual(lost, [], `after kill ${kills}: turns that had ended are missing`);
-      assert.ok(report.badLines <= kills, 'at most one bad line per kill');
-      readState(path.join(dir, 'state.json')); // never a half-written state.json
-    }
-  }));
+  await Promise.all(
+    sessions.map(async (session, lane) => {
+      const dir = path.join(root, 'sessions', session.workspaceKey, session.id);
+      while (kills < KILLS) {
+        kills++;
+        const turns = Math.floor(Math.random() * 3);
+        awaited += turns;
+        ended[lane]!.push(...(await runUntilKilled(session.id, turns, Math.random() * 40)));
+        const log = path.join(dir, 'agents', 'main', 'wire.jsonl');
+        // SIGKILL never splits a write(); a power cut can. Now and then leave the tail of a record
+        // cut short, as a power cut would, for the next run to cope with.
+        if (Math.random() < 0.3)
+          fs.appendFileSync(
+            log,
+            '{"v":1,"t":"message","turn":9,"id":"cut","message":{"role":"user","content":"cu'.slice(0, 5 + Math.floor(Math.random() * 60)),
+          );
+        const { records, report } = readWireLog(log);
+        const history = replay(records);
+        const begun = new Set(history.turnBegins.map((r) => r.turn));
+        const completed = new Set(history.turnEnds.filter((r) => r.outcome === 'completed').map((r) => r.turn));
+        // A turn counts as kept only whole: its turn_begin, its prompt and its completed turn_end.
+        const prompts = new Set(
+          history.messages.filter((m) => m.message.role === 'user' && begun.has(m.turn) && completed.has(m.turn)).map((m) => messageText(m.message)),
+        );
+        const lost = ended[lane]!.filter((p) => !prompts.has(p));
+        assert.deepEqual(lost, [], `after kill ${kills}: turns that had ended are missing`);
+        assert.ok(report.badLines <= kills, 'at most one bad line per kill');
+        readState(path.join(dir, 'state.json')); // never a half-written state.json
+      }
+    }),
+  );
   assert.ok(ended.flat().length >= awaited, `turns completed across the kills: ${ended.flat().length}`);
 
   const recovered = await openStore(root);
   const findings = (await runDoctor(recovered, { fix: true })).findings.filter((f) => f.severity === 'error' || !f.fixed);
-  assert.deepEqual(findings.filter((f) => f.severity === 'error'), []);
+  assert.deepEqual(
+    findings.filter((f) => f.severity === 'error'),
+    [],
+  );
   for (const session of sessions) {
     const row = recovered.index.get(session.id);
     assert.ok(row, 'indexed');

@@ -79,7 +79,11 @@ test(`${TRIALS} SIGKILLs during index saves: index.sqlite is always a whole data
     assert.deepEqual(missing, [], `after kill ${i + 1}: sessions reported saved are missing from index.sqlite`);
   }
   assert.deepEqual((await doctorFinds(root)).left, []);
-  assert.deepEqual(fs.readdirSync(root).filter((n) => n.includes('.tmp-')), [], 'temp files of interrupted saves are swept');
+  assert.deepEqual(
+    fs.readdirSync(root).filter((n) => n.includes('.tmp-')),
+    [],
+    'temp files of interrupted saves are swept',
+  );
   await assertIndexAgrees(root);
 });
 
@@ -96,7 +100,8 @@ function hashOf(file: string): string | null {
 function expectedFiles(log: string): Map<string, string | null> {
   const { records } = readWireLog(log);
   const first = new Map<string, string | null>();
-  for (const r of records) if (r.t === 'file_change' && !first.has((r as FileChangeRecord).path)) first.set((r as FileChangeRecord).path, (r as FileChangeRecord).before);
+  for (const r of records)
+    if (r.t === 'file_change' && !first.has((r as FileChangeRecord).path)) first.set((r as FileChangeRecord).path, (r as FileChangeRecord).before);
   const expected = new Map(first);
   for (const c of replay(records).fileChanges) expected.set(c.path, c.after);
   return expected;
@@ -109,7 +114,7 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
   const session = await store.create({ workspaceDir: workspace });
   const dir = store.locate(session.id);
   const writer = await store.openWriter(session.id);
-  const checkpoints = new Checkpoints(new BlobStore(store.layout.blobsDir(dir)), async (r) => void await writer.append(r as never, true));
+  const checkpoints = new Checkpoints(new BlobStore(store.layout.blobsDir(dir)), async (r) => void (await writer.append(r as never, true)));
   const files = ['a.txt', 'b.txt', 'src/c.txt', 'src/deep/d.txt'];
   fs.writeFileSync(path.join(workspace, 'a.txt'), 'original a\n');
   for (let turn = 1; turn <= 5; turn++) {
@@ -125,7 +130,12 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
         fs.mkdirSync(path.dirname(full), { recursive: true });
         fs.writeFileSync(full, `${rel} at turn ${turn}\n${'x'.repeat(turn * 1000)}\n`);
       }
-      await checkpoints.recordWrite(full, { root: fs.realpathSync(workspace), relative: rel }, `call-${turn}-${k}`, fs.existsSync(full) ? fs.readFileSync(full) : null);
+      await checkpoints.recordWrite(
+        full,
+        { root: fs.realpathSync(workspace), relative: rel },
+        `call-${turn}-${k}`,
+        fs.existsSync(full) ? fs.readFileSync(full) : null,
+      );
     }
     await writer.appendMessage(assistantMessage(`changed files in turn ${turn}`));
     await writer.endTurn('completed');
@@ -139,7 +149,9 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
   check('before any kill');
   let rewinds = 0;
   for (let i = 0; i < TRIALS; i++) {
-    rewinds += (await runUntilKilled('faultWorker', [root, 'rewind', session.id, wasmPath], Math.random() * 200)).filter((l) => l === 'rewound' || l === 'undone').length;
+    rewinds += (await runUntilKilled('faultWorker', [root, 'rewind', session.id, wasmPath], Math.random() * 200)).filter(
+      (l) => l === 'rewound' || l === 'undone',
+    ).length;
     // Opening the session again (as the next window or CLI run does) finishes what the kill cut short.
     const reopened = await openStore(root);
     await (await reopened.openWriter(session.id)).close();

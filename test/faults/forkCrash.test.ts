@@ -25,7 +25,11 @@ test(`${KILLS} SIGKILLs during forks never leave a visible partial session, and 
   for (let t = 1; t <= 4; t++) await addTurn(writer, `prompt ${t} ${'words '.repeat(400)}`, `answer ${t} ${'more '.repeat(2000)}`);
   await writer.close();
   const sourceDir = store.locate(source.id);
-  const digest = () => createHash('sha256').update(fs.readFileSync(path.join(sourceDir, 'agents', 'main', 'wire.jsonl'))).update(fs.readFileSync(path.join(sourceDir, 'state.json'))).digest('hex');
+  const digest = () =>
+    createHash('sha256')
+      .update(fs.readFileSync(path.join(sourceDir, 'agents', 'main', 'wire.jsonl')))
+      .update(fs.readFileSync(path.join(sourceDir, 'state.json')))
+      .digest('hex');
   const before = digest();
   await store.close();
 

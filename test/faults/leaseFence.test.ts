@@ -26,7 +26,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Starts the appending worker; resolves once it has ended `turns` turns, and a random moment more. */
 async function startWriter(sessionId: string, turns: number): Promise<ChildRun & { ended: () => string[] }> {
   const run = spawnWorker('appendWorker', [root, sessionId, wasmPath]);
-  const ended = () => run.out().split('\n').filter((l) => l.startsWith('ended ')).map((l) => l.slice(6));
+  const ended = () =>
+    run
+      .out()
+      .split('\n')
+      .filter((l) => l.startsWith('ended '))
+      .map((l) => l.slice(6));
   await run.printed('ready');
   for (let waited = 0; ended().length < turns; waited += 5) {
     assert.ok(waited < 30_000 && run.child.exitCode === null, `the writer stopped: ${run.err()}`);
@@ -75,7 +80,11 @@ test(`${TRIALS} writers stopped past their lease while another takes over: none 
     assert.equal(turns.describe(), undefined, `trial ${i + 1}: the turn structure is interleaved`);
     const history = replay(records);
     const prompts = new Set(history.messages.filter((m) => m.message.role === 'user').map((m) => messageText(m.message)));
-    assert.deepEqual(kept.filter((p) => !prompts.has(p)), [], `trial ${i + 1}: turns that had ended are missing`);
+    assert.deepEqual(
+      kept.filter((p) => !prompts.has(p)),
+      [],
+      `trial ${i + 1}: turns that had ended are missing`,
+    );
     const { state } = readSessionFolder(dir).summary;
     assert.equal(state.turnCount, history.nextTurn - 1, `trial ${i + 1}: the session's turn count`);
     assert.equal(history.openTurn, null);

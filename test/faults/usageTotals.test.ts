@@ -42,7 +42,19 @@ async function turn(store: SessionStore, id: string, rng: Rng, ledger: Map<strin
     const call = (messageId: string): Parameters<typeof writer.appendUsage>[0] => {
       const c: Call = { maker: id, model: rng.pick(['m1', 'm2']), input: 1 + rng.int(500), output: 1 + rng.int(50), cacheRead: rng.int(100) };
       ledger.set(messageId, c);
-      return { messageId, provider: 'p', model: c.model, input: c.input, output: c.output, cacheRead: c.cacheRead, cacheWrite: 0, reasoning: 0, cost: 0, latencyMs: 1, stopReason: 'stop' };
+      return {
+        messageId,
+        provider: 'p',
+        model: c.model,
+        input: c.input,
+        output: c.output,
+        cacheRead: c.cacheRead,
+        cacheWrite: 0,
+        reasoning: 0,
+        cost: 0,
+        latencyMs: 1,
+        stopReason: 'stop',
+      };
     };
     await writer.beginTurn(`p-${rng.int(1e9)}`, { provider: 'p', id: 'm1', thinking: 'off' });
     await writer.appendMessage(userMessage(`prompt ${rng.int(1e6)}`));
@@ -130,7 +142,12 @@ interface Report {
 async function usageReport(root: string): Promise<Report> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', root, 'usage', '--all', '--json'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, wasmPath });
+  const code = await runCli(['--data-dir', root, 'usage', '--all', '--json'], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    wasmPath,
+  });
   assert.equal(code, 0, err);
   return JSON.parse(out) as Report;
 }
@@ -185,7 +202,12 @@ test(`${TRIALS} stores of random forks, rewinds, undos and deletes: braid usage 
 
 /** The report after `braid rebuild-index`: the index rebuilt from the folders alone. */
 async function rebuiltReport(root: string): Promise<Report> {
-  const code = await runCli(['--data-dir', root, 'rebuild-index'], { stdout: { write: () => undefined }, stderr: { write: () => undefined }, env: {}, wasmPath });
+  const code = await runCli(['--data-dir', root, 'rebuild-index'], {
+    stdout: { write: () => undefined },
+    stderr: { write: () => undefined },
+    env: {},
+    wasmPath,
+  });
   assert.equal(code, 0);
   return usageReport(root);
 }

@@ -76,10 +76,41 @@ export interface PageReport {
  */
 export async function inspectPage(body: Locator): Promise<PageReport> {
   return body.evaluate(() => {
-    const describe = (e: Element) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? `.${e.className.replace(/\s+/g, '.')}` : ''} ${e.outerHTML.slice(0, 120)}`;
+    const describe = (e: Element) =>
+      `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? `.${e.className.replace(/\s+/g, '.')}` : ''} ${e.outerHTML.slice(0, 120)}`;
     const transcript = document.querySelector('[data-role="transcript"]') as HTMLElement;
     const forbidden: string[] = [];
-    const contentTags = new Set(['P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI', 'A', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'SPAN', 'INPUT', 'BUTTON', 'WBR']);
+    const contentTags = new Set([
+      'P',
+      'BR',
+      'HR',
+      'H1',
+      'H2',
+      'H3',
+      'H4',
+      'H5',
+      'H6',
+      'STRONG',
+      'EM',
+      'DEL',
+      'CODE',
+      'PRE',
+      'BLOCKQUOTE',
+      'UL',
+      'OL',
+      'LI',
+      'A',
+      'TABLE',
+      'THEAD',
+      'TBODY',
+      'TR',
+      'TH',
+      'TD',
+      'SPAN',
+      'INPUT',
+      'BUTTON',
+      'WBR',
+    ]);
     for (const root of Array.from(transcript.querySelectorAll('.markdown'))) {
       for (const e of Array.from(root.querySelectorAll('*'))) {
         if (!contentTags.has(e.tagName)) forbidden.push(`tag ${describe(e)}`);
@@ -89,13 +120,20 @@ export async function inspectPage(body: Locator): Promise<PageReport> {
           const name = attr.name.toLowerCase();
           const ours = e.tagName === 'BUTTON' && ['class', 'type', 'aria-label'].includes(name);
           if (ours) continue;
-          if (/^(on|data-|aria-)|^(style|src|srcset|srcdoc|action|formaction|ping|background|poster|id|name|target|xlink:href|autofocus)$/.test(name)) forbidden.push(`attribute ${name} on ${describe(e)}`);
+          if (/^(on|data-|aria-)|^(style|src|srcset|srcdoc|action|formaction|ping|background|poster|id|name|target|xlink:href|autofocus)$/.test(name))
+            forbidden.push(`attribute ${name} on ${describe(e)}`);
           if (name === 'href' && !/^(https?|mailto):/i.test(attr.value)) forbidden.push(`href ${attr.value.slice(0, 60)}`);
-          if (name === 'class' && !(e.tagName === 'CODE' && /^language-[\w+#-]+$/.test(attr.value)) && !(e.tagName === 'SPAN' && attr.value === 'link-target')) forbidden.push(`class ${describe(e)}`);
+          if (name === 'class' && !(e.tagName === 'CODE' && /^language-[\w+#-]+$/.test(attr.value)) && !(e.tagName === 'SPAN' && attr.value === 'link-target'))
+            forbidden.push(`class ${describe(e)}`);
         }
       }
     }
-    for (const e of Array.from(document.querySelectorAll('#app script, #app style, #app link, #app meta, #app base, #app iframe, #app object, #app embed, #app form, #app img, #app svg, #app video, #app audio, #app math, #app template, #app noscript'))) forbidden.push(`element ${describe(e)}`);
+    for (const e of Array.from(
+      document.querySelectorAll(
+        '#app script, #app style, #app link, #app meta, #app base, #app iframe, #app object, #app embed, #app form, #app img, #app svg, #app video, #app audio, #app math, #app template, #app noscript',
+      ),
+    ))
+      forbidden.push(`element ${describe(e)}`);
     for (const e of Array.from(document.head.querySelectorAll('base, meta[http-equiv="refresh"]'))) forbidden.push(`in head ${describe(e)}`);
 
     // Each element's rectangle, cut by the scrolling ancestors inside its box, stays in the box.
@@ -104,7 +142,8 @@ export async function inspectPage(body: Locator): Promise<PageReport> {
     const slack = 1;
     for (const box of Array.from(transcript.querySelectorAll<HTMLElement>('.message, .card, .turn-status, .notice'))) {
       const b = box.getBoundingClientRect();
-      if (b.left < area.left - slack || b.right > area.right + slack) outside.push(`box ${describe(box)} spans ${Math.round(b.left)}..${Math.round(b.right)} in ${Math.round(area.left)}..${Math.round(area.right)}`);
+      if (b.left < area.left - slack || b.right > area.right + slack)
+        outside.push(`box ${describe(box)} spans ${Math.round(b.left)}..${Math.round(b.right)} in ${Math.round(area.left)}..${Math.round(area.right)}`);
       for (const e of Array.from(box.querySelectorAll('*'))) {
         // The content of a closed card is not drawn (Chromium keeps stale boxes for it).
         const closed = e.closest('details:not([open])');
@@ -116,11 +155,18 @@ export async function inspectPage(body: Locator): Promise<PageReport> {
           const style = getComputedStyle(p);
           if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
           const c = p.getBoundingClientRect();
-          r = new DOMRect(Math.max(r.left, c.left), Math.max(r.top, c.top), Math.max(0, Math.min(r.right, c.right) - Math.max(r.left, c.left)), Math.max(0, Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top)));
+          r = new DOMRect(
+            Math.max(r.left, c.left),
+            Math.max(r.top, c.top),
+            Math.max(0, Math.min(r.right, c.right) - Math.max(r.left, c.left)),
+            Math.max(0, Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top)),
+          );
         }
         if (r.width === 0 || r.height === 0) continue;
         if (r.left < b.left - slack || r.right > b.right + slack || r.top < b.top - slack || r.bottom > b.bottom + slack) {
-          outside.push(`${describe(e)} at ${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)} outside ${Math.round(b.left)},${Math.round(b.top)}..${Math.round(b.right)},${Math.round(b.bottom)}`);
+          outside.push(
+            `${describe(e)} at ${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)} outside ${Math.round(b.left)},${Math.round(b.top)}..${Math.round(b.right)},${Math.round(b.bottom)}`,
+          );
         }
       }
     }

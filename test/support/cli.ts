@@ -13,11 +13,19 @@ export interface CliRun {
 }
 
 /** Runs `braid` in this process through runCli; `onOut` sees each piece written to stdout as it comes. */
-export async function braidIn(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; onOut?: (text: string) => void } = {}): Promise<CliRun> {
+export async function braidIn(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; onOut?: (text: string) => void } = {},
+): Promise<CliRun> {
   let out = '';
   let err = '';
   const code = await runCli(args, {
-    stdout: { write: (t: string) => { out += t; options.onOut?.(t); } },
+    stdout: {
+      write: (t: string) => {
+        out += t;
+        options.onOut?.(t);
+      },
+    },
     stderr: { write: (t: string) => (err += t) },
     env: options.env ?? {},
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -42,8 +50,12 @@ export interface CliProcess {
 export function braidProcess(args: readonly string[], env: NodeJS.ProcessEnv): CliProcess {
   const run = spawnWorker('cliProcess', args, env);
   const output = {
-    get out() { return run.out(); },
-    get err() { return run.err(); },
+    get out() {
+      return run.out();
+    },
+    get err() {
+      return run.err();
+    },
   };
   const ended = run.exit.then(({ code, signal }): CliRun => ({ code, signal, out: run.out(), err: run.err() }));
   return {
@@ -52,16 +64,17 @@ export function braidProcess(args: readonly string[], env: NodeJS.ProcessEnv): C
     printed: (text) => run.printed(text),
     go: () => run.child.stdin!.write('go\n'),
     kill: (signal) => run.child.kill(signal),
-    exited: (timeoutMs = 30_000) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        run.child.kill('SIGKILL');
-        reject(new Error(`braid ${args.join(' ')} did not end within ${timeoutMs} ms: ${run.err()}`));
-      }, timeoutMs);
-      void ended.then((r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-    }),
+    exited: (timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          run.child.kill('SIGKILL');
+          reject(new Error(`braid ${args.join(' ')} did not end within ${timeoutMs} ms: ${run.err()}`));
+        }, timeoutMs);
+        void ended.then((r) => {
+          clearTimeout(timer);
+          resolve(r);
+        });
+      }),
   };
 }
 

@@ -30,7 +30,7 @@ export function prepareProfile(root: string, settings: Record<string, unknown>):
   for (const sub of ['config', 'data', 'cache', 'state', 'tmp']) fs.mkdirSync(path.join(profile.home, sub), { recursive: true });
   fs.writeFileSync(path.join(root, 'config.yaml'), 'auth: none\n');
   const settingsFile = path.join(profile.userData, 'User', 'settings.json');
-  const existing = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown> : {};
+  const existing = fs.existsSync(settingsFile) ? (JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : {};
   const merged = {
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -67,10 +67,14 @@ export function profileEnv(profile: Profile, extra: NodeJS.ProcessEnv = {}): Nod
 /** Installs a .vsix into the profile's extensions folder with code-server's own installer. */
 export function installExtension(profile: Profile, vsix: string): void {
   const toolchain = ensureToolchain();
-  const result = spawnSync(toolchain.node, [toolchain.codeServer, '--install-extension', vsix, '--force', '--extensions-dir', profile.extensions, '--user-data-dir', profile.userData], {
-    env: profileEnv(profile),
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    toolchain.node,
+    [toolchain.codeServer, '--install-extension', vsix, '--force', '--extensions-dir', profile.extensions, '--user-data-dir', profile.userData],
+    {
+      env: profileEnv(profile),
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`installing ${vsix} failed: ${result.stderr || result.stdout}`);
 }
 
@@ -108,24 +112,40 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * Starts code-server detached (its own process group) on `port`, logging to `logFile`, and
  * resolves once it answers HTTP. `stop()` ends the whole group, SIGKILL after 5 s.
  */
-export async function startCodeServer(options: { profile: Profile; port: number; logFile: string; folder: string; env?: NodeJS.ProcessEnv; workspaceTrust?: boolean }): Promise<CodeServerHandle> {
+export async function startCodeServer(options: {
+  profile: Profile;
+  port: number;
+  logFile: string;
+  folder: string;
+  env?: NodeJS.ProcessEnv;
+  workspaceTrust?: boolean;
+}): Promise<CodeServerHandle> {
   const toolchain = ensureToolchain();
   const { profile, port } = options;
   const log = fs.openSync(options.logFile, 'a');
-  const child = spawn(toolchain.node, [
-    toolchain.codeServer,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
-    '--user-data-dir', profile.userData,
-    '--extensions-dir', profile.extensions,
-    '--disable-telemetry',
-    '--disable-update-check',
-    // Workspace Trust is off unless a test is about it (then the folder opens in Restricted Mode).
-    ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
-    '--ignore-last-opened',
-    '--config', path.join(profile.root, 'config.yaml'),
-    options.folder,
-  ], { detached: true, stdio: ['ignore', log, log], env: profileEnv(profile, options.env) });
+  const child = spawn(
+    toolchain.node,
+    [
+      toolchain.codeServer,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      profile.userData,
+      '--extensions-dir',
+      profile.extensions,
+      '--disable-telemetry',
+      '--disable-update-check',
+      // Workspace Trust is off unless a test is about it (then the folder opens in Restricted Mode).
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
+      '--ignore-last-opened',
+      '--config',
+      path.join(profile.root, 'config.yaml'),
+      options.folder,
+    ],
+    { detached: true, stdio: ['ignore', log, log], env: profileEnv(profile, options.env) },
+  );
   fs.closeSync(log);
   running.add(child);
   const url = `http://127.0.0.1:${port}`;

@@ -59,11 +59,14 @@ export async function buildFixture(root: string): Promise<Fixture> {
   // A subagent's own log, as the task tool writes it.
   const subagent = newAgentId();
   const subLog = WireLogWriter.open(store.layout.agentLog(store.locate(a.id), subagent));
-  await subLog.append([
-    { t: 'agent', agentId: subagent, parentAgentId: 'main', purpose: 'look around' },
-    { t: 'message', turn: 3, id: 'msg_sub_1', message: userMessage('look at the parser') },
-    { t: 'message', turn: 3, id: 'msg_sub_2', message: assistantMessage('the parser is fine') },
-  ], { durable: true });
+  await subLog.append(
+    [
+      { t: 'agent', agentId: subagent, parentAgentId: 'main', purpose: 'look around' },
+      { t: 'message', turn: 3, id: 'msg_sub_1', message: userMessage('look at the parser') },
+      { t: 'message', turn: 3, id: 'msg_sub_2', message: assistantMessage('the parser is fine') },
+    ],
+    { durable: true },
+  );
   await subLog.close();
 
   const b = await store.create({ workspaceDir: APP_DIR, title: 'Named by the user' });
@@ -72,9 +75,22 @@ export async function buildFixture(root: string): Promise<Fixture> {
   const kept = await w.beginTurn('p-b2', { provider: 'test', id: 'test-model', thinking: 'off' });
   const prompt = await w.appendMessage(userMessage('second prompt of b'));
   await w.appendMessage(assistantMessage('second answer of b'));
-  await w.appendCompaction({ summary: 'b talked about two prompts', firstKeptMessageId: prompt.id, summarized: 2 }, {
-    messageId: 'msg_summary', provider: 'test', model: 'test-model', input: 3, output: 2, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, latencyMs: 1, stopReason: 'stop',
-  });
+  await w.appendCompaction(
+    { summary: 'b talked about two prompts', firstKeptMessageId: prompt.id, summarized: 2 },
+    {
+      messageId: 'msg_summary',
+      provider: 'test',
+      model: 'test-model',
+      input: 3,
+      output: 2,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      cost: 0,
+      latencyMs: 1,
+      stopReason: 'stop',
+    },
+  );
   await w.endTurn('completed');
   await w.close();
   void kept;
@@ -110,7 +126,13 @@ export async function buildFixture(root: string): Promise<Fixture> {
 export async function braid(root: string, args: readonly string[], cwd = APP_DIR): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', root, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, cwd, wasmPath });
+  const code = await runCli(['--data-dir', root, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    cwd,
+    wasmPath,
+  });
   return { code, out, err };
 }
 

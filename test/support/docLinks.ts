@@ -35,7 +35,8 @@ export function deadPaths(file: string, markdown: string, exists: (repoPath: str
     for (const m of text.matchAll(/`([^`]+)`/g)) {
       const span = m[1]!;
       if (new RegExp(`^${REPO_PATH.source}$`).test(span)) folder = span.endsWith('/') ? span : path.posix.dirname(span);
-      else if (folder && BARE_FILE.test(span) && !exists(path.posix.join(folder, span))) dead.push({ file, line, target: `${span} (read as ${path.posix.join(folder, span)})` });
+      else if (folder && BARE_FILE.test(span) && !exists(path.posix.join(folder, span)))
+        dead.push({ file, line, target: `${span} (read as ${path.posix.join(folder, span)})` });
     }
   });
   return dead;
@@ -54,7 +55,11 @@ export function headings(markdown: string): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /**

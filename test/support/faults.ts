@@ -32,7 +32,9 @@ export function runUntilKilled(name: string, args: readonly string[], delayMs: n
       if (!before && out.includes('ready\n')) setTimeout(() => child.kill('SIGKILL'), delayMs);
     });
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(out.split('\n').filter(Boolean)) : reject(new Error(`${name} ${args.join(' ')} exited ${code}: ${err}`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(out.split('\n').filter(Boolean)) : reject(new Error(`${name} ${args.join(' ')} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -40,7 +42,12 @@ export function runUntilKilled(name: string, args: readonly string[], delayMs: n
 export async function doctorFinds(root: string): Promise<{ fixed: string[]; left: string[] }> {
   const run = async (args: string[]) => {
     let out = '';
-    const code = await runCli(['--data-dir', root, 'doctor', '--json', ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath });
+    const code = await runCli(['--data-dir', root, 'doctor', '--json', ...args], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: () => undefined },
+      env: {},
+      wasmPath,
+    });
     return { code, report: JSON.parse(out) as { findings: Array<{ severity: string; fixable: boolean; message: string; where: string }> } };
   };
   const fixed = await run(['--fix']);
@@ -53,17 +60,26 @@ export async function doctorFinds(root: string): Promise<{ fixed: string[]; left
 /** The index as saved, the folders on disk and `braid list --all --json` name the same sessions with the same titles. */
 export async function assertIndexAgrees(root: string): Promise<void> {
   const store = await openStore(root);
-  const disk = listSessionFolders(store.layout).map((f) => {
-    const s = readState(path.join(f.dir, 'state.json'));
-    return `${s.id} ${s.title} ${s.archived}`;
-  }).sort();
+  const disk = listSessionFolders(store.layout)
+    .map((f) => {
+      const s = readState(path.join(f.dir, 'state.json'));
+      return `${s.id} ${s.title} ${s.archived}`;
+    })
+    .sort();
   await store.close();
   const listed: string[] = [];
   for (const extra of [[], ['--archived']]) {
     let out = '';
-    assert.equal(await runCli(['--data-dir', root, 'list', '--all', '--json', ...extra], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined }, env: {}, wasmPath }), 0);
+    assert.equal(
+      await runCli(['--data-dir', root, 'list', '--all', '--json', ...extra], {
+        stdout: { write: (t: string) => (out += t) },
+        stderr: { write: () => undefined },
+        env: {},
+        wasmPath,
+      }),
+      0,
+    );
     listed.push(...(JSON.parse(out) as Array<{ id: string; title: string; archived: boolean }>).map((r) => `${r.id} ${r.title} ${r.archived}`));
   }
   assert.deepEqual(listed.sort(), disk);
 }
-

@@ -23,7 +23,8 @@ function initRepo(dir: string, markers: string): (...args: string[]) => string {
   fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(markers, { recursive: true });
   const gitBin = realGit();
-  const git = (...args: string[]) => execFileSync(gitBin, args, { cwd: dir, env: { ...process.env, ...identity }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const git = (...args: string[]) =>
+    execFileSync(gitBin, args, { cwd: dir, env: { ...process.env, ...identity }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   git('init', '-q', '-b', 'main');
   return git;
 }
@@ -78,8 +79,19 @@ export function hostileRepo(dir: string, markers: string): HostileRepo {
   // A third commit that carries a (fake) signature: showing it with log.showSignature runs gpg.program.
   const tree = git('rev-parse', 'HEAD^{tree}').trim();
   const parent = git('rev-parse', 'HEAD').trim();
-  const signed = [`tree ${tree}`, `parent ${parent}`, 'author t <t@t> 1700000000 +0000', 'committer t <t@t> 1700000000 +0000',
-    'gpgsig -----BEGIN PGP SIGNATURE-----', ' ', ' iQEzBAABCAAdFiEEfake', ' -----END PGP SIGNATURE-----', '', 'signed commit', ''].join('\n');
+  const signed = [
+    `tree ${tree}`,
+    `parent ${parent}`,
+    'author t <t@t> 1700000000 +0000',
+    'committer t <t@t> 1700000000 +0000',
+    'gpgsig -----BEGIN PGP SIGNATURE-----',
+    ' ',
+    ' iQEzBAABCAAdFiEEfake',
+    ' -----END PGP SIGNATURE-----',
+    '',
+    'signed commit',
+    '',
+  ].join('\n');
   const signedId = execFileSync(realGit(), ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd: dir, input: signed, encoding: 'utf8' }).trim();
   git('update-ref', 'refs/heads/main', signedId);
   fs.writeFileSync(path.join(dir, '.git', 'info', 'attributes'), 'b.txt filter=Evil2\n');
@@ -153,6 +165,7 @@ export function lazyFetchRepo(dir: string, markers: string): HostileRepo {
     ['remote.origin.promisor', 'true'],
     ['remote.origin.url', `ext::sh -c touch% ${marker}`],
     ['protocol.ext.allow', 'always'],
-  ] as const) git('config', key, value);
+  ] as const)
+    git('config', key, value);
   return handle(dir, markers);
 }

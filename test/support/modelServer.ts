@@ -67,7 +67,10 @@ export class ScriptedModelServer {
   private readonly open = new Set<http.ServerResponse>();
   private counter = 0;
 
-  constructor(private readonly fallback: FallbackReply = refuse, readonly modelId = 'scripted-model') {
+  constructor(
+    private readonly fallback: FallbackReply = refuse,
+    readonly modelId = 'scripted-model',
+  ) {
     this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -184,15 +187,20 @@ export class ScriptedModelServer {
 
 function whole(id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): object {
   const text = reply.kind === 'toolCalls' ? (reply.text ?? null) : reply.chunks.join('');
-  const toolCalls = reply.kind === 'toolCalls'
-    ? reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
-    : undefined;
+  const toolCalls =
+    reply.kind === 'toolCalls' ? reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) : undefined;
   return {
     id,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls ? 'tool_calls' : 'stop',
+      },
+    ],
     ...('usage' in reply && reply.usage ? { usage: usageJson(reply.usage) } : {}),
   };
 }

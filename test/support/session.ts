@@ -43,18 +43,21 @@ export async function sessionFixture(files: Record<string, string> = {}): Promis
     approvals: [],
     decide: 'allow',
     async open(overrides = {}, sessionId) {
-      const session = await Session.open({
-        store,
-        workspaceDirs: [workspace],
-        model: () => ({ model: faux.getModel(), thinking: 'off' }),
-        apiKey: () => 'faux-key',
-        systemPrompt: 'You are a test agent.',
-        approvals: { request: async (r) => (fixture.approvals.push(r), fixture.decide) },
-        trusted: true,
-        logger: silentLogger,
-        gitContext: false,
-        ...overrides,
-      }, sessionId);
+      const session = await Session.open(
+        {
+          store,
+          workspaceDirs: [workspace],
+          model: () => ({ model: faux.getModel(), thinking: 'off' }),
+          apiKey: () => 'faux-key',
+          systemPrompt: 'You are a test agent.',
+          approvals: { request: async (r) => (fixture.approvals.push(r), fixture.decide) },
+          trusted: true,
+          logger: silentLogger,
+          gitContext: false,
+          ...overrides,
+        },
+        sessionId,
+      );
       sessions.push(session);
       return session;
     },

@@ -44,9 +44,14 @@ export function userMessage(text: string): Message {
 
 export function assistantMessage(text: string): Message {
   return {
-    role: 'assistant', content: [{ type: 'text', text }], api: 'openai-completions', provider: 'test', model: 'test-model',
+    role: 'assistant',
+    content: [{ type: 'text', text }],
+    api: 'openai-completions',
+    provider: 'test',
+    model: 'test-model',
     usage: { input: 10, output: 5, cacheRead: 2, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } },
-    stopReason: 'stop', timestamp: Date.now(),
+    stopReason: 'stop',
+    timestamp: Date.now(),
   };
 }
 
@@ -55,7 +60,19 @@ export async function addTurn(writer: SessionWriter, prompt: string, answer: str
   const turn = await writer.beginTurn(`p-${prompt.slice(0, 8)}`, { provider: 'test', id: 'test-model', thinking: 'off' });
   await writer.appendMessage(userMessage(prompt));
   const reply = await writer.appendMessage(assistantMessage(answer));
-  await writer.appendUsage({ messageId: reply.id, provider: 'test', model: 'test-model', input: 10, output: 5, cacheRead: 2, cacheWrite: 0, reasoning: 0, cost: 0.001, latencyMs: 5, stopReason: 'stop' });
+  await writer.appendUsage({
+    messageId: reply.id,
+    provider: 'test',
+    model: 'test-model',
+    input: 10,
+    output: 5,
+    cacheRead: 2,
+    cacheWrite: 0,
+    reasoning: 0,
+    cost: 0.001,
+    latencyMs: 5,
+    stopReason: 'stop',
+  });
   await writer.endTurn('completed');
   return turn;
 }

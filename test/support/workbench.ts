@@ -55,7 +55,10 @@ export function packageExtension(dir: string): string {
   const out = path.join(repoRoot, 'out', 'test', `${path.basename(dir)}.vsix`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
-  const result = spawnSync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out], { cwd: dir, encoding: 'utf8' });
+  const result = spawnSync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`packaging ${dir} failed: ${result.stderr || result.stdout}`);
   return out;
 }
@@ -89,12 +92,21 @@ export class Workbench {
       fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
       fs.writeFileSync(path.join(workspace, name), content);
     }
-    const trustSettings = options.untrusted ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } : {};
+    const trustSettings = options.untrusted
+      ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+      : {};
     const profile = prepareProfile(path.join(runDir, 'profile'), { ...trustSettings, ...options.settings });
     installExtension(profile, vsix);
     for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
     const port = await freePort();
-    const server = await startCodeServer({ profile, port, folder: workspace, logFile: path.join(outputDir, 'code-server.log'), workspaceTrust: options.untrusted === true, ...(options.env ? { env: options.env } : {}) });
+    const server = await startCodeServer({
+      profile,
+      port,
+      folder: workspace,
+      logFile: path.join(outputDir, 'code-server.log'),
+      workspaceTrust: options.untrusted === true,
+      ...(options.env ? { env: options.env } : {}),
+    });
     return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
       await server.stop();
       keepBraidLogs(path.join(profile.userData, 'logs'), outputDir);
@@ -106,13 +118,28 @@ export class Workbench {
    * Opens a workbench URL served by someone else (for example `npm start`) in Chromium.
    * `cleanup` runs after the browser closes, also when opening fails.
    */
-  static async open(url: string, outputDir: string, workspace: string, profile: Profile | undefined, cleanup: () => Promise<void> = async () => {}): Promise<Workbench> {
+  static async open(
+    url: string,
+    outputDir: string,
+    workspace: string,
+    profile: Profile | undefined,
+    cleanup: () => Promise<void> = async () => {},
+  ): Promise<Workbench> {
     let browser: Browser | undefined;
     try {
       browser = await chromium.launch({
         executablePath: ensureToolchain().chromium,
         headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--disable-dev-shm-usage',
+        ],
       });
       chatPagesEngine ??= selectors.register('braidChat', chatPageFrames);
       await chatPagesEngine;
@@ -164,7 +191,11 @@ export class Workbench {
     await this.page.reload();
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The window restores the Braid container it showed; open it only if it does not come back.
-    await this.page.locator('.pane-header', { hasText: 'Sessions' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+    await this.page
+      .locator('.pane-header', { hasText: 'Sessions' })
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => undefined);
     await this.openBraid();
     await this.chatFrame().locator(`body[data-session="${sessionId}"]`).waitFor({ timeout: 30_000 });
   }
@@ -216,7 +247,7 @@ export class Workbench {
     await chat.locator('body[data-turn="idle"]').waitFor({ timeout });
     const status = chat.locator('.turn-status').last();
     assert.equal(await status.getAttribute('data-outcome'), expected, `the turn of "${text}" ended ${await status.textContent()}`);
-    return await status.textContent() ?? '';
+    return (await status.textContent()) ?? '';
   }
 
   /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */
@@ -237,13 +268,21 @@ export class Workbench {
     const widget = this.page.locator('.quick-input-widget');
     for (let attempt = 0; attempt < 3; attempt++) {
       await this.page.keyboard.press('F1');
-      if (await widget.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) return;
-      await this.page.locator('.part.editor').click({ position: { x: 20, y: 20 } }).catch(() => undefined);
+      if (
+        await widget.waitFor({ state: 'visible', timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+      await this.page
+        .locator('.part.editor')
+        .click({ position: { x: 20, y: 20 } })
+        .catch(() => undefined);
     }
     await this.screenshot('palette-did-not-open').catch(() => undefined);
     throw new Error('the command palette did not open');
   }
-
 
   async close(): Promise<void> {
     await this.browser.close().catch(() => {});
@@ -253,7 +292,10 @@ export class Workbench {
 
 /** Copies Braid's Output channel log(s) of a run into its test-output folder, for reading after the run folder is gone. */
 function keepBraidLogs(logsDir: string, outputDir: string): void {
-  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   if (!fs.existsSync(logsDir)) return;
-  walk(logsDir).filter((f) => /braid/i.test(path.basename(f))).forEach((f, i) => fs.copyFileSync(f, path.join(outputDir, `braid-output-${i + 1}.log`)));
+  walk(logsDir)
+    .filter((f) => /braid/i.test(path.basename(f)))
+    .forEach((f, i) => fs.copyFileSync(f, path.join(outputDir, `braid-output-${i + 1}.log`)));
 }

@@ -24,6 +24,10 @@ test('initial data cannot break out of its attribute', () => {
   const html = chatHtml(webview, fakeUri('/ext'), { title: '"><script>alert(1)</script>' }, join);
   assert.equal([...html.matchAll(/<script/g)].length, 1);
   const attr = /data-initial="([^"]*)"/.exec(html)?.[1] ?? '';
-  const decoded = attr.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const decoded = attr
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
   assert.deepEqual(JSON.parse(decoded), { title: '"><script>alert(1)</script>' });
 });

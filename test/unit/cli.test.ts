@@ -26,7 +26,16 @@ test('an unknown command is bad usage with a one-line message', async () => {
 test('braid model reads BRAID_* variables and names them when something is missing', async () => {
   const ok = await cli(['model', '--json'], { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'qwen', BRAID_BASE_URL: 'http://127.0.0.1:8000/v1' });
   assert.equal(ok.code, EXIT_OK);
-  assert.deepEqual(JSON.parse(ok.out), { provider: 'openai-compatible', id: 'qwen', api: 'openai-completions', baseUrl: 'http://127.0.0.1:8000/v1', contextWindow: 128000, contextFrom: "Braid's default (the server did not say)", maxOutputTokens: 8192, outputFrom: "Braid's default (a quarter of the window, at most 8,192)" });
+  assert.deepEqual(JSON.parse(ok.out), {
+    provider: 'openai-compatible',
+    id: 'qwen',
+    api: 'openai-completions',
+    baseUrl: 'http://127.0.0.1:8000/v1',
+    contextWindow: 128000,
+    contextFrom: "Braid's default (the server did not say)",
+    maxOutputTokens: 8192,
+    outputFrom: "Braid's default (a quarter of the window, at most 8,192)",
+  });
   const missing = await cli(['model'], { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'qwen' });
   assert.equal(missing.code, EXIT_ERROR);
   assert.match(missing.err, /set BRAID_BASE_URL/);

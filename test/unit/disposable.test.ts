@@ -29,11 +29,17 @@ test('dispose releases everything registered, in order, even after one fails, th
 
 test('several failures come back together, and what is registered after dispose is released at once', () => {
   const log: string[] = [];
-  assert.throws(() => disposeAll([item(log, 'a', true), item(log, 'b'), item(log, 'c', true)]), (err: unknown) => {
-    assert.ok(err instanceof AggregateError);
-    assert.deepEqual(err.errors.map((e: Error) => e.message), ['a failed', 'c failed']);
-    return true;
-  });
+  assert.throws(
+    () => disposeAll([item(log, 'a', true), item(log, 'b'), item(log, 'c', true)]),
+    (err: unknown) => {
+      assert.ok(err instanceof AggregateError);
+      assert.deepEqual(
+        err.errors.map((e: Error) => e.message),
+        ['a failed', 'c failed'],
+      );
+      return true;
+    },
+  );
   const owner = new Owner();
   owner.dispose();
   owner.own(item(log, 'late'));

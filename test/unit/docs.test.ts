@@ -6,7 +6,8 @@ import { deadCitations, deadLinks, deadPaths, filesUnder, headings, type DeadPoi
 
 const root = process.env.BRAID_REPO_ROOT ?? process.cwd();
 const exists = (repoPath: string) => fs.existsSync(path.join(root, repoPath));
-const read = (repoPath: string) => (exists(repoPath) && fs.statSync(path.join(root, repoPath)).isFile() ? fs.readFileSync(path.join(root, repoPath), 'utf8') : undefined);
+const read = (repoPath: string) =>
+  exists(repoPath) && fs.statSync(path.join(root, repoPath)).isFile() ? fs.readFileSync(path.join(root, repoPath), 'utf8') : undefined;
 const docs = ['README.md', ...filesUnder(root, 'docs', ['.md'])];
 const sectionsOf = (doc: string) => {
   const text = read(`docs/${doc}`);
@@ -22,7 +23,9 @@ test('every path the docs name (src/, media/, test/, scripts/, bench/) exists', 
 test('every "docs/<file>.md, <Section>" a comment or doc cites names a section that exists', () => {
   // This spec and its helper hold made-up citations on purpose.
   const examples = new Set(['test/unit/docs.test.ts', 'test/support/docLinks.ts']);
-  const sources = [...['src', 'media/src', 'test', 'bench', 'scripts'].flatMap((dir) => filesUnder(root, dir, ['.ts', '.mjs', '.css'])), ...docs].filter((f) => !examples.has(f));
+  const sources = [...['src', 'media/src', 'test', 'bench', 'scripts'].flatMap((dir) => filesUnder(root, dir, ['.ts', '.mjs', '.css'])), ...docs].filter(
+    (f) => !examples.has(f),
+  );
   assert.ok(sources.length > 100, 'the sources are found');
   assert.deepEqual(listed(sources.flatMap((file) => deadCitations(file, read(file)!, sectionsOf))), []);
 });
@@ -39,7 +42,8 @@ test('the checks catch a missing path, a missing bare file, an unknown section a
     'x.md:2 src/core/session/missing.ts',
   ]);
   const reference = '# Reference\n\n## Turns and prompts\n\n## Compaction: long sessions\n';
-  const comment = '/** As docs/reference.md, Turns and prompts, in order. */\n// docs/reference.md (Compaction) and docs/reference.md, Stream\n// frames: gone.\nsee docs/other.md, Anything';
+  const comment =
+    '/** As docs/reference.md, Turns and prompts, in order. */\n// docs/reference.md (Compaction) and docs/reference.md, Stream\n// frames: gone.\nsee docs/other.md, Anything';
   assert.deepEqual(listed(deadCitations('y.ts', comment, (doc) => (doc === 'reference.md' ? headings(reference) : undefined))), [
     'y.ts:2 docs/reference.md, Stream frames',
     'y.ts:4 docs/other.md, Anything',

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import vm from 'node:vm';
 import { errorMessage } from '../../src/core/errors';
 
-test('errorMessage is an Error\'s message, also one from another realm or an error-like object', () => {
+test("errorMessage is an Error's message, also one from another realm or an error-like object", () => {
   assert.equal(errorMessage(new TypeError('bad type')), 'bad type');
   const foreign: unknown = vm.runInNewContext('new Error("from another realm")');
   assert.equal(foreign instanceof Error, false, 'the test needs an error this realm does not know');
@@ -19,5 +19,12 @@ test('errorMessage shows any other thrown value as text and never throws', () =>
   assert.equal(errorMessage({ message: 7 }), '[object Object]', 'a message that is not text is not taken');
   const bare: unknown = Object.create(null);
   assert.equal(typeof errorMessage(bare), 'string');
-  assert.equal(errorMessage({ toString: () => { throw new Error('no'); } }), 'an error that cannot be shown as text');
+  assert.equal(
+    errorMessage({
+      toString: () => {
+        throw new Error('no');
+      },
+    }),
+    'an error that cannot be shown as text',
+  );
 });

@@ -77,12 +77,16 @@ test('an import cycle is an error, through type-only imports too', async () => {
 });
 
 // Lint checks each file's own imports; these two must not reach vscode through anything they import.
-test('the chat\'s current session and the Sessions tree\'s model, with all they import, run without vscode (unit tests drive them)', () => {
+test("the chat's current session and the Sessions tree's model, with all they import, run without vscode (unit tests drive them)", () => {
   const pure = ['src/vscode/chat/currentSession.ts', 'src/vscode/sessionsTree/sessionsTreeModel.ts'];
   for (const entry of pure) {
     const files = reachableFiles(path.join(root, entry));
     assert.ok(files.length > 3, `${entry} and its imports are found`);
     const offenders = files.filter((file) => findVscodeImports(fs.readFileSync(file, 'utf8')).length > 0);
-    assert.deepEqual(offenders.map((f) => path.relative(root, f)), [], `${entry} reaches vscode`);
+    assert.deepEqual(
+      offenders.map((f) => path.relative(root, f)),
+      [],
+      `${entry} reaches vscode`,
+    );
   }
 });

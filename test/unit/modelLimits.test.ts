@@ -45,16 +45,25 @@ test('without an output limit from the server, a small window gets a quarter of 
 });
 
 test("Ollama: the loaded model's context from /api/ps wins over num_ctx and the model's maximum; num_predict limits answers", async () => {
-  const { settings } = await serving({
-    ollamaPs: { models: [{ name: 'qwen2.5:0.5b', model: 'qwen2.5:0.5b', context_length: 8192 }] },
-    ollamaShow: { parameters: 'num_ctx                        16384\nnum_predict                    300\nstop "<|im_end|>"', model_info: { 'qwen2.context_length': 32768 } },
-  }, 'qwen2.5:0.5b');
+  const { settings } = await serving(
+    {
+      ollamaPs: { models: [{ name: 'qwen2.5:0.5b', model: 'qwen2.5:0.5b', context_length: 8192 }] },
+      ollamaShow: {
+        parameters: 'num_ctx                        16384\nnum_predict                    300\nstop "<|im_end|>"',
+        model_info: { 'qwen2.context_length': 32768 },
+      },
+    },
+    'qwen2.5:0.5b',
+  );
   const { limits } = await resolveModelWithLimits(settings);
   assert.deepEqual(limits, { contextWindow: 8192, contextFrom: 'Ollama /api/ps', maxOutputTokens: 300, outputFrom: 'Ollama /api/show (num_predict)' });
 });
 
 test("Ollama before the model is loaded: num_ctx, else the model's maximum, asked again until the server says what it runs", async () => {
-  const { server, settings } = await serving({ ollamaPs: { models: [] }, ollamaShow: { parameters: 'num_ctx 16384', model_info: { 'llama.context_length': 131072 } } }, 'llama3.1');
+  const { server, settings } = await serving(
+    { ollamaPs: { models: [] }, ollamaShow: { parameters: 'num_ctx 16384', model_info: { 'llama.context_length': 131072 } } },
+    'llama3.1',
+  );
   assert.equal((await resolveModelWithLimits(settings)).limits.contextWindow, 16384);
 
   const other = await serving({ ollamaPs: { models: [] }, ollamaShow: { model_info: { 'llama.context_length': 131072 } } }, 'llama3.1');
@@ -80,7 +89,12 @@ test("vLLM's max_model_len and LM Studio's loaded context come from their model 
 test('a server that says nothing gets the defaults, and is asked once per process', async () => {
   const { server, settings } = await serving({});
   const first = await resolveModelWithLimits(settings);
-  assert.deepEqual(first.limits, { contextWindow: 128_000, contextFrom: "Braid's default (the server did not say)", maxOutputTokens: 8192, outputFrom: "Braid's default (a quarter of the window, at most 8,192)" });
+  assert.deepEqual(first.limits, {
+    contextWindow: 128_000,
+    contextFrom: "Braid's default (the server did not say)",
+    maxOutputTokens: 8192,
+    outputFrom: "Braid's default (a quarter of the window, at most 8,192)",
+  });
   const asked = server.limitRequests.length;
   assert.ok(asked >= 4);
   await resolveModelWithLimits(settings);
@@ -91,7 +105,9 @@ test('a server that says nothing gets the defaults, and is asked once per proces
 test('a server that is down or never answers costs the defaults, not the turn', async () => {
   const down = await resolveModelWithLimits({ provider: 'openai-compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1', demo: false });
   assert.equal(down.limits.contextWindow, 128_000);
-  const silent = http.createServer(() => { /* never answers */ });
+  const silent = http.createServer(() => {
+    /* never answers */
+  });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = silent.address() as { port: number };
@@ -114,7 +130,10 @@ test('braid.contextWindow and braid.maxOutputTokens win over the server, and tog
   const claude = resolveModel({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: '', demo: false, contextWindow: 50_000 });
   assert.deepEqual([claude.contextWindow, claude.maxTokens], [50_000, 25_000]);
   for (const bad of [{ contextWindow: 100 }, { contextWindow: 1.5e4 + 0.5 }, { maxOutputTokens: -3 }, { contextWindow: Number.NaN }]) {
-    await assert.rejects(resolveModelWithLimits({ ...settings, ...bad }), (err: unknown) => err instanceof ModelConfigError && /must be a whole number of tokens/.test(err.message));
+    await assert.rejects(
+      resolveModelWithLimits({ ...settings, ...bad }),
+      (err: unknown) => err instanceof ModelConfigError && /must be a whole number of tokens/.test(err.message),
+    );
   }
 });
 
@@ -123,7 +142,12 @@ async function braid(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: nu
   let err = '';
   const workspace = path.join(root, 'project');
   fs.mkdirSync(workspace, { recursive: true });
-  const code = await runCli(['--data-dir', path.join(root, 'store'), '--workspace', workspace, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env, wasmPath });
+  const code = await runCli(['--data-dir', path.join(root, 'store'), '--workspace', workspace, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env,
+    wasmPath,
+  });
   return { code, out, err };
 }
 
@@ -132,7 +156,16 @@ test('braid model shows the limits and where they came from; BRAID_* variables s
   const env = { BRAID_PROVIDER: settings.provider, BRAID_MODEL: settings.model, BRAID_BASE_URL: settings.baseUrl };
   const json = await braid(['model', '--json'], env);
   assert.equal(json.code, 0, json.err);
-  assert.deepEqual(JSON.parse(json.out), { provider: 'openai-compatible', id: 'local-model', api: 'openai-completions', baseUrl: settings.baseUrl, contextWindow: 8192, contextFrom: 'llama-server /props', maxOutputTokens: 2048, outputFrom: "Braid's default (a quarter of the window, at most 8,192)" });
+  assert.deepEqual(JSON.parse(json.out), {
+    provider: 'openai-compatible',
+    id: 'local-model',
+    api: 'openai-completions',
+    baseUrl: settings.baseUrl,
+    contextWindow: 8192,
+    contextFrom: 'llama-server /props',
+    maxOutputTokens: 2048,
+    outputFrom: "Braid's default (a quarter of the window, at most 8,192)",
+  });
   const text = await braid(['model'], { ...env, BRAID_MAX_OUTPUT_TOKENS: '300' });
   assert.match(text.out, /^context window 8,192 tokens \(llama-server \/props\); answers up to 300 tokens \(BRAID_MAX_OUTPUT_TOKENS\)$/m);
   const bad = await braid(['model'], { ...env, BRAID_CONTEXT_WINDOW: '32k' });
@@ -154,7 +187,7 @@ test("braid exec asks a small local model for no more than its limit (the reques
   assert.equal(server.requests.at(-1)!.body.max_tokens, 200);
 });
 
-test("compaction comes at the threshold of the window the server reports, not of the 128k default", async () => {
+test('compaction comes at the threshold of the window the server reports, not of the 128k default', async () => {
   const { server, settings } = await serving({ props: { default_generation_settings: { n_ctx: 2000 } } });
   const f = await sessionFixture();
   try {

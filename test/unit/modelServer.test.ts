@@ -4,7 +4,9 @@ import { ScriptedModelServer } from '../support/modelServer';
 
 const server = new ScriptedModelServer();
 let baseUrl = '';
-before(async () => { baseUrl = await server.start(); });
+before(async () => {
+  baseUrl = await server.start();
+});
 after(() => server.close());
 
 async function post(body: object): Promise<Response> {
@@ -22,26 +24,38 @@ interface Completion {
 }
 
 function sseEvents(text: string): Completion[] {
-  return text.split('\n\n').filter((e) => e.startsWith('data: ') && !e.includes('[DONE]')).map((e) => JSON.parse(e.slice(6)));
+  return text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: ') && !e.includes('[DONE]'))
+    .map((e) => JSON.parse(e.slice(6)));
 }
 
 test('non-streaming requests get one whole completion with usage', async () => {
   server.enqueue({ kind: 'text', chunks: ['a', 'b'], usage: { prompt: 5, completion: 2, cached: 1 } });
   const res = await post({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
-  const body = await res.json() as Completion;
+  const body = (await res.json()) as Completion;
   assert.equal(body.choices[0].message?.content, 'ab');
   assert.equal(body.choices[0].finish_reason, 'stop');
   assert.equal(body.usage?.prompt_tokens_details.cached_tokens, 1);
 });
 
 test('streamed tool calls arrive as indexed deltas whose arguments join to the script', async () => {
-  server.enqueue({ kind: 'toolCalls', calls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a.txt"}' }, { id: 'call_2', name: 'list_dir', arguments: '{"path":"."}' }] });
+  server.enqueue({
+    kind: 'toolCalls',
+    calls: [
+      { id: 'call_1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+      { id: 'call_2', name: 'list_dir', arguments: '{"path":"."}' },
+    ],
+  });
   const res = await post({ model: 'm', stream: true, messages: [] });
   assert.equal(res.headers.get('content-type'), 'text/event-stream');
   const events = sseEvents(await res.text());
   const args = ['', ''];
   for (const e of events) for (const call of e.choices[0]?.delta?.tool_calls ?? []) args[call.index] += call.function.arguments ?? '';
-  assert.deepEqual(args.map((a) => JSON.parse(a)), [{ path: 'a.txt' }, { path: '.' }]);
+  assert.deepEqual(
+    args.map((a) => JSON.parse(a)),
+    [{ path: 'a.txt' }, { path: '.' }],
+  );
   assert.equal(events.at(-1)!.choices[0].finish_reason, 'tool_calls');
 });
 

@@ -20,7 +20,7 @@ test('known providers come from the kernel catalogue with prices and context win
   assert.ok(model.cost.input > 0);
 });
 
-test('unusable settings say which setting to change, in the caller\'s names', () => {
+test("unusable settings say which setting to change, in the caller's names", () => {
   const cases: Array<[typeof base, RegExp]> = [
     [base, /set braid\.provider and braid\.model/],
     [{ ...base, provider: 'openai-compatible' }, /set braid\.model/],
@@ -29,7 +29,11 @@ test('unusable settings say which setting to change, in the caller\'s names', ()
     [{ ...base, provider: 'nope', model: 'm' }, /Unknown provider "nope"/],
     [{ ...base, provider: 'anthropic', model: 'not-a-model' }, /has no model "not-a-model"/],
   ];
-  for (const [settings, message] of cases) assert.throws(() => resolveModel(settings), (err: unknown) => err instanceof ModelConfigError && message.test(err.message));
+  for (const [settings, message] of cases)
+    assert.throws(
+      () => resolveModel(settings),
+      (err: unknown) => err instanceof ModelConfigError && message.test(err.message),
+    );
   assert.throws(() => resolveModel(base, ENV_NAMES), /set BRAID_PROVIDER and BRAID_MODEL/);
 });
 

@@ -27,31 +27,43 @@ async function holdLock(file: string, release: string): Promise<ChildProcess> {
   return child;
 }
 
-test('the wait for a package manager lock names its holder, and ends once the holder lets go', { skip: !linux || !fs.existsSync('/usr/bin/flock') }, async () => {
-  const lock = path.join(scratch, 'lock-frontend');
-  const release = path.join(scratch, 'release-1');
-  const holder = await holdLock(lock, release);
-  assert.deepEqual(lockHolders([lock]), [`flock (pid ${holder.pid})`]);
-  const lines: string[] = [];
-  const exited = new Promise((resolve) => holder.once('exit', resolve));
-  await waitForLocks([lock], Date.now() + 120_000, (line: string) => {
-    lines.push(line);
-    fs.writeFileSync(release, ''); // the holder finishes once we said we wait
-  }, { pollMs: 20 });
-  await exited;
-  assert.match(lines[0]!, new RegExp(`^waiting for flock \\(pid ${holder.pid}\\) to release the package manager's lock`));
-  assert.match(lines.at(-1)!, /lock is free after/);
-  assert.deepEqual(lockHolders([lock]), []);
-});
+test(
+  'the wait for a package manager lock names its holder, and ends once the holder lets go',
+  { skip: !linux || !fs.existsSync('/usr/bin/flock') },
+  async () => {
+    const lock = path.join(scratch, 'lock-frontend');
+    const release = path.join(scratch, 'release-1');
+    const holder = await holdLock(lock, release);
+    assert.deepEqual(lockHolders([lock]), [`flock (pid ${holder.pid})`]);
+    const lines: string[] = [];
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await waitForLocks(
+      [lock],
+      Date.now() + 120_000,
+      (line: string) => {
+        lines.push(line);
+        fs.writeFileSync(release, ''); // the holder finishes once we said we wait
+      },
+      { pollMs: 20 },
+    );
+    await exited;
+    assert.match(lines[0]!, new RegExp(`^waiting for flock \\(pid ${holder.pid}\\) to release the package manager's lock`));
+    assert.match(lines.at(-1)!, /lock is free after/);
+    assert.deepEqual(lockHolders([lock]), []);
+  },
+);
 
 test('a lock still held at the deadline fails with one sentence naming the holder', { skip: !linux || !fs.existsSync('/usr/bin/flock') }, async () => {
   const lock = path.join(scratch, 'lists-lock');
   const release = path.join(scratch, 'release-2');
   const holder = await holdLock(lock, release);
-  await assert.rejects(waitForLocks([lock], Date.now() + 200, () => {}, { pollMs: 20 }), (err: Error) => {
-    assert.match(err.message, new RegExp(`^flock \\(pid ${holder.pid}\\) still holds the package manager's lock after .*; wait for it to finish`));
-    return true;
-  });
+  await assert.rejects(
+    waitForLocks([lock], Date.now() + 200, () => {}, { pollMs: 20 }),
+    (err: Error) => {
+      assert.match(err.message, new RegExp(`^flock \\(pid ${holder.pid}\\) still holds the package manager's lock after .*; wait for it to finish`));
+      return true;
+    },
+  );
   fs.writeFileSync(release, '');
 });
 
@@ -73,7 +85,11 @@ test('progress names the package whose native code compiles, and the one whose i
   fs.symlinkSync('/bin/sleep', path.join(bin, 'cc1plus'));
   const stop = path.join(scratch, 'stop-activity');
   const compilerPid = path.join(scratch, 'compiler.pid');
-  const root = spawn('sh', ['-c', `(cd '${other}' && while [ ! -e '${stop}' ]; do sleep 0.05; done) & (cd '${pkg}' && exec '${bin}/cc1plus' 60) & echo $! > '${compilerPid}'; wait`], { stdio: 'ignore' });
+  const root = spawn(
+    'sh',
+    ['-c', `(cd '${other}' && while [ ! -e '${stop}' ]; do sleep 0.05; done) & (cd '${pkg}' && exec '${bin}/cc1plus' 60) & echo $! > '${compilerPid}'; wait`],
+    { stdio: 'ignore' },
+  );
   children.push(root);
   let seen: string | undefined;
   for (let i = 0; i < 200 && !seen?.includes('compiling'); i++) {
@@ -107,16 +123,22 @@ test('a long install step logs its time and activity until it ends, and a failur
   assert.match(lines[0]!, /^code-server 4\.139\.1: \d+s so far/);
   assert.match(lines.at(-1)!, /^code-server 4\.139\.1: done in \d+s$/);
 
-  await assert.rejects(runWithProgress('sh', ['-c', 'echo building; echo "gyp ERR! missing krb5.h" >&2; exit 3'], { cwd: scratch, label: 'step', log: () => {} }), (err: Error) => {
-    assert.match(err.message, /^step: sh .* failed with 3; its last output:\n/);
-    assert.match(err.message, /gyp ERR! missing krb5\.h/);
-    return true;
-  });
+  await assert.rejects(
+    runWithProgress('sh', ['-c', 'echo building; echo "gyp ERR! missing krb5.h" >&2; exit 3'], { cwd: scratch, label: 'step', log: () => {} }),
+    (err: Error) => {
+      assert.match(err.message, /^step: sh .* failed with 3; its last output:\n/);
+      assert.match(err.message, /gyp ERR! missing krb5\.h/);
+      return true;
+    },
+  );
 });
 
 test('npm start and CI name the Node they need in one sentence when this one is older', () => {
   assert.equal(nodeVersionProblem('20.19.0', '>=20.19'), undefined);
   assert.equal(nodeVersionProblem('v22.3.1', '>=20.19'), undefined);
-  assert.equal(nodeVersionProblem('20.18.3', '>=20.19'), 'Braid needs Node 20.19 or later and this is Node 20.18.3: install a newer Node (the current LTS will do), then run npm ci again.');
+  assert.equal(
+    nodeVersionProblem('20.18.3', '>=20.19'),
+    'Braid needs Node 20.19 or later and this is Node 20.18.3: install a newer Node (the current LTS will do), then run npm ci again.',
+  );
   assert.match(nodeVersionProblem('18.20.4', '>=20.19')!, /this is Node 18\.20\.4/);
 });

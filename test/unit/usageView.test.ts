@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { byTokens, chartDays, chartLayout, CHART_DAYS, formatCompact, formatCost, formatCount, newestFirst, niceCeiling, sessionNote } from '../../media/src/usage/usageModel';
+import {
+  byTokens,
+  chartDays,
+  chartLayout,
+  CHART_DAYS,
+  formatCompact,
+  formatCost,
+  formatCount,
+  newestFirst,
+  niceCeiling,
+  sessionNote,
+} from '../../media/src/usage/usageModel';
 import { forkSession } from '../../src/core/store/fork';
 import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 import { parseUsagePageMessage, type UsageLineView } from '../../src/protocol/usage';
@@ -35,12 +46,19 @@ test('the page data: sessions by their own calls, a fork naming its source and t
     assert.equal(bySession[source.id]!.fork, null);
     assert.equal(bySession[fork.id]!.calls, 1, 'a fork counts its own calls only');
     assert.deepEqual(bySession[fork.id]!.fork, { sourceTitle: 'Plan the trip to the mountains with a list of…', turn: 1 });
-    assert.equal(sessionNote(bySession[fork.id]!), 'Its own calls only: the history it inherited from "Plan the trip to the mountains with a list of…" (up to turn 1) is counted under that session.');
+    assert.equal(
+      sessionNote(bySession[fork.id]!),
+      'Its own calls only: the history it inherited from "Plan the trip to the mountains with a list of…" (up to turn 1) is counted under that session.',
+    );
     assert.equal(sessionNote(bySession[source.id]!), undefined);
 
     // The source deleted: its calls are still counted (its fork holds them), under a line that says so.
     await store.delete(source.id);
-    const after = usageViewData(store.index.usageReport(workspaceKey('/work/alpha')), (id) => store.index.get(id), { scope: 'workspace', workspaceName: 'alpha', now: Date.now() });
+    const after = usageViewData(store.index.usageReport(workspaceKey('/work/alpha')), (id) => store.index.get(id), {
+      scope: 'workspace',
+      workspaceName: 'alpha',
+      now: Date.now(),
+    });
     const gone = after.sessions.find((s) => s.id === source.id)!;
     assert.equal(gone.deleted, true);
     assert.equal(gone.title, `Deleted session ${source.id}`);
@@ -61,7 +79,13 @@ test('the chart covers every day from the first with usage to today, empty days 
   const long = chartDays([line('2025-01-01', 1), line('2026-05-01', 1)], '2026-05-01');
   assert.equal(long.length, CHART_DAYS);
   assert.equal(long[0]!.day, '2026-03-03');
-  assert.deepEqual(chartDays([], '2026-05-01').map((d) => d.total).filter(Boolean), [], 'no usage: an empty chart');
+  assert.deepEqual(
+    chartDays([], '2026-05-01')
+      .map((d) => d.total)
+      .filter(Boolean),
+    [],
+    'no usage: an empty chart',
+  );
 });
 
 test('chart geometry: stacked bars inside the plot, proportional to their tokens, with an axis that rounds up', () => {
@@ -70,8 +94,14 @@ test('chart geometry: stacked bars inside the plot, proportional to their tokens
   assert.equal(layout.ticks.at(-1)!.label, '1k', 'the top of the axis (600 tokens) is the next 1, 2 or 5 times a power of ten');
   const full = layout.plot.bottom - layout.plot.top;
   const busy = layout.bars.find((b) => b.day === '2026-05-01')!;
-  assert.deepEqual(busy.segments.map((s) => s.kind), ['input', 'cached', 'output']);
-  assert.deepEqual(busy.segments.map((s) => Math.round(s.height)), [300, 200, 100].map((t) => Math.round((t / 1000) * full)));
+  assert.deepEqual(
+    busy.segments.map((s) => s.kind),
+    ['input', 'cached', 'output'],
+  );
+  assert.deepEqual(
+    busy.segments.map((s) => Math.round(s.height)),
+    [300, 200, 100].map((t) => Math.round((t / 1000) * full)),
+  );
   assert.equal(Math.round(busy.segments.at(-1)!.y), Math.round(layout.plot.bottom - 0.6 * full), 'stacked from the bottom');
   for (const bar of layout.bars) {
     assert.ok(bar.x >= layout.plot.left && bar.x + bar.width <= layout.plot.right);
@@ -88,20 +118,29 @@ test('numbers as the page shows them, and the order of its tables', () => {
   assert.deepEqual([0, 950, 12_345, 4_560_000, 2e9].map(formatCompact), ['0', '950', '12.3k', '4.6M', '2G']);
   assert.equal(formatCost(0.00123), '$0.0012');
   assert.deepEqual([0, 1, 7, 10, 11, 1999, 2001].map(niceCeiling), [1, 1, 10, 10, 20, 2000, 5000]);
-  assert.deepEqual(byTokens([line('small', 1), line('big', 100), line('mid', 10)]).map((l) => l.key), ['big', 'mid', 'small']);
-  assert.deepEqual(newestFirst([line('2026-01-02', 1), line('2026-03-01', 1), line('unknown', 1)]).map((l) => l.key), ['unknown', '2026-03-01', '2026-01-02']);
+  assert.deepEqual(
+    byTokens([line('small', 1), line('big', 100), line('mid', 10)]).map((l) => l.key),
+    ['big', 'mid', 'small'],
+  );
+  assert.deepEqual(
+    newestFirst([line('2026-01-02', 1), line('2026-03-01', 1), line('unknown', 1)]).map((l) => l.key),
+    ['unknown', '2026-03-01', '2026-01-02'],
+  );
 });
 
 test('the page may ask for a scope or to open a session, nothing else', () => {
   assert.deepEqual(parseUsagePageMessage({ type: 'scope', scope: 'all', extra: 1 }), { type: 'scope', scope: 'all' });
   assert.equal(parseUsagePageMessage({ type: 'scope', scope: 'everything' }), undefined);
-  assert.deepEqual(parseUsagePageMessage({ type: 'openSession', id: 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), { type: 'openSession', id: 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+  assert.deepEqual(parseUsagePageMessage({ type: 'openSession', id: 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), {
+    type: 'openSession',
+    id: 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  });
   assert.equal(parseUsagePageMessage({ type: 'openSession', id: '../../etc' }), undefined);
   assert.equal(parseUsagePageMessage({ type: 'runCommand', command: 'x' }), undefined);
   assert.equal(parseUsagePageMessage('ready'), undefined);
 });
 
-test('the Usage page has the Chat page\'s strict CSP and runs only its own script, by nonce', () => {
+test("the Usage page has the Chat page's strict CSP and runs only its own script, by nonce", () => {
   const fakeUri = (p: string) => ({ path: p, toString: () => `https://webview.test${p}` }) as unknown as import('vscode').Uri;
   const webview = { cspSource: 'https://webview.test', asWebviewUri: (u: unknown) => u } as unknown as import('vscode').Webview;
   const join = (base: import('vscode').Uri, ...parts: string[]) => fakeUri([(base as unknown as { path: string }).path, ...parts].join('/'));

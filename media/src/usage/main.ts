@@ -1,6 +1,14 @@
 // The Usage page: totals, a chart of tokens per day and tables by session, model and day, from
 // the data the host posts. Every text from the host goes in as text (titles are user input).
-import type { UsageFiguresView, UsageHostMessage, UsageLineView, UsagePageMessage, UsageScope, UsageSessionView, UsageViewData } from '../../../src/protocol/usage';
+import type {
+  UsageFiguresView,
+  UsageHostMessage,
+  UsageLineView,
+  UsagePageMessage,
+  UsageScope,
+  UsageSessionView,
+  UsageViewData,
+} from '../../../src/protocol/usage';
 import { byTokens, chartDays, chartLayout, formatCost, formatCount, newestFirst, sessionNote, TOKEN_KINDS, TOKEN_NAMES, type ChartLayout } from './usageModel';
 
 declare function acquireVsCodeApi(): { postMessage(message: UsagePageMessage): void };
@@ -45,7 +53,13 @@ function svg(tag: string, attributes: Record<string, string | number>): SVGEleme
 }
 
 const COLUMNS = ['Calls', 'Input', 'Cached', 'Output', 'Cost'];
-const cells = (f: UsageFiguresView) => [formatCount(f.calls), formatCount(f.input + f.cacheWrite), formatCount(f.cacheRead), formatCount(f.output), formatCost(f.cost)];
+const cells = (f: UsageFiguresView) => [
+  formatCount(f.calls),
+  formatCount(f.input + f.cacheWrite),
+  formatCount(f.cacheRead),
+  formatCount(f.output),
+  formatCost(f.cost),
+];
 
 /** A table whose first column is `label` (an element, so sessions can be buttons) and then the figures. */
 function table<T extends UsageFiguresView>(first: string, rows: readonly T[], label: (row: T) => HTMLElement, empty: string): HTMLElement {
@@ -77,13 +91,20 @@ function sessionCell(s: UsageSessionView): HTMLElement {
 
 function renderTotals(data: UsageViewData): void {
   const t = data.total;
-  const cards: Array<[string, string]> = [['Calls', formatCount(t.calls)], ['Input tokens', formatCount(t.input + t.cacheWrite)],
-    ['Cached input', formatCount(t.cacheRead)], ['Output tokens', formatCount(t.output)], ['Cost', formatCost(t.cost)]];
-  part('totals').replaceChildren(...cards.map(([name, value]) => {
-    const card = el('div', undefined, 'card');
-    card.append(el('div', value, 'value'), el('div', name, 'name'));
-    return card;
-  }));
+  const cards: Array<[string, string]> = [
+    ['Calls', formatCount(t.calls)],
+    ['Input tokens', formatCount(t.input + t.cacheWrite)],
+    ['Cached input', formatCount(t.cacheRead)],
+    ['Output tokens', formatCount(t.output)],
+    ['Cost', formatCost(t.cost)],
+  ];
+  part('totals').replaceChildren(
+    ...cards.map(([name, value]) => {
+      const card = el('div', undefined, 'card');
+      card.append(el('div', value, 'value'), el('div', name, 'name'));
+      return card;
+    }),
+  );
 }
 
 function chartSvg(layout: ChartLayout, summary: string): SVGElement {
@@ -108,11 +129,13 @@ function chartSvg(layout: ChartLayout, summary: string): SVGElement {
 function renderChart(data: UsageViewData): void {
   const days = chartDays(data.days, data.today);
   const used = days.filter((d) => d.total > 0).length;
-  part('legend').replaceChildren(...TOKEN_KINDS.map((k) => {
-    const item = el('span', undefined, 'legend-item');
-    item.append(el('span', undefined, `swatch ${k}`), document.createTextNode(TOKEN_NAMES[k]));
-    return item;
-  }));
+  part('legend').replaceChildren(
+    ...TOKEN_KINDS.map((k) => {
+      const item = el('span', undefined, 'legend-item');
+      item.append(el('span', undefined, `swatch ${k}`), document.createTextNode(TOKEN_NAMES[k]));
+      return item;
+    }),
+  );
   const summary = `Tokens per day from ${days[0]?.day ?? ''} to ${days.at(-1)?.day ?? ''}: usage on ${used} of ${days.length} days. The table By day has the figures.`;
   part('chart').replaceChildren(chartSvg(chartLayout(days), summary));
 }

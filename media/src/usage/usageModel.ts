@@ -90,14 +90,30 @@ export function chartDays(days: readonly UsageLineView[], today: string): ChartD
 export function niceCeiling(n: number): number {
   if (n <= 0) return 1;
   const power = 10 ** Math.floor(Math.log10(n));
-  return ([1, 2, 5, 10].map((m) => m * power).find((v) => v >= n))!;
+  return [1, 2, 5, 10].map((m) => m * power).find((v) => v >= n)!;
 }
 
 /** A stacked bar's piece. */
-export interface Segment { readonly kind: TokenKind; readonly y: number; readonly height: number }
-export interface Bar { readonly day: string; readonly x: number; readonly width: number; readonly segments: readonly Segment[]; readonly label: string }
-export interface Tick { readonly y: number; readonly label: string }
-export interface DayLabel { readonly x: number; readonly label: string }
+export interface Segment {
+  readonly kind: TokenKind;
+  readonly y: number;
+  readonly height: number;
+}
+export interface Bar {
+  readonly day: string;
+  readonly x: number;
+  readonly width: number;
+  readonly segments: readonly Segment[];
+  readonly label: string;
+}
+export interface Tick {
+  readonly y: number;
+  readonly label: string;
+}
+export interface DayLabel {
+  readonly x: number;
+  readonly label: string;
+}
 
 /** The chart in user units of an SVG viewBox of `width` × `height`. */
 export interface ChartLayout {

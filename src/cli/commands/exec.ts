@@ -53,7 +53,15 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
     try {
       const typed = args.options.get('session') as string | undefined;
       const sessionId = typed === undefined ? undefined : resolveSessionId(store, typed);
-      result = await runPrompt(ctx, store, { prompt, sessionId, continueLatest: args.options.has('continue'), allowWrites: args.options.has('yes'), model, env, stop });
+      result = await runPrompt(ctx, store, {
+        prompt,
+        sessionId,
+        continueLatest: args.options.has('continue'),
+        allowWrites: args.options.has('yes'),
+        model,
+        env,
+        stop,
+      });
     } catch (err) {
       await store.close().catch(() => undefined);
       throw err;
@@ -88,8 +96,10 @@ function chooseSession(ctx: CliContext, store: SessionStore, options: ExecOption
 function sessionWorkspace(ctx: CliContext, state: SessionState): string {
   const dir = state.workspaceDir;
   if (!dir) throw new Error(`session ${state.id} does not record its workspace folder, so its tools have nowhere to act; start a new session with braid exec`);
-  if (!isFolder(dir)) throw new Error(`session ${state.id} works in ${oneLine(dir)}, which no longer exists; restore that folder to continue it, or start a new session`);
-  if (workspaceKey(dir) !== workspaceKey(ctx.workspace)) ctx.err(`braid: session ${state.id} works in ${oneLine(dir)}; its tools act there, not in ${oneLine(ctx.workspace)}\n`);
+  if (!isFolder(dir))
+    throw new Error(`session ${state.id} works in ${oneLine(dir)}, which no longer exists; restore that folder to continue it, or start a new session`);
+  if (workspaceKey(dir) !== workspaceKey(ctx.workspace))
+    ctx.err(`braid: session ${state.id} works in ${oneLine(dir)}; its tools act there, not in ${oneLine(ctx.workspace)}\n`);
   return dir;
 }
 
@@ -101,21 +111,26 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   const approvals = fixedApprovals(options.allowWrites);
   // The end of the prompt (and why it failed) is reported once, below; the stack only with BRAID_DEBUG.
   const logger: Logger = { ...ctx.logger, error: (m) => ctx.debug && ctx.logger.error(m) };
-  const session = await Session.open({
-    store,
-    workspaceDirs: [workspace],
-    model: () => ({ model: options.model, thinking: 'off' }),
-    apiKey: (provider) => resolveApiKey(provider, env),
-    systemPrompt: systemPrompt(workspace),
-    approvals: { request: async (r) => {
-      const decision = await approvals.request(r);
-      if (decision === 'deny') denied++;
-      return decision;
-    } },
-    trusted: true,
-    logger,
-    ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
-  }, sessionId);
+  const session = await Session.open(
+    {
+      store,
+      workspaceDirs: [workspace],
+      model: () => ({ model: options.model, thinking: 'off' }),
+      apiKey: (provider) => resolveApiKey(provider, env),
+      systemPrompt: systemPrompt(workspace),
+      approvals: {
+        request: async (r) => {
+          const decision = await approvals.request(r);
+          if (decision === 'deny') denied++;
+          return decision;
+        },
+      },
+      trusted: true,
+      logger,
+      ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
+    },
+    sessionId,
+  );
   const tracker = new PromptTracker();
   const earlier = new Map(session.queued.map((p) => [p.promptId, p.text]));
   const output = new TurnOutput(ctx, earlier);
@@ -129,7 +144,9 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       promptId = (await session.submit(options.prompt)).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
-        ctx.err(`braid: session ${session.id} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`);
+        ctx.err(
+          `braid: session ${session.id} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`,
+        );
         await session.resume();
       }
       await Promise.race([session.waitForIdle(), stop.stopped]);
@@ -171,16 +188,25 @@ function sessionExists(store: SessionStore, id: string): boolean {
 class TurnOutput {
   private atLineStart = true;
 
-  constructor(private readonly ctx: CliContext, private readonly earlier: ReadonlyMap<string, string>) {}
+  constructor(
+    private readonly ctx: CliContext,
+    private readonly earlier: ReadonlyMap<string, string>,
+  ) {}
 
   show(e: SessionEvent): void {
     if (e.type === 'text-delta') this.write(e.delta);
     else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${oneLine(JSON.stringify(e.args) ?? '').slice(0, 200)}\n`);
     else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${oneLine(e.text.split('\n')[0]!).slice(0, 200)}\n`);
-    else if (e.type === 'turn-start' && this.earlier.has(e.promptId)) this.note(`running a prompt queued earlier: ${JSON.stringify(oneLine(this.earlier.get(e.promptId)!).slice(0, 80))}`);
+    else if (e.type === 'turn-start' && this.earlier.has(e.promptId))
+      this.note(`running a prompt queued earlier: ${JSON.stringify(oneLine(this.earlier.get(e.promptId)!).slice(0, 80))}`);
     else if (e.type === 'compaction') {
-      this.note(e.phase === 'start' ? 'compacting the conversation (its older part is summarized for the model)…'
-        : e.phase === 'end' ? `compacted: ${e.record?.summarized ?? 0} earlier messages summarized; the log keeps them all` : oneLine(e.error ?? 'compaction did not finish'));
+      this.note(
+        e.phase === 'start'
+          ? 'compacting the conversation (its older part is summarized for the model)…'
+          : e.phase === 'end'
+            ? `compacted: ${e.record?.summarized ?? 0} earlier messages summarized; the log keeps them all`
+            : oneLine(e.error ?? 'compaction did not finish'),
+      );
     }
   }
 

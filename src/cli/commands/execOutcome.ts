@@ -67,7 +67,14 @@ function endInLog(store: SessionStore, sessionId: string, turn: number): TurnEnd
  * Judges the prompt of one exec after its session closed. Exit 0 only when its turn ended
  * `completed` and turn_end is in the log; a stop signal gives 128 + its number.
  */
-export function judge(options: { tracker: PromptTracker; promptId: string | undefined; store: SessionStore; sessionId: string; signal?: NodeJS.Signals; signalCode?: number }): Verdict {
+export function judge(options: {
+  tracker: PromptTracker;
+  promptId: string | undefined;
+  store: SessionStore;
+  sessionId: string;
+  signal?: NodeJS.Signals;
+  signalCode?: number;
+}): Verdict {
   const { tracker, promptId } = options;
   const stopped = options.signal ? `stopped by ${options.signal}` : undefined;
   const stopCode = options.signalCode ?? 130;
@@ -82,7 +89,13 @@ export function judge(options: { tracker: PromptTracker; promptId: string | unde
     return { code: 1, durable: false, turnBegan: false, line: `the prompt did not run (${why}); nothing was saved` };
   }
   const end = tracker.endOf(turn) ?? endInLog(options.store, options.sessionId, turn);
-  if (!end) return { code: options.signal ? stopCode : 1, durable: false, turnBegan: true, line: `the turn was not saved: ${reason || stopped || 'its end could not be written'}` };
+  if (!end)
+    return {
+      code: options.signal ? stopCode : 1,
+      durable: false,
+      turnBegan: true,
+      line: `the turn was not saved: ${reason || stopped || 'its end could not be written'}`,
+    };
   // turn_end is in the log, but what follows it (state.json) failed: the Session said why.
   const after = end.fromLog && info?.state === 'failed' && reason ? `; state.json and the index will catch up (${reason})` : '';
   const error = end.error ? `: ${oneLine(end.error)}` : '';

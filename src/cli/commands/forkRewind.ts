@@ -12,17 +12,27 @@ export async function fork(ctx: CliContext, argv: readonly string[]): Promise<nu
   const [typed] = expectPositionals(args, ['id']);
   const turn = turnOption(args);
   return withSession(ctx, typed!, async (store, id) => {
-    const state = await forkSession(store, id, { ...(turn !== undefined ? { turn } : {}), ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}) });
-    ctx.out(args.options.has('json') ? `${jsonText({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount, leftOutTurn: state.leftOutTurn })}\n` : `${state.id}\n`);
+    const state = await forkSession(store, id, {
+      ...(turn !== undefined ? { turn } : {}),
+      ...(args.options.has('title') ? { title: args.options.get('title') as string } : {}),
+    });
+    ctx.out(
+      args.options.has('json')
+        ? `${jsonText({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount, leftOutTurn: state.leftOutTurn })}\n`
+        : `${state.id}\n`,
+    );
     if (state.leftOutTurn !== null) ctx.err(`braid: ${leftOutNote(state)}\n`);
     return 0;
   });
 }
 
 function describe(p: RewindPreview): string {
-  const what = p.alreadyRewound ? `already rewound to turn ${p.toTurn}; restores the files that rewind left` : `rewind to turn ${p.toTurn} (drops ${counted(p.turnsDropped, 'turn')})`;
+  const what = p.alreadyRewound
+    ? `already rewound to turn ${p.toTurn}; restores the files that rewind left`
+    : `rewind to turn ${p.toTurn} (drops ${counted(p.turnsDropped, 'turn')})`;
   const lines = [`${what}; your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
-  for (const f of p.files) lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
+  for (const f of p.files)
+    lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
   for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${oneLine(c)}`);
   for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
@@ -60,7 +70,9 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
     if (args.options.has('json')) ctx.out(`${jsonText(result)}\n`);
     else {
       ctx.out(describe(result));
-      ctx.out(`${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${counted(result.restored.length, 'file')}${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`);
+      ctx.out(
+        `${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${counted(result.restored.length, 'file')}${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`,
+      );
     }
     return 0;
   });

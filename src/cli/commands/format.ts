@@ -34,5 +34,7 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
 export function rowLine(row: SessionRow, withWorkspace: boolean): string {
   const title = sessionTitle(row) || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
-  return oneLine(`${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`);
+  return oneLine(
+    `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`,
+  );
 }

@@ -23,7 +23,8 @@ export async function doctor(ctx: CliContext, argv: readonly string[]): Promise<
   const args = parseArgs(argv, { flags: ['fix', 'json'] });
   expectPositionals(args, []);
   // A folder without a store has nothing to check or repair; --fix does not create one either.
-  if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to check', args.options.has('json') ? { empty: { sessions: 0, logs: 0, records: 0, findings: [] } } : undefined);
+  if (!ctx.hasStore())
+    return reportNoStore(ctx, 'Nothing to check', args.options.has('json') ? { empty: { sessions: 0, logs: 0, records: 0, findings: [] } } : undefined);
   return ctx.withStore(async (store) => {
     const report = await runDoctor(store, { fix: args.options.has('fix') });
     if (args.options.has('json')) {

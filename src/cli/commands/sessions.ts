@@ -57,10 +57,15 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
 function oneSession(action: (store: SessionStore, id: string) => Promise<string>, scope: 'live' | 'trash' = 'live') {
   return (ctx: CliContext, argv: readonly string[]): Promise<number> => {
     const [typed] = expectPositionals(parseArgs(argv, {}), ['id']);
-    return withSession(ctx, typed!, async (store, id) => {
-      ctx.out(`${await action(store, id)}\n`);
-      return 0;
-    }, scope);
+    return withSession(
+      ctx,
+      typed!,
+      async (store, id) => {
+        ctx.out(`${await action(store, id)}\n`);
+        return 0;
+      },
+      scope,
+    );
   };
 }
 

@@ -21,7 +21,9 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const state = store.get(id);
     const history = store.history(id);
     if (args.options.has('json')) {
-      ctx.out(`${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, 2)}\n`);
+      ctx.out(
+        `${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, 2)}\n`,
+      );
       return 0;
     }
     const lines = [
@@ -30,7 +32,8 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
-    const compacted = (turn: number) => history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
+    const compacted = (turn: number) =>
+      history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
     const shortIds = promptShortIds(store, id);
     let turn = 0;
     for (const m of history.messages) {

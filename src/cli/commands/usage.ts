@@ -39,7 +39,12 @@ function printUsage(ctx: CliContext, report: UsageReport, groups: readonly Group
     ctx.out(`${jsonText(value, 2)}\n`);
     return 0;
   }
-  const lines = [`Usage ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`} (each model call counted once)`, '', header(), row('Total', report.total)];
+  const lines = [
+    `Usage ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`} (each model call counted once)`,
+    '',
+    header(),
+    row('Total', report.total),
+  ];
   for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g));
   ctx.out(`${lines.join('\n')}\n`);
   return 0;

@@ -48,17 +48,32 @@ export function where(argv: readonly string[], input: WhereInput): number {
   return choice ? 0 : 1;
 }
 
-function describe(f: { dataDir: string | null; storeExists: boolean; sessions: number; trashed: number; workspace: string; workspaceKey: string; sessionsHere: number; others: StoreCandidate[] }, choice: DataDirChoice | undefined): string[] {
+function describe(
+  f: {
+    dataDir: string | null;
+    storeExists: boolean;
+    sessions: number;
+    trashed: number;
+    workspace: string;
+    workspaceKey: string;
+    sessionsHere: number;
+    others: StoreCandidate[];
+  },
+  choice: DataDirChoice | undefined,
+): string[] {
   const lines = choice
     ? [
-      `data folder    ${choice.dir}`,
-      `chosen by      ${chosenBy(choice)}`,
-      `store          ${f.storeExists ? `${counted(f.sessions, 'session')}${f.trashed ? `, ${f.trashed} in the trash` : ''}` : 'none yet: nothing is created until a session is (braid exec, or Braid in VS Code)'}`,
-    ]
+        `data folder    ${choice.dir}`,
+        `chosen by      ${chosenBy(choice)}`,
+        `store          ${f.storeExists ? `${counted(f.sessions, 'session')}${f.trashed ? `, ${f.trashed} in the trash` : ''}` : 'none yet: nothing is created until a session is (braid exec, or Braid in VS Code)'}`,
+      ]
     : ['data folder    none chosen: two folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR'];
   lines.push(`workspace      ${f.workspace}`, `workspace key  ${f.workspaceKey}`);
   if (choice) lines.push(`sessions here  ${f.sessionsHere}`);
-  for (const c of f.others) lines.push(`${choice ? 'other folder  ' : 'candidate     '} ${sourceName(c.source)}: ${c.dir} (${c.exists ? counted(c.sessions, 'session') : 'no Braid data'})`);
+  for (const c of f.others)
+    lines.push(
+      `${choice ? 'other folder  ' : 'candidate     '} ${sourceName(c.source)}: ${c.dir} (${c.exists ? counted(c.sessions, 'session') : 'no Braid data'})`,
+    );
   return lines;
 }
 

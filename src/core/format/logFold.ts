@@ -53,8 +53,18 @@ export interface LogFold {
 /** A fold before any record. */
 export function emptyFold(): LogFold {
   return {
-    sessionId: null, workspaceDir: '', startedAt: 0, lastTs: 0, forkedFrom: null, turns: [], prompts: '',
-    callIds: {}, usage: [], unattributed: [], totals: zeroUsage(), rewinds: 0,
+    sessionId: null,
+    workspaceDir: '',
+    startedAt: 0,
+    lastTs: 0,
+    forkedFrom: null,
+    turns: [],
+    prompts: '',
+    callIds: {},
+    usage: [],
+    unattributed: [],
+    totals: zeroUsage(),
+    rewinds: 0,
   };
 }
 
@@ -70,7 +80,8 @@ const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cance
  * differ. No I/O; unknown records change nothing but the time.
  */
 export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
-  if (isTime(record.ts)) { // a damaged or hand-made record's impossible time is no time
+  if (isTime(record.ts)) {
+    // a damaged or hand-made record's impossible time is no time
     if (fold.startedAt === 0) fold.startedAt = record.ts;
     if (record.ts > fold.lastTs) fold.lastTs = record.ts;
   }
@@ -104,7 +115,7 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'turn_end': {
       const turn = turnOf(fold, record.turn);
       turn.outcome = record.outcome;
-      turn.error = record.outcome === 'failed' ? record.error ?? 'The turn failed.' : null;
+      turn.error = record.outcome === 'failed' ? (record.error ?? 'The turn failed.') : null;
       break;
     }
     case 'message':

@@ -116,7 +116,8 @@ export function implausibleFields(raw: unknown): string[] {
   const problems: string[] = [];
   if (!isTime(r.createdAt)) problems.push(`createdAt is ${JSON.stringify(r.createdAt) ?? 'missing'}, not a time`);
   if (typeof r.title === 'string' && r.title !== titleOf(r.title)) problems.push('the title spans several lines or has spaces around it');
-  if (Array.isArray(r.queue) && r.queue.some((q: { queuedAt?: unknown } | null) => q && !isTime(q.queuedAt))) problems.push('a queued prompt has no valid queuedAt');
+  if (Array.isArray(r.queue) && r.queue.some((q: { queuedAt?: unknown } | null) => q && !isTime(q.queuedAt)))
+    problems.push('a queued prompt has no valid queuedAt');
   return problems;
 }
 
@@ -135,7 +136,9 @@ export function migrate(raw: Record<string, unknown>): Record<string, unknown> {
 function v1ToV2(r: Record<string, unknown>): Record<string, unknown> {
   const { status: _status, error: _error, turnCount: _turnCount, usage: _usage, model: _model, updatedAt, agents: _agents, ...kept } = r;
   // A queued prompt without its time took the state's updatedAt, the last time v1 wrote it.
-  const queue = Array.isArray(kept.queue) ? kept.queue.map((q: { queuedAt?: unknown } | null) => (q && !isTime(q.queuedAt) && isTime(updatedAt) ? { ...q, queuedAt: updatedAt } : q)) : kept.queue;
+  const queue = Array.isArray(kept.queue)
+    ? kept.queue.map((q: { queuedAt?: unknown } | null) => (q && !isTime(q.queuedAt) && isTime(updatedAt) ? { ...q, queuedAt: updatedAt } : q))
+    : kept.queue;
   return { ...kept, queue, v: 2 };
 }
 
@@ -158,15 +161,20 @@ export function normalizeState(raw: unknown): StoredState {
     id: r.id,
     workspaceKey: r.workspaceKey,
     workspaceDir: str(r.workspaceDir),
-    ...(Array.isArray(r.workspaceFolders) ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) } : {}),
+    ...(Array.isArray(r.workspaceFolders)
+      ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) }
+      : {}),
     createdAt,
     title: titleOf(r.title),
     titleSource: r.titleSource === 'user' ? 'user' : 'auto',
     kind: KINDS.has(r.kind as string) ? (r.kind as SessionKind) : 'conversation',
     visibility: r.visibility === 'hidden' ? 'hidden' : 'visible',
     archived: r.archived === true,
-    forkedFrom: forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
-    queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => (isTime(q.queuedAt) ? q : { ...q, queuedAt: createdAt })) : [],
+    forkedFrom:
+      forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
+    queue: Array.isArray(r.queue)
+      ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => (isTime(q.queuedAt) ? q : { ...q, queuedAt: createdAt }))
+      : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
   };
 }
@@ -174,10 +182,20 @@ export function normalizeState(raw: unknown): StoredState {
 /** The part of a session's state that state.json keeps (a view's derived fields are left behind). */
 export function storedPart(s: StoredState): StoredState {
   return {
-    v: 2, id: s.id, workspaceKey: s.workspaceKey, workspaceDir: s.workspaceDir,
+    v: 2,
+    id: s.id,
+    workspaceKey: s.workspaceKey,
+    workspaceDir: s.workspaceDir,
     ...(s.workspaceFolders ? { workspaceFolders: s.workspaceFolders } : {}),
-    createdAt: s.createdAt, title: s.title, titleSource: s.titleSource, kind: s.kind, visibility: s.visibility,
-    archived: s.archived, forkedFrom: s.forkedFrom, queue: s.queue, paused: s.paused,
+    createdAt: s.createdAt,
+    title: s.title,
+    titleSource: s.titleSource,
+    kind: s.kind,
+    visibility: s.visibility,
+    archived: s.archived,
+    forkedFrom: s.forkedFrom,
+    queue: s.queue,
+    paused: s.paused,
   };
 }
 

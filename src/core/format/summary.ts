@@ -43,8 +43,15 @@ export function summarize(stored: StoredState, fold: LogFold, agents: AgentInfo[
     agents,
   };
   return {
-    state, firstPrompt: facts.firstPrompt, lastPreview: facts.lastPreview, messageCount: facts.messageCount,
-    prompts: fold.prompts, usage: usageOf(fold, stored.id), logBytes, stateMtime, fold,
+    state,
+    firstPrompt: facts.firstPrompt,
+    lastPreview: facts.lastPreview,
+    messageCount: facts.messageCount,
+    prompts: fold.prompts,
+    usage: usageOf(fold, stored.id),
+    logBytes,
+    stateMtime,
+    fold,
   };
 }
 
@@ -109,9 +116,19 @@ function storedFromLog(dir: string, fold: LogFold): StoredState {
   const id = path.basename(dir);
   if (!isSessionId(id)) throw new StateFileError(`${dir} is not a session folder`);
   return {
-    v: 2, id, workspaceKey: path.basename(path.dirname(dir)), workspaceDir: fold.workspaceDir,
-    createdAt: fold.startedAt || fold.lastTs, title: autoTitle(factsOf(fold).firstPrompt), titleSource: 'auto',
-    kind: 'conversation', visibility: 'visible', archived: false, forkedFrom: fold.forkedFrom, queue: [], paused: null,
+    v: 2,
+    id,
+    workspaceKey: path.basename(path.dirname(dir)),
+    workspaceDir: fold.workspaceDir,
+    createdAt: fold.startedAt || fold.lastTs,
+    title: autoTitle(factsOf(fold).firstPrompt),
+    titleSource: 'auto',
+    kind: 'conversation',
+    visibility: 'visible',
+    archived: false,
+    forkedFrom: fold.forkedFrom,
+    queue: [],
+    paused: null,
   };
 }
 
@@ -120,16 +137,27 @@ export function readAgents(dir: string): AgentInfo[] {
   const agents: AgentInfo[] = [{ id: 'main', parentId: null, title: 'main' }];
   let ids: string[];
   try {
-    ids = fs.readdirSync(sessionFolderLayout.agentsDir(dir)).filter((id) => id !== 'main').sort();
+    ids = fs
+      .readdirSync(sessionFolderLayout.agentsDir(dir))
+      .filter((id) => id !== 'main')
+      .sort();
   } catch {
     return agents;
   }
   for (const id of ids) {
     let first: { parentAgentId?: unknown; purpose?: unknown } | undefined;
-    scanWireLog(sessionFolderLayout.agentLog(dir, id), (record) => {
-      first ??= record as { parentAgentId?: unknown; purpose?: unknown };
-    }, { end: 64 * 1024 });
-    agents.push({ id, parentId: typeof first?.parentAgentId === 'string' ? first.parentAgentId : 'main', title: typeof first?.purpose === 'string' ? first.purpose : id });
+    scanWireLog(
+      sessionFolderLayout.agentLog(dir, id),
+      (record) => {
+        first ??= record as { parentAgentId?: unknown; purpose?: unknown };
+      },
+      { end: 64 * 1024 },
+    );
+    agents.push({
+      id,
+      parentId: typeof first?.parentAgentId === 'string' ? first.parentAgentId : 'main',
+      title: typeof first?.purpose === 'string' ? first.purpose : id,
+    });
   }
   return agents;
 }

@@ -13,7 +13,11 @@ export class FileSystemError extends Error {
   override readonly name = 'FileSystemError';
   readonly code: string | undefined;
 
-  constructor(action: string, readonly file: string, cause: unknown) {
+  constructor(
+    action: string,
+    readonly file: string,
+    cause: unknown,
+  ) {
     super(`cannot ${action} ${file}: ${fsReason(cause)}`, { cause });
     this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
   }

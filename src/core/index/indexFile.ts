@@ -14,10 +14,7 @@ import { errorMessage } from '../errors';
  * alone (`newer`: serve from an empty database filled from the folders, never save), or nothing
  * usable (`rebuild`: an empty database to fill from the folders and save).
  */
-export type OpenedIndex =
-  | { kind: 'ready'; db: Database; generation: number }
-  | { kind: 'newer'; db: Database }
-  | { kind: 'rebuild'; db: Database };
+export type OpenedIndex = { kind: 'ready'; db: Database; generation: number } | { kind: 'newer'; db: Database } | { kind: 'rebuild'; db: Database };
 
 const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
 
@@ -28,7 +25,11 @@ const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
 export class IndexFile {
   private SQL!: SqlJsStatic;
 
-  constructor(private readonly layout: StoreLayout, private readonly wasmPath: string, private readonly logger: Logger) {}
+  constructor(
+    private readonly layout: StoreLayout,
+    private readonly wasmPath: string,
+    private readonly logger: Logger,
+  ) {}
 
   /** The file's path. */
   get path(): string {
@@ -48,12 +49,16 @@ export class IndexFile {
         if (version === SCHEMA_VERSION) return { kind: 'ready', db, generation: readGenerationOf(db) };
         db.close();
         if (version !== undefined && version > SCHEMA_VERSION) {
-          this.logger.warn(`index.sqlite has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`);
+          this.logger.warn(
+            `index.sqlite has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`,
+          );
           return { kind: 'newer', db: this.emptyDatabase() };
         }
         this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
       } catch (err) {
-        this.logger.warn(`index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
+        this.logger.warn(
+          `index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`,
+        );
         this.keepCorruptCopy();
       }
     }
@@ -193,7 +198,11 @@ export function wholeFileProblem(db: Database): string | undefined {
 function checkWholeFile(db: Database): string | undefined {
   const result = db.exec('PRAGMA quick_check')[0]?.values.map((row) => String(row[0])) ?? [];
   if (result.length !== 1 || result[0] !== 'ok') {
-    const problems = result.filter((line) => !line.startsWith('*** in database')).slice(0, 3).join('; ').replace(/\s+/g, ' ');
+    const problems = result
+      .filter((line) => !line.startsWith('*** in database'))
+      .slice(0, 3)
+      .join('; ')
+      .replace(/\s+/g, ' ');
     return `the integrity check failed: ${problems || 'no answer'}`;
   }
   // Damage inside a row that leaves the page valid: values the columns that decide which list a
@@ -219,7 +228,9 @@ const IMPOSSIBLE_ROWS = `SELECT count(*) FROM sessions WHERE
 
 /** The schema as SQLite keeps it (sqlite_master), as one string. */
 function schemaText(db: Database): string {
-  return JSON.stringify(db.exec("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY type, name")[0]?.values ?? []);
+  return JSON.stringify(
+    db.exec("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY type, name")[0]?.values ?? [],
+  );
 }
 
 let expected: string | undefined;

@@ -40,7 +40,13 @@ export function readFolderSummary(dir: string, logger: Logger): SessionSummary |
  * folder. Progress is called with (done, total). With `yieldEvery` infinite it never awaits, so
  * it runs to the end before returning.
  */
-export async function rebuildRows(target: RowWriter, layout: StoreLayout, logger: Logger, progress?: (done: number, total: number) => void, yieldEvery = 200): Promise<void> {
+export async function rebuildRows(
+  target: RowWriter,
+  layout: StoreLayout,
+  logger: Logger,
+  progress?: (done: number, total: number) => void,
+  yieldEvery = 200,
+): Promise<void> {
   const started = Date.now();
   const folders = listSessionFolders(layout);
   const ids = new Set<string>();

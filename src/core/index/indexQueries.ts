@@ -34,7 +34,9 @@ export abstract class IndexQueries {
    */
   idsStartingWith(prefix: string, limit: number): string[] {
     // Ids are ASCII letters, digits and `_`, all below DEL: [prefix, prefix + DEL) holds exactly the ids that begin with it.
-    return this.read((db) => queryAll<{ id: string }>(db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [prefix, `${prefix}\u007f`, limit]).map((r) => r.id));
+    return this.read((db) =>
+      queryAll<{ id: string }>(db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?', [prefix, `${prefix}\u007f`, limit]).map((r) => r.id),
+    );
   }
 
   /** Sessions whose title or prompts match `text` (full-text search), within `filter`. */

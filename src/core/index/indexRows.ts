@@ -33,15 +33,42 @@ export interface SessionRow {
 }
 
 interface RawRow {
-  seq: number; id: string; workspace_key: string; workspace_dir: string; title: string; title_source: string;
-  status: string; error: string | null; kind: string; visibility: string; archived: number;
-  forked_from: string | null; forked_turn: number | null; model_provider: string | null; model_id: string | null;
-  created_at: number; updated_at: number; turn_count: number; message_count: number; first_prompt: string;
-  last_preview: string; input_tokens: number; output_tokens: number; cache_read: number; cache_write: number;
-  reasoning_tokens: number; cost: number; log_bytes: number; state_mtime: number; state_json: string; fold_json: string; subagents: number;
+  seq: number;
+  id: string;
+  workspace_key: string;
+  workspace_dir: string;
+  title: string;
+  title_source: string;
+  status: string;
+  error: string | null;
+  kind: string;
+  visibility: string;
+  archived: number;
+  forked_from: string | null;
+  forked_turn: number | null;
+  model_provider: string | null;
+  model_id: string | null;
+  created_at: number;
+  updated_at: number;
+  turn_count: number;
+  message_count: number;
+  first_prompt: string;
+  last_preview: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning_tokens: number;
+  cost: number;
+  log_bytes: number;
+  state_mtime: number;
+  state_json: string;
+  fold_json: string;
+  subagents: number;
 }
 
-const COLUMNS = 'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
+const COLUMNS =
+  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
 
 /**
  * The selected columns, prefixed with a table alias. The subagent count comes from the state's
@@ -51,7 +78,9 @@ function columns(alias = ''): string {
   // A damaged state_json (the index is a cache and may be corrupt) counts no subagents rather than failing the query.
   const json = `CASE WHEN json_valid(${alias}state_json) THEN ${alias}state_json ELSE '{}' END`;
   const count = `(SELECT count(*) FROM json_each(${json}, '$.agents') WHERE json_extract(value, '$.parentId') IS NOT NULL) AS subagents`;
-  return `${COLUMNS.split(', ').map((c) => `${alias}${c}`).join(', ')}, ${count}`;
+  return `${COLUMNS.split(', ')
+    .map((c) => `${alias}${c}`)
+    .join(', ')}, ${count}`;
 }
 
 function toRow(r: RawRow): SessionRow {
@@ -86,25 +115,56 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
   const st = s.state;
   const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [st.id])[0];
   const values = [
-    st.id, st.workspaceKey, st.workspaceDir, st.title, st.titleSource, st.status, st.error?.message ?? null, st.kind, st.visibility,
-    st.archived ? 1 : 0, st.forkedFrom?.sessionId ?? null, st.forkedFrom?.turn ?? null, st.model?.provider ?? null, st.model?.id ?? null,
-    st.createdAt, st.updatedAt, st.turnCount, s.messageCount, s.firstPrompt, s.lastPreview,
-    st.usage.input, st.usage.output, st.usage.cacheRead, st.usage.cacheWrite, st.usage.reasoning, st.usage.cost,
-    s.logBytes, s.stateMtime, JSON.stringify(st), JSON.stringify(s.fold),
+    st.id,
+    st.workspaceKey,
+    st.workspaceDir,
+    st.title,
+    st.titleSource,
+    st.status,
+    st.error?.message ?? null,
+    st.kind,
+    st.visibility,
+    st.archived ? 1 : 0,
+    st.forkedFrom?.sessionId ?? null,
+    st.forkedFrom?.turn ?? null,
+    st.model?.provider ?? null,
+    st.model?.id ?? null,
+    st.createdAt,
+    st.updatedAt,
+    st.turnCount,
+    s.messageCount,
+    s.firstPrompt,
+    s.lastPreview,
+    st.usage.input,
+    st.usage.output,
+    st.usage.cacheRead,
+    st.usage.cacheWrite,
+    st.usage.reasoning,
+    st.usage.cost,
+    s.logBytes,
+    s.stateMtime,
+    JSON.stringify(st),
+    JSON.stringify(s.fold),
   ];
   let seq: number;
   if (existing) {
     seq = existing.seq;
-    db.run(`UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
+    db.run(
+      `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, state_json=?, fold_json=? WHERE seq=?`, [...values, seq]);
+      log_bytes=?, state_mtime=?, state_json=?, fold_json=? WHERE seq=?`,
+      [...values, seq],
+    );
     db.run('DELETE FROM sessions_fts WHERE docid = ?', [seq]);
   } else {
-    db.run(`INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
+    db.run(
+      `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
       input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, state_json, fold_json)
-      VALUES (${values.map(() => '?').join(',')})`, values);
+      VALUES (${values.map(() => '?').join(',')})`,
+      values,
+    );
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
   db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
@@ -146,8 +206,11 @@ function where(filter: ListFilter, alias = ''): { sql: string; params: (string |
 /** Most recently updated first; a workspace's list is an indexed range scan, never a global top-N filtered afterwards. */
 export function listRows(db: Database, filter: ListFilter): SessionRow[] {
   const w = where(filter);
-  return queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
-    [...w.params, filter.limit ?? -1, filter.offset ?? 0]).map(toRow);
+  return queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, [
+    ...w.params,
+    filter.limit ?? -1,
+    filter.offset ?? 0,
+  ]).map(toRow);
 }
 
 export function countRows(db: Database, filter: ListFilter): number {
@@ -162,14 +225,23 @@ export function getRow(db: Database, id: string): SessionRow | undefined {
 
 /** The titles of the sessions forked from `sourceId` (forks live in their source's workspace: an indexed scan). */
 export function forkTitles(db: Database, workspaceKey: string, sourceId: string): string[] {
-  return queryAll<{ title: string }>(db, 'SELECT title FROM sessions WHERE workspace_key = ? AND forked_from = ?', [workspaceKey, sourceId]).map((r) => r.title);
+  return queryAll<{ title: string }>(db, 'SELECT title FROM sessions WHERE workspace_key = ? AND forked_from = ?', [workspaceKey, sourceId]).map(
+    (r) => r.title,
+  );
 }
 
 /** A row's state, or undefined when the cell is damaged (the caller reads the folder instead). */
 function parseStateJson(text: string): SessionState | undefined {
   try {
     const state = JSON.parse(text) as SessionState;
-    return typeof state === 'object' && state !== null && typeof state.id === 'string' && typeof state.usage === 'object' && state.usage !== null && Array.isArray(state.agents) ? state : undefined;
+    return typeof state === 'object' &&
+      state !== null &&
+      typeof state.id === 'string' &&
+      typeof state.usage === 'object' &&
+      state.usage !== null &&
+      Array.isArray(state.agents)
+      ? state
+      : undefined;
   } catch {
     return undefined;
   }
@@ -182,13 +254,27 @@ function parseStateJson(text: string): SessionState | undefined {
 export function rowDisagreement(row: SessionRow, summary: SessionSummary): string | undefined {
   const st = summary.state;
   const expected: Partial<Record<keyof SessionRow, unknown>> = {
-    workspaceKey: st.workspaceKey, workspaceDir: st.workspaceDir, title: st.title, titleSource: st.titleSource, status: st.status,
-    error: st.error?.message ?? null, kind: st.kind, visibility: st.visibility, archived: st.archived,
+    workspaceKey: st.workspaceKey,
+    workspaceDir: st.workspaceDir,
+    title: st.title,
+    titleSource: st.titleSource,
+    status: st.status,
+    error: st.error?.message ?? null,
+    kind: st.kind,
+    visibility: st.visibility,
+    archived: st.archived,
     forkedFrom: st.forkedFrom ? { sessionId: st.forkedFrom.sessionId, turn: st.forkedFrom.turn } : null,
     model: st.model ? { provider: st.model.provider, id: st.model.id } : null,
-    createdAt: st.createdAt, updatedAt: st.updatedAt, turnCount: st.turnCount, messageCount: summary.messageCount,
-    firstPrompt: summary.firstPrompt, lastPreview: summary.lastPreview, usage: st.usage, logBytes: summary.logBytes,
-    stateMtime: summary.stateMtime, subagents: st.agents.filter((a) => a.parentId !== null).length,
+    createdAt: st.createdAt,
+    updatedAt: st.updatedAt,
+    turnCount: st.turnCount,
+    messageCount: summary.messageCount,
+    firstPrompt: summary.firstPrompt,
+    lastPreview: summary.lastPreview,
+    usage: st.usage,
+    logBytes: summary.logBytes,
+    stateMtime: summary.stateMtime,
+    subagents: st.agents.filter((a) => a.parentId !== null).length,
   };
   for (const [field, value] of Object.entries(expected)) {
     if (JSON.stringify(row[field as keyof SessionRow]) !== JSON.stringify(value)) return field;
@@ -198,8 +284,11 @@ export function rowDisagreement(row: SessionRow, summary: SessionSummary): strin
 
 /** Mtime and size per session of a workspace, for reconciling against disk. */
 export function fingerprints(db: Database, workspaceKey?: string): Map<string, { stateMtime: number; logBytes: number }> {
-  const rows = queryAll<{ id: string; state_mtime: number; log_bytes: number }>(db,
-    `SELECT id, state_mtime, log_bytes FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`, workspaceKey ? [workspaceKey] : []);
+  const rows = queryAll<{ id: string; state_mtime: number; log_bytes: number }>(
+    db,
+    `SELECT id, state_mtime, log_bytes FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`,
+    workspaceKey ? [workspaceKey] : [],
+  );
   return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
 }
 
@@ -212,8 +301,12 @@ export function searchRows(db: Database, text: string, filter: ListFilter): Sess
   const match = ftsQuery(text);
   if (!match) return [];
   const w = where(filter, 's.');
-  return queryAll<RawRow>(db, `SELECT ${columns('s.')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
-    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`, [match, ...w.params, filter.limit ?? 50]).map(toRow);
+  return queryAll<RawRow>(
+    db,
+    `SELECT ${columns('s.')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
+    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`,
+    [match, ...w.params, filter.limit ?? 50],
+  ).map(toRow);
 }
 
 /** A workspace with sessions in the index. */
@@ -225,9 +318,10 @@ export interface WorkspaceRow {
 }
 
 export function listWorkspaces(db: Database): WorkspaceRow[] {
-  return queryAll<{ workspace_key: string; workspace_dir: string; n: number; updated: number }>(db,
-    'SELECT workspace_key, max(workspace_dir) AS workspace_dir, count(*) AS n, max(updated_at) AS updated FROM sessions GROUP BY workspace_key ORDER BY updated DESC')
-    .map((r) => ({ workspaceKey: r.workspace_key, workspaceDir: r.workspace_dir, sessions: r.n, updatedAt: r.updated }));
+  return queryAll<{ workspace_key: string; workspace_dir: string; n: number; updated: number }>(
+    db,
+    'SELECT workspace_key, max(workspace_dir) AS workspace_dir, count(*) AS n, max(updated_at) AS updated FROM sessions GROUP BY workspace_key ORDER BY updated DESC',
+  ).map((r) => ({ workspaceKey: r.workspace_key, workspaceDir: r.workspace_dir, sessions: r.n, updatedAt: r.updated }));
 }
 
 /**
@@ -247,8 +341,16 @@ export function readSummary(db: Database, id: string): SessionSummary | undefine
 function parseFoldJson(text: string): LogFold | undefined {
   try {
     const fold = JSON.parse(text) as LogFold;
-    const ok = typeof fold === 'object' && fold !== null && Array.isArray(fold.turns) && typeof fold.prompts === 'string' && typeof fold.callIds === 'object'
-      && Array.isArray(fold.usage) && Array.isArray(fold.unattributed) && typeof fold.totals === 'object' && fold.totals !== null;
+    const ok =
+      typeof fold === 'object' &&
+      fold !== null &&
+      Array.isArray(fold.turns) &&
+      typeof fold.prompts === 'string' &&
+      typeof fold.callIds === 'object' &&
+      Array.isArray(fold.usage) &&
+      Array.isArray(fold.unattributed) &&
+      typeof fold.totals === 'object' &&
+      fold.totals !== null;
     return ok ? fold : undefined;
   } catch {
     return undefined;

@@ -52,7 +52,11 @@ export class IndexSync implements RowWriter {
   /** The file on disk is damaged: the next flush writes it even with nothing pending. */
   private mustWrite = false;
 
-  constructor(private readonly file: IndexFile, private readonly options: SyncOptions, private readonly hooks: SyncHooks) {}
+  constructor(
+    private readonly file: IndexFile,
+    private readonly options: SyncOptions,
+    private readonly hooks: SyncHooks,
+  ) {}
 
   /** The database this process serves from (replaced by reloads and rebuilds). */
   get db(): Database {
@@ -132,7 +136,7 @@ export class IndexSync implements RowWriter {
     try {
       const onDisk = this.file.generationOnDisk();
       // A damaged file's header may claim any generation: only one that loaded counts.
-      if (onDisk > this.generation && await this.reloadFromDisk()) this.generation = Math.max(this.generation, onDisk);
+      if (onDisk > this.generation && (await this.reloadFromDisk())) this.generation = Math.max(this.generation, onDisk);
       const applying = new Map(this.pending);
       this.hooks.withDamageRecovery(() => {
         for (const [id, change] of applying) writeRow(this.database, id, this.latestFromDisk(id, change));
@@ -150,7 +154,7 @@ export class IndexSync implements RowWriter {
   private async reloadFromDisk(): Promise<boolean> {
     const saved = await this.file.openSaved();
     if (!saved) return false;
-    for (const [id, change] of this.pending) writeRow(saved.db, id, change === true ? rows.readSummary(this.database, id) ?? null : null);
+    for (const [id, change] of this.pending) writeRow(saved.db, id, change === true ? (rows.readSummary(this.database, id) ?? null) : null);
     this.database.close();
     this.database = saved.db;
     this.generation = saved.generation;
@@ -168,7 +172,7 @@ export class IndexSync implements RowWriter {
     if (change !== true) {
       if (!isWorkspaceKey(change.removedFrom)) return null;
       const dir = layout.sessionDir(change.removedFrom, id);
-      return fs.existsSync(dir) ? readFolderSummary(dir, logger) ?? null : null;
+      return fs.existsSync(dir) ? (readFolderSummary(dir, logger) ?? null) : null;
     }
     const current = rows.readSummary(this.database, id);
     if (!current) return null;
@@ -199,11 +203,16 @@ export class IndexSync implements RowWriter {
     const check = () => {
       if (this.closedValue || this.saving) return;
       if (this.file.generationOnDisk() <= this.generation) return;
-      this.saving = this.reloadFromDisk().then((changed) => {
-        if (changed) this.hooks.reloaded();
-      }, (err: unknown) => logger.warn(`reloading the session index failed: ${errorMessage(err)}`)).finally(() => {
-        this.saving = undefined;
-      });
+      this.saving = this.reloadFromDisk()
+        .then(
+          (changed) => {
+            if (changed) this.hooks.reloaded();
+          },
+          (err: unknown) => logger.warn(`reloading the session index failed: ${errorMessage(err)}`),
+        )
+        .finally(() => {
+          this.saving = undefined;
+        });
     };
     try {
       fs.mkdirSync(layout.root, { recursive: true });

@@ -172,7 +172,9 @@ export class SessionIndex extends IndexQueries {
     }
     for (const id of removed) this.record(id, null);
     if (result.added + result.updated + result.removed > 0) {
-      this.logger.info(`index reconciled${workspaceKey ? ` for ${workspaceKey}` : ''}: ${result.added} added, ${result.updated} updated, ${result.removed} removed`);
+      this.logger.info(
+        `index reconciled${workspaceKey ? ` for ${workspaceKey}` : ''}: ${result.added} added, ${result.updated} updated, ${result.removed} removed`,
+      );
       this.events.emit('change');
     }
     return result;

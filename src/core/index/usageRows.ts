@@ -38,8 +38,17 @@ export interface UsageReport {
 }
 
 interface RawBucket {
-  origin: string; day: string; provider: string; model: string; calls: number; input: number; output: number;
-  cache_read: number; cache_write: number; reasoning: number; cost: number;
+  origin: string;
+  day: string;
+  provider: string;
+  model: string;
+  calls: number;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  cost: number;
 }
 
 export function zeroFigures(): UsageFigures {
@@ -57,7 +66,19 @@ function addFigures(to: UsageFigures, b: UsageFigures): void {
 }
 
 function toBucket(r: RawBucket): UsageBucket {
-  return { origin: r.origin, day: r.day, provider: r.provider, model: r.model, calls: r.calls, input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning, cost: r.cost };
+  return {
+    origin: r.origin,
+    day: r.day,
+    provider: r.provider,
+    model: r.model,
+    calls: r.calls,
+    input: r.input,
+    output: r.output,
+    cacheRead: r.cache_read,
+    cacheWrite: r.cache_write,
+    reasoning: r.reasoning,
+    cost: r.cost,
+  };
 }
 
 /** The usage rows with each origin spelled out: a session's own calls are stored with origin '' (most rows; it keeps the index small). */
@@ -68,7 +89,20 @@ const USAGE = `SELECT session_id, CASE origin WHEN '' THEN session_id ELSE origi
 export function writeUsage(db: Database, sessionId: string, buckets: readonly UsageBucket[]): void {
   db.run('DELETE FROM usage WHERE session_id = ?', [sessionId]);
   for (const u of buckets) {
-    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [sessionId, u.origin === sessionId ? '' : u.origin, u.day, u.provider, u.model, u.calls, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, u.cost]);
+    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [
+      sessionId,
+      u.origin === sessionId ? '' : u.origin,
+      u.day,
+      u.provider,
+      u.model,
+      u.calls,
+      u.input,
+      u.output,
+      u.cacheRead,
+      u.cacheWrite,
+      u.reasoning,
+      u.cost,
+    ]);
   }
 }
 
@@ -80,11 +114,14 @@ export function writeUsage(db: Database, sessionId: string, buckets: readonly Us
 function countedBuckets(db: Database, workspaceKey?: string): UsageBucket[] {
   const scope = workspaceKey ? `SELECT u.* FROM (${USAGE}) u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?` : USAGE;
   // SQLite takes the bare column session_id from the row that has the max().
-  return queryAll<RawBucket>(db, `WITH scoped AS (${scope}),
+  return queryAll<RawBucket>(
+    db,
+    `WITH scoped AS (${scope}),
     held AS (SELECT origin, session_id, sum(calls) * 2 + (session_id = origin) AS rank FROM scoped GROUP BY origin, session_id),
     chosen AS (SELECT origin, session_id, max(rank) FROM held GROUP BY origin)
     SELECT scoped.* FROM scoped JOIN chosen ON chosen.origin = scoped.origin AND chosen.session_id = scoped.session_id`,
-  workspaceKey ? [workspaceKey] : []).map(toBucket);
+    workspaceKey ? [workspaceKey] : [],
+  ).map(toBucket);
 }
 
 function grouped(buckets: readonly UsageBucket[], keyOf: (b: UsageBucket) => string): UsageLine[] {
@@ -103,9 +140,12 @@ export function usageReport(db: Database, workspaceKey?: string): UsageReport {
   const buckets = countedBuckets(db, workspaceKey);
   const total = zeroFigures();
   for (const b of buckets) addFigures(total, b);
-  const titles = new Map(queryAll<{ id: string; title: string; title_source: string; first_prompt: string }>(db,
-    `SELECT id, title, title_source, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`)
-    .map((r) => [r.id, sessionTitle({ title: r.title, titleSource: r.title_source, firstPrompt: r.first_prompt })]));
+  const titles = new Map(
+    queryAll<{ id: string; title: string; title_source: string; first_prompt: string }>(
+      db,
+      `SELECT id, title, title_source, first_prompt FROM sessions WHERE id IN (SELECT DISTINCT origin FROM (${USAGE}))`,
+    ).map((r) => [r.id, sessionTitle({ title: r.title, titleSource: r.title_source, firstPrompt: r.first_prompt })]),
+  );
   return {
     total,
     bySession: grouped(buckets, (b) => b.origin).map((line) => ({ ...line, title: titles.get(line.key) ?? null })),

@@ -33,9 +33,21 @@ export interface SettingNames {
 }
 
 /** The extension's settings. */
-export const SETTINGS_NAMES: SettingNames = { provider: 'braid.provider', model: 'braid.model', baseUrl: 'braid.baseUrl', contextWindow: 'braid.contextWindow', maxOutputTokens: 'braid.maxOutputTokens' };
+export const SETTINGS_NAMES: SettingNames = {
+  provider: 'braid.provider',
+  model: 'braid.model',
+  baseUrl: 'braid.baseUrl',
+  contextWindow: 'braid.contextWindow',
+  maxOutputTokens: 'braid.maxOutputTokens',
+};
 /** The CLI's environment variables. */
-export const ENV_NAMES: SettingNames = { provider: 'BRAID_PROVIDER', model: 'BRAID_MODEL', baseUrl: 'BRAID_BASE_URL', contextWindow: 'BRAID_CONTEXT_WINDOW', maxOutputTokens: 'BRAID_MAX_OUTPUT_TOKENS' };
+export const ENV_NAMES: SettingNames = {
+  provider: 'BRAID_PROVIDER',
+  model: 'BRAID_MODEL',
+  baseUrl: 'BRAID_BASE_URL',
+  contextWindow: 'BRAID_CONTEXT_WINDOW',
+  maxOutputTokens: 'BRAID_MAX_OUTPUT_TOKENS',
+};
 
 /** Context window assumed for an OpenAI-compatible model whose server does not say. */
 const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -61,7 +73,8 @@ export interface ResolvedModel {
 /** A user's limit: undefined when unset (0 or absent); a ModelConfigError when not a whole number of tokens. */
 function userLimit(value: number | undefined, name: string, min: number): number | undefined {
   if (value === undefined || value === 0) return undefined;
-  if (!Number.isInteger(value) || value < min) throw new ModelConfigError(`${name} must be a whole number of tokens, at least ${min} (or 0 to use what the server or catalogue says).`);
+  if (!Number.isInteger(value) || value < min)
+    throw new ModelConfigError(`${name} must be a whole number of tokens, at least ${min} (or 0 to use what the server or catalogue says).`);
   return value;
 }
 
@@ -71,16 +84,29 @@ function userLimit(value: number | undefined, name: string, min: number): number
  * at most a quarter of a window from the server or the defaults, and half of a catalogue model's,
  * so a small local model is never asked for more than it can hold.
  */
-export function withLimits(model: Model<Api>, settings: ModelSettings, names: SettingNames, server?: ServerLimits, catalogueName = 'the model catalogue'): ResolvedModel {
+export function withLimits(
+  model: Model<Api>,
+  settings: ModelSettings,
+  names: SettingNames,
+  server?: ServerLimits,
+  catalogueName = 'the model catalogue',
+): ResolvedModel {
   const catalogue = model.provider !== OPENAI_COMPATIBLE;
   const userWindow = userLimit(settings.contextWindow, names.contextWindow, MIN_CONTEXT_WINDOW);
   const userOutput = userLimit(settings.maxOutputTokens, names.maxOutputTokens, 1);
-  const [contextWindow, contextFrom] = userWindow ? [userWindow, names.contextWindow]
-    : server?.contextWindow ? [server.contextWindow, server.contextFrom ?? 'the server']
-      : catalogue ? [model.contextWindow, catalogueName] : [DEFAULT_CONTEXT_WINDOW, "Braid's default (the server did not say)"];
-  const [maxOutputTokens, outputFrom] = userOutput ? [userOutput, names.maxOutputTokens]
-    : server?.maxOutputTokens ? [server.maxOutputTokens, server.outputFrom ?? 'the server']
-      : catalogue ? [Math.min(model.maxTokens, Math.floor(contextWindow / 2)), catalogueName]
+  const [contextWindow, contextFrom] = userWindow
+    ? [userWindow, names.contextWindow]
+    : server?.contextWindow
+      ? [server.contextWindow, server.contextFrom ?? 'the server']
+      : catalogue
+        ? [model.contextWindow, catalogueName]
+        : [DEFAULT_CONTEXT_WINDOW, "Braid's default (the server did not say)"];
+  const [maxOutputTokens, outputFrom] = userOutput
+    ? [userOutput, names.maxOutputTokens]
+    : server?.maxOutputTokens
+      ? [server.maxOutputTokens, server.outputFrom ?? 'the server']
+      : catalogue
+        ? [Math.min(model.maxTokens, Math.floor(contextWindow / 2)), catalogueName]
         : [Math.min(DEFAULT_MAX_TOKENS, Math.floor(contextWindow / 4)), "Braid's default (a quarter of the window, at most 8,192)"];
   return { model: { ...model, contextWindow, maxTokens: maxOutputTokens }, limits: { contextWindow, contextFrom, maxOutputTokens, outputFrom } };
 }
@@ -115,7 +141,8 @@ function catalogueModel(settings: ModelSettings, names: SettingNames): Model<Api
 
   if (provider === OPENAI_COMPATIBLE) {
     const baseUrl = settings.baseUrl.trim();
-    if (!baseUrl) throw new ModelConfigError(`Provider openai-compatible needs a server address: set ${names.baseUrl} (for example http://127.0.0.1:11434/v1).`);
+    if (!baseUrl)
+      throw new ModelConfigError(`Provider openai-compatible needs a server address: set ${names.baseUrl} (for example http://127.0.0.1:11434/v1).`);
     if (!/^https?:\/\//i.test(baseUrl)) throw new ModelConfigError(`${names.baseUrl} "${baseUrl}" is not an http(s) URL.`);
     return {
       id: modelId,

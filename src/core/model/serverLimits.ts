@@ -21,7 +21,11 @@ export interface ServerLimits {
 }
 
 /** How sure a reported window is: what the server runs, what it is configured to run, the model's most. */
-const enum Rank { Maximum = 1, Configured = 2, Running = 3 }
+const enum Rank {
+  Maximum = 1,
+  Configured = 2,
+  Running = 3,
+}
 
 interface Found {
   window?: { tokens: number; from: string; rank: Rank };
@@ -93,16 +97,22 @@ function ollamaShow(json: Json | undefined): Found {
   const maximum = positive(Object.entries(info).find(([key]) => key.endsWith('.context_length'))?.[1]);
   const numCtx = param('num_ctx');
   const numPredict = param('num_predict');
-  const window = numCtx ? { tokens: numCtx, from: 'Ollama /api/show (num_ctx)', rank: Rank.Configured }
-    : maximum ? { tokens: maximum, from: "Ollama /api/show (the model's maximum)", rank: Rank.Maximum } : undefined;
+  const window = numCtx
+    ? { tokens: numCtx, from: 'Ollama /api/show (num_ctx)', rank: Rank.Configured }
+    : maximum
+      ? { tokens: maximum, from: "Ollama /api/show (the model's maximum)", rank: Rank.Maximum }
+      : undefined;
   return { answered: true, ...(window ? { window } : {}), ...(numPredict ? { output: { tokens: numPredict, from: 'Ollama /api/show (num_predict)' } } : {}) };
 }
 
 function lmStudioModel(json: Json | undefined): Found {
   const loaded = positive(json?.loaded_context_length);
   const maximum = positive(json?.max_context_length);
-  const window = loaded ? { tokens: loaded, from: 'LM Studio /api/v0/models', rank: Rank.Running }
-    : maximum ? { tokens: maximum, from: "LM Studio /api/v0/models (the model's maximum)", rank: Rank.Maximum } : undefined;
+  const window = loaded
+    ? { tokens: loaded, from: 'LM Studio /api/v0/models', rank: Rank.Running }
+    : maximum
+      ? { tokens: maximum, from: "LM Studio /api/v0/models (the model's maximum)", rank: Rank.Maximum }
+      : undefined;
   return { answered: true, ...(window ? { window } : {}) };
 }
 
@@ -112,8 +122,11 @@ function openAiModels(json: Json | undefined, model: string): Found {
   const running = positive(entry.max_model_len) ?? positive(entry.context_length) ?? positive(entry.context_window) ?? positive(entry.max_context_length);
   const trained = positive(object(entry.meta)?.n_ctx_train);
   const output = positive(entry.max_completion_tokens) ?? positive(entry.max_output_tokens) ?? positive(object(entry.top_provider)?.max_completion_tokens);
-  const window = running ? { tokens: running, from: '/v1/models', rank: Rank.Running }
-    : trained ? { tokens: trained, from: "/v1/models (the model's maximum)", rank: Rank.Maximum } : undefined;
+  const window = running
+    ? { tokens: running, from: '/v1/models', rank: Rank.Running }
+    : trained
+      ? { tokens: trained, from: "/v1/models (the model's maximum)", rank: Rank.Maximum }
+      : undefined;
   return { answered: true, ...(window ? { window } : {}), ...(output ? { output: { tokens: output, from: '/v1/models' } } : {}) };
 }
 

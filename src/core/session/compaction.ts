@@ -81,7 +81,12 @@ export function keepBoundary(messages: readonly Message[], keepTokens: number): 
 export function summaryMessage(summary: string, timestamp = Date.now()): UserMessage {
   return {
     role: 'user',
-    content: [{ type: 'text', text: `<system-reminder>\nThe earlier part of this session was summarized to fit the context window. Summary:\n\n${summary}\n</system-reminder>` }],
+    content: [
+      {
+        type: 'text',
+        text: `<system-reminder>\nThe earlier part of this session was summarized to fit the context window. Summary:\n\n${summary}\n</system-reminder>`,
+      },
+    ],
     timestamp,
   };
 }
@@ -101,7 +106,7 @@ export function contextMessages(history: Pick<History, 'messages' | 'compactions
 
 const SUMMARY_PROMPT = [
   'You summarize the earlier part of a conversation between a user and Braid, a coding agent, so the agent can continue the work with only your summary and the newest messages.',
-  'Keep: the user\'s goals and constraints, decisions made and why, files read or changed (with paths), commands run and what they showed, errors met and how they were solved, and what remains to do.',
+  "Keep: the user's goals and constraints, decisions made and why, files read or changed (with paths), commands run and what they showed, errors met and how they were solved, and what remains to do.",
   'Be specific (names, paths, numbers) and concise. Write the summary only.',
 ].join(' ');
 
@@ -138,11 +143,19 @@ export async function summarize(options: {
   signal?: AbortSignal;
 }): Promise<AssistantMessage> {
   const focus = options.focus?.trim() ? `\n\nThe user asks the summary to focus on: ${options.focus.trim()}` : '';
-  const request: Message = { role: 'user', content: [{ type: 'text', text: `<conversation>\n${transcriptText(options.older)}\n</conversation>\n\nSummarize the conversation above.${focus}` }], timestamp: Date.now() };
-  const stream = await (options.streamFn ?? streamSimple)(options.model, { systemPrompt: SUMMARY_PROMPT, messages: [request] }, {
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const request: Message = {
+    role: 'user',
+    content: [{ type: 'text', text: `<conversation>\n${transcriptText(options.older)}\n</conversation>\n\nSummarize the conversation above.${focus}` }],
+    timestamp: Date.now(),
+  };
+  const stream = await (options.streamFn ?? streamSimple)(
+    options.model,
+    { systemPrompt: SUMMARY_PROMPT, messages: [request] },
+    {
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
   const message = await stream.result();
   if (message.stopReason === 'aborted') throw new CompactionCancelled(message);
   if (message.stopReason === 'error') throw new SummaryFailed(message.errorMessage ?? 'the summary call failed', message);
@@ -152,7 +165,10 @@ export async function summarize(options: {
 
 /** The summary call answered, but not with a summary; `answer` still says what the call cost. */
 export class SummaryFailed extends Error {
-  constructor(message: string, readonly answer: AssistantMessage) {
+  constructor(
+    message: string,
+    readonly answer: AssistantMessage,
+  ) {
     super(message);
   }
 }

@@ -4,7 +4,16 @@ import { errorMessage } from '../errors';
 import { newMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { SessionWriter } from '../store/sessionWriter';
-import { CompactionCancelled, contextTokens, DEFAULT_COMPACTION, keepBoundary, summarize, SummaryFailed, summaryMessage, type CompactionSettings } from './compaction';
+import {
+  CompactionCancelled,
+  contextTokens,
+  DEFAULT_COMPACTION,
+  keepBoundary,
+  summarize,
+  SummaryFailed,
+  summaryMessage,
+  type CompactionSettings,
+} from './compaction';
 import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
 import { counted } from '../counted';
@@ -99,13 +108,28 @@ export class Compactor {
     const startedAt = Date.now();
     try {
       const older = messages.slice(0, boundary);
-      const answer = await summarize({ model, older, signal: controller.signal, ...(focus ? { focus } : {}), ...(apiKey ? { apiKey } : {}), ...(streamFn ? { streamFn } : {}) });
-      const summary = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
+      const answer = await summarize({
+        model,
+        older,
+        signal: controller.signal,
+        ...(focus ? { focus } : {}),
+        ...(apiKey ? { apiKey } : {}),
+        ...(streamFn ? { streamFn } : {}),
+      });
+      const summary = answer.content
+        .map((b) => (b.type === 'text' ? b.text : ''))
+        .join('')
+        .trim();
       // An earlier summary at the head is not a message of the log.
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
-      const record = await this.host.writer.appendCompaction({ summary, firstKeptMessageId: firstKept, summarized }, callUsage(answer, newMessageId(), startedAt));
+      const record = await this.host.writer.appendCompaction(
+        { summary, firstKeptMessageId: firstKept, summarized },
+        callUsage(answer, newMessageId(), startedAt),
+      );
       this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
-      this.host.logger.info(`session ${this.host.sessionId}: compacted (${reason}): ${counted(summarized, 'message')} summarized in ${duration(Date.now() - startedAt)}`);
+      this.host.logger.info(
+        `session ${this.host.sessionId}: compacted (${reason}): ${counted(summarized, 'message')} summarized in ${duration(Date.now() - startedAt)}`,
+      );
       this.host.emit({ type: 'compaction', phase: 'end', reason, record });
       return true;
     } catch (err) {

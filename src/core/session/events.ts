@@ -26,7 +26,13 @@ export type SessionEvent =
   | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
   /** A compaction started, was written (`record`), failed or was stopped; `reason` says why it ran. */
-  | { readonly type: 'compaction'; readonly phase: 'start' | 'end' | 'failed' | 'cancelled'; readonly reason: CompactionReason; readonly record?: CompactionRecord; readonly error?: string }
+  | {
+      readonly type: 'compaction';
+      readonly phase: 'start' | 'end' | 'failed' | 'cancelled';
+      readonly reason: CompactionReason;
+      readonly record?: CompactionRecord;
+      readonly error?: string;
+    }
   | { readonly type: 'idle' };
 
 /** Why a compaction ran: the context neared its limit, the provider rejected it, or the user asked. */

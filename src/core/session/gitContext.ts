@@ -15,12 +15,14 @@ export async function gitContext(workspaceDir: string, timeoutMs = 5_000): Promi
   if (!git) return undefined;
   const inside = await git.output(['rev-parse', '--is-inside-work-tree']);
   if (inside?.trim() !== 'true') return undefined;
-  const [origin, branch, status, log] = (await Promise.all([
-    git.output(['remote', 'get-url', 'origin']),
-    git.output(['branch', '--show-current']),
-    git.output(['status', '--short', '--ignore-submodules=all']),
-    git.output(['log', '-3', '--oneline', '--no-decorate', '--no-show-signature', '--no-ext-diff', '--no-textconv']),
-  ])).map((out) => out?.trimEnd());
+  const [origin, branch, status, log] = (
+    await Promise.all([
+      git.output(['remote', 'get-url', 'origin']),
+      git.output(['branch', '--show-current']),
+      git.output(['status', '--short', '--ignore-submodules=all']),
+      git.output(['log', '-3', '--oneline', '--no-decorate', '--no-show-signature', '--no-ext-diff', '--no-textconv']),
+    ])
+  ).map((out) => out?.trimEnd());
   const statusLines = (status ?? '').split('\n').filter(Boolean);
   const shown = statusLines.slice(0, 20).join('\n') + (statusLines.length > 20 ? `\n(${statusLines.length - 20} more files)` : '');
   return [

@@ -12,7 +12,11 @@ export type HookResult = { readonly blocked: true; readonly reason: string } | {
  * JSON on stdin. Exit code 2 blocks the prompt (stderr is the reason); with exit 0, stdout is
  * extra context for the model. Other failures are reported but do not block.
  */
-export function runPromptHook(command: string, input: { prompt: string; sessionId: string; cwd: string }, timeoutMs = 30_000): Promise<HookResult & { warning?: string }> {
+export function runPromptHook(
+  command: string,
+  input: { prompt: string; sessionId: string; cwd: string },
+  timeoutMs = 30_000,
+): Promise<HookResult & { warning?: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', command], { cwd: input.cwd, env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

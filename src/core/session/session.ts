@@ -197,8 +197,16 @@ export class Session {
     if (current.queue.length > 0 && !current.paused) current = await writer.updateState((s) => ({ ...s, paused: { reason: 'window-closed' } }));
     // The folders the tools act in are remembered: a rewind restores files only inside them.
     const known = sessionFolders(current);
-    if (folders.some((f) => !known.includes(f))) current = await writer.updateState((s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
-    const session = new Session({ ...options, workspaceDirs: folders }, writer, current, history, userIds, new Map(records.map((r) => [r.message as object, r.id])));
+    if (folders.some((f) => !known.includes(f)))
+      current = await writer.updateState((s) => ({ ...s, workspaceFolders: [...new Set([...sessionFolders(s), ...folders])] }));
+    const session = new Session(
+      { ...options, workspaceDirs: folders },
+      writer,
+      current,
+      history,
+      userIds,
+      new Map(records.map((r) => [r.message as object, r.id])),
+    );
     session.log.opened(!sessionId, current.turnCount, current.queue.length);
     return session;
   }
@@ -306,7 +314,9 @@ export class Session {
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
     });
-    this.logger.info(`session ${this.id}: side question to ${model.provider}/${model.id} ${answer.message.stopReason === 'error' ? 'failed' : 'answered'} after ${duration(Date.now() - startedAt)}`);
+    this.logger.info(
+      `session ${this.id}: side question to ${model.provider}/${model.id} ${answer.message.stopReason === 'error' ? 'failed' : 'answered'} after ${duration(Date.now() - startedAt)}`,
+    );
     try {
       await this.writer.appendCallUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
       // The session's usage changed: its views (the usage line, the status bar) read it again.
@@ -427,7 +437,10 @@ export class Session {
   /** Writes the queue and its pause to state.json, unless they are what it already holds. */
   private async saveQueue(): Promise<void> {
     const saved = this.state;
-    const same = saved.queue.length === this.queue.length && saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) && JSON.stringify(saved.paused) === JSON.stringify(this.paused);
+    const same =
+      saved.queue.length === this.queue.length &&
+      saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) &&
+      JSON.stringify(saved.paused) === JSON.stringify(this.paused);
     if (same) return;
     const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
     await this.saveState((s) => ({ ...s, queue, paused: this.paused }));
@@ -587,16 +600,21 @@ export class Session {
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
     if (!active) throw new Error('a subagent can only run inside a turn');
-    return runSubagent({
-      writer: this.writer,
-      turn: active.turn,
-      model: active.choice.model,
-      thinking: active.choice.thinking,
-      apiKey: this.apiKey,
-      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
-      tools: readOnlyTools(this.toolContext),
-      secrets: this.secrets,
-    }, description, prompt, signal);
+    return runSubagent(
+      {
+        writer: this.writer,
+        turn: active.turn,
+        model: active.choice.model,
+        thinking: active.choice.thinking,
+        apiKey: this.apiKey,
+        ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
+        tools: readOnlyTools(this.toolContext),
+        secrets: this.secrets,
+      },
+      description,
+      prompt,
+      signal,
+    );
   }
 
   /** Every side effect of the run happens here, in the kernel's event order. */
@@ -652,10 +670,16 @@ export class Session {
 /** A session opened in a window or folder other than its own: its tools would act on the wrong files. */
 export class SessionElsewhereError extends Error {
   override readonly name = 'SessionElsewhereError';
-  constructor(readonly sessionId: string, readonly workspaceDir: string, gone: boolean) {
-    super(gone
-      ? `session ${sessionId} belongs to ${workspaceDir}, which no longer exists; its tools cannot run anywhere else (fork it to keep the conversation)`
-      : `session ${sessionId} belongs to ${workspaceDir}; open it there (its tools act on that folder's files, never on this one's)`);
+  constructor(
+    readonly sessionId: string,
+    readonly workspaceDir: string,
+    gone: boolean,
+  ) {
+    super(
+      gone
+        ? `session ${sessionId} belongs to ${workspaceDir}, which no longer exists; its tools cannot run anywhere else (fork it to keep the conversation)`
+        : `session ${sessionId} belongs to ${workspaceDir}; open it there (its tools act on that folder's files, never on this one's)`,
+    );
   }
 }
 

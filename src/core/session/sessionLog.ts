@@ -21,7 +21,11 @@ export class SessionLog {
   private tools = 0;
   private readonly toolStarts = new Map<string, { at: number; target: string }>();
 
-  constructor(private readonly logger: Logger, private readonly sessionId: string, private readonly workspaceDir: string) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly sessionId: string,
+    private readonly workspaceDir: string,
+  ) {}
 
   opened(created: boolean, turns: number, queued: number): void {
     const what = created ? 'created' : `opened (${counted(turns, 'turn')} so far${queued ? `, ${counted(queued, 'queued prompt')} paused` : ''})`;
@@ -38,7 +42,9 @@ export class SessionLog {
     this.calls = 0;
     this.tools = 0;
     this.toolStarts.clear();
-    this.logger.info(`session ${this.sessionId} turn ${turn} started: model ${model.provider}/${model.id}, thinking ${thinking}, context window ${model.contextWindow} tokens, answers up to ${model.maxTokens}`);
+    this.logger.info(
+      `session ${this.sessionId} turn ${turn} started: model ${model.provider}/${model.id}, thinking ${thinking}, context window ${model.contextWindow} tokens, answers up to ${model.maxTokens}`,
+    );
   }
 
   /** The kernel is about to call the model again (after tool results or a steered prompt). */
@@ -55,7 +61,9 @@ export class SessionLog {
       return;
     }
     const { input, cacheRead, output } = answer.usage;
-    this.logger.info(`${call} ${answer.stopReason === 'aborted' ? 'stopped' : 'answered'} in ${took} (stop: ${answer.stopReason}; ${input + cacheRead} tokens in, ${output} out)`);
+    this.logger.info(
+      `${call} ${answer.stopReason === 'aborted' ? 'stopped' : 'answered'} in ${took} (stop: ${answer.stopReason}; ${input + cacheRead} tokens in, ${output} out)`,
+    );
   }
 
   toolStarted(toolCallId: string, name: string, args: unknown): void {
@@ -72,7 +80,9 @@ export class SessionLog {
 
   turnEnded(turn: number, outcome: TurnOutcome, error: string | undefined): void {
     const counts = `${counted(this.calls, 'model call')}, ${counted(this.tools, 'tool call')}`;
-    this.logger.info(`session ${this.sessionId} turn ${turn} ${outcome} after ${duration(Date.now() - this.turnStartedAt)} (${counts})${error ? `: ${errorLine(error)}` : ''}`);
+    this.logger.info(
+      `session ${this.sessionId} turn ${turn} ${outcome} after ${duration(Date.now() - this.turnStartedAt)} (${counts})${error ? `: ${errorLine(error)}` : ''}`,
+    );
   }
 }
 

@@ -36,9 +36,15 @@ export async function askSideQuestion(options: {
   signal?: AbortSignal;
 }): Promise<{ text: string; message: AssistantMessage }> {
   const context = { systemPrompt: options.systemPrompt, messages: sideQuestionContext(options.history, options.question), tools: [...options.tools] };
-  const stream = await (options.streamFn ?? streamSimple)(options.model, context, { ...(options.apiKey ? { apiKey: options.apiKey } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const stream = await (options.streamFn ?? streamSimple)(options.model, context, {
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const message = await stream.result();
   if (message.stopReason === 'error') throw new Error(message.errorMessage ?? 'The side question failed.');
-  const text = message.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+  const text = message.content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('');
   return { text, message };
 }

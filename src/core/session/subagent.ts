@@ -8,7 +8,8 @@ import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';
 
 /** The system prompt of a subagent. */
-const SUBAGENT_PROMPT = 'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
+const SUBAGENT_PROMPT =
+  'You are a subagent of Braid, a coding agent. Do the one task you are given, using the read-only tools to look at the workspace, and end with a complete, self-contained answer: the parent sees only your final message.';
 
 /** What a subagent needs from the session that starts it. */
 export interface SubagentContext {

@@ -58,7 +58,12 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       note(finding);
     }
     if (!fs.existsSync(layout.agentLog(folder.dir))) {
-      note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json' });
+      note({
+        severity: 'warning',
+        where: `${where}/agents/main`,
+        fixable: false,
+        message: 'the main log (wire.jsonl) is missing: the conversation cannot be read; the session keeps its state.json',
+      });
     }
     const turns = new TurnStructure();
     for (const agent of safeReaddir(layout.agentsDir(folder.dir))) {
@@ -70,7 +75,12 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       if (await checkLog(scan, log, `${where}/agents/${agent}`, options.fix, note)) repaired = true;
     }
     if (hasPending(folder.dir)) {
-      const finding: Finding = { severity: 'error', where, fixable: true, message: 'a rewind (or its undo) was cut short by a crash: the conversation and the workspace files disagree until it is finished' };
+      const finding: Finding = {
+        severity: 'error',
+        where,
+        fixable: true,
+        message: 'a rewind (or its undo) was cut short by a crash: the conversation and the workspace files disagree until it is finished',
+      };
       if (options.fix) finding.fixed = await finishCutShort(store, folder.dir);
       note(finding);
     }
@@ -131,7 +141,12 @@ async function checkStateFields(store: SessionStore, id: string, file: string, w
 async function checkLog(scan: ScanReport, log: string, where: string, fix: boolean, note: (f: Finding) => void): Promise<boolean> {
   let changed = false;
   if (scan.tornTail) {
-    const finding: Finding = { severity: 'warning', where, fixable: true, message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored` };
+    const finding: Finding = {
+      severity: 'warning',
+      where,
+      fixable: true,
+      message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored`,
+    };
     if (fix) {
       const writer = WireLogWriter.open(log);
       if (await writer.terminate()) {
@@ -144,11 +159,24 @@ async function checkLog(scan: ScanReport, log: string, where: string, fix: boole
   }
   if (scan.badLines > 0) {
     const first = scan.bad[0];
-    note({ severity: 'warning', where, fixable: false, message: `${counted(scan.badLines, 'unreadable line')} skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read` });
+    note({
+      severity: 'warning',
+      where,
+      fixable: false,
+      message: `${counted(scan.badLines, 'unreadable line')} skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read`,
+    });
   }
-  if (scan.invalidUtf8Lines > 0) note({ severity: 'warning', where, fixable: false, message: `${counted(scan.invalidUtf8Lines, 'line')} with invalid UTF-8 read with replacement characters` });
-  if (scan.unknownRecords > 0) note({ severity: 'info', where, fixable: false, message: `${counted(scan.unknownRecords, 'record')} of unknown types skipped (kept on copy)` });
-  if (scan.newerRecords > 0) note({ severity: 'info', where, fixable: false, message: `${counted(scan.newerRecords, 'record')} from a newer Braid read as far as known` });
+  if (scan.invalidUtf8Lines > 0)
+    note({
+      severity: 'warning',
+      where,
+      fixable: false,
+      message: `${counted(scan.invalidUtf8Lines, 'line')} with invalid UTF-8 read with replacement characters`,
+    });
+  if (scan.unknownRecords > 0)
+    note({ severity: 'info', where, fixable: false, message: `${counted(scan.unknownRecords, 'record')} of unknown types skipped (kept on copy)` });
+  if (scan.newerRecords > 0)
+    note({ severity: 'info', where, fixable: false, message: `${counted(scan.newerRecords, 'record')} from a newer Braid read as far as known` });
   return changed;
 }
 
@@ -176,7 +204,12 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
   });
   const stale = Math.max(0, wrong.length - drift.updated);
   if (drift.added + drift.updated + drift.removed + stale > 0) {
-    const finding: Finding = { severity: 'warning', where: 'index.sqlite', fixable: true, message: `the index disagrees with disk: ${counted(drift.added, 'session')} missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk` };
+    const finding: Finding = {
+      severity: 'warning',
+      where: 'index.sqlite',
+      fixable: true,
+      message: `the index disagrees with disk: ${counted(drift.added, 'session')} missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk`,
+    };
     if (fix) {
       await store.index.catchUpWithFolders();
       for (const [id, summary] of wrong) store.index.putSummary(id, summary);

@@ -11,10 +11,22 @@ import { isDead, isStale, readLease, SessionBusyError, type LeaseInfo } from './
  * live writer is recovered as the next process to open it would recover it (its lease taken over
  * and given back, its open turn ended `interrupted`, its status and turn count set right).
  */
-export async function checkWriter(store: SessionStore, dir: string, where: string, turns: TurnStructure, fix: boolean, note: (f: Finding) => void): Promise<void> {
+export async function checkWriter(
+  store: SessionStore,
+  dir: string,
+  where: string,
+  turns: TurnStructure,
+  fix: boolean,
+  note: (f: Finding) => void,
+): Promise<void> {
   const structure = turns.describe();
   if (structure) {
-    note({ severity: 'warning', where: `${where}/agents/main`, fixable: false, message: `the turn structure of the main log is interleaved, as when two processes write one session at once: ${structure}; the log is kept as it is and reads in file order` });
+    note({
+      severity: 'warning',
+      where: `${where}/agents/main`,
+      fixable: false,
+      message: `the turn structure of the main log is interleaved, as when two processes write one session at once: ${structure}; the log is kept as it is and reads in file order`,
+    });
   }
   const lease = readLease(store.layout.writerLock(dir));
   if (lease && !isStale(lease)) return; // a live writer: state.json is its to keep in step
@@ -44,10 +56,20 @@ function writerFindings(lease: LeaseInfo | undefined, state: SessionState, where
   const found: Finding[] = [];
   if (lease) {
     const why = isDead(lease) ? 'which is gone' : `which has not renewed it for ${Math.round((Date.now() - lease.renewedAt) / 1000)} s`;
-    found.push({ severity: 'warning', where, fixable: true, message: `writer.lock names process ${lease.pid} on ${lease.host}, ${why}; the next process to open the session takes it over` });
+    found.push({
+      severity: 'warning',
+      where,
+      fixable: true,
+      message: `writer.lock names process ${lease.pid} on ${lease.host}, ${why}; the next process to open the session takes it over`,
+    });
   }
   if (state.status === 'running') {
-    found.push({ severity: 'warning', where, fixable: true, message: 'the session is running by its log (a turn began and never ended), but no process is writing it (its writer was killed mid-turn)' });
+    found.push({
+      severity: 'warning',
+      where,
+      fixable: true,
+      message: 'the session is running by its log (a turn began and never ended), but no process is writing it (its writer was killed mid-turn)',
+    });
   }
   return found;
 }

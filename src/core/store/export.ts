@@ -13,14 +13,28 @@ function fence(text: string, lang = ''): string {
 /** The effective conversation as Markdown: prompts, answers, tool calls and results. */
 export function exportMarkdown(state: SessionState, history: History): string {
   const out: string[] = [`# ${shownTitle(state) || state.id}`, ''];
-  out.push(`- Session: \`${state.id}\``, `- Workspace: \`${state.workspaceDir}\``, `- Created: ${new Date(state.createdAt).toISOString()}`,
-    `- Turns: ${state.turnCount}`, `- Tokens${state.forkedFrom ? ' (with the history inherited from the fork source)' : ''}: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`);
+  out.push(
+    `- Session: \`${state.id}\``,
+    `- Workspace: \`${state.workspaceDir}\``,
+    `- Created: ${new Date(state.createdAt).toISOString()}`,
+    `- Turns: ${state.turnCount}`,
+    `- Tokens${state.forkedFrom ? ' (with the history inherited from the fork source)' : ''}: ${state.usage.input} in, ${state.usage.output} out, ${state.usage.cacheRead} cached; cost ${state.usage.cost.toFixed(4)}`,
+  );
   if (state.forkedFrom) out.push(`- Forked from: \`${state.forkedFrom.sessionId}\`${state.forkedFrom.turn ? ` at turn ${state.forkedFrom.turn}` : ''}`);
   // A compaction is shown at the end of the turn it was made in.
-  const compactionsOf = (t: number) => history.compactions.filter((c) => c.turn === t).flatMap((c) => [
-    '', `*Context compacted: ${c.summarized} earlier messages summarized for the model (they stay above and in the log).*`,
-    '', '<details><summary>Summary the model sees</summary>', '', c.summary, '', '</details>',
-  ]);
+  const compactionsOf = (t: number) =>
+    history.compactions
+      .filter((c) => c.turn === t)
+      .flatMap((c) => [
+        '',
+        `*Context compacted: ${c.summarized} earlier messages summarized for the model (they stay above and in the log).*`,
+        '',
+        '<details><summary>Summary the model sees</summary>',
+        '',
+        c.summary,
+        '',
+        '</details>',
+      ]);
   let turn = 0;
   for (const { message, turn: t } of history.messages) {
     if (t !== turn) {
@@ -31,14 +45,16 @@ export function exportMarkdown(state: SessionState, history: History): string {
     if (message.role === 'user') {
       out.push('', '### User', '', promptText(message));
       const added = typeof message.content === 'string' ? [] : message.content.slice(0, -1).filter((b) => b.type === 'text');
-      if (added.length) out.push('', '<details><summary>Context Braid added</summary>', '', ...added.map((b) => fence(b.type === 'text' ? b.text : '')), '', '</details>');
+      if (added.length)
+        out.push('', '<details><summary>Context Braid added</summary>', '', ...added.map((b) => fence(b.type === 'text' ? b.text : '')), '', '</details>');
     } else if (message.role === 'assistant') {
       out.push('', '### Assistant');
       if (message.stopReason === 'error') out.push('', `*The model call failed: ${message.errorMessage ?? 'unknown error'}*`);
       for (const block of message.content) {
         if (block.type === 'text') out.push('', block.text);
         else if (block.type === 'thinking') out.push('', '<details><summary>Thinking</summary>', '', block.thinking, '', '</details>');
-        else if (block.type === 'toolCall') out.push('', `Tool call \`${block.name}\` (\`${block.id}\`):`, '', fence(JSON.stringify(block.arguments, null, 2), 'json'));
+        else if (block.type === 'toolCall')
+          out.push('', `Tool call \`${block.name}\` (\`${block.id}\`):`, '', fence(JSON.stringify(block.arguments, null, 2), 'json'));
       }
     } else {
       const text = message.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n');

@@ -60,14 +60,18 @@ interface LogPoint {
 function scanTurns(logFile: string, end?: number): { ends: Map<number, LogPoint>; open: (LogPoint & { turn: number }) | undefined } {
   const ends = new Map<number, LogPoint>();
   const begun = new Map<number, LogPoint>();
-  scanWireLog(logFile, (record, offset, length) => {
-    if (!isKnown(record)) return;
-    if (record.t === 'rewind') {
-      for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
-      for (const t of [...begun.keys()]) if (t >= record.toTurn) begun.delete(t);
-    } else if (record.t === 'turn_begin') begun.set(record.turn, { offset, ts: record.ts });
-    else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-  }, { only: ['turn_begin', 'turn_end', 'rewind'], ...(end !== undefined ? { end } : {}) });
+  scanWireLog(
+    logFile,
+    (record, offset, length) => {
+      if (!isKnown(record)) return;
+      if (record.t === 'rewind') {
+        for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
+        for (const t of [...begun.keys()]) if (t >= record.toTurn) begun.delete(t);
+      } else if (record.t === 'turn_begin') begun.set(record.turn, { offset, ts: record.ts });
+      else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
+    },
+    { only: ['turn_begin', 'turn_end', 'rewind'], ...(end !== undefined ? { end } : {}) },
+  );
   const openTurns = [...begun.keys()].filter((t) => !ends.has(t)).sort((a, b) => a - b);
   const first = openTurns[0];
   return { ends, open: first === undefined ? undefined : { turn: first, ...begun.get(first)! } };
@@ -119,9 +123,13 @@ function forkCut(sourceId: string, mainLog: string, turnCount: number, turn: num
  */
 function forkedFromAfter(logFile: string, offset: number): ForkedRecord['from'] | undefined {
   let from: ForkedRecord['from'] | undefined;
-  scanWireLog(logFile, (record) => {
-    if (from === undefined && isKnown(record) && record.t === 'forked') from = record.from;
-  }, { start: offset, only: ['forked'] });
+  scanWireLog(
+    logFile,
+    (record) => {
+      if (from === undefined && isKnown(record) && record.t === 'forked') from = record.from;
+    },
+    { start: offset, only: ['forked'] },
+  );
   return from;
 }
 
@@ -244,7 +252,9 @@ export async function forkSession(store: StoreContext, sourceId: string, options
       workspaceDir: source.workspaceDir,
       ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
       createdAt: Date.now(),
-      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
+      title:
+        options.title ??
+        forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
       titleSource: 'user',
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',
@@ -285,21 +295,38 @@ export function sweepPartials(store: StoreContext, now = Date.now()): string[] {
   return swept;
 }
 
-
 /** The note that opens a kept side conversation (docs/reference.md, Turns and prompts). */
-export const SIDE_BOUNDARY_NOTE = 'Side conversation boundary. Everything before this boundary is inherited history from the parent session. It is reference context only. It is not your current task.';
+export const SIDE_BOUNDARY_NOTE =
+  'Side conversation boundary. Everything before this boundary is inherited history from the parent session. It is reference context only. It is not your current task.';
 
 /**
  * Keeps a side question as a fork of kind `peek`: the whole parent history, then a turn whose
  * prompt carries the boundary note before the question, and the answer.
  */
-export async function keepSideQuestion(store: StoreContext, sessionId: string, question: string, answer: import('@mariozechner/pi-ai').AssistantMessage): Promise<SessionState> {
+export async function keepSideQuestion(
+  store: StoreContext,
+  sessionId: string,
+  question: string,
+  answer: import('@mariozechner/pi-ai').AssistantMessage,
+): Promise<SessionState> {
   return forkSession(store, sessionId, {
     kind: 'peek',
     title: `Side: ${cutTitle(question)}`,
     extra: (turn) => [
       { t: 'turn_begin', turn, promptId: `side-${Date.now()}`, model: { provider: answer.provider, id: answer.model, thinking: 'off' } },
-      { t: 'message', turn, id: newMessageId(), message: { role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${SIDE_BOUNDARY_NOTE}\n</system-reminder>` }, { type: 'text', text: question }], timestamp: Date.now() } },
+      {
+        t: 'message',
+        turn,
+        id: newMessageId(),
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: `<system-reminder>\n${SIDE_BOUNDARY_NOTE}\n</system-reminder>` },
+            { type: 'text', text: question },
+          ],
+          timestamp: Date.now(),
+        },
+      },
       { t: 'message', turn, id: newMessageId(), message: answer },
       { t: 'turn_end', turn, outcome: 'completed' },
     ],

@@ -14,7 +14,11 @@ export class LogFollower {
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
 
-  constructor(private readonly file: string, private readonly onRecords: (records: WireRecord[]) => void, fromOffset?: number) {
+  constructor(
+    private readonly file: string,
+    private readonly onRecords: (records: WireRecord[]) => void,
+    fromOffset?: number,
+  ) {
     this.offset = fromOffset ?? statSize(file);
   }
 

@@ -156,7 +156,17 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
   }
   const { ran, mayHaveRun } = droppedCommands(history, toTurn);
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
-  const preview: RewindPreview = { toTurn, messageId, text: promptText(target.message), turnsDropped, files, commands: ran, commandsMayHaveRun: mayHaveRun, alreadyRewound: restoredAlready !== undefined, refused };
+  const preview: RewindPreview = {
+    toTurn,
+    messageId,
+    text: promptText(target.message),
+    turnsDropped,
+    files,
+    commands: ran,
+    commandsMayHaveRun: mayHaveRun,
+    alreadyRewound: restoredAlready !== undefined,
+    refused,
+  };
   return { preview, targets: usable, createdDirs };
 }
 
@@ -231,7 +241,12 @@ export function previewRewind(store: StoreContext, sessionId: string, messageId:
  * `confirmOutside`. Asked again for the prompt the last rewind went to, it restores what that
  * rewind left (a follow-up record; no undo needed first).
  */
-export async function rewindSession(store: StoreContext, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean; fence?: () => void }): Promise<RewindResult> {
+export async function rewindSession(
+  store: StoreContext,
+  sessionId: string,
+  messageId: string,
+  options: { files: boolean; confirmOutside?: boolean; fence?: () => void },
+): Promise<RewindResult> {
   return withLease(store, sessionId, options.fence, (fence) => rewindHeld(store, sessionId, messageId, options, fence));
 }
 
@@ -252,9 +267,18 @@ async function withLease<T>(store: StoreContext, sessionId: string, held: (() =>
   }
 }
 
-async function rewindHeld(store: StoreContext, sessionId: string, messageId: string, options: { files: boolean; confirmOutside?: boolean }, fence: () => void): Promise<RewindResult> {
+async function rewindHeld(
+  store: StoreContext,
+  sessionId: string,
+  messageId: string,
+  options: { files: boolean; confirmOutside?: boolean },
+  fence: () => void,
+): Promise<RewindResult> {
   const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
-  if (preview.alreadyRewound && !options.files) throw new RewindError(`the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`);
+  if (preview.alreadyRewound && !options.files)
+    throw new RewindError(
+      `the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`,
+    );
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   const state = store.get(sessionId);
@@ -279,12 +303,18 @@ async function rewindHeld(store: StoreContext, sessionId: string, messageId: str
   if (!preview.alreadyRewound || restored.length > 0) {
     // Journaled: a crash part-way is finished by the next process that opens the session.
     const followUp = preview.alreadyRewound ? { followUp: true } : {};
-    await runPending(store, dir, {
-      op: 'rewind', workspaceDir: state.workspaceDir,
-      records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
-      files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
-      ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
-    }, fence);
+    await runPending(
+      store,
+      dir,
+      {
+        op: 'rewind',
+        workspaceDir: state.workspaceDir,
+        records: [{ t: 'rewind', toTurn: preview.toTurn, messageId, files: options.files, ...({ restored, ...followUp } as object) } as NewRecord],
+        files: restored.map((r) => ({ path: r.path, ...(r.root ? { root: r.root } : {}), from: r.was, to: r.now })),
+        ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
+      },
+      fence,
+    );
   }
   return { ...preview, restored: restored.map((r) => r.path), skipped };
 }
@@ -313,17 +343,29 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
       for (let j = scoped.length - 1; j >= 0; j--) if ((scoped[j] as { turn: number }).turn >= r.toTurn) scoped.splice(j, 1);
     } else if ('turn' in r && typeof (r as { turn: unknown }).turn === 'number') scoped.push(r);
   }
-  const again = scoped.filter((r) => (r as { turn: number }).turn >= rewind.toTurn).map((r) => {
-    const { v: _v, ts: _ts, ...rest } = r as KnownRecord & Record<string, unknown>;
-    return rest as unknown as NewRecord;
-  });
+  const again = scoped
+    .filter((r) => (r as { turn: number }).turn >= rewind.toTurn)
+    .map((r) => {
+      const { v: _v, ts: _ts, ...rest } = r as KnownRecord & Record<string, unknown>;
+      return rest as unknown as NewRecord;
+    });
   const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
   // Every file the rewind and its follow-ups restored, the latest first, gets its image from just before.
-  const restored = found.rewinds.slice().reverse().flatMap((r) => r.restored ?? []);
-  await runPending(store, dir, {
-    op: 'undo', workspaceDir: store.get(sessionId).workspaceDir, records: again,
-    files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
-  }, fence);
+  const restored = found.rewinds
+    .slice()
+    .reverse()
+    .flatMap((r) => r.restored ?? []);
+  await runPending(
+    store,
+    dir,
+    {
+      op: 'undo',
+      workspaceDir: store.get(sessionId).workspaceDir,
+      records: again,
+      files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
+    },
+    fence,
+  );
   const files = restored.map((f) => f.path);
   return { turns, files };
 }

@@ -26,8 +26,13 @@ export class SessionFiles {
   private readonly folders: string[];
   private readonly protectedPaths: string[];
 
-  constructor(private readonly state: SessionState, layout: StoreLayout) {
-    this.folders = sessionFolders(state).map(realPath).filter((f): f is string => f !== undefined);
+  constructor(
+    private readonly state: SessionState,
+    layout: StoreLayout,
+  ) {
+    this.folders = sessionFolders(state)
+      .map(realPath)
+      .filter((f): f is string => f !== undefined);
     this.protectedPaths = layout.protectedFrom(this.folders);
   }
 

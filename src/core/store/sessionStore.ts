@@ -27,7 +27,6 @@ import type { LiveWriter, StateUpdateOptions, StoreContext } from './storeContex
 /** Trash older than this is purged. */
 export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-
 export interface StoreOptions {
   readonly root: string;
   readonly wasmPath: string;
@@ -56,14 +55,25 @@ export class SessionStore implements StoreContext {
   /** Writers open in this process, by session id: their summaries are current without a read. */
   private readonly writers = new Map<string, LiveWriter>();
 
-  private constructor(readonly index: SessionIndex, layout: StoreLayout, readonly logger: Logger) {
+  private constructor(
+    readonly index: SessionIndex,
+    layout: StoreLayout,
+    readonly logger: Logger,
+  ) {
     this.layout = layout;
   }
 
   static async open(options: StoreOptions): Promise<SessionStore> {
     const layout = new StoreLayout(options.root);
     fs.mkdirSync(layout.sessionsDir, { recursive: true });
-    const index = await SessionIndex.open({ layout, wasmPath: options.wasmPath, logger: options.logger, watch: options.watch, saveDelayMs: options.saveDelayMs, verifyAfterMs: options.verifyAfterMs });
+    const index = await SessionIndex.open({
+      layout,
+      wasmPath: options.wasmPath,
+      logger: options.logger,
+      watch: options.watch,
+      saveDelayMs: options.saveDelayMs,
+      verifyAfterMs: options.verifyAfterMs,
+    });
     const store = new SessionStore(index, layout, options.logger);
     sweepPartials(store);
     return store;
@@ -80,13 +90,26 @@ export class SessionStore implements StoreContext {
     const workspaceKey = keyOf(options.workspaceDir);
     const dir = this.layout.sessionDir(workspaceKey, id);
     const state: StoredState = {
-      v: 2, id, workspaceKey, workspaceDir: options.workspaceDir, createdAt: now,
-      title: options.title ?? '', titleSource: options.title ? 'user' : 'auto',
-      kind: options.kind ?? 'conversation', visibility: 'visible', archived: false, forkedFrom: null, queue: [], paused: null,
+      v: 2,
+      id,
+      workspaceKey,
+      workspaceDir: options.workspaceDir,
+      createdAt: now,
+      title: options.title ?? '',
+      titleSource: options.title ? 'user' : 'auto',
+      kind: options.kind ?? 'conversation',
+      visibility: 'visible',
+      archived: false,
+      forkedFrom: null,
+      queue: [],
+      paused: null,
     };
     fs.mkdirSync(path.dirname(this.layout.agentLog(dir)), { recursive: true });
     const log = WireLogWriter.open(this.layout.agentLog(dir));
-    await log.append({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir: options.workspaceDir }, { durable: true });
+    await log.append(
+      { t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir: options.workspaceDir },
+      { durable: true },
+    );
     await log.close();
     writeState(this.layout.stateFile(dir), state);
     fsyncDir(path.dirname(dir));
@@ -104,7 +127,8 @@ export class SessionStore implements StoreContext {
     }
     const found = listSessionFolders(this.layout).find((f) => f.id === id);
     if (found) return found.dir;
-    if (this.listTrash().some((t) => t.id === id)) throw new SessionNotFoundError(`session ${id} was deleted: it is in the trash for 7 days (Undelete brings it back)`);
+    if (this.listTrash().some((t) => t.id === id))
+      throw new SessionNotFoundError(`session ${id} was deleted: it is in the trash for 7 days (Undelete brings it back)`);
     if (row) {
       this.index.removeSession(id); // the folder went away behind our back: the tree drops it now
       throw new SessionNotFoundError(`session ${id} does not exist any more: its folder was removed from disk, not by Braid (it is not in the trash)`);
@@ -136,7 +160,8 @@ export class SessionStore implements StoreContext {
   /** The index row of a session folder while it is current: the log's size and state.json's mtime are those it was built from. */
   currentRow(dir: string): SessionSummary | undefined {
     const row = this.index.summaryOf(path.basename(dir));
-    const current = row && row.stateMtime > 0 && row.stateMtime === statMtime(this.layout.stateFile(dir)) && row.logBytes === statSize(this.layout.agentLog(dir));
+    const current =
+      row && row.stateMtime > 0 && row.stateMtime === statMtime(this.layout.stateFile(dir)) && row.logBytes === statSize(this.layout.agentLog(dir));
     return current ? row : undefined;
   }
 
@@ -154,7 +179,9 @@ export class SessionStore implements StoreContext {
    * beside it as state.json.broken-<ms>. Returns the session's summary.
    */
   repairState(dir: string, reading = readSessionFolder(dir)): SessionSummary {
-    this.logger.warn(`session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`);
+    this.logger.warn(
+      `session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`,
+    );
     const stateFile = this.layout.stateFile(dir);
     if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
     writeState(stateFile, reading.summary.state);
@@ -228,7 +255,8 @@ export class SessionStore implements StoreContext {
     try {
       lease = await WriterLease.acquire(this.layout, dir);
     } catch (err) {
-      if (err instanceof SessionBusyError) err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
+      if (err instanceof SessionBusyError)
+        err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was deleted by another process just now`);
       throw err;
     }

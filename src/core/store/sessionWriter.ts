@@ -1,6 +1,15 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
-import { parseRecordLine, type CompactionRecord, type KnownRecord, type MessageRecord, type ModelSnapshot, type NewRecord, type TurnOutcome, type UsageRecord } from '../wire/records';
+import {
+  parseRecordLine,
+  type CompactionRecord,
+  type KnownRecord,
+  type MessageRecord,
+  type ModelSnapshot,
+  type NewRecord,
+  type TurnOutcome,
+  type UsageRecord,
+} from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { finishPending } from './pendingRewind';
 import { isDead, WriterLease } from './writerLease';
@@ -197,13 +206,19 @@ export class SessionWriter {
    * Appends a compaction and the usage of its summary call (marked `purpose: compaction`), fsynced,
    * in the open turn or, between turns, in the last one.
    */
-  async appendCompaction(compaction: { summary: string; firstKeptMessageId: string; summarized: number }, usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>): Promise<CompactionRecord> {
+  async appendCompaction(
+    compaction: { summary: string; firstKeptMessageId: string; summarized: number },
+    usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>,
+  ): Promise<CompactionRecord> {
     const open = this.openTurn;
     const turn = open ?? this.currentTurn;
-    const [record] = await this.record([
-      { t: 'compaction', turn, ...compaction },
-      { t: 'usage', turn, ...usage, purpose: 'compaction' },
-    ], true);
+    const [record] = await this.record(
+      [
+        { t: 'compaction', turn, ...compaction },
+        { t: 'usage', turn, ...usage, purpose: 'compaction' },
+      ],
+      true,
+    );
     if (open === null) this.publish();
     return record as CompactionRecord;
   }
@@ -264,5 +279,7 @@ export class SessionWriter {
 
 /** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
 function folderRemoved(id: string): SessionNotFoundError {
-  return new SessionNotFoundError(`the folder of session ${id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`);
+  return new SessionNotFoundError(
+    `the folder of session ${id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`,
+  );
 }

@@ -24,22 +24,28 @@ export interface SubagentSummary {
  * tree calls it only when a session's node is expanded.
  */
 export function readSubagents(layout: StoreLayout, sessionDir: string, state: Pick<SessionState, 'agents'>): SubagentSummary[] {
-  return state.agents.filter((a) => a.parentId !== null).map((agent) => {
-    const usage = zeroUsage();
-    let messageCount = 0;
-    let outcome = 'running';
-    let updatedAt = 0;
-    scanWireLog(layout.agentLog(sessionDir, agent.id), (record) => {
-      updatedAt = Math.max(updatedAt, record.ts);
-      if (record.t !== 'message') return;
-      messageCount++;
-      const message = (record as MessageRecord).message;
-      if (message.role !== 'assistant') return;
-      const { usage: u, stopReason } = message as AssistantMessage;
-      addToTotals(usage, { input: u.input, output: u.output, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, reasoning: 0, cost: u.cost.total });
-      // A tool call means the subagent goes on; any other stop ends it.
-      outcome = stopReason === 'toolUse' ? 'running' : stopReason;
-    }, { only: ['agent', 'message'] });
-    return { id: agent.id, title: agent.title, usage, messageCount, outcome, updatedAt };
-  });
+  return state.agents
+    .filter((a) => a.parentId !== null)
+    .map((agent) => {
+      const usage = zeroUsage();
+      let messageCount = 0;
+      let outcome = 'running';
+      let updatedAt = 0;
+      scanWireLog(
+        layout.agentLog(sessionDir, agent.id),
+        (record) => {
+          updatedAt = Math.max(updatedAt, record.ts);
+          if (record.t !== 'message') return;
+          messageCount++;
+          const message = (record as MessageRecord).message;
+          if (message.role !== 'assistant') return;
+          const { usage: u, stopReason } = message as AssistantMessage;
+          addToTotals(usage, { input: u.input, output: u.output, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, reasoning: 0, cost: u.cost.total });
+          // A tool call means the subagent goes on; any other stop ends it.
+          outcome = stopReason === 'toolUse' ? 'running' : stopReason;
+        },
+        { only: ['agent', 'message'] },
+      );
+      return { id: agent.id, title: agent.title, usage, messageCount, outcome, updatedAt };
+    });
 }

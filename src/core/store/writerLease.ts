@@ -50,7 +50,9 @@ export class SessionBusyError extends Error {
 export class LeaseLostError extends Error {
   override readonly name = 'LeaseLostError';
   constructor() {
-    super('another process took over writing this session while this one was not answering (paused or too slow), so nothing more was saved here; open the session again to go on from what the other process wrote');
+    super(
+      'another process took over writing this session while this one was not answering (paused or too slow), so nothing more was saved here; open the session again to go on from what the other process wrote',
+    );
   }
 }
 
@@ -102,7 +104,11 @@ export class WriterLease {
   /** The lease this one replaced, when it was taken over from another process (for the log). */
   tookOverFrom: LeaseInfo | undefined;
 
-  private constructor(readonly file: string, private readonly guard: string, private readonly info: Omit<LeaseInfo, 'renewedAt'>) {}
+  private constructor(
+    readonly file: string,
+    private readonly guard: string,
+    private readonly info: Omit<LeaseInfo, 'renewedAt'>,
+  ) {}
 
   /** Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh one. */
   static async acquire(layout: StoreLayout, dir: string): Promise<WriterLease> {

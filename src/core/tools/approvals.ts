@@ -38,7 +38,10 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
 export class ApprovalGate {
   private readonly allowedForSession = new Set<'writes' | 'shell'>();
 
-  constructor(private readonly ui: ApprovalUi, private readonly policy: ApprovalPolicy = DEFAULT_POLICY) {}
+  constructor(
+    private readonly ui: ApprovalUi,
+    private readonly policy: ApprovalPolicy = DEFAULT_POLICY,
+  ) {}
 
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {

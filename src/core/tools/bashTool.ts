@@ -10,7 +10,8 @@ export function bashTool(ctx: ToolContext): AgentTool {
   return {
     name: 'bash',
     label: 'Run command',
-    description: 'Run a shell command (bash) in the workspace folder. Output (stdout and stderr) is capped; the command is killed after timeout_ms (default 120000).',
+    description:
+      'Run a shell command (bash) in the workspace folder. Output (stdout and stderr) is capped; the command is killed after timeout_ms (default 120000).',
     parameters: Type.Object({
       command: Type.String({ description: 'The command line' }),
       timeout_ms: Type.Optional(Type.Integer({ minimum: 1, description: 'Kill the command after this many milliseconds' })),
@@ -29,9 +30,19 @@ export function bashTool(ctx: ToolContext): AgentTool {
       if (!snapshot) return textResult('Cancelled by the user before the command started.', { exitCode: null, timedOut: false, cancelled: true });
       const result = await runCommand(params.command, ctx.workspace.primary, timeout, signal);
       await ctx.checkpoints.recordCommand(snapshot, id);
-      const header = result.cancelled ? 'Cancelled by the user.' : result.timedOut ? `Killed after ${timeout} ms (timeout).` : `Exit code ${result.code ?? result.signal}.`;
-      const untracked = snapshot.partial ? '\n[listing the workspace\'s files took too long, so some files this command changed cannot be restored by a rewind]' : '';
-      return textResult(`${header}\n${capText(result.output) || '(no output)'}${untracked}`, { exitCode: result.code, timedOut: result.timedOut, cancelled: result.cancelled });
+      const header = result.cancelled
+        ? 'Cancelled by the user.'
+        : result.timedOut
+          ? `Killed after ${timeout} ms (timeout).`
+          : `Exit code ${result.code ?? result.signal}.`;
+      const untracked = snapshot.partial
+        ? "\n[listing the workspace's files took too long, so some files this command changed cannot be restored by a rewind]"
+        : '';
+      return textResult(`${header}\n${capText(result.output) || '(no output)'}${untracked}`, {
+        exitCode: result.code,
+        timedOut: result.timedOut,
+        cancelled: result.cancelled,
+      });
     },
   };
 }
@@ -47,7 +58,12 @@ interface CommandResult {
 /** Runs `command` in its own process group so a timeout or Stop ends it and everything it started. */
 export function runCommand(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment({ PAGER: 'cat', GIT_PAGER: 'cat' }) });
+    const child = spawn('bash', ['-c', command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnvironment({ PAGER: 'cat', GIT_PAGER: 'cat' }),
+    });
     let output = '';
     let timedOut = false;
     let cancelled = false;

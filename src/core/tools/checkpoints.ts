@@ -37,7 +37,10 @@ export class Checkpoints {
   private turn = 0;
   private readonly before = new Map<string, string | null>();
 
-  constructor(private readonly blobs: BlobStore, private readonly sink: FileChangeSink) {}
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly sink: FileChangeSink,
+  ) {}
 
   /** Starts a new turn: before-images are taken again on each file's first write. */
   beginTurn(turn: number): void {
@@ -55,8 +58,13 @@ export class Checkpoints {
   async recordWrite(file: string, place: WorkspacePlace, toolCallId: string, after: Buffer | null, createdDirs: readonly string[] = []): Promise<void> {
     const dirs = createdDirs.map((d) => path.relative(place.root, d).split(path.sep).join('/'));
     await this.sink({
-      t: 'file_change', turn: this.turn, toolCallId, path: place.relative, root: place.root,
-      before: this.before.get(file) ?? null, after: after ? this.blobs.put(after) : null,
+      t: 'file_change',
+      turn: this.turn,
+      toolCallId,
+      path: place.relative,
+      root: place.root,
+      before: this.before.get(file) ?? null,
+      after: after ? this.blobs.put(after) : null,
       ...(dirs.length ? { createdDirs: dirs } : {}),
     });
   }

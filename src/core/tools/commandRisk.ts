@@ -25,7 +25,10 @@ function vscodeFile(parts: readonly string[]): boolean {
  * Windows `.GIT/config` is `.git/config`.
  */
 export function commandRisk(relative: string): string | undefined {
-  const parts = relative.toLowerCase().split(/[\\/]+/).filter((p) => p && p !== '.');
+  const parts = relative
+    .toLowerCase()
+    .split(/[\\/]+/)
+    .filter((p) => p && p !== '.');
   if (parts.length === 0) return undefined;
   return RULES.find((rule) => rule.test(parts))?.why;
 }

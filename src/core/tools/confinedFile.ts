@@ -48,11 +48,14 @@ function locationOfFd(fd: number): string | undefined {
 /** Throws unless the open file `fd` is the file at `expected` (a real path the workspace allows). */
 function requireAt(ws: WorkspaceFs, fd: number, expected: string, asGiven: string): void {
   const located = locationOfFd(fd);
-  const here = located !== undefined
-    ? located === expected
-    : sameFile(fs.fstatSync(fd), lstatOrUndefined(expected)) && realPath(path.dirname(expected)) === path.dirname(expected);
+  const here =
+    located !== undefined
+      ? located === expected
+      : sameFile(fs.fstatSync(fd), lstatOrUndefined(expected)) && realPath(path.dirname(expected)) === path.dirname(expected);
   if (!here || !ws.contains(expected)) {
-    throw new ToolError(`${asGiven} changed while Braid was opening it (a folder or link on the way was replaced); nothing was read or written there, try again`);
+    throw new ToolError(
+      `${asGiven} changed while Braid was opening it (a folder or link on the way was replaced); nothing was read or written there, try again`,
+    );
   }
 }
 
@@ -119,7 +122,8 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-const swapped = (asGiven: string) => new ToolError(`${asGiven} changed while Braid was using it (a folder on the way was replaced by a link or moved); nothing was written there, try again`);
+const swapped = (asGiven: string) =>
+  new ToolError(`${asGiven} changed while Braid was using it (a folder on the way was replaced by a link or moved); nothing was written there, try again`);
 
 /**
  * Runs `fn` with a path that names the real folder `dir` (checked to be inside the workspace)

@@ -34,10 +34,20 @@ export function readFileTool(ctx: ToolContext): AgentTool {
         const range = readLineRange(fd, stat.size, start, count, LIMITS.lineChars, COUNT_LINES_UP_TO);
         const shown = range.lines.map((line, i) => `${String(start + i + 1).padStart(6)}\t${line}`);
         const next = start + range.lines.length + 1;
-        const more = range.more === undefined ? `\n[the file goes on (${formatBytes(stat.size)} in all); read on with offset=${next}]`
-          : range.more > 0 ? `\n[${range.more} more lines; read on with offset=${next}]` : '';
-        const links = stat.nlink > 1 ? `\n[${params.path} is a hard link: ${stat.nlink} names share this file, possibly outside the workspace; a write replaces this name only]` : '';
-        return textResult(capText(shown.join('\n') + more) + links, { lines: range.more === undefined ? undefined : start + range.lines.length + range.more, hardLinks: stat.nlink });
+        const more =
+          range.more === undefined
+            ? `\n[the file goes on (${formatBytes(stat.size)} in all); read on with offset=${next}]`
+            : range.more > 0
+              ? `\n[${range.more} more lines; read on with offset=${next}]`
+              : '';
+        const links =
+          stat.nlink > 1
+            ? `\n[${params.path} is a hard link: ${stat.nlink} names share this file, possibly outside the workspace; a write replaces this name only]`
+            : '';
+        return textResult(capText(shown.join('\n') + more) + links, {
+          lines: range.more === undefined ? undefined : start + range.lines.length + range.more,
+          hardLinks: stat.nlink,
+        });
       } finally {
         fs.closeSync(fd);
       }
@@ -88,10 +98,16 @@ export function globTool(ctx: ToolContext): AgentTool {
     async execute(_id, raw: unknown, signal) {
       const params = raw as { pattern: string; path?: string };
       const start = ctx.workspace.resolve(params.path ?? '.');
-      const result = await runToolJob({ kind: 'glob', start, pattern: params.pattern, limit: LIMITS.globResults }, { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) });
+      const result = await runToolJob(
+        { kind: 'glob', start, pattern: params.pattern, limit: LIMITS.globResults },
+        { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) },
+      );
       const more = result.truncated ? `\n[more than ${LIMITS.globResults} files; narrow the pattern]` : '';
-      const late = deadlineNote(result, 'the folder is very large or a pattern (yours or a .gitignore\'s) is too slow; narrow the path');
-      return textResult((result.items.length ? result.items.join('\n') + more : 'No files match.') + late, { count: result.items.length, timedOut: result.timedOut });
+      const late = deadlineNote(result, "the folder is very large or a pattern (yours or a .gitignore's) is too slow; narrow the path");
+      return textResult((result.items.length ? result.items.join('\n') + more : 'No files match.') + late, {
+        count: result.items.length,
+        timedOut: result.timedOut,
+      });
     },
   };
 }
@@ -110,14 +126,29 @@ export function grepTool(ctx: ToolContext): AgentTool {
     async execute(_id, raw: unknown, signal) {
       const params = raw as { pattern: string; path?: string; include?: string };
       const target = ctx.workspace.resolve(params.path ?? '.');
-      const result = await runToolJob({
-        kind: 'grep', roots: ctx.workspace.roots, forbidden: ctx.workspace.forbidden, target, pattern: params.pattern,
-        ...(params.include ? { include: params.include } : {}),
-        maxFileBytes: LIMITS.grepFileBytes, maxMatches: LIMITS.grepMatches, maxChars: LIMITS.outputChars,
-      }, { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) });
+      const result = await runToolJob(
+        {
+          kind: 'grep',
+          roots: ctx.workspace.roots,
+          forbidden: ctx.workspace.forbidden,
+          target,
+          pattern: params.pattern,
+          ...(params.include ? { include: params.include } : {}),
+          maxFileBytes: LIMITS.grepFileBytes,
+          maxMatches: LIMITS.grepMatches,
+          maxChars: LIMITS.outputChars,
+        },
+        { timeoutMs: LIMITS.searchTimeoutMs, ...(signal ? { signal } : {}) },
+      );
       const capped = result.truncated ? `\n[stopped after ${result.items.length} matches; narrow the search]` : '';
-      const late = deadlineNote(result, 'the pattern may backtrack without end on this text (nested repetition such as (a+)+), or the folder is very large; simplify the pattern or narrow the path');
-      return textResult((result.items.length ? result.items.join('\n') + capped : 'No matches.') + late, { count: result.items.length, timedOut: result.timedOut });
+      const late = deadlineNote(
+        result,
+        'the pattern may backtrack without end on this text (nested repetition such as (a+)+), or the folder is very large; simplify the pattern or narrow the path',
+      );
+      return textResult((result.items.length ? result.items.join('\n') + capped : 'No matches.') + late, {
+        count: result.items.length,
+        timedOut: result.timedOut,
+      });
     },
   };
 }

@@ -10,7 +10,8 @@ export function taskTool(run: SubagentRunner): AgentTool {
   return {
     name: 'task',
     label: 'Subagent',
-    description: 'Hand a self-contained task to a subagent with its own context (read-only tools: read_file, list_dir, glob, grep). Several tasks in one message run in parallel. Returns the subagent\'s final answer.',
+    description:
+      "Hand a self-contained task to a subagent with its own context (read-only tools: read_file, list_dir, glob, grep). Several tasks in one message run in parallel. Returns the subagent's final answer.",
     parameters: Type.Object({
       description: Type.String({ description: 'A short name for the task (3 to 6 words)' }),
       prompt: Type.String({ description: 'Everything the subagent needs to know to do the task' }),

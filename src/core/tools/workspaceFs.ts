@@ -42,7 +42,9 @@ export class WorkspaceFs {
     const control = /[\u0000-\u001f\u007f]/.exec(p);
     if (control) {
       const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-      throw new ToolError(`the path ${JSON.stringify(p)} contains a control character (${code}); names with NUL, newlines or other control characters are refused, use a plain name`);
+      throw new ToolError(
+        `the path ${JSON.stringify(p)} contains a control character (${code}); names with NUL, newlines or other control characters are refused, use a plain name`,
+      );
     }
     const absolute = path.resolve(this.primary, p);
     const real = realpathOfNearest(absolute, p);
@@ -56,7 +58,9 @@ export class WorkspaceFs {
       throw new ToolError(`${asGiven} is inside Braid's own data folder, which tools never read or write`);
     }
     if (!this.roots.some((root) => isWithin(real, root))) {
-      throw new ToolError(`${asGiven} is outside the workspace${throughLink ? ' (through a symbolic link)' : ''}; tools only reach files inside ${this.roots.join(', ')}`);
+      throw new ToolError(
+        `${asGiven} is outside the workspace${throughLink ? ' (through a symbolic link)' : ''}; tools only reach files inside ${this.roots.join(', ')}`,
+      );
     }
   }
 

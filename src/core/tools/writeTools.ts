@@ -16,11 +16,19 @@ function currentImage(ctx: ToolContext, file: string, asGiven: string): Buffer |
   const stat = fs.statSync(file, { throwIfNoEntry: false });
   if (!stat) return null;
   if (stat.isDirectory()) throw new ToolError(`${asGiven} is a folder`);
-  return readWhole(ctx.workspace, file, asGiven, LIMITS.editFileBytes, 'too large for Braid to keep a copy to rewind to; change it with a command instead').data;
+  return readWhole(ctx.workspace, file, asGiven, LIMITS.editFileBytes, 'too large for Braid to keep a copy to rewind to; change it with a command instead')
+    .data;
 }
 
 /** Asks for a write, as a command when the file can make programs run later (a git hook, a VS Code task). */
-async function approveWrite(ctx: ToolContext, tool: 'write_file' | 'edit_file', file: string, summary: string, detail: string, signal?: AbortSignal): Promise<void> {
+async function approveWrite(
+  ctx: ToolContext,
+  tool: 'write_file' | 'edit_file',
+  file: string,
+  summary: string,
+  detail: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const risk = commandRisk(ctx.workspace.place(file).relative);
   await ctx.approvals.check({ tool, summary, detail, ...(risk ? { commandRisk: risk } : {}) }, signal);
 }
@@ -81,12 +89,16 @@ export function editFileTool(ctx: ToolContext): AgentTool {
       if (params.old_text === '') throw new ToolError('old_text is empty; give the exact text to replace');
       const count = text.split(params.old_text).length - 1;
       if (count === 0) throw new ToolError(`old_text was not found in ${params.path}; read the file and copy the text exactly`);
-      if (count > 1 && !params.replace_all) throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
+      if (count > 1 && !params.replace_all)
+        throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
       const next = params.replace_all ? text.split(params.old_text).join(params.new_text) : text.replace(params.old_text, () => params.new_text);
       const shown = ctx.workspace.display(file);
       await approveWrite(ctx, 'edit_file', file, `Edit ${shown}`, `- ${params.old_text.slice(0, 2000)}\n+ ${params.new_text.slice(0, 2000)}`, signal);
       await writeWithCheckpoint(ctx, file, before, next, id, params.path);
-      return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, { path: shown, replacements: params.replace_all ? count : 1 });
+      return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, {
+        path: shown,
+        replacements: params.replace_all ? count : 1,
+      });
     },
   };
 }

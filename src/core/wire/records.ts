@@ -128,8 +128,7 @@ export interface CompactionRecord extends Base {
 
 /** Every record type this version knows. */
 export type KnownRecord =
-  | AgentRecord | TurnBeginRecord | MessageRecord | UsageRecord | ToolRecord | FileChangeRecord
-  | TurnEndRecord | ForkedRecord | RewindRecord | CompactionRecord;
+  AgentRecord | TurnBeginRecord | MessageRecord | UsageRecord | ToolRecord | FileChangeRecord | TurnEndRecord | ForkedRecord | RewindRecord | CompactionRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -159,28 +158,44 @@ function isBlock(b: unknown): boolean {
   if (typeof b !== 'object' || b === null || typeof (b as { type?: unknown }).type !== 'string') return false;
   const block = b as Record<string, unknown>;
   switch (block.type) {
-    case 'text': return typeof block.text === 'string';
-    case 'thinking': return typeof block.thinking === 'string';
-    case 'toolCall': return typeof block.id === 'string' && typeof block.name === 'string' && typeof block.arguments === 'object' && block.arguments !== null;
-    case 'image': return typeof block.data === 'string' && typeof block.mimeType === 'string';
-    default: return true;
+    case 'text':
+      return typeof block.text === 'string';
+    case 'thinking':
+      return typeof block.thinking === 'string';
+    case 'toolCall':
+      return typeof block.id === 'string' && typeof block.name === 'string' && typeof block.arguments === 'object' && block.arguments !== null;
+    case 'image':
+      return typeof block.data === 'string' && typeof block.mimeType === 'string';
+    default:
+      return true;
   }
 }
 
 /** Checks the fields replay relies on; a known type without them is treated as a bad line. */
 function hasRequiredFields(r: Record<string, unknown>): boolean {
   switch (r.t) {
-    case 'agent': return typeof r.agentId === 'string';
-    case 'turn_begin': return isInt(r.turn);
-    case 'message': return isInt(r.turn) && typeof r.id === 'string' && isMessage(r.message);
-    case 'usage': return isInt(r.turn);
-    case 'tool': return isInt(r.turn) && typeof r.toolCallId === 'string';
-    case 'file_change': return isInt(r.turn) && typeof r.path === 'string';
-    case 'turn_end': return isInt(r.turn) && typeof r.outcome === 'string';
-    case 'forked': return typeof r.from === 'object' && r.from !== null;
-    case 'rewind': return isInt(r.toTurn) && r.toTurn >= 1;
-    case 'compaction': return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
-    default: return true;
+    case 'agent':
+      return typeof r.agentId === 'string';
+    case 'turn_begin':
+      return isInt(r.turn);
+    case 'message':
+      return isInt(r.turn) && typeof r.id === 'string' && isMessage(r.message);
+    case 'usage':
+      return isInt(r.turn);
+    case 'tool':
+      return isInt(r.turn) && typeof r.toolCallId === 'string';
+    case 'file_change':
+      return isInt(r.turn) && typeof r.path === 'string';
+    case 'turn_end':
+      return isInt(r.turn) && typeof r.outcome === 'string';
+    case 'forked':
+      return typeof r.from === 'object' && r.from !== null;
+    case 'rewind':
+      return isInt(r.toTurn) && r.toTurn >= 1;
+    case 'compaction':
+      return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
+    default:
+      return true;
   }
 }
 

@@ -1,4 +1,16 @@
-import { isKnown, type AgentRecord, type CompactionRecord, type FileChangeRecord, type ForkedRecord, type KnownRecord, type MessageRecord, type TurnBeginRecord, type TurnEndRecord, type UsageRecord, type WireRecord } from './records';
+import {
+  isKnown,
+  type AgentRecord,
+  type CompactionRecord,
+  type FileChangeRecord,
+  type ForkedRecord,
+  type KnownRecord,
+  type MessageRecord,
+  type TurnBeginRecord,
+  type TurnEndRecord,
+  type UsageRecord,
+  type WireRecord,
+} from './records';
 
 /** A record that belongs to a turn (and is dropped when a rewind drops that turn). */
 type TurnScoped = Extract<KnownRecord, { turn: number }>;

@@ -12,7 +12,14 @@ export function closeOpenToolCalls(messages: readonly Message[], text: string): 
     if (m.role !== 'assistant' || m.stopReason === 'error' || m.stopReason === 'aborted') continue;
     for (const block of m.content) {
       if (block.type === 'toolCall' && !answered.has(block.id)) {
-        closing.push({ role: 'toolResult', toolCallId: block.id, toolName: block.name, content: [{ type: 'text', text }], isError: true, timestamp: Date.now() });
+        closing.push({
+          role: 'toolResult',
+          toolCallId: block.id,
+          toolName: block.name,
+          content: [{ type: 'text', text }],
+          isError: true,
+          timestamp: Date.now(),
+        });
         answered.add(block.id);
       }
     }

@@ -15,7 +15,13 @@ export class WireLogWriter {
   private closed = false;
   private failure: Error | undefined;
 
-  private constructor(readonly file: string, private readonly fd: number, private needsNewline: boolean, private size: number, private readonly fence: (() => void) | undefined) {}
+  private constructor(
+    readonly file: string,
+    private readonly fd: number,
+    private needsNewline: boolean,
+    private size: number,
+    private readonly fence: (() => void) | undefined,
+  ) {}
 
   /** Opens (creating if needed, with its folder) a log for appending. */
   static open(file: string, options: { fence?: () => void } = {}): WireLogWriter {
@@ -124,7 +130,10 @@ export class WireLogWriter {
         throw this.failure;
       }
     });
-    this.chain = result.then(() => undefined, () => undefined);
+    this.chain = result.then(
+      () => undefined,
+      () => undefined,
+    );
     return result;
   }
 }

@@ -36,7 +36,20 @@ export interface ScanReport {
 }
 
 export function emptyReport(): ScanReport {
-  return { bytes: 0, lines: 0, records: 0, blankLines: 0, unknownRecords: 0, newerRecords: 0, badLines: 0, bad: [], invalidUtf8Lines: 0, tornTail: false, tornBytes: 0, unterminated: false };
+  return {
+    bytes: 0,
+    lines: 0,
+    records: 0,
+    blankLines: 0,
+    unknownRecords: 0,
+    newerRecords: 0,
+    badLines: 0,
+    bad: [],
+    invalidUtf8Lines: 0,
+    tornTail: false,
+    tornBytes: 0,
+    unterminated: false,
+  };
 }
 
 /** Which part of a log a scan reads: bytes `start` to `end`, records of the types `only` (all when absent). */
@@ -105,7 +118,8 @@ export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOpt
         if (skipping) {
           skipping = false; // this newline ends the overlong line
         } else {
-          if (!only || only.some((needle) => chunk.subarray(start, nl).includes(needle))) readLine(chunk, start, nl, chunkOffset + start, allValid, report, visit);
+          if (!only || only.some((needle) => chunk.subarray(start, nl).includes(needle)))
+            readLine(chunk, start, nl, chunkOffset + start, allValid, report, visit);
         }
         start = nl + 1;
       }

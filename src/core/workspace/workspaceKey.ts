@@ -15,7 +15,13 @@ export function normalizeWorkspacePath(dir: string): string {
 export function workspaceSlug(dir: string): string {
   const normalized = normalizeWorkspacePath(dir);
   const last = normalized.split('/').filter(Boolean).pop() ?? '';
-  const slug = last.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '').slice(0, 32).replace(/-$/, '');
+  const slug = last
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 32)
+    .replace(/-$/, '');
   return slug || 'root';
 }
 

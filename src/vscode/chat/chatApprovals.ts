@@ -30,7 +30,14 @@ export class ChatApprovals implements ApprovalUi {
       signal?.addEventListener('abort', onAbort, { once: true });
       const shown = this.push({
         kind: 'runtime-event',
-        event: { type: 'approval', approvalId, tool: request.tool, summary: request.summary, detail: (request.detail ?? '').slice(0, 4000), ...(request.commandRisk ? { commandRisk: request.commandRisk } : {}) },
+        event: {
+          type: 'approval',
+          approvalId,
+          tool: request.tool,
+          summary: request.summary,
+          detail: (request.detail ?? '').slice(0, 4000),
+          ...(request.commandRisk ? { commandRisk: request.commandRisk } : {}),
+        },
       });
       if (!shown) finish('deny');
       else this.reveal();

@@ -8,7 +8,9 @@ const UNTITLED = 'Braid Chat';
 
 /** A tab title: the session's title on one line, cut to what a tab shows. */
 export function editorTitle(title: string | undefined): string {
-  const line = labelText(title ?? '').replace(/\s+/g, ' ').trim();
+  const line = labelText(title ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line ? cutTitle(line, 40) : UNTITLED;
 }
 

@@ -53,7 +53,13 @@ export class ChatHub extends Disposable {
   /** The model the pages show; looked up once and again only when settings or VS Code's models change. */
   private model: Promise<ModelInfo> | undefined;
 
-  constructor(private readonly extensionUri: vscode.Uri, store: SessionStore | undefined, private readonly secrets: vscode.SecretStorage, memory: vscode.Memento, private readonly logger: Logger) {
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    store: SessionStore | undefined,
+    private readonly secrets: vscode.SecretStorage,
+    memory: vscode.Memento,
+    private readonly logger: Logger,
+  ) {
     super();
     // The pages stop listening first; their views and panels are VS Code's to dispose of.
     this._register({
@@ -63,13 +69,19 @@ export class ChatHub extends Disposable {
         disposeAll(pages);
       },
     });
-    this.current = this._register(new CurrentSession(store, vscodeChatHost(secrets, memory, {
-      post: (m) => this.post(m),
-      resync: () => void this.snapshot(),
-      reveal: () => {
-        if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
-      },
-    }), logger));
+    this.current = this._register(
+      new CurrentSession(
+        store,
+        vscodeChatHost(secrets, memory, {
+          post: (m) => this.post(m),
+          resync: () => void this.snapshot(),
+          reveal: () => {
+            if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
+          },
+        }),
+        logger,
+      ),
+    );
     // A pick writes up to four settings, one event each: the pages hear of the model they end in.
     let settle: NodeJS.Timeout | undefined;
     const modelChanged = () => {
@@ -81,9 +93,11 @@ export class ChatHub extends Disposable {
       }, 100);
     };
     this._register({ dispose: () => clearTimeout(settle) });
-    this._register(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsModelSettings(event)) modelChanged();
-    }));
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (affectsModelSettings(event)) modelChanged();
+      }),
+    );
     // Models VS Code offers come and go (an extension activates, Copilot signs in).
     this._register(vscode.lm.onDidChangeChatModels(modelChanged));
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.snapshot()));
@@ -91,11 +105,17 @@ export class ChatHub extends Disposable {
 
   /** Hosts a Chat page on a webview view or panel; it lives until the surface is disposed. */
   attach(surface: ChatSurface): ChatPage {
-    const page = new ChatPage(surface, this.extensionUri, this.logger, (p, message) => this.receive(p, message), (p) => {
-      this.pages.delete(p);
-      if (this.lastActive === p) this.lastActive = undefined;
-      for (const [id, asker] of this.sideAskers) if (asker === p) this.sideAskers.delete(id);
-    });
+    const page = new ChatPage(
+      surface,
+      this.extensionUri,
+      this.logger,
+      (p, message) => this.receive(p, message),
+      (p) => {
+        this.pages.delete(p);
+        if (this.lastActive === p) this.lastActive = undefined;
+        for (const [id, asker] of this.sideAskers) if (asker === p) this.sideAskers.delete(id);
+      },
+    );
     this.pages.add(page);
     return page;
   }
@@ -208,7 +228,10 @@ export class ChatHub extends Disposable {
       case 'keepSide': {
         const forkId = await this.current.keepSide(message.id);
         if (forkId) this.revealer?.(forkId);
-        if (forkId) void vscode.window.showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork').then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
+        if (forkId)
+          void vscode.window
+            .showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork')
+            .then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
         return;
       }
       case 'messageAction': {
@@ -250,7 +273,10 @@ export class ChatHub extends Disposable {
     const settings = readModelSettings();
     try {
       const { model, limits } = await chooseModel();
-      if (limits) this.logger.info(`model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`);
+      if (limits)
+        this.logger.info(
+          `model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`,
+        );
       return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: errorMessage(err) };

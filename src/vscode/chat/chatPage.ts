@@ -43,7 +43,8 @@ export class ChatPage extends Disposable {
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
     };
     webview.html = chatHtml(webview, extensionUri, { protocol: PROTOCOL_VERSION, place: surface.place }, vscode.Uri.joinPath);
-    this._register(webview.onDidReceiveMessage((raw: unknown) => {
+    this._register(
+      webview.onDidReceiveMessage((raw: unknown) => {
         const parsed = parseWebviewMessage(raw);
         if (!parsed.ok) {
           this.logger.warn(`dropped a webview message: ${parsed.reason}`);
@@ -51,11 +52,14 @@ export class ChatPage extends Disposable {
         }
         if (parsed.message.type === 'ready') this.ready = true;
         onMessage(this, parsed.message);
-      }));
-    this._register(surface.onDidDispose(() => {
-      this.dispose();
-      onDispose(this);
-    }));
+      }),
+    );
+    this._register(
+      surface.onDidDispose(() => {
+        this.dispose();
+        onDispose(this);
+      }),
+    );
   }
 
   /** True once the page said `ready` (a page shown again says it again). */

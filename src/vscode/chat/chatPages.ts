@@ -8,7 +8,8 @@ import type { SessionInfo, TranscriptEntry } from '../../protocol/frames';
 import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { toEntries } from './transcript';
 
-const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined => (c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined);
+const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined =>
+  c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined;
 
 /** The newest page of session `id` with its info: what a snapshot shows before its read-only and live parts. */
 export function sessionPage(store: SessionStore, id: string, info: SessionInfo): Pick<SessionView, 'info' | 'entries' | 'before' | 'damagedLines'> {
@@ -34,13 +35,23 @@ export function olderPage(store: SessionStore, sessionId: string, before: PageCu
  * entries shown, or without them, as for the /history command, its newest page), then other
  * sessions' of the workspace of `workspaceDir`.
  */
-export function promptHistory(store: SessionStore, currentId: string | undefined, workspaceDir: string | undefined, entries?: readonly TranscriptEntry[]): string[] {
+export function promptHistory(
+  store: SessionStore,
+  currentId: string | undefined,
+  workspaceDir: string | undefined,
+  entries?: readonly TranscriptEntry[],
+): string[] {
   const prompts = entries
     ? entries.flatMap((e) => (e.kind === 'user' ? [e.text] : []))
-    : currentId ? store.newestPage(currentId, PAGE_SIZE).messages.flatMap((m) => (m.message.role === 'user' ? [promptText(m.message)] : [])) : [];
+    : currentId
+      ? store.newestPage(currentId, PAGE_SIZE).messages.flatMap((m) => (m.message.role === 'user' ? [promptText(m.message)] : []))
+      : [];
   const mine = prompts.reverse();
   const others = workspaceDir
-    ? store.index.list({ workspaceKey: workspaceKey(workspaceDir), limit: 50 }).filter((r) => r.id !== currentId).map((r) => r.firstPrompt)
+    ? store.index
+        .list({ workspaceKey: workspaceKey(workspaceDir), limit: 50 })
+        .filter((r) => r.id !== currentId)
+        .map((r) => r.firstPrompt)
     : [];
   return [...new Set([...mine, ...others].map((t) => t.trim()).filter(Boolean))].slice(0, 200);
 }

@@ -44,14 +44,21 @@ export class CurrentSession {
   /** The rewind this window just made, while it can be undone: its session, what it did, the prompt it put back in the input. */
   private rewound: { id: string; note: string; prompt: string } | undefined;
 
-  constructor(private readonly store: SessionStore | undefined, private readonly host: ChatHost, private readonly logger: Logger) {
+  constructor(
+    private readonly store: SessionStore | undefined,
+    private readonly host: ChatHost,
+    private readonly logger: Logger,
+  ) {
     this.sides = new SideQuestions((m) => host.post(m));
-    this.approvals = new ChatApprovals((body) => {
-      const requestId = this.stream?.active;
-      if (!requestId || body.kind !== 'runtime-event') return false;
-      this.stream!.push(body, true);
-      return true;
-    }, () => host.reveal());
+    this.approvals = new ChatApprovals(
+      (body) => {
+        const requestId = this.stream?.active;
+        if (!requestId || body.kind !== 'runtime-event') return false;
+        this.stream!.push(body, true);
+        return true;
+      },
+      () => host.reveal(),
+    );
   }
 
   /** Calls `listener` when the current session, its title, its status or its usage changes. */
@@ -146,7 +153,8 @@ export class CurrentSession {
       // Another process took the lease over while this window was not answering: open the session
       // again, which follows that process read-only, or writes here if it has let go since.
       if (this.session?.takenOver) await this.switchTo(this.session.id);
-      if (this.following) return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
+      if (this.following)
+        return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
       if (!this.session) {
         this.session = await this.open(undefined);
         this.host.shown.set(this.session.id);
@@ -286,7 +294,8 @@ export class CurrentSession {
   private async openOrFollow(id: string, waitMs = 0, abandoned = () => false): Promise<void> {
     const deadline = Date.now() + waitMs;
     const keep = async (session: Session) => {
-      if (abandoned()) await session.close(); // another session was chosen while this one opened
+      if (abandoned())
+        await session.close(); // another session was chosen while this one opened
       else this.session = session;
     };
     for (;;) {
@@ -317,9 +326,13 @@ export class CurrentSession {
     // The generation this session belongs to is the one it was asked for in.
     const generation = this.generation;
     const session = await Session.open(await sessionOptions(this.requireStore(), this.host, this.approvals, this.logger), id);
-    const stream = new SessionStream(session.id, () => this.infoOf(session), (frames) => {
-      if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
-    });
+    const stream = new SessionStream(
+      session.id,
+      () => this.infoOf(session),
+      (frames) => {
+        if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
+      },
+    );
     if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {
       if (generation !== this.generation) return;

@@ -13,7 +13,10 @@ export class FrameRing {
   private bytes = 0;
   private last = 0;
 
-  constructor(private readonly maxFrames = RING_FRAMES, private readonly maxBytes = RING_BYTES) {}
+  constructor(
+    private readonly maxFrames = RING_FRAMES,
+    private readonly maxBytes = RING_BYTES,
+  ) {}
 
   /** The cursor of the newest frame (0 before the first). */
   get cursor(): number {

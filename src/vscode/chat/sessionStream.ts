@@ -48,7 +48,12 @@ export class SessionStream {
   /** Consecutive deltas of one kind are merged, so the live part stays one entry per answer. */
   private keepLive(frame: StreamFrame): void {
     const last = this.live[this.live.length - 1];
-    if (frame.kind === 'runtime-event' && last?.kind === 'runtime-event' && (frame.event.type === 'text-delta' || frame.event.type === 'thinking-delta') && last.event.type === frame.event.type) {
+    if (
+      frame.kind === 'runtime-event' &&
+      last?.kind === 'runtime-event' &&
+      (frame.event.type === 'text-delta' || frame.event.type === 'thinking-delta') &&
+      last.event.type === frame.event.type
+    ) {
       this.live[this.live.length - 1] = { ...frame, event: { ...frame.event, delta: (last.event as { delta: string }).delta + frame.event.delta } };
       return;
     }
@@ -66,7 +71,13 @@ export class SessionStream {
           this.usageAtStart = this.info().usage;
           this.live = [];
         }
-        if (prompt.state === 'blocked') this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: 'failed', error: `Blocked by the UserPromptSubmit hook: ${prompt.reason ?? ''}` });
+        if (prompt.state === 'blocked')
+          this.push({
+            kind: 'turn-terminal',
+            requestId: prompt.messageKey,
+            outcome: 'failed',
+            error: `Blocked by the UserPromptSubmit hook: ${prompt.reason ?? ''}`,
+          });
         else if (prompt.state === 'failed' && this.activeRequest !== prompt.messageKey) {
           // A prompt that failed to start ends here; one cancelled in the queue just leaves it.
           this.push({ kind: 'turn-terminal', requestId: prompt.messageKey, outcome: 'failed', ...(prompt.reason ? { error: prompt.reason } : {}) });
@@ -82,11 +93,25 @@ export class SessionStream {
         if (requestId) this.push({ kind: 'runtime-event', event: { type: event.type, requestId, delta: event.delta } }, true);
         return;
       case 'tool-start':
-        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-start', tool: this.cards.get(event.toolCallId) ?? toolCard(event.toolCallId, event.name, event.args) } }, true);
+        if (requestId)
+          this.push(
+            {
+              kind: 'runtime-event',
+              event: { type: 'tool-start', tool: this.cards.get(event.toolCallId) ?? toolCard(event.toolCallId, event.name, event.args) },
+            },
+            true,
+          );
         this.cards.delete(event.toolCallId);
         return;
       case 'tool-end':
-        if (requestId) this.push({ kind: 'runtime-event', event: { type: 'tool-end', key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) } }, true);
+        if (requestId)
+          this.push(
+            {
+              kind: 'runtime-event',
+              event: { type: 'tool-end', key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) },
+            },
+            true,
+          );
         return;
       case 'message': {
         const { message, id } = event.record;
@@ -120,13 +145,22 @@ export class SessionStream {
       case 'compaction': {
         const key = 'notice:compaction';
         if (event.phase === 'start') {
-          const why = event.reason === 'overflow' ? 'The model said the conversation is too long: compacting it, then retrying…' : 'Compacting the conversation: summarizing its older part…';
+          const why =
+            event.reason === 'overflow'
+              ? 'The model said the conversation is too long: compacting it, then retrying…'
+              : 'Compacting the conversation: summarizing its older part…';
           this.push({ kind: 'runtime-event', event: { type: 'notice', key, text: why, tone: 'progress' } }, true);
         } else if (event.phase === 'end' && event.record) {
           this.push({ kind: 'message-committed', entries: [compactionEntry(event.record)] });
           this.push({ kind: 'session-updated', info: this.info() });
         } else {
-          this.push({ kind: 'runtime-event', event: { type: 'notice', key, text: event.error ?? 'Compaction did not finish.', tone: event.phase === 'failed' ? 'error' : 'info' } }, true);
+          this.push(
+            {
+              kind: 'runtime-event',
+              event: { type: 'notice', key, text: event.error ?? 'Compaction did not finish.', tone: event.phase === 'failed' ? 'error' : 'info' },
+            },
+            true,
+          );
         }
         return;
       }

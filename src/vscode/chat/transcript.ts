@@ -28,7 +28,7 @@ export function toolCard(key: string, name: string, args: unknown): ToolEntry {
 
 /** A tool result's text for its card. */
 export function resultText(content: readonly { type: string; text?: string }[]): string {
-  return cut(content.map((b) => (b.type === 'text' ? b.text ?? '' : `[${b.type}]`)).join('\n'));
+  return cut(content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join('\n'));
 }
 
 /** The divider of a compaction; its key is the same live and from the log. */
@@ -41,14 +41,19 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
  * message it follows in the log. `newerExist` says the records are an older page. A tool call's card carries its result when the
  * result is among `records` (or in `results`, for a call whose result is on another page).
  */
-export function toEntries(records: readonly MessageRecord[], compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [], newerExist = false): TranscriptEntry[] {
+export function toEntries(
+  records: readonly MessageRecord[],
+  compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [],
+  newerExist = false,
+): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
     if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
   }
   const entries: TranscriptEntry[] = compactions.filter((c) => c.afterMessageId === undefined).map((c) => compactionEntry(c.record));
   const after = new Map<string, TranscriptEntry[]>();
-  for (const c of compactions) if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
+  for (const c of compactions)
+    if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
   for (const { message, id } of records) {
     if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id });
     else if (message.role === 'assistant') {

@@ -16,7 +16,10 @@ export function editLastPromptCommand(ctx: CommandContext): BraidCommand {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Edit Last Prompt works on its last prompt.');
         return;
       }
-      const last = store.newestPage(id, 40).messages.filter((m) => m.message.role === 'user').pop();
+      const last = store
+        .newestPage(id, 40)
+        .messages.filter((m) => m.message.role === 'user')
+        .pop();
       if (!last) {
         void vscode.window.showInformationMessage('This session has no prompt to edit yet.');
         return;
@@ -31,7 +34,13 @@ export function sideQuestionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.sideQuestion',
     run: async (arg?: unknown) => {
-      const question = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Side question (answered beside the conversation, never added to it)', placeHolder: 'What does this function return?' });
+      const question =
+        typeof arg === 'string'
+          ? arg
+          : await vscode.window.showInputBox({
+              prompt: 'Side question (answered beside the conversation, never added to it)',
+              placeHolder: 'What does this function return?',
+            });
       if (question?.trim()) await chat.sideQuestion(question.trim());
     },
   };
@@ -42,10 +51,13 @@ export function compactSessionCommand(chat: ChatHub): BraidCommand {
   return {
     id: 'braid.compactSession',
     run: async (focus?: unknown) => {
-      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true }, (_progress, token) => {
-        token.onCancellationRequested(() => chat.current.cancel());
-        return chat.current.compact(typeof focus === 'string' ? focus : undefined);
-      });
+      const done = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Braid: compacting the session…', cancellable: true },
+        (_progress, token) => {
+          token.onCancellationRequested(() => chat.current.cancel());
+          return chat.current.compact(typeof focus === 'string' ? focus : undefined);
+        },
+      );
       if (!done) void vscode.window.showInformationMessage('Nothing to compact yet: the whole conversation fits in what is kept verbatim.');
     },
   };
@@ -61,7 +73,10 @@ export function promptHistoryCommand(chat: ChatHub): BraidCommand {
         void vscode.window.showInformationMessage('No earlier prompts in this workspace yet.');
         return;
       }
-      const pick = await vscode.window.showQuickPick(prompts.map((p) => ({ label: p.split('\n')[0]!.slice(0, 200), detail: p.includes('\n') ? p.slice(0, 300) : undefined, prompt: p })), { placeHolder: 'Earlier prompts, newest first', matchOnDetail: true });
+      const pick = await vscode.window.showQuickPick(
+        prompts.map((p) => ({ label: p.split('\n')[0]!.slice(0, 200), detail: p.includes('\n') ? p.slice(0, 300) : undefined, prompt: p })),
+        { placeHolder: 'Earlier prompts, newest first', matchOnDetail: true },
+      );
       if (!pick) return;
       await chat.reveal();
       chat.prefill(pick.prompt);

@@ -26,7 +26,7 @@ export function reportFailure(logger: Logger, what: string, err: unknown, failur
     void vscode.window.showErrorMessage(message);
     return;
   }
-  logger.error(`${what} failed: ${err instanceof Error ? err.stack ?? message : message}`);
+  logger.error(`${what} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
   void vscode.window.showErrorMessage(`${failure}: ${message}`);
 }
 

@@ -19,7 +19,13 @@ export interface CommandContext {
 }
 
 /** The commands' context; `store` is undefined when it failed to open. */
-export function commandContext(options: { chat: ChatHub; logger: Logger; store: SessionStore | undefined; workspaceDir: string | undefined; revealSession: (id: string) => void }): CommandContext {
+export function commandContext(options: {
+  chat: ChatHub;
+  logger: Logger;
+  store: SessionStore | undefined;
+  workspaceDir: string | undefined;
+  revealSession: (id: string) => void;
+}): CommandContext {
   const { store, workspaceDir } = options;
   return {
     chat: options.chat,

@@ -84,15 +84,19 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
   const preview = previewRewind(store, id, messageId);
   const lines = preview.files.map((f) => `${f.action} ${f.path} (+${f.added} -${f.removed})${f.changedOutside ? ' — changed outside Braid, left alone' : ''}`);
   if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
-  if (preview.commandsMayHaveRun.length) lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
-  if (preview.refused.length) lines.push('', 'Left alone (outside this session\'s workspace folders, or not a regular file):', ...preview.refused.map((r) => `  ${r}`));
+  if (preview.commandsMayHaveRun.length)
+    lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
+  if (preview.refused.length)
+    lines.push('', "Left alone (outside this session's workspace folders, or not a regular file):", ...preview.refused.map((r) => `  ${r}`));
   const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
-  const choice = await vscode.window.showWarningMessage(rewindQuestion(preview), { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' }, ...choices);
+  const choice = await vscode.window.showWarningMessage(
+    rewindQuestion(preview),
+    { modal: true, detail: lines.join('\n') || 'No files were changed in these turns.' },
+    ...choices,
+  );
   if (!choice) return;
   const files = choice === 'Rewind and Restore Files';
-  const result = chat.current.currentId === id
-    ? await chat.current.rewind(messageId, files)
-    : await rewindSession(store, id, messageId, { files });
+  const result = chat.current.currentId === id ? await chat.current.rewind(messageId, files) : await rewindSession(store, id, messageId, { files });
   if (chat.current.currentId !== id) await chat.current.openSession(id);
   chat.prefill(result.text);
   await chat.reveal();
@@ -127,7 +131,10 @@ export function undoRewindCommand(ctx: CommandContext): BraidCommand {
 
 /** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */
 export async function forkAtMessage(ctx: CommandContext, id: string, messageId: string): Promise<void> {
-  const message = ctx.requireStore().history(id).messages.find((m) => m.id === messageId);
+  const message = ctx
+    .requireStore()
+    .history(id)
+    .messages.find((m) => m.id === messageId);
   if (!message) throw new UserFacingError('Braid could not find that message in the session any more.');
   await fork(ctx, id, message.turn);
 }

@@ -5,6 +5,8 @@ import { reported, type BraidCommand } from './command';
 /** Registers every command in one place, each reporting its failures in one message; each registration is disposed with the extension. */
 export function registerCommands(context: vscode.ExtensionContext, logger: Logger, commands: readonly BraidCommand[]): void {
   for (const command of commands) {
-    context.subscriptions.push(vscode.commands.registerCommand(command.id, (...args: unknown[]) => reported(logger, command.id, () => command.run(...args), command.failure)));
+    context.subscriptions.push(
+      vscode.commands.registerCommand(command.id, (...args: unknown[]) => reported(logger, command.id, () => command.run(...args), command.failure)),
+    );
   }
 }

@@ -34,7 +34,13 @@ export function lifecycleCommands(ctx: CommandContext): BraidCommand[] {
       if (title?.trim()) await s.rename(id, title);
     }),
     onSession('braid.exportSession', ctx, async (s, id) => {
-      const format = await vscode.window.showQuickPick([{ label: 'Markdown', value: 'md' as const }, { label: 'JSONL (the raw log)', value: 'jsonl' as const }], { placeHolder: 'Export as' });
+      const format = await vscode.window.showQuickPick(
+        [
+          { label: 'Markdown', value: 'md' as const },
+          { label: 'JSONL (the raw log)', value: 'jsonl' as const },
+        ],
+        { placeHolder: 'Export as' },
+      );
       if (!format) return;
       const doc = await vscode.workspace.openTextDocument({ content: s.export(id, format.value), language: format.value === 'md' ? 'markdown' : 'jsonl' });
       await vscode.window.showTextDocument(doc);
@@ -57,14 +63,17 @@ export function lifecycleCommands(ctx: CommandContext): BraidCommand[] {
       id: 'braid.rebuildIndex',
       run: async () => {
         const store = ctx.requireStore();
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Rebuilding the session index', cancellable: false }, async (progress) => {
-          let last = 0;
-          await store.index.rebuildFromFolders((done, total) => {
-            const pct = total ? (done / total) * 100 : 100;
-            progress.report({ increment: pct - last, message: `${done} of ${total} sessions` });
-            last = pct;
-          });
-        });
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Rebuilding the session index', cancellable: false },
+          async (progress) => {
+            let last = 0;
+            await store.index.rebuildFromFolders((done, total) => {
+              const pct = total ? (done / total) * 100 : 100;
+              progress.report({ increment: pct - last, message: `${done} of ${total} sessions` });
+              last = pct;
+            });
+          },
+        );
       },
     },
   ];

@@ -27,7 +27,10 @@ export function selectModelCommand(secrets: vscode.SecretStorage): BraidCommand 
   return {
     id: 'braid.selectModel',
     run: async () => {
-      const pick = await vscode.window.showQuickPick(quickPickItems(await listModelChoices(secrets)), { placeHolder: 'Model for the next turns', matchOnDescription: true });
+      const pick = await vscode.window.showQuickPick(quickPickItems(await listModelChoices(secrets)), {
+        placeHolder: 'Model for the next turns',
+        matchOnDescription: true,
+      });
       if (!pick?.choice) return;
       const resolved = await resolvePick(pick.choice);
       if (resolved) await applyModel(secrets, resolved);

@@ -19,17 +19,26 @@ export async function sessionArg(arg: unknown, ctx: CommandContext, archived = f
     void vscode.window.showInformationMessage('There are no archived sessions in this workspace.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(rows.map((r) => ({ label: sessionLabel(r), description: `${r.turnCount} turns`, id: r.id })), { placeHolder: 'Which session?' });
+  const pick = await vscode.window.showQuickPick(
+    rows.map((r) => ({ label: sessionLabel(r), description: `${r.turnCount} turns`, id: r.id })),
+    { placeHolder: 'Which session?' },
+  );
   return pick?.id;
 }
 
 /** The user's prompts of a session, newest first, to pick one (for fork at turn and rewind). */
 export async function pickPrompt(store: SessionStore, sessionId: string, placeHolder: string): Promise<{ id: string; turn: number; text: string } | undefined> {
-  const prompts = store.history(sessionId).messages.filter((m) => m.message.role === 'user').map((m) => ({ id: m.id, turn: m.turn, text: promptText(m.message) }));
+  const prompts = store
+    .history(sessionId)
+    .messages.filter((m) => m.message.role === 'user')
+    .map((m) => ({ id: m.id, turn: m.turn, text: promptText(m.message) }));
   if (prompts.length === 0) {
     void vscode.window.showInformationMessage('This session has no prompts yet.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: cutTitle(p.text, 120), prompt: p })), { placeHolder });
+  const pick = await vscode.window.showQuickPick(
+    prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: cutTitle(p.text, 120), prompt: p })),
+    { placeHolder },
+  );
   return pick?.prompt;
 }

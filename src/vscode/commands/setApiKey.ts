@@ -8,7 +8,8 @@ export function setApiKeyCommand(secrets: vscode.SecretStorage): BraidCommand {
   return {
     id: 'braid.setApiKey',
     run: async () => {
-      const provider = readModelSettings().provider || (await vscode.window.showInputBox({ prompt: 'Provider id (for example anthropic, openai, openrouter)' }));
+      const provider =
+        readModelSettings().provider || (await vscode.window.showInputBox({ prompt: 'Provider id (for example anthropic, openai, openrouter)' }));
       if (!provider) return;
       const key = await vscode.window.showInputBox({ prompt: `API key for ${provider}`, password: true, ignoreFocusOut: true });
       if (key === undefined) return;

@@ -16,9 +16,11 @@ export async function chooseModel(): Promise<ModelChoice> {
   const models = await vscode.lm.selectChatModels(settings.model ? { id: settings.model } : {});
   const chat = models[0];
   if (!chat) {
-    throw new ModelConfigError(settings.model
-      ? `VS Code offers no language model "${settings.model}"; check braid.model.`
-      : 'No model is configured and VS Code offers none: set braid.provider and braid.model, or install a language model extension such as Copilot.');
+    throw new ModelConfigError(
+      settings.model
+        ? `VS Code offers no language model "${settings.model}"; check braid.model.`
+        : 'No model is configured and VS Code offers none: set braid.provider and braid.model, or install a language model extension such as Copilot.',
+    );
   }
   return { ...withLimits(vscodeLmModel(chat), settings, SETTINGS_NAMES, undefined, "VS Code's model information"), thinking: 'off' };
 }

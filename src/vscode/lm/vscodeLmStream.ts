@@ -1,6 +1,16 @@
 import * as vscode from 'vscode';
 import type { StreamFn } from '@mariozechner/pi-agent-core';
-import { createAssistantMessageEventStream, streamSimple, type Api, type AssistantMessage, type Context, type Message, type Model, type TextContent, type ToolCall } from '@mariozechner/pi-ai';
+import {
+  createAssistantMessageEventStream,
+  streamSimple,
+  type Api,
+  type AssistantMessage,
+  type Context,
+  type Message,
+  type Model,
+  type TextContent,
+  type ToolCall,
+} from '@mariozechner/pi-ai';
 import { errorMessage } from '../../core/errors';
 
 /** The provider id (and API name) of models that VS Code's language model API serves. */
@@ -24,7 +34,10 @@ export function vscodeLmModel(chat: vscode.LanguageModelChat): Model<Api> {
 
 function textOf(content: Message['content']): string {
   if (typeof content === 'string') return content;
-  return content.filter((b): b is TextContent => b.type === 'text').map((b) => b.text).join('\n');
+  return content
+    .filter((b): b is TextContent => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
 }
 
 /** The kernel's context as vscode.lm messages. vscode.lm has no system role: the system prompt leads as a user message. */
@@ -34,7 +47,9 @@ export function toLmMessages(context: Context): vscode.LanguageModelChatMessage[
   for (const m of context.messages) {
     if (m.role === 'user') out.push(vscode.LanguageModelChatMessage.User(textOf(m.content)));
     else if (m.role === 'toolResult') {
-      out.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(m.toolCallId, [new vscode.LanguageModelTextPart(textOf(m.content))])]));
+      out.push(
+        vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(m.toolCallId, [new vscode.LanguageModelTextPart(textOf(m.content))])]),
+      );
     } else {
       if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;
       const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> = [];
@@ -56,9 +71,14 @@ export function toLmMessages(context: Context): vscode.LanguageModelChatMessage[
 export function streamVscodeLm(model: Model<Api>, context: Context, options?: { signal?: AbortSignal }): ReturnType<typeof streamSimple> {
   const stream = createAssistantMessageEventStream();
   const output: AssistantMessage = {
-    role: 'assistant', content: [], api: model.api, provider: model.provider, model: model.id,
+    role: 'assistant',
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: 'stop', timestamp: Date.now(),
+    stopReason: 'stop',
+    timestamp: Date.now(),
   };
   void (async () => {
     const cancel = new vscode.CancellationTokenSource();
@@ -97,8 +117,14 @@ export function streamVscodeLm(model: Model<Api>, context: Context, options?: { 
       }
       closeText();
       const sent = messages.map((m) => m.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('')).join('\n');
-      output.usage.input = await chat.countTokens(sent).then((n) => n, () => 0);
-      output.usage.output = await chat.countTokens(output.content.map((b) => (b.type === 'text' ? b.text : JSON.stringify(b))).join('')).then((n) => n, () => 0);
+      output.usage.input = await chat.countTokens(sent).then(
+        (n) => n,
+        () => 0,
+      );
+      output.usage.output = await chat.countTokens(output.content.map((b) => (b.type === 'text' ? b.text : JSON.stringify(b))).join('')).then(
+        (n) => n,
+        () => 0,
+      );
       output.usage.totalTokens = output.usage.input + output.usage.output;
       output.stopReason = output.content.some((b) => b.type === 'toolCall') ? 'toolUse' : 'stop';
       stream.push({ type: 'done', reason: output.stopReason as 'stop' | 'toolUse', message: output });

@@ -40,19 +40,37 @@ export function modelChoices(catalogue: ModelCatalogue): ModelChoiceItem[] {
   const { current } = catalogue;
   const lines: ModelChoiceItem[] = [];
   if (current?.provider && current.id) {
-    lines.push({ kind: 'model', group: 'current', provider: current.provider, model: current.id, label: `${current.provider} · ${current.id}`, description: 'current' });
+    lines.push({
+      kind: 'model',
+      group: 'current',
+      provider: current.provider,
+      model: current.id,
+      label: `${current.provider} · ${current.id}`,
+      description: 'current',
+    });
   }
   for (const m of catalogue.vscodeModels) {
     if (sameModel(current, m.provider, m.id)) continue;
-    lines.push({ kind: 'model', group: 'vscode', provider: m.provider, model: m.id, label: m.name || m.id, description: [m.vendor, m.id].filter(Boolean).join(' · ') });
+    lines.push({
+      kind: 'model',
+      group: 'vscode',
+      provider: m.provider,
+      model: m.id,
+      label: m.name || m.id,
+      description: [m.vendor, m.id].filter(Boolean).join(' · '),
+    });
   }
   const providers = [...catalogue.providers.filter((p) => p !== OPENAI_COMPATIBLE), OPENAI_COMPATIBLE];
   // The current provider leads its group, so another of its models is one step away.
   providers.sort((a, b) => Number(b === current?.provider) - Number(a === current?.provider));
   const keyed = providers.filter((p) => catalogue.configured(p));
   const others = providers.filter((p) => !catalogue.configured(p));
-  for (const [group, list] of [['keyed', keyed], ['other', others]] as const) {
-    for (const p of list) lines.push({ kind: 'provider', group, provider: p, label: p, description: providerDescription(p, group === 'keyed', p === current?.provider) });
+  for (const [group, list] of [
+    ['keyed', keyed],
+    ['other', others],
+  ] as const) {
+    for (const p of list)
+      lines.push({ kind: 'provider', group, provider: p, label: p, description: providerDescription(p, group === 'keyed', p === current?.provider) });
   }
   return lines;
 }
@@ -87,9 +105,13 @@ export interface ModelSettingsChange {
  * catalogue provider clears it. openai-compatible brings its own address; VS Code's models ignore
  * it. The demo mark of `npm start` describes the server it configured: a pick elsewhere drops it.
  */
-export function settingsForPick(now: ModelSettings, pick: { provider: string; model: string; baseUrl?: string }, isCatalogueProvider: (provider: string) => boolean): ModelSettingsChange {
+export function settingsForPick(
+  now: ModelSettings,
+  pick: { provider: string; model: string; baseUrl?: string },
+  isCatalogueProvider: (provider: string) => boolean,
+): ModelSettingsChange {
   const clear = pick.provider !== OPENAI_COMPATIBLE && isCatalogueProvider(pick.provider) && pick.provider !== now.provider && now.baseUrl.trim() !== '';
-  const baseUrl = pick.provider === OPENAI_COMPATIBLE ? pick.baseUrl ?? now.baseUrl : clear ? '' : now.baseUrl;
+  const baseUrl = pick.provider === OPENAI_COMPATIBLE ? (pick.baseUrl ?? now.baseUrl) : clear ? '' : now.baseUrl;
   const sameServer = pick.provider === now.provider && baseUrl === now.baseUrl;
   return { provider: pick.provider, model: pick.model, baseUrl, clearedBaseUrl: clear, demo: now.demo && sameServer };
 }

@@ -30,17 +30,20 @@ export async function listModelChoices(secrets: vscode.SecretStorage): Promise<M
   const settings = readModelSettings();
   const providers = getProviders() as string[];
   const stored = new Set<string>();
-  await Promise.all(providers.map(async (p) => {
-    if (await secrets.get(secretKey(p))) stored.add(p);
-  }));
+  await Promise.all(
+    providers.map(async (p) => {
+      if (await secrets.get(secretKey(p))) stored.add(p);
+    }),
+  );
   const lm = await vscode.lm.selectChatModels({});
   return modelChoices({
     current: await currentModel(),
     vscodeModels: lm.map((m) => ({ provider: VSCODE_LM, id: m.id, name: m.name, vendor: m.vendor })),
     providers,
-    configured: (p) => p === OPENAI_COMPATIBLE
-      ? settings.baseUrl.trim() !== ''
-      : stored.has(p) || Boolean(getEnvApiKey(p)) || (p === settings.provider && Boolean(process.env.BRAID_API_KEY)),
+    configured: (p) =>
+      p === OPENAI_COMPATIBLE
+        ? settings.baseUrl.trim() !== ''
+        : stored.has(p) || Boolean(getEnvApiKey(p)) || (p === settings.provider && Boolean(process.env.BRAID_API_KEY)),
   });
 }
 
@@ -49,7 +52,12 @@ async function chooseProviderModel(provider: string): Promise<{ provider: string
   const settings = readModelSettings();
   const mine = settings.provider === provider ? settings.model : undefined;
   if (provider === OPENAI_COMPATIBLE) {
-    const model = await vscode.window.showInputBox({ title: 'OpenAI-compatible server', prompt: 'Model id on your OpenAI-compatible server', value: mine ?? '', ignoreFocusOut: true });
+    const model = await vscode.window.showInputBox({
+      title: 'OpenAI-compatible server',
+      prompt: 'Model id on your OpenAI-compatible server',
+      value: mine ?? '',
+      ignoreFocusOut: true,
+    });
     if (!model?.trim()) return undefined;
     const baseUrl = await vscode.window.showInputBox({
       title: 'OpenAI-compatible server',
@@ -79,15 +87,20 @@ export async function applyModel(secrets: vscode.SecretStorage, pick: { provider
   const now = readModelSettings();
   const next = settingsForPick(now, pick, isCatalogueProvider);
   const config = vscode.workspace.getConfiguration('braid');
-  const write = (key: 'provider' | 'model' | 'baseUrl', value: string, was: string) => (value === was ? undefined : config.update(key, value, vscode.ConfigurationTarget.Global));
+  const write = (key: 'provider' | 'model' | 'baseUrl', value: string, was: string) =>
+    value === was ? undefined : config.update(key, value, vscode.ConfigurationTarget.Global);
   await write('baseUrl', next.baseUrl, now.baseUrl);
   await write('provider', next.provider, now.provider);
   await write('model', next.model, now.model);
   if (now.demo && !next.demo) await config.update('demoModel', false, vscode.ConfigurationTarget.Global);
   const cleared = next.clearedBaseUrl ? ` braid.baseUrl (${now.baseUrl}) was cleared: it was the address for ${now.provider || 'the previous provider'}.` : '';
-  const needsKey = isCatalogueProvider(next.provider) && !(await secrets.get(secretKey(next.provider))) && !getEnvApiKey(next.provider) && !process.env.BRAID_API_KEY;
+  const needsKey =
+    isCatalogueProvider(next.provider) && !(await secrets.get(secretKey(next.provider))) && !getEnvApiKey(next.provider) && !process.env.BRAID_API_KEY;
   if (needsKey) {
-    const choice = await vscode.window.showWarningMessage(`Braid uses ${next.provider} · ${next.model} from the next turn, but has no API key for ${next.provider} yet.${cleared}`, 'Set API Key');
+    const choice = await vscode.window.showWarningMessage(
+      `Braid uses ${next.provider} · ${next.model} from the next turn, but has no API key for ${next.provider} yet.${cleared}`,
+      'Set API Key',
+    );
     if (choice) await vscode.commands.executeCommand('braid.setApiKey');
   } else if (cleared) {
     void vscode.window.showInformationMessage(`Braid uses ${next.provider} · ${next.model} from the next turn.${cleared}`);
@@ -101,7 +114,9 @@ export async function applyModel(secrets: vscode.SecretStorage, pick: { provider
  * a model of its own), then saved like Braid: Select Model saves it.
  */
 export async function switchModel(secrets: vscode.SecretStorage, pick: ModelPick): Promise<void> {
-  const offered = (await listModelChoices(secrets)).some((c) => c.kind === pick.kind && c.provider === pick.provider && (pick.kind === 'provider' || c.model === pick.model));
+  const offered = (await listModelChoices(secrets)).some(
+    (c) => c.kind === pick.kind && c.provider === pick.provider && (pick.kind === 'provider' || c.model === pick.model),
+  );
   if (!offered) throw new Error(`${pick.provider}${pick.model ? ` · ${pick.model}` : ''} is not among the models Braid offers now; open the model list again.`);
   const resolved = await resolvePick(pick);
   if (resolved) await applyModel(secrets, resolved);

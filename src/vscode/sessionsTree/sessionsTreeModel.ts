@@ -79,13 +79,28 @@ export function nestForks(rows: readonly SessionRow[]): SessionNode[] {
 
 /** The last segment of a workspace path, for POSIX and Windows paths alike. */
 export function folderName(dir: string): string {
-  return dir.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || dir;
+  return (
+    dir
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() || dir
+  );
 }
 
 /** One node per workspace: this window's first (even before it has sessions), then by recent activity. */
 export function workspaceNodes(workspaces: readonly WorkspaceRow[], current?: { key: string; dir: string }): WorkspaceNode[] {
-  const node = (key: string, dir: string): WorkspaceNode => ({ kind: 'workspace', id: `workspace:${key}`, workspaceKey: key, workspaceDir: dir, name: folderName(dir), current: key === current?.key });
-  const others = [...workspaces].sort((a, b) => b.updatedAt - a.updatedAt).filter((w) => w.workspaceKey !== current?.key).map((w) => node(w.workspaceKey, w.workspaceDir));
+  const node = (key: string, dir: string): WorkspaceNode => ({
+    kind: 'workspace',
+    id: `workspace:${key}`,
+    workspaceKey: key,
+    workspaceDir: dir,
+    name: folderName(dir),
+    current: key === current?.key,
+  });
+  const others = [...workspaces]
+    .sort((a, b) => b.updatedAt - a.updatedAt)
+    .filter((w) => w.workspaceKey !== current?.key)
+    .map((w) => node(w.workspaceKey, w.workspaceDir));
   return current ? [node(current.key, current.dir), ...others] : others;
 }
 
@@ -100,7 +115,10 @@ export class SessionsTreeModel {
   private readonly parents = new Map<string, SessionsNode | undefined>();
   private readonly nodes = new Map<string, SessionsNode>();
 
-  constructor(private readonly source: SessionsSource, private readonly current: { key: string; dir: string } | undefined) {}
+  constructor(
+    private readonly source: SessionsSource,
+    private readonly current: { key: string; dir: string } | undefined,
+  ) {}
 
   roots(): SessionsNode[] {
     this.parents.clear();
@@ -119,7 +137,10 @@ export class SessionsTreeModel {
         // VS Code may hand back a node of an earlier listing; its forks are the latest listing's (a fork just made among them).
         const latest = this.nodes.get(node.id);
         const session = latest?.kind === 'session' ? latest : node;
-        const subagents = session.row.subagents > 0 ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent })) : [];
+        const subagents =
+          session.row.subagents > 0
+            ? this.source.subagents(node.id).map((agent): SubagentNode => ({ kind: 'subagent', id: `${node.id}/${agent.id}`, sessionId: node.id, agent }))
+            : [];
         return this.remember(node, [...subagents, ...session.forks]);
       }
       case 'subagent':
@@ -158,11 +179,12 @@ export class SessionsTreeModel {
 
   /** Records nested forks' parents too, so a fork can be revealed before its source was expanded. */
   private withForks(nodes: SessionNode[]): SessionNode[] {
-    const walk = (n: SessionNode) => n.forks.forEach((f) => {
-      this.parents.set(f.id, n);
-      this.nodes.set(f.id, f);
-      walk(f);
-    });
+    const walk = (n: SessionNode) =>
+      n.forks.forEach((f) => {
+        this.parents.set(f.id, n);
+        this.nodes.set(f.id, f);
+        walk(f);
+      });
     nodes.forEach(walk);
     return nodes;
   }
@@ -175,7 +197,6 @@ export class SessionsTreeModel {
     return nodes;
   }
 }
-
 
 /** When the first relative time of these nodes' sessions changes ("just now" becoming "1 min ago"); undefined when they show none. */
 export function nextTimeChange(nodes: readonly SessionsNode[], now: number): number | undefined {

@@ -5,7 +5,18 @@ import { sessionLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { Disposable } from '../disposable';
 import { TimeRedraw } from './timeRedraw';
-import { nextTimeChange, sessionDescription, sessionIcon, SessionsTreeModel, subagentIcon, usageLine, type SessionNode, type SessionsNode, type SessionsSource, type SubagentNode } from './sessionsTreeModel';
+import {
+  nextTimeChange,
+  sessionDescription,
+  sessionIcon,
+  SessionsTreeModel,
+  subagentIcon,
+  usageLine,
+  type SessionNode,
+  type SessionsNode,
+  type SessionsSource,
+  type SubagentNode,
+} from './sessionsTreeModel';
 import { counted } from '../../core/counted';
 
 /** What the tree lists, and a way to hear that it changed. */
@@ -30,7 +41,14 @@ export function indexSource(store: SessionStore): FollowedSource {
 }
 
 /** The tree without a store (it failed to open, and said so): nothing to list. */
-export const NO_SESSIONS: FollowedSource = { list: () => [], count: () => 0, workspaces: () => [], workspaceOf: () => undefined, subagents: () => [], onDidChange: () => () => undefined };
+export const NO_SESSIONS: FollowedSource = {
+  list: () => [],
+  count: () => 0,
+  workspaces: () => [],
+  workspaceOf: () => undefined,
+  subagents: () => [],
+  onDidChange: () => () => undefined,
+};
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
 export const ALL_WORKSPACES_KEY = 'braid.allWorkspaces';
@@ -68,7 +86,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
 
   /** Keeps relative times ("2 min ago") true: a redraw when the first of them changes, while the view is visible. */
   followClock(view: vscode.TreeView<SessionsNode>): vscode.Disposable {
-    const times = new TimeRedraw(() => this.refresh(), () => view.visible);
+    const times = new TimeRedraw(
+      () => this.refresh(),
+      () => view.visible,
+    );
     this.times = times;
     const visibility = view.onDidChangeVisibility((e) => e.visible && times.shown());
     return { dispose: () => (visibility.dispose(), times.cancel()) };
@@ -112,14 +133,20 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
   private sessionItem(node: SessionNode): vscode.TreeItem {
     const { row } = node;
     // Forks show at once; subagents are read from disk only when the user expands the session.
-    const state = node.forks.length > 0 ? vscode.TreeItemCollapsibleState.Expanded
-      : row.subagents > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+    const state =
+      node.forks.length > 0
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : row.subagents > 0
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(sessionLabel(row), state);
     item.id = node.id;
     item.description = sessionDescription(row);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
-    tooltip.appendMarkdown(`\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`);
+    tooltip.appendMarkdown(
+      `\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`,
+    );
     tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
     item.tooltip = tooltip;
@@ -134,7 +161,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     const item = new vscode.TreeItem(agent.title || 'Subagent', vscode.TreeItemCollapsibleState.None);
     item.id = node.id;
     item.description = `subagent · ${counted(agent.messageCount, 'message')}`;
-    item.tooltip = new vscode.MarkdownString().appendText(`${agent.title}\n`).appendMarkdown(`\n\`${agent.id}\` · ${agent.outcome}\n\n`).appendText(usageLine(agent.usage));
+    item.tooltip = new vscode.MarkdownString()
+      .appendText(`${agent.title}\n`)
+      .appendMarkdown(`\n\`${agent.id}\` · ${agent.outcome}\n\n`)
+      .appendText(usageLine(agent.usage));
     const parent = this.model.parent(node);
     item.iconPath = new vscode.ThemeIcon(subagentIcon(agent, parent?.kind === 'session' && parent.row.status === 'running'));
     item.contextValue = 'braid.subagent';

@@ -26,17 +26,24 @@ export class TimeRedraw {
   private timer: unknown;
   private due: number | undefined;
 
-  constructor(private readonly redraw: () => void, private readonly visible: () => boolean, private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly redraw: () => void,
+    private readonly visible: () => boolean,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** The view now shows times of which the first changes at `at` (none: undefined); a redraw already due sooner stands. */
   expect(at: number | undefined): void {
     if (at === undefined || (this.due !== undefined && this.due <= at)) return;
     this.cancel();
     this.due = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = this.due = undefined;
-      if (this.visible()) this.redraw();
-    }, Math.max(0, at - this.clock.now()) + SLACK_MS);
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = this.due = undefined;
+        if (this.visible()) this.redraw();
+      },
+      Math.max(0, at - this.clock.now()) + SLACK_MS,
+    );
   }
 
   /** The view became visible: its times may have gone stale meanwhile. */

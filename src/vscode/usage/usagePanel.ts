@@ -22,7 +22,12 @@ export class UsagePanel extends Disposable {
   private scope: UsageScope;
   private redraw: NodeJS.Timeout | undefined;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly store: SessionStore, private readonly workspaceDir: string | undefined, private readonly logger: Logger) {
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly store: SessionStore,
+    private readonly workspaceDir: string | undefined,
+    private readonly logger: Logger,
+  ) {
     super();
     this.scope = workspaceDir ? 'workspace' : 'all';
     this._register({ dispose: () => clearTimeout(this.redraw) });
@@ -37,9 +42,17 @@ export class UsagePanel extends Disposable {
       return;
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel(UsagePanel.viewType, 'Braid Usage', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [dist] });
+    const panel = vscode.window.createWebviewPanel(UsagePanel.viewType, 'Braid Usage', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [dist],
+    });
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'braid.svg');
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { script: 'usage.js', style: 'usage-style.css', title: 'Braid Usage', initial: {} }, vscode.Uri.joinPath);
+    panel.webview.html = webviewHtml(
+      panel.webview,
+      this.extensionUri,
+      { script: 'usage.js', style: 'usage-style.css', title: 'Braid Usage', initial: {} },
+      vscode.Uri.joinPath,
+    );
     const received = panel.webview.onDidReceiveMessage((raw: unknown) => {
       const message = parseUsagePageMessage(raw);
       if (message) void this.receive(message);

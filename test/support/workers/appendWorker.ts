@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   fs.writeSync(1, 'ready\n');
   for (let n = 0; n < Number(maxTurns ?? Infinity); n++) {
     const prompt = `p${process.pid}-${n}`;
-    await addTurn(writer, prompt, `answer ${n} ${'x'.repeat(n % 7 * 300)}`);
+    await addTurn(writer, prompt, `answer ${n} ${'x'.repeat((n % 7) * 300)}`);
     fs.writeSync(1, `ended ${prompt}\n`);
     if (n % 5 === 0) await store.index.flush();
     if (pauseMs) await new Promise((resolve) => setTimeout(resolve, Number(pauseMs)));

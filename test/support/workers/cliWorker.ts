@@ -9,7 +9,10 @@ import { runCli } from '../../../src/cli/run';
 import { safeReaddir } from '../../../src/core/fs/probe';
 import { isSessionId } from '../../../src/core/ids';
 
-interface Listed { id: string; archived: boolean }
+interface Listed {
+  id: string;
+  archived: boolean;
+}
 
 async function main(): Promise<void> {
   const [root, name, wasm, seconds] = process.argv.slice(2);
@@ -21,14 +24,23 @@ async function main(): Promise<void> {
     let out = '';
     let err = '';
     const started = performance.now();
-    const code = await runCli(['--data-dir', root!, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, wasmPath: wasm! });
+    const code = await runCli(['--data-dir', root!, ...args], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: {},
+      wasmPath: wasm!,
+    });
     (latencies[`cli ${op}`] ??= []).push(performance.now() - started);
     if (code === 0) {
       counts[`cli ${op}`] = (counts[`cli ${op}`] ?? 0) + 1;
       return out;
     }
     // Another process deleted, restored or is writing that session right now.
-    if (code === 1 && /^braid: .*(does not exist|not found|is being written|in the trash|exists already|just now)/i.test(err) && err.split('\n').filter(Boolean).length === 1) {
+    if (
+      code === 1 &&
+      /^braid: .*(does not exist|not found|is being written|in the trash|exists already|just now)/i.test(err) &&
+      err.split('\n').filter(Boolean).length === 1
+    ) {
       counts.raced!++;
       return undefined;
     }
@@ -37,8 +49,8 @@ async function main(): Promise<void> {
   let n = 0;
   while (Date.now() < deadline) {
     n++;
-    const listed = JSON.parse(await braid('list', ['list', '--all', '--json']) ?? '[]') as Listed[];
-    const archived = JSON.parse(await braid('list', ['list', '--all', '--archived', '--json']) ?? '[]') as Listed[];
+    const listed = JSON.parse((await braid('list', ['list', '--all', '--json'])) ?? '[]') as Listed[];
+    const archived = JSON.parse((await braid('list', ['list', '--all', '--archived', '--json'])) ?? '[]') as Listed[];
     const all = [...listed, ...archived];
     const target = all[Math.floor(Math.random() * all.length)];
     const roll = Math.random();
@@ -57,7 +69,9 @@ async function main(): Promise<void> {
     } else if (roll < 0.94) await braid('delete', ['delete', target.id]);
     else {
       const trash = path.join(root!, 'trash');
-      const id = safeReaddir(trash).flatMap((w) => safeReaddir(path.join(trash, w))).find(isSessionId);
+      const id = safeReaddir(trash)
+        .flatMap((w) => safeReaddir(path.join(trash, w)))
+        .find(isSessionId);
       if (id) await braid('undelete', ['undelete', id]);
     }
   }

@@ -20,7 +20,10 @@ async function main(): Promise<void> {
     const writer = await store.openWriter(sessionId!);
     await writer.close();
     // A rewind whose undo the kill prevented is undone first, so there is always something to rewind.
-    if (kind === 'rewind') await undoRewind(store, sessionId!).catch((err: unknown) => { if (!(err instanceof RewindError)) throw err; });
+    if (kind === 'rewind')
+      await undoRewind(store, sessionId!).catch((err: unknown) => {
+        if (!(err instanceof RewindError)) throw err;
+      });
   }
   say('ready');
   for (let n = 1; ; n++) {

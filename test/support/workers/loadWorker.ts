@@ -13,7 +13,8 @@ import { SessionBusyError } from '../../../src/core/store/writerLease';
 import { addTurn } from '../store';
 
 /** Errors a shared store may give when another process changes a session at the same instant. */
-const isRace = (err: unknown) => err instanceof SessionBusyError || err instanceof SessionNotFoundError || /exists already|not in the trash|ENOENT/.test((err as Error).message);
+const isRace = (err: unknown) =>
+  err instanceof SessionBusyError || err instanceof SessionNotFoundError || /exists already|not in the trash|ENOENT/.test((err as Error).message);
 
 async function main(): Promise<void> {
   const [root, name, wasm, seconds] = process.argv.slice(2);

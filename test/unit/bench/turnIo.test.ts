@@ -41,7 +41,16 @@ test('the fs counter names a state.json replace, its two fsyncs, a read and a lo
 
 test('a run fills its column of the section and keeps the other column, the notes and the rest of RESULTS.md', () => {
   const base = '# Benchmark results\n\n| measure | x |\n| --- | --- |\n| a | 1 |\n';
-  const before = withTurnIoFigures(base, 'How.', [['plain turn: state.json writes', '4'], ['gone: reads', '9']], 'before', 'commit aaa');
+  const before = withTurnIoFigures(
+    base,
+    'How.',
+    [
+      ['plain turn: state.json writes', '4'],
+      ['gone: reads', '9'],
+    ],
+    'before',
+    'commit aaa',
+  );
   const both = withTurnIoFigures(`${before}\n## Later section\n\nkept\n`, 'How.', [['plain turn: state.json writes', '1']], 'after', 'commit bbb');
   assert.ok(both.startsWith(base));
   assert.match(both, /\| plain turn: state\.json writes \| 4 \| 1 \|/);

@@ -23,7 +23,11 @@ class FakeHost implements ChatHost {
   resyncs = 0;
   reveals = 0;
   folders: string[];
-  constructor(private readonly faux: FauxProviderRegistration, workspace: string, readonly memory = new Map<string, string>()) {
+  constructor(
+    private readonly faux: FauxProviderRegistration,
+    workspace: string,
+    readonly memory = new Map<string, string>(),
+  ) {
     this.folders = [workspace];
   }
   workspaceDirs = () => this.folders;
@@ -64,7 +68,12 @@ async function withChat(run: (f: Fixture) => Promise<void>): Promise<void> {
   const chats = [new CurrentSession(store, host, logger)];
   try {
     await run({
-      store, workspace, faux, host, logger, chat: chats[0]!,
+      store,
+      workspace,
+      faux,
+      host,
+      logger,
+      chat: chats[0]!,
       reload: () => {
         const next = new CurrentSession(store, new FakeHost(faux, workspace, host.memory), logger);
         chats.push(next);
@@ -114,18 +123,24 @@ test('a prompt without a session opens a new one, remembers it, streams its turn
     assert.equal(host.shown.get(), id, 'a reloaded window shows it again');
     await until(() => terminal(host.frames(id), 'req-1') !== undefined, 'the turn ends');
     const frames = host.frames(id);
-    assert.deepEqual(frames.map((f) => f.cursor), frames.map((_, i) => i + 1));
+    assert.deepEqual(
+      frames.map((f) => f.cursor),
+      frames.map((_, i) => i + 1),
+    );
     const end = terminal(frames, 'req-1');
     assert.equal(end?.kind === 'turn-terminal' && end.outcome, 'completed');
     const last = frames.filter((f) => f.kind === 'session-updated').pop();
     assert.equal(last?.kind === 'session-updated' && last.info.title, 'Say hello');
-    assert.ok(changes >= 2, 'the new session and its turn\'s end are announced');
+    assert.ok(changes >= 2, "the new session and its turn's end are announced");
     const status = chat.status()!;
     assert.equal(status.title, 'Say hello');
     assert.equal(status.model, 'faux-1');
     assert.ok(status.tokens > 0);
     const view = chat.view();
-    assert.deepEqual(view.session?.entries.map((e) => e.kind), ['user', 'assistant']);
+    assert.deepEqual(
+      view.session?.entries.map((e) => e.kind),
+      ['user', 'assistant'],
+    );
     assert.equal(view.cursor, frames.length);
     assert.deepEqual(view.promptHistory, ['Say hello']);
   });
@@ -145,7 +160,7 @@ test('a prompt goes to the current session: a second one continues it', async ()
   });
 });
 
-test('switching sessions bumps the generation: the old session\'s late frames are dropped, its approval denied', async () => {
+test("switching sessions bumps the generation: the old session's late frames are dropped, its approval denied", async () => {
   await withChat(async (f) => {
     const { chat, host, workspace } = f;
     const old = await turnAskingToWrite(f, 'req-1', 'notes.md');
@@ -169,7 +184,11 @@ test('the queue shown comes from the open session: a prompt queued during a turn
     const { chat, host } = f;
     const id = await turnAskingToWrite(f, 'req-1', 'a.md');
     await chat.prompt('req-2', 'then this', false);
-    const queued = () => host.frames(id).filter((f) => f.kind === 'session-updated').pop();
+    const queued = () =>
+      host
+        .frames(id)
+        .filter((f) => f.kind === 'session-updated')
+        .pop();
     const update = queued();
     assert.deepEqual(update?.kind === 'session-updated' && update.info.queue.map((q) => q.text), ['then this']);
     const promptId = update?.kind === 'session-updated' ? update.info.queue[0]!.promptId : '';
@@ -189,7 +208,16 @@ test('frames and the status bar read the session from memory: a turn reads state
     store.get = (id: string) => (reads++, get(id));
     // The same turn through a bare Session: the core's own reads.
     faux.setResponses([fauxAssistantMessage('one')]);
-    const bare = await Session.open({ store, workspaceDirs: [workspace], model: host.chooseModel, apiKey: host.apiKey, systemPrompt: 's', approvals: { request: async () => 'allow' }, trusted: true, logger: recordingLogger() });
+    const bare = await Session.open({
+      store,
+      workspaceDirs: [workspace],
+      model: host.chooseModel,
+      apiKey: host.apiKey,
+      systemPrompt: 's',
+      approvals: { request: async () => 'allow' },
+      trusted: true,
+      logger: recordingLogger(),
+    });
     reads = 0;
     await bare.submit('first', { messageKey: 'k1' });
     await bare.waitForIdle();
@@ -226,7 +254,10 @@ test('after a reload the window shows the session it showed; one that went away 
     assert.equal(again.currentId, id);
     assert.deepEqual(changes, [id]);
     assert.equal(again.view().session?.readOnly, undefined, 'open for writing again');
-    assert.deepEqual(again.view().session?.entries.map((e) => e.kind), ['user', 'assistant']);
+    assert.deepEqual(
+      again.view().session?.entries.map((e) => e.kind),
+      ['user', 'assistant'],
+    );
     // A session deleted meanwhile: the next reload forgets it.
     await again.newSession();
     host.memory.set('shown', id);
@@ -248,14 +279,20 @@ test('a session another window writes is followed read-only: prompts and compact
       assert.equal(chat.currentId, created.id);
       assert.equal(chat.view().session?.readOnly, true);
       await chat.prompt('req-1', 'hello', false);
-      const failed = terminal(host.posted.flatMap((m) => (m.type === 'frames' ? m.frames : [])), 'req-1');
-      assert.match(failed?.kind === 'turn-terminal' ? failed.error ?? '' : '', /Another window is writing this session/);
+      const failed = terminal(
+        host.posted.flatMap((m) => (m.type === 'frames' ? m.frames : [])),
+        'req-1',
+      );
+      assert.match(failed?.kind === 'turn-terminal' ? (failed.error ?? '') : '', /Another window is writing this session/);
       await assert.rejects(chat.compact(), /compact it there/);
       await assert.rejects(chat.undoRewind(created.id), /undo the rewind there/);
       const resyncs = host.resyncs;
       await addTurn(other, 'from the other window', 'answered there');
       await until(() => host.resyncs > resyncs, 'the follower noticed the new turn');
-      assert.deepEqual(chat.view().session?.entries.map((e) => e.kind), ['user', 'assistant']);
+      assert.deepEqual(
+        chat.view().session?.entries.map((e) => e.kind),
+        ['user', 'assistant'],
+      );
       assert.equal(chat.view().session?.info.title, 'from the other window');
     } finally {
       await other.close();

@@ -10,7 +10,10 @@ test('cursors grow by one and after() returns exactly the frames a page missed',
   assert.deepEqual(ring.after(0), []);
   for (let i = 0; i < 5; i++) ring.push(rewound);
   assert.equal(ring.cursor, 5);
-  assert.deepEqual(ring.after(2)!.map((f) => f.cursor), [3, 4, 5]);
+  assert.deepEqual(
+    ring.after(2)!.map((f) => f.cursor),
+    [3, 4, 5],
+  );
   assert.deepEqual(ring.after(5), []);
   assert.equal(ring.after(6), undefined, 'a cursor from the future (another session) resyncs');
 });
@@ -18,7 +21,10 @@ test('cursors grow by one and after() returns exactly the frames a page missed',
 test('frames that left the ring make after() ask for a resync, by count and by bytes', () => {
   const byCount = new FrameRing(3, Number.MAX_SAFE_INTEGER);
   for (let i = 0; i < 10; i++) byCount.push(rewound);
-  assert.deepEqual(byCount.after(7)!.map((f) => f.cursor), [8, 9, 10]);
+  assert.deepEqual(
+    byCount.after(7)!.map((f) => f.cursor),
+    [8, 9, 10],
+  );
   assert.equal(byCount.after(6), undefined);
 
   const byBytes = new FrameRing(1000, 4096);

@@ -11,12 +11,16 @@ const catalogue = (over: Partial<ModelCatalogue> = {}): ModelCatalogue => ({
 });
 const lines = (c: ModelCatalogue) => modelChoices(c).map((l) => `${l.group}:${l.kind}:${l.provider}${l.model ? `/${l.model}` : ''}`);
 
-test('the current model comes first and marked, then VS Code\'s models, providers with a key (current provider first), then the rest', () => {
+test("the current model comes first and marked, then VS Code's models, providers with a key (current provider first), then the rest", () => {
   assert.deepEqual(lines(catalogue()), [
     'current:model:groq/llama-3.3-70b',
     'vscode:model:vscode-lm/gpt-x',
-    'keyed:provider:groq', 'keyed:provider:openai',
-    'other:provider:amazon-bedrock', 'other:provider:anthropic', 'other:provider:xai', 'other:provider:openai-compatible',
+    'keyed:provider:groq',
+    'keyed:provider:openai',
+    'other:provider:amazon-bedrock',
+    'other:provider:anthropic',
+    'other:provider:xai',
+    'other:provider:openai-compatible',
   ]);
   const [current] = modelChoices(catalogue());
   assert.equal(current!.description, 'current');
@@ -35,14 +39,39 @@ test('a VS Code model in use is listed once, as the current one; no current line
 });
 
 test('openai-compatible is configured by its server address and listed once, last of its group', () => {
-  const withServer = lines(catalogue({ current: { provider: 'openai-compatible', id: 'qwen' }, providers: ['anthropic', 'openai-compatible'], configured: (p) => p === 'openai-compatible' }));
-  assert.deepEqual(withServer, ['current:model:openai-compatible/qwen', 'vscode:model:vscode-lm/gpt-x', 'keyed:provider:openai-compatible', 'other:provider:anthropic']);
+  const withServer = lines(
+    catalogue({
+      current: { provider: 'openai-compatible', id: 'qwen' },
+      providers: ['anthropic', 'openai-compatible'],
+      configured: (p) => p === 'openai-compatible',
+    }),
+  );
+  assert.deepEqual(withServer, [
+    'current:model:openai-compatible/qwen',
+    'vscode:model:vscode-lm/gpt-x',
+    'keyed:provider:openai-compatible',
+    'other:provider:anthropic',
+  ]);
 });
 
-test('a provider\'s models list the current one first', () => {
-  const models = [{ id: 'a', contextWindow: 200_000 }, { id: 'b', contextWindow: 128_000 }, { id: 'c', contextWindow: 8_000 }];
-  assert.deepEqual(providerModelLines(models, 'b').map((l) => [l.id, l.current, l.description]), [['b', true, '128k context'], ['a', false, '200k context'], ['c', false, '8k context']]);
-  assert.deepEqual(providerModelLines(models, undefined).map((l) => l.id), ['a', 'b', 'c']);
+test("a provider's models list the current one first", () => {
+  const models = [
+    { id: 'a', contextWindow: 200_000 },
+    { id: 'b', contextWindow: 128_000 },
+    { id: 'c', contextWindow: 8_000 },
+  ];
+  assert.deepEqual(
+    providerModelLines(models, 'b').map((l) => [l.id, l.current, l.description]),
+    [
+      ['b', true, '128k context'],
+      ['a', false, '200k context'],
+      ['c', false, '8k context'],
+    ],
+  );
+  assert.deepEqual(
+    providerModelLines(models, undefined).map((l) => l.id),
+    ['a', 'b', 'c'],
+  );
 });
 
 const settings = (provider: string, baseUrl: string, model = 'm', demo = false) => ({ provider, model, baseUrl, demo });
@@ -52,10 +81,22 @@ test('picking another catalogue provider clears a server address set for the pre
   const fromLocal = settingsForPick(settings('openai-compatible', 'http://127.0.0.1:11434/v1'), { provider: 'anthropic', model: 'claude' }, catalogueProvider);
   assert.deepEqual(fromLocal, { provider: 'anthropic', model: 'claude', baseUrl: '', clearedBaseUrl: true, demo: false });
   // The same provider keeps the address the user set for it (a proxy, say).
-  assert.deepEqual(settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'openai', model: 'gpt' }, catalogueProvider), { provider: 'openai', model: 'gpt', baseUrl: 'https://proxy.example/v1', clearedBaseUrl: false, demo: false });
+  assert.deepEqual(settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'openai', model: 'gpt' }, catalogueProvider), {
+    provider: 'openai',
+    model: 'gpt',
+    baseUrl: 'https://proxy.example/v1',
+    clearedBaseUrl: false,
+    demo: false,
+  });
   // VS Code's models ignore it; an OpenAI-compatible server brings its own.
-  assert.equal(settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'vscode-lm', model: 'gpt-x' }, catalogueProvider).clearedBaseUrl, false);
-  assert.equal(settingsForPick(settings('anthropic', ''), { provider: 'openai-compatible', model: 'q', baseUrl: 'http://h/v1' }, catalogueProvider).baseUrl, 'http://h/v1');
+  assert.equal(
+    settingsForPick(settings('openai', 'https://proxy.example/v1'), { provider: 'vscode-lm', model: 'gpt-x' }, catalogueProvider).clearedBaseUrl,
+    false,
+  );
+  assert.equal(
+    settingsForPick(settings('anthropic', ''), { provider: 'openai-compatible', model: 'q', baseUrl: 'http://h/v1' }, catalogueProvider).baseUrl,
+    'http://h/v1',
+  );
 });
 
 test('the demo mark stays only while the pick is still the demo server', () => {
@@ -63,5 +104,9 @@ test('the demo mark stays only while the pick is still the demo server', () => {
   assert.equal(settingsForPick(demo, { provider: 'openai-compatible', model: 'other-id', baseUrl: 'http://127.0.0.1:9/v1' }, catalogueProvider).demo, true);
   assert.equal(settingsForPick(demo, { provider: 'openai-compatible', model: 'qwen', baseUrl: 'http://127.0.0.1:11434/v1' }, catalogueProvider).demo, false);
   assert.equal(settingsForPick(demo, { provider: 'anthropic', model: 'claude' }, catalogueProvider).demo, false);
-  assert.equal(settingsForPick({ ...demo, demo: false }, { provider: 'openai-compatible', model: 'scripted-model', baseUrl: 'http://127.0.0.1:9/v1' }, catalogueProvider).demo, false);
+  assert.equal(
+    settingsForPick({ ...demo, demo: false }, { provider: 'openai-compatible', model: 'scripted-model', baseUrl: 'http://127.0.0.1:9/v1' }, catalogueProvider)
+      .demo,
+    false,
+  );
 });

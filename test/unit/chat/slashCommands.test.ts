@@ -4,10 +4,22 @@ import { completions, parseInput } from '../../../media/src/slashCommands';
 import { SLASH_COMMANDS } from '../../../src/protocol/messages';
 
 test('typing a slash offers the commands that match, and only at the start of the input', () => {
-  assert.deepEqual(completions('/').map((c) => c.name), [...SLASH_COMMANDS]);
-  assert.deepEqual(completions('/fo').map((c) => c.name), ['fork']);
-  assert.deepEqual(completions('/ne').map((c) => c.name), ['new']);
-  assert.deepEqual(completions('/c').map((c) => c.name), ['compact']);
+  assert.deepEqual(
+    completions('/').map((c) => c.name),
+    [...SLASH_COMMANDS],
+  );
+  assert.deepEqual(
+    completions('/fo').map((c) => c.name),
+    ['fork'],
+  );
+  assert.deepEqual(
+    completions('/ne').map((c) => c.name),
+    ['new'],
+  );
+  assert.deepEqual(
+    completions('/c').map((c) => c.name),
+    ['compact'],
+  );
   assert.deepEqual(completions('/xyz'), []);
   assert.deepEqual(completions('hello /fo'), []);
   assert.deepEqual(completions('/fork now'), [], 'no list once an argument is typed');

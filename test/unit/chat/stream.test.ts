@@ -14,11 +14,42 @@ const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, c
 
 /** A turn as a Session emits it: a prompt that streams text, calls a tool that edits a file, then answers. */
 function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { events: SessionEvent[]; records: MessageRecord[] } {
-  const user: MessageRecord = { v: 1, ts: 1, t: 'message', turn: 1, id: userMessageId(SESSION, key), message: { role: 'user', content: [{ type: 'text', text: 'Fix the greeting' }], timestamp: 1 } };
-  const assistant1 = { role: 'assistant', content: [{ type: 'text', text: 'Let me edit it.' }, { type: 'toolCall', id: 'call_1', name: 'edit_file', arguments: { path: 'a.ts', old_text: 'hi', new_text: 'hello' } }], api: 'openai-completions', provider: 'p', model: 'm', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: 'toolUse', timestamp: 2 } as Message;
-  const result = { role: 'toolResult', toolCallId: 'call_1', toolName: 'edit_file', content: [{ type: 'text', text: 'Edited a.ts' }], isError: false, timestamp: 3 } as Message;
+  const user: MessageRecord = {
+    v: 1,
+    ts: 1,
+    t: 'message',
+    turn: 1,
+    id: userMessageId(SESSION, key),
+    message: { role: 'user', content: [{ type: 'text', text: 'Fix the greeting' }], timestamp: 1 },
+  };
+  const assistant1 = {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Let me edit it.' },
+      { type: 'toolCall', id: 'call_1', name: 'edit_file', arguments: { path: 'a.ts', old_text: 'hi', new_text: 'hello' } },
+    ],
+    api: 'openai-completions',
+    provider: 'p',
+    model: 'm',
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: 'toolUse',
+    timestamp: 2,
+  } as Message;
+  const result = {
+    role: 'toolResult',
+    toolCallId: 'call_1',
+    toolName: 'edit_file',
+    content: [{ type: 'text', text: 'Edited a.ts' }],
+    isError: false,
+    timestamp: 3,
+  } as Message;
   const assistant2 = { ...assistant1, content: [{ type: 'text', text: 'Done: it says hello.' }], stopReason: 'stop', timestamp: 4 } as Message;
-  const records: MessageRecord[] = [user, { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_a1', message: assistant1 }, { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_r1', message: result }, { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_a2', message: assistant2 }];
+  const records: MessageRecord[] = [
+    user,
+    { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_a1', message: assistant1 },
+    { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_r1', message: result },
+    { v: 1, ts: 1, t: 'message', turn: 1, id: 'msg_a2', message: assistant2 },
+  ];
   const prompt = { promptId: 'prm_1', text: 'Fix the greeting', messageKey: key };
   const events: SessionEvent[] = [
     { type: 'prompt', prompt: { ...prompt, state: 'pending' } },
@@ -61,7 +92,11 @@ test('a turn becomes frames: deltas are live until their message commits, the us
     stream.onEvent(e);
     liveAfter.push(stream.liveFrames().length);
   }
-  assert.deepEqual(sent.map((f) => f.cursor), sent.map((_, i) => i + 1), 'cursors are 1, 2, 3, ...');
+  assert.deepEqual(
+    sent.map((f) => f.cursor),
+    sent.map((_, i) => i + 1),
+    'cursors are 1, 2, 3, ...',
+  );
   const committedUser = sent.find((f) => f.kind === 'message-committed' && f.entries[0]?.kind === 'user');
   assert.equal(committedUser?.kind === 'message-committed' && committedUser.requestId, 'req-1');
   // Two thinking deltas and two text deltas merge into one live frame each.
@@ -72,7 +107,7 @@ test('a turn becomes frames: deltas are live until their message commits, the us
   assert.equal(liveAfter[11], 2, 'a tool result does not clear the live part');
   assert.equal(liveAfter[16], 0);
   const terminal = sent.find((f) => f.kind === 'turn-terminal');
-  assert.deepEqual(terminal?.kind === 'turn-terminal' && terminal.usage, { input: 30, output: 9, cacheRead: 0, costTotal: 0 }, 'the turn\'s own calls');
+  assert.deepEqual(terminal?.kind === 'turn-terminal' && terminal.usage, { input: 30, output: 9, cacheRead: 0, costTotal: 0 }, "the turn's own calls");
   assert.equal(stream.active, undefined);
   ownUsage = { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
 });
@@ -92,7 +127,10 @@ test('a page that comes back at any point of a turn ends with the same transcrip
   }
   assert.ok(watcher.applyFrames(SESSION, all));
   const expected = JSON.stringify(watcher.entries);
-  assert.deepEqual(watcher.entries.map((e) => e.kind), ['user', 'assistant', 'tool', 'assistant', 'status']);
+  assert.deepEqual(
+    watcher.entries.map((e) => e.kind),
+    ['user', 'assistant', 'tool', 'assistant', 'status'],
+  );
   const tool = watcher.entries[2]!;
   assert.equal(tool.kind === 'tool' && tool.status, 'done');
   assert.equal(tool.kind === 'tool' && tool.diff, '-hi\n+hello');
@@ -132,10 +170,17 @@ test('a prompt cancelled in the queue leaves it quietly; one that fails to start
   const queued = { promptId: 'prm_q', text: 'later', messageKey: 'req-q' };
   stream.onEvent({ type: 'prompt', prompt: { ...queued, state: 'pending' } });
   stream.onEvent({ type: 'prompt', prompt: { ...queued, state: 'cancelled' } });
-  assert.deepEqual(sent.map((f) => f.kind), ['session-updated', 'session-updated']);
+  assert.deepEqual(
+    sent.map((f) => f.kind),
+    ['session-updated', 'session-updated'],
+  );
   stream.onEvent({ type: 'prompt', prompt: { ...queued, messageKey: 'req-f', state: 'failed', reason: 'No model is configured.' } });
   const terminal = sent.at(-2);
-  assert.deepEqual(terminal?.kind === 'turn-terminal' && [terminal.requestId, terminal.outcome, terminal.error], ['req-f', 'failed', 'No model is configured.']);
+  assert.deepEqual(terminal?.kind === 'turn-terminal' && [terminal.requestId, terminal.outcome, terminal.error], [
+    'req-f',
+    'failed',
+    'No model is configured.',
+  ]);
 });
 
 test('a compaction shows as a divider after the message it follows, live and from the log alike; its progress line goes away', () => {
@@ -163,6 +208,9 @@ test('a compaction shows as a divider after the message it follows, live and fro
   const kinds = page.entries.map((e) => e.kind);
   assert.deepEqual(kinds, ['user', 'assistant', 'tool', 'assistant', 'compaction', 'status']);
   const fromLog = toEntries(records, [{ record, afterMessageId: 'msg_a2' }]);
-  assert.deepEqual(fromLog.map((e) => e.kind), ['user', 'assistant', 'tool', 'assistant', 'compaction']);
+  assert.deepEqual(
+    fromLog.map((e) => e.kind),
+    ['user', 'assistant', 'tool', 'assistant', 'compaction'],
+  );
   assert.equal(fromLog[4]!.key, page.entries[4]!.key, 'the same key live and stored');
 });

@@ -11,7 +11,14 @@ import { SessionStream } from '../../../src/vscode/chat/sessionStream';
 // one ring, each page with its own cursor.
 const SESSION = 'ses_two';
 const info = (): SessionInfo => ({ id: SESSION, title: 't', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false });
-const user = (key: string): MessageRecord => ({ v: 1, ts: 1, t: 'message', turn: 1, id: userMessageId(SESSION, key), message: { role: 'user', content: [{ type: 'text', text: 'Write notes' }], timestamp: 1 } });
+const user = (key: string): MessageRecord => ({
+  v: 1,
+  ts: 1,
+  t: 'message',
+  turn: 1,
+  id: userMessageId(SESSION, key),
+  message: { role: 'user', content: [{ type: 'text', text: 'Write notes' }], timestamp: 1 },
+});
 
 test('a prompt sent from one page streams into the other page live, approvals included; both end with the same transcript', () => {
   const pages = { sender: new ChatModel(), other: new ChatModel() };
@@ -26,7 +33,14 @@ test('a prompt sent from one page streams into the other page live, approvals in
   stream.onEvent({ type: 'message', record: user('req-a') });
   stream.onEvent({ type: 'text-delta', turn: 1, delta: 'Writing ' });
   assert.equal(pages.other.running, 'req-a', 'the other page knows a turn runs');
-  assert.deepEqual(pages.other.entries.map((e) => [e.kind, 'text' in e ? e.text : '']), [['user', 'Write notes'], ['live', 'Writing ']], 'the other page streams the answer as it comes');
+  assert.deepEqual(
+    pages.other.entries.map((e) => [e.kind, 'text' in e ? e.text : '']),
+    [
+      ['user', 'Write notes'],
+      ['live', 'Writing '],
+    ],
+    'the other page streams the answer as it comes',
+  );
   // An approval asked during the turn shows on both pages; an answer from either resolves both.
   stream.push({ kind: 'runtime-event', event: { type: 'approval', approvalId: 'apr-1', tool: 'write_file', summary: 'Create notes.md', detail: '' } }, true);
   assert.ok(Object.values(pages).every((p) => p.entries.some((e) => e.kind === 'approval' && e.key === 'apr-1' && !e.decision)));
@@ -45,7 +59,10 @@ test('two pages never make the same request id, even in the same millisecond', (
   const b = new RequestIds(pageTag(), now);
   const ids = [a.next('req'), b.next('req'), a.next('req'), b.next('req'), a.next('side'), b.next('side')];
   assert.equal(new Set(ids).size, ids.length, ids.join(' '));
-  assert.ok(ids.every((id) => id.length <= 128), 'the host accepts ids up to 128 characters');
+  assert.ok(
+    ids.every((id) => id.length <= 128),
+    'the host accepts ids up to 128 characters',
+  );
   assert.notEqual(pageTag(), pageTag());
 });
 
@@ -56,5 +73,12 @@ test('a model switch is said once, after the newest entry', () => {
   page.noteModel('The next turn uses a · one.');
   page.addPending('req-2', 'again');
   page.noteModel('The next turn uses b · two.');
-  assert.deepEqual(page.entries.map((e) => [e.kind, 'text' in e ? e.text : '']), [['pending', 'hello'], ['pending', 'again'], ['notice', 'The next turn uses b · two.']]);
+  assert.deepEqual(
+    page.entries.map((e) => [e.kind, 'text' in e ? e.text : '']),
+    [
+      ['pending', 'hello'],
+      ['pending', 'again'],
+      ['notice', 'The next turn uses b · two.'],
+    ],
+  );
 });

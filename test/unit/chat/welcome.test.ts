@@ -6,7 +6,7 @@ import { demoAgentReply } from '../../../src/demo/demoAgent';
 import type { SessionView } from '../../../src/protocol/messages';
 
 // The Chat page's welcome and Undo bar, without a DOM: what they offer, and when.
-test('the welcome offers the demo\'s own requests with the demo model, general prompts otherwise, and names the model', () => {
+test("the welcome offers the demo's own requests with the demo model, general prompts otherwise, and names the model", () => {
   const demo = { provider: 'openai-compatible', id: 'braid-demo', demo: true };
   const examples = welcomeExamples(demo);
   assert.equal(examples.length, 3);

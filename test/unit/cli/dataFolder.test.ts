@@ -50,7 +50,10 @@ test('on a machine without any store, commands that only read (or find no sessio
   const run = (...args: string[]) => braidIn(args, { env: m.env, cwd: m.workspace });
   const list = await run('list');
   assert.equal(list.code, 0, list.err);
-  assert.equal(list.out, `No sessions: there is no Braid data in ${m.vscode} (VS Code's folder for Braid); --data-dir or BRAID_HOME picks another (braid where says how it was chosen).\n`);
+  assert.equal(
+    list.out,
+    `No sessions: there is no Braid data in ${m.vscode} (VS Code's folder for Braid); --data-dir or BRAID_HOME picks another (braid where says how it was chosen).\n`,
+  );
   assert.deepEqual(JSON.parse((await run('list', '--all', '--json')).out), []);
   assert.match((await run('search', 'anything')).out, /^No matching sessions: there is no Braid data in /);
   const usage = await run('usage', '--json');
@@ -63,14 +66,30 @@ test('on a machine without any store, commands that only read (or find no sessio
     assert.ok(r.out.includes(m.vscode), `${args.join(' ')} names the folder: ${r.out}`);
   }
   assert.deepEqual(JSON.parse((await run('doctor', '--json')).out), { sessions: 0, logs: 0, records: 0, findings: [] });
-  for (const args of [['show', 'ses_01M8QS'], ['export', 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV'], ['rename', '01M8QS', 'x'], ['archive', '01M8QS'], ['restore', '01M8QS'],
-    ['delete', '01M8QS'], ['undelete', '01M8QS'], ['fork', '01M8QS'], ['rewind', '01M8QS', '--turn', '1'], ['undo-rewind', '01M8QS']]) {
+  for (const args of [
+    ['show', 'ses_01M8QS'],
+    ['export', 'ses_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['rename', '01M8QS', 'x'],
+    ['archive', '01M8QS'],
+    ['restore', '01M8QS'],
+    ['delete', '01M8QS'],
+    ['undelete', '01M8QS'],
+    ['fork', '01M8QS'],
+    ['rewind', '01M8QS', '--turn', '1'],
+    ['undo-rewind', '01M8QS'],
+  ]) {
     const r = await run(...args);
     assert.equal(r.code, 1, `${args.join(' ')}: ${r.err}`);
-    assert.equal(r.err, `braid: there is no Braid data in ${m.vscode} (VS Code's folder for Braid); pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)\n`);
+    assert.equal(
+      r.err,
+      `braid: there is no Braid data in ${m.vscode} (VS Code's folder for Braid); pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)\n`,
+    );
   }
   const model = { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'm', BRAID_BASE_URL: 'http://127.0.0.1:9/v1' };
-  for (const args of [['exec', '--continue', 'go on'], ['exec', '--session', '01M8QS', 'go on']]) {
+  for (const args of [
+    ['exec', '--continue', 'go on'],
+    ['exec', '--session', '01M8QS', 'go on'],
+  ]) {
     const r = await braidIn(args, { env: { ...m.env, ...model }, cwd: m.workspace });
     assert.equal(r.code, 1, r.err);
     assert.match(r.err, /there is no Braid data in /);
@@ -84,34 +103,57 @@ test('braid where names the data folder, how it was chosen, whether it holds a s
   const id = await storeWithSession(m.vscode, m.workspace);
   const r = await braidIn(['where'], { env: m.env, cwd: m.workspace });
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, [
-    `data folder    ${m.vscode}`,
-    "chosen by      VS Code's folder for Braid (the default: no --data-dir, no BRAID_HOME)",
-    'store          1 session',
-    `workspace      ${m.workspace}`,
-    `workspace key  ${workspaceKey(m.workspace)}`,
-    'sessions here  1',
-    `other folder   npm start's folder for Braid: ${m.start} (no Braid data)`,
-    '',
-  ].join('\n'));
-  const json = JSON.parse((await braidIn(['--data-dir', path.join(m.home, 'elsewhere'), 'where', '--json'], { env: m.env, cwd: m.workspace })).out) as Record<string, unknown>;
-  assert.deepEqual([json.dataDir, json.source, json.storeExists, json.sessions, json.workspaceKey], [path.join(m.home, 'elsewhere'), 'option', false, 0, workspaceKey(m.workspace)]);
-  assert.deepEqual((json.others as Array<{ source: string; sessions: number }>).map((o) => [o.source, o.sessions]), [['vscode', 1], ['start-profile', 0]]);
+  assert.equal(
+    r.out,
+    [
+      `data folder    ${m.vscode}`,
+      "chosen by      VS Code's folder for Braid (the default: no --data-dir, no BRAID_HOME)",
+      'store          1 session',
+      `workspace      ${m.workspace}`,
+      `workspace key  ${workspaceKey(m.workspace)}`,
+      'sessions here  1',
+      `other folder   npm start's folder for Braid: ${m.start} (no Braid data)`,
+      '',
+    ].join('\n'),
+  );
+  const json = JSON.parse((await braidIn(['--data-dir', path.join(m.home, 'elsewhere'), 'where', '--json'], { env: m.env, cwd: m.workspace })).out) as Record<
+    string,
+    unknown
+  >;
+  assert.deepEqual(
+    [json.dataDir, json.source, json.storeExists, json.sessions, json.workspaceKey],
+    [path.join(m.home, 'elsewhere'), 'option', false, 0, workspaceKey(m.workspace)],
+  );
+  assert.deepEqual(
+    (json.others as Array<{ source: string; sessions: number }>).map((o) => [o.source, o.sessions]),
+    [
+      ['vscode', 1],
+      ['start-profile', 0],
+    ],
+  );
   const viaEnv = await braidIn(['where'], { env: { ...m.env, BRAID_HOME: 'data' }, cwd: m.workspace });
   assert.match(viaEnv.out, new RegExp(`^data folder    ${path.join(m.workspace, 'data')}\nchosen by      BRAID_HOME\nstore          none yet`));
   assert.ok(id);
 });
 
-test('npm start\'s store is used when it is the only one with sessions, and the CLI says so on stderr', async () => {
+test("npm start's store is used when it is the only one with sessions, and the CLI says so on stderr", async () => {
   const m = machine();
   const id = await storeWithSession(m.start, m.workspace, 'made in npm start');
   fs.mkdirSync(m.vscode, { recursive: true }); // VS Code made Braid's folder, but no session is in it
   const list = await braidIn(['list'], { env: m.env, cwd: m.workspace });
   assert.equal(list.code, 0, list.err);
   assert.match(list.out, new RegExp(`^${id} `));
-  assert.equal(list.err, `braid: using npm start's data folder ${m.start} (VS Code's folder for Braid holds no Braid data); --data-dir or BRAID_HOME picks another\n`);
+  assert.equal(
+    list.err,
+    `braid: using npm start's data folder ${m.start} (VS Code's folder for Braid holds no Braid data); --data-dir or BRAID_HOME picks another\n`,
+  );
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
-  assert.match(where.out, new RegExp(`^data folder    ${m.start}\nchosen by      npm start's folder for Braid \\(VS Code's folder for Braid holds no sessions\\)\nstore          1 session`));
+  assert.match(
+    where.out,
+    new RegExp(
+      `^data folder    ${m.start}\nchosen by      npm start's folder for Braid \\(VS Code's folder for Braid holds no sessions\\)\nstore          1 session`,
+    ),
+  );
   // An empty store in VS Code's folder does not hide npm start's sessions either.
   await (await openStore(m.vscode)).close();
   const again = await braidIn(['list'], { env: m.env, cwd: m.workspace });
@@ -124,7 +166,7 @@ test('npm start\'s store is used when it is the only one with sessions, and the 
   assert.match((await braidIn(['list'], { env: { ...moved.env, XDG_CACHE_HOME: cache }, cwd: moved.workspace })).out, new RegExp(`^${movedId} `));
 });
 
-test('VS Code\'s store is used when it holds sessions; two stores with sessions are not guessed between: both are named, and how to pick', async () => {
+test("VS Code's store is used when it holds sessions; two stores with sessions are not guessed between: both are named, and how to pick", async () => {
   const m = machine();
   const desktop = await storeWithSession(m.vscode, m.workspace, 'made in VS Code');
   await (await openStore(m.start)).close(); // npm start ran, but no session was made there
@@ -135,12 +177,15 @@ test('VS Code\'s store is used when it holds sessions; two stores with sessions 
   const both = await braidIn(['list'], { env: m.env, cwd: m.workspace });
   assert.equal(both.code, 1);
   assert.equal(both.out, '');
-  assert.equal(both.err, [
-    'braid: two data folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR:',
-    `  VS Code's folder for Braid: ${m.vscode}`,
-    `  npm start's folder for Braid: ${m.start}`,
-    '',
-  ].join('\n'));
+  assert.equal(
+    both.err,
+    [
+      'braid: two data folders hold Braid sessions; pick one with --data-dir DIR or BRAID_HOME=DIR:',
+      `  VS Code's folder for Braid: ${m.vscode}`,
+      `  npm start's folder for Braid: ${m.start}`,
+      '',
+    ].join('\n'),
+  );
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
   assert.equal(where.code, 1);
   // eslint-disable-next-line no-regex-spaces -- the columns exactly as `braid where` prints them
@@ -155,10 +200,13 @@ test('an empty listing names the data folder it read and the sessions of other w
   await storeWithSession(m.vscode, path.join(m.home, 'other'));
   const r = await braidIn(['list'], { env: m.env, cwd: m.workspace });
   assert.equal(r.out, `No sessions for ${m.workspace} in ${m.vscode} (VS Code's folder for Braid). 1 in other workspaces: braid list --all\n`);
-  assert.equal((await braidIn(['list', '--all', '--archived'], { env: m.env, cwd: m.workspace })).out, `No archived sessions in ${m.vscode} (VS Code's folder for Braid).\n`);
+  assert.equal(
+    (await braidIn(['list', '--all', '--archived'], { env: m.env, cwd: m.workspace })).out,
+    `No archived sessions in ${m.vscode} (VS Code's folder for Braid).\n`,
+  );
 });
 
-test('the CLI finds npm start\'s profile where scripts/toolchain.mjs and scripts/start.ts put it', () => {
+test("the CLI finds npm start's profile where scripts/toolchain.mjs and scripts/start.ts put it", () => {
   const saved = { ...process.env };
   try {
     for (const env of [{ BRAID_CACHE_DIR: '/cache/braid-x' }, { XDG_CACHE_HOME: '/xdg' }, {}]) {

@@ -35,7 +35,10 @@ function onlySession(store: string): { dir: string; turnEnds: TurnEndRecord[] } 
   return { dir, turnEnds };
 }
 
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
   test(`${signal} while the model streams: the turn ends cancelled, the lease is given back, exit ${code}`, async () => {
     const store = path.join(root, `store-${signal}`);
     server.enqueue({ kind: 'stall', chunks: ['Working on it'] });
@@ -46,7 +49,10 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     assert.equal(r.code, code, `${r.signal ?? ''} ${r.err}`);
     assert.match(r.err, new RegExp(`braid: stopped by ${signal}: the turn was cancelled; what it did so far is saved`));
     const { dir, turnEnds } = onlySession(store);
-    assert.deepEqual(turnEnds.map((t) => [t.turn, t.outcome]), [[1, 'cancelled']]);
+    assert.deepEqual(
+      turnEnds.map((t) => [t.turn, t.outcome]),
+      [[1, 'cancelled']],
+    );
     const { state } = readSessionFolder(dir).summary;
     assert.deepEqual([state.status, state.turnCount], ['aborted', 1]);
     assert.deepEqual(filesNamed(store, 'writer.lock'), []);
@@ -57,7 +63,10 @@ test('SIGTERM while the prompt hook runs: no turn begins, the new session is not
   const store = path.join(root, 'store-hook');
   const mark = path.join(root, 'hook-started');
   const requests = server.requests.length;
-  const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'slow hook'], { ...env, BRAID_PROMPT_HOOK: `cat >/dev/null; touch "${mark}"; sleep 1; exit 0` });
+  const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'slow hook'], {
+    ...env,
+    BRAID_PROMPT_HOOK: `cat >/dev/null; touch "${mark}"; sleep 1; exit 0`,
+  });
   for (let i = 0; i < 600 && !fs.existsSync(mark); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.ok(fs.existsSync(mark), 'the hook ran');
   braid.kill('SIGTERM');
@@ -87,16 +96,25 @@ test('a full disk when the index is saved after the turn: exit 0, the turn is sa
   assert.equal(r.out, 'Saved answer.\n');
   assert.match(r.err, /braid: the turn is saved; the index will catch up \(cannot write \S+index\.sqlite: no space left on device \(ENOSPC\)\)/);
   const { dir, turnEnds } = onlySession(store);
-  assert.deepEqual(turnEnds.map((t) => t.outcome), ['completed']);
+  assert.deepEqual(
+    turnEnds.map((t) => t.outcome),
+    ['completed'],
+  );
   assert.equal(readSessionFolder(dir).summary.state.turnCount, 1);
   // With room again, the index catches up.
   const listed = JSON.parse((await braidIn(['--data-dir', store, '--workspace', workspace, 'list', '--json'])).out) as Array<{ turnCount: number }>;
-  assert.deepEqual(listed.map((row) => row.turnCount), [1]);
+  assert.deepEqual(
+    listed.map((row) => row.turnCount),
+    [1],
+  );
 });
 
 test('a data folder where folders cannot be made (/proc) is a one-line error, not a hang', { skip: !fs.existsSync('/proc/self') }, async () => {
   // exec is what creates a data folder (a command that only reads creates none).
   const r = await braidProcess(['--data-dir', '/proc', 'exec', 'hello'], env).exited(20_000);
   assert.equal(r.code, 1);
-  assert.match(r.err, /^braid: cannot use \/proc as the data folder: creating \/proc\/sessions failed: .*; pick a folder you can write with --data-dir or BRAID_HOME\n$/);
+  assert.match(
+    r.err,
+    /^braid: cannot use \/proc as the data folder: creating \/proc\/sessions failed: .*; pick a folder you can write with --data-dir or BRAID_HOME\n$/,
+  );
 });

@@ -39,7 +39,10 @@ function sessionDir(store: string, workspace: string, id: string): string {
 function userPrompts(dir: string): string[] {
   return (readWireLog(path.join(dir, 'agents', 'main', 'wire.jsonl')).records.filter((r) => r.t === 'message') as MessageRecord[])
     .filter((m) => m.message.role === 'user')
-    .map((m) => { const c = m.message.content; return typeof c === 'string' ? c : (c.at(-1) as { text: string }).text; });
+    .map((m) => {
+      const c = m.message.content;
+      return typeof c === 'string' ? c : (c.at(-1) as { text: string }).text;
+    });
 }
 
 async function newSession(store: string, workspace: string): Promise<string> {
@@ -54,7 +57,11 @@ test('a queue a closed window left paused is resumed: the earlier prompt runs, t
   const id = await newSession(store, folderA);
   // A window closed with a prompt queued: the queue is kept, paused.
   const s = await openStore(store);
-  await s.update(id, (state) => ({ ...state, queue: [{ promptId: 'prm_earlier0000000001', text: 'the earlier prompt', messageKey: 'earlier-1', queuedAt: Date.now() }], paused: { reason: 'window-closed' } }));
+  await s.update(id, (state) => ({
+    ...state,
+    queue: [{ promptId: 'prm_earlier0000000001', text: 'the earlier prompt', messageKey: 'earlier-1', queuedAt: Date.now() }],
+    paused: { reason: 'window-closed' },
+  }));
   await s.close();
   server.enqueue({ kind: 'text', chunks: ['Answer to the earlier prompt.'] }, { kind: 'text', chunks: ['Answer to yours.'] });
   const r = await braid(store, folderA, ['exec', '--session', id, 'the new prompt']);
@@ -67,7 +74,7 @@ test('a queue a closed window left paused is resumed: the earlier prompt runs, t
   assert.deepEqual([state.queue, state.paused, state.turnCount], [[], null, 3]);
 });
 
-test('a blocked first prompt is refused with the hook\'s message and leaves no session and no lock', async () => {
+test("a blocked first prompt is refused with the hook's message and leaves no session and no lock", async () => {
   const store = path.join(root, 'store-blocked');
   const hook = { BRAID_PROMPT_HOOK: 'cat >/dev/null; echo "no secrets" >&2; exit 2' };
   const r = await braid(store, folderA, ['exec', 'my password is hunter2'], { env: hook });
@@ -85,12 +92,15 @@ test('a blocked first prompt is refused with the hook\'s message and leaves no s
   assert.deepEqual(filesNamed(store, 'state.lock'), []);
 });
 
-test('exec --session from another folder acts in the session\'s folder and says so; a folder that is gone is refused', async () => {
+test("exec --session from another folder acts in the session's folder and says so; a folder that is gone is refused", async () => {
   const store = path.join(root, 'store-elsewhere');
   const home = path.join(root, 'home');
   fs.mkdirSync(home);
   const id = await newSession(store, home);
-  server.enqueue({ kind: 'toolCalls', calls: [{ id: 'w1', name: 'write_file', arguments: '{"path":"notes.txt","content":"from the session"}' }] }, { kind: 'text', chunks: ['Written.'] });
+  server.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 'w1', name: 'write_file', arguments: '{"path":"notes.txt","content":"from the session"}' }] },
+    { kind: 'text', chunks: ['Written.'] },
+  );
   const r = await braid(store, folderB, ['exec', '--session', id, '--yes', 'write notes.txt']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, new RegExp(`session ${id} works in ${home.replace(/[/\\]/g, '.')}; its tools act there, not in ${folderB.replace(/[/\\]/g, '.')}`));

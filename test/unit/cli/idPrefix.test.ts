@@ -25,17 +25,26 @@ test('a unique beginning names its id, with or without the prefix, in either cas
 });
 
 test('an ambiguous beginning lists every candidate; none is an error; too short is bad usage', () => {
-  assert.throws(() => resolve('01M8QS', sessions), (err: unknown) => {
-    assert.ok(err instanceof ListedError);
-    assert.equal(err.message, '"01M8QS" begins 2 session ids; type more of the one you mean:');
-    assert.deepEqual(err.details, [`candidate ${sessions[0]}`, `candidate ${sessions[1]}`]);
-    return true;
-  });
-  assert.throws(() => resolve('3fa2b1', prompts, PROMPT_IDS), (err: unknown) => err instanceof ListedError && err.details.length === 2);
+  assert.throws(
+    () => resolve('01M8QS', sessions),
+    (err: unknown) => {
+      assert.ok(err instanceof ListedError);
+      assert.equal(err.message, '"01M8QS" begins 2 session ids; type more of the one you mean:');
+      assert.deepEqual(err.details, [`candidate ${sessions[0]}`, `candidate ${sessions[1]}`]);
+      return true;
+    },
+  );
+  assert.throws(
+    () => resolve('3fa2b1', prompts, PROMPT_IDS),
+    (err: unknown) => err instanceof ListedError && err.details.length === 2,
+  );
   assert.throws(() => resolve('01MX', sessions), /not found/);
   // The prefix typed must be the id's own kind.
   assert.throws(() => resolve('msg_9e01', prompts, PROMPT_IDS), /not found/);
-  assert.throws(() => resolve('01M', sessions), (err: unknown) => err instanceof UsageError && /too short for a session id; give at least 4 characters/.test(err.message));
+  assert.throws(
+    () => resolve('01M', sessions),
+    (err: unknown) => err instanceof UsageError && /too short for a session id; give at least 4 characters/.test(err.message),
+  );
   assert.throws(() => resolve('ses_', sessions), UsageError);
 });
 

@@ -32,7 +32,7 @@ before(async () => {
 });
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-test('list --json and export work with an absurd createdAt; the time reads as the session id\'s', async () => {
+test("list --json and export work with an absurd createdAt; the time reads as the session id's", async () => {
   const listed = await braid(['list', '--json']);
   assert.equal(listed.code, 0, listed.err);
   const rows = JSON.parse(listed.out) as Array<{ id: string; createdAt: string; updatedAt: string }>;
@@ -59,7 +59,14 @@ test('the doctor names the field; --fix writes the stand-in and the next check i
 
 test('normalizeState gives impossible times and multi-line titles stand-ins, and implausibleFields names them', () => {
   const id = 'ses_01J0000000000000000000000A';
-  const raw = { id, workspaceKey: workspaceKey(workspace), title: 'two\nlines ', createdAt: 1e308, updatedAt: Number.MAX_SAFE_INTEGER, queue: [{ promptId: 'p', text: 'q', queuedAt: 'soon' }] };
+  const raw = {
+    id,
+    workspaceKey: workspaceKey(workspace),
+    title: 'two\nlines ',
+    createdAt: 1e308,
+    updatedAt: Number.MAX_SAFE_INTEGER,
+    queue: [{ promptId: 'p', text: 'q', queuedAt: 'soon' }],
+  };
   const state = normalizeState(raw);
   assert.equal(state.createdAt, decodeTime(id.slice(4)));
   assert.equal(state.title, 'two lines');
@@ -84,11 +91,17 @@ test('a log record with an absurd time (ts: 1e308) leaves its session listed and
     await writer.close();
     await store.close();
     const log = path.join(dataDir, 'sessions', workspaceKey(workspace), state.id, 'agents', 'main', 'wire.jsonl');
-    fs.appendFileSync(log, `${JSON.stringify({ v: 1, t: 'usage', ts: 1e308, turn: 1, messageId: 'msg_absurd', provider: 'p', model: 'm', input: 5, output: 7, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, latencyMs: 1, stopReason: 'stop' })}\n`);
+    fs.appendFileSync(
+      log,
+      `${JSON.stringify({ v: 1, t: 'usage', ts: 1e308, turn: 1, messageId: 'msg_absurd', provider: 'p', model: 'm', input: 5, output: 7, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, latencyMs: 1, stopReason: 'stop' })}\n`,
+    );
     const at = (args: string[]) => braidIn(['--data-dir', dataDir, ...args], { cwd: workspace });
     assert.equal((await at(['rebuild-index'])).code, 0);
     const listed = await at(['list', '--json']);
-    assert.deepEqual((JSON.parse(listed.out) as Array<{ id: string }>).map((r) => r.id), [state.id]);
+    assert.deepEqual(
+      (JSON.parse(listed.out) as Array<{ id: string }>).map((r) => r.id),
+      [state.id],
+    );
     const byDay = await at(['usage', '--by', 'day', '--json']);
     assert.equal(byDay.code, 0, byDay.err);
     assert.match(byDay.out, /unknown/);

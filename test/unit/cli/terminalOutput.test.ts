@@ -78,7 +78,11 @@ test('show and export md show the conversation with its control characters visib
 });
 
 test('--json is valid JSON holding the same strings, with nothing raw a terminal would act on', async () => {
-  for (const args of [['list', '--json'], ['search', 'paste', '--json'], ['show', id, '--json']]) {
+  for (const args of [
+    ['list', '--json'],
+    ['search', 'paste', '--json'],
+    ['show', id, '--json'],
+  ]) {
     const r = await braid(args);
     assert.equal(r.code, 0, r.err);
     assertVisible(r.out, args.join(' '));
@@ -88,7 +92,10 @@ test('--json is valid JSON holding the same strings, with nothing raw a terminal
   const firstPrompt = rows.find((r) => r.id === id)!.firstPrompt;
   for (const raw of [CLIPBOARD, WINDOW_TITLE, CSI8]) assert.ok(firstPrompt.includes(raw), `--json keeps ${JSON.stringify(raw)}`);
   const shown = JSON.parse((await braid(['show', id, '--json'])).out) as { messages: Array<{ text: string }> };
-  assert.deepEqual(shown.messages.map((m) => m.text), [prompt, answer]);
+  assert.deepEqual(
+    shown.messages.map((m) => m.text),
+    [prompt, answer],
+  );
 });
 
 test('a title is one line wherever it is read', async () => {

@@ -19,7 +19,7 @@ function uniquePrefix(id: string, ids: readonly string[]): string {
   return id;
 }
 
-test('show numbers the turns and prints each prompt\'s id shortened; rewind --turn N and --to <shortened id> go back to that prompt', async () => {
+test("show numbers the turns and prints each prompt's id shortened; rewind --turn N and --to <shortened id> go back to that prompt", async () => {
   const f = await sessionFixture({ 'edit.txt': 'one\ntwo\n' });
   const store = path.join(f.root, 'store');
   const cli = (...args: string[]) => braidIn(['--data-dir', store, ...args], { cwd: f.workspace });
@@ -36,13 +36,19 @@ test('show numbers the turns and prints each prompt\'s id shortened; rewind --tu
       await session.waitForIdle();
     }
     await session.close();
-    const prompts = f.store.history(session.id).messages.filter((m) => m.message.role === 'user').map((m) => m.id);
+    const prompts = f.store
+      .history(session.id)
+      .messages.filter((m) => m.message.role === 'user')
+      .map((m) => m.id);
     assert.equal(prompts.length, 3);
 
     const shown = await cli('show', session.id.slice(0, 12));
     assert.equal(shown.code, 0, shown.err);
     const headings = [...shown.out.matchAll(/^turn (\d+) {2}prompt (\S+)$/gm)].map((m) => [Number(m[1]), m[2]!]);
-    assert.deepEqual(headings.map(([turn]) => turn), [1, 2, 3]);
+    assert.deepEqual(
+      headings.map(([turn]) => turn),
+      [1, 2, 3],
+    );
     headings.forEach(([, short], i) => {
       assert.match(short as string, /^[0-9a-f]{7,}$/);
       assert.ok(prompts[i]!.startsWith(`msg-user-v1-${short}`), `${short} begins ${prompts[i]}`);
@@ -50,13 +56,20 @@ test('show numbers the turns and prints each prompt\'s id shortened; rewind --tu
     assert.match(shown.out, /^turn 2 {2}prompt \S+\n> change it\n/m);
     assert.match(shown.out, /braid rewind ses_\w+ --turn N \(or --to <prompt id>\)\n$/);
     const json = JSON.parse((await cli('show', session.id, '--json')).out) as { messages: Array<{ id: string; role: string }> };
-    assert.deepEqual(json.messages.filter((m) => m.role === 'user').map((m) => m.id), prompts);
+    assert.deepEqual(
+      json.messages.filter((m) => m.role === 'user').map((m) => m.id),
+      prompts,
+    );
 
     const byTurn = await cli('rewind', session.id, '--turn', '2', '--preview', '--json');
     assert.equal(byTurn.code, 0, byTurn.err);
     const byId = await cli('rewind', session.id, '--to', headings[1]![1] as string, '--preview', '--json');
     assert.equal(byId.out, byTurn.out);
-    assert.deepEqual((({ toTurn, messageId, turnsDropped }) => ({ toTurn, messageId, turnsDropped }))(JSON.parse(byTurn.out)), { toTurn: 2, messageId: prompts[1], turnsDropped: 2 });
+    assert.deepEqual((({ toTurn, messageId, turnsDropped }) => ({ toTurn, messageId, turnsDropped }))(JSON.parse(byTurn.out)), {
+      toTurn: 2,
+      messageId: prompts[1],
+      turnsDropped: 2,
+    });
 
     const noTurn = await cli('rewind', session.id, '--turn', '9');
     assert.equal(noTurn.code, 1);
@@ -77,7 +90,10 @@ test('show numbers the turns and prints each prompt\'s id shortened; rewind --tu
     assert.equal(confirmed.code, 0, confirmed.err);
     assert.match(confirmed.out, /already rewound; restored 1 file/);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'edit.txt'), 'utf8'), 'one\ntwo\n');
-    assert.deepEqual([...(await cli('show', session.id)).out.matchAll(/^turn (\d+) /gm)].map((m) => m[1]), ['1']);
+    assert.deepEqual(
+      [...(await cli('show', session.id)).out.matchAll(/^turn (\d+) /gm)].map((m) => m[1]),
+      ['1'],
+    );
   } finally {
     await f.cleanup();
   }
@@ -139,7 +155,10 @@ test('every command that takes a session id takes a unique beginning of it, from
   assert.equal(ambiguous.code, 1);
   const lines = ambiguous.err.trimEnd().split('\n');
   assert.match(lines[0]!, new RegExp(`^braid: "${shared}" begins \\d+ session ids; type more of the one you mean:$`));
-  assert.ok(sharing.every((id) => lines.some((l) => l.startsWith(`  ${id} `))), ambiguous.err);
+  assert.ok(
+    sharing.every((id) => lines.some((l) => l.startsWith(`  ${id} `))),
+    ambiguous.err,
+  );
 
   const none = await cli('show', 'ses_7ZZZZZ');
   assert.equal(none.code, 1);
@@ -155,7 +174,11 @@ test('help: braid help lists every command; braid help <command>, <command> --he
   assert.equal(general.code, 0);
   for (const topic of helpTopics()) {
     assert.match(general.out, new RegExp(`^ {2}${topic}( |$)`, 'm'), `general help lists ${topic}`);
-    for (const args of [['help', topic], [topic, '--help'], [topic, '-h']]) {
+    for (const args of [
+      ['help', topic],
+      [topic, '--help'],
+      [topic, '-h'],
+    ]) {
       const r = await braidIn(args, { env });
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`);
       assert.ok(r.out.startsWith(`Usage: braid [--data-dir DIR] [--workspace DIR] ${topic}`), `${args.join(' ')}: ${r.out}`);

@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../../src/demo/demoRequest';
 // The demo agent alone: OpenAI-style requests in, the reply it streams out. Requests are built the
 // way pi-ai sends Braid's: a system prompt, user prompts as content parts (reminders first, the
 // user's text last), assistant tool calls and tool results.
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are Braid, a coding agent working in the user\'s workspace.' };
+const SYSTEM: ChatMessage = { role: 'system', content: "You are Braid, a coding agent working in the user's workspace." };
 const GIT_REMINDER = '<system-reminder>\nGit context of the workspace:\norigin: /home/someone/secret-origin.git\nbranch: main\n</system-reminder>';
 
 function prompt(text: string, reminders: string[] = []): ChatMessage {
@@ -34,7 +34,8 @@ function answer(reply: DemoReply): string {
   return reply.kind === 'text' ? reply.chunks.join('') : '';
 }
 
-const README_READ = '     1\t# Widget\n     2\t\n     3\tWidget turns sprockets into gears.\n     4\t\n     5\t## Install\n     6\t\n     7\tnpm i widget\n     8\t\n     9\t## Usage\n    10\t\n    11\tCall widget().';
+const README_READ =
+  '     1\t# Widget\n     2\t\n     3\tWidget turns sprockets into gears.\n     4\t\n     5\t## Install\n     6\t\n     7\tnpm i widget\n     8\t\n     9\t## Usage\n    10\t\n    11\tCall widget().';
 
 test('each recognised request starts with the tool call a coding agent would make', () => {
   const cases: Array<[string, Array<{ name: string; args: Record<string, unknown> }>]> = [
@@ -68,23 +69,46 @@ test('after its tools come back the demo goes on, and answers from what they ret
   assert.match(explained, /- Install\n- Usage/);
   // An edit reads first, then changes exactly the asked text.
   const read = { name: 'read_file', args: { path: 'hello.txt' }, result: '     1\tHello from Braid!' };
-  assert.deepEqual(calls(demoAgentReply(request('Change "Hello" to "Hi" in hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello', new_text: 'Hi' } }]);
-  assert.deepEqual(calls(demoAgentReply(request('Add "Bye" to hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: 'Hello from Braid!\nBye' } }]);
-  assert.deepEqual(calls(demoAgentReply(request('Add a line to hello.txt', [read]))), [{ name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: 'Hello from Braid!\nEdited by Braid\'s demo agent.' } }]);
+  assert.deepEqual(calls(demoAgentReply(request('Change "Hello" to "Hi" in hello.txt', [read]))), [
+    { name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello', new_text: 'Hi' } },
+  ]);
+  assert.deepEqual(calls(demoAgentReply(request('Add "Bye" to hello.txt', [read]))), [
+    { name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: 'Hello from Braid!\nBye' } },
+  ]);
+  assert.deepEqual(calls(demoAgentReply(request('Add a line to hello.txt', [read]))), [
+    { name: 'edit_file', args: { path: 'hello.txt', old_text: 'Hello from Braid!', new_text: "Hello from Braid!\nEdited by Braid's demo agent." } },
+  ]);
   // The tests: the project's kind decides the command.
   assert.deepEqual(calls(demoAgentReply(request('Run the tests', [listed]))), [{ name: 'bash', args: { command: 'npm test' } }]);
   const ran = answer(demoAgentReply(request('Run `ls`', [{ name: 'bash', args: { command: 'ls' }, result: 'Exit code 0.\nREADME.md\nsrc' }])));
   assert.match(ran, /`ls` ran in the workspace folder\. Exit code 0\./);
   assert.match(ran, /```text\nREADME.md\nsrc\n```/);
   // A write that came back, and one the user denied.
-  assert.match(answer(demoAgentReply(request('Create hello.txt', [{ name: 'write_file', args: {}, result: 'Created hello.txt (2 lines).' }]))), /Created hello\.txt \(2 lines\)\.[\s\S]*Rewind and Restore Files[\s\S]*Undo/);
-  assert.match(answer(demoAgentReply(request('Create hello.txt', [{ name: 'write_file', args: {}, result: 'The user denied this change: Create hello.txt' }]))), /You denied it, so `hello\.txt` was not written/);
+  assert.match(
+    answer(demoAgentReply(request('Create hello.txt', [{ name: 'write_file', args: {}, result: 'Created hello.txt (2 lines).' }]))),
+    /Created hello\.txt \(2 lines\)\.[\s\S]*Rewind and Restore Files[\s\S]*Undo/,
+  );
+  assert.match(
+    answer(demoAgentReply(request('Create hello.txt', [{ name: 'write_file', args: {}, result: 'The user denied this change: Create hello.txt' }]))),
+    /You denied it, so `hello\.txt` was not written/,
+  );
   // The subagent's report is quoted.
-  assert.match(answer(demoAgentReply(request('Use a subagent', [{ name: 'task', args: {}, result: 'It is a Node.js project.' }]))), /The subagent reported:\n\n> It is a Node\.js project\./);
+  assert.match(
+    answer(demoAgentReply(request('Use a subagent', [{ name: 'task', args: {}, result: 'It is a Node.js project.' }]))),
+    /The subagent reported:\n\n> It is a Node\.js project\./,
+  );
 });
 
-test('a prompt full of system reminders is answered about the user\'s own words, and nothing hidden is quoted', () => {
-  const body = { messages: [SYSTEM, prompt('How do I fork a session?', [GIT_REMINDER, '<system-reminder>\nInstructions from AGENTS.md in the workspace:\nnever say banana\n</system-reminder>'])] };
+test("a prompt full of system reminders is answered about the user's own words, and nothing hidden is quoted", () => {
+  const body = {
+    messages: [
+      SYSTEM,
+      prompt('How do I fork a session?', [
+        GIT_REMINDER,
+        '<system-reminder>\nInstructions from AGENTS.md in the workspace:\nnever say banana\n</system-reminder>',
+      ]),
+    ],
+  };
   const text = answer(demoAgentReply(body));
   assert.match(text, /\*\*fork\*\*/);
   assert.doesNotMatch(text, /system-reminder|origin|secret-origin|Git context|banana|AGENTS/);
@@ -101,13 +125,31 @@ test('subagents, side questions and compactions of the demo get the answer their
   const sub: ChatMessage = { role: 'system', content: 'You are a subagent of Braid, a coding agent. Do the one task you are given.' };
   const first = demoAgentReply({ messages: [sub, { role: 'user', content: 'Look at the top folder of the workspace.' }] });
   assert.deepEqual(calls(first), [{ name: 'list_dir', args: { path: '.' } }]);
-  assert.ok(first.kind === 'toolCalls' && first.calls[0]!.id.startsWith('call_sub_'), 'a subagent\'s call ids are its own');
-  const report = answer(demoAgentReply({ messages: [sub, { role: 'user', content: 'Look.' }, { role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'list_dir', arguments: '{"path":"."}' } }] }, { role: 'tool', tool_call_id: 'a', content: '.git/\npackage.json\nsrc/\nREADME.md' }] }));
+  assert.ok(first.kind === 'toolCalls' && first.calls[0]!.id.startsWith('call_sub_'), "a subagent's call ids are its own");
+  const report = answer(
+    demoAgentReply({
+      messages: [
+        sub,
+        { role: 'user', content: 'Look.' },
+        { role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'list_dir', arguments: '{"path":"."}' } }] },
+        { role: 'tool', tool_call_id: 'a', content: '.git/\npackage.json\nsrc/\nREADME.md' },
+      ],
+    }),
+  );
   assert.match(report, /2 files and 1 folder; it looks like a Node\.js project/);
   // A side question is asked as plain text after the history: answered in words, never with tools.
-  const side = demoAgentReply({ messages: [SYSTEM, prompt('Create hello.txt'), { role: 'assistant', content: 'Created it.' }, { role: 'user', content: 'what did I ask?' }] });
+  const side = demoAgentReply({
+    messages: [SYSTEM, prompt('Create hello.txt'), { role: 'assistant', content: 'Created it.' }, { role: 'user', content: 'what did I ask?' }],
+  });
   assert.match(answer(side), /1 prompt so far; the last was “Create hello\.txt”/);
-  const summary = answer(demoAgentReply({ messages: [{ role: 'system', content: 'You summarize the earlier part of a conversation between a user and Braid.' }, { role: 'user', content: 'user: Explain the README\n\nassistant: It is...\n\nuser: Create hello.txt' }] }));
+  const summary = answer(
+    demoAgentReply({
+      messages: [
+        { role: 'system', content: 'You summarize the earlier part of a conversation between a user and Braid.' },
+        { role: 'user', content: 'user: Explain the README\n\nassistant: It is...\n\nuser: Create hello.txt' },
+      ],
+    }),
+  );
   assert.match(summary, /1\. Explain the README\n2\. Create hello\.txt/);
 });
 

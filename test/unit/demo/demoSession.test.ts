@@ -17,7 +17,11 @@ let session: Session;
 
 before(async () => {
   const baseUrl = await server.start();
-  f = await sessionFixture({ 'README.md': '# Widget\n\nWidget turns sprockets into gears.\n\n## Install\n\nnpm i widget\n', 'package.json': '{"name":"widget","scripts":{"test":"echo ok"}}\n', 'AGENTS.md': 'Always mention zebra-42.\n' });
+  f = await sessionFixture({
+    'README.md': '# Widget\n\nWidget turns sprockets into gears.\n\n## Install\n\nnpm i widget\n',
+    'package.json': '{"name":"widget","scripts":{"test":"echo ok"}}\n',
+    'AGENTS.md': 'Always mention zebra-42.\n',
+  });
   session = await f.open({
     model: () => ({ model: resolveModel({ provider: 'openai-compatible', model: 'braid-demo', baseUrl, demo: true }), thinking: 'off' }),
     systemPrompt: `You are Braid, a coding agent working in the user's workspace. The workspace folder is ${'/w'}.`,
@@ -33,8 +37,15 @@ async function turn(text: string): Promise<{ tools: string[]; answer: string }> 
   const from = f.records(session.id).length;
   await session.submit(text);
   await session.waitForIdle();
-  const messages = (f.records(session.id).slice(from).filter((r) => r.t === 'message') as MessageRecord[]).map((r) => r.message);
-  const tools = messages.flatMap((m) => (m.role === 'assistant' ? m.content.flatMap((b) => (b.type === 'toolCall' ? [`${b.name} ${JSON.stringify(b.arguments)}`] : [])) : []));
+  const messages = (
+    f
+      .records(session.id)
+      .slice(from)
+      .filter((r) => r.t === 'message') as MessageRecord[]
+  ).map((r) => r.message);
+  const tools = messages.flatMap((m) =>
+    m.role === 'assistant' ? m.content.flatMap((b) => (b.type === 'toolCall' ? [`${b.name} ${JSON.stringify(b.arguments)}`] : [])) : [],
+  );
   const last = messages.filter((m) => m.role === 'assistant').at(-1);
   const answer = last?.role === 'assistant' ? last.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('') : '';
   return { tools, answer };
@@ -81,7 +92,10 @@ test('the demo runs a command with approval and a subagent with its own log', as
   const agents = f.store.get(session.id).agents.filter((a) => a.parentId === 'main');
   assert.equal(agents.length, 1, 'the subagent has its own log');
   // Every prompt carried AGENTS.md as a reminder; no answer quoted it.
-  assert.ok(server.requests.some((r) => JSON.stringify(r.body).includes('zebra-42')), 'the reminder reached the demo');
+  assert.ok(
+    server.requests.some((r) => JSON.stringify(r.body).includes('zebra-42')),
+    'the reminder reached the demo',
+  );
   const answers = (f.records(session.id).filter((r) => r.t === 'message') as MessageRecord[]).filter((r) => r.message.role === 'assistant');
   for (const r of answers) assert.doesNotMatch(JSON.stringify(r.message), /zebra-42|system-reminder/);
 });

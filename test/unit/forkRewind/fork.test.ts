@@ -12,8 +12,15 @@ async function threeTurns(f: SessionFixture): Promise<string> {
   const sub = (name: string) => () => fauxAssistantMessage(`${name} done`);
   f.faux.setResponses([
     fauxAssistantMessage('turn one answer'),
-    fauxAssistantMessage([fauxToolCall('task', { description: 'sub A', prompt: 'do A' }, { id: 'ta' }), fauxToolCall('task', { description: 'sub B', prompt: 'do B' }, { id: 'tb' })], { stopReason: 'toolUse' }),
-    sub('A'), sub('B'),
+    fauxAssistantMessage(
+      [
+        fauxToolCall('task', { description: 'sub A', prompt: 'do A' }, { id: 'ta' }),
+        fauxToolCall('task', { description: 'sub B', prompt: 'do B' }, { id: 'tb' }),
+      ],
+      { stopReason: 'toolUse' },
+    ),
+    sub('A'),
+    sub('B'),
     fauxAssistantMessage('turn two answer'),
     fauxAssistantMessage('turn three answer'),
   ]);
@@ -41,14 +48,21 @@ test('a fork at each turn keeps exactly the first N turns, byte for byte, and th
       assert.deepEqual(fork.forkedFrom, { sessionId: source, turn });
       assert.equal(fork.turnCount, turn);
       const forkMessages = f.store.history(fork.id).messages;
-      assert.deepEqual(forkMessages.map((m) => m.id), sourceMessages.filter((m) => m.turn <= turn).map((m) => m.id), `turn ${turn}`);
+      assert.deepEqual(
+        forkMessages.map((m) => m.id),
+        sourceMessages.filter((m) => m.turn <= turn).map((m) => m.id),
+        `turn ${turn}`,
+      );
       const forkBytes = fs.readFileSync(logOf(f, fork.id));
       const { records } = readWireLog(logOf(f, fork.id));
       const forkedLine = JSON.stringify(records.at(-1));
       assert.equal(records.at(-1)!.t, 'forked');
       const prefix = forkBytes.subarray(0, forkBytes.length - Buffer.byteLength(forkedLine) - 1);
-      assert.ok(sourceBytes.subarray(0, prefix.length).equals(prefix), 'the kept part is the source\'s byte prefix');
-      const subagents = fork.agents.filter((a) => a.id !== 'main').map((a) => a.title).sort();
+      assert.ok(sourceBytes.subarray(0, prefix.length).equals(prefix), "the kept part is the source's byte prefix");
+      const subagents = fork.agents
+        .filter((a) => a.id !== 'main')
+        .map((a) => a.title)
+        .sort();
       assert.deepEqual(subagents, turn >= 2 ? ['sub A', 'sub B'] : [], `subagents at turn ${turn}`);
       for (const a of fork.agents.filter((x) => x.id !== 'main')) assert.equal(readWireLog(logOf(f, fork.id, a.id)).records.at(-1)!.t, 'forked');
       assert.equal(f.store.index.get(fork.id)?.turnCount, turn);
@@ -68,10 +82,7 @@ test('forking a running session works at a finished turn and is refused at the t
   try {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    f.faux.setResponses([
-      fauxAssistantMessage('done'),
-      async () => (await gate, fauxAssistantMessage('late')),
-    ]);
+    f.faux.setResponses([fauxAssistantMessage('done'), async () => (await gate, fauxAssistantMessage('late'))]);
     const session = await f.open();
     await session.submit('one');
     await session.waitForIdle();
@@ -106,7 +117,13 @@ test('forks say what they are and of which session, and two forks of one session
     const source = await threeTurns(f);
     const titles: string[] = [];
     for (const turn of [undefined, undefined, 2, 2, 3]) titles.push((await forkSession(f.store, source, turn === undefined ? {} : { turn })).title);
-    assert.deepEqual(titles, ['Fork of first prompt', 'Fork 2 of first prompt', 'Fork at turn 2 of first prompt', 'Fork 2 at turn 2 of first prompt', 'Fork at turn 3 of first prompt']);
+    assert.deepEqual(titles, [
+      'Fork of first prompt',
+      'Fork 2 of first prompt',
+      'Fork at turn 2 of first prompt',
+      'Fork 2 at turn 2 of first prompt',
+      'Fork at turn 3 of first prompt',
+    ]);
     // A fork of a fork names the fork; a title given (the CLI's --title, a kept side question) is kept.
     const fork = f.store.index.list({ workspaceKey: f.store.get(source).workspaceKey }).find((r) => r.title === 'Fork of first prompt')!;
     assert.equal((await forkSession(f.store, fork.id, { turn: 1 })).title, 'Fork at turn 1 of Fork of first prompt');
@@ -160,24 +177,37 @@ test('a whole fork of a running session takes only the ended turns, says it left
     await session.submit('second prompt');
     await waiting; // turn 2 runs, its subagent is waiting for the model
     const sourceState = f.store.get(session.id);
-    assert.equal(sourceState.agents.filter((a) => a.id !== 'main').length, 2, 'the running turn\'s subagent is registered');
+    assert.equal(sourceState.agents.filter((a) => a.id !== 'main').length, 2, "the running turn's subagent is registered");
 
     const fork = await forkSession(f.store, session.id);
     assert.equal(fork.leftOutTurn, 2);
     assert.deepEqual(fork.forkedFrom, { sessionId: session.id, turn: 1 });
     assert.equal(fork.turnCount, 1);
     const forkRecords = f.records(fork.id);
-    assert.deepEqual(forkRecords.filter((r) => r.t === 'turn_begin').map((r) => (r as { turn: number }).turn), [1]);
+    assert.deepEqual(
+      forkRecords.filter((r) => r.t === 'turn_begin').map((r) => (r as { turn: number }).turn),
+      [1],
+    );
     assert.deepEqual((forkRecords.at(-1) as { from: unknown }).from, { sessionId: session.id, turn: 1 });
     assert.ok(!JSON.stringify(forkRecords).includes('second prompt'), 'nothing of the running turn is copied');
-    assert.deepEqual(fork.agents.filter((a) => a.id !== 'main').map((a) => a.title), ['sub one']);
-    assert.deepEqual(fs.readdirSync(path.join(f.store.locate(fork.id), 'agents')).length, 2, 'main and the ended turn\'s subagent only');
+    assert.deepEqual(
+      fork.agents.filter((a) => a.id !== 'main').map((a) => a.title),
+      ['sub one'],
+    );
+    assert.deepEqual(fs.readdirSync(path.join(f.store.locate(fork.id), 'agents')).length, 2, "main and the ended turn's subagent only");
 
     const opened = await f.open({}, fork.id);
     const ends = f.records(fork.id).filter((r) => r.t === 'turn_end') as Array<{ outcome: string }>;
-    assert.deepEqual(ends.map((e) => e.outcome), ['completed'], 'no turn was marked interrupted');
+    assert.deepEqual(
+      ends.map((e) => e.outcome),
+      ['completed'],
+      'no turn was marked interrupted',
+    );
     assert.equal(f.store.get(fork.id).status, 'idle');
-    assert.deepEqual(opened.messages.map((m) => m.role), ['user', 'assistant', 'toolResult', 'assistant']);
+    assert.deepEqual(
+      opened.messages.map((m) => m.role),
+      ['user', 'assistant', 'toolResult', 'assistant'],
+    );
     release();
     await session.waitForIdle();
 
@@ -205,7 +235,10 @@ test('a whole fork of a session whose first turn is still running holds no turn 
     assert.equal(fork.leftOutTurn, 1);
     assert.deepEqual(fork.forkedFrom, { sessionId: session.id, turn: 0 });
     assert.equal(fork.turnCount, 0);
-    assert.deepEqual(f.records(fork.id).map((r) => r.t), ['agent', 'forked']);
+    assert.deepEqual(
+      f.records(fork.id).map((r) => r.t),
+      ['agent', 'forked'],
+    );
   } finally {
     release();
     await f.cleanup();

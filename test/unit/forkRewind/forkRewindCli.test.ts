@@ -9,7 +9,13 @@ import { addTurn, openStore, tempDir, userMessage, wasmPath } from '../../suppor
 async function braid(root: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', root, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, cwd: '/projects/app', wasmPath });
+  const code = await runCli(['--data-dir', root, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    cwd: '/projects/app',
+    wasmPath,
+  });
   return { code, out, err };
 }
 

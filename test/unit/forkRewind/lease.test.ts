@@ -13,15 +13,21 @@ const root = tempDir('braid-lease-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const worker = path.join(repoRoot, 'out', 'test', 'workers', 'appendWorker.cjs');
 
-function startWorker(sessionId: string, pauseMs: number, turns: number): { child: ChildProcess; ended: string[]; ready: Promise<void>; exit: Promise<number | null> } {
+function startWorker(
+  sessionId: string,
+  pauseMs: number,
+  turns: number,
+): { child: ChildProcess; ended: string[]; ready: Promise<void>; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [worker, root, sessionId, wasmPath, String(pauseMs), String(turns)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const ended: string[] = [];
   let out = '';
-  const ready = new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => {
-    out += c.toString();
-    ended.splice(0, ended.length, ...out.split('\n').filter((l) => l.startsWith('ended ')));
-    if (out.includes('ready')) resolve();
-  }));
+  const ready = new Promise<void>((resolve) =>
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      ended.splice(0, ended.length, ...out.split('\n').filter((l) => l.startsWith('ended ')));
+      if (out.includes('ready')) resolve();
+    }),
+  );
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, ended, ready, exit };
 }
@@ -31,7 +37,7 @@ test('one process writes; the other cannot, follows live, and takes over at once
   const session = await store.create({ workspaceDir: '/lease' });
   const run = startWorker(session.id, 150, 6);
   await run.ready;
-  await assert.rejects(store.openWriter(session.id), /being written by process \d+/, 'a live writer\'s lease is never taken over');
+  await assert.rejects(store.openWriter(session.id), /being written by process \d+/, "a live writer's lease is never taken over");
 
   const seen: WireRecord[] = [];
   const follower = new LogFollower(store.layout.agentLog(store.locate(session.id)), (records) => seen.push(...records), 0).start();

@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function takeOver(store: SessionStore, id: string, turns: number): Promise<void> {
   await sleep(STALE_MS * 1.5);
   const writer = await store.openWriter(id);
-  assert.equal(await writer.recover(), true, 'the paused writer\'s open turn was ended interrupted');
+  assert.equal(await writer.recover(), true, "the paused writer's open turn was ended interrupted");
   for (let n = 0; n < turns; n++) await addTurn(writer, `taken over ${n}`, 'written after the takeover');
   await writer.close();
 }
@@ -43,7 +43,10 @@ async function assertUntouched(store: SessionStore, id: string, title: string, t
   assert.deepEqual(turnMarks(records), Array.from({ length: turns }, (_, i) => [`turn_begin ${i + 1}`, `turn_end ${i + 1}`]).flat());
   const { state } = readSessionFolder(store.locate(id)).summary;
   assert.deepEqual([state.title, state.turnCount, state.status], [title, turns, 'idle']);
-  assert.deepEqual((await runDoctor(store, { fix: false })).findings.filter((f) => f.where.includes(id)), []);
+  assert.deepEqual(
+    (await runDoctor(store, { fix: false })).findings.filter((f) => f.where.includes(id)),
+    [],
+  );
 }
 
 test('a writer whose lease was taken over while it was stopped cannot append or write state when it resumes', async () => {
@@ -59,7 +62,12 @@ test('a writer whose lease was taken over while it was stopped cannot append or 
   }
   paused.child.stdin!.write('go\n');
   assert.equal((await paused.exit).code, 0, paused.err());
-  const result = JSON.parse(paused.out().split('\n').find((l) => l.startsWith('{'))!) as Record<string, string | null>;
+  const result = JSON.parse(
+    paused
+      .out()
+      .split('\n')
+      .find((l) => l.startsWith('{'))!,
+  ) as Record<string, string | null>;
   for (const what of ['append', 'state', 'end']) assert.match(result[what] ?? 'it was written', LOST, what);
   await assertUntouched(store, session.id, 'Fenced', 3);
   await store.close();
@@ -73,7 +81,12 @@ for (const where of ['log', 'state'] as const) {
     await paused.printed('in the window');
     await takeOver(store, session.id, 1);
     assert.equal((await paused.exit).code, 0, paused.err());
-    const result = JSON.parse(paused.out().split('\n').find((l) => l.startsWith('{'))!) as Record<string, string | null>;
+    const result = JSON.parse(
+      paused
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('{'))!,
+    ) as Record<string, string | null>;
     // An append made after its check goes to the file the takeover replaced: the writer learns of
     // the loss at its next write. A state.json write finds its temp file gone and says why.
     for (const what of where === 'log' ? ['state', 'end'] : ['state', 'append', 'end']) assert.match(result[what] ?? 'it was written', LOST, what);

@@ -34,7 +34,12 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 async function braid(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', data, '--workspace', workspace, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env, wasmPath });
+  const code = await runCli(['--data-dir', data, '--workspace', workspace, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env,
+    wasmPath,
+  });
   return { code, out, err };
 }
 
@@ -61,12 +66,21 @@ test('a CLI writer killed with SIGKILL mid-turn: exec --continue runs at once, t
 
   const records = mainLog(id);
   const ends = (records.filter((r) => r.t === 'turn_end') as TurnEndRecord[]).map((r) => [r.turn, r.outcome]);
-  assert.deepEqual(ends, [[1, 'completed'], [2, 'interrupted'], [3, 'completed']]);
-  const closing = (records.filter((r) => r.t === 'message') as MessageRecord[]).find((m) => m.message.role === 'toolResult' && m.message.toolCallId === 'call_sleep');
+  assert.deepEqual(ends, [
+    [1, 'completed'],
+    [2, 'interrupted'],
+    [3, 'completed'],
+  ]);
+  const closing = (records.filter((r) => r.t === 'message') as MessageRecord[]).find(
+    (m) => m.message.role === 'toolResult' && m.message.toolCallId === 'call_sleep',
+  );
   assert.ok(closing, 'the killed turn has its tool call closed');
   assert.equal(closing.turn, 2);
   const rows = JSON.parse((await braid(['list', '--json'])).out) as Array<{ id: string; status: string; turnCount: number }>;
-  assert.deepEqual(rows.map((r) => [r.id, r.status, r.turnCount]), [[id, 'idle', 3]]);
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.status, r.turnCount]),
+    [[id, 'idle', 3]],
+  );
   assert.equal(fs.existsSync(path.join(data, 'sessions', workspaceKey(workspace), id, 'writer.lock')), false, 'the lease was given back');
 });
 
@@ -88,16 +102,31 @@ test('doctor reports a dead lease and a session left running by a killed writer;
 
   const check = await openStore(data);
   const found = (await runDoctor(check, { fix: false })).findings.filter((f) => f.where.includes(session.id));
-  assert.ok(found.some((f) => /writer\.lock names process \d+ .*gone/.test(f.message) && f.fixable), JSON.stringify(found));
-  assert.ok(found.some((f) => /running.*no process is writing/.test(f.message) && f.fixable), JSON.stringify(found));
+  assert.ok(
+    found.some((f) => /writer\.lock names process \d+ .*gone/.test(f.message) && f.fixable),
+    JSON.stringify(found),
+  );
+  assert.ok(
+    found.some((f) => /running.*no process is writing/.test(f.message) && f.fixable),
+    JSON.stringify(found),
+  );
   const fixed = (await runDoctor(check, { fix: true })).findings.filter((f) => f.where.includes(session.id));
-  assert.ok(fixed.every((f) => !f.fixable || f.fixed), JSON.stringify(fixed));
-  assert.deepEqual((await runDoctor(check, { fix: false })).findings.filter((f) => f.where.includes(session.id)), []);
+  assert.ok(
+    fixed.every((f) => !f.fixable || f.fixed),
+    JSON.stringify(fixed),
+  );
+  assert.deepEqual(
+    (await runDoctor(check, { fix: false })).findings.filter((f) => f.where.includes(session.id)),
+    [],
+  );
   await check.close();
   assert.equal(fs.existsSync(path.join(dir, 'writer.lock')), false);
   assert.equal(readSessionFolder(dir).summary.state.status, 'interrupted');
   const ends = (mainLog(session.id).filter((r) => r.t === 'turn_end') as TurnEndRecord[]).map((r) => [r.turn, r.outcome]);
-  assert.deepEqual(ends, [[1, 'completed'], [2, 'interrupted']]);
+  assert.deepEqual(ends, [
+    [1, 'completed'],
+    [2, 'interrupted'],
+  ]);
 });
 
 test('a version 1 state.json that says running while the log says the turn ended reads as the log says; the doctor finds nothing', async () => {
@@ -111,10 +140,23 @@ test('a version 1 state.json that says running while the log says the turn ended
   await writer.append({ t: 'turn_end', turn, outcome: 'completed' }, true);
   await writer.close();
   const dir = store.locate(session.id);
-  const v1 = { ...JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8')), v: 1, status: 'running', turnCount: 0, updatedAt: 1, usage: {}, agents: [], model: null, error: null };
+  const v1 = {
+    ...JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8')),
+    v: 1,
+    status: 'running',
+    turnCount: 0,
+    updatedAt: 1,
+    usage: {},
+    agents: [],
+    model: null,
+    error: null,
+  };
   fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(v1));
   store.index.rereadFolder(dir);
-  assert.deepEqual((await runDoctor(store, { fix: false })).findings.filter((f) => f.where.includes(session.id)), []);
+  assert.deepEqual(
+    (await runDoctor(store, { fix: false })).findings.filter((f) => f.where.includes(session.id)),
+    [],
+  );
   const { state } = readSessionFolder(dir).summary;
   assert.deepEqual([state.status, state.turnCount], ['idle', 1]);
   assert.equal(store.index.get(session.id)?.status, 'idle');

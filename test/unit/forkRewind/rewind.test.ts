@@ -14,11 +14,14 @@ test('rewind with files restores modified, created and deleted files (text and b
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
-      fauxAssistantMessage([
-        fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO\nthree' }, { id: 'e' }),
-        fauxToolCall('write_file', { path: 'new/created.txt', content: 'fresh\n' }, { id: 'w' }),
-        fauxToolCall('bash', { command: 'rm gone.txt && printf "\\x07\\x08" >> data.bin' }, { id: 'b' }),
-      ], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO\nthree' }, { id: 'e' }),
+          fauxToolCall('write_file', { path: 'new/created.txt', content: 'fresh\n' }, { id: 'w' }),
+          fauxToolCall('bash', { command: 'rm gone.txt && printf "\\x07\\x08" >> data.bin' }, { id: 'b' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('turn two done'),
       fauxAssistantMessage('turn three done'),
     ]);
@@ -31,18 +34,26 @@ test('rewind with files restores modified, created and deleted files (text and b
     await session.waitForIdle();
     assert.equal(fs.existsSync(path.join(f.workspace, 'gone.txt')), false);
     const changed = { edit: fs.readFileSync(path.join(f.workspace, 'edit.txt')), bin: fs.readFileSync(path.join(f.workspace, 'data.bin')) };
-    const prompt = f.store.history(session.id).messages.find((m) => m.message.role === 'user' && JSON.stringify(m.message.content).includes('change the files')) as MessageRecord;
+    const prompt = f.store
+      .history(session.id)
+      .messages.find((m) => m.message.role === 'user' && JSON.stringify(m.message.content).includes('change the files')) as MessageRecord;
 
     const preview = previewRewind(f.store, session.id, prompt.id);
     assert.equal(preview.toTurn, 2);
     assert.equal(preview.turnsDropped, 2);
     assert.equal(preview.text, 'change the files');
     assert.deepEqual(preview.files.map((x) => [x.path, x.action, x.changedOutside]).sort(), [
-      ['data.bin', 'restore', false], ['edit.txt', 'restore', false], ['gone.txt', 'recreate', false], ['new/created.txt', 'delete', false],
+      ['data.bin', 'restore', false],
+      ['edit.txt', 'restore', false],
+      ['gone.txt', 'recreate', false],
+      ['new/created.txt', 'delete', false],
     ]);
     assert.deepEqual(preview.files.find((x) => x.path === 'edit.txt')!.added, 1);
     // A one-line file is one line, whether the rewind deletes it or brings it back.
-    const counts = (p: string) => { const x = preview.files.find((file) => file.path === p)!; return [x.added, x.removed]; };
+    const counts = (p: string) => {
+      const x = preview.files.find((file) => file.path === p)!;
+      return [x.added, x.removed];
+    };
     assert.deepEqual(counts('new/created.txt'), [0, 1]);
     assert.deepEqual(counts('gone.txt'), [1, 0]);
     assert.deepEqual(preview.commands, ['rm gone.txt && printf "\\x07\\x08" >> data.bin']);
@@ -54,7 +65,10 @@ test('rewind with files restores modified, created and deleted files (text and b
     assert.ok(fs.readFileSync(path.join(f.workspace, 'data.bin')).equals(binary));
     assert.equal(fs.existsSync(path.join(f.workspace, 'new/created.txt')), false);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'keep.txt'), 'utf8'), 'keep\n');
-    assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      session.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     assert.equal(f.store.get(session.id).turnCount, 1);
 
     await session.undoRewind();
@@ -96,12 +110,15 @@ test('the preview lists only commands that ran: a denied, refused or never-start
     let trusted = true;
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
-      fauxAssistantMessage([
-        fauxToolCall('bash', { command: 'echo ran > ran.txt' }, { id: 'ran' }),
-        fauxToolCall('bash', { command: 'echo quietly' }, { id: 'ran-no-files' }),
-        fauxToolCall('bash', { command: 'echo deny me' }, { id: 'denied' }),
-        fauxToolCall('bash', { cmd: 'no command argument' }, { id: 'invalid' }),
-      ], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('bash', { command: 'echo ran > ran.txt' }, { id: 'ran' }),
+          fauxToolCall('bash', { command: 'echo quietly' }, { id: 'ran-no-files' }),
+          fauxToolCall('bash', { command: 'echo deny me' }, { id: 'denied' }),
+          fauxToolCall('bash', { cmd: 'no command argument' }, { id: 'invalid' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('turn two'),
       fauxAssistantMessage(fauxToolCall('bash', { command: 'echo refused' }, { id: 'refused' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('turn three'),
@@ -141,10 +158,13 @@ test('--confirm-outside after a rewind that skipped files restores them with no 
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
-      fauxAssistantMessage([
-        fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO' }, { id: 'e' }),
-        fauxToolCall('write_file', { path: 'other.txt', content: 'changed\n' }, { id: 'w' }),
-      ], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO' }, { id: 'e' }),
+          fauxToolCall('write_file', { path: 'other.txt', content: 'changed\n' }, { id: 'w' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('turn two'),
     ]);
     const session = await f.open();
@@ -162,13 +182,19 @@ test('--confirm-outside after a rewind that skipped files restores them with no 
     // The same rewind again: nothing to restore without confirming; with it, the skipped file.
     const preview = previewRewind(f.store, session.id, prompt.id);
     assert.equal(preview.alreadyRewound, true);
-    assert.deepEqual(preview.files.map((x) => [x.path, x.changedOutside]), [['edit.txt', true]]);
+    assert.deepEqual(
+      preview.files.map((x) => [x.path, x.changedOutside]),
+      [['edit.txt', true]],
+    );
     await assert.rejects(session.rewind(prompt.id, { files: false }), /already rewound to that prompt; add --files/);
     const again = await session.rewind(prompt.id, { files: true, confirmOutside: true });
     assert.deepEqual([again.alreadyRewound, again.restored, again.skipped], [true, ['edit.txt'], []]);
     assert.equal(fs.readFileSync(path.join(f.workspace, 'edit.txt'), 'utf8'), 'one\ntwo\n');
     assert.equal(fs.readFileSync(path.join(f.workspace, 'other.txt'), 'utf8'), 'other\n');
-    assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      session.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     assert.equal(f.store.get(session.id).turnCount, 1);
 
     // Undo takes back the rewind and its follow-up: each file gets its image from just before.

@@ -7,10 +7,21 @@ import { rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/com
 
 // What VS Code says about rewinds, undos and forks: numbers in proper English, never "turn(s)".
 const preview = (turnsDropped: number, files: string[] = []): RewindPreview => ({
-  toTurn: 2, messageId: 'm', text: 'Create hello.txt', turnsDropped, alreadyRewound: turnsDropped === 0, commands: [], commandsMayHaveRun: [], refused: [],
+  toTurn: 2,
+  messageId: 'm',
+  text: 'Create hello.txt',
+  turnsDropped,
+  alreadyRewound: turnsDropped === 0,
+  commands: [],
+  commandsMayHaveRun: [],
+  refused: [],
   files: files.map((path) => ({ path, root: '/w', action: 'delete', added: 0, removed: 1, changedOutside: false })),
 });
-const result = (turnsDropped: number, restored: string[], skipped: string[] = []): RewindResult => ({ ...preview(turnsDropped, [...restored, ...skipped]), restored, skipped });
+const result = (turnsDropped: number, restored: string[], skipped: string[] = []): RewindResult => ({
+  ...preview(turnsDropped, [...restored, ...skipped]),
+  restored,
+  skipped,
+});
 
 test('counts read as English: 1 turn, 2 turns, 0 files', () => {
   assert.equal(counted(1, 'turn'), '1 turn');
@@ -33,7 +44,8 @@ test('the rewind dialog, its notification and the undo say turns and files in pr
   assert.equal(undoneNote({ turns: 1, files: [] }), 'Undid the rewind: 1 turn is back.');
   assert.equal(undoneNote({ turns: 2, files: [] }), 'Undid the rewind: 2 turns are back.');
   assert.equal(undoneNote({ turns: 0, files: ['a'] }), 'Undid the rewind: 1 file is back.');
-  for (const text of [rewindQuestion(preview(1)), rewoundNote(result(1, ['a']), true), undoneNote({ turns: 1, files: ['a'] })]) assert.doesNotMatch(text, /\(s\)/);
+  for (const text of [rewindQuestion(preview(1)), rewoundNote(result(1, ['a']), true), undoneNote({ turns: 1, files: ['a'] })])
+    assert.doesNotMatch(text, /\(s\)/);
 });
 
 test('a fork that left the running turn out says how many turns it holds, in proper numbers', () => {

@@ -44,14 +44,20 @@ test('a file_change record naming a file outside the workspace is refused by pre
     const id = await twoTurns(f, 'b.txt');
     // A forged record in turn 2: it "created" the victim, so a rewind would delete it.
     const log = WireLogWriter.open(path.join(f.store.locate(id), 'agents', 'main', 'wire.jsonl'));
-    await log.append([
-      { t: 'file_change', turn: 2, toolCallId: 'x', path: '../victim.txt', before: null, after: sha('precious\n') },
-      { t: 'file_change', turn: 2, toolCallId: 'y', path: 'victim.txt', root: f.root, before: null, after: sha('precious\n') },
-    ], { durable: true });
+    await log.append(
+      [
+        { t: 'file_change', turn: 2, toolCallId: 'x', path: '../victim.txt', before: null, after: sha('precious\n') },
+        { t: 'file_change', turn: 2, toolCallId: 'y', path: 'victim.txt', root: f.root, before: null, after: sha('precious\n') },
+      ],
+      { durable: true },
+    );
     await log.close();
     const prompt = promptId(f, id, 'write the file');
     const preview = previewRewind(f.store, id, prompt);
-    assert.deepEqual(preview.files.map((x) => x.path), ['b.txt']);
+    assert.deepEqual(
+      preview.files.map((x) => x.path),
+      ['b.txt'],
+    );
     assert.equal(preview.refused.length, 2);
     assert.match(preview.refused.join('\n'), /outside the workspace/);
     assert.match(preview.refused.join('\n'), /not one of this session's workspace folders/);
@@ -71,7 +77,12 @@ test('a rewind journal naming files outside the workspace, or another folder, to
     const id = await twoTurns(f, 'b.txt');
     const dir = f.store.locate(id);
     const journal = {
-      v: 1, op: 'rewind', workspaceDir: '/', logBytes: fs.statSync(path.join(dir, 'agents', 'main', 'wire.jsonl')).size, records: [], turnCount: 2,
+      v: 1,
+      op: 'rewind',
+      workspaceDir: '/',
+      logBytes: fs.statSync(path.join(dir, 'agents', 'main', 'wire.jsonl')).size,
+      records: [],
+      turnCount: 2,
       files: [
         { path: victim, from: sha('precious\n'), to: null },
         { path: '../victim.txt', from: sha('precious\n'), to: null },
@@ -98,7 +109,9 @@ test('multi-root: a rewind restores the file in the folder it was written in, ne
   try {
     f.faux.setResponses([
       fauxAssistantMessage('first'),
-      fauxAssistantMessage([fauxToolCall('edit_file', { path: path.join(second, 'same.txt'), old_text: 'second', new_text: 'EDITED second' }, { id: 'e' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage([fauxToolCall('edit_file', { path: path.join(second, 'same.txt'), old_text: 'second', new_text: 'EDITED second' }, { id: 'e' })], {
+        stopReason: 'toolUse',
+      }),
       fauxAssistantMessage('edited'),
     ]);
     const session = await f.open({ workspaceDirs: [f.workspace, second] });
@@ -124,7 +137,10 @@ test("a session opened from another folder is refused: its tools never act on th
   fs.mkdirSync(other);
   try {
     const id = await twoTurns(f, 'b.txt');
-    await assert.rejects(f.open({ workspaceDirs: [other] }, id), (err: Error) => err instanceof SessionElsewhereError && err.message.includes(`belongs to ${f.workspace}`));
+    await assert.rejects(
+      f.open({ workspaceDirs: [other] }, id),
+      (err: Error) => err instanceof SessionElsewhereError && err.message.includes(`belongs to ${f.workspace}`),
+    );
     assert.deepEqual(fs.readdirSync(other), []);
     // Opened in a window that also has its folder, the session's own folder comes first.
     const session = await f.open({ workspaceDirs: [other, f.workspace] }, id);

@@ -14,9 +14,25 @@ import { tempDir } from '../../support/store';
 
 // Every variable a model key can come from (src/core/model/apiKey.ts: BRAID_API_KEY, then pi-ai's
 // provider variables), each set to a value no command may see.
-const KEYS = ['BRAID_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_OAUTH_TOKEN', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY',
-  'DEEPSEEK_API_KEY', 'MISTRAL_API_KEY', 'XAI_API_KEY', 'AZURE_OPENAI_API_KEY', 'HF_TOKEN', 'COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN',
-  'GOOGLE_CLOUD_API_KEY', 'AWS_BEARER_TOKEN_BEDROCK'];
+const KEYS = [
+  'BRAID_API_KEY',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_OAUTH_TOKEN',
+  'GEMINI_API_KEY',
+  'OPENROUTER_API_KEY',
+  'GROQ_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'MISTRAL_API_KEY',
+  'XAI_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'HF_TOKEN',
+  'COPILOT_GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'GOOGLE_CLOUD_API_KEY',
+  'AWS_BEARER_TOKEN_BEDROCK',
+];
 const secret = (name: string) => `secret-value-of-${name.toLowerCase()}`;
 const saved = new Map<string, string | undefined>();
 const root = tempDir('braid-env-');
@@ -41,11 +57,17 @@ function assertNoKeys(text: string, what: string): void {
   assert.match(text, /BRAID_PLAIN_VARIABLE=plain-value/, `${what} keeps the rest of the environment`);
 }
 
-test('a bash command gets an environment without Braid\'s or any provider\'s API key', async () => {
+test("a bash command gets an environment without Braid's or any provider's API key", async () => {
   const ws = path.join(root, 'ws');
   fs.mkdirSync(ws);
   const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
-  const tools = workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: new ApprovalGate({ request: async () => 'allow' }), checkpoints, logger: silentLogger });
+  const tools = workspaceTools({
+    workspace: new WorkspaceFs([ws]),
+    trusted: true,
+    approvals: new ApprovalGate({ request: async () => 'allow' }),
+    checkpoints,
+    logger: silentLogger,
+  });
   const result = await tools.find((t) => t.name === 'bash')!.execute('call', { command: 'env' });
   const text = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   assert.match(text, /^Exit code 0\./);
@@ -60,7 +82,12 @@ test('the prompt hook gets an environment without the keys', async () => {
 
 test('git gets an environment without the keys and without the GIT_* variables Braid inherited', () => {
   const env = gitEnvironment();
-  assertNoKeys(Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n'), 'git');
+  assertNoKeys(
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    'git',
+  );
   assert.equal(env.GIT_DIR, undefined);
   assert.equal(env.GIT_CONFIG_NOSYSTEM, '1');
 });

@@ -11,11 +11,28 @@ import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1 });
 const answer = (text: string): Message => fauxAssistantMessage(text);
 const call = (id: string): Message => fauxAssistantMessage([fauxToolCall('read_file', { path: 'a.txt' }, { id })], { stopReason: 'toolUse' });
-const result = (id: string, text: string): Message => ({ role: 'toolResult', toolCallId: id, toolName: 'read_file', content: [{ type: 'text', text }], isError: false, timestamp: 1 });
+const result = (id: string, text: string): Message => ({
+  role: 'toolResult',
+  toolCallId: id,
+  toolName: 'read_file',
+  content: [{ type: 'text', text }],
+  isError: false,
+  timestamp: 1,
+});
 const long = (n: number) => 'word '.repeat(n);
 
 test('the kept tail never starts at a tool result: a call and its result stay on one side', () => {
-  const messages = [user(long(200)), call('c1'), result('c1', long(300)), result('c1', long(10)), answer('done'), user('next'), call('c2'), result('c2', long(40)), answer('ok')];
+  const messages = [
+    user(long(200)),
+    call('c1'),
+    result('c1', long(300)),
+    result('c1', long(10)),
+    answer('done'),
+    user('next'),
+    call('c2'),
+    result('c2', long(40)),
+    answer('ok'),
+  ];
   for (let keep = 0; keep <= 2000; keep += 7) {
     const cut = keepBoundary(messages, keep);
     if (cut === undefined) continue;
@@ -30,10 +47,25 @@ test('the kept tail never starts at a tool result: a call and its result stay on
 test('the model context starts from the latest effective compaction; a rewind before it drops it', () => {
   const [one, a1, two, a2, three, a3, four] = [user('one'), answer('1'), user('two'), answer('2'), user('three'), answer('3'), user('four')];
   const m = (turn: number, id: string, message: Message): MessageRecord => ({ v: 1, ts: 1, t: 'message', turn, id, message });
-  const c = (turn: number, summary: string, firstKeptMessageId: string): CompactionRecord => ({ v: 1, ts: 1, t: 'compaction', turn, summary, firstKeptMessageId, summarized: 2 });
+  const c = (turn: number, summary: string, firstKeptMessageId: string): CompactionRecord => ({
+    v: 1,
+    ts: 1,
+    t: 'compaction',
+    turn,
+    summary,
+    firstKeptMessageId,
+    summarized: 2,
+  });
   const records: WireRecord[] = [
-    m(1, 'u1', one!), m(1, 'a1', a1!), m(2, 'u2', two!), m(2, 'a2', a2!), c(2, 'first summary', 'u2'),
-    m(3, 'u3', three!), m(3, 'a3', a3!), c(3, 'second summary', 'u3'), m(4, 'u4', four!),
+    m(1, 'u1', one!),
+    m(1, 'a1', a1!),
+    m(2, 'u2', two!),
+    m(2, 'a2', a2!),
+    c(2, 'first summary', 'u2'),
+    m(3, 'u3', three!),
+    m(3, 'a3', a3!),
+    c(3, 'second summary', 'u3'),
+    m(4, 'u4', four!),
   ];
   const h = replay(records);
   assert.equal(h.messages.length, 7, 'every message stays in the history');
@@ -51,7 +83,10 @@ const types = (records: WireRecord[]) => records.map((r) => (r.t === 'message' ?
 
 /** A session with a tiny context window, so a few turns pass the threshold. */
 async function smallWindow(f: SessionFixture, contextWindow = 400, sessionId?: string) {
-  return f.open({ model: () => ({ model: { ...f.faux.getModel(), contextWindow }, thinking: 'off' }), compaction: { threshold: 0.8, keepTokens: 60 } }, sessionId);
+  return f.open(
+    { model: () => ({ model: { ...f.faux.getModel(), contextWindow }, thinking: 'off' }), compaction: { threshold: 0.8, keepTokens: 60 } },
+    sessionId,
+  );
 }
 
 test('near the threshold a turn ends with a compaction; the next request sees the summary and the kept tail; the log keeps everything', async () => {
@@ -60,7 +95,9 @@ test('near the threshold a turn ends with a compaction; the next request sees th
     const contexts: Context[] = [];
     const responder = (context: Context) => {
       contexts.push(context);
-      return /You summarize/.test(context.systemPrompt ?? '') ? fauxAssistantMessage('SUMMARY: the user asked long questions.') : fauxAssistantMessage(long(60));
+      return /You summarize/.test(context.systemPrompt ?? '')
+        ? fauxAssistantMessage('SUMMARY: the user asked long questions.')
+        : fauxAssistantMessage(long(60));
     };
     f.faux.setResponses(Array.from({ length: 20 }, () => responder));
     const session = await smallWindow(f);
@@ -82,7 +119,10 @@ test('near the threshold a turn ends with a compaction; the next request sees th
     const kept = records.find((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).id === compaction.firstKeptMessageId)!;
     assert.notEqual(kept.message.role, 'toolResult');
     const at = records.indexOf(compaction);
-    assert.ok(records.slice(at).some((r) => r.t === 'turn_end'), 'compaction runs before its turn ends');
+    assert.ok(
+      records.slice(at).some((r) => r.t === 'turn_end'),
+      'compaction runs before its turn ends',
+    );
     const usage = records.filter((r): r is UsageRecord => r.t === 'usage');
     assert.equal(usage.filter((u) => u.purpose === 'compaction').length, compactions.length, 'each summary call is a usage record of its own');
     assert.equal(types(records).filter((t) => t === 'message:user').length, 3, 'no original record was removed');
@@ -98,7 +138,10 @@ test('near the threshold a turn ends with a compaction; the next request sees th
     const h = f.store.history(session.id);
     const latest = h.compactions.at(-1)!;
     const from = h.messages.findIndex((r) => r.id === latest.firstKeptMessageId);
-    assert.deepEqual(contextMessages(h).slice(1), h.messages.slice(from).map((r) => r.message));
+    assert.deepEqual(
+      contextMessages(h).slice(1),
+      h.messages.slice(from).map((r) => r.message),
+    );
     // Reopened (the index is current, so the log is read back to the latest compaction only).
     await session.close();
     const reopened = await smallWindow(f, 400, session.id);
@@ -119,7 +162,7 @@ test('a context-length error compacts once and retries instead of failing the tu
     await session.submit(`two ${long(50)}`);
     await session.waitForIdle();
     f.faux.setResponses([
-      fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'This model\'s maximum context length is 8192 tokens' }),
+      fauxAssistantMessage('', { stopReason: 'error', errorMessage: "This model's maximum context length is 8192 tokens" }),
       fauxAssistantMessage('Summary of one and two.'),
       fauxAssistantMessage('Answer after the retry.'),
     ]);
@@ -158,10 +201,12 @@ test('/compact on demand with a focus; nothing to summarize says so; a failed or
     assert.equal(f.store.history(session.id).messages.length, 4, 'and nothing else changed');
 
     let sawFocus = '';
-    f.faux.setResponses([(context: Context) => {
-      sawFocus = JSON.stringify(context.messages);
-      return fauxAssistantMessage('Focused summary.');
-    }]);
+    f.faux.setResponses([
+      (context: Context) => {
+        sawFocus = JSON.stringify(context.messages);
+        return fauxAssistantMessage('Focused summary.');
+      },
+    ]);
     assert.equal(await session.compact('the database schema'), true);
     assert.equal(summaryCalls(), 3);
     assert.match(sawFocus, /focus on: the database schema/);
@@ -187,9 +232,12 @@ test('stopping a compaction leaves no record', async () => {
       await session.submit(`${q} ${long(30)}`);
       await session.waitForIdle();
     }
-    f.faux.setResponses([(_context: Context, options) => new Promise((resolve) => {
-      options?.signal?.addEventListener('abort', () => resolve(fauxAssistantMessage('', { stopReason: 'aborted' })));
-    })]);
+    f.faux.setResponses([
+      (_context: Context, options) =>
+        new Promise((resolve) => {
+          options?.signal?.addEventListener('abort', () => resolve(fauxAssistantMessage('', { stopReason: 'aborted' })));
+        }),
+    ]);
     const running = session.compact();
     setTimeout(() => void session.cancel(), 50);
     await assert.rejects(running, /Compaction was stopped/);
@@ -215,7 +263,10 @@ test('fork at a turn before a compaction keeps the full records; rewind before i
     const fork = await forkSession(f.store, session.id, { turn: 1 });
     const forked = f.store.history(fork.id);
     assert.equal(forked.compactions.length, 0);
-    assert.deepEqual(contextMessages(forked).map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      contextMessages(forked).map((m) => m.role),
+      ['user', 'assistant'],
+    );
 
     const whole = f.store.history(session.id);
     assert.equal(whole.compactions.length, 1);
@@ -223,7 +274,10 @@ test('fork at a turn before a compaction keeps the full records; rewind before i
     await session.rewind(two.id, { files: false });
     const after = f.store.history(session.id);
     assert.equal(after.compactions.length, 0, 'the compaction of turn 2 went with it');
-    assert.deepEqual(contextMessages(after).map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      contextMessages(after).map((m) => m.role),
+      ['user', 'assistant'],
+    );
     assert.doesNotMatch(JSON.stringify(session.messages), /system-reminder/, 'the kernel no longer sees the summary');
     void summaryMessage;
   } finally {

@@ -28,7 +28,12 @@ after(async () => {
 async function braid(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', path.join(root, 'store'), '--workspace', workspace, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env, wasmPath });
+  const code = await runCli(['--data-dir', path.join(root, 'store'), '--workspace', workspace, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env,
+    wasmPath,
+  });
   return { code, out, err };
 }
 
@@ -55,9 +60,22 @@ test('exec --continue adds a turn to the same session; the log and state.json sa
   const dir = path.join(root, 'store', 'sessions', workspaceKey(workspace), sessions[0]!);
   const { records } = readWireLog(path.join(dir, 'agents', 'main', 'wire.jsonl'));
   const turns = records.filter((x) => x.t === 'turn_end') as Array<{ turn: number; outcome: string }>;
-  assert.deepEqual(turns.map((t) => [t.turn, t.outcome]), [[1, 'completed'], [2, 'completed']]);
+  assert.deepEqual(
+    turns.map((t) => [t.turn, t.outcome]),
+    [
+      [1, 'completed'],
+      [2, 'completed'],
+    ],
+  );
   const usage = records.filter((x) => x.t === 'usage') as Array<{ input: number; cacheRead: number; output: number; model: string; stopReason: string }>;
-  assert.deepEqual(usage.map((u) => [u.input, u.cacheRead, u.output]), [[60, 40, 10], [50, 100, 6], [50, 150, 3]]);
+  assert.deepEqual(
+    usage.map((u) => [u.input, u.cacheRead, u.output]),
+    [
+      [60, 40, 10],
+      [50, 100, 6],
+      [50, 150, 3],
+    ],
+  );
   assert.equal(usage[0]!.stopReason, 'toolUse');
   const roles = (records.filter((x) => x.t === 'message') as MessageRecord[]).map((m) => m.message.role);
   assert.deepEqual(roles, ['user', 'assistant', 'toolResult', 'assistant', 'user', 'assistant']);
@@ -84,11 +102,20 @@ test('exec --session takes a shortened id, as every command that takes a session
 test('exec refuses --continue with --session (exit 2) and reports model failures in one line (exit 1)', async () => {
   assert.equal((await braid(['exec', '--continue', '--session', 'ses_x', 'hi'])).code, 2);
   assert.equal((await braid(['exec'])).code, 2);
-  server.enqueue({ kind: 'httpError', status: 500, message: 'the model fell over' }, { kind: 'httpError', status: 500, message: 'the model fell over' }, { kind: 'httpError', status: 500, message: 'the model fell over' });
+  server.enqueue(
+    { kind: 'httpError', status: 500, message: 'the model fell over' },
+    { kind: 'httpError', status: 500, message: 'the model fell over' },
+    { kind: 'httpError', status: 500, message: 'the model fell over' },
+  );
   const failed = await braid(['exec', '--continue', 'break please']);
   assert.equal(failed.code, 1);
   assert.match(failed.err, /the turn failed: .*the model fell over/);
-  const noModel = await runCli(['--data-dir', path.join(root, 'store'), 'exec', 'hi'], { stdout: { write: () => true }, stderr: { write: () => true }, env: {}, wasmPath });
+  const noModel = await runCli(['--data-dir', path.join(root, 'store'), 'exec', 'hi'], {
+    stdout: { write: () => true },
+    stderr: { write: () => true },
+    env: {},
+    wasmPath,
+  });
   assert.equal(noModel, 1);
 });
 
@@ -111,14 +138,23 @@ test('an API key a provider echoes in its error never reaches the log, state.jso
   server.enqueue({ kind: 'httpError', status: 401, message: `Incorrect API key provided: ${key}. Find your key in your account settings.` });
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', path.join(root, 'store-key'), '--workspace', workspace, 'exec', 'Hello?'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: withKey, wasmPath });
+  const code = await runCli(['--data-dir', path.join(root, 'store-key'), '--workspace', workspace, 'exec', 'Hello?'], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: withKey,
+    wasmPath,
+  });
   assert.equal(code, 1);
   assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${key}`, 'the key was sent');
   assert.match(err, /Incorrect API key provided: \[API key removed\]/);
   const files: string[] = [];
-  const walk = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
+  const walk = (dir: string) =>
+    fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
   walk(path.join(root, 'store-key'));
-  assert.ok(files.some((f) => f.endsWith('wire.jsonl')), 'the failed turn was logged');
+  assert.ok(
+    files.some((f) => f.endsWith('wire.jsonl')),
+    'the failed turn was logged',
+  );
   for (const file of files) assert.equal(fs.readFileSync(file).includes(key), false, `${path.relative(root, file)} holds the key`);
   assert.equal(`${out}${err}`.includes(key), false);
 });
@@ -128,7 +164,8 @@ test('an API key a provider echoes inside a subagent reaches neither the data fo
   // The subagent's requests fail quoting the Authorization header; the parent asks for one subagent, then answers.
   const echoing = new ScriptedModelServer((request) => {
     const messages = request.body.messages ?? [];
-    if (JSON.stringify(messages[0]).includes('You are a subagent of Braid')) return { kind: 'httpError', status: 401, message: `Incorrect API key provided: ${request.headers.authorization}` };
+    if (JSON.stringify(messages[0]).includes('You are a subagent of Braid'))
+      return { kind: 'httpError', status: 401, message: `Incorrect API key provided: ${request.headers.authorization}` };
     if (messages.some((m) => m.role === 'tool')) return { kind: 'text', chunks: ['The subagent could not run.'] };
     return { kind: 'toolCalls', calls: [{ id: 'task1', name: 'task', arguments: '{"description":"Look around","prompt":"List the files."}' }] };
   });
@@ -137,17 +174,26 @@ test('an API key a provider echoes inside a subagent reaches neither the data fo
   let err = '';
   try {
     const withKey = { ...env, BRAID_BASE_URL: await echoing.start(), BRAID_API_KEY: key };
-    const code = await runCli(['--data-dir', store, '--workspace', workspace, '--verbose', 'exec', 'Delegate a look around'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: withKey, wasmPath });
+    const code = await runCli(['--data-dir', store, '--workspace', workspace, '--verbose', 'exec', 'Delegate a look around'], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: withKey,
+      wasmPath,
+    });
     assert.equal(code, 0, err);
-    assert.ok(echoing.requests.some((r) => r.headers.authorization === `Bearer ${key}`), 'the key was sent');
+    assert.ok(
+      echoing.requests.some((r) => r.headers.authorization === `Bearer ${key}`),
+      'the key was sent',
+    );
     assert.match(out, /\[task failed\] .*Incorrect API key provided: Bearer \[API key removed\]/);
   } finally {
     await echoing.close();
   }
   const files: string[] = [];
-  const walk = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
+  const walk = (dir: string) =>
+    fs.readdirSync(dir, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : files.push(path.join(dir, e.name))));
   walk(store);
-  assert.ok(files.filter((f) => f.endsWith('wire.jsonl')).length >= 2, 'the subagent\'s log was written');
+  assert.ok(files.filter((f) => f.endsWith('wire.jsonl')).length >= 2, "the subagent's log was written");
   for (const file of files) assert.equal(fs.readFileSync(file).includes(key), false, `${path.relative(root, file)} holds the key`);
   assert.equal(out.includes(key), false, 'stdout holds the key');
   assert.equal(err.includes(key), false, 'stderr holds the key');

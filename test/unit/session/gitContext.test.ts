@@ -26,8 +26,12 @@ test('git context runs nothing a repository configures, and still reads the bran
   repo.plainGit('status', '--short');
   repo.plainGit('log', '-3', '--oneline');
   const ran = repo.ran();
-  for (const expected of ['hook-post-index-change', 'filter-clean', 'filter-process', 'gpg']) assert.ok(ran.includes(expected), `plain git ran ${expected} (ran: ${ran.join(', ')})`);
-  assert.ok(ran.some((m) => m.startsWith('fsmonitor')), `plain git ran the fsmonitor (ran: ${ran.join(', ')})`);
+  for (const expected of ['hook-post-index-change', 'filter-clean', 'filter-process', 'gpg'])
+    assert.ok(ran.includes(expected), `plain git ran ${expected} (ran: ${ran.join(', ')})`);
+  assert.ok(
+    ran.some((m) => m.startsWith('fsmonitor')),
+    `plain git ran the fsmonitor (ran: ${ran.join(', ')})`,
+  );
 });
 
 test('git context never runs a program named git in the workspace, even with a relative PATH entry', async () => {
@@ -36,7 +40,7 @@ test('git context never runs a program named git in the workspace, even with a r
   const savedPath = process.env.PATH;
   process.env.PATH = `.${path.delimiter}${savedPath}`;
   try {
-    assert.match(await gitContext(repo.dir) ?? '', /^branch: main$/m, 'the real git answered');
+    assert.match((await gitContext(repo.dir)) ?? '', /^branch: main$/m, 'the real git answered');
   } finally {
     process.env.PATH = savedPath;
   }

@@ -48,7 +48,10 @@ test('a key a provider echoes inside a subagent reaches no log, state, logger li
     await session.waitForIdle();
     const subagents = f.store.get(session.id).agents.filter((a) => a.id !== 'main');
     assert.equal(subagents.length, 1, 'the subagent ran');
-    assert.ok(server.requests.some((r) => r.headers.authorization === `Bearer ${KEY}`), 'the key was sent');
+    assert.ok(
+      server.requests.some((r) => r.headers.authorization === `Bearer ${KEY}`),
+      'the key was sent',
+    );
     const toolEnd = events.map((e) => JSON.parse(e) as { type: string; isError?: boolean; text?: string }).find((e) => e.type === 'tool-end');
     assert.equal(toolEnd?.isError, true);
     assert.match(toolEnd!.text!, /Incorrect API key provided: Bearer \[API key removed\]/);
@@ -64,10 +67,20 @@ test('a key a provider echoes inside a subagent reaches no log, state, logger li
     await assert.rejects(session.compact(), (err: Error) => !`${err.message}${err.stack}`.includes(KEY) && /API key removed/.test(err.message));
     await session.close();
 
-    const leaks = filesUnder(f.root).filter((file) => fs.readFileSync(file).includes(KEY)).map((file) => path.relative(f.root, file));
+    const leaks = filesUnder(f.root)
+      .filter((file) => fs.readFileSync(file).includes(KEY))
+      .map((file) => path.relative(f.root, file));
     assert.deepEqual(leaks, [], 'files holding the key');
-    assert.deepEqual(events.filter((e) => e.includes(KEY)), [], 'events holding the key');
-    assert.deepEqual(lines.filter((l) => l.includes(KEY)), [], 'logger lines holding the key');
+    assert.deepEqual(
+      events.filter((e) => e.includes(KEY)),
+      [],
+      'events holding the key',
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.includes(KEY)),
+      [],
+      'logger lines holding the key',
+    );
   } finally {
     mode = 'subagent-fails';
     await f.cleanup();

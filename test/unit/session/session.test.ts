@@ -34,7 +34,10 @@ test('a turn is persisted in order: turn_begin, user, assistant, usage, turn_end
     assert.equal(state.turnCount, 1);
     assert.equal(state.title, 'Say hello please');
     assert.ok(state.usage.output > 0);
-    assert.deepEqual(events.filter((e) => e !== 'text-delta' && e !== 'message' && e !== 'prompt'), ['turn-start', 'status', 'turn-end', 'status', 'idle']);
+    assert.deepEqual(
+      events.filter((e) => e !== 'text-delta' && e !== 'message' && e !== 'prompt'),
+      ['turn-start', 'status', 'turn-end', 'status', 'idle'],
+    );
   } finally {
     await f.cleanup();
   }
@@ -69,7 +72,19 @@ test('tool calls run through the kernel and are persisted with tool records and 
     await session.submit('what is in a.txt?');
     await session.waitForIdle();
     const records = f.records(session.id);
-    assert.deepEqual(types(records), ['agent', 'turn_begin', 'message:user', 'message:assistant', 'usage', 'tool', 'tool', 'message:toolResult', 'message:assistant', 'usage', 'turn_end']);
+    assert.deepEqual(types(records), [
+      'agent',
+      'turn_begin',
+      'message:user',
+      'message:assistant',
+      'usage',
+      'tool',
+      'tool',
+      'message:toolResult',
+      'message:assistant',
+      'usage',
+      'turn_end',
+    ]);
     const result = records.find((r) => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult') as MessageRecord;
     assert.match(JSON.stringify(result.message.content), /1\\talpha/);
   } finally {
@@ -83,7 +98,13 @@ test('writes ask for approval, record before/after blobs and a file_change; a de
     f.faux.setResponses([
       fauxAssistantMessage(fauxToolCall('write_file', { path: 'notes.md', content: 'new\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('Denied, fine.'),
-      fauxAssistantMessage([fauxToolCall('edit_file', { path: 'notes.md', old_text: 'old', new_text: 'newer' }, { id: 'e1' }), fauxToolCall('write_file', { path: 'dir/created.txt', content: 'x' }, { id: 'w2' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('edit_file', { path: 'notes.md', old_text: 'old', new_text: 'newer' }, { id: 'e1' }),
+          fauxToolCall('write_file', { path: 'dir/created.txt', content: 'x' }, { id: 'w2' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('Done.'),
     ]);
     const session = await f.open();
@@ -98,8 +119,19 @@ test('writes ask for approval, record before/after blobs and a file_change; a de
     assert.equal(fs.readFileSync(path.join(f.workspace, 'notes.md'), 'utf8'), 'newer\n');
     assert.equal(fs.readFileSync(path.join(f.workspace, 'dir/created.txt'), 'utf8'), 'x');
     assert.equal(f.approvals.length, 2, 'allowed for the session after the first yes');
-    const changes = f.records(session.id).filter((r) => r.t === 'file_change') as Array<{ path: string; before: string | null; after: string | null; turn: number }>;
-    assert.deepEqual(changes.map((c) => [c.path, c.turn, c.before === null]), [['notes.md', 2, false], ['dir/created.txt', 2, true]]);
+    const changes = f.records(session.id).filter((r) => r.t === 'file_change') as Array<{
+      path: string;
+      before: string | null;
+      after: string | null;
+      turn: number;
+    }>;
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.turn, c.before === null]),
+      [
+        ['notes.md', 2, false],
+        ['dir/created.txt', 2, true],
+      ],
+    );
     const blobs = path.join(f.store.locate(session.id), 'blobs');
     assert.equal(fs.readFileSync(path.join(blobs, changes[0]!.before!.slice(0, 2), changes[0]!.before!), 'utf8'), 'old\n');
     assert.equal(fs.readFileSync(path.join(blobs, changes[0]!.after!.slice(0, 2), changes[0]!.after!), 'utf8'), 'newer\n');
@@ -123,13 +155,19 @@ test('queued prompts are persisted, run in order, and can be cancelled; a steere
     const second = await session.submit('second (to cancel)');
     await session.submit('third');
     assert.equal(second.state, 'pending');
-    assert.deepEqual(readState(path.join(f.store.locate(session.id), 'state.json')).queue.map((q) => q.text), ['second (to cancel)', 'third']);
+    assert.deepEqual(
+      readState(path.join(f.store.locate(session.id), 'state.json')).queue.map((q) => q.text),
+      ['second (to cancel)', 'third'],
+    );
     await session.cancel(second.promptId);
     const steered = await session.submit('also consider this', { steerIfActive: true });
     assert.equal(steered.state, 'steered');
     release();
     await session.waitForIdle();
-    const users = f.records(session.id).filter((r) => r.t === 'message' && (r as MessageRecord).message.role === 'user').map((r) => JSON.stringify((r as MessageRecord).message.content));
+    const users = f
+      .records(session.id)
+      .filter((r) => r.t === 'message' && (r as MessageRecord).message.role === 'user')
+      .map((r) => JSON.stringify((r as MessageRecord).message.content));
     assert.equal(users.length, 3);
     assert.match(users[1]!, /also consider this/);
     assert.match(users[2]!, /third/);
@@ -148,7 +186,9 @@ test('cancel during a running command ends the turn cancelled, and the next turn
       fauxAssistantMessage(fauxToolCall('bash', { command: 'sleep 30' }, { id: 'b1' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('never reached'),
       (context) => {
-        const calls = context.messages.flatMap((m) => (m.role === 'assistant' ? m.content.filter((c) => c.type === 'toolCall').map((c) => (c as { id: string }).id) : []));
+        const calls = context.messages.flatMap((m) =>
+          m.role === 'assistant' ? m.content.filter((c) => c.type === 'toolCall').map((c) => (c as { id: string }).id) : [],
+        );
         const results = new Set(context.messages.filter((m) => m.role === 'toolResult').map((m) => m.toolCallId));
         return fauxAssistantMessage(calls.every((c) => results.has(c)) ? 'history is valid' : 'history is broken');
       },
@@ -185,7 +225,7 @@ test('a model error ends the turn failed with the message; status error; the nex
     await session.submit('hi');
     await session.waitForIdle();
     assert.equal(ended?.type === 'turn-end' && ended.outcome, 'failed');
-    assert.match(ended?.type === 'turn-end' ? ended.error ?? '' : '', /429 rate limited/);
+    assert.match(ended?.type === 'turn-end' ? (ended.error ?? '') : '', /429 rate limited/);
     assert.equal(f.store.get(session.id).status, 'error');
     assert.match(f.store.get(session.id).error?.message ?? '', /429/);
     await session.submit('again');
@@ -202,19 +242,28 @@ test('paths outside the workspace, symlinks out of it, and an untrusted workspac
     fs.writeFileSync(path.join(f.root, 'secret.txt'), 'secret');
     fs.symlinkSync(path.join(f.root, 'secret.txt'), path.join(f.workspace, 'link.txt'));
     f.faux.setResponses([
-      fauxAssistantMessage([
-        fauxToolCall('read_file', { path: '../secret.txt' }, { id: 'r1' }),
-        fauxToolCall('read_file', { path: path.join(f.root, 'secret.txt') }, { id: 'r2' }),
-        fauxToolCall('read_file', { path: 'link.txt' }, { id: 'r3' }),
-      ], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('read_file', { path: '../secret.txt' }, { id: 'r1' }),
+          fauxToolCall('read_file', { path: path.join(f.root, 'secret.txt') }, { id: 'r2' }),
+          fauxToolCall('read_file', { path: 'link.txt' }, { id: 'r3' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('ok'),
-      fauxAssistantMessage([fauxToolCall('write_file', { path: 'new.txt', content: 'x' }, { id: 'w' }), fauxToolCall('bash', { command: 'touch ran.txt' }, { id: 'b' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage(
+        [fauxToolCall('write_file', { path: 'new.txt', content: 'x' }, { id: 'w' }), fauxToolCall('bash', { command: 'touch ran.txt' }, { id: 'b' })],
+        { stopReason: 'toolUse' },
+      ),
       fauxAssistantMessage('ok'),
     ]);
     const session = await f.open();
     await session.submit('read secrets');
     await session.waitForIdle();
-    const results = f.records(session.id).filter((r) => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult').map((r) => JSON.stringify((r as MessageRecord).message));
+    const results = f
+      .records(session.id)
+      .filter((r) => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult')
+      .map((r) => JSON.stringify((r as MessageRecord).message));
     assert.equal(results.length, 3);
     for (const r of results) {
       assert.match(r, /outside the workspace/);
@@ -232,7 +281,10 @@ test('paths outside the workspace, symlinks out of it, and an untrusted workspac
     await untrusted.close();
     const later = await f.open({ trusted: () => trusted }, session.id);
     trusted = true;
-    f.faux.setResponses([fauxAssistantMessage([fauxToolCall('write_file', { path: 'new.txt', content: 'x' }, { id: 'w2' })], { stopReason: 'toolUse' }), fauxAssistantMessage('ok')]);
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'new.txt', content: 'x' }, { id: 'w2' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
     await later.submit('write now');
     await later.waitForIdle();
     assert.equal(fs.readFileSync(path.join(f.workspace, 'new.txt'), 'utf8'), 'x');
@@ -280,11 +332,17 @@ test('after a crash: the open turn ends interrupted, dangling tool calls get res
     f.faux.setResponses([fauxAssistantMessage('resumed')]);
     const session = await f.open({}, state.id);
     const records = f.records(state.id);
-    assert.deepEqual((records.filter((r) => r.t === 'turn_end') as Array<{ outcome: string }>).map((r) => r.outcome), ['interrupted']);
+    assert.deepEqual(
+      (records.filter((r) => r.t === 'turn_end') as Array<{ outcome: string }>).map((r) => r.outcome),
+      ['interrupted'],
+    );
     assert.match(JSON.stringify(records.filter((r) => r.t === 'message').at(-1)), /did not finish before Braid stopped/);
     assert.equal(session.isPaused, true);
     assert.equal(f.store.get(state.id).paused?.reason, 'window-closed');
-    assert.deepEqual(session.queued.map((q) => q.text), ['queued before the crash']);
+    assert.deepEqual(
+      session.queued.map((q) => q.text),
+      ['queued before the crash'],
+    );
     assert.equal(f.faux.state.callCount, 0, 'nothing ran on its own');
     await session.resume();
     await session.waitForIdle();
@@ -314,13 +372,20 @@ test('a side question sees the history cut to text, runs no tool, and leaves the
     const events: string[] = [];
     session.onEvent((e) => events.push(e.type));
     const answer = await session.ask('btw, what was this about?');
-    assert.deepEqual(events, ['status'], 'the views are told the session\'s usage changed');
+    assert.deepEqual(events, ['status'], "the views are told the session's usage changed");
     assert.equal(answer.text, 'It is about x.');
-    assert.deepEqual(seen.map((m) => m.role), ['user', 'assistant', 'assistant', 'user']);
+    assert.deepEqual(
+      seen.map((m) => m.role),
+      ['user', 'assistant', 'assistant', 'user'],
+    );
     assert.doesNotMatch(JSON.stringify(seen), /toolCall|toolResult/);
     assert.match(JSON.stringify(seen.at(-1)), /btw, what was this about/);
     const added = f.records(session.id).slice(before);
-    assert.deepEqual(added.map((r) => [r.t, (r as { purpose?: string }).purpose]), [['usage', 'side-question']], 'only the call\'s usage is recorded');
+    assert.deepEqual(
+      added.map((r) => [r.t, (r as { purpose?: string }).purpose]),
+      [['usage', 'side-question']],
+      "only the call's usage is recorded",
+    );
     assert.equal(f.store.history(session.id).messages.length, 4, 'the conversation in the log is unchanged');
     assert.equal(f.store.index.sessionUsage(session.id).own.calls, 3, 'the side question counts as a call of the session');
     assert.equal(session.messages.length, 4, 'the history is unchanged');
@@ -335,7 +400,7 @@ test('a side question sees the history cut to text, runs no tool, and leaves the
     assert.match(JSON.stringify(kept[4]!.message), /Side conversation boundary\. Everything before this boundary is inherited history/);
     assert.equal(f.store.get(session.id).turnCount, 1, 'the parent is unchanged');
     const peekUsage = f.store.index.sessionUsage(peek.id);
-    assert.deepEqual([peekUsage.own.calls, peekUsage.inherited.calls], [0, 3], 'the peek inherits the side question\'s call; it is counted under the parent');
+    assert.deepEqual([peekUsage.own.calls, peekUsage.inherited.calls], [0, 3], "the peek inherits the side question's call; it is counted under the parent");
     assert.equal(f.store.index.usageReport().total.calls, 3);
   } finally {
     await f.cleanup();

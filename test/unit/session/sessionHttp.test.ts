@@ -21,10 +21,7 @@ after(async () => {
 const httpModel = () => ({ model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl, demo: false }), thinking: 'off' });
 
 test('a tool call with invalid JSON arguments gets an error result, and the turn goes on', async () => {
-  server.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 'bad', name: 'read_file', arguments: '{"path": "data.json"' }] },
-    { kind: 'text', chunks: ['Recovered.'] },
-  );
+  server.enqueue({ kind: 'toolCalls', calls: [{ id: 'bad', name: 'read_file', arguments: '{"path": "data.json"' }] }, { kind: 'text', chunks: ['Recovered.'] });
   const session = await f.open({ model: httpModel });
   await session.submit('read it');
   await session.waitForIdle();

@@ -36,7 +36,12 @@ function capture(): { logger: Logger; lines: string[] } {
 
 test('a turn with a tool call and a model error leaves one line per step, with ids and durations, and no prompt, content or key', async () => {
   server.enqueue(
-    { kind: 'toolCalls', text: 'Reading it.', calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' }], usage: { prompt: 120, completion: 8 } },
+    {
+      kind: 'toolCalls',
+      text: 'Reading it.',
+      calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' }],
+      usage: { prompt: 120, completion: 8 },
+    },
     // The server echoes the key in its error, as some proxies do.
     { kind: 'httpError', status: 401, message: `upstream refused key ${KEY}` },
   );
@@ -51,9 +56,13 @@ test('a turn with a tool call and a model error leaves one line per step, with i
   const expected = [
     new RegExp(`^info session ${id} created$`),
     new RegExp(`^info session ${id} turn 1 started: model openai-compatible/scripted-model, thinking off, context window 128000 tokens, answers up to 8192$`),
-    new RegExp(`^info session ${id} turn 1: model call openai-compatible/scripted-model answered in \\d+(\\.\\d)? m?s \\(stop: toolUse; 120 tokens in, 8 out\\)$`),
+    new RegExp(
+      `^info session ${id} turn 1: model call openai-compatible/scripted-model answered in \\d+(\\.\\d)? m?s \\(stop: toolUse; 120 tokens in, 8 out\\)$`,
+    ),
     new RegExp(`^info session ${id} turn 1: tool read_file "notes\\.txt" done in \\d+(\\.\\d)? m?s$`),
-    new RegExp(`^info session ${id} turn 1: model call openai-compatible/scripted-model failed after \\d+(\\.\\d)? m?s: .*401.*upstream refused key \\[API key removed\\]`),
+    new RegExp(
+      `^info session ${id} turn 1: model call openai-compatible/scripted-model failed after \\d+(\\.\\d)? m?s: .*401.*upstream refused key \\[API key removed\\]`,
+    ),
     new RegExp(`^info session ${id} turn 1 failed after \\d+(\\.\\d)? m?s \\(2 model calls, 1 tool call\\): .*upstream refused key \\[API key removed\\]`),
     new RegExp(`^info session ${id} closed$`),
   ];
@@ -96,7 +105,10 @@ test('a lease taken over and an index rebuilt say so in one line each', async ()
     fs.writeFileSync(lock, JSON.stringify({ pid: Number(gone.stdout), host: os.hostname(), token: 'old', acquiredAt: Date.now() - 60_000 }));
     const writer = await store.openWriter(state.id);
     await writer.close();
-    assert.ok(logger.infos.includes(`session ${state.id}: took over the writer lease from process ${gone.stdout} on ${os.hostname()} (its process is gone)`), logger.infos.join('\n'));
+    assert.ok(
+      logger.infos.includes(`session ${state.id}: took over the writer lease from process ${gone.stdout} on ${os.hostname()} (its process is gone)`),
+      logger.infos.join('\n'),
+    );
     await store.index.rebuildFromFolders();
     assert.match(logger.infos.at(-1)!, /^index rebuilt from 1 session folder in \d+(\.\d)? m?s$/);
   } finally {

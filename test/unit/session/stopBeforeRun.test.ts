@@ -24,7 +24,10 @@ test('Stop while the prompt hook runs: the prompt ends cancelled, no turn begins
     await session.cancel();
     await session.waitForIdle();
     assert.equal(states.at(-1), 'cancelled');
-    assert.deepEqual(f.records(session.id).map((r) => r.t), ['agent']);
+    assert.deepEqual(
+      f.records(session.id).map((r) => r.t),
+      ['agent'],
+    );
     assert.equal(f.faux.state.callCount, 0);
   } finally {
     await f.cleanup();
@@ -42,7 +45,10 @@ test('Stop after the turn began and before the model runs ends the turn cancelle
     await session.submit('stop me at the start');
     await session.waitForIdle();
     const ends = f.records(session.id).filter((r) => r.t === 'turn_end') as TurnEndRecord[];
-    assert.deepEqual(ends.map((e) => e.outcome), ['cancelled']);
+    assert.deepEqual(
+      ends.map((e) => e.outcome),
+      ['cancelled'],
+    );
     assert.equal(f.store.get(session.id).status, 'aborted');
   } finally {
     await f.cleanup();

@@ -26,12 +26,24 @@ test('task runs subagents in parallel, each with its own log and read-only tools
     };
     const route = (context: { messages: Array<{ role: string }> }) => child(JSON.stringify(context.messages).includes('a.txt') ? 'a.txt' : 'b.txt')(context);
     f.faux.setResponses([
-      fauxAssistantMessage([
-        fauxToolCall('task', { description: 'Read a', prompt: 'What is in a.txt?' }, { id: 't1' }),
-        fauxToolCall('task', { description: 'Read b', prompt: 'What is in b.txt?' }, { id: 't2' }),
-      ], { stopReason: 'toolUse' }),
-      route, route, route, route,
-      (context) => fauxAssistantMessage(`Summary: ${context.messages.filter((m) => m.role === 'toolResult').map((m) => JSON.stringify(m.content)).join(' / ')}`),
+      fauxAssistantMessage(
+        [
+          fauxToolCall('task', { description: 'Read a', prompt: 'What is in a.txt?' }, { id: 't1' }),
+          fauxToolCall('task', { description: 'Read b', prompt: 'What is in b.txt?' }, { id: 't2' }),
+        ],
+        { stopReason: 'toolUse' },
+      ),
+      route,
+      route,
+      route,
+      route,
+      (context) =>
+        fauxAssistantMessage(
+          `Summary: ${context.messages
+            .filter((m) => m.role === 'toolResult')
+            .map((m) => JSON.stringify(m.content))
+            .join(' / ')}`,
+        ),
     ]);
     const session = await f.open();
     await session.submit('Delegate reading a and b');
@@ -59,7 +71,7 @@ test('task runs subagents in parallel, each with its own log and read-only tools
   }
 });
 
-test('a subagent runs on the turn\'s model even when the model setting changes mid-turn', async () => {
+test("a subagent runs on the turn's model even when the model setting changes mid-turn", async () => {
   const server = new ScriptedModelServer();
   const baseUrl = await server.start();
   const f = await sessionFixture({ 'a.txt': 'apples' });
@@ -79,11 +91,20 @@ test('a subagent runs on the turn\'s model even when the model setting changes m
     });
     await session.submit('Delegate a look at a.txt');
     await session.waitForIdle();
-    assert.deepEqual(server.requests.map((r) => r.body.model), ['model-a', 'model-a', 'model-a'], 'every request of the turn, the subagent\'s included');
+    assert.deepEqual(
+      server.requests.map((r) => r.body.model),
+      ['model-a', 'model-a', 'model-a'],
+      "every request of the turn, the subagent's included",
+    );
     const begin = f.records(session.id).find((r) => r.t === 'turn_begin') as { model: { id: string } };
     assert.equal(begin.model.id, 'model-a');
-    const subagentUsage = f.records(session.id).filter((r) => r.t === 'usage' && (r as { purpose?: string }).purpose?.startsWith('subagent:')) as Array<{ model: string }>;
-    assert.deepEqual(subagentUsage.map((u) => u.model), ['model-a']);
+    const subagentUsage = f.records(session.id).filter((r) => r.t === 'usage' && (r as { purpose?: string }).purpose?.startsWith('subagent:')) as Array<{
+      model: string;
+    }>;
+    assert.deepEqual(
+      subagentUsage.map((u) => u.model),
+      ['model-a'],
+    );
     await session.submit('And now?');
     await session.waitForIdle();
     assert.equal(server.requests.at(-1)!.body.model, 'model-b', 'the switch applies from the next turn');
@@ -93,11 +114,14 @@ test('a subagent runs on the turn\'s model even when the model setting changes m
   }
 });
 
-test('the turn\'s thinking level, snapshotted at its start, is what the main agent and its subagents ask for', async () => {
+test("the turn's thinking level, snapshotted at its start, is what the main agent and its subagents ask for", async () => {
   const f = await sessionFixture();
   try {
     const asked: Array<string | undefined> = [];
-    const answer = (message: ReturnType<typeof fauxAssistantMessage>) => (_context: unknown, options?: object) => (asked.push((options as { reasoning?: string } | undefined)?.reasoning), message);
+    const answer = (message: ReturnType<typeof fauxAssistantMessage>) => (_context: unknown, options?: object) => (
+      asked.push((options as { reasoning?: string } | undefined)?.reasoning),
+      message
+    );
     let thinking = 'low';
     f.faux.setResponses([
       answer(fauxAssistantMessage(fauxToolCall('task', { description: 'Think', prompt: 'think about it' }, { id: 't1' }), { stopReason: 'toolUse' })),

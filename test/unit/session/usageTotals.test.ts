@@ -16,7 +16,10 @@ import { wasmPath } from '../../support/store';
 // copied, with a subagent, a compaction and a side question among the calls.
 const main = new ScriptedModelServer();
 const other = new ScriptedModelServer(undefined, 'other-model');
-const scripts = new Map<ScriptedModelServer, ScriptedReply[]>([[main, []], [other, []]]);
+const scripts = new Map<ScriptedModelServer, ScriptedReply[]>([
+  [main, []],
+  [other, []],
+]);
 let f: SessionFixture;
 let mainModel: Model<Api>;
 let otherModel: Model<Api>;
@@ -37,7 +40,7 @@ let tokens = 100;
 /** Queues replies on a server, each with its own usage, and remembers them to know what each served request cost. */
 function enqueue(server: ScriptedModelServer, ...replies: ScriptedReply[]): void {
   for (const r of replies) {
-    const usage: ScriptedUsage = { prompt: tokens, completion: tokens % 7 + 1, cached: tokens % 3 };
+    const usage: ScriptedUsage = { prompt: tokens, completion: (tokens % 7) + 1, cached: tokens % 3 };
     tokens += 13;
     const reply = { ...r, usage } as ScriptedReply;
     server.enqueue(reply);
@@ -82,7 +85,12 @@ interface Report {
 async function braid(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', path.join(f.root, 'store'), '--workspace', f.workspace, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, wasmPath });
+  const code = await runCli(['--data-dir', path.join(f.root, 'store'), '--workspace', f.workspace, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    wasmPath,
+  });
   return { code, out, err };
 }
 
@@ -103,10 +111,18 @@ test('braid usage counts each call the model servers served once, across forks, 
     assert.equal(f.store.get(session.id).status, 'idle', f.store.get(session.id).error?.message);
   };
   // A tool call and its answer; a subagent (its own call) and the answer after it.
-  enqueue(main, { kind: 'toolCalls', calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.md"}' }] }, { kind: 'text', chunks: ['It says ship on Friday.'] });
+  enqueue(
+    main,
+    { kind: 'toolCalls', calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.md"}' }] },
+    { kind: 'text', chunks: ['It says ship on Friday.'] },
+  );
   await as(a.id, () => turn(a, 'What do the notes say?'));
-  enqueue(main, { kind: 'toolCalls', calls: [{ id: 'c2', name: 'task', arguments: '{"description":"check the date","prompt":"Is Friday a good day to ship?"}' }] },
-    { kind: 'text', chunks: ['Friday works.'] }, { kind: 'text', chunks: ['The subagent says Friday works.'] });
+  enqueue(
+    main,
+    { kind: 'toolCalls', calls: [{ id: 'c2', name: 'task', arguments: '{"description":"check the date","prompt":"Is Friday a good day to ship?"}' }] },
+    { kind: 'text', chunks: ['Friday works.'] },
+    { kind: 'text', chunks: ['The subagent says Friday works.'] },
+  );
   await as(a.id, () => turn(a, 'Ask a subagent whether Friday is fine.'));
   // A side question and a compaction: calls outside the conversation.
   enqueue(main, { kind: 'text', chunks: ['We talked about shipping.'] });
@@ -150,8 +166,14 @@ test('braid usage counts each call the model servers served once, across forks, 
     }
     assert.equal(report.byModel!.length, 2);
     const endDay = dayOf(Date.now());
-    assert.ok(report.byDay!.every((d) => d.key === startDay || d.key === endDay), `${label}: calls fall on the days they were made`);
-    assert.equal(report.byDay!.reduce((n, d) => n + d.calls, 0), served.length);
+    assert.ok(
+      report.byDay!.every((d) => d.key === startDay || d.key === endDay),
+      `${label}: calls fall on the days they were made`,
+    );
+    assert.equal(
+      report.byDay!.reduce((n, d) => n + d.calls, 0),
+      served.length,
+    );
     for (const id of new Set(served.map((s) => s.session))) {
       assert.deepEqual(figures(report.bySession!.find((l) => l.key === id)!), expected(served.filter((s) => s.session === id)), `${label}: session ${id}`);
     }
@@ -167,12 +189,16 @@ test('braid usage counts each call the model servers served once, across forks, 
   for (const id of [a.id, f1.id, f2.id]) assert.deepEqual(figures(f.store.index.sessionUsage(id).own), figures(live.bySession!.find((l) => l.key === id)!));
   const inherited = f.store.index.sessionUsage(f3.id);
   assert.equal(inherited.own.calls, 0);
-  assert.deepEqual(figures(inherited.history), expected(served.filter((s) => s.session === a.id || s.session === f1.id)), 'a fork\'s history: its source\'s calls, each once');
+  assert.deepEqual(
+    figures(inherited.history),
+    expected(served.filter((s) => s.session === a.id || s.session === f1.id)),
+    "a fork's history: its source's calls, each once",
+  );
   assert.equal(f.store.get(f3.id).usage.input, inherited.history.input, 'state.json of a fork counts the copied history once');
   assert.equal(f.store.index.sessionUsage(peek.id).inherited.calls, expected(served.filter((s) => s.session === a.id)).calls);
-  assert.equal(f.store.index.sessionUsage(f2.id).inherited.calls, 2, 'a fork at turn 1 inherits turn 1\'s two calls');
+  assert.equal(f.store.index.sessionUsage(f2.id).inherited.calls, 2, "a fork at turn 1 inherits turn 1's two calls");
   const shown = await braid('show', f3.id);
-  assert.match(shown.out, /^usage 0 calls, 0 in.*\n {2}with inherited history: 10 calls, /m, 'braid show labels a fork\'s inherited history');
+  assert.match(shown.out, /^usage 0 calls, 0 in.*\n {2}with inherited history: 10 calls, /m, "braid show labels a fork's inherited history");
 
   // Rebuilt from the folders alone, the index counts the same.
   assert.equal((await braid('rebuild-index')).code, 0);

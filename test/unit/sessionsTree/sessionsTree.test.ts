@@ -6,7 +6,14 @@ import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readSubagents } from '../../../src/core/store/subagents';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { folderName, nestForks, sessionDescription, SessionsTreeModel, workspaceNodes, type SessionsNode } from '../../../src/vscode/sessionsTree/sessionsTreeModel';
+import {
+  folderName,
+  nestForks,
+  sessionDescription,
+  SessionsTreeModel,
+  workspaceNodes,
+  type SessionsNode,
+} from '../../../src/vscode/sessionsTree/sessionsTreeModel';
 import { addTurn, assistantMessage, openStore, tempRoots, userMessage } from '../../support/store';
 
 const { root, cleanup } = tempRoots();
@@ -14,19 +21,29 @@ after(cleanup);
 
 /** A model over a real store's index, as the tree provider builds it. */
 function modelOf(store: SessionStore, dir: string | undefined): SessionsTreeModel {
-  return new SessionsTreeModel({
-    list: (f) => store.index.list(f),
-    count: (f) => store.index.count(f),
-    workspaces: () => store.index.workspaces(),
-    subagents: (id) => readSubagents(store.layout, store.locate(id), store.get(id)),
-    workspaceOf: (id) => store.index.get(id)?.workspaceKey,
-  }, dir ? { key: workspaceKey(dir), dir } : undefined);
+  return new SessionsTreeModel(
+    {
+      list: (f) => store.index.list(f),
+      count: (f) => store.index.count(f),
+      workspaces: () => store.index.workspaces(),
+      subagents: (id) => readSubagents(store.layout, store.locate(id), store.get(id)),
+      workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+    },
+    dir ? { key: workspaceKey(dir), dir } : undefined,
+  );
 }
 
 /** Labels of a subtree, indented two spaces per level, expanding everything. */
 function outline(model: SessionsTreeModel, nodes: SessionsNode[], depth = 0): string[] {
   return nodes.flatMap((n) => {
-    const label = n.kind === 'session' ? n.row.title : n.kind === 'archived' ? `Archived (${n.count})` : n.kind === 'workspace' ? `${n.name}${n.current ? ' *' : ''}` : `agent: ${n.agent.title}`;
+    const label =
+      n.kind === 'session'
+        ? n.row.title
+        : n.kind === 'archived'
+          ? `Archived (${n.count})`
+          : n.kind === 'workspace'
+            ? `${n.name}${n.current ? ' *' : ''}`
+            : `agent: ${n.agent.title}`;
     return [`${'  '.repeat(depth)}${label}`, ...outline(model, model.children(n), depth + 1)];
   });
 }
@@ -52,7 +69,11 @@ test('this workspace: live sessions newest first with forks nested, then a colla
     const model = modelOf(store, '/work/alpha');
     assert.deepEqual(outline(model, model.roots()), [
       // The fork is the newest session, yet it sits under its (older) source.
-      'second', 'first', '  fork of first', 'Archived (1)', '  old one',
+      'second',
+      'first',
+      '  fork of first',
+      'Archived (1)',
+      '  old one',
     ]);
     assert.equal(model.parent(model.find(fork.id)!)?.id, a, 'reveal can walk up from the fork');
     await store.restore(old);
@@ -81,15 +102,16 @@ test('all workspaces: one node per workspace, this one first and marked, each wi
     await session(store, '/work/beta', 'b2');
     const model = modelOf(store, '/work/alpha');
     model.allWorkspaces = true;
-    assert.deepEqual(outline(model, model.roots()), [
-      'alpha *', '  a1', 'beta', '  b2', '  Archived (1)', '    b1', 'gamma', '  g1',
-    ]);
+    assert.deepEqual(outline(model, model.roots()), ['alpha *', '  a1', 'beta', '  b2', '  Archived (1)', '    b1', 'gamma', '  g1']);
     const ws = model.roots()[1]!;
     assert.equal(ws.kind === 'workspace' && ws.workspaceDir, '/work/beta');
     // A window with no sessions of its own still lists its workspace first.
     const fresh = modelOf(store, '/work/new');
     fresh.allWorkspaces = true;
-    assert.deepEqual(fresh.roots().map((n) => n.kind === 'workspace' && `${n.name}${n.current ? ' *' : ''}`), ['new *', 'beta', 'gamma', 'alpha']);
+    assert.deepEqual(
+      fresh.roots().map((n) => n.kind === 'workspace' && `${n.name}${n.current ? ' *' : ''}`),
+      ['new *', 'beta', 'gamma', 'alpha'],
+    );
     fresh.allWorkspaces = false;
     assert.deepEqual(fresh.roots(), []);
   } finally {
@@ -122,7 +144,10 @@ test('subagents come from their own logs: counted in the row, listed under their
     assert.equal(agent.agent.title, 'Read the notes');
     assert.equal(agent.agent.messageCount, 2);
     assert.equal(agent.agent.outcome, 'stop');
-    assert.deepEqual({ input: agent.agent.usage.input, output: agent.agent.usage.output, cacheRead: agent.agent.usage.cacheRead }, { input: 10, output: 5, cacheRead: 2 });
+    assert.deepEqual(
+      { input: agent.agent.usage.input, output: agent.agent.usage.output, cacheRead: agent.agent.usage.cacheRead },
+      { input: 10, output: 5, cacheRead: 2 },
+    );
     assert.equal(model.parent(agent)?.id, id);
     assert.deepEqual(model.children(roots.find((n) => n.id === plain)!), [], 'no subagents read for a session without any');
   } finally {
@@ -150,9 +175,29 @@ test('a turn in progress shows as running in the index row the tree reads', asyn
 });
 
 const row = (id: string, forkedFrom?: string, extra: Partial<SessionRow> = {}): SessionRow => ({
-  id, workspaceKey: 'k', workspaceDir: '/w', title: id, titleSource: 'user', status: 'idle', error: null, kind: 'conversation', visibility: 'visible',
-  archived: false, forkedFrom: forkedFrom ? { sessionId: forkedFrom, turn: null } : null, model: null, createdAt: 0, updatedAt: 0, turnCount: 1,
-  messageCount: 2, firstPrompt: '', lastPreview: '', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 }, logBytes: 0, stateMtime: 0, subagents: 0, ...extra,
+  id,
+  workspaceKey: 'k',
+  workspaceDir: '/w',
+  title: id,
+  titleSource: 'user',
+  status: 'idle',
+  error: null,
+  kind: 'conversation',
+  visibility: 'visible',
+  archived: false,
+  forkedFrom: forkedFrom ? { sessionId: forkedFrom, turn: null } : null,
+  model: null,
+  createdAt: 0,
+  updatedAt: 0,
+  turnCount: 1,
+  messageCount: 2,
+  firstPrompt: '',
+  lastPreview: '',
+  usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 },
+  logBytes: 0,
+  stateMtime: 0,
+  subagents: 0,
+  ...extra,
 });
 
 test('nestForks keeps order, nests forks of forks, and leaves orphans and self-references at the top', () => {
@@ -163,12 +208,18 @@ test('nestForks keeps order, nests forks of forks, and leaves orphans and self-r
 
 test('descriptions, folder names and workspace order', () => {
   const now = Date.UTC(2026, 0, 1);
-  assert.equal(sessionDescription(row('x', undefined, { updatedAt: now - 5 * 60_000, model: { provider: 'p', id: 'm-1' }, turnCount: 3 }), now), '5 min ago · m-1 · 3 turns');
+  assert.equal(
+    sessionDescription(row('x', undefined, { updatedAt: now - 5 * 60_000, model: { provider: 'p', id: 'm-1' }, turnCount: 3 }), now),
+    '5 min ago · m-1 · 3 turns',
+  );
   assert.equal(sessionDescription(row('x', undefined, { updatedAt: now, turnCount: 1 }), now), 'just now · 1 turn');
   assert.equal(folderName('/home/me/project/'), 'project');
   assert.equal(folderName('C:\\src\\app'), 'app');
   const ws = (key: string, updatedAt: number) => ({ workspaceKey: key, workspaceDir: `/w/${key}`, sessions: 1, updatedAt });
-  assert.deepEqual(workspaceNodes([ws('old', 1), ws('here', 2), ws('new', 3)], { key: 'here', dir: '/w/here' }).map((n) => `${n.name}${n.current ? '*' : ''}`), ['here*', 'new', 'old']);
+  assert.deepEqual(
+    workspaceNodes([ws('old', 1), ws('here', 2), ws('new', 3)], { key: 'here', dir: '/w/here' }).map((n) => `${n.name}${n.current ? '*' : ''}`),
+    ['here*', 'new', 'old'],
+  );
 });
 
 test('a new fork can be revealed from a listing made before it, and with every workspace shown', async () => {
@@ -182,14 +233,19 @@ test('a new fork can be revealed from a listing made before it, and with every w
     const node = model.locate(fork.id);
     assert.equal(node?.id, fork.id);
     assert.equal(model.parent(node!)?.id, source);
-    assert.deepEqual(model.children(before).map((n) => n.id), [fork.id], 'the source listed earlier has the fork among its children');
+    assert.deepEqual(
+      model.children(before).map((n) => n.id),
+      [fork.id],
+      'the source listed earlier has the fork among its children',
+    );
 
     model.allWorkspaces = true;
     model.roots(); // the tree shows workspace nodes, none of them expanded
     const second = await forkSession(store, source, {});
     const found = model.locate(second.id)!;
     const chain: string[] = [];
-    for (let n: SessionsNode | undefined = found; n; n = model.parent(n)) chain.push(n.kind === 'workspace' ? n.name : n.kind === 'session' ? n.row.title : n.id);
+    for (let n: SessionsNode | undefined = found; n; n = model.parent(n))
+      chain.push(n.kind === 'workspace' ? n.name : n.kind === 'session' ? n.row.title : n.id);
     assert.deepEqual(chain, ['Fork 2 of source', 'source', 'alpha']);
   } finally {
     await store.close();

@@ -56,7 +56,11 @@ async function sessionAt(store: SessionStore, title: string, updatedAt: number, 
   const dir = store.locate(id);
   writeState(store.layout.stateFile(dir), { ...store.get(id), title, createdAt: updatedAt });
   const log = store.layout.agentLog(dir);
-  const lines = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.stringify({ ...JSON.parse(line), ts: updatedAt }));
+  const lines = fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.stringify({ ...JSON.parse(line), ts: updatedAt }));
   fs.writeFileSync(log, `${lines.join('\n')}\n`);
   store.index.rereadFolder(dir);
   return id;
@@ -67,13 +71,16 @@ test('relative times stay true: the tree redraws when the first shown time chang
   try {
     const source = await sessionAt(store, 'source', T0);
     await sessionAt(store, 'fork', T0 + 20_000, source);
-    const model = new SessionsTreeModel({
-      list: (f) => store.index.list(f),
-      count: (f) => store.index.count(f),
-      workspaces: () => store.index.workspaces(),
-      subagents: () => [],
-      workspaceOf: (id) => store.index.get(id)?.workspaceKey,
-    }, { key: workspaceKey('/work/alpha'), dir: '/work/alpha' });
+    const model = new SessionsTreeModel(
+      {
+        list: (f) => store.index.list(f),
+        count: (f) => store.index.count(f),
+        workspaces: () => store.index.workspaces(),
+        subagents: () => [],
+        workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+      },
+      { key: workspaceKey('/work/alpha'), dir: '/work/alpha' },
+    );
 
     // What VS Code does on each redraw: ask for the nodes, describe each at that moment; the
     // provider then tells the schedule when the first of those descriptions changes.

@@ -14,7 +14,13 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 async function braid(args: string[], cwd = '/projects/app'): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runCli(['--data-dir', root, ...args], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, cwd, wasmPath });
+  const code = await runCli(['--data-dir', root, ...args], {
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    cwd,
+    wasmPath,
+  });
   return { code, out, err };
 }
 
@@ -23,7 +29,11 @@ let second = '';
 
 test('setup: two sessions in /projects/app, one elsewhere', async () => {
   const store = await openStore(root);
-  for (const [dir, prompt] of [['/projects/app', 'explain the build script'], ['/projects/app', 'add a search box'], ['/projects/other', 'unrelated work']] as const) {
+  for (const [dir, prompt] of [
+    ['/projects/app', 'explain the build script'],
+    ['/projects/app', 'add a search box'],
+    ['/projects/other', 'unrelated work'],
+  ] as const) {
     const s = await store.create({ workspaceDir: dir });
     const w = await store.openWriter(s.id);
     await addTurn(w, prompt, `answer to ${prompt}`);
@@ -38,8 +48,12 @@ test('list --json gives the documented fields, newest first, for the current wor
   const r = await braid(['list', '--json']);
   assert.equal(r.code, 0, r.err);
   const rows = JSON.parse(r.out) as Array<Record<string, unknown>>;
-  assert.deepEqual(rows.map((x) => x.id), [second, first]);
-  for (const key of ['id', 'title', 'status', 'workspaceDir', 'workspaceKey', 'createdAt', 'updatedAt', 'turnCount', 'archived', 'forkedFrom']) assert.ok(key in rows[0]!, key);
+  assert.deepEqual(
+    rows.map((x) => x.id),
+    [second, first],
+  );
+  for (const key of ['id', 'title', 'status', 'workspaceDir', 'workspaceKey', 'createdAt', 'updatedAt', 'turnCount', 'archived', 'forkedFrom'])
+    assert.ok(key in rows[0]!, key);
   assert.equal(rows[0]!.workspaceKey, workspaceKey('/projects/app'));
   const all = JSON.parse((await braid(['list', '--all', '--json'])).out) as unknown[];
   assert.equal(all.length, 3);
@@ -55,7 +69,10 @@ test('search, show, rename, archive, restore, delete, undelete and export work b
   assert.equal((await braid(['rename', first, 'Build', 'notes'])).code, 0);
   assert.equal(JSON.parse((await braid(['show', first, '--json'])).out).state.title, 'Build notes');
   assert.equal((await braid(['archive', first])).code, 0);
-  assert.deepEqual((JSON.parse((await braid(['list', '--archived', '--json'])).out) as Array<{ id: string }>).map((x) => x.id), [first]);
+  assert.deepEqual(
+    (JSON.parse((await braid(['list', '--archived', '--json'])).out) as Array<{ id: string }>).map((x) => x.id),
+    [first],
+  );
   assert.equal((await braid(['restore', first])).code, 0);
   assert.equal((await braid(['delete', second])).code, 0);
   assert.equal((JSON.parse((await braid(['list', '--json'])).out) as unknown[]).length, 1);
@@ -104,13 +121,19 @@ test('rebuild-index rebuilds and lists the same sessions', async () => {
   const r = await braid(['rebuild-index']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /rebuilt the index: 2 session/);
-  assert.deepEqual(JSON.parse((await braid(['list', '--all', '--json'])).out).map((x: { id: string }) => x.id), JSON.parse(before).map((x: { id: string }) => x.id));
+  assert.deepEqual(
+    JSON.parse((await braid(['list', '--all', '--json'])).out).map((x: { id: string }) => x.id),
+    JSON.parse(before).map((x: { id: string }) => x.id),
+  );
 });
 
-test('the data folder is --data-dir, else BRAID_HOME, else VS Code\'s globalStorage for Braid', () => {
+test("the data folder is --data-dir, else BRAID_HOME, else VS Code's globalStorage for Braid", () => {
   assert.deepEqual(chooseDataDir('rel', {}, '/cwd'), { dir: '/cwd/rel', source: 'option' });
   assert.deepEqual(chooseDataDir(undefined, { BRAID_HOME: '/braid' }, '/cwd'), { dir: '/braid', source: 'env' });
   assert.equal(defaultDataDir({}, 'linux', '/home/u'), '/home/u/.config/Code/User/globalStorage/braid-dev.braid');
   assert.equal(defaultDataDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Application Support/Code/User/globalStorage/braid-dev.braid');
-  assert.equal(defaultDataDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'), 'C:\\Users\\u\\AppData\\Roaming\\Code\\User\\globalStorage\\braid-dev.braid');
+  assert.equal(
+    defaultDataDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'),
+    'C:\\Users\\u\\AppData\\Roaming\\Code\\User\\globalStorage\\braid-dev.braid',
+  );
 });

@@ -13,11 +13,7 @@ import { tempDir, userMessage } from '../../support/store';
 // the end back to the latest compaction must give the same model context, last turn and open turn
 // as replaying the whole log.
 
-type Op =
-  | { kind: 'turn'; messages: number }
-  | { kind: 'compaction'; keep: number; inTurn: boolean }
-  | { kind: 'rewind'; pick: number }
-  | { kind: 'unknown' };
+type Op = { kind: 'turn'; messages: number } | { kind: 'compaction'; keep: number; inTurn: boolean } | { kind: 'rewind'; pick: number } | { kind: 'unknown' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), messages: fc.integer({ min: 1, max: 4 }) }) },
@@ -56,7 +52,13 @@ function build(ops: Op[], leaveOpen: boolean): string {
     } else if (op.kind === 'compaction') {
       const all = turns.flat();
       if (all.length === 0) return;
-      rec({ t: 'compaction', turn: turns.length, summary: `summary ${counter}`, firstKeptMessageId: all[Math.max(0, all.length - 1 - op.keep)], summarized: 1 });
+      rec({
+        t: 'compaction',
+        turn: turns.length,
+        summary: `summary ${counter}`,
+        firstKeptMessageId: all[Math.max(0, all.length - 1 - op.keep)],
+        summarized: 1,
+      });
     } else if (op.kind === 'rewind') {
       if (turns.length === 0) return;
       const toTurn = 1 + (op.pick % turns.length);
@@ -72,19 +74,26 @@ function build(ops: Op[], leaveOpen: boolean): string {
 }
 
 test('the context read from the end equals the context of a full replay', () => {
-  fc.assert(fc.property(fc.array(opArb, { maxLength: 50 }), fc.boolean(), (ops, leaveOpen) => {
-    const file = build(ops, leaveOpen);
-    const full = replay(readWireLog(file).records);
-    const tail = readContextTail(file);
-    assert.deepEqual(contextMessages(tail), contextMessages(full));
-    assert.equal(tail.lastTurn, full.nextTurn - 1);
-    assert.equal(tail.openTurn, full.openTurn);
-    if (full.compactions.length > 0) assert.equal(tail.compactions[0]!.summary, full.compactions.at(-1)!.summary);
-  }), { numRuns: 400 });
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 50 }), fc.boolean(), (ops, leaveOpen) => {
+      const file = build(ops, leaveOpen);
+      const full = replay(readWireLog(file).records);
+      const tail = readContextTail(file);
+      assert.deepEqual(contextMessages(tail), contextMessages(full));
+      assert.equal(tail.lastTurn, full.nextTurn - 1);
+      assert.equal(tail.openTurn, full.openTurn);
+      if (full.compactions.length > 0) assert.equal(tail.compactions[0]!.summary, full.compactions.at(-1)!.summary);
+    }),
+    { numRuns: 400 },
+  );
 });
 
 test('with a compaction near the end, only the tail of the log is read', () => {
-  const ops: Op[] = [...Array.from({ length: 5000 }, () => ({ kind: 'turn' as const, messages: 3 })), { kind: 'compaction', keep: 2, inTurn: false }, { kind: 'turn', messages: 2 }];
+  const ops: Op[] = [
+    ...Array.from({ length: 5000 }, () => ({ kind: 'turn' as const, messages: 3 })),
+    { kind: 'compaction', keep: 2, inTurn: false },
+    { kind: 'turn', messages: 2 },
+  ];
   const file = build(ops, false);
   const tail = readContextTail(file);
   assert.equal(tail.messages.length, 5);

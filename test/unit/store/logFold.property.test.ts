@@ -29,7 +29,16 @@ type Op =
 
 const textArb = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', '   ', '修复登录页的错误', 'fix the parser\nplease', 'x'.repeat(3000)));
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), prompts: fc.array(textArb, { minLength: 1, maxLength: 3 }), answer: textArb, outcome: fc.constantFrom<TurnOutcome>('completed', 'completed', 'failed', 'cancelled', 'interrupted'), calls: fc.integer({ min: 0, max: 2 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('turn' as const),
+      prompts: fc.array(textArb, { minLength: 1, maxLength: 3 }),
+      answer: textArb,
+      outcome: fc.constantFrom<TurnOutcome>('completed', 'completed', 'failed', 'cancelled', 'interrupted'),
+      calls: fc.integer({ min: 0, max: 2 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('forked' as const), source: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'side-call' as const }) },
@@ -43,16 +52,38 @@ const root = tempDir('braid-fold-');
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** The plain model: effective turns, each with its message count and outcome. */
-interface ModelTurn { messages: number; outcome: TurnOutcome | null }
+interface ModelTurn {
+  messages: number;
+  outcome: TurnOutcome | null;
+}
 
 class Run {
   readonly model: ModelTurn[] = [];
   private calls: NewRecord[] = [];
   private counter = 0;
-  constructor(public store: SessionStore, public writer: SessionWriter, readonly id: string) {}
+  constructor(
+    public store: SessionStore,
+    public writer: SessionWriter,
+    readonly id: string,
+  ) {}
 
   private usage(turn: number, purpose?: string): NewRecord {
-    return { t: 'usage', turn, messageId: `call-${++this.counter}`, provider: 'p', model: `m${this.counter % 2}`, input: this.counter, output: 1, cacheRead: 2, cacheWrite: 0, reasoning: 0, cost: 0.5, latencyMs: 1, stopReason: 'stop', ...(purpose ? { purpose } : {}) };
+    return {
+      t: 'usage',
+      turn,
+      messageId: `call-${++this.counter}`,
+      provider: 'p',
+      model: `m${this.counter % 2}`,
+      input: this.counter,
+      output: 1,
+      cacheRead: 2,
+      cacheWrite: 0,
+      reasoning: 0,
+      cost: 0.5,
+      latencyMs: 1,
+      stopReason: 'stop',
+      ...(purpose ? { purpose } : {}),
+    };
   }
 
   async apply(op: Op, last: boolean): Promise<void> {
@@ -60,7 +91,9 @@ class Run {
     switch (op.kind) {
       case 'turn': {
         const n = turn + 1;
-        const records: NewRecord[] = [{ t: 'turn_begin', turn: n, promptId: `p${n}`, model: n % 3 ? { provider: 'p', id: `model-${n}`, thinking: 'off' } : null }];
+        const records: NewRecord[] = [
+          { t: 'turn_begin', turn: n, promptId: `p${n}`, model: n % 3 ? { provider: 'p', id: `model-${n}`, thinking: 'off' } : null },
+        ];
         for (const text of op.prompts) records.push({ t: 'message', turn: n, id: `u${++this.counter}`, message: userMessage(text) as Message });
         records.push({ t: 'message', turn: n, id: `a${++this.counter}`, message: assistantMessage(op.answer) as Message });
         for (let i = 0; i < op.calls; i++) records.push(this.usage(n));
@@ -115,29 +148,39 @@ const comparable = (s: SessionSummary) => JSON.parse(JSON.stringify(s)) as Sessi
 
 test('the live fold, the fold of the log on disk and the index row are one summary, and agree with the model', async () => {
   let store = await openStore(root);
-  await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 14 }), async (ops) => {
-    const created = await store.create({ workspaceDir: '/fold' });
-    const run = new Run(store, await store.openWriter(created.id), created.id);
-    for (const [i, op] of ops.entries()) await run.apply(op, i === ops.length - 1);
-    await run.writer.updateState((s) => s); // the writer hands its summary to the index
-    const live = comparable(run.writer.summary);
-    await run.writer.close();
-    store = run.store;
-    const dir = store.locate(created.id);
-    const disk = comparable(readSessionFolder(dir).summary);
-    const row = comparable(store.index.summaryOf(created.id)!);
-    assert.deepEqual(live, disk, 'live = rebuilt from disk');
-    assert.deepEqual(row, disk, 'index row = rebuilt from disk');
-    // The batch fold by hand, over the records as read: the same once more.
-    const fold = emptyFold();
-    for (const r of readWireLog(store.layout.agentLog(dir)).records) applyRecord(fold, r);
-    assert.deepEqual(comparable(summarize(disk.state, fold, disk.state.agents, disk.logBytes, disk.stateMtime)), disk, 'batch fold');
-    // And the plain model.
-    const lastTurn = run.model.at(-1);
-    assert.equal(disk.state.turnCount, run.model.length);
-    assert.equal(disk.messageCount, run.model.reduce((n, t) => n + t.messages, 0));
-    const status = !lastTurn ? 'idle' : lastTurn.outcome === null ? 'running' : { completed: 'idle', failed: 'error', cancelled: 'aborted', interrupted: 'interrupted' }[lastTurn.outcome];
-    assert.equal(disk.state.status, status);
-  }), { numRuns: 60 });
+  await fc.assert(
+    fc.asyncProperty(fc.array(opArb, { maxLength: 14 }), async (ops) => {
+      const created = await store.create({ workspaceDir: '/fold' });
+      const run = new Run(store, await store.openWriter(created.id), created.id);
+      for (const [i, op] of ops.entries()) await run.apply(op, i === ops.length - 1);
+      await run.writer.updateState((s) => s); // the writer hands its summary to the index
+      const live = comparable(run.writer.summary);
+      await run.writer.close();
+      store = run.store;
+      const dir = store.locate(created.id);
+      const disk = comparable(readSessionFolder(dir).summary);
+      const row = comparable(store.index.summaryOf(created.id)!);
+      assert.deepEqual(live, disk, 'live = rebuilt from disk');
+      assert.deepEqual(row, disk, 'index row = rebuilt from disk');
+      // The batch fold by hand, over the records as read: the same once more.
+      const fold = emptyFold();
+      for (const r of readWireLog(store.layout.agentLog(dir)).records) applyRecord(fold, r);
+      assert.deepEqual(comparable(summarize(disk.state, fold, disk.state.agents, disk.logBytes, disk.stateMtime)), disk, 'batch fold');
+      // And the plain model.
+      const lastTurn = run.model.at(-1);
+      assert.equal(disk.state.turnCount, run.model.length);
+      assert.equal(
+        disk.messageCount,
+        run.model.reduce((n, t) => n + t.messages, 0),
+      );
+      const status = !lastTurn
+        ? 'idle'
+        : lastTurn.outcome === null
+          ? 'running'
+          : { completed: 'idle', failed: 'error', cancelled: 'aborted', interrupted: 'interrupted' }[lastTurn.outcome];
+      assert.equal(disk.state.status, status);
+    }),
+    { numRuns: 60 },
+  );
   await store.close();
 });

@@ -11,11 +11,7 @@ import { tempDir, userMessage } from '../../support/store';
 // Random logs of turns, rewinds, unknown records, blank lines and a torn tail: the forward replay
 // and the backward page reader must both agree with a plain model of the conversation.
 
-type Op =
-  | { kind: 'turn'; messages: number }
-  | { kind: 'rewind'; pick: number }
-  | { kind: 'unknown' }
-  | { kind: 'blank' };
+type Op = { kind: 'turn'; messages: number } | { kind: 'rewind'; pick: number } | { kind: 'unknown' } | { kind: 'blank' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), messages: fc.integer({ min: 1, max: 4 }) }) },
@@ -67,27 +63,36 @@ function build(ops: Op[], tornBytes: number): { file: string; expected: string[]
 }
 
 test('forward replay equals the model for random turns, rewinds, unknown records and torn tails', () => {
-  fc.assert(fc.property(fc.array(opArb, { maxLength: 60 }), fc.nat({ max: 40 }), (ops, torn) => {
-    const { file, expected, nextTurn } = build(ops, torn);
-    const history = replay(readWireLog(file).records);
-    assert.deepEqual(history.messages.map((m) => m.id), expected);
-    assert.equal(history.nextTurn, nextTurn);
-    assert.equal(history.openTurn, null);
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 60 }), fc.nat({ max: 40 }), (ops, torn) => {
+      const { file, expected, nextTurn } = build(ops, torn);
+      const history = replay(readWireLog(file).records);
+      assert.deepEqual(
+        history.messages.map((m) => m.id),
+        expected,
+      );
+      assert.equal(history.nextTurn, nextTurn);
+      assert.equal(history.openTurn, null);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('paging backwards from the end yields exactly the effective history, for any page size', () => {
-  fc.assert(fc.property(fc.array(opArb, { maxLength: 60 }), fc.nat({ max: 40 }), fc.integer({ min: 1, max: 9 }), (ops, torn, pageSize) => {
-    const { file, expected } = build(ops, torn);
-    const pages: string[][] = [];
-    let before: PageCursor | undefined;
-    for (let guard = 0; guard < 1000; guard++) {
-      const page = readNewestPage(file, pageSize, before);
-      if (page.messages.length) pages.unshift(page.messages.map((m) => m.id));
-      assert.ok(page.messages.length <= pageSize);
-      if (!page.before) break;
-      before = page.before;
-    }
-    assert.deepEqual(pages.flat(), expected);
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 60 }), fc.nat({ max: 40 }), fc.integer({ min: 1, max: 9 }), (ops, torn, pageSize) => {
+      const { file, expected } = build(ops, torn);
+      const pages: string[][] = [];
+      let before: PageCursor | undefined;
+      for (let guard = 0; guard < 1000; guard++) {
+        const page = readNewestPage(file, pageSize, before);
+        if (page.messages.length) pages.unshift(page.messages.map((m) => m.id));
+        assert.ok(page.messages.length <= pageSize);
+        if (!page.before) break;
+        before = page.before;
+      }
+      assert.deepEqual(pages.flat(), expected);
+    }),
+    { numRuns: 300 },
+  );
 });

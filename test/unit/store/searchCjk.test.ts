@@ -34,7 +34,11 @@ after(async () => {
   cleanup();
 });
 
-const found = (text: string) => store.index.search(text, {}).map((r) => Object.entries(ids).find(([, id]) => id === r.id)![0]).sort();
+const found = (text: string) =>
+  store.index
+    .search(text, {})
+    .map((r) => Object.entries(ids).find(([, id]) => id === r.id)![0])
+    .sort();
 
 test('Chinese: substrings of 1, 2, 3 and more characters find the prompt; characters not in a row do not', () => {
   assert.deepEqual(found('解析器'), ['chinese']);

@@ -18,7 +18,11 @@ after(cleanup);
 /** A store with a few sessions over two workspaces, one archived; returns what `list` should show. */
 async function populate(store: SessionStore): Promise<string[]> {
   const ids: string[] = [];
-  for (const [dir, prompt] of [['/a', 'alpha prompt about sql'], ['/a', 'beta prompt about webviews'], ['/b', 'gamma prompt about forks']] as const) {
+  for (const [dir, prompt] of [
+    ['/a', 'alpha prompt about sql'],
+    ['/a', 'beta prompt about webviews'],
+    ['/b', 'gamma prompt about forks'],
+  ] as const) {
     const s = await store.create({ workspaceDir: dir });
     const w = await store.openWriter(s.id);
     await addTurn(w, prompt, 'answer');
@@ -45,11 +49,14 @@ test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly 
   const damages: Array<[string, () => void]> = [
     ['deleted', () => fs.rmSync(indexFile)],
     ['zero bytes', () => fs.writeFileSync(indexFile, '')],
-    ['random bytes', () => {
-      const data = fs.readFileSync(indexFile);
-      for (let i = 0; i < 400; i++) data[100 + Math.floor(Math.random() * (data.length - 100))] = Math.floor(Math.random() * 256);
-      fs.writeFileSync(indexFile, data);
-    }],
+    [
+      'random bytes',
+      () => {
+        const data = fs.readFileSync(indexFile);
+        for (let i = 0; i < 400; i++) data[100 + Math.floor(Math.random() * (data.length - 100))] = Math.floor(Math.random() * 256);
+        fs.writeFileSync(indexFile, data);
+      },
+    ],
     ['garbage', () => fs.writeFileSync(indexFile, 'this is not a database')],
   ];
   for (const [name, damage] of damages) {
@@ -72,7 +79,11 @@ test('a row whose list-deciding values are damaged (the page still valid) is fou
   await store.close();
   const indexFile = path.join(r, 'index.sqlite');
   const SQL = await loadSqlJs(wasmPath);
-  for (const [column, value] of [['visibility', 'visÝ&,'], ['archived', 7], ['kind', 'c0nversation']] as const) {
+  for (const [column, value] of [
+    ['visibility', 'visÝ&,'],
+    ['archived', 7],
+    ['kind', 'c0nversation'],
+  ] as const) {
     const db = new SQL.Database(fs.readFileSync(indexFile));
     db.run(`UPDATE sessions SET ${column} = ? WHERE id = ?`, [value, ids[0]!]);
     fs.writeFileSync(indexFile, db.export());
@@ -80,7 +91,10 @@ test('a row whose list-deciding values are damaged (the page still valid) is fou
     const logger = recordingLogger();
     store = await openStore(r, { logger });
     assert.equal(store.index.verify(), true, `${column}: the whole-index check finds it`);
-    assert.ok(logger.warnings.some((w) => /index\.sqlite is corrupt \(1 row holds values Braid never writes\); rebuilding/.test(w)), `${column}: ${logger.warnings.join(' | ')}`);
+    assert.ok(
+      logger.warnings.some((w) => /index\.sqlite is corrupt \(1 row holds values Braid never writes\); rebuilding/.test(w)),
+      `${column}: ${logger.warnings.join(' | ')}`,
+    );
     assert.equal(snapshot(store), before, column);
     await store.close();
   }
@@ -128,12 +142,17 @@ test('an index of the previous schema (usage rows without origins, counting copi
   const db = new SQL.Database(fs.readFileSync(indexFile));
   db.run("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   db.run('DROP TABLE usage');
-  db.run('CREATE TABLE usage (session_id TEXT NOT NULL, day TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, calls INTEGER NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL NOT NULL, PRIMARY KEY (session_id, day, provider, model))');
+  db.run(
+    'CREATE TABLE usage (session_id TEXT NOT NULL, day TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, calls INTEGER NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL NOT NULL, PRIMARY KEY (session_id, day, provider, model))',
+  );
   fs.writeFileSync(indexFile, db.export());
   db.close();
   const logger = recordingLogger();
   store = await openStore(r, { logger });
-  assert.ok(logger.infos.some((m) => /index\.sqlite has schema 1; rebuilding it from the session folders/.test(m)), logger.infos.join(' | '));
+  assert.ok(
+    logger.infos.some((m) => /index\.sqlite has schema 1; rebuilding it from the session folders/.test(m)),
+    logger.infos.join(' | '),
+  );
   assert.equal(store.index.status, 'ready');
   assert.equal(store.index.usageReport().total.calls, 2);
   assert.equal(store.index.list({}).length, 2);
@@ -146,14 +165,30 @@ test('an index of the previous schema (usage rows without origins, counting copi
 test('search, counts, workspaces and usage totals come from the index', async () => {
   const store = await openStore(root());
   const [a1, , b1] = await populate(store);
-  assert.deepEqual(store.index.search('sql', { workspaceKey: workspaceKey('/a') }).map((r) => r.id), [a1]);
-  assert.deepEqual(store.index.search('GAMMA forks', {}).map((r) => r.id), [b1]);
-  assert.deepEqual(store.index.search('gam', {}).map((r) => r.id), [b1], 'prefix match');
+  assert.deepEqual(
+    store.index.search('sql', { workspaceKey: workspaceKey('/a') }).map((r) => r.id),
+    [a1],
+  );
+  assert.deepEqual(
+    store.index.search('GAMMA forks', {}).map((r) => r.id),
+    [b1],
+  );
+  assert.deepEqual(
+    store.index.search('gam', {}).map((r) => r.id),
+    [b1],
+    'prefix match',
+  );
   assert.equal(store.index.search('webviews', {}).length, 0, 'archived sessions are searched only on request');
   assert.equal(store.index.search('webviews', { archived: true }).length, 1);
   assert.equal(store.index.search('"); DROP TABLE sessions; --', {}).length, 0);
   assert.equal(store.index.count({ workspaceKey: workspaceKey('/a') }), 1);
-  assert.deepEqual(store.index.workspaces().map((w) => w.workspaceDir).sort(), ['/a', '/b']);
+  assert.deepEqual(
+    store.index
+      .workspaces()
+      .map((w) => w.workspaceDir)
+      .sort(),
+    ['/a', '/b'],
+  );
   const byModel = store.index.usageReport().byModel;
   assert.equal(byModel.length, 1);
   assert.equal(byModel[0]?.key, 'test/test-model');
@@ -176,12 +211,18 @@ test('two processes saving one index lose no row: each save merges into the newe
   await one.close();
   await two.close();
   const fresh = await openStore(r);
-  assert.deepEqual(fresh.index.list({ workspaceKey: workspaceKey('/shared') }).map((x) => x.id).sort(), created.sort());
+  assert.deepEqual(
+    fresh.index
+      .list({ workspaceKey: workspaceKey('/shared') })
+      .map((x) => x.id)
+      .sort(),
+    created.sort(),
+  );
   assert.ok(readHeaderUserVersion(path.join(r, 'index.sqlite')) >= 2);
   await fresh.close();
 });
 
-test('a watching process sees another process\'s changes within 2 s', async () => {
+test("a watching process sees another process's changes within 2 s", async () => {
   const r = root();
   const watcher = await openStore(r, { watch: true });
   const writer = await openStore(r);

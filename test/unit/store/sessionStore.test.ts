@@ -20,7 +20,21 @@ test('create lays out state.json and the main log under sessions/<workspaceKey>/
   assert.equal(state.id, s.id);
   assert.equal(state.workspaceKey, workspaceKey('/work/app'));
   // Version 2 keeps only what the user owns; status, turns, usage and model are the log's to say.
-  assert.deepEqual(Object.keys(state).sort(), ['archived', 'createdAt', 'forkedFrom', 'id', 'kind', 'paused', 'queue', 'title', 'titleSource', 'v', 'visibility', 'workspaceDir', 'workspaceKey']);
+  assert.deepEqual(Object.keys(state).sort(), [
+    'archived',
+    'createdAt',
+    'forkedFrom',
+    'id',
+    'kind',
+    'paused',
+    'queue',
+    'title',
+    'titleSource',
+    'v',
+    'visibility',
+    'workspaceDir',
+    'workspaceKey',
+  ]);
   assert.equal(s.status, 'idle');
   const first = JSON.parse(fs.readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8').split('\n')[0]!);
   assert.equal(first.t, 'agent');
@@ -110,8 +124,15 @@ test('export as Markdown and JSONL', async () => {
   assert.match(md, /^# Export me/);
   assert.match(md, /### User\n\nWhat is ```code```\?/);
   assert.match(md, /### Assistant\n\nAnswer\./);
-  const jsonl = store.export(s.id, 'jsonl').trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(jsonl.map((r) => r.t), ['agent', 'turn_begin', 'message', 'message', 'usage', 'turn_end']);
+  const jsonl = store
+    .export(s.id, 'jsonl')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    jsonl.map((r) => r.t),
+    ['agent', 'turn_begin', 'message', 'message', 'usage', 'turn_end'],
+  );
   await store.close();
 });
 
@@ -133,7 +154,10 @@ test('a missing, empty or truncated state.json is rebuilt from the log, and the 
     assert.equal(state.turnCount, 2);
     assert.equal(state.title, 'the first prompt');
     assert.equal(state.workspaceDir, '/w');
-    assert.ok(logger.warnings.some((w) => w.includes('rebuilt')), damage);
+    assert.ok(
+      logger.warnings.some((w) => w.includes('rebuilt')),
+      damage,
+    );
     assert.equal(JSON.parse(fs.readFileSync(stateFile, 'utf8')).id, s.id, 'written back');
     if (damage !== 'missing') assert.ok(fs.readdirSync(path.dirname(stateFile)).some((f) => f.startsWith('state.json.broken-')));
     await store.close();

@@ -8,7 +8,7 @@ import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/st
 const { root, cleanup } = tempRoots();
 after(cleanup);
 
-test('statMtime is the file time, and undefined (never a number a time was recorded as) when the file cannot be stat\'ed', () => {
+test("statMtime is the file time, and undefined (never a number a time was recorded as) when the file cannot be stat'ed", () => {
   const file = path.join(root(), 'state.json');
   fs.writeFileSync(file, '{}');
   fs.utimesSync(file, 0, 0); // a file may really be as old as 0

@@ -11,15 +11,44 @@ import { addTurn, openStore, tempRoots } from '../../support/store';
 const { root, cleanup } = tempRoots();
 after(cleanup);
 
-const V2_KEYS = ['archived', 'createdAt', 'forkedFrom', 'id', 'kind', 'paused', 'queue', 'title', 'titleSource', 'v', 'visibility', 'workspaceDir', 'workspaceKey'];
+const V2_KEYS = [
+  'archived',
+  'createdAt',
+  'forkedFrom',
+  'id',
+  'kind',
+  'paused',
+  'queue',
+  'title',
+  'titleSource',
+  'v',
+  'visibility',
+  'workspaceDir',
+  'workspaceKey',
+];
 
 /** A state.json as version 1 wrote it, its derived fields out of step with the log on purpose. */
 function v1State(id: string, workspaceKey: string, workspaceDir: string): Record<string, unknown> {
   return {
-    v: 1, id, title: 'Named in version 1', titleSource: 'user', workspaceDir, workspaceKey, createdAt: 1_700_000_000_000, updatedAt: 1_700_000_500_000,
-    status: 'running', error: { message: 'stale', source: 'turn' }, kind: 'conversation', visibility: 'visible', archived: false, forkedFrom: null,
-    agents: [{ id: 'main', parentId: null, title: 'main' }], model: { provider: 'old', id: 'old-model', thinking: 'off' },
-    queue: [{ promptId: 'p1', text: 'waiting', messageKey: 'k1' }], paused: { reason: 'window-closed' }, turnCount: 9,
+    v: 1,
+    id,
+    title: 'Named in version 1',
+    titleSource: 'user',
+    workspaceDir,
+    workspaceKey,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_500_000,
+    status: 'running',
+    error: { message: 'stale', source: 'turn' },
+    kind: 'conversation',
+    visibility: 'visible',
+    archived: false,
+    forkedFrom: null,
+    agents: [{ id: 'main', parentId: null, title: 'main' }],
+    model: { provider: 'old', id: 'old-model', thinking: 'off' },
+    queue: [{ promptId: 'p1', text: 'waiting', messageKey: 'k1' }],
+    paused: { reason: 'window-closed' },
+    turnCount: 9,
     usage: { input: 999, output: 999, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 99 },
   };
 }
@@ -38,7 +67,7 @@ test('migrate drops what version 1 copied from the log and keeps what the user o
   assert.equal(normalizeState({ ...migrate(v1), v: 3, somethingNew: true }).title, 'Named in version 1');
 });
 
-test('a version 1 session opens with the log\'s facts, and its next write is version 2', async () => {
+test("a version 1 session opens with the log's facts, and its next write is version 2", async () => {
   const store = await openStore(root());
   const created = await store.create({ workspaceDir: '/app' });
   const writer = await store.openWriter(created.id);

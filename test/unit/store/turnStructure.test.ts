@@ -16,7 +16,12 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 const begin = (turn: number): NewRecord => ({ t: 'turn_begin', turn, promptId: `p-${turn}`, model: null });
 const end = (turn: number, outcome: 'completed' | 'interrupted' = 'completed'): NewRecord => ({ t: 'turn_end', turn, outcome });
 const prompt = (turn: number, text = `prompt ${turn}`): NewRecord => ({ t: 'message', turn, id: `msg-u-${turn}-${text.length}`, message: userMessage(text) });
-const answer = (turn: number, text = `answer ${turn}`): NewRecord => ({ t: 'message', turn, id: `msg-a-${turn}-${text.length}`, message: assistantMessage(text) });
+const answer = (turn: number, text = `answer ${turn}`): NewRecord => ({
+  t: 'message',
+  turn,
+  id: `msg-a-${turn}-${text.length}`,
+  message: assistantMessage(text),
+});
 const whole = (turn: number): NewRecord[] => [begin(turn), prompt(turn), answer(turn), end(turn)];
 
 /** A session whose main log gets exactly `records` after its first line, and state.json `turnCount`. */
@@ -34,12 +39,20 @@ test('clean logs: crash recovery tails, a compaction between turns, a rewind and
   const store = await openStore(root);
   const id = await sessionWith(store, [
     ...whole(1),
-    begin(2), prompt(2), end(2, 'interrupted'),
-    { t: 'message', turn: 2, id: 'msg-closing', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'bash', content: [{ type: 'text', text: 'unknown' }], isError: true, timestamp: 1 } },
+    begin(2),
+    prompt(2),
+    end(2, 'interrupted'),
+    {
+      t: 'message',
+      turn: 2,
+      id: 'msg-closing',
+      message: { role: 'toolResult', toolCallId: 'c1', toolName: 'bash', content: [{ type: 'text', text: 'unknown' }], isError: true, timestamp: 1 },
+    },
     { t: 'compaction', turn: 2, summary: 's', firstKeptMessageId: 'msg-u-2-8', summarized: 2 },
     ...whole(3),
     { t: 'rewind', toTurn: 2, messageId: 'msg-u-2-8', files: false },
-    ...whole(2), ...whole(3),
+    ...whole(2),
+    ...whole(3),
     { t: 'rewind', toTurn: 3, messageId: 'msg-u-3-8', files: false },
     ...whole(3),
   ]);
@@ -53,22 +66,35 @@ test('doctor reports turns that begin or end twice, records of an older turn aft
   // writer's turn 3 began, then begins turn 3 again.
   const id = await sessionWith(store, [
     ...whole(1),
-    begin(2), prompt(2), end(2, 'interrupted'),
-    begin(3), prompt(3),
-    answer(2, 'the paused writer'), end(2),
-    answer(3), end(3),
-    begin(3), prompt(3, 'again'), end(3),
-    begin(1), end(1),
+    begin(2),
+    prompt(2),
+    end(2, 'interrupted'),
+    begin(3),
+    prompt(3),
+    answer(2, 'the paused writer'),
+    end(2),
+    answer(3),
+    end(3),
+    begin(3),
+    prompt(3, 'again'),
+    end(3),
+    begin(1),
+    end(1),
   ]);
   const findings = about((await runDoctor(store, { fix: false })).findings, id);
   const structure = findings.find((f) => /turn structure/.test(f.message));
   assert.ok(structure, JSON.stringify(findings));
   assert.equal(structure.fixable, false, 'the log is kept as it is');
-  for (const part of [/turn 2 ends twice/, /turn 3 begins twice/, /turn 2 .*after turn 3 began/, /turn 1 begins after turn 3/]) assert.match(structure.message, part);
+  for (const part of [/turn 2 ends twice/, /turn 3 begins twice/, /turn 2 .*after turn 3 began/, /turn 1 begins after turn 3/])
+    assert.match(structure.message, part);
   // The turn count is the fold's: turns 1 to 3 began, whatever order the log says it in.
   assert.equal(store.get(id).turnCount, 3);
   await runDoctor(store, { fix: true });
   const after = about((await runDoctor(store, { fix: false })).findings, id);
-  assert.deepEqual(after.map((f) => f.fixable), [false], 'only the structure, which cannot be repaired without rewriting the log, is left');
+  assert.deepEqual(
+    after.map((f) => f.fixable),
+    [false],
+    'only the structure, which cannot be repaired without rewriting the log, is left',
+  );
   await store.close();
 });

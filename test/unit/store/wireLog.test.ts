@@ -27,8 +27,14 @@ test('appends come back in order, stamped with v and ts', async () => {
   await Promise.all([1, 2, 3].map((turn) => writer.append({ t: 'turn_begin', turn, promptId: `p${turn}`, model: null })));
   await writer.close();
   const { records, report } = readWireLog(file);
-  assert.deepEqual(records.map((r) => r.t), ['agent', 'turn_begin', 'turn_begin', 'turn_begin']);
-  assert.deepEqual(records.slice(1).map((r) => (r as { turn: number }).turn), [1, 2, 3]);
+  assert.deepEqual(
+    records.map((r) => r.t),
+    ['agent', 'turn_begin', 'turn_begin', 'turn_begin'],
+  );
+  assert.deepEqual(
+    records.slice(1).map((r) => (r as { turn: number }).turn),
+    [1, 2, 3],
+  );
   assert.ok(records.every((r) => r.v === 1 && typeof r.ts === 'number'));
   assert.equal(report.badLines, 0);
 });
@@ -40,11 +46,23 @@ test('readWireLog reads the byte range and the record types it is asked for, in 
   const tail = line({ t: 'turn_end', turn: 1, outcome: 'completed' }) + msg(2, 'b') + line({ t: 'turn_end', turn: 2, outcome: 'completed' });
   fs.writeFileSync(file, head + tail);
   const start = Buffer.byteLength(head);
-  assert.deepEqual(readWireLog(file).records.map((r) => r.t), ['turn_begin', 'message', 'turn_end', 'message', 'turn_end']);
-  assert.deepEqual(readWireLog(file, { start }).records.map((r) => r.t), ['turn_end', 'message', 'turn_end']);
-  assert.deepEqual(readWireLog(file, { end: start }).records.map((r) => r.t), ['turn_begin', 'message']);
+  assert.deepEqual(
+    readWireLog(file).records.map((r) => r.t),
+    ['turn_begin', 'message', 'turn_end', 'message', 'turn_end'],
+  );
+  assert.deepEqual(
+    readWireLog(file, { start }).records.map((r) => r.t),
+    ['turn_end', 'message', 'turn_end'],
+  );
+  assert.deepEqual(
+    readWireLog(file, { end: start }).records.map((r) => r.t),
+    ['turn_begin', 'message'],
+  );
   const ends = readWireLog(file, { only: ['turn_end'] });
-  assert.deepEqual(ends.records.map((r) => (r as { turn: number }).turn), [1, 2]);
+  assert.deepEqual(
+    ends.records.map((r) => (r as { turn: number }).turn),
+    [1, 2],
+  );
   assert.equal(ends.report.records, 2, 'lines of other types are skipped unparsed');
 });
 
@@ -59,7 +77,10 @@ test('a torn last line is ignored, and the next append starts on a fresh line', 
   await writer.append({ t: 'turn_end', turn: 1, outcome: 'completed' }, { durable: true });
   await writer.close();
   read = readWireLog(file);
-  assert.deepEqual(read.records.map((r) => r.t), ['message', 'turn_end']);
+  assert.deepEqual(
+    read.records.map((r) => r.t),
+    ['message', 'turn_end'],
+  );
   assert.equal(read.report.badLines, 1, 'the torn bytes stay a bad line of their own');
   assert.equal(read.report.tornTail, false);
 });
@@ -85,8 +106,14 @@ test('blank lines, unknown types, newer versions and junk are tolerated; unknown
   assert.equal(read.report.unknownRecords, 1);
   assert.equal(read.report.newerRecords, 1);
   assert.equal(read.report.badLines, 3);
-  assert.deepEqual(read.report.bad.map((b) => b.reason), ['not-json', 'not-a-record', 'missing-fields']);
-  assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f']);
+  assert.deepEqual(
+    read.report.bad.map((b) => b.reason),
+    ['not-json', 'not-a-record', 'missing-fields'],
+  );
+  assert.deepEqual(
+    replay(read.records).messages.map((m) => m.id),
+    ['m1-one', 'f'],
+  );
   // The newest page counts the lines it skipped (blank lines and unknown types are not damage).
   assert.equal(readNewestPage(file).skippedLines, 3);
   assert.equal(readNewestPage(file, 1).skippedLines, 0, 'only lines read for the page count');
@@ -118,18 +145,28 @@ test('a 10 MB line is read whole; the newest page reader crosses it', async () =
   await writer.append({ t: 'message', turn: 1, id: 'after', message: userMessage('after') });
   await writer.close();
   const read = readWireLog(file);
-  assert.deepEqual(read.records.map((r) => (r as { id: string }).id), ['before', 'huge', 'after']);
+  assert.deepEqual(
+    read.records.map((r) => (r as { id: string }).id),
+    ['before', 'huge', 'after'],
+  );
   const page = readNewestPage(file, 2);
-  assert.deepEqual(page.messages.map((m) => m.id), ['huge', 'after']);
+  assert.deepEqual(
+    page.messages.map((m) => m.id),
+    ['huge', 'after'],
+  );
   const older = readNewestPage(file, 2, page.before);
-  assert.deepEqual(older.messages.map((m) => m.id), ['before']);
+  assert.deepEqual(
+    older.messages.map((m) => m.id),
+    ['before'],
+  );
 });
 
 test('the newest page of a big log reads only its end', async () => {
   const file = logFile();
   const writer = WireLogWriter.open(file);
   const batch = [];
-  for (let i = 0; i < 20_000; i++) batch.push({ t: 'message' as const, turn: 1 + Math.floor(i / 4), id: `m${i}`, message: userMessage(`message number ${i} ${'lorem ipsum '.repeat(10)}`) });
+  for (let i = 0; i < 20_000; i++)
+    batch.push({ t: 'message' as const, turn: 1 + Math.floor(i / 4), id: `m${i}`, message: userMessage(`message number ${i} ${'lorem ipsum '.repeat(10)}`) });
   await writer.append(batch);
   await writer.close();
   const size = fs.statSync(file).size;
@@ -145,9 +182,15 @@ test('rewind drops the rewound turns from the effective history and the next tur
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, [msg(1, 'a'), msg(2, 'b'), msg(3, 'c'), line({ t: 'rewind', toTurn: 2, messageId: 'm2-b', files: false }), msg(2, 'b2')].join(''));
   const history = replay(readWireLog(file).records);
-  assert.deepEqual(history.messages.map((m) => m.id), ['m1-a', 'm2-b2']);
+  assert.deepEqual(
+    history.messages.map((m) => m.id),
+    ['m1-a', 'm2-b2'],
+  );
   assert.equal(history.nextTurn, 3);
-  assert.deepEqual(readNewestPage(file).messages.map((m) => m.id), ['m1-a', 'm2-b2']);
+  assert.deepEqual(
+    readNewestPage(file).messages.map((m) => m.id),
+    ['m1-a', 'm2-b2'],
+  );
   assert.ok(fs.readFileSync(file, 'utf8').includes('m3-c'), 'rewound records stay in the file');
 });
 
@@ -158,14 +201,33 @@ test('a message whose role or content was damaged is a bad line, not a message r
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'r', message: { role: '\ufffdser', content: 'hi' } },
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'a', message: { role: 'assistant', content: 'not blocks' } },
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'u', message: { role: 'user', content: 42 } },
-    { v: 1, t: 'message', ts: 1, turn: 1, id: 'b', message: { role: 'assistant', content: [{ type: 'text', t\u00ffxt: 'a damaged key' }] } },
+    { v: 1, t: 'message', ts: 1, turn: 1, id: 'b', message: { role: 'assistant', content: [{ type: 'text', tÿxt: 'a damaged key' }] } },
     { v: 1, t: 'message', ts: 1, turn: 1, id: 'c', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'x', name: 'read_file' }] } },
-  ].map((r) => JSON.stringify(r)).join('\n');
-  const future = JSON.stringify({ v: 1, t: 'message', ts: 1, turn: 1, id: 'f', message: { role: 'assistant', content: [{ type: 'hologram', shape: 'torus' }, { type: 'text', text: 'known' }] } });
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n');
+  const future = JSON.stringify({
+    v: 1,
+    t: 'message',
+    ts: 1,
+    turn: 1,
+    id: 'f',
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'hologram', shape: 'torus' },
+        { type: 'text', text: 'known' },
+      ],
+    },
+  });
   fs.writeFileSync(file, `${msg(1, 'one')}\n${damaged}\n${future}\n`);
   const read = readWireLog(file);
   assert.equal(read.report.badLines, 5);
-  assert.deepEqual(replay(read.records).messages.map((m) => m.id), ['m1-one', 'f'], 'a block of a type Braid does not know is left to readers');
+  assert.deepEqual(
+    replay(read.records).messages.map((m) => m.id),
+    ['m1-one', 'f'],
+    'a block of a type Braid does not know is left to readers',
+  );
 });
 
 test('a write to a full disk names the file it was for', { skip: !fs.existsSync('/dev/full') }, async () => {

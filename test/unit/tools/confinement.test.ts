@@ -24,7 +24,13 @@ fs.mkdirSync(outside, { recursive: true });
 
 function tools(options: { forbidden?: string[] } = {}): Map<string, AgentTool> {
   const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
-  const list = workspaceTools({ workspace: new WorkspaceFs([ws], options.forbidden), trusted: true, approvals: new ApprovalGate({ request: async () => 'allow' }), checkpoints, logger: silentLogger });
+  const list = workspaceTools({
+    workspace: new WorkspaceFs([ws], options.forbidden),
+    trusted: true,
+    approvals: new ApprovalGate({ request: async () => 'allow' }),
+    checkpoints,
+    logger: silentLogger,
+  });
   return new Map(list.map((t) => [t.name, t]));
 }
 
@@ -100,9 +106,18 @@ test('a folder swapped for a link while the approval prompt waits: the approved 
     return 'allow' as const;
   };
   try {
-    for (const [name, args] of [['write_file', { path: 'approved/new.txt', content: 'x' }], ['edit_file', { path: 'approved/edit-me.txt', old_text: 'inside', new_text: 'pwned' }]] as const) {
+    for (const [name, args] of [
+      ['write_file', { path: 'approved/new.txt', content: 'x' }],
+      ['edit_file', { path: 'approved/edit-me.txt', old_text: 'inside', new_text: 'pwned' }],
+    ] as const) {
       const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
-      const tool = workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: new ApprovalGate({ request: swapDuringPrompt }), checkpoints, logger: silentLogger }).find((t) => t.name === name)!;
+      const tool = workspaceTools({
+        workspace: new WorkspaceFs([ws]),
+        trusted: true,
+        approvals: new ApprovalGate({ request: swapDuringPrompt }),
+        checkpoints,
+        logger: silentLogger,
+      }).find((t) => t.name === name)!;
       await assert.rejects(tool.execute('c', args), (err: Error) => err instanceof ToolError && /changed while Braid was using it/.test(err.message), name);
       fs.unlinkSync(path.join(ws, 'approved'));
       fs.renameSync(path.join(ws, 'approved.away'), path.join(ws, 'approved'));
@@ -157,7 +172,11 @@ test('a replaced file keeps its mode (an executable stays executable)', async ()
 test('a FIFO is refused at once by read_file, write_file and edit_file, and skipped by grep', async () => {
   execFileSync('mkfifo', [path.join(ws, 'pipe')]);
   try {
-    for (const [name, args] of [['read_file', { path: 'pipe' }], ['write_file', { path: 'pipe', content: 'x' }], ['edit_file', { path: 'pipe', old_text: 'a', new_text: 'b' }]] as const) {
+    for (const [name, args] of [
+      ['read_file', { path: 'pipe' }],
+      ['write_file', { path: 'pipe', content: 'x' }],
+      ['edit_file', { path: 'pipe', old_text: 'a', new_text: 'b' }],
+    ] as const) {
       await assert.rejects(run(name, args), (err: Error) => err instanceof ToolError && /named pipe \(FIFO\), not a regular file/.test(err.message), name);
     }
     assert.equal(await run('grep', { pattern: 'x', path: '.' }).then(() => 'done'), 'done');
@@ -226,7 +245,12 @@ test("Braid's data folder inside the workspace is never a tool target", async ()
   const data = path.join(ws, '.braid-data');
   fs.mkdirSync(path.join(data, 'sessions'), { recursive: true });
   fs.writeFileSync(path.join(data, 'sessions', 'state.json'), '{}');
-  for (const [name, args] of [['read_file', { path: '.braid-data/sessions/state.json' }], ['write_file', { path: '.braid-data/rewind.pending.json', content: '{}' }], ['list_dir', { path: '.braid-data' }], ['grep', { pattern: 'x', path: '.braid-data' }]] as const) {
+  for (const [name, args] of [
+    ['read_file', { path: '.braid-data/sessions/state.json' }],
+    ['write_file', { path: '.braid-data/rewind.pending.json', content: '{}' }],
+    ['list_dir', { path: '.braid-data' }],
+    ['grep', { pattern: 'x', path: '.braid-data' }],
+  ] as const) {
     await assert.rejects(run(name, args, { forbidden: [data] }), /inside Braid's own data folder/, name);
   }
   assert.equal(fs.existsSync(path.join(data, 'rewind.pending.json')), false);
@@ -239,11 +263,21 @@ test('writes that can make programs run later (.git, VS Code tasks and settings,
   const make = () => {
     const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
     const gate = new ApprovalGate({ request: async (r) => (asked.push(r), answer) }, { writes: 'allow', shell: 'ask' });
-    return new Map(workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: gate, checkpoints, logger: silentLogger }).map((t) => [t.name, t]));
+    return new Map(
+      workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: gate, checkpoints, logger: silentLogger }).map((t) => [t.name, t]),
+    );
   };
   await make().get('write_file')!.execute('c', { path: 'plain.txt', content: 'x' });
   assert.equal(asked.length, 0, 'an ordinary write is allowed by braid.approval.writes');
-  for (const risky of ['.git/hooks/pre-commit', '.git/config', '.vscode/tasks.json', '.vscode/settings.json', 'sub/.envrc', '.GIT/hooks/post-checkout', 'app.code-workspace']) {
+  for (const risky of [
+    '.git/hooks/pre-commit',
+    '.git/config',
+    '.vscode/tasks.json',
+    '.vscode/settings.json',
+    'sub/.envrc',
+    '.GIT/hooks/post-checkout',
+    'app.code-workspace',
+  ]) {
     await assert.rejects(make().get('write_file')!.execute('c', { path: risky, content: '#!/bin/sh\ntouch pwned\n' }), /denied/, risky);
     assert.equal(fs.existsSync(path.join(ws, risky)), false, `${risky} was not written`);
     assert.ok(asked.at(-1)?.commandRisk, `${risky}: the prompt says why`);

@@ -33,7 +33,13 @@ fs.symlinkSync(path.join(ws, 'loop-a'), path.join(ws, 'loop-b'));
 
 function tools(): Map<string, AgentTool> {
   const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
-  const list = workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: new ApprovalGate({ request: async () => 'allow' }), checkpoints, logger: silentLogger });
+  const list = workspaceTools({
+    workspace: new WorkspaceFs([ws]),
+    trusted: true,
+    approvals: new ApprovalGate({ request: async () => 'allow' }),
+    checkpoints,
+    logger: silentLogger,
+  });
   return new Map(list.map((t) => [t.name, t]));
 }
 
@@ -70,7 +76,14 @@ const pathTools: Array<[string, (p: string) => object]> = [
 
 test('../ escapes and absolute paths outside the workspace are refused by every tool that takes a path', async () => {
   const before = snapshot(outside);
-  const escapes = ['../outside/secret.txt', 'src/../../outside/secret.txt', path.join(outside, 'secret.txt'), '/etc/passwd', '..', path.join(ws, '..', 'outside', 'dir')];
+  const escapes = [
+    '../outside/secret.txt',
+    'src/../../outside/secret.txt',
+    path.join(outside, 'secret.txt'),
+    '/etc/passwd',
+    '..',
+    path.join(ws, '..', 'outside', 'dir'),
+  ];
   for (const [name, args] of pathTools) {
     for (const p of escapes) await refused(name, args(p), OUTSIDE);
   }
@@ -108,7 +121,16 @@ test('a dangling symbolic link whose target is outside cannot be written through
 
 test('names with NUL, newline or other control characters are refused with a clear message, and nothing is created', async () => {
   const before = snapshot(ws);
-  for (const bad of ['a\u0000b.txt', 'src/ok.txt\u0000.png', 'new\nline.txt', 'tab\there.txt', 'bell\u0007.txt', 'esc\u001b[31m.txt', 'del\u007f.txt', 'dir\r/x.txt']) {
+  for (const bad of [
+    'a\u0000b.txt',
+    'src/ok.txt\u0000.png',
+    'new\nline.txt',
+    'tab\there.txt',
+    'bell\u0007.txt',
+    'esc\u001b[31m.txt',
+    'del\u007f.txt',
+    'dir\r/x.txt',
+  ]) {
     for (const [name, args] of pathTools) await refused(name, args(bad), /contains a control character \(U\+00[0-9A-F]{2}\).*use a plain name/);
   }
   assert.deepEqual(snapshot(ws), before, 'nothing created in the workspace');

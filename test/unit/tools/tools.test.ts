@@ -35,7 +35,13 @@ for (const [name, content] of Object.entries(files)) {
 
 function tools(): Map<string, AgentTool> {
   const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
-  const list = workspaceTools({ workspace: new WorkspaceFs([ws]), trusted: true, approvals: new ApprovalGate({ request: async () => 'allow' }), checkpoints, logger: silentLogger });
+  const list = workspaceTools({
+    workspace: new WorkspaceFs([ws]),
+    trusted: true,
+    approvals: new ApprovalGate({ request: async () => 'allow' }),
+    checkpoints,
+    logger: silentLogger,
+  });
   return new Map(list.map((t) => [t.name, t]));
 }
 
@@ -96,7 +102,11 @@ test('bash runs in the workspace, caps its output, and is killed by its timeout 
 test('git context names the branch, the status (at most 20 files) and the last commits', async () => {
   const repo = path.join(root, 'repo');
   fs.mkdirSync(repo);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    });
   git('init', '-q', '-b', 'feature-x');
   fs.writeFileSync(path.join(repo, 'f.txt'), '1');
   git('add', '.');

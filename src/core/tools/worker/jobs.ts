@@ -51,9 +51,12 @@ export type JobMessage =
 /** Runs a job, handing each result line to `emit`; returns whether it stopped at a limit. */
 export function runJob(job: ToolJob, emit: (text: string) => void): boolean {
   switch (job.kind) {
-    case 'walk': return walk(job, emit);
-    case 'glob': return glob(job, emit);
-    case 'grep': return grep(job, emit);
+    case 'walk':
+      return walk(job, emit);
+    case 'glob':
+      return glob(job, emit);
+    case 'grep':
+      return grep(job, emit);
   }
 }
 

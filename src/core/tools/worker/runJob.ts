@@ -28,7 +28,8 @@ export function toolWorkerFile(): string {
  */
 export function runToolJob(job: ToolJob, options: { timeoutMs: number; signal?: AbortSignal }): Promise<JobResult> {
   const file = toolWorkerFile();
-  if (!fs.existsSync(file)) return Promise.reject(new Error(`Braid's search worker is missing (${path.basename(file)} next to the extension's bundle); reinstall Braid`));
+  if (!fs.existsSync(file))
+    return Promise.reject(new Error(`Braid's search worker is missing (${path.basename(file)} next to the extension's bundle); reinstall Braid`));
   if (options.signal?.aborted) return Promise.reject(new ToolError('cancelled'));
   return new Promise((resolve, reject) => {
     const items: string[] = [];
