@@ -179,12 +179,20 @@ export class SessionStore implements StoreContext {
    * beside it as state.json.broken-<ms>. Returns the session's summary.
    */
   repairState(dir: string, reading = readSessionFolder(dir)): SessionSummary {
+    // A folder another process moved to the trash (or removed) meanwhile has no state to repair.
+    const gone = () => new SessionNotFoundError(`session ${path.basename(dir)} was deleted by another process just now`);
+    if (!fs.existsSync(dir)) throw gone();
+    const stateFile = this.layout.stateFile(dir);
+    try {
+      if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
+      writeState(stateFile, reading.summary.state);
+    } catch (err) {
+      if (!fs.existsSync(dir)) throw gone();
+      throw err;
+    }
     this.logger.warn(
       `session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`,
     );
-    const stateFile = this.layout.stateFile(dir);
-    if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
-    writeState(stateFile, reading.summary.state);
     return this.index.rereadFolder(dir) ?? reading.summary;
   }
 

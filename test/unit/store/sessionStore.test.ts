@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { readSessionFolder } from '../../../src/core/format/summary';
 import { TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
 import { SessionNotFoundError } from '../../../src/core/store/errors';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
@@ -158,5 +159,21 @@ test('a session folder deleted behind our back gives a clear error and leaves th
   assert.equal(store.index.get(s.id), undefined);
   assert.equal(store.continueLatest('/w'), undefined);
   assert.throws(() => store.get('../../etc/passwd'), /not a session id/);
+  await store.close();
+});
+
+test('a session whose folder another process removes while it is read is not found, never repaired into a new folder', async () => {
+  const logger = recordingLogger();
+  const store = await openStore(root(), { logger });
+  const s = await store.create({ workspaceDir: '/gone' });
+  const dir = store.locate(s.id);
+  const reading = readSessionFolder(dir);
+  fs.rmSync(dir, { recursive: true }); // moved to the trash by another process, between the read and the repair
+  assert.throws(
+    () => store.repairState(dir, reading),
+    (err: Error) => err instanceof SessionNotFoundError && /deleted by another process just now/.test(err.message),
+  );
+  assert.equal(fs.existsSync(dir), false, 'no folder made again');
+  assert.deepEqual(logger.warnings, [], 'no repair reported');
   await store.close();
 });
