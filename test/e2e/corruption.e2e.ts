@@ -127,7 +127,7 @@ test('a session folder removed while it is open: a clear message, the window goe
   await workbench.send('Where did my session go?', 'failed');
   assert.equal(model.requests.length, asked, 'the model was not asked for a session that cannot be saved');
   const status = chat().locator('.turn-status[data-outcome="failed"]').last();
-  assert.match((await status.textContent()) ?? '', /folder was removed from disk, not by Braid/);
+  assert.match((await status.textContent()) ?? '', /folder of session \S+ was removed while it was open, not by Braid \(it is not in the trash\)/);
   assert.equal(fs.existsSync(dir), false, 'the removed folder is not brought back half-empty');
   await workbench.screenshot('removed-while-open');
   // The tree drops it, and a new session works.

@@ -20,6 +20,7 @@ import type { History } from '../wire/replay';
 import { applyRecord, factsOf } from '../format/logFold';
 import type { SessionState, StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';
+import type { StoreLayout } from '../format/layout';
 import { SessionNotFoundError } from './errors';
 import { readSessionFolder, summarize, type SessionSummary } from '../format/summary';
 import { autoTitle } from '../format/titles';
@@ -74,7 +75,7 @@ export class SessionWriter {
       try {
         lease.check();
       } catch (err) {
-        if (!fs.existsSync(dir)) throw folderRemoved(path.basename(dir));
+        if (!fs.existsSync(dir)) throw folderRemoved(store.layout, dir);
         throw err;
       }
     };
@@ -277,9 +278,15 @@ export class SessionWriter {
   }
 }
 
-/** A folder removed while open (by hand, another program, or a delete elsewhere) takes the log with it. */
-function folderRemoved(id: string): SessionNotFoundError {
-  return new SessionNotFoundError(
-    `the folder of session ${id} was removed while it was open, so nothing more can be saved to it; restore it from the trash if it was deleted, or start a new session`,
-  );
+/**
+ * A folder removed while open (a delete in another window, by hand, another program) takes the
+ * log with it; the message says whether the trash has it.
+ */
+function folderRemoved(layout: StoreLayout, dir: string): SessionNotFoundError {
+  const id = path.basename(dir);
+  const trashed = fs.existsSync(layout.trashedSessionDir(path.basename(path.dirname(dir)), id));
+  const how = trashed
+    ? 'deleted in another window or the CLI (it is in the trash for 7 days: Undelete brings it back)'
+    : 'not by Braid (it is not in the trash)';
+  return new SessionNotFoundError(`the folder of session ${id} was removed while it was open, ${how}, so nothing more can be saved to it; start a new session`);
 }
