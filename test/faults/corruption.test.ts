@@ -218,6 +218,7 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
       const gone = new RegExp(`folder of session ${session} was removed while it was open.*(restore|start a new)`);
       if (midTurn) await assert.rejects(writer.endTurn('completed'), gone);
       await assert.rejects(writer.beginTurn('p-after', null), gone);
+      assert.equal(store.index.get(session), undefined, 'the lists drop a session whose folder is gone');
       await writer.close();
       assert.throws(() => store.get(session), new RegExp(`session ${session} does not exist`));
       await store.close();

@@ -75,7 +75,11 @@ export class SessionWriter {
       try {
         lease.check();
       } catch (err) {
-        if (!fs.existsSync(dir)) throw folderRemoved(store.layout, dir);
+        if (!fs.existsSync(dir)) {
+          // The tree and the lists drop it now, as a read that finds its folder gone does.
+          if (store.index.get(path.basename(dir))) store.index.removeSession(path.basename(dir));
+          throw folderRemoved(store.layout, dir);
+        }
         throw err;
       }
     };
