@@ -24,6 +24,22 @@ export interface TurnFacts {
 }
 
 /**
+ * Turns a compact fold keeps as totals only (see {@link compactFold}): what the facts need of
+ * them, merged in order.
+ */
+export interface EarlierTurns {
+  lastTurn: number;
+  began: number;
+  messages: number;
+  promptChars: number;
+  firstPrompt: string | null;
+  lastPreview: string | null;
+  model: ModelSnapshot | null;
+  /** The last of them that began and never ended. */
+  open: number | null;
+}
+
+/**
  * The running summary of one session's main log: everything the session's derived facts (status,
  * turn count, usage, model, previews, search text) are computed from. It is plain JSON, so the
  * index keeps it beside the row and a writer can go on folding from where the index left off.
@@ -38,6 +54,13 @@ export interface LogFold {
   forkedFrom: { sessionId: string; turn: number | null } | null;
   /** Effective turns, in order (a rewind drops the later ones). */
   turns: TurnFacts[];
+  /** Set in a compact fold: the effective turns before `turns`, as totals. */
+  earlier: EarlierTurns | null;
+  /**
+   * Set when a record needed what a compact fold left out (a rewind, a record of an earlier
+   * turn): the fold no longer says the truth, and its owner reads the log again.
+   */
+  stale: boolean;
   /** User prompts of the effective turns, joined by line breaks, cut at {@link MAX_SEARCH_TEXT}. */
   prompts: string;
   /** Ids of the model calls counted, as keys `#<id>` (copies of a usage record, from a fork or an undo, count once). */
@@ -59,6 +82,8 @@ export function emptyFold(): LogFold {
     lastTs: 0,
     forkedFrom: null,
     turns: [],
+    earlier: null,
+    stale: false,
     prompts: '',
     callIds: {},
     usage: [],
@@ -100,6 +125,7 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       break;
     case 'rewind':
       fold.rewinds++;
+      if (fold.earlier) fold.stale = true; // the dropped turns' totals cannot be taken apart
       fold.turns = fold.turns.filter((t) => t.turn < record.toTurn);
       fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, promptLength(fold.turns) - 1)));
       break;
@@ -144,23 +170,47 @@ export interface LogFacts {
   openTurn: number | null;
 }
 
-/** Reads the facts out of a fold. */
+/** Reads the facts out of a fold (a compact one's earlier turns counted from their totals). */
 export function factsOf(fold: LogFold): LogFacts {
   const last = fold.turns.at(-1);
   const begun = fold.turns.filter((t) => t.began);
   const open = begun.filter((t) => t.outcome === null).at(-1);
+  const earlier = fold.earlier;
   return {
     status: !last ? 'idle' : last.outcome === null ? (last.began ? 'running' : 'idle') : STATUS_OF[last.outcome],
     error: last?.outcome === 'failed' ? { message: last.error ?? 'The turn failed.', source: 'turn' } : null,
-    turnCount: begun.length,
-    model: [...begun].reverse().find((t) => t.model)?.model ?? null,
+    turnCount: (earlier?.began ?? 0) + begun.length,
+    model: [...begun].reverse().find((t) => t.model)?.model ?? earlier?.model ?? null,
     usage: { ...fold.totals },
-    firstPrompt: fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
-    lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? '',
-    messageCount: fold.turns.reduce((n, t) => n + t.messages, 0),
-    nextTurn: (last?.turn ?? 0) + 1,
-    openTurn: open ? open.turn : null,
+    firstPrompt: earlier?.firstPrompt ?? fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
+    lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? earlier?.lastPreview ?? '',
+    messageCount: (earlier?.messages ?? 0) + fold.turns.reduce((n, t) => n + t.messages, 0),
+    nextTurn: (last?.turn ?? earlier?.lastTurn ?? 0) + 1,
+    openTurn: open ? open.turn : (earlier?.open ?? null),
   };
+}
+
+/**
+ * The fold as the index keeps it: the last turn in detail, the ones before it as totals. Its facts
+ * are the full fold's, and folding on from it gives what folding on from the full one would,
+ * until a record needs a dropped turn's detail (a rewind): the fold is then `stale`.
+ */
+export function compactFold(fold: LogFold): LogFold {
+  if (fold.turns.length <= 1) return fold;
+  let earlier = fold.earlier ?? { lastTurn: 0, began: 0, messages: 0, promptChars: 0, firstPrompt: null, lastPreview: null, model: null, open: null };
+  for (const t of fold.turns.slice(0, -1)) {
+    earlier = {
+      lastTurn: t.turn,
+      began: earlier.began + (t.began ? 1 : 0),
+      messages: earlier.messages + t.messages,
+      promptChars: earlier.promptChars + t.promptChars,
+      firstPrompt: earlier.firstPrompt ?? t.firstPrompt,
+      lastPreview: t.lastPreview ?? earlier.lastPreview,
+      model: t.began && t.model ? t.model : earlier.model,
+      open: t.began && t.outcome === null ? t.turn : earlier.open,
+    };
+  }
+  return { ...fold, turns: fold.turns.slice(-1), earlier };
 }
 
 /** The usage buckets of a fold: calls still unattributed are the session's own (`sessionId`). */
@@ -172,6 +222,10 @@ export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
 
 /** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
 function turnOf(fold: LogFold, turn: number): TurnFacts {
+  if (fold.earlier && turn <= fold.earlier.lastTurn) {
+    fold.stale = true; // a turn a compact fold keeps as totals only
+    return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+  }
   for (let i = fold.turns.length - 1; i >= 0; i--) if (fold.turns[i]!.turn === turn) return fold.turns[i]!;
   const facts: TurnFacts = { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
   // Turns stay in number order (a record of an older turn, appended to it after it ended, finds it above).

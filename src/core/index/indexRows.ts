@@ -1,5 +1,5 @@
 import type { SessionState } from '../format/sessionState';
-import type { LogFold } from '../format/logFold';
+import { compactFold, type LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
 import { queryAll, type Database } from './sqlite';
@@ -144,7 +144,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     s.logBytes,
     s.stateMtime,
     JSON.stringify(st),
-    JSON.stringify(s.fold),
+    JSON.stringify(compactFold(s.fold)),
   ];
   let seq: number;
   if (existing) {

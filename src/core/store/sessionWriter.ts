@@ -272,7 +272,9 @@ export class SessionWriter {
       const read = parseRecordLine(JSON.stringify(r));
       if ('record' in read) applyRecord(this.current.fold, read.record);
     }
-    this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
+    // A compact fold (from the index) that met a record needing a dropped turn's detail: read the log.
+    if (this.current.fold.stale) this.current = this.store.summaryAt(this.dir, { live: false });
+    else this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
     return written;
   }
 
