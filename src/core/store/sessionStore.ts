@@ -142,7 +142,8 @@ export class SessionStore implements StoreContext {
   }
 
   /**
-   * A session's summary: the index row while it is current (the log's size and state.json's
+   * A session's summary: the summary of its writer when one is open in this process (memory; not
+   * with `live: false`), else the index row while it is current (the log's size and state.json's
    * mtime are those it was built from: two stats, no reads), else the folder read and folded again.
    */
   summaryAt(dir: string, options: { live?: boolean } = {}): SessionSummary {
