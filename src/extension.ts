@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from './core/errors';
 import type { Logger } from './core/logger';
 import { SessionStore } from './core/store/sessionStore';
+import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatEditor } from './vscode/chat/chatEditor';
 import { ChatHub } from './vscode/chat/chatHub';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
@@ -39,7 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const logger = channelLogger(channel);
 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const store = await openStore(context, logger);
+  const store = await openStore(context, logger, workspaceDir);
   const sessions = new SessionsTreeProvider(store ? indexSource(store) : NO_SESSIONS, workspaceDir);
   const treeView = vscode.window.createTreeView('braid.sessions', { treeDataProvider: sessions, showCollapseAll: true });
   context.subscriptions.push(sessions, treeView, sessions.followClock(treeView));
@@ -115,12 +116,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 /** Opens the session store in globalStorage; without it Braid still runs, with an empty tree and a logged reason. */
-async function openStore(context: vscode.ExtensionContext, logger: Logger): Promise<SessionStore | undefined> {
+async function openStore(context: vscode.ExtensionContext, logger: Logger, workspaceDir: string | undefined): Promise<SessionStore | undefined> {
   try {
     const store = await SessionStore.open({
       root: context.globalStorageUri.fsPath,
       wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
       logger,
+      workspaceKey: workspaceDir ? workspaceKey(workspaceDir) : undefined, // its index loads now, the others' when a view asks
       watch: true,
       verifyAfterMs: 5_000, // the whole-index checks, after activation rather than in it
     });

@@ -1,4 +1,5 @@
 import { SessionStore } from '../core/store/sessionStore';
+import { workspaceKey } from '../core/workspace/workspaceKey';
 import type { Logger } from '../core/logger';
 import { holdsStore, prepareDataDir } from './dataDir';
 import { sourceName, type DataDirChoice } from './dataDirChoice';
@@ -72,7 +73,7 @@ export function createContext(options: ContextOptions): CliContext {
     if (!open.create && !hasStore())
       throw new NoStoreError(`there is no Braid data in ${dataDirText()}; pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)`);
     prepareDataDir(dataDir);
-    return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0 });
+    return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0, workspaceKey: workspaceKey(options.workspace) });
   };
   return {
     dataDir,

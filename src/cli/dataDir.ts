@@ -33,7 +33,7 @@ export function startProfileDataDir(env: NodeJS.ProcessEnv, cwd: string, home = 
 /** True when `dir` holds a Braid store: its sessions folder, its trash or its index. Reads only. */
 export function holdsStore(dir: string): boolean {
   const layout = new StoreLayout(dir);
-  return [layout.sessionsDir, layout.trashDir, layout.indexFile].some((file) => fs.existsSync(file));
+  return [layout.sessionsDir, layout.trashDir, layout.legacyIndexFile].some((file) => fs.existsSync(file));
 }
 
 /** The data folder cannot be used; the message says why and what to do. */

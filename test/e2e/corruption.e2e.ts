@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { ScriptedModelServer } from '../support/modelServer';
 import { addTurn, openStore } from '../support/store';
 import { Workbench } from '../support/workbench';
+import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 
 // A data folder damaged behind Braid's back, in a real VS Code: random bytes in index.sqlite and
 // in a state.json, a log with garbage, invalid UTF-8, a 10 MB line and records from a future
@@ -77,7 +78,7 @@ test('a damaged data folder: every session listed and readable after a reload, t
   const brokenState = path.join(store.locate(ids.broken), 'state.json');
   await store.close();
   fs.writeFileSync(brokenState, randomBytes(300));
-  const index = path.join(workbench.globalStorage, 'index.sqlite');
+  const index = path.join(store.layout.workspaceDir(workspaceKey(workbench.workspace)), 'index.sqlite');
   const image = fs.readFileSync(index);
   randomBytes(4096).copy(image, 0);
   fs.writeFileSync(index, image);

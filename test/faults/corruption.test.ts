@@ -4,7 +4,19 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runDoctor, type DoctorReport } from '../../src/core/store/doctor';
 import { readWireLog, scanWireLog } from '../../src/core/wire/wireReader';
-import { braid, buildFixture, foldersOf, linesOf, seededRandom, snapshotFiles, type Fixture, type ShownMessage } from '../support/corruptStore';
+import {
+  APP_DIR,
+  OTHER_DIR,
+  braid,
+  buildFixture,
+  indexFileOf,
+  foldersOf,
+  linesOf,
+  seededRandom,
+  snapshotFiles,
+  type Fixture,
+  type ShownMessage,
+} from '../support/corruptStore';
 import { trials } from '../support/faults';
 import { addTurn, openStore, recordingLogger, tempDir } from '../support/store';
 import { readSessionFolder } from '../../src/core/format/summary';
@@ -87,11 +99,11 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
   'random bytes in index.sqlite': {
     count: trials('BRAID_CORRUPT_INDEX', 6, 300),
     apply(rng, root) {
-      const file = path.join(root, 'index.sqlite');
+      const file = indexFileOf(root, rng.pick([APP_DIR, OTHER_DIR]));
       const size = fs.statSync(file).size;
       const offset = rng.next() < 0.3 ? rng.int(100) : rng.int(size);
       const { damaged } = overwrite(file, offset, rng.bytes(1 + rng.int(24)), rng.next() < 0.5);
-      return { label: `index.sqlite at ${offset}`, kind: 'index', file, damaged };
+      return { label: `${path.relative(root, file)} at ${offset}`, kind: 'index', file, damaged };
     },
   },
   'random bytes in state.json': {
@@ -128,7 +140,11 @@ const faults: Record<string, { count: number; apply: (rng: Rng, root: string) =>
       const which = rng.pick(['index', 'state', 'log'] as const);
       const picked = which === 'log' ? pickLog(rng, root) : { session: rng.pick(ids()), file: '' };
       const file =
-        which === 'index' ? path.join(root, 'index.sqlite') : which === 'state' ? path.join(sessionDir(root, picked.session), 'state.json') : picked.file;
+        which === 'index'
+          ? indexFileOf(root, rng.pick([APP_DIR, OTHER_DIR]))
+          : which === 'state'
+            ? path.join(sessionDir(root, picked.session), 'state.json')
+            : picked.file;
       const before = fs.readFileSync(file);
       const length = rng.next() < 0.25 ? 0 : rng.int(before.length);
       fs.truncateSync(file, length);

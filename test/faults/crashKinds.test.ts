@@ -63,29 +63,40 @@ test(`${TRIALS} SIGKILLs during state writes: state.json is always whole and nev
   await assertIndexAgrees(root);
 });
 
-test(`${TRIALS} SIGKILLs during index saves: index.sqlite is always a whole database with every session saved before`, async () => {
+test(`${TRIALS} SIGKILLs during index saves: each workspace's index.sqlite is always a whole database with every session saved before`, async () => {
   const { root, store } = await fresh('braid-crash-index-');
   await store.close();
   const SQL = await loadSqlJs(wasmPath);
   const saved = new Set<string>();
   for (let i = 0; i < TRIALS; i++) {
     for (const line of await runUntilKilled('faultWorker', [root, 'index', '-', wasmPath], delay())) if (line.startsWith('saved ')) saved.add(line.slice(6));
-    const file = path.join(root, 'index.sqlite');
-    if (!fs.existsSync(file) && saved.size === 0) continue; // killed before its first save
-    const db = new SQL.Database(fs.readFileSync(file));
-    const rows = new Set(queryAll<{ id: string }>(db, 'SELECT id FROM sessions').map((r) => r.id));
-    db.close();
+    const rows = new Set<string>();
+    for (const file of workspaceIndexFiles(root)) {
+      const db = new SQL.Database(fs.readFileSync(file));
+      for (const r of queryAll<{ id: string }>(db, 'SELECT id FROM sessions')) rows.add(r.id);
+      db.close();
+    }
     const missing = [...saved].filter((id) => !rows.has(id));
-    assert.deepEqual(missing, [], `after kill ${i + 1}: sessions reported saved are missing from index.sqlite`);
+    assert.deepEqual(missing, [], `after kill ${i + 1}: sessions reported saved are missing from their workspace's index.sqlite`);
   }
   assert.deepEqual((await doctorFinds(root)).left, []);
-  assert.deepEqual(
-    fs.readdirSync(root).filter((n) => n.includes('.tmp-')),
-    [],
-    'temp files of interrupted saves are swept',
-  );
+  const temps = workspaceFolders(root).flatMap((dir) => fs.readdirSync(dir).filter((n) => n.includes('.tmp-')));
+  assert.deepEqual(temps, [], 'temp files of interrupted saves are swept');
   await assertIndexAgrees(root);
 });
+
+/** The store's workspace folders (sessions/<workspace key>). */
+function workspaceFolders(root: string): string[] {
+  const sessions = path.join(root, 'sessions');
+  return fs.existsSync(sessions) ? fs.readdirSync(sessions).map((key) => path.join(sessions, key)) : [];
+}
+
+/** Every workspace's index file that exists. */
+function workspaceIndexFiles(root: string): string[] {
+  return workspaceFolders(root)
+    .map((dir) => path.join(dir, 'index.sqlite'))
+    .filter((file) => fs.existsSync(file));
+}
 
 /** A file's bytes as a blob hash, or null when it does not exist. */
 function hashOf(file: string): string | null {

@@ -6,6 +6,7 @@ import { forkSession } from '../../src/core/store/fork';
 import { WireLogWriter } from '../../src/core/wire/wireLog';
 import { listSessionFolders } from '../../src/core/format/layout';
 import { StoreLayout } from '../../src/core/format/layout';
+import { workspaceKey } from '../../src/core/ids';
 import { addTurn, assistantMessage, openStore, userMessage, wasmPath } from './store';
 
 // The fixture and the tools of the corruption suite (test/faults/corruption.test.ts): a store of
@@ -48,6 +49,11 @@ export interface Fixture {
 
 export const APP_DIR = '/corrupt/app';
 export const OTHER_DIR = '/corrupt/other';
+
+/** The index file of one of the fixture's two workspaces. */
+export function indexFileOf(root: string, workspaceDir: string): string {
+  return new StoreLayout(root).indexFile(workspaceKey(workspaceDir));
+}
 
 /** Builds the fixture store under `root`. */
 export async function buildFixture(root: string): Promise<Fixture> {

@@ -5,6 +5,7 @@ import type { Message } from '@mariozechner/pi-ai';
 import { silentLogger, type Logger } from '../../src/core/logger';
 import { SessionStore } from '../../src/core/store/sessionStore';
 import type { SessionWriter } from '../../src/core/store/sessionWriter';
+import { isSessionId } from '../../src/core/ids';
 
 export const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 export const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -27,8 +28,12 @@ export function tempRoots(): { root: () => string; cleanup: () => void } {
   };
 }
 
-export function openStore(root: string, options: { logger?: Logger; watch?: boolean; saveDelayMs?: number } = {}): Promise<SessionStore> {
-  return SessionStore.open({ root, wasmPath, logger: options.logger ?? silentLogger, watch: options.watch, saveDelayMs: options.saveDelayMs ?? 0 });
+export function openStore(
+  root: string,
+  options: { logger?: Logger; watch?: boolean; saveDelayMs?: number; workspaceKey?: string } = {},
+): Promise<SessionStore> {
+  const { logger = silentLogger, watch, saveDelayMs = 0, workspaceKey } = options;
+  return SessionStore.open({ root, wasmPath, logger, watch, saveDelayMs, workspaceKey });
 }
 
 /** A logger that remembers warnings, for asserting that bad input was reported. */
@@ -75,4 +80,10 @@ export async function addTurn(writer: SessionWriter, prompt: string, answer: str
   });
   await writer.endTurn('completed');
   return turn;
+}
+
+/** The session folders' names in a workspace folder (its index.sqlite and lock left out); none when it is missing. */
+export function sessionIdsIn(workspaceFolder: string): string[] {
+  if (!fs.existsSync(workspaceFolder)) return [];
+  return fs.readdirSync(workspaceFolder).filter(isSessionId).sort();
 }

@@ -34,12 +34,19 @@ export class StoreLayout {
 
   constructor(readonly root: string) {}
 
-  get indexFile(): string {
-    return path.join(this.root, 'index.sqlite');
+  /** A workspace's index (a cache of its sessions' rows), beside its session folders. */
+  indexFile(workspaceKey: string): string {
+    return path.join(this.workspaceDir(workspaceKey), 'index.sqlite');
   }
 
-  get indexLock(): string {
-    return path.join(this.root, 'index.lock');
+  /** The lock held while a workspace's index.sqlite is saved. */
+  indexLock(workspaceKey: string): string {
+    return path.join(this.workspaceDir(workspaceKey), 'index.lock');
+  }
+
+  /** The one index of every workspace that earlier versions kept at the root; no longer read (`braid doctor --fix` removes it). */
+  get legacyIndexFile(): string {
+    return path.join(this.root, 'index.sqlite');
   }
 
   get sessionsDir(): string {
@@ -72,7 +79,7 @@ export class StoreLayout {
     const real = (p: string) => realPath(p) ?? path.resolve(p);
     const root = real(this.root);
     const holdsWorkspace = workspaceFolders.map(real).some((w) => w === root || w.startsWith(root + path.sep));
-    return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.indexFile, this.indexLock] : [root];
+    return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.legacyIndexFile, path.join(this.root, 'index.lock')] : [root];
   }
 
   /** Where `braid doctor --fix` moves orphan partial folders. */

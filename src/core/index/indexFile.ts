@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { counted } from '../counted';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
-import { loadSqlJs, readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
 import { errorMessage } from '../errors';
 
 /**
@@ -19,27 +19,31 @@ export type OpenedIndex = { kind: 'ready'; db: Database; generation: number } | 
 const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
 
 /**
- * index.sqlite on disk: loading it (with the cheap schema check), keeping a damaged copy aside,
- * the checks that read the whole file, the cross-process lock, and writing a generation.
+ * A workspace's index.sqlite on disk: loading it (with the cheap schema check), keeping a damaged
+ * copy aside, the checks that read the whole file, the cross-process lock, and writing a
+ * generation. sql.js is loaded by the caller, so every step but the lock is synchronous.
  */
 export class IndexFile {
-  private SQL!: SqlJsStatic;
-
   constructor(
     private readonly layout: StoreLayout,
-    private readonly wasmPath: string,
+    private readonly workspaceKey: string,
+    private readonly SQL: SqlJsStatic,
     private readonly logger: Logger,
   ) {}
 
+  /** The file as messages name it: its workspace's folder and index.sqlite. */
+  get name(): string {
+    return `${this.workspaceKey}/index.sqlite`;
+  }
+
   /** The file's path. */
   get path(): string {
-    return this.layout.indexFile;
+    return this.layout.indexFile(this.workspaceKey);
   }
 
   /** Loads the file; a corrupt one is moved aside, one of an older schema is dropped. */
-  async open(): Promise<OpenedIndex> {
-    const SQL = await loadSqlJs(this.wasmPath);
-    this.SQL = SQL;
+  open(): OpenedIndex {
+    const SQL = this.SQL;
     const image = this.readImage();
     if (image) {
       try {
@@ -50,14 +54,14 @@ export class IndexFile {
         db.close();
         if (version !== undefined && version > SCHEMA_VERSION) {
           this.logger.warn(
-            `index.sqlite has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`,
+            `${this.name} has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`,
           );
           return { kind: 'newer', db: this.emptyDatabase() };
         }
-        this.logger.info(`index.sqlite has schema ${version ?? 'none'}; rebuilding it from the session folders`);
+        this.logger.info(`${this.name} has schema ${version ?? 'none'}; rebuilding it from the session folders`);
       } catch (err) {
         this.logger.warn(
-          `index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`,
+          `${this.name} is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as ${this.name}.corrupt)`,
         );
         this.keepCorruptCopy();
       }
@@ -76,10 +80,10 @@ export class IndexFile {
    * The file another process saved, when it loads and passes every check; undefined otherwise
    * (no file, another schema, or damage, which is logged).
    */
-  async openSaved(): Promise<{ db: Database; generation: number } | undefined> {
+  openSaved(): { db: Database; generation: number } | undefined {
     const image = this.readImage();
     if (!image) return undefined;
-    const SQL = await loadSqlJs(this.wasmPath);
+    const SQL = this.SQL;
     let db: Database;
     try {
       db = new SQL.Database(image);
@@ -89,7 +93,7 @@ export class IndexFile {
       }
       checkIntegrity(SQL, db);
     } catch (err) {
-      this.logger.warn(`index.sqlite written by another process cannot be read (${errorMessage(err)}); keeping this process's copy`);
+      this.logger.warn(`${this.name} written by another process cannot be read (${errorMessage(err)}); keeping this process's copy`);
       return undefined;
     }
     return { db, generation: readGenerationOf(db) };
@@ -100,7 +104,7 @@ export class IndexFile {
     try {
       const data = fs.readFileSync(this.path);
       if (data.length === 0) {
-        this.logger.warn('index.sqlite is empty; rebuilding it from the session folders');
+        this.logger.warn(`${this.name} is empty; rebuilding it from the session folders`);
         return undefined;
       }
       return data;
@@ -128,15 +132,15 @@ export class IndexFile {
    * Checks index.sqlite as it is on disk now (another process, or damage after this one loaded
    * it): undefined when it loads and passes SQLite's integrity check, else what is wrong.
    */
-  async check(): Promise<string | undefined> {
+  check(): string | undefined {
     let image: Buffer;
     try {
       image = fs.readFileSync(this.path);
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'index.sqlite is missing' : `index.sqlite cannot be read (${errorMessage(err)})`;
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${this.name} is missing` : `${this.name} cannot be read (${errorMessage(err)})`;
     }
-    if (image.length === 0) return 'index.sqlite is empty';
-    const SQL = await loadSqlJs(this.wasmPath);
+    if (image.length === 0) return `${this.name} is empty`;
+    const SQL = this.SQL;
     try {
       const db = new SQL.Database(image);
       const version = schemaVersionOf(db);
@@ -146,7 +150,7 @@ export class IndexFile {
       }
       if (version !== SCHEMA_VERSION) {
         db.close();
-        return `index.sqlite has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
+        return `${this.name} has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
       }
       checkIntegrity(SQL, db);
       // The doctor's check goes further than the one at load: every index, and the search index's own structures.
@@ -156,7 +160,7 @@ export class IndexFile {
       db.close();
       return undefined;
     } catch (err) {
-      return `index.sqlite is corrupt (${errorMessage(err).replace(/\s+/g, ' ')})`;
+      return `${this.name} is corrupt (${errorMessage(err).replace(/\s+/g, ' ')})`;
     }
   }
 
@@ -167,8 +171,8 @@ export class IndexFile {
 
   /** Takes the cross-process lock held while saving; throws LockTimeoutError when another process keeps it. */
   async lock(): Promise<FileLock> {
-    fs.mkdirSync(this.layout.root, { recursive: true });
-    return FileLock.acquire(this.layout.indexLock, LOCK);
+    fs.mkdirSync(this.layout.workspaceDir(this.workspaceKey), { recursive: true });
+    return FileLock.acquire(this.layout.indexLock(this.workspaceKey), LOCK);
   }
 
   /** Writes `db` as generation `generation` (temp + fsync + rename); the caller holds the lock. */

@@ -5,6 +5,7 @@ import { logProblem, readSessionFolder, type SessionSummary } from '../format/su
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
 import { errorMessage } from '../errors';
+import { counted } from '../counted';
 
 /** Where rows read from the folders go: this process's database, each change remembered for the next save. */
 export interface RowWriter {
@@ -36,19 +37,20 @@ export function readFolderSummary(dir: string, logger: Logger): SessionSummary |
 }
 
 /**
- * Reads every session folder into `target` in one transaction and removes the rows without a
- * folder. Progress is called with (done, total). With `yieldEvery` infinite it never awaits, so
- * it runs to the end before returning.
+ * Reads every session folder of a workspace into `target` in one transaction and removes the rows
+ * without a folder. Progress is called with (done, total). With `yieldEvery` infinite it never
+ * awaits, so it runs to the end before returning.
  */
 export async function rebuildRows(
   target: RowWriter,
   layout: StoreLayout,
+  workspaceKey: string,
   logger: Logger,
   progress?: (done: number, total: number) => void,
   yieldEvery = 200,
 ): Promise<void> {
   const started = Date.now();
-  const folders = listSessionFolders(layout);
+  const folders = listSessionFolders(layout, workspaceKey);
   const ids = new Set<string>();
   let done = 0;
   target.db.run('BEGIN');
@@ -73,7 +75,8 @@ export async function rebuildRows(
     throw err;
   }
   progress?.(folders.length, folders.length);
-  logger.info(`index rebuilt from ${folders.length} session folder${folders.length === 1 ? '' : 's'} in ${duration(Date.now() - started)}`);
+  if (folders.length > 0)
+    logger.info(`index of ${workspaceKey} rebuilt from ${counted(folders.length, 'session folder')} in ${duration(Date.now() - started)}`);
 }
 
 /** The folders whose rows are missing (`known` false) or out of date, and the rows without a folder. */

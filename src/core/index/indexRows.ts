@@ -68,19 +68,13 @@ interface RawRow {
 }
 
 const COLUMNS =
-  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime';
+  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents';
 
-/**
- * The selected columns, prefixed with a table alias. The subagent count comes from the state's
- * `agents` (every agent but the main one has a parent), so the schema needs no new column.
- */
+/** The selected columns, prefixed with a table alias. */
 function columns(alias = ''): string {
-  // A damaged state_json (the index is a cache and may be corrupt) counts no subagents rather than failing the query.
-  const json = `CASE WHEN json_valid(${alias}state_json) THEN ${alias}state_json ELSE '{}' END`;
-  const count = `(SELECT count(*) FROM json_each(${json}, '$.agents') WHERE json_extract(value, '$.parentId') IS NOT NULL) AS subagents`;
-  return `${COLUMNS.split(', ')
+  return COLUMNS.split(', ')
     .map((c) => `${alias}${c}`)
-    .join(', ')}, ${count}`;
+    .join(', ');
 }
 
 function toRow(r: RawRow): SessionRow {
@@ -106,7 +100,7 @@ function toRow(r: RawRow): SessionRow {
     usage: { input: r.input_tokens, output: r.output_tokens, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning_tokens, cost: r.cost },
     logBytes: r.log_bytes,
     stateMtime: r.state_mtime,
-    subagents: r.subagents ?? 0,
+    subagents: r.subagents,
   };
 }
 
@@ -143,6 +137,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     st.usage.cost,
     s.logBytes,
     s.stateMtime,
+    st.agents.filter((a) => a.parentId !== null).length,
     JSON.stringify(st),
     JSON.stringify(compactFold(s.fold)),
   ];
@@ -153,7 +148,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, state_json=?, fold_json=? WHERE seq=?`,
+      log_bytes=?, state_mtime=?, subagents=?, state_json=?, fold_json=? WHERE seq=?`,
       [...values, seq],
     );
     db.run('DELETE FROM sessions_fts WHERE docid = ?', [seq]);
@@ -161,7 +156,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     db.run(
       `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
-      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, state_json, fold_json)
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, state_json, fold_json)
       VALUES (${values.map(() => '?').join(',')})`,
       values,
     );

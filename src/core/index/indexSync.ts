@@ -27,6 +27,8 @@ export interface SyncHooks {
 
 export interface SyncOptions {
   readonly layout: StoreLayout;
+  /** The workspace whose index.sqlite this is. */
+  readonly workspaceKey: string;
   readonly logger: Logger;
   /** Wait this long after a change before saving, to coalesce bursts. */
   readonly saveDelayMs?: number;
@@ -136,7 +138,7 @@ export class IndexSync implements RowWriter {
     try {
       const onDisk = this.file.generationOnDisk();
       // A damaged file's header may claim any generation: only one that loaded counts.
-      if (onDisk > this.generation && (await this.reloadFromDisk())) this.generation = Math.max(this.generation, onDisk);
+      if (onDisk > this.generation && this.reloadFromDisk()) this.generation = Math.max(this.generation, onDisk);
       const applying = new Map(this.pending);
       this.hooks.withDamageRecovery(() => {
         for (const [id, change] of applying) writeRow(this.database, id, this.latestFromDisk(id, change));
@@ -151,8 +153,8 @@ export class IndexSync implements RowWriter {
   }
 
   /** Loads the file another process saved, then re-applies this process's unsaved changes. */
-  private async reloadFromDisk(): Promise<boolean> {
-    const saved = await this.file.openSaved();
+  private reloadFromDisk(): boolean {
+    const saved = this.file.openSaved();
     if (!saved) return false;
     for (const [id, change] of this.pending) writeRow(saved.db, id, change === true ? (rows.readSummary(this.database, id) ?? null) : null);
     this.database.close();
@@ -197,13 +199,15 @@ export class IndexSync implements RowWriter {
     }
   }
 
-  /** Reloads when another process saved: on file events in the store's root, and by a 1 s poll. */
+  /** Reloads when another process saved: on file events in the workspace's folder, and by a 1 s poll. */
   watch(): void {
-    const { layout, logger } = this.options;
+    const { layout, logger, workspaceKey } = this.options;
+    const folder = layout.workspaceDir(workspaceKey);
     const check = () => {
       if (this.closedValue || this.saving) return;
       if (this.file.generationOnDisk() <= this.generation) return;
-      this.saving = this.reloadFromDisk()
+      this.saving = Promise.resolve()
+        .then(() => this.reloadFromDisk())
         .then(
           (changed) => {
             if (changed) this.hooks.reloaded();
@@ -215,13 +219,13 @@ export class IndexSync implements RowWriter {
         });
     };
     try {
-      fs.mkdirSync(layout.root, { recursive: true });
-      this.watcher = fs.watch(layout.root, (_event, name) => {
+      fs.mkdirSync(folder, { recursive: true });
+      this.watcher = fs.watch(folder, (_event, name) => {
         if (name === 'index.sqlite') setTimeout(check, 20);
       });
       this.watcher.on('error', () => undefined);
     } catch (err) {
-      logger.warn(`cannot watch ${layout.root} (${errorMessage(err)}); polling instead`);
+      logger.warn(`cannot watch ${folder} (${errorMessage(err)}); polling instead`);
     }
     // A poll as well: file watching is unreliable on network and some container file systems.
     this.pollTimer = setInterval(check, 1000);

@@ -5,8 +5,9 @@ import type { Database } from './sqlite';
  * newer one is left alone. 2: usage rows carry the session whose own calls they are (each call
  * counted once), and the search text splits CJK text into characters. 3: each row keeps the fold
  * of its session's log (`fold_json`), so a writer goes on from it without reading the log again.
+ * 4: one index per workspace, in the workspace's folder; the subagent count is a column.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,6 +41,7 @@ CREATE TABLE sessions (
   cost REAL NOT NULL,
   log_bytes INTEGER NOT NULL,
   state_mtime REAL NOT NULL,
+  subagents INTEGER NOT NULL,
   state_json TEXT NOT NULL,
   fold_json TEXT NOT NULL
 );

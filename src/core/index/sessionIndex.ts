@@ -1,76 +1,94 @@
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from '../logger';
-import type { StoreLayout } from '../format/layout';
+import { listSessionFolders, type StoreLayout } from '../format/layout';
 import type { StoredState } from '../format/sessionState';
-import { summarize, type SessionSummary } from '../format/summary';
-import { IndexFile, wholeFileProblem } from './indexFile';
-import { folderChanges, readFolderSummary, rebuildRows, type FolderDrift } from './indexFolders';
-import { IndexQueries } from './indexQueries';
-import { IndexSync } from './indexSync';
-import type { Database } from './sqlite';
+import type { SessionSummary } from '../format/summary';
+import { safeReaddir } from '../fs/probe';
+import { isSessionId } from '../ids';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
+import { readFolderSummary, type FolderDrift } from './indexFolders';
+import type { ListFilter, SessionRow, WorkspaceRow } from './indexRows';
+import { loadSqlJs, type SqlJsStatic } from './sqlite';
+import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
+import { WorkspaceIndex, type IndexStatus } from './workspaceIndex';
 import { errorMessage } from '../errors';
 
 export type { FolderDrift } from './indexFolders';
-
-export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
+export type { IndexStatus } from './workspaceIndex';
 
 export interface SessionIndexOptions {
   readonly layout: StoreLayout;
   readonly wasmPath: string;
   readonly logger: Logger;
+  /** The workspace this process works in: its index is loaded while opening (the others when first asked for). */
+  readonly workspaceKey?: string;
   /** Wait this long after a change before saving, to coalesce bursts. */
   readonly saveDelayMs?: number;
   /** Follow other processes' saves (off for one-shot CLI commands). */
   readonly watch?: boolean;
   /**
-   * Run the checks that read the whole file (SQLite's quick_check, values no row may hold) this
-   * long after opening, off the opening's path; a long-lived process (the extension) sets it.
-   * One-shot commands leave them to `braid list --all` and `braid doctor`.
+   * Run the checks that read a whole index file (SQLite's quick_check, values no row may hold)
+   * this long after it loads, off the opening's path; a long-lived process (the extension) sets
+   * it. One-shot commands leave them to `braid list --all` and `braid doctor`.
    */
   readonly verifyAfterMs?: number;
 }
 
+/** A workspace index.sqlite that fails its checks on disk, and what is wrong. */
+export interface BrokenIndexFile {
+  readonly workspaceKey: string;
+  readonly problem: string;
+}
+
 /**
- * The sql.js read model of the store (docs/reference.md, The index). Every row can be rebuilt from
- * disk, so a missing, corrupt or zero-byte index.sqlite is rebuilt, and one from a newer schema is
- * left alone (another window may run a newer Braid) while this one serves from an in-memory
- * rebuild (`degraded`).
- *
- * It composes the file (IndexFile: load, checks, lock, write), this process's copy and its
- * synchronisation with the file (IndexSync: pending changes, saves, reloads, watch) and the
- * queries (IndexQueries); what it adds is the status, change events and the recovery from damage.
+ * The sql.js read model of the store (docs/reference.md, The index): one index per workspace, in
+ * the workspace's folder, each loaded when first needed. Opening, a turn's update and a listing
+ * of one workspace touch that workspace's index only, so they cost the same however many
+ * sessions other workspaces hold; a question about every workspace (all sessions, search
+ * everywhere, every workspace's usage) loads every workspace's index.
  */
-export class SessionIndex extends IndexQueries {
-  private statusValue: IndexStatus = 'uninitialized';
+export class SessionIndex {
   private readonly events = new EventEmitter();
-  private readonly file: IndexFile;
-  private readonly sync: IndexSync;
+  private readonly shards = new Map<string, WorkspaceIndex>();
+  private closed = false;
+  private watcher: fs.FSWatcher | undefined;
 
-  private constructor(private readonly options: SessionIndexOptions) {
-    super();
-    this.file = new IndexFile(options.layout, options.wasmPath, options.logger);
-    this.sync = new IndexSync(this.file, options, {
-      mayWrite: () => this.statusValue !== 'degraded',
-      withDamageRecovery: (work) => this.withDamageRecovery(work),
-      reloaded: () => this.events.emit('change'),
-    });
-  }
+  private constructor(
+    private readonly options: SessionIndexOptions,
+    private readonly SQL: SqlJsStatic,
+  ) {}
 
-  /** Opens the index: loads index.sqlite, or rebuilds it from disk when missing, corrupt or outdated. */
+  /** Loads sql.js and the index of `options.workspaceKey` (rebuilt from its folders when missing, corrupt or outdated). */
   static async open(options: SessionIndexOptions): Promise<SessionIndex> {
-    const index = new SessionIndex(options);
-    await index.load();
-    if (options.watch) index.sync.watch();
-    if (options.verifyAfterMs !== undefined) setTimeout(() => index.verify(), options.verifyAfterMs).unref();
+    const index = new SessionIndex(options, await loadSqlJs(options.wasmPath));
+    const key = options.workspaceKey;
+    if (key && isWorkspaceKey(key)) index.shards.set(key, await WorkspaceIndex.open(index.shardOptions(key)));
+    if (options.watch) index.watchNewWorkspaces();
     return index;
   }
 
-  get status(): IndexStatus {
-    return this.statusValue;
+  /**
+   * Tells listeners when another process makes a workspace folder this one has not indexed (a
+   * view of every workspace then shows it); each loaded index follows its own file.
+   */
+  private watchNewWorkspaces(): void {
+    try {
+      this.watcher = fs.watch(this.options.layout.sessionsDir, (_event, name) => {
+        if (name && isWorkspaceKey(name) && !this.shards.has(name)) this.events.emit('change');
+      });
+      this.watcher.on('error', () => undefined);
+    } catch (err) {
+      this.options.logger.warn(`cannot watch ${this.options.layout.sessionsDir} for new workspaces (${errorMessage(err)})`);
+    }
   }
 
-  private get logger(): Logger {
-    return this.options.logger;
+  /** `ready` when every loaded index is; `preparing` while one is rebuilt; `degraded` when one serves without saving. */
+  get status(): IndexStatus {
+    const all = [...this.shards.values()].map((s) => s.status);
+    for (const status of ['degraded', 'preparing', 'uninitialized'] as const) if (all.includes(status)) return status;
+    return 'ready';
   }
 
   /** Called after the index changed, by this process or (with `watch`) another. */
@@ -79,172 +97,209 @@ export class SessionIndex extends IndexQueries {
     return () => this.events.off('change', listener);
   }
 
-  private setStatus(status: IndexStatus): void {
-    this.statusValue = status;
-    this.events.emit('status', status);
+  private shardOptions(workspaceKey: string) {
+    const { layout, logger, saveDelayMs, watch, verifyAfterMs } = this.options;
+    return { layout, logger, saveDelayMs, watch, verifyAfterMs, workspaceKey, SQL: this.SQL, changed: () => this.events.emit('change') };
   }
 
-  private async load(): Promise<void> {
-    const opened = await this.file.open();
-    this.sync.start(opened.db, opened.kind === 'ready' ? opened.generation : 0);
-    if (opened.kind === 'ready') {
-      this.setStatus('ready');
-    } else if (opened.kind === 'newer') {
-      this.setStatus('degraded');
-      await rebuildRows(this.sync, this.options.layout, this.logger);
-    } else {
-      await this.rebuildFromFolders();
+  /** A workspace's index, loaded (or rebuilt from its folders) now when this process has not yet. */
+  private shard(workspaceKey: string): WorkspaceIndex {
+    let shard = this.shards.get(workspaceKey);
+    if (!shard) {
+      if (this.closed) throw new Error('the session index is closed');
+      shard = WorkspaceIndex.load(this.shardOptions(workspaceKey));
+      this.shards.set(workspaceKey, shard);
     }
+    return shard;
+  }
+
+  /** The workspaces that have a folder in the store, and any this process indexed. */
+  private workspaceKeys(): string[] {
+    const keys = new Set(safeReaddir(this.options.layout.sessionsDir).filter(isWorkspaceKey));
+    for (const key of this.shards.keys()) keys.add(key);
+    return [...keys];
+  }
+
+  /** Every workspace's index, loaded. */
+  private everyShard(): WorkspaceIndex[] {
+    return this.workspaceKeys().map((key) => this.shard(key));
+  }
+
+  /** The index holding a session, found by its folder (a stat per workspace), or undefined. */
+  private shardOfId(id: string): WorkspaceIndex | undefined {
+    for (const shard of this.shards.values()) if (shard.get(id)) return shard;
+    if (!isSessionId(id)) return undefined;
+    const sessions = this.options.layout.sessionsDir;
+    const key = safeReaddir(sessions).find((k) => isWorkspaceKey(k) && !this.shards.has(k) && fs.existsSync(path.join(sessions, k, id)));
+    return key ? this.shard(key) : undefined;
   }
 
   /**
-   * Checks index.sqlite as it is on disk now (another process, or damage after this one loaded
-   * it): undefined when it loads and passes SQLite's integrity check, else what is wrong.
+   * Checks every workspace's index.sqlite as it is on disk now (another process, or damage after
+   * this one loaded it): what is wrong with each that fails. A workspace without sessions needs none.
    */
-  checkFile(): Promise<string | undefined> {
-    return this.file.check();
+  checkFiles(): BrokenIndexFile[] {
+    const broken: BrokenIndexFile[] = [];
+    for (const key of this.workspaceKeys()) {
+      if (!fs.existsSync(this.options.layout.indexFile(key)) && listSessionFolders(this.options.layout, key).length === 0) continue;
+      const problem = this.shard(key).checkFile();
+      if (problem) broken.push({ workspaceKey: key, problem });
+    }
+    return broken;
   }
 
-  /** Rebuilds the index from the session folders and rewrites index.sqlite, the damaged file kept as index.sqlite.corrupt. */
-  async repairFile(): Promise<void> {
-    if (this.file.hasContent()) this.file.keepCorruptCopy();
-    this.sync.startOver(this.file.emptyDatabase()); // the copy in memory came from the damaged file
-    await this.rebuildFromFolders();
+  /** Rebuilds a workspace's index from its session folders and rewrites its file, a damaged one kept as index.sqlite.corrupt. */
+  repairFile(workspaceKey: string): Promise<void> {
+    return this.shard(workspaceKey).repairFile();
   }
 
-  /**
-   * The checks that read the whole index (about 0.4 s at 100k sessions): SQLite's quick_check and
-   * values no row may hold. Damage found moves the file aside and rebuilds the index from the
-   * folders at once. Returns whether it found damage.
-   */
+  /** The whole-file checks of every loaded index (see WorkspaceIndex.verify); whether one found damage. */
   verify(): boolean {
-    if (this.sync.closed || this.statusValue !== 'ready') return false;
-    const problem = wholeFileProblem(this.sync.db);
-    if (!problem) return false;
-    this.recoverFromDamage(`index.sqlite is corrupt (${problem})`);
-    return true;
+    return [...this.shards.values()].map((s) => s.verify()).includes(true);
   }
 
-  /** Damage found after load: the file goes aside and the index is rebuilt from the folders before this returns. */
-  private recoverFromDamage(what: string): void {
-    this.logger.warn(`${what}; rebuilding it from the session folders (the damaged file is kept as index.sqlite.corrupt)`);
-    this.file.keepCorruptCopy();
-    this.sync.startOver(this.file.emptyDatabase());
-    void rebuildRows(this.sync, this.options.layout, this.logger, undefined, Number.POSITIVE_INFINITY); // never awaits: done when it returns
-    this.sync.scheduleSave();
-    this.events.emit('change');
-  }
-
-  /** Rebuilds every row from the session folders and saves. Progress is called with (done, total). */
+  /** Rebuilds every workspace's rows from the session folders and saves. Progress is called with (done, total) sessions. */
   async rebuildFromFolders(progress?: (done: number, total: number) => void): Promise<void> {
-    this.setStatus('preparing');
-    await rebuildRows(this.sync, this.options.layout, this.logger, progress);
-    this.setStatus('ready');
-    this.events.emit('change');
-    await this.flush();
+    const keys = this.workspaceKeys();
+    const sizes = keys.map((key) => listSessionFolders(this.options.layout, key).length);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    let before = 0;
+    for (const [i, key] of keys.entries()) {
+      await this.shard(key).rebuildFromFolders(progress && ((done) => progress(before + done, total)));
+      before += sizes[i]!;
+    }
+    progress?.(total, total);
   }
 
-  /**
-   * How a workspace's rows (every workspace's when absent) differ from its folders (state.json
-   * mtime, log size), changing nothing: what `catchUpWithFolders` would do.
-   */
+  /** How a workspace's rows (every workspace's when absent) differ from its folders, changing nothing. */
   driftFromFolders(workspaceKey?: string): FolderDrift {
-    const { changed, removed } = folderChanges(this.sync.db, this.options.layout, workspaceKey);
-    const added = changed.filter((folder) => !folder.known).length;
-    return { added, updated: changed.length - added, removed: removed.length };
+    const drift: FolderDrift = { added: 0, updated: 0, removed: 0 };
+    for (const shard of workspaceKey ? [this.shard(workspaceKey)] : this.everyShard()) {
+      const d = shard.driftFromFolders();
+      drift.added += d.added;
+      drift.updated += d.updated;
+      drift.removed += d.removed;
+    }
+    return drift;
   }
 
-  /**
-   * Brings a workspace's rows (every workspace's when absent) in line with its folders: new
-   * folders added, changed ones re-read, rows without a folder removed. Returns what changed.
-   */
+  /** Brings a workspace's rows (every workspace's when absent) in line with its folders. Returns what changed. */
   async catchUpWithFolders(workspaceKey?: string): Promise<FolderDrift> {
-    const { changed, removed } = folderChanges(this.sync.db, this.options.layout, workspaceKey);
-    const result: FolderDrift = { added: 0, updated: 0, removed: removed.length };
-    let n = 0;
-    for (const folder of changed) {
-      const summary = readFolderSummary(folder.dir, this.logger);
-      if (!summary) continue;
-      this.record(summary.state.id, summary);
-      if (folder.known) result.updated++;
-      else result.added++;
-      if (++n % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    const drift: FolderDrift = { added: 0, updated: 0, removed: 0 };
+    for (const shard of workspaceKey ? [this.shard(workspaceKey)] : this.everyShard()) {
+      const d = await shard.catchUpWithFolders();
+      drift.added += d.added;
+      drift.updated += d.updated;
+      drift.removed += d.removed;
     }
-    for (const id of removed) this.record(id, null);
-    if (result.added + result.updated + result.removed > 0) {
-      this.logger.info(
-        `index reconciled${workspaceKey ? ` for ${workspaceKey}` : ''}: ${result.added} added, ${result.updated} updated, ${result.removed} removed`,
-      );
-      this.events.emit('change');
-    }
-    return result;
+    return drift;
   }
 
   /** Records a session's current summary and tells listeners; saved soon after. */
   putSummary(id: string, summary: SessionSummary): void {
-    this.record(id, summary);
+    this.shard(summary.state.workspaceKey).putSummary(id, summary);
     this.events.emit('change');
   }
 
-  /** Removes a session's row (its folder is gone) and tells listeners; saved soon after. */
+  /** Removes a session's row (its folder is gone) from every loaded index that has it, and tells listeners. */
   removeSession(id: string): void {
-    this.record(id, null);
+    for (const shard of this.shards.values()) if (shard.get(id)) shard.removeSession(id);
     this.events.emit('change');
   }
 
-  /** Replaces only the state of a session the index knows (a rename, an archive): no log scan. */
+  /** Replaces only the state of a session (a rename, an archive): no log scan when the index knows it. */
   updateState(state: StoredState, stateMtime: number, dir: string): void {
-    const summary = this.summaryOf(state.id);
-    if (!summary) {
-      this.rereadFolder(dir);
-      return;
-    }
-    this.putSummary(state.id, summarize(state, summary.fold, summary.state.agents, summary.logBytes, stateMtime));
+    this.shard(state.workspaceKey).updateState(state, stateMtime, dir);
+    this.events.emit('change');
   }
 
   /** Re-reads one session folder into the index; undefined (and the index unchanged) when it cannot be read. */
   rereadFolder(dir: string): SessionSummary | undefined {
-    const summary = readFolderSummary(dir, this.logger);
+    const summary = readFolderSummary(dir, this.options.logger);
     if (summary) this.putSummary(summary.state.id, summary);
     return summary;
   }
 
-  /** Writes a session's row (or deletes it: null); the next save, scheduled now, carries it. */
-  private record(id: string, summary: SessionSummary | null): void {
-    this.withDamageRecovery(() => {
-      if (summary) this.sync.putRow(id, summary);
-      else this.sync.removeRow(id);
-    });
-    this.sync.scheduleSave();
+  /** Sessions matching `filter`, most recently updated first. */
+  list(filter: ListFilter): SessionRow[] {
+    if (filter.workspaceKey) return this.shard(filter.workspaceKey).list(filter);
+    const { limit, offset = 0 } = filter;
+    const wanted = limit === undefined || limit < 0 ? undefined : offset + limit;
+    const rows = this.everyShard().flatMap((s) => s.list({ ...filter, limit: wanted, offset: 0 }));
+    return newestFirst(rows).slice(offset, wanted);
   }
 
-  protected read<T>(query: (db: Database) => T): T {
-    return this.withDamageRecovery(() => query(this.sync.db));
+  /** How many sessions match `filter`. */
+  count(filter: ListFilter): number {
+    if (filter.workspaceKey) return this.shard(filter.workspaceKey).count(filter);
+    return this.everyShard().reduce((n, s) => n + s.count(filter), 0);
+  }
+
+  /** A session's row, if the index has it. */
+  get(id: string): SessionRow | undefined {
+    return this.shardOfId(id)?.get(id);
+  }
+
+  /** What the index holds about a session, as a summary. */
+  summaryOf(id: string): SessionSummary | undefined {
+    return this.shardOfId(id)?.summaryOf(id);
   }
 
   /**
-   * Runs `work` on the database. Damage SQLite meets only now (a page the check at load did not
-   * read, such as the search index's) moves the file aside and rebuilds the index from the session
-   * folders at once; `work` then runs on the rebuilt index.
+   * Session ids that begin with `prefix` (every workspace, archived and hidden ones too), in
+   * order, at most `limit`: read from the folder names, which loads no index.
    */
-  private withDamageRecovery<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (err) {
-      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test(errorMessage(err))) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
-      this.recoverFromDamage(`index.sqlite is damaged (${errorMessage(err)})`);
-      return work();
-    }
+  idsStartingWith(prefix: string, limit: number): string[] {
+    const ids = listSessionFolders(this.options.layout)
+      .map((f) => f.id)
+      .filter((id) => id.startsWith(prefix));
+    return [...new Set(ids)].sort().slice(0, limit);
   }
 
-  /** Saves pending changes now (waits for a save in progress first). */
-  flush(): Promise<void> {
-    return this.sync.flush();
+  /** Sessions whose title or prompts match `text` (full-text search), within `filter`, most recently updated first. */
+  search(text: string, filter: ListFilter): SessionRow[] {
+    if (filter.workspaceKey) return this.shard(filter.workspaceKey).search(text, filter);
+    return newestFirst(this.everyShard().flatMap((s) => s.search(text, filter))).slice(0, filter.limit ?? 50);
   }
 
-  /** Saves what is pending, stops watching and frees the database. */
+  /** The titles of the sessions forked from `sourceId` in its workspace (archived and hidden ones too). */
+  forkTitles(workspaceKey: string, sourceId: string): string[] {
+    return this.shard(workspaceKey).forkTitles(workspaceKey, sourceId);
+  }
+
+  /** The workspaces that have sessions (with how many), most recently updated first. */
+  workspaces(): WorkspaceRow[] {
+    return this.everyShard()
+      .flatMap((s) => s.workspaces())
+      .sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /** Usage of a workspace (every workspace when absent), each model call counted once. */
+  usageReport(workspaceKey?: string): UsageReport {
+    if (workspaceKey) return this.shard(workspaceKey).usageReport(workspaceKey);
+    return mergeUsageReports(this.everyShard().map((s) => s.usageReport(s.workspaceKey)));
+  }
+
+  /** A session's own calls, and those its log inherited from the session it was forked from. */
+  sessionUsage(id: string): SessionUsage {
+    return this.shardOfId(id)?.sessionUsage(id) ?? { own: zeroFigures(), inherited: zeroFigures(), history: zeroFigures() };
+  }
+
+  /** Saves every loaded index's pending changes now. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.shards.values()].map((s) => s.flush()));
+  }
+
+  /** Saves what is pending, stops watching and frees every database. */
   async close(): Promise<void> {
-    await this.sync.close();
+    this.closed = true;
+    this.watcher?.close();
+    await Promise.all([...this.shards.values()].map((s) => s.close()));
     this.events.removeAllListeners();
   }
+}
+
+/** Rows most recently updated first (ties by id, newest first), as each index orders its own. */
+function newestFirst(rows: SessionRow[]): SessionRow[] {
+  return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }

@@ -172,3 +172,25 @@ export function sessionUsage(db: Database, sessionId: string): SessionUsage {
   }
   return usage;
 }
+
+/**
+ * Several workspaces' reports as one. A call is held only by sessions of the workspace it was
+ * made in (a fork lives in its source's workspace), so adding the reports counts each call once.
+ */
+export function mergeUsageReports(reports: readonly UsageReport[]): UsageReport {
+  const total = zeroFigures();
+  for (const r of reports) addFigures(total, r.total);
+  const merged = (lines: UsageLine[]) => grouped(lines.map(asBucket), (b) => b.origin);
+  return {
+    total,
+    bySession: reports.flatMap((r) => r.bySession).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    byModel: merged(reports.flatMap((r) => r.byModel)),
+    byDay: merged(reports.flatMap((r) => r.byDay)),
+  };
+}
+
+/** A report's line as a bucket keyed by the line's key, for grouping again. */
+function asBucket(line: UsageLine): UsageBucket {
+  const { key, ...figures } = line;
+  return { ...figures, origin: key, day: '', provider: '', model: '' };
+}

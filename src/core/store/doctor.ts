@@ -98,6 +98,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
   sweepTemps(layout.root, 'data folder', options.fix, note);
 
   for (const workspaceKey of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
+    sweepTemps(layout.workspaceDir(workspaceKey), workspaceKey, options.fix, note); // the workspace index's saves
     for (const name of safeReaddir(layout.workspaceDir(workspaceKey))) {
       if (!name.startsWith('.partial-')) continue;
       const where = `${workspaceKey}/${name}`;
@@ -183,20 +184,21 @@ async function checkLog(scan: ScanReport, log: string, where: string, fix: boole
 /**
  * The index against disk: the file itself (SQLite's integrity check), rows missing or left over,
  * and rows whose fields disagree with their folder (a damaged page can hold wrong values that
- * still pass the check). With `fix`: a damaged file is rebuilt from the folders (kept aside as
- * index.sqlite.corrupt), rows that disagree are re-read.
+ * still pass the check). With `fix`: a damaged workspace index is rebuilt from its folders (kept
+ * aside as index.sqlite.corrupt), rows that disagree are re-read.
  */
 async function checkIndex(store: SessionStore, summaries: Map<string, SessionSummary>, fix: boolean, note: (f: Finding) => void): Promise<void> {
-  const broken = await store.index.checkFile();
-  if (broken && !(broken === 'index.sqlite is missing' && summaries.size === 0)) {
-    const finding: Finding = { severity: 'error', where: 'index.sqlite', fixable: true, message: `${broken}; it can be rebuilt from the session folders` };
+  const broken = store.index.checkFiles();
+  for (const { workspaceKey, problem } of broken) {
+    const where = `${workspaceKey}/index.sqlite`;
+    const finding: Finding = { severity: 'error', where, fixable: true, message: `${problem}; it can be rebuilt from the session folders` };
     if (fix) {
-      await store.index.repairFile();
-      finding.fixed = 'rebuilt the index from the session folders (a damaged file is kept as index.sqlite.corrupt)';
+      await store.index.repairFile(workspaceKey);
+      finding.fixed = `rebuilt the index from the session folders (a damaged file is kept as ${where}.corrupt)`;
     }
     note(finding);
-    if (fix) return;
   }
+  if (fix && broken.length > 0) return;
   const drift = store.index.driftFromFolders();
   const wrong = [...summaries].filter(([id, summary]) => {
     const row = store.index.get(id);
@@ -206,7 +208,7 @@ async function checkIndex(store: SessionStore, summaries: Map<string, SessionSum
   if (drift.added + drift.updated + drift.removed + stale > 0) {
     const finding: Finding = {
       severity: 'warning',
-      where: 'index.sqlite',
+      where: 'index',
       fixable: true,
       message: `the index disagrees with disk: ${counted(drift.added, 'session')} missing, ${Math.max(drift.updated, wrong.length)} out of date, ${drift.removed} no longer on disk`,
     };

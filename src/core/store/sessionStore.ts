@@ -31,6 +31,8 @@ export interface StoreOptions {
   readonly root: string;
   readonly wasmPath: string;
   readonly logger: Logger;
+  /** The workspace this process works in: its index is loaded while opening, the others' when first needed. */
+  readonly workspaceKey?: string;
   /** Follow other processes' index saves (the extension); one-shot CLI commands do not. */
   readonly watch?: boolean;
   readonly saveDelayMs?: number;
@@ -70,6 +72,7 @@ export class SessionStore implements StoreContext {
       layout,
       wasmPath: options.wasmPath,
       logger: options.logger,
+      workspaceKey: options.workspaceKey,
       watch: options.watch,
       saveDelayMs: options.saveDelayMs,
       verifyAfterMs: options.verifyAfterMs,

@@ -7,8 +7,9 @@ import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, braidProcess, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
-import { openStore, tempDir } from '../../support/store';
+import { openStore, sessionIdsIn, tempDir } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
+import { StoreLayout } from '../../../src/core/format/layout';
 
 // The CLI as a real process: a stop signal cancels the turn cleanly, a full disk after the turn
 // is saved loses nothing and says so, and an unusable data folder is a one-line error.
@@ -28,7 +29,7 @@ after(async () => {
 
 function onlySession(store: string): { dir: string; turnEnds: TurnEndRecord[] } {
   const folder = path.join(store, 'sessions', workspaceKey(workspace));
-  const ids = fs.readdirSync(folder);
+  const ids = sessionIdsIn(folder);
   assert.equal(ids.length, 1, `sessions: ${ids.join(', ')}`);
   const dir = path.join(folder, ids[0]!);
   const turnEnds = readWireLog(path.join(dir, 'agents', 'main', 'wire.jsonl')).records.filter((r) => r.t === 'turn_end') as TurnEndRecord[];
@@ -73,21 +74,24 @@ test('SIGTERM while the prompt hook runs: no turn begins, the new session is not
   const r = await braid.exited();
   assert.equal(r.code, 143, `${r.signal ?? ''} ${r.err}`);
   assert.match(r.err, /stopped by SIGTERM before the prompt ran; nothing was saved/);
-  assert.deepEqual(fs.readdirSync(path.join(store, 'sessions', workspaceKey(workspace))), []);
+  assert.deepEqual(sessionIdsIn(path.join(store, 'sessions', workspaceKey(workspace))), []);
   assert.equal(server.requests.length, requests, 'no model call');
 });
 
 test('a full disk when the index is saved after the turn: exit 0, the turn is saved and the message says the index will catch up', async () => {
   const store = path.join(root, 'store-full');
-  // The index exists (a session of another folder is in it), so opening does not save it.
+  // Another workspace's index exists; this workspace's is first saved with the new session.
   const existing = await openStore(store);
   await existing.create({ workspaceDir: path.join(root, 'elsewhere') });
   await existing.close();
-  assert.ok(fs.existsSync(path.join(store, 'index.sqlite')));
+  const layout = new StoreLayout(store);
+  assert.ok(fs.existsSync(layout.indexFile(workspaceKey(path.join(root, 'elsewhere')))));
+  const workspaceFolder = layout.workspaceDir(workspaceKey(workspace));
+  fs.mkdirSync(workspaceFolder, { recursive: true });
   server.enqueue({ kind: 'text', chunks: ['Saved answer.'] });
   const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'remember this'], { ...env, BRAID_TEST_WAIT_STDIN: '1' });
   // The index is replaced through a temp file named after the process: on this disk, it is full.
-  const temps = Array.from({ length: 400 }, (_, n) => path.join(store, `.index.sqlite.tmp-${braid.pid}-${n + 1}`));
+  const temps = Array.from({ length: 400 }, (_, n) => path.join(workspaceFolder, `.index.sqlite.tmp-${braid.pid}-${n + 1}`));
   for (const temp of temps) fs.symlinkSync('/dev/full', temp);
   braid.go();
   const r = await braid.exited();

@@ -7,7 +7,7 @@ import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
-import { openStore, tempDir } from '../../support/store';
+import { openStore, sessionIdsIn, tempDir } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
 
 // `braid exec` tells the truth about its prompt: it runs it (resuming a queue a closed window
@@ -80,7 +80,7 @@ test("a blocked first prompt is refused with the hook's message and leaves no se
   const r = await braid(store, folderA, ['exec', 'my password is hunter2'], { env: hook });
   assert.equal(r.code, 1);
   assert.match(r.err, /^braid: the prompt was blocked by the UserPromptSubmit hook: no secrets\n$/);
-  assert.deepEqual(fs.readdirSync(path.join(store, 'sessions', workspaceKey(folderA))), []);
+  assert.deepEqual(sessionIdsIn(path.join(store, 'sessions', workspaceKey(folderA))), []);
   assert.equal(JSON.parse((await braid(store, folderA, ['list', '--json'])).out).length, 0);
   // A blocked prompt in a session with turns: refused, the session unchanged and not locked.
   const id = await newSession(store, folderA);

@@ -7,7 +7,7 @@ import { readWireLog } from '../../../src/core/wire/wireReader';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { ScriptedModelServer } from '../../support/modelServer';
-import { tempDir, wasmPath } from '../../support/store';
+import { sessionIdsIn, tempDir, wasmPath } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
 
 // `braid exec` against the scripted OpenAI-compatible server over HTTP, twice with --continue.
@@ -55,7 +55,7 @@ test('exec --continue adds a turn to the same session; the log and state.json sa
   const r = await braid(['exec', '--continue', 'Ascending?']);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'Yes, ascending.\n');
-  const sessions = fs.readdirSync(path.join(root, 'store', 'sessions', workspaceKey(workspace)));
+  const sessions = sessionIdsIn(path.join(root, 'store', 'sessions', workspaceKey(workspace)));
   assert.equal(sessions.length, 1);
   const dir = path.join(root, 'store', 'sessions', workspaceKey(workspace), sessions[0]!);
   const { records } = readWireLog(path.join(dir, 'agents', 'main', 'wire.jsonl'));
@@ -90,13 +90,13 @@ test('exec --continue adds a turn to the same session; the log and state.json sa
 });
 
 test('exec --session takes a shortened id, as every command that takes a session id does', async () => {
-  const id = fs.readdirSync(path.join(root, 'store', 'sessions', workspaceKey(workspace)))[0]!;
+  const id = sessionIdsIn(path.join(root, 'store', 'sessions', workspaceKey(workspace)))[0]!;
   server.enqueue({ kind: 'text', chunks: ['Still ascending.'] });
   const r = await braid(['exec', '--session', id.slice(4, 20).toLowerCase(), 'Still?']);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'Still ascending.\n');
   assert.match(r.err, new RegExp(`session ${id}; continue with`));
-  assert.deepEqual(fs.readdirSync(path.join(root, 'store', 'sessions', workspaceKey(workspace))), [id]);
+  assert.deepEqual(sessionIdsIn(path.join(root, 'store', 'sessions', workspaceKey(workspace))), [id]);
 });
 
 test('exec refuses --continue with --session (exit 2) and reports model failures in one line (exit 1)', async () => {

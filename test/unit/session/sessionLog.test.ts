@@ -110,7 +110,7 @@ test('a lease taken over and an index rebuilt say so in one line each', async ()
       logger.infos.join('\n'),
     );
     await store.index.rebuildFromFolders();
-    assert.match(logger.infos.at(-1)!, /^index rebuilt from 1 session folder in \d+(\.\d)? m?s$/);
+    assert.match(logger.infos.at(-1)!, /^index of \S+ rebuilt from 1 session folder in \d+(\.\d)? m?s$/);
   } finally {
     await store.close();
     fs.rmSync(root, { recursive: true, force: true });

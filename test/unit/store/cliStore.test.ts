@@ -117,7 +117,7 @@ test('doctor reports torn tails, broken state, orphan partials and index drift; 
 
 test('rebuild-index rebuilds and lists the same sessions', async () => {
   const before = (await braid(['list', '--all', '--json'])).out;
-  fs.rmSync(path.join(root, 'index.sqlite'));
+  for (const key of fs.readdirSync(path.join(root, 'sessions'))) fs.rmSync(path.join(root, 'sessions', key, 'index.sqlite'));
   const r = await braid(['rebuild-index']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /rebuilt the index: 2 session/);

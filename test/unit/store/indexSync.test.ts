@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { loadSqlJs } from '../../../src/core/index/sqlite';
+import { StoreLayout } from '../../../src/core/format/layout';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { openStore, tempRoots, wasmPath } from '../../support/store';
 
@@ -13,9 +13,9 @@ const { root, cleanup } = tempRoots();
 after(cleanup);
 
 /** A session's title as index.sqlite on disk holds it (undefined: no row), read without any SessionIndex. */
-async function savedTitle(storeRoot: string, id: string): Promise<string | undefined> {
+async function savedTitle(storeRoot: string, workspaceDir: string, id: string): Promise<string | undefined> {
   const SQL = await loadSqlJs(wasmPath);
-  const db = new SQL.Database(fs.readFileSync(path.join(storeRoot, 'index.sqlite')));
+  const db = new SQL.Database(fs.readFileSync(new StoreLayout(storeRoot).indexFile(workspaceKey(workspaceDir))));
   try {
     return db.exec('SELECT title FROM sessions WHERE id = ?', [id])[0]?.values[0]?.[0] as string | undefined;
   } finally {
@@ -28,14 +28,14 @@ test('a change a failed save could not write stays pending and goes out with the
   const store = await openStore(r, MANUAL);
   const s = await store.create({ workspaceDir: '/kept' });
   await store.index.flush();
-  const indexFile = path.join(r, 'index.sqlite');
+  const indexFile = new StoreLayout(r).indexFile(workspaceKey('/kept'));
   fs.rmSync(indexFile);
   fs.mkdirSync(indexFile); // the save's rename onto a directory fails
   await store.rename(s.id, 'renamed before the failed save');
   await assert.rejects(store.index.flush());
   fs.rmdirSync(indexFile);
   await store.index.flush();
-  assert.equal(await savedTitle(r, s.id), 'renamed before the failed save');
+  assert.equal(await savedTitle(r, '/kept', s.id), 'renamed before the failed save');
   await store.close();
 });
 
@@ -49,7 +49,7 @@ test('a save carries the state another process wrote since this one changed the 
   await b.rename(s.id, 'newer title');
   await b.index.flush();
   await a.index.flush(); // loads b's file, re-applies its own row, then brings it up to date with state.json
-  assert.equal(await savedTitle(r, s.id), 'newer title');
+  assert.equal(await savedTitle(r, '/shared', s.id), 'newer title');
   assert.equal(a.index.get(s.id)?.title, 'newer title');
   await a.close();
   await b.close();
@@ -66,7 +66,7 @@ test('a removal saved after another process restored the session keeps its row',
   await b.undelete(s.id);
   await b.index.flush();
   await a.index.flush();
-  assert.equal(await savedTitle(r, s.id), 'restored one');
+  assert.equal(await savedTitle(r, '/shared', s.id), 'restored one');
   assert.equal(a.index.get(s.id)?.title, 'restored one');
   await a.close();
   await b.close();

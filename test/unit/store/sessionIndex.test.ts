@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { SessionIndex } from '../../../src/core/index/sessionIndex';
 import { schemaVersionOf, SCHEMA_VERSION } from '../../../src/core/index/schema';
@@ -34,6 +33,11 @@ async function populate(store: SessionStore): Promise<string[]> {
   return ids;
 }
 
+/** The index.sqlite of the workspace of `dir` in the store at `r`. */
+function indexOf(r: string, dir: string): string {
+  return new StoreLayout(r).indexFile(workspaceKey(dir));
+}
+
 function snapshot(store: SessionStore): string {
   const all = [...store.index.list({}), ...store.index.list({ archived: true })].map((r) => ({ ...r, stateMtime: 0 }));
   return JSON.stringify(all.sort((x, y) => x.id.localeCompare(y.id)));
@@ -45,7 +49,7 @@ test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly 
   await populate(store);
   const before = snapshot(store);
   await store.close();
-  const indexFile = path.join(r, 'index.sqlite');
+  const indexFile = indexOf(r, '/a');
   const damages: Array<[string, () => void]> = [
     ['deleted', () => fs.rmSync(indexFile)],
     ['zero bytes', () => fs.writeFileSync(indexFile, '')],
@@ -62,7 +66,7 @@ test('a deleted, zero-byte or corrupt index.sqlite is rebuilt and lists exactly 
   for (const [name, damage] of damages) {
     damage();
     const logger = recordingLogger();
-    store = await openStore(r, { logger });
+    store = await openStore(r, { logger, workspaceKey: workspaceKey('/a') });
     assert.equal(store.index.status, 'ready', name);
     // Random bytes may leave SQLite readable but wrong; a doctor-style reconcile repairs that too.
     await store.index.catchUpWithFolders();
@@ -77,7 +81,7 @@ test('a row whose list-deciding values are damaged (the page still valid) is fou
   const ids = await populate(store);
   const before = snapshot(store);
   await store.close();
-  const indexFile = path.join(r, 'index.sqlite');
+  const indexFile = indexOf(r, '/a');
   const SQL = await loadSqlJs(wasmPath);
   for (const [column, value] of [
     ['visibility', 'visÝ&,'],
@@ -89,7 +93,7 @@ test('a row whose list-deciding values are damaged (the page still valid) is fou
     fs.writeFileSync(indexFile, db.export());
     db.close();
     const logger = recordingLogger();
-    store = await openStore(r, { logger });
+    store = await openStore(r, { logger, workspaceKey: workspaceKey('/a') });
     assert.equal(store.index.verify(), true, `${column}: the whole-index check finds it`);
     assert.ok(
       logger.warnings.some((w) => /index\.sqlite is corrupt \(1 row holds values Braid never writes\); rebuilding/.test(w)),
@@ -107,18 +111,18 @@ test('an index from a newer schema is left untouched, and the store serves from 
   const before = snapshot(store);
   await store.close();
   const SQL = await loadSqlJs(wasmPath);
-  const indexFile = path.join(r, 'index.sqlite');
+  const indexFile = indexOf(r, '/a');
   const db = new SQL.Database(fs.readFileSync(indexFile));
   db.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
   fs.writeFileSync(indexFile, db.export());
   db.close();
   const bytes = fs.readFileSync(indexFile);
   const logger = recordingLogger();
-  store = await openStore(r, { logger });
+  store = await openStore(r, { logger, workspaceKey: workspaceKey('/a') });
   assert.equal(store.index.status, 'degraded');
   assert.ok(logger.warnings.some((w) => /schema 99, newer/.test(w)));
   assert.equal(snapshot(store), before);
-  await store.rename(store.index.list({})[0]!.id, 'renamed while degraded');
+  await store.rename(store.index.list({ workspaceKey: workspaceKey('/a') })[0]!.id, 'renamed while degraded');
   await store.close();
   assert.ok(fs.readFileSync(indexFile).equals(bytes), 'the newer index file is not overwritten');
 });
@@ -137,7 +141,7 @@ test('an index of the previous schema (usage rows without origins, counting copi
   await forkSession(store, s.id); // copies both
   await store.close();
   // The file as the previous Braid wrote it: schema 1, every usage record summed (5 calls for 2).
-  const indexFile = path.join(r, 'index.sqlite');
+  const indexFile = indexOf(r, '/old');
   const SQL = await loadSqlJs(wasmPath);
   const db = new SQL.Database(fs.readFileSync(indexFile));
   db.run("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
@@ -148,7 +152,7 @@ test('an index of the previous schema (usage rows without origins, counting copi
   fs.writeFileSync(indexFile, db.export());
   db.close();
   const logger = recordingLogger();
-  store = await openStore(r, { logger });
+  store = await openStore(r, { logger, workspaceKey: workspaceKey('/old') });
   assert.ok(
     logger.infos.some((m) => /index\.sqlite has schema 1; rebuilding it from the session folders/.test(m)),
     logger.infos.join(' | '),
@@ -218,24 +222,37 @@ test('two processes saving one index lose no row: each save merges into the newe
       .sort(),
     created.sort(),
   );
-  assert.ok(readHeaderUserVersion(path.join(r, 'index.sqlite')) >= 2);
+  assert.ok(readHeaderUserVersion(indexOf(r, '/shared')) >= 2);
   await fresh.close();
 });
 
-test("a watching process sees another process's changes within 2 s", async () => {
+test("a watching process sees another process's changes within 2 s, and hears of a new workspace", async () => {
   const r = root();
-  const watcher = await openStore(r, { watch: true });
   const writer = await openStore(r);
-  let changed = 0;
-  watcher.index.onDidChange(() => changed++);
-  const started = Date.now();
-  const s = await writer.create({ workspaceDir: '/live' });
+  const first = await writer.create({ workspaceDir: '/live' });
   await writer.index.flush();
-  while (!watcher.index.get(s.id) && Date.now() - started < 2000) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(watcher.index.get(s.id), `seen after ${Date.now() - started} ms`);
-  assert.ok(changed > 0);
-  await writer.close();
-  await watcher.close();
+  const watcher = await openStore(r, { watch: true, workspaceKey: workspaceKey('/live') });
+  try {
+    let changed = 0;
+    watcher.index.onDidChange(() => changed++);
+    assert.ok(watcher.index.get(first.id));
+    const started = Date.now();
+    const s = await writer.create({ workspaceDir: '/live' });
+    await writer.index.flush();
+    while (changed === 0 && Date.now() - started < 2000) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(changed > 0, 'the reload was announced');
+    assert.equal(watcher.index.list({ workspaceKey: workspaceKey('/live') }).length, 2, `seen after ${Date.now() - started} ms`);
+    assert.ok(watcher.index.get(s.id));
+    changed = 0;
+    const elsewhere = await writer.create({ workspaceDir: '/new-place' });
+    while (changed === 0 && Date.now() - started < 4000) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(changed > 0, 'a new workspace folder was announced');
+    await writer.index.flush();
+    assert.ok(watcher.index.list({}).some((row) => row.id === elsewhere.id));
+  } finally {
+    await writer.close();
+    await watcher.close();
+  }
 });
 
 test('rebuild reports progress and an index lock left by a dead process does not block saves', async () => {
@@ -245,7 +262,11 @@ test('rebuild reports progress and an index lock left by a dead process does not
   const progress: number[] = [];
   await store.index.rebuildFromFolders((done) => progress.push(done));
   assert.equal(progress.at(-1), 3);
-  fs.writeFileSync(new StoreLayout(r).indexLock, JSON.stringify({ pid: 999_999, host: (await import('node:os')).hostname(), at: 0 }));
+  fs.mkdirSync(new StoreLayout(r).workspaceDir(workspaceKey('/after-lock')), { recursive: true });
+  fs.writeFileSync(
+    new StoreLayout(r).indexLock(workspaceKey('/after-lock')),
+    JSON.stringify({ pid: 999_999, host: (await import('node:os')).hostname(), at: 0 }),
+  );
   await store.create({ workspaceDir: '/after-lock' });
   await store.index.flush();
   const other = await SessionIndex.open({ layout: new StoreLayout(r), wasmPath, logger: recordingLogger() });
