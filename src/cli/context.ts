@@ -73,7 +73,9 @@ export function createContext(options: ContextOptions): CliContext {
     if (!open.create && !hasStore())
       throw new NoStoreError(`there is no Braid data in ${dataDirText()}; pick the folder with --data-dir or BRAID_HOME (braid where shows how it is chosen)`);
     prepareDataDir(dataDir);
-    return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 0, workspaceKey: workspaceKey(options.workspace) });
+    // A one-shot command saves the index when it closes the store, or a second after its first
+    // change in a long run: never between a prompt and its first token.
+    return SessionStore.open({ root: dataDir, wasmPath: options.wasmPath, logger, saveDelayMs: 1000, workspaceKey: workspaceKey(options.workspace) });
   };
   return {
     dataDir,

@@ -336,9 +336,9 @@ function checkMessages(damage: Damage, stderr: string, doctor: DoctorReport, lab
   if (damage.kind === 'index') {
     // Found at load (the index is rebuilt at once, the damaged file kept aside), or only by the
     // doctor's deeper check (it says it can rebuild it, and --fix does).
-    if (said(/warning: index\.sqlite is (corrupt|empty)/)) {
+    if (said(/warning: \S+\/index\.sqlite is (corrupt|empty)/)) {
       assert.ok(
-        said(/warning: index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/),
+        said(/warning: \S+\/index\.sqlite is (corrupt|empty).*rebuilding it from the session folders/),
         `${label}: says what it does about the index: ${stderr}`,
       );
       if (damage.damaged!.length > 0) assert.deepEqual(fs.readFileSync(`${damage.file}.corrupt`), damage.damaged, `${label}: the damaged index is kept aside`);

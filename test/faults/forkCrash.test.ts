@@ -52,7 +52,7 @@ test(`${KILLS} SIGKILLs during forks never leave a visible partial session, and 
   assert.ok(forks > 0, 'some forks completed between the kills');
   assert.equal(digest(), before, 'the source never changed');
   const recheck = await openStore(root);
-  sweepPartials(recheck, Date.now() + 60 * 60 * 1000);
+  sweepPartials(recheck, undefined, Date.now() + 60 * 60 * 1000);
   const leftovers = fs.readdirSync(path.join(root, 'sessions', source.workspaceKey)).filter((n) => n.startsWith('.partial-'));
   assert.deepEqual(leftovers, []);
   await recheck.close();

@@ -1,3 +1,5 @@
+import { counted } from '../../core/counted';
+import { listSessionFolders } from '../../core/format/layout';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
@@ -28,12 +30,16 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
   });
 }
 
-/** An empty listing names the data folder it read, and points at other workspaces' sessions when there are some. */
+/**
+ * An empty listing names the data folder it read, and points at other workspaces' sessions when
+ * there are some: counted by their folders, so no other workspace's index is loaded.
+ */
 function noSessionsLine(ctx: CliContext, store: SessionStore, options: { all: boolean; archived: boolean }): string {
   const kind = options.archived ? 'archived sessions' : 'sessions';
   if (options.all) return `No ${kind} in ${ctx.dataDirText()}.`;
-  const elsewhere = store.index.count({ archived: options.archived });
-  const hint = elsewhere > 0 ? ` ${elsewhere} in other workspaces: braid list --all${options.archived ? ' --archived' : ''}` : '';
+  const here = workspaceKey(ctx.workspace);
+  const elsewhere = listSessionFolders(store.layout).filter((f) => f.workspaceKey !== here).length;
+  const hint = elsewhere > 0 ? ` Other workspaces hold ${counted(elsewhere, 'session')}: braid list --all${options.archived ? ' --archived' : ''}` : '';
   return `No ${kind} for ${oneLine(ctx.workspace)} in ${ctx.dataDirText()}.${hint}`;
 }
 

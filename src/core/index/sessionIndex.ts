@@ -158,17 +158,32 @@ export class SessionIndex {
     return [...this.shards.values()].map((s) => s.verify()).includes(true);
   }
 
-  /** Rebuilds every workspace's rows from the session folders and saves. Progress is called with (done, total) sessions. */
+  /**
+   * Rebuilds every workspace's rows from the session folders and saves. Progress is called with
+   * (done, total) sessions. Only the indexes this process had loaded stay in memory afterwards.
+   */
   async rebuildFromFolders(progress?: (done: number, total: number) => void): Promise<void> {
     const keys = this.workspaceKeys();
     const sizes = keys.map((key) => listSessionFolders(this.options.layout, key).length);
     const total = sizes.reduce((a, b) => a + b, 0);
     let before = 0;
     for (const [i, key] of keys.entries()) {
-      await this.shard(key).rebuildFromFolders(progress && ((done) => progress(before + done, total)));
+      const step = progress && ((done: number) => progress(before + done, total));
+      const loaded = this.shards.get(key);
+      if (loaded) await loaded.rebuildFromFolders(step);
+      else if (fs.existsSync(this.options.layout.indexFile(key))) await this.shard(key).rebuildFromFolders(step);
+      else this.shards.set(key, await WorkspaceIndex.rebuildMissing(this.shardOptions(key), step));
+      if (!loaded && key !== this.options.workspaceKey) await this.unload(key);
       before += sizes[i]!;
     }
     progress?.(total, total);
+  }
+
+  /** Saves and frees a workspace's index; the next question about that workspace loads it again. */
+  private async unload(workspaceKey: string): Promise<void> {
+    const shard = this.shards.get(workspaceKey);
+    this.shards.delete(workspaceKey);
+    await shard?.close();
   }
 
   /** How a workspace's rows (every workspace's when absent) differ from its folders, changing nothing. */

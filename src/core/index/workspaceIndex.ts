@@ -60,6 +60,17 @@ export class WorkspaceIndex extends IndexQueries {
     return index.started();
   }
 
+  /**
+   * A workspace whose index file is missing, rebuilt from its folders at once (without the load
+   * that would find no file and rebuild it a first time) and saved.
+   */
+  static async rebuildMissing(options: WorkspaceIndexOptions, progress?: (done: number, total: number) => void): Promise<WorkspaceIndex> {
+    const index = new WorkspaceIndex(options);
+    index.sync.start(index.file.emptyDatabase(), 0);
+    await index.rebuildFromFolders(progress);
+    return index.started();
+  }
+
   /** As `open`, without yielding: the rows are there when it returns (a rebuild included). */
   static load(options: WorkspaceIndexOptions): WorkspaceIndex {
     const index = new WorkspaceIndex(options);

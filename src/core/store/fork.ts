@@ -278,10 +278,11 @@ export async function forkSession(store: StoreContext, sourceId: string, options
   }
 }
 
-/** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes). */
-export function sweepPartials(store: StoreContext, now = Date.now()): string[] {
+/** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes), in one workspace or every one. */
+export function sweepPartials(store: StoreContext, onlyWorkspace?: string, now = Date.now()): string[] {
   const swept: string[] = [];
-  for (const workspaceKey of safeReaddir(store.layout.sessionsDir).filter(isWorkspaceKey)) {
+  const keys = onlyWorkspace ? [onlyWorkspace] : safeReaddir(store.layout.sessionsDir).filter(isWorkspaceKey);
+  for (const workspaceKey of keys) {
     const dir = store.layout.workspaceDir(workspaceKey);
     for (const name of safeReaddir(dir)) {
       if (!name.startsWith('.partial-')) continue;

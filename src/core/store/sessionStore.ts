@@ -78,7 +78,7 @@ export class SessionStore implements StoreContext {
       verifyAfterMs: options.verifyAfterMs,
     });
     const store = new SessionStore(index, layout, options.logger);
-    sweepPartials(store);
+    sweepPartials(store, options.workspaceKey); // the others' are swept when a process opens there, or by the doctor
     return store;
   }
 

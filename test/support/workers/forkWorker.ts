@@ -8,6 +8,7 @@ import { SessionStore } from '../../../src/core/store/sessionStore';
 async function main(): Promise<void> {
   const [root, sessionId, wasm, turns] = process.argv.slice(2);
   const store = await SessionStore.open({ root: root!, wasmPath: wasm!, logger: silentLogger, saveDelayMs: 0 });
+  store.get(sessionId!); // loads the session's workspace index, so the kills fall during forks
   fs.writeSync(1, 'ready\n');
   for (;;) {
     const pick = Math.floor(Math.random() * (Number(turns) + 1));

@@ -199,7 +199,7 @@ test('an empty listing names the data folder it read and the sessions of other w
   const m = machine();
   await storeWithSession(m.vscode, path.join(m.home, 'other'));
   const r = await braidIn(['list'], { env: m.env, cwd: m.workspace });
-  assert.equal(r.out, `No sessions for ${m.workspace} in ${m.vscode} (VS Code's folder for Braid). 1 in other workspaces: braid list --all\n`);
+  assert.equal(r.out, `No sessions for ${m.workspace} in ${m.vscode} (VS Code's folder for Braid). Other workspaces hold 1 session: braid list --all\n`);
   assert.equal(
     (await braidIn(['list', '--all', '--archived'], { env: m.env, cwd: m.workspace })).out,
     `No archived sessions in ${m.vscode} (VS Code's folder for Braid).\n`,

@@ -274,3 +274,33 @@ test('rebuild reports progress and an index lock left by a dead process does not
   await other.close();
   await store.close();
 });
+
+test("a store opened for one workspace reads no other workspace's index until a question about every workspace needs it", async () => {
+  const r = root();
+  const first = await openStore(r);
+  const [a, , c] = await populate(first);
+  await first.close();
+  // Another workspace's index is damaged: opening for /a, listing, searching and a turn in /a never notice.
+  const damagedFile = indexOf(r, '/b');
+  fs.writeFileSync(damagedFile, Buffer.alloc(4096, 7));
+  const logger = recordingLogger();
+  const store = await openStore(r, { logger, workspaceKey: workspaceKey('/a') });
+  try {
+    assert.deepEqual(
+      store.index.list({ workspaceKey: workspaceKey('/a') }).map((row) => row.id),
+      [a],
+    );
+    assert.equal(store.index.search('alpha', { workspaceKey: workspaceKey('/a') }).length, 1);
+    const w = await store.openWriter(a!);
+    await addTurn(w, 'another alpha prompt', 'answer');
+    await w.close();
+    await store.index.flush();
+    assert.deepEqual(logger.warnings, []);
+    assert.deepEqual(fs.readFileSync(damagedFile), Buffer.alloc(4096, 7), 'the other index is not read or written');
+    // Every workspace at once: /b's index is found damaged then, rebuilt, and its session listed.
+    assert.ok(store.index.list({}).some((row) => row.id === c));
+    assert.match(logger.warnings.join('\n'), /index\.sqlite is corrupt.*rebuilding it from the session folders/);
+  } finally {
+    await store.close();
+  }
+});
