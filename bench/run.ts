@@ -1,7 +1,9 @@
 // Braid's benchmarks: `npm run bench` (1k, 10k and 100k sessions over 50 workspaces; logs of 1k,
 // 10k and 100k records, the largest about 100 MB) or `npm run bench -- --quick` (1k sessions;
 // logs of 1k and 10k records; under two minutes); `-- --logs` runs only the log measurements;
-// `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts; `--as before|after` picks its column). The peers' storage patterns (bench/peers/) run
+// `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts; `--as before|after` picks its column);
+// `-- --chat-paging` only the Chat view paging back through a long session in a real VS Code
+// (bench/chatPaging.ts, which lists its own options). The peers' storage patterns (bench/peers/) run
 // on the same data in the same run. Every figure is a median; each measurement runs in a fresh
 // process so its peak memory is its own. Prints a markdown table and writes bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
@@ -12,11 +14,12 @@ import { silentLogger } from '../src/core/logger';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { turnEndOffset } from '../src/core/store/fork';
 import { appendThroughWriter } from './append';
+import { CHAT_PAGING_SECTION, chatPagingBench } from './chatPaging';
 import { generateLogOfRecords, generateSessions, turnRecords, withCompactions } from './generate';
 import { measure, median, type Measured } from './measure';
 import { rewriteWholeHistory } from './peers/patterns';
-import { columnArg, DEFAULT_TURNS, runTurnIo, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
-import { turnIoSectionOf, type Column } from './turnIo/resultsSection';
+import { columnArg, sectionOf, type Column } from './resultsSection';
+import { DEFAULT_TURNS, runTurnIo, TURN_IO_SECTION, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
   }
   const turnIoColumn = columnArg(argv);
   if (argv.includes('--turn-io')) return writeTurnIo(previousResults(), turnIoColumn, DEFAULT_TURNS);
+  if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   const quick = argv.includes('--quick');
   // --logs: only the log measurements (replay, compaction, fork, rewind); prints, writes no RESULTS.md.
   const logsOnly = argv.includes('--logs');
@@ -166,7 +170,14 @@ async function main(): Promise<void> {
   const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
   console.log(`\n${text}`);
   // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.
-  if (!logsOnly) await writeTurnIo(`${text}\n${turnIoSectionOf(previousResults())}`, turnIoColumn, quick ? 5 : DEFAULT_TURNS);
+  // The Chat view paging section (its own run, in a real VS Code) is carried over as it was.
+  if (logsOnly) return;
+  const previous = previousResults();
+  const kept = [TURN_IO_SECTION, CHAT_PAGING_SECTION]
+    .map((s) => sectionOf(previous, s.heading).replace(/\n*$/, '\n'))
+    .filter((s) => s.trim())
+    .join('\n');
+  await writeTurnIo(`${text}\n${kept}`, turnIoColumn, quick ? 5 : DEFAULT_TURNS);
 }
 
 /** Measures per-turn state I/O, prints its table, and writes RESULTS.md as `base` with the figures in `column`. */

@@ -4,7 +4,8 @@
 // Prints the tables and fills one column (default `after`) of "Per-turn state I/O" in bench/RESULTS.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import { columnArg, DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
+import { columnArg } from './resultsSection';
+import { DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');

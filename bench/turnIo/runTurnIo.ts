@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ScriptedModelServer } from '../../test/support/modelServer';
 import { headline, measureVariant, type Variant, type VariantResult } from './measureTurns';
-import { withTurnIoFigures, type Column } from './resultsSection';
+import { runNote, withColumnFigures, type Column, type ColumnSection } from '../resultsSection';
+
+/** This bench's section of bench/RESULTS.md. */
+export const TURN_IO_SECTION: ColumnSection = { heading: '## Per-turn state I/O', rowHeader: 'per turn' };
 
 /** Turns measured per variant (after one warm-up turn). */
 export const DEFAULT_TURNS = 20;
@@ -80,17 +82,6 @@ function resultRows(results: readonly VariantResult[]): Array<[string, string]> 
 
 /** `markdown` (a RESULTS.md text) with these figures in `column` of its per-turn section. */
 export function withTurnIoResults(markdown: string, results: readonly VariantResult[], column: Column, repoRoot: string): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
-  const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src') ? ' with uncommitted changes in src/' : '';
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  const note = `commit ${git('rev-parse', '--short', 'HEAD')}${dirty}, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} x ${cpu} (load average ${os.loadavg()[0]!.toFixed(1)}), Node ${process.version}, ${results[0]?.turns ?? 0} turns per row`;
-  return withTurnIoFigures(markdown, INTRO, resultRows(results), column, note);
-}
-
-/** The column a run fills: `--as before` or `--as after` (the default: the figures of the code as it is now). */
-export function columnArg(argv: readonly string[]): Column {
-  const i = argv.indexOf('--as');
-  const value = i >= 0 ? argv[i + 1] : 'after';
-  if (value !== 'before' && value !== 'after') throw new Error(`--as takes before or after, not ${value ?? 'nothing'}`);
-  return value;
+  const note = runNote(repoRoot, `${results[0]?.turns ?? 0} turns per row`);
+  return withColumnFigures(markdown, TURN_IO_SECTION, INTRO, resultRows(results), column, note);
 }

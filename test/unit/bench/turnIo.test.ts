@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { countsBetween, FsCounter } from '../../../bench/turnIo/fsCounter';
-import { turnIoSectionOf, withTurnIoFigures } from '../../../bench/turnIo/resultsSection';
+import { sectionOf, withColumnFigures } from '../../../bench/resultsSection';
+import { TURN_IO_SECTION } from '../../../bench/turnIo/runTurnIo';
 import { writeFileAtomic } from '../../../src/core/fs/atomic';
 import { withFileLock } from '../../../src/core/fs/fileLock';
 import { tempRoots } from '../../support/store';
@@ -41,8 +42,9 @@ test('the fs counter names a state.json replace, its two fsyncs, a read and a lo
 
 test('a run fills its column of the section and keeps the other column, the notes and the rest of RESULTS.md', () => {
   const base = '# Benchmark results\n\n| measure | x |\n| --- | --- |\n| a | 1 |\n';
-  const before = withTurnIoFigures(
+  const before = withColumnFigures(
     base,
+    TURN_IO_SECTION,
     'How.',
     [
       ['plain turn: state.json writes', '4'],
@@ -51,11 +53,18 @@ test('a run fills its column of the section and keeps the other column, the note
     'before',
     'commit aaa',
   );
-  const both = withTurnIoFigures(`${before}\n## Later section\n\nkept\n`, 'How.', [['plain turn: state.json writes', '1']], 'after', 'commit bbb');
+  const both = withColumnFigures(
+    `${before}\n## Later section\n\nkept\n`,
+    TURN_IO_SECTION,
+    'How.',
+    [['plain turn: state.json writes', '1']],
+    'after',
+    'commit bbb',
+  );
   assert.ok(both.startsWith(base));
   assert.match(both, /\| plain turn: state\.json writes \| 4 \| 1 \|/);
   assert.match(both, /\| gone: reads \| 9 \| {2}\|/);
   assert.match(both, /- before: commit aaa\n- after: commit bbb/);
   assert.match(both, /\n\n## Later section\n\nkept\n$/);
-  assert.equal(turnIoSectionOf(both).match(/## Per-turn state I\/O/g)?.length, 1);
+  assert.equal(sectionOf(both, TURN_IO_SECTION.heading).match(/## Per-turn state I\/O/g)?.length, 1);
 });

@@ -1,0 +1,97 @@
+// Sections of bench/RESULTS.md that a bench keeps with a before and an after column: a run fills
+// one column and keeps the other, so the figures of a change and of the code before it sit side
+// by side (each column notes the commit and machine it was measured on).
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+
+/** Which column of a section a run fills: the figures before a change, or after it. */
+export type Column = 'before' | 'after';
+
+/** A section of RESULTS.md: its heading line, and the header of its first column. */
+export interface ColumnSection {
+  readonly heading: string;
+  readonly rowHeader: string;
+}
+
+const COLUMNS: readonly Column[] = ['before', 'after'];
+
+interface Parsed {
+  readonly notes: Map<Column, string>;
+  readonly cells: Map<string, Map<Column, string>>;
+}
+
+/** The section under `heading` of a RESULTS.md text, up to the next section ('' when it has none). */
+export function sectionOf(markdown: string, heading: string): string {
+  const start = markdown.indexOf(heading);
+  if (start < 0) return '';
+  const next = markdown.indexOf('\n## ', start + heading.length);
+  return markdown.slice(start, next < 0 ? undefined : next + 1);
+}
+
+function parse(section: string, rowHeader: string): Parsed {
+  const notes = new Map<Column, string>();
+  const cells = new Map<string, Map<Column, string>>();
+  for (const line of section.split('\n')) {
+    const note = /^- (before|after): (.*)$/.exec(line);
+    if (note) notes.set(note[1] as Column, note[2]!);
+    const row = /^\| (.+?) \| (.*?) \| (.*?) \|$/.exec(line);
+    if (!row || row[1] === rowHeader || row[1]!.startsWith('---')) continue;
+    cells.set(
+      row[1]!,
+      new Map([
+        ['before', row[2]!],
+        ['after', row[3]!],
+      ]),
+    );
+  }
+  return { notes, cells };
+}
+
+/**
+ * `markdown` with its section `target` holding `rows` in `column` and `note` as that column's
+ * run; the other column's figures and note are kept (a measure only it has stays, at the end).
+ * A section not there yet is added at the end.
+ */
+export function withColumnFigures(
+  markdown: string,
+  target: ColumnSection,
+  intro: string,
+  rows: ReadonlyArray<readonly [string, string]>,
+  column: Column,
+  note: string,
+): string {
+  const old = sectionOf(markdown, target.heading);
+  const { notes, cells } = parse(old, target.rowHeader);
+  notes.set(column, note);
+  for (const [measure, value] of rows) {
+    const row = cells.get(measure) ?? new Map<Column, string>();
+    row.set(column, value);
+    cells.set(measure, row);
+  }
+  const order = [...rows.map(([m]) => m), ...[...cells.keys()].filter((m) => !rows.some(([r]) => r === m))];
+  const table = [
+    `| ${target.rowHeader} | before | after |`,
+    '| --- | --- | --- |',
+    ...order.map((m) => `| ${m} | ${COLUMNS.map((c) => cells.get(m)?.get(c) ?? '').join(' | ')} |`),
+  ];
+  const noteLines = COLUMNS.map((c) => `- ${c}: ${notes.get(c) ?? '(not run yet)'}`);
+  const section = `${target.heading}\n\n${intro}\n\n${noteLines.join('\n')}\n\n${table.join('\n')}\n`;
+  if (!old) return `${markdown.replace(/\n*$/, '\n\n')}${section}`;
+  return markdown.replace(old, () => (old.endsWith('\n\n') ? `${section}\n` : section));
+}
+
+/** The column a run fills: `--as before` or `--as after` (the default: the figures of the code as it is now). */
+export function columnArg(argv: readonly string[]): Column {
+  const i = argv.indexOf('--as');
+  const value = i >= 0 ? argv[i + 1] : 'after';
+  if (value !== 'before' && value !== 'after') throw new Error(`--as takes before or after, not ${value ?? 'nothing'}`);
+  return value;
+}
+
+/** What a column's note says of its run: the commit (and whether src/ had changes), the day, the machine and its load, and `detail`. */
+export function runNote(repoRoot: string, detail: string): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
+  const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'media') ? ' with uncommitted changes in src/ or media/' : '';
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `commit ${git('rev-parse', '--short', 'HEAD')}${dirty}, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} x ${cpu} (load average ${os.loadavg()[0]!.toFixed(1)}), Node ${process.version}, ${detail}`;
+}
