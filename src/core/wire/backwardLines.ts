@@ -5,11 +5,12 @@ const CHUNK_BYTES = 256 * 1024;
 /**
  * Visits the lines of a file from its end backwards, newest first, reading it in chunks so that
  * what is read is what is visited. `visit` gets each non-empty line's text and the byte offset of
- * its start, and returns false to stop. Starts at byte `end` (a line start; default the end).
- * Returns the bytes read.
+ * its start, and returns false to stop. Starts at byte `end` (a line start), or at the file's end
+ * when `end` is past it: an offset can come from a page cursor a webview sent back, and bytes the
+ * file does not have are never visited. Returns the bytes read.
  */
 export function scanBackward(fd: number, end: number, visit: (line: string, offset: number) => boolean): number {
-  let position = end;
+  let position = Math.min(end, fs.fstatSync(fd).size);
   let bytesRead = 0;
   // The head of the last chunk read: the end of a line that starts further back.
   let carry: Buffer = Buffer.alloc(0);
@@ -19,7 +20,7 @@ export function scanBackward(fd: number, end: number, visit: (line: string, offs
     if (position > 0) {
       const size = Math.min(CHUNK_BYTES, position);
       position -= size;
-      fs.readSync(fd, buffer, 0, size, position);
+      readExactly(fd, buffer, size, position);
       bytesRead += size;
       data = carry.length ? Buffer.concat([buffer.subarray(0, size), carry]) : buffer.subarray(0, size);
     } else {
@@ -53,6 +54,15 @@ export function scanBackward(fd: number, end: number, visit: (line: string, offs
     }
   }
   return bytesRead;
+}
+
+/** Reads `size` bytes at `position` into the start of `buffer`; throws if the file ends first (it shrank while read). */
+function readExactly(fd: number, buffer: Buffer, size: number, position: number): void {
+  for (let got = 0; got < size;) {
+    const n = fs.readSync(fd, buffer, got, size - got, position + got);
+    if (n === 0) throw new Error(`the file ended at byte ${position + got} while read backwards (it was cut short)`);
+    got += n;
+  }
 }
 
 /** Opens a file for reading; undefined when it does not exist. */

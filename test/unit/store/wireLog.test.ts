@@ -177,6 +177,27 @@ test('the newest page of a big log reads only its end', async () => {
   assert.ok(page.bytesRead < size / 10, `read ${page.bytesRead} of ${size} bytes`);
 });
 
+test('a page cursor past the end of the log (from a hostile page) reads the newest page, never bytes the file does not have', () => {
+  const file = logFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, [msg(1, 'a'), msg(2, 'b'), msg(3, 'c')].join(''));
+  const size = fs.statSync(file).size;
+  const newest = readNewestPage(file, 2);
+  for (const offset of [size, size + 1, size + 3 * 1024 * 1024 + 7, Number.MAX_SAFE_INTEGER]) {
+    const started = Date.now();
+    const page = readNewestPage(file, 2, { offset, minRewind: Number.POSITIVE_INFINITY });
+    assert.deepEqual(
+      page.messages.map((m) => m.id),
+      newest.messages.map((m) => m.id),
+      `offset ${offset}`,
+    );
+    assert.deepEqual(page.before, newest.before, `offset ${offset}`);
+    assert.equal(page.skippedLines, 0, `offset ${offset}: no line of bytes past the end`);
+    assert.ok(page.bytesRead <= size, `offset ${offset}: read ${page.bytesRead} of ${size} bytes`);
+    assert.ok(Date.now() - started < 1_000, `offset ${offset}: took ${Date.now() - started} ms`);
+  }
+});
+
 test('rewind drops the rewound turns from the effective history and the next turn reuses the number', () => {
   const file = logFile();
   fs.mkdirSync(path.dirname(file), { recursive: true });
