@@ -3,6 +3,7 @@ import { ChatModel, usageLine, type ViewEntry } from './chatModel';
 import { Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { ModelMenu, modelLabel } from './modelMenu';
+import { OlderPageSize } from './olderPages';
 import { renderEntry, type EntryActions } from './render';
 import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
@@ -73,13 +74,14 @@ const actions: EntryActions = {
   readOnly: () => model.readOnly,
 };
 let loadingOlder = false;
+const olderPageSize = new OlderPageSize();
 const list = new VirtualList<ViewEntry>(
   part('transcript'),
   (entry) => renderEntry(entry, actions),
   () => {
     if (!model.before || loadingOlder || !model.sessionId) return;
     loadingOlder = true;
-    host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before });
+    host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before, limit: olderPageSize.next(performance.now()) });
   },
 );
 const input = part<HTMLTextAreaElement>('input');
@@ -129,6 +131,7 @@ function refreshChrome(): void {
   document.body.dataset.readOnly = String(model.readOnly);
   document.body.dataset.turn = model.running ? 'running' : 'idle';
   document.body.dataset.hasOlder = String(model.before !== undefined);
+  document.body.dataset.entries = String(model.entries.length);
   part('title').textContent = info?.title ?? '';
   part('title').title = info?.title ?? '';
   part('usage').textContent = info ? usageLine(info) : '';
@@ -279,6 +282,7 @@ onHostMessage((message: HostToWebview) => {
       const sameSession = message.session?.info.id === model.sessionId;
       model.applySnapshot(message);
       loadingOlder = false;
+      olderPageSize.reset();
       showModel(message.model);
       shownModel = modelLabel(message.model);
       composer.setHistory(message.promptHistory);
@@ -302,7 +306,9 @@ onHostMessage((message: HostToWebview) => {
       return;
     case 'olderPage': {
       loadingOlder = false;
+      olderPageSize.arrived(performance.now());
       if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
+      else refreshChrome(); // nothing new, but the cursor moved (the start may be reached)
       return;
     }
     case 'prefill':

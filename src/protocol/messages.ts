@@ -8,7 +8,7 @@ import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from '
 export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -135,11 +135,16 @@ export interface MessageActionMessage {
   readonly requestId?: string;
 }
 
+/** The most messages one older page holds; a `loadOlder` asking for more is dropped. */
+export const MAX_OLDER_PAGE = 2560;
+
 /** The page scrolled to the top of what it has: the page of messages before `before`. */
 export interface LoadOlderMessage {
   readonly type: 'loadOlder';
   readonly sessionId: string;
   readonly before: PageCursor;
+  /** How many messages, 1 to MAX_OLDER_PAGE: the page asks for more while the user pages back fast. */
+  readonly limit: number;
 }
 
 /** Slash commands that run a VS Code command (/new /sessions /fork /rewind /edit /model /usage). */

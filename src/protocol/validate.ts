@@ -1,4 +1,4 @@
-import { MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
+import { MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -65,7 +65,13 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       if (!isId(raw.sessionId)) return fail('loadOlder without a sessionId');
       if (!isRecord(before) || !isCount(before.offset) || !(isCount(before.minRewind) || before.minRewind === null))
         return fail('loadOlder without a page cursor');
-      return ok({ type: 'loadOlder', sessionId: raw.sessionId, before: { offset: before.offset, minRewind: before.minRewind as number | null } });
+      if (!isCount(raw.limit) || raw.limit < 1 || raw.limit > MAX_OLDER_PAGE) return fail(`loadOlder without a page size of 1 to ${MAX_OLDER_PAGE}`);
+      return ok({
+        type: 'loadOlder',
+        sessionId: raw.sessionId,
+        before: { offset: before.offset, minRewind: before.minRewind as number | null },
+        limit: raw.limit,
+      });
     }
     case 'command':
       if (

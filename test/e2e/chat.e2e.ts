@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { generateSessions } from '../../bench/generate';
 import { ScriptedModelServer } from '../support/modelServer';
-import { openStore, repoRoot } from '../support/store';
+import { openStore } from '../support/store';
 import { Workbench } from '../support/workbench';
 
 // The Chat view as a user meets it, in a real VS Code against the scripted model server: tool
 // cards and approvals, a reload, hiding the view mid-stream, /btw, slash completion, the queue,
-// rewind from a message, and a 5,000-message transcript.
+// rewind from a message. A 5,000-message transcript has its own spec (chatPaging.e2e.ts).
 const model = new ScriptedModelServer();
 let workbench: Workbench;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -236,50 +234,4 @@ test('a write that can make programs run later (a VS Code task) asks like a comm
   await chat().locator('.message.assistant', { hasText: 'Understood, I will not add the task.' }).waitFor({ timeout: 15_000 });
   await chat().locator('body[data-turn="idle"]').waitFor();
   assert.equal(fs.existsSync(path.join(workbench.workspace, '.vscode', 'tasks.json')), false);
-});
-
-test('a 5,000-message transcript opens at its end and pages to its start with only what is on screen in the DOM', async () => {
-  const [dir] = generateSessions(workbench.globalStorage, 1, 1, 1250, () => workbench.workspace);
-  const id = path.basename(dir!);
-  const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rebuild-index'], {
-    encoding: 'utf8',
-  });
-  assert.equal(cli.status, 0, cli.stderr);
-  const store = await openStore(workbench.globalStorage);
-  assert.equal(store.history(id).messages.length, 5000);
-  await store.close();
-
-  const started = Date.now();
-  await workbench.page.evaluate(() => undefined);
-  await workbench.runCommand('Braid: Open Session...');
-  await workbench.page.locator('.quick-input-widget input').fill(id);
-  await workbench.page.locator('.quick-input-widget input').press('Enter');
-  await chat().locator(`body[data-session="${id}"][data-render-ms]`).waitFor({ timeout: 30_000 });
-  const opened = Date.now() - started;
-  const renderMs = Number(await chat().locator('body').getAttribute('data-render-ms'));
-  await chat().locator('.message.assistant', { hasText: 'Done:' }).last().waitFor();
-  await workbench.screenshot('long-session-end');
-
-  const pagingStarted = Date.now();
-  let maxRows = 0;
-  for (let i = 0; i < 200 && (await chat().locator('body').getAttribute('data-has-older')) !== 'false'; i++) {
-    await chat()
-      .locator('[data-role="transcript"]')
-      .evaluate((el) => (el.scrollTop = 0));
-    maxRows = Math.max(maxRows, await chat().locator('.row').count());
-    await sleep(30);
-  }
-  await chat()
-    .locator('[data-role="transcript"]')
-    .evaluate((el) => (el.scrollTop = 0));
-  const firstPrompt = chat().locator('.message.user').first();
-  await firstPrompt.waitFor();
-  const paged = Date.now() - pagingStarted;
-  assert.equal(await chat().locator('body').getAttribute('data-has-older'), 'false', 'paged to the first message');
-  maxRows = Math.max(maxRows, await chat().locator('.row').count());
-  assert.ok(maxRows < 150, `only rows near the view are in the DOM (at most ${maxRows} of 3,750)`);
-  await workbench.screenshot('long-session-start');
-  console.log(
-    `5,000-message session: open to painted ${opened} ms (page render ${renderMs} ms), paged to the first message in ${paged} ms, at most ${maxRows} rows in the DOM`,
-  );
 });

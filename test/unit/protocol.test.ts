@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_PROMPT_CHARS, PROTOCOL_VERSION } from '../../src/protocol/messages';
+import { MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { parseWebviewMessage } from '../../src/protocol/validate';
 
 test('valid webview messages parse to their typed form, extra fields dropped', () => {
@@ -88,8 +88,12 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
       { type: 'approval', approvalId: 'a', decision: 'allow-session' },
     ],
     [
-      { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } },
-      { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null } },
+      { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null }, limit: 80, extra: 1 },
+      { type: 'loadOlder', sessionId: 's', before: { offset: 10, minRewind: null }, limit: 80 },
+    ],
+    [
+      { type: 'loadOlder', sessionId: 's', before: { offset: 0, minRewind: 3 }, limit: MAX_OLDER_PAGE },
+      { type: 'loadOlder', sessionId: 's', before: { offset: 0, minRewind: 3 }, limit: MAX_OLDER_PAGE },
     ],
     [
       { type: 'command', name: 'compact', arg: ' focus ' },
@@ -119,8 +123,15 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
     { type: 'queueAction', action: 'run', promptId: 'p' },
     { type: 'queueAction', action: 'steer' },
     { type: 'approval', approvalId: 'a', decision: 'always' },
-    { type: 'loadOlder', sessionId: 's', before: { offset: 'x', minRewind: 1 } },
-    { type: 'loadOlder', before: { offset: 1, minRewind: 1 } },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 'x', minRewind: 1 }, limit: 80 },
+    { type: 'loadOlder', before: { offset: 1, minRewind: 1 }, limit: 80 },
+    { type: 'loadOlder', sessionId: 's', before: { offset: -1, minRewind: 1 }, limit: 80 },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null } },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null }, limit: 0 },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null }, limit: MAX_OLDER_PAGE + 1 },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null }, limit: 80.5 },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null }, limit: '80' },
+    { type: 'loadOlder', sessionId: 's', before: { offset: 1, minRewind: null }, limit: 1e300 },
     { type: 'command', name: 'btw' },
     { type: 'command', name: 'rm' },
     { type: 'command', name: ['trust'] },

@@ -208,7 +208,7 @@ export class ChatHub extends Disposable {
         this.current.approvals.answer(message.approvalId, message.decision);
         return;
       case 'loadOlder': {
-        const older = this.current.olderPage(message.sessionId, message.before);
+        const older = this.current.olderPage(message.sessionId, message.before, message.limit);
         if (older) page.post(older);
         return;
       }

@@ -23,9 +23,9 @@ export function sessionPage(store: SessionStore, id: string, info: SessionInfo):
   };
 }
 
-/** The page of entries of `sessionId` before `before` (loadOlder). */
-export function olderPage(store: SessionStore, sessionId: string, before: PageCursor): OlderPageMessage {
-  const page = store.newestPage(sessionId, PAGE_SIZE, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
+/** The page of `limit` messages' entries of `sessionId` before `before` (loadOlder). */
+export function olderPage(store: SessionStore, sessionId: string, before: PageCursor, limit: number): OlderPageMessage {
+  const page = store.newestPage(sessionId, limit, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
   const next = toWire(page.before);
   return { type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) };
 }

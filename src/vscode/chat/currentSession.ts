@@ -111,9 +111,9 @@ export class CurrentSession {
     return this.stream?.ring.after(cursor);
   }
 
-  /** The page of entries before `before`, for the page that asked; undefined when the session is no longer shown. */
-  olderPage(sessionId: string, before: PageCursor): OlderPageMessage | undefined {
-    return sessionId === this.currentId ? olderPage(this.requireStore(), sessionId, before) : undefined;
+  /** The page of `limit` messages before `before`, for the page that asked; undefined when the session is no longer shown. */
+  olderPage(sessionId: string, before: PageCursor, limit: number): OlderPageMessage | undefined {
+    return sessionId === this.currentId ? olderPage(this.requireStore(), sessionId, before, limit) : undefined;
   }
 
   /** The current session's info: the open session's queue, a followed one's as its state has it. */
