@@ -22,8 +22,9 @@ const INTRO = [
   'e2e suite drives it. A generated session of 5,000 messages (1,250 turns of a prompt, a read_file call, its result and an answer;',
   '3,750 transcript entries) is opened from the palette; then the transcript is scrolled to the top and put back at the top each',
   'frame an older page moves it, until the page has no older page and the first message is in the DOM (test/support/chatPaging.ts).',
-  'Messages per second: 5,000 over that time. Peak memory: resident memory sampled every 100 ms while paging, of the extension',
+  'Messages per second: the messages over that time. Peak memory: resident memory sampled every 100 ms while paging, of the extension',
   "host, and of Chromium's renderer processes together (the workbench and the webview). Each run opens another session of the same shape.",
+  'The machine is shared (see the load average): runs of one column differ by tens of percent.',
 ].join('\n');
 
 /** One session opened and paged back. */
