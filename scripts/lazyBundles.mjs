@@ -79,7 +79,7 @@ const SHARED_REGISTRY = [
   'let modules;',
   'exports.set = (m) => { modules = m; };',
   'exports.get = (name) => {',
-  '  if (!modules || !(name in modules)) throw new Error(`dist/providers.js was not handed pi-ai\'s ${name}`);',
+  "  if (!modules || !(name in modules)) throw new Error(`dist/providers.js was not handed pi-ai's ${name}`);",
   '  return modules[name];',
   '};',
 ].join('\n');

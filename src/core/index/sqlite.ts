@@ -13,7 +13,9 @@ export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
   let sql = loaded.get(wasmPath);
   if (!sql) {
     const wasmBinary = fs.readFileSync(wasmPath);
-    sql = import('sql.js').then(({ default: initSqlJs }) => initSqlJs({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer }));
+    sql = import('sql.js').then(({ default: initSqlJs }) =>
+      initSqlJs({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer }),
+    );
     loaded.set(wasmPath, sql);
   }
   return sql;

@@ -60,7 +60,7 @@ test('version and help are answered by dist/cli.js alone; every other command ne
   const list = await braid(['list']);
   assert.equal(list.code, 0, list.err);
   const usage = await braid(['help', 'a', 'b']);
-  assert.deepEqual([usage.code, usage.err], [2, 'braid: help takes one command, not "a b"; run "braid help" for usage\n'], 'a usage error is the full CLI\'s');
+  assert.deepEqual([usage.code, usage.err], [2, 'braid: help takes one command, not "a b"; run "braid help" for usage\n'], "a usage error is the full CLI's");
 });
 
 test("a model's first request loads its provider from dist/providers.js; commands without a model never do", async () => {
