@@ -180,12 +180,15 @@ function keptSections(markdown: string): string {
 
 /**
  * Startup (bench/startup.ts), printed: `braid version` against `node -e 0`, loading the extension
- * bundle, extension activation at `--sessions N` (100k) over 50 workspaces, the git context per turn.
+ * bundle, extension activation at `--sessions N` (100k) over 50 workspaces (in `--store DIR`, kept,
+ * when given), the git context per turn.
  */
 async function printStartup(argv: readonly string[]): Promise<void> {
   const { dist, built } = productionBundles(repoRoot, argv);
   const sessions = argv.includes('--sessions') ? Number(argv[argv.indexOf('--sessions') + 1]) : 100_000;
-  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-startup-'));
+  // --store DIR: a store of that many sessions kept between runs (generated there when missing), for before and after.
+  const kept = argv.includes('--store') ? path.resolve(argv[argv.indexOf('--store') + 1]!) : undefined;
+  const store = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-startup-'));
   const rows: Array<[string, string]> = [];
   const add = (what: string, value: string) => {
     rows.push([what, value]);
@@ -199,7 +202,7 @@ async function printStartup(argv: readonly string[]): Promise<void> {
     const kib = (fs.statSync(bundle).size / 1024).toFixed(0);
     const loads = [0, 1, 2, 3, 4].map(() => inChild('bundle-load', bundle));
     add(`load dist/extension.js (${kib} KiB; median of 5 fresh processes)`, `${median(loads.map((m) => m.ms)).toFixed(0)} ms`);
-    generateSessions(store, sessions, 50, 2);
+    if (!fs.existsSync(path.join(store, 'sessions'))) generateSessions(store, sessions, 50, 2);
     inChild('activation', store, bundle); // builds the workspace's index: later runs load it, as every activation after the first does
     const activations = [0, 1, 2].map(() => inChild('activation', store, bundle));
     add(
@@ -209,7 +212,7 @@ async function printStartup(argv: readonly string[]): Promise<void> {
     for (const [what, value] of await gitTurns()) add(what, value);
   } finally {
     if (built) fs.rmSync(dist, { recursive: true, force: true });
-    fs.rmSync(store, { recursive: true, force: true });
+    if (!kept) fs.rmSync(store, { recursive: true, force: true });
   }
   const note = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`;
   console.log(`\n${note}\n\n| measure | figure |\n| --- | --- |\n${rows.map(([m, f]) => `| ${m} | ${f} |`).join('\n')}\n`);
