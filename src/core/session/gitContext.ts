@@ -81,8 +81,9 @@ function remember(key: string, fingerprint: string | undefined, facts: RepoFacts
   if (remembered.size > REMEMBERED_FOLDERS) remembered.delete(remembered.keys().next().value!);
 }
 
-function describe(tree: NonNullable<RepoFacts['tree']>, status: string | undefined): string {
-  const statusLines = (status ?? '').split('\n').filter(Boolean);
+/** The context as the model reads it. */
+function describe(tree: NonNullable<RepoFacts['tree']>, shortStatus: string | undefined): string {
+  const statusLines = (shortStatus ?? '').split('\n').filter(Boolean);
   const shown = statusLines.slice(0, 20).join('\n') + (statusLines.length > 20 ? `\n(${statusLines.length - 20} more files)` : '');
   return [
     'Git context of the workspace:',
