@@ -78,7 +78,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     return answer.code;
   }
   const { globals: global, rest } = invocation;
-  const command = invocation.command!;
+  const command = invocation.command!; // no command at all is answered above, with the general help
   const cwd = io.cwd ?? process.cwd();
   const workspace = path.resolve(cwd, (global.options.get('workspace') as string | undefined) ?? '.');
   const dataDirOption = global.options.get('data-dir') as string | undefined;
