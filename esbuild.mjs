@@ -1,18 +1,26 @@
-// Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable),
+// Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable: version
+// and help) with dist/cli-commands.js (every other command, loaded by cli.js when asked), dist/providers.js
+// (pi-ai's providers and their SDKs, loaded by both on a model's first request; scripts/lazyBundles.mjs),
 // dist/toolWorker.js (the search tools' worker thread),
 // dist/webview.js + dist/webview-style.css (the Chat page) and dist/usage.js + dist/usage-style.css
 // (the Usage page) for the browser, and copies sql.js's wasm next to them.
-// Flags: --production (minified, no source maps), --watch. Metafiles go to out/meta/.
+// Flags: --production (minified, no source maps), --watch, --node-only (no browser bundles), --outdir DIR
+// (instead of dist/; the tests build there). Metafiles go to out/meta/ (not with --outdir).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { commandsOutside, piAiLayout, providersBundle, providersOutside } from './scripts/lazyBundles.mjs';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const production = args.has('--production');
 const watch = args.has('--watch');
+const nodeOnly = args.has('--node-only');
 const root = path.dirname(new URL(import.meta.url).pathname);
-const dist = path.join(root, 'dist');
-const metaDir = path.join(root, 'out', 'meta');
+const outdirArg = argv.includes('--outdir') ? argv[argv.indexOf('--outdir') + 1] : undefined;
+const dist = outdirArg ? path.resolve(outdirArg) : path.join(root, 'dist');
+const metaDir = outdirArg ? undefined : path.join(root, 'out', 'meta');
+const piAi = piAiLayout(root);
 const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 
 /**
@@ -32,33 +40,38 @@ const common = {
   define: { BRAID_VERSION: JSON.stringify(version) },
 };
 
+/** The node bundles' shared options: cjs for Node 20, with `import.meta.url` for the ESM-only kernel packages. */
+const node = {
+  ...common,
+  outdir: dist,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: optionalExternals,
+  inject: ['src/shims/import-meta-url.js'],
+  define: { ...common.define, 'import.meta.url': 'import_meta_url' },
+};
+
 const builds = [
   {
-    ...common,
+    ...node,
     entryPoints: { extension: 'src/extension.ts' },
-    outdir: dist,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
     external: ['vscode', ...optionalExternals],
-    // ESM-only kernel packages use import.meta.url; give the cjs bundle one.
-    inject: ['src/shims/import-meta-url.js'],
-    define: { ...common.define, 'import.meta.url': 'import_meta_url' },
+    plugins: [providersOutside(piAi)],
   },
   {
-    ...common,
+    ...node,
     // The search tools' worker thread is started from both bundles by file name (dist/toolWorker.js).
-    entryPoints: { cli: 'src/cli/main.ts', toolWorker: 'src/core/tools/worker/toolWorker.ts' },
-    outdir: dist,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: optionalExternals,
+    entryPoints: { cli: 'src/cli/main.ts', 'cli-commands': 'src/cli/process.ts', toolWorker: 'src/core/tools/worker/toolWorker.ts' },
     banner: { js: '#!/usr/bin/env node' },
-    inject: ['src/shims/import-meta-url.js'],
-    define: { ...common.define, 'import.meta.url': 'import_meta_url' },
+    plugins: [commandsOutside, providersOutside(piAi)],
   },
   {
+    ...node,
+    entryPoints: { providers: 'braid-providers' },
+    plugins: [providersBundle(piAi)],
+  },
+  nodeOnly || {
     ...common,
     entryPoints: {
       webview: 'media/src/main.ts',
@@ -74,7 +87,7 @@ const builds = [
     loader: { '.ttf': 'file' },
     assetNames: '[name]',
   },
-];
+].filter((build) => build !== true);
 
 function copyAssets() {
   fs.mkdirSync(dist, { recursive: true });
@@ -83,24 +96,27 @@ function copyAssets() {
 }
 
 function writeMeta(name, result) {
+  if (!metaDir) return;
   fs.mkdirSync(metaDir, { recursive: true });
   fs.writeFileSync(path.join(metaDir, `${name}.json`), JSON.stringify(result.metafile));
 }
 
 function reportSizes() {
-  for (const file of ['extension.js', 'cli.js', 'toolWorker.js', 'webview.js', 'webview-style.css', 'usage.js', 'usage-style.css', 'sql-wasm.wasm']) {
+  const browser = nodeOnly ? [] : ['webview.js', 'webview-style.css', 'usage.js', 'usage-style.css'];
+  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', 'providers.js', 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
     const size = fs.statSync(path.join(dist, file)).size;
-    console.log(`  dist/${file.padEnd(18)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
+    console.log(`  ${path.relative(root, path.join(dist, file)).padEnd(23)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }
 }
 
 if (watch) {
-  const names = ['extension', 'cli', 'webview'];
+  const names = ['extension', 'cli', 'providers', 'webview'];
   const contexts = await Promise.all(
     builds.map((options, i) =>
       esbuild.context({
         ...options,
         plugins: [
+          ...(options.plugins ?? []),
           {
             name: 'report',
             setup(build) {
@@ -120,8 +136,8 @@ if (watch) {
 } else {
   fs.rmSync(dist, { recursive: true, force: true });
   const results = await Promise.all(builds.map((options) => esbuild.build(options)));
-  ['extension', 'cli', 'webview'].forEach((name, i) => writeMeta(name, results[i]));
+  ['extension', 'cli', 'providers', 'webview'].forEach((name, i) => writeMeta(name, results[i]));
   copyAssets();
-  console.log(`built ${production ? 'production' : 'development'} bundles:`);
+  console.log(`built ${production ? 'production' : 'development'} bundles${outdirArg ? ` in ${dist}` : ''}:`);
   reportSizes();
 }

@@ -2,6 +2,7 @@
 // 10k and 100k records, the largest about 100 MB) or `npm run bench -- --quick` (1k sessions;
 // logs of 1k and 10k records; under two minutes); `-- --logs` runs only the log measurements;
 // `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts; `--as before|after` picks its column);
+// `-- --startup` only startup and the git context of a turn (bench/startup.ts; prints only);
 // `-- --chat-paging` only the Chat view paging back through a long session in a real VS Code
 // (bench/chatPaging.ts, which lists its own options). The peers' storage patterns (bench/peers/) run
 // on the same data in the same run. Every figure is a median; each measurement runs in a fresh
@@ -14,12 +15,13 @@ import { silentLogger } from '../src/core/logger';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { turnEndOffset } from '../src/core/store/fork';
 import { appendThroughWriter } from './append';
-import { CHAT_PAGING_SECTION, chatPagingBench } from './chatPaging';
+import { chatPagingBench } from './chatPaging';
 import { generateLogOfRecords, generateSessions, turnRecords, withCompactions } from './generate';
 import { measure, median, type Measured } from './measure';
 import { rewriteWholeHistory } from './peers/patterns';
-import { columnArg, sectionOf, type Column } from './resultsSection';
-import { DEFAULT_TURNS, runTurnIo, TURN_IO_SECTION, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
+import { columnArg, type Column } from './resultsSection';
+import { gitTurns, productionBundles, versionAgainstNode } from './startup';
+import { DEFAULT_TURNS, runTurnIo, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const turnIoColumn = columnArg(argv);
   if (argv.includes('--turn-io')) return writeTurnIo(previousResults(), turnIoColumn, DEFAULT_TURNS);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
+  if (argv.includes('--startup')) return printStartup(argv);
   const quick = argv.includes('--quick');
   // --logs: only the log measurements (replay, compaction, fork, rewind); prints, writes no RESULTS.md.
   const logsOnly = argv.includes('--logs');
@@ -170,14 +173,54 @@ async function main(): Promise<void> {
   const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
   console.log(`\n${text}`);
   // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.
-  // The Chat view paging section (its own run, in a real VS Code) is carried over as it was.
-  if (logsOnly) return;
-  const previous = previousResults();
-  const kept = [TURN_IO_SECTION, CHAT_PAGING_SECTION]
-    .map((s) => sectionOf(previous, s.heading).replace(/\n*$/, '\n'))
-    .filter((s) => s.trim())
-    .join('\n');
-  await writeTurnIo(`${text}\n${kept}`, turnIoColumn, quick ? 5 : DEFAULT_TURNS);
+  // The Chat view paging and startup sections (their own runs) are carried over as they were.
+  if (!logsOnly) await writeTurnIo(`${text}\n${keptSections(previousResults())}`, turnIoColumn, quick ? 5 : DEFAULT_TURNS);
+}
+
+/** The sections of RESULTS.md after the main table (per-turn state I/O, startup): kept by a full run, each rewritten only by its own bench or by hand. */
+function keptSections(markdown: string): string {
+  const start = markdown.indexOf('\n## ');
+  return start < 0 ? '' : markdown.slice(start + 1);
+}
+
+/**
+ * Startup (bench/startup.ts), printed: `braid version` against `node -e 0`, loading the extension
+ * bundle, extension activation at `--sessions N` (100k) over 50 workspaces (in `--store DIR`, kept,
+ * when given), the git context per turn.
+ */
+async function printStartup(argv: readonly string[]): Promise<void> {
+  const { dist, built } = productionBundles(repoRoot, argv);
+  const sessions = argv.includes('--sessions') ? Number(argv[argv.indexOf('--sessions') + 1]) : 100_000;
+  // --store DIR: a store of that many sessions kept between runs (generated there when missing), for before and after.
+  const kept = argv.includes('--store') ? path.resolve(argv[argv.indexOf('--store') + 1]!) : undefined;
+  const store = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-startup-'));
+  const rows: Array<[string, string]> = [];
+  const add = (what: string, value: string) => {
+    rows.push([what, value]);
+    console.log(`${what}: ${value}`);
+  };
+  try {
+    const { node, version } = versionAgainstNode(dist);
+    add('`node -e 0` (median of 20 fresh processes)', `${node.toFixed(0)} ms`);
+    add('`braid version` (median of 20 fresh processes)', `${version.toFixed(0)} ms, ${(version / node).toFixed(2)}x \`node -e 0\``);
+    const bundle = path.join(dist, 'extension.js');
+    const kib = (fs.statSync(bundle).size / 1024).toFixed(0);
+    const loads = [0, 1, 2, 3, 4].map(() => inChild('bundle-load', bundle));
+    add(`load dist/extension.js (${kib} KiB; median of 5 fresh processes)`, `${median(loads.map((m) => m.ms)).toFixed(0)} ms`);
+    if (!fs.existsSync(path.join(store, 'sessions'))) generateSessions(store, sessions, 50, 2);
+    inChild('activation', store, bundle); // builds the workspace's index: later runs load it, as every activation after the first does
+    const activations = [0, 1, 2].map(() => inChild('activation', store, bundle));
+    add(
+      `${sessions / 1000}k sessions: extension activation (load the bundle, open the store as the extension does, first page; median of 3)`,
+      `${median(activations.map((m) => m.ms)).toFixed(0)} ms, ${median(activations.map((m) => m.peakMb)).toFixed(0)} MB`,
+    );
+    for (const [what, value] of await gitTurns()) add(what, value);
+  } finally {
+    if (built) fs.rmSync(dist, { recursive: true, force: true });
+    if (!kept) fs.rmSync(store, { recursive: true, force: true });
+  }
+  const note = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`;
+  console.log(`\n${note}\n\n| measure | figure |\n| --- | --- |\n${rows.map(([m, f]) => `| ${m} | ${f} |`).join('\n')}\n`);
 }
 
 /** Measures per-turn state I/O, prints its table, and writes RESULTS.md as `base` with the figures in `column`. */

@@ -3,6 +3,7 @@ import { errorMessage } from '../core/errors';
 import { SessionNotFoundError } from '../core/store/errors';
 import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
 import { parseArgs, UsageError } from './args';
+import { EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './exitCodes';
 import { exec } from './commands/exec';
 import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
@@ -12,9 +13,9 @@ import { usage } from './commands/usage';
 import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
 import { chooseDataDir } from './dataDirChoice';
-import { asksForHelp, commandHelp, generalHelp, helpTopics } from './help';
 import { ListedError } from './listedError';
 import { modelSettingsFromEnv } from './env';
+import { quickAnswer, splitInvocation } from './quickAnswer';
 import { jsonText, oneLine, terminalSafe } from './terminalText';
 
 /** Where the CLI writes, and what it reads; tests pass their own. */
@@ -27,12 +28,7 @@ export interface CliIo {
   readonly wasmPath?: string;
 }
 
-/** Exit codes: 0 ok, 1 error with a one-line message, 2 bad usage. */
-export const EXIT_OK = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_USAGE = 2;
-
-declare const BRAID_VERSION: string | undefined;
+export { EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './exitCodes';
 
 type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
@@ -74,35 +70,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
-  // Global options come before the command.
-  let i = 0;
-  const globals: string[] = [];
-  while (
-    i < argv.length &&
-    argv[i]!.startsWith('--') &&
-    ['--data-dir', '--workspace', '--verbose'].some((g) => argv[i] === g || argv[i]!.startsWith(`${g}=`))
-  ) {
-    globals.push(argv[i]!);
-    if (!argv[i]!.includes('=') && argv[i] !== '--verbose') globals.push(argv[++i] ?? '');
-    i++;
-  }
-  const global = parseArgs(globals, { valued: ['data-dir', 'workspace'], flags: ['verbose'] });
-  const [command, ...rest] = argv.slice(i);
+  const invocation = splitInvocation(argv);
   const out = (text: string) => void io.stdout.write(terminalSafe(text));
-  if (command === undefined) {
-    out(generalHelp());
-    return EXIT_USAGE;
+  const answer = quickAnswer(invocation);
+  if (answer) {
+    out(answer.text);
+    return answer.code;
   }
-  if (command === 'help' || command === '--help' || command === '-h') return help(asksForHelp(rest) ? ['help'] : rest, out);
-  if (helpTopics().includes(command) && asksForHelp(rest)) return help([command], out);
+  const { globals: global, rest } = invocation;
+  const command = invocation.command!; // no command at all is answered above, with the general help
   const cwd = io.cwd ?? process.cwd();
   const workspace = path.resolve(cwd, (global.options.get('workspace') as string | undefined) ?? '.');
   const dataDirOption = global.options.get('data-dir') as string | undefined;
   switch (command) {
-    case 'version':
-    case '--version':
-      out(`${typeof BRAID_VERSION === 'string' ? BRAID_VERSION : 'dev'}\n`);
-      return EXIT_OK;
     case 'model':
       return showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
     case 'where':
@@ -122,19 +102,6 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     debug: Boolean(io.env.BRAID_DEBUG),
   });
   return run(ctx, rest, io.env);
-}
-
-/** `help [<command>]`: every command, or one command's usage and options. */
-function help(argv: readonly string[], out: (text: string) => void): number {
-  if (argv.length === 0) {
-    out(generalHelp());
-    return EXIT_OK;
-  }
-  if (argv.length > 1) throw new UsageError(`help takes one command, not "${argv.join(' ')}"`);
-  const text = commandHelp(argv[0]!);
-  if (!text) throw new UsageError(`there is no command "${argv[0]}"`);
-  out(text);
-  return EXIT_OK;
 }
 
 async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {

@@ -66,21 +66,37 @@ export class SafeGit {
   private constructor(
     private readonly executable: string,
     private readonly cwd: string,
-    private readonly config: readonly string[],
+    /** The filter drivers the repository's configuration defines, each overridden. */
+    readonly filterDrivers: readonly string[],
     private readonly timeoutMs: number,
   ) {}
+
+  private get config(): string[] {
+    const off = this.filterDrivers.flatMap((name) => [
+      `filter.${name}.clean=`,
+      `filter.${name}.smudge=`,
+      `filter.${name}.process=`,
+      `filter.${name}.required=false`,
+    ]);
+    return [...OVERRIDES, ...off];
+  }
 
   /**
    * git in `cwd`, or undefined when git is not on PATH or the configuration names a filter driver
    * that cannot be overridden on a command line.
    */
-  static async open(cwd: string, timeoutMs: number): Promise<SafeGit | undefined> {
-    const executable = findExecutable('git');
+  static async open(cwd: string, timeoutMs: number, executable = findExecutable('git')): Promise<SafeGit | undefined> {
     if (!executable) return undefined;
-    const drivers = await new SafeGit(executable, cwd, OVERRIDES, timeoutMs).filterDrivers();
-    if (!drivers) return undefined;
-    const off = drivers.flatMap((name) => [`filter.${name}.clean=`, `filter.${name}.smudge=`, `filter.${name}.process=`, `filter.${name}.required=false`]);
-    return new SafeGit(executable, cwd, [...OVERRIDES, ...off], timeoutMs);
+    const drivers = await new SafeGit(executable, cwd, [], timeoutMs).readFilterDrivers();
+    return drivers && new SafeGit(executable, cwd, drivers, timeoutMs);
+  }
+
+  /**
+   * git in `cwd` overriding `filterDrivers`, the drivers {@link open} found for a configuration that
+   * has not changed since (the caller knows it has not): starts no git to find them again.
+   */
+  static withFilterDrivers(executable: string, cwd: string, filterDrivers: readonly string[], timeoutMs: number): SafeGit {
+    return new SafeGit(executable, cwd, filterDrivers, timeoutMs);
   }
 
   /** What `git <args>` printed, when it exited 0. */
@@ -95,7 +111,7 @@ export class SafeGit {
    * assign it, and only a driver's name can override it, so each configured one is overridden.
    * Undefined when git cannot tell, or a name cannot be written as `-c filter.<name>.clean=`.
    */
-  private async filterDrivers(): Promise<string[] | undefined> {
+  private async readFilterDrivers(): Promise<string[] | undefined> {
     const run = await this.run(['config', '-z', '--name-only', '--get-regexp', '^filter\\.']);
     if (run.code === 1 && run.stdout === '') return []; // none configured
     if (run.code !== 0) return undefined;

@@ -1,17 +1,21 @@
 import fs from 'node:fs';
-import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 
 export type { Database, SqlJsStatic, SqlValue };
 
 const loaded = new Map<string, Promise<SqlJsStatic>>();
 
-/** Loads sql.js once per wasm file. The wasm is read by us and passed as `wasmBinary`. */
+/**
+ * Loads sql.js once per wasm file. The wasm is read by us and passed as `wasmBinary`. sql.js's
+ * code itself is imported here, on first use, so a process that opens no index never runs it.
+ */
 export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
   let sql = loaded.get(wasmPath);
   if (!sql) {
     const wasmBinary = fs.readFileSync(wasmPath);
-    sql = initSqlJs({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer });
+    sql = import('sql.js').then(({ default: initSqlJs }) =>
+      initSqlJs({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer }),
+    );
     loaded.set(wasmPath, sql);
   }
   return sql;

@@ -1,0 +1,4 @@
+/** The CLI's exit codes: 0 ok, 1 error with a one-line message, 2 bad usage. */
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ScriptedModelServer } from '../../support/modelServer';
+import { repoRoot, tempDir } from '../../support/store';
+
+// The node bundles as esbuild.mjs builds them (scripts/lazyBundles.mjs): dist/cli.js answers
+// version and help alone, every other command loads dist/cli-commands.js, and only a model's
+// first request loads its provider from dist/providers.js.
+const root = tempDir('braid-bundles-');
+const dist = path.join(root, 'dist');
+const workspace = path.join(root, 'project');
+const server = new ScriptedModelServer();
+let modelEnv: NodeJS.ProcessEnv = {};
+
+before(async () => {
+  const build = spawnSync(process.execPath, ['esbuild.mjs', '--node-only', '--outdir', dist], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  fs.mkdirSync(workspace);
+  modelEnv = { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: await server.start() };
+});
+after(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** `node dist/cli.js <args>` in its own process, with the data folder and workspace of this test. */
+function braid(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  const argv = [path.join(dist, 'cli.js'), '--data-dir', path.join(root, 'store'), '--workspace', workspace, ...args];
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { env: { PATH: process.env.PATH, HOME: root, ...env }, encoding: 'utf8' }, (error, out, err) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, out, err }),
+    );
+  });
+}
+
+/** Runs `fn` with one of the bundles moved away, as if it were not shipped. */
+async function without<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  fs.renameSync(path.join(dist, file), path.join(root, file));
+  try {
+    return await fn();
+  } finally {
+    fs.renameSync(path.join(root, file), path.join(dist, file));
+  }
+}
+
+test('version and help are answered by dist/cli.js alone; every other command needs dist/cli-commands.js', async () => {
+  const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  await without('cli-commands.js', async () => {
+    assert.deepEqual(await braid(['version']), { code: 0, out: `${version}\n`, err: '' });
+    const help = await braid(['help', 'exec']);
+    assert.equal(help.code, 0, help.err);
+    assert.match(help.out, /^Usage: braid .* exec /);
+    const list = await braid(['list']);
+    assert.equal(list.code, 1);
+    assert.match(list.err, /^braid: cannot load its commands: .*cli-commands\.js/);
+  });
+  const list = await braid(['list']);
+  assert.equal(list.code, 0, list.err);
+  const usage = await braid(['help', 'a', 'b']);
+  assert.deepEqual([usage.code, usage.err], [2, 'braid: help takes one command, not "a b"; run "braid help" for usage\n'], "a usage error is the full CLI's");
+});
+
+test("a model's first request loads its provider from dist/providers.js; commands without a model never do", async () => {
+  await without('providers.js', async () => {
+    const list = await braid(['list']);
+    assert.equal(list.code, 0, list.err);
+    const failed = await braid(['exec', 'hello'], modelEnv);
+    assert.equal(failed.code, 1);
+    assert.match(failed.err, /providers\.js/);
+  });
+  server.enqueue({ kind: 'text', chunks: ['Hello ', 'from the provider.'] });
+  const answered = await braid(['exec', 'hello again'], modelEnv);
+  assert.equal(answered.code, 0, answered.err);
+  assert.equal(answered.out, 'Hello from the provider.\n');
+});
