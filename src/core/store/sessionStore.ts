@@ -78,7 +78,9 @@ export class SessionStore implements StoreContext {
       verifyAfterMs: options.verifyAfterMs,
     });
     const store = new SessionStore(index, layout, options.logger);
-    sweepPartials(store, options.workspaceKey); // the others' are swept when a process opens there, or by the doctor
+    // Unfinished forks cost only disk: swept off the opening's path (a workspace folder may hold
+    // thousands of sessions), the others' workspaces when a process opens there, or by the doctor.
+    setTimeout(() => sweepPartials(store, options.workspaceKey), 1000).unref();
     return store;
   }
 
