@@ -57,6 +57,13 @@ export interface LogFold {
   /** Set in a compact fold: the effective turns before `turns`, as totals. */
   earlier: EarlierTurns | null;
   /**
+   * The records came in turn order: none of a turn below the newest effective one, and no turn
+   * that began or ended twice (a rewind lowers the newest turn). While it holds, each effective
+   * turn's records lie together, after the turns before it, so a reader can find a turn's
+   * boundaries from the end of the log. Absent in folds kept before Braid recorded it: unknown.
+   */
+  ordered?: boolean;
+  /**
    * Set when a record needed what a compact fold left out (a rewind, a record of an earlier
    * turn): the fold no longer says the truth, and its owner reads the log again.
    */
@@ -83,6 +90,7 @@ export function emptyFold(): LogFold {
     forkedFrom: null,
     turns: [],
     earlier: null,
+    ordered: true,
     stale: false,
     prompts: '',
     callIds: {},
@@ -125,21 +133,25 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       break;
     case 'rewind':
       fold.rewinds++;
-      if (fold.earlier) fold.stale = true; // the dropped turns' totals cannot be taken apart
+      // The totals of dropped turns kept as earlier turns cannot be taken apart; with a turn in
+      // detail left, a rewind into the detailed turns drops only those.
+      if (fold.earlier && !fold.turns.some((t) => t.turn < record.toTurn)) fold.stale = true;
       fold.turns = fold.turns.filter((t) => t.turn < record.toTurn);
-      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, promptLength(fold.turns) - 1)));
+      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, (fold.earlier?.promptChars ?? 0) + promptLength(fold.turns) - 1)));
       break;
     case 'usage':
       countCall(fold, record);
       break;
     case 'turn_begin': {
       const turn = turnOf(fold, record.turn);
+      if (turn.began) fold.ordered = false;
       turn.began = true;
       turn.model = record.model;
       break;
     }
     case 'turn_end': {
       const turn = turnOf(fold, record.turn);
+      if (turn.outcome !== null) fold.ordered = false;
       turn.outcome = record.outcome;
       turn.error = record.outcome === 'failed' ? (record.error ?? 'The turn failed.') : null;
       break;
@@ -222,6 +234,7 @@ export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
 
 /** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
 function turnOf(fold: LogFold, turn: number): TurnFacts {
+  if (turn < (fold.turns.at(-1)?.turn ?? fold.earlier?.lastTurn ?? 0)) fold.ordered = false;
   if (fold.earlier && turn <= fold.earlier.lastTurn) {
     fold.stale = true; // a turn a compact fold keeps as totals only
     return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+
+/** Lines longer than this are skipped as bad instead of being buffered whole. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+/** What a walk over a file's lines does with them. */
+export interface LineVisitor {
+  /** Told of each stretch of whole lines before its lines (bytes [start, end) of `buf`, newlines included), e.g. to check them at once. */
+  readonly region?: (buf: Buffer, start: number, end: number) => void;
+  /** A whole line: bytes [start, end) of `buf`, its newline excluded, beginning at file offset `offset`. Returning false ends the walk after it. */
+  readonly line: (buf: Buffer, start: number, end: number, offset: number) => boolean | void;
+  /** A line longer than MAX_LINE_BYTES begins at `offset`; its bytes are passed over to its newline. */
+  readonly overlong: (offset: number) => void;
+  /**
+   * Every byte walked, in order and once: bytes [start, end) of `buf`, beginning at file offset
+   * `offset`, were read and their lines handed out (an overlong line's bytes too). Bytes of a line
+   * still unended wait for its end; a walk that stops passes up to the stopping line's newline.
+   */
+  readonly passed?: (buf: Buffer, start: number, end: number, offset: number) => void;
+}
+
+/** Where a walk ended. */
+export interface LineWalk {
+  /** The bytes after the range's last newline (a line cut short, or one missing only its newline): not passed. */
+  readonly tail: { readonly buf: Buffer; readonly start: number; readonly end: number; readonly offset: number } | undefined;
+  /** The range ends inside a line longer than MAX_LINE_BYTES. */
+  readonly overlongTail: boolean;
+  /** The file offset just after the newline of the line that stopped the walk, if one did. */
+  readonly stoppedAt: number | undefined;
+}
+
+/**
+ * Walks the lines of bytes [from, to) of an open file, reading a chunk at a time. A line that
+ * spans chunks is moved to the front of the buffer and the next chunk read after it (the buffer
+ * grows for a long line, up to MAX_LINE_BYTES), so no bytes are concatenated.
+ */
+export function walkLines(fd: number, from: number, to: number, visitor: LineVisitor): LineWalk {
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, to - from)));
+  let held = 0; // bytes at the front of `buffer`: the beginning of a line not yet ended
+  let bufferOffset = from; // the file offset of buffer[0]
+  let position = from;
+  let skipping = false; // inside an overlong line
+  while (position < to) {
+    if (held === buffer.length) {
+      if (held > MAX_LINE_BYTES) {
+        visitor.overlong(bufferOffset);
+        visitor.passed?.(buffer, 0, held, bufferOffset);
+        skipping = true;
+        bufferOffset += held;
+        held = 0;
+      } else {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_LINE_BYTES + 1));
+        buffer.copy(grown, 0, 0, held);
+        buffer = grown;
+      }
+    }
+    const read = fs.readSync(fd, buffer, held, Math.min(buffer.length - held, to - position), position);
+    if (read === 0) break;
+    position += read;
+    const filled = held + read;
+    const view = filled === buffer.length ? buffer : buffer.subarray(0, filled);
+    let lineStart = 0;
+    if (skipping) {
+      const nl = view.indexOf(10, held);
+      if (nl < 0) {
+        visitor.passed?.(view, 0, filled, bufferOffset);
+        bufferOffset += filled;
+        held = 0;
+        continue;
+      }
+      skipping = false; // this newline ends the overlong line
+      lineStart = nl + 1;
+    }
+    const last = view.lastIndexOf(10);
+    if (last >= lineStart) {
+      visitor.region?.(view, lineStart, last + 1);
+      // The held bytes hold no newline: the first one is in what was just read.
+      for (let nl = view.indexOf(10, Math.max(lineStart, held)); nl >= 0 && nl <= last; nl = view.indexOf(10, lineStart)) {
+        const start = lineStart;
+        lineStart = nl + 1;
+        if (visitor.line(view, start, nl, bufferOffset + start) === false) {
+          visitor.passed?.(view, 0, lineStart, bufferOffset);
+          return { tail: undefined, overlongTail: false, stoppedAt: bufferOffset + lineStart };
+        }
+      }
+    }
+    if (lineStart > 0) {
+      visitor.passed?.(view, 0, lineStart, bufferOffset);
+      buffer.copyWithin(0, lineStart, filled);
+    }
+    bufferOffset += lineStart;
+    held = filled - lineStart;
+  }
+  if (skipping) return { tail: undefined, overlongTail: true, stoppedAt: undefined };
+  return { tail: held > 0 ? { buf: buffer, start: 0, end: held, offset: bufferOffset } : undefined, overlongTail: false, stoppedAt: undefined };
+}
