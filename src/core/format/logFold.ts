@@ -234,18 +234,31 @@ export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
 
 /** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
 function turnOf(fold: LogFold, turn: number): TurnFacts {
-  if (turn < (fold.turns.at(-1)?.turn ?? fold.earlier?.lastTurn ?? 0)) fold.ordered = false;
+  const last = fold.turns.at(-1);
+  if (last?.turn === turn) return last; // most records belong to the newest turn
+  const newest = last?.turn ?? fold.earlier?.lastTurn ?? 0;
+  if (turn > newest && (!fold.earlier || turn > fold.earlier.lastTurn)) return pushed(fold.turns, newTurn(turn));
+  if (turn < newest) fold.ordered = false;
   if (fold.earlier && turn <= fold.earlier.lastTurn) {
     fold.stale = true; // a turn a compact fold keeps as totals only
-    return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+    return newTurn(turn);
   }
   for (let i = fold.turns.length - 1; i >= 0; i--) if (fold.turns[i]!.turn === turn) return fold.turns[i]!;
-  const facts: TurnFacts = { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
   // Turns stay in number order (a record of an older turn, appended to it after it ended, finds it above).
   const at = fold.turns.findIndex((t) => t.turn > turn);
-  if (at < 0) fold.turns.push(facts);
-  else fold.turns.splice(at, 0, facts);
+  if (at < 0) return pushed(fold.turns, newTurn(turn));
+  const facts = newTurn(turn);
+  fold.turns.splice(at, 0, facts);
   return facts;
+}
+
+function newTurn(turn: number): TurnFacts {
+  return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+}
+
+function pushed<T>(list: T[], item: T): T {
+  list.push(item);
+  return item;
 }
 
 function noteMessage(fold: LogFold, turn: TurnFacts, message: Message): void {

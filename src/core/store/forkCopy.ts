@@ -74,9 +74,10 @@ export interface FoldedPrefix {
  * crash leaves it.
  *
  * A tool result, the bulk of a log, is folded from its line's head and end without being parsed
- * (it counts as a message of its turn and nothing else; see lineHead.ts). The one difference from
- * a full read: a tool result whose line begins and ends as the writer writes it but is damaged in
- * between counts where a full read would skip the line (`braid doctor` then finds the row out of date).
+ * (it counts as a message of its turn and nothing else; see lineHead.ts), and so are the records
+ * of which the fold takes only the turn. The one difference from a full read: such a line that
+ * begins and ends as the writer writes it but is damaged in between counts where a full read would
+ * skip it (`braid doctor` then finds the row out of date and reads the log again).
  */
 export function copyAndFold(source: string, dst: number, end: number, stop?: (record: WireRecord) => boolean): FoldedPrefix {
   const fold = emptyFold();
@@ -91,7 +92,7 @@ export function copyAndFold(source: string, dst: number, end: number, stop?: (re
     };
     const walk = walkLines(fd, 0, end, {
       line: (buf, start, lineEnd, offset) => {
-        if (foldToolResult(fold, buf, start, lineEnd)) return true;
+        if (foldFromHead(fold, buf, start, lineEnd)) return true;
         const parsed = parseRecordLine(buf.toString('utf8', start, lineEnd));
         return 'record' in parsed ? take(parsed.record, offset, lineEnd - start) : true;
       },
@@ -117,14 +118,24 @@ export function copyAndFold(source: string, dst: number, end: number, stop?: (re
   }
 }
 
-/** Folds a line the writer wrote for a tool result from its head and end alone; false when the line is anything else. */
-function foldToolResult(fold: LogFold, buf: Buffer, start: number, end: number): boolean {
+/** Record types whose fold takes only their turn and time (they make the turn exist). */
+const TURN_ONLY = new Set(['tool', 'file_change', 'compaction']);
+
+/**
+ * Folds a line from its head and end alone, when the fold takes nothing else of it: a tool result
+ * (a message of its turn), a tool, file change or compaction record (its turn exists). False for
+ * any other line, or one not laid out as the writer writes.
+ */
+function foldFromHead(fold: LogFold, buf: Buffer, start: number, end: number): boolean {
   const head = readLineHead(buf, start, end);
-  if (head?.role !== 'toolResult' || head.turn === undefined) return false;
+  if (head?.turn === undefined || (head.role !== 'toolResult' && !TURN_ONLY.has(head.type))) return false;
   const ts = trailingTs(buf, start, end);
   if (ts === undefined) return false;
-  // What the fold takes of a tool result: its turn, its time, and that it is a message.
-  applyRecord(fold, { v: 1, ts, t: 'message', turn: head.turn, id: head.id!, message: { role: 'toolResult', toolCallId: '', toolName: '', content: [], isError: false, timestamp: ts } });
+  const { turn } = head;
+  if (head.role === 'toolResult') {
+    const message = { role: 'toolResult' as const, toolCallId: '', toolName: '', content: [], isError: false, timestamp: ts };
+    applyRecord(fold, { v: 1, ts, t: 'message', turn, id: '', message });
+  } else applyRecord(fold, { v: 1, ts, t: 'tool', turn, toolCallId: '', name: '', phase: 'end' });
   return true;
 }
 

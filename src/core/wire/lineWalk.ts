@@ -95,3 +95,62 @@ export function walkLines(fd: number, from: number, to: number, visitor: LineVis
   if (skipping) return { tail: undefined, overlongTail: true, stoppedAt: undefined };
   return { tail: held > 0 ? { buf: buffer, start: 0, end: held, offset: bufferOffset } : undefined, overlongTail: false, stoppedAt: undefined };
 }
+
+/**
+ * Walks the lines of bytes [0, end) of an open file from the last backwards, newest first,
+ * reading a chunk at a time from the end, so what is read is what is visited. `visit` gets each
+ * non-empty line (bytes [start, lineEnd) of `buf`, newline excluded) and its file offset, and
+ * returns false to stop; a line longer than MAX_LINE_BYTES is passed over. Returns the bytes read.
+ */
+export function walkLinesBackward(fd: number, end: number, visit: (buf: Buffer, start: number, lineEnd: number, offset: number) => boolean | void): number {
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, end)));
+  let held = 0; // bytes at the end of `buffer`: the end of a line that begins further back
+  let position = end; // the file offset of the first held byte (bytes before it are unread)
+  let skipping = false; // inside an overlong line
+  let bytesRead = 0;
+  while (position > 0) {
+    if (held === buffer.length) {
+      if (held > MAX_LINE_BYTES) {
+        skipping = true;
+        held = 0;
+      } else {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_LINE_BYTES + 1));
+        buffer.copy(grown, grown.length - held, buffer.length - held);
+        buffer = grown;
+      }
+    }
+    const n = Math.min(buffer.length - held, position);
+    const from = buffer.length - held - n; // the chunk goes just before the held bytes
+    position -= n;
+    readFully(fd, buffer, from, n, position);
+    bytesRead += n;
+    let cursor = buffer.length; // the end (exclusive) of the next line to hand out
+    if (skipping) {
+      const nl = buffer.lastIndexOf(10, buffer.length - 1);
+      if (nl < from) continue; // the whole chunk is inside the overlong line
+      skipping = false;
+      cursor = nl;
+    }
+    while (cursor > from) {
+      const nl = buffer.lastIndexOf(10, cursor - 1);
+      if (nl < from) break;
+      if (cursor > nl + 1 && visit(buffer, nl + 1, cursor, position + (nl + 1 - from)) === false) return bytesRead;
+      cursor = nl;
+    }
+    if (position === 0) {
+      if (cursor > from) visit(buffer, from, cursor, 0);
+      return bytesRead;
+    }
+    held = cursor - from;
+    buffer.copyWithin(buffer.length - held, from, cursor);
+  }
+  return bytesRead;
+}
+
+function readFully(fd: number, buffer: Buffer, at: number, length: number, position: number): void {
+  for (let done = 0; done < length; ) {
+    const n = fs.readSync(fd, buffer, at + done, length - done, position + done);
+    if (n === 0) throw new Error(`the file ended at byte ${position + done} while it was being read`);
+    done += n;
+  }
+}
