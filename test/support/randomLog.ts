@@ -53,7 +53,13 @@ export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'older-turn' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'blank' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('garbage' as const), text: fc.constantFrom('not json {', '[1,2]', '{"v":1}', '{"v":1,"t":"turn_end","turn":', '{"v":1,"t":"message","turn":1,"id":"x"') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('garbage' as const),
+      text: fc.constantFrom('not json {', '[1,2]', '{"v":1}', '{"v":1,"t":"turn_end","turn":', '{"v":1,"t":"message","turn":1,"id":"x"'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cut-line' as const), keep: fc.integer({ min: 1, max: 200 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'bad-utf8' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'other-layout' as const }) },
@@ -194,7 +200,12 @@ export class RandomLog {
     const promptId = `msg-user-v1-${(++this.counter).toString(16).padStart(8, '0')}`;
     records.push({ t: 'turn_begin', turn, promptId: `p${turn}`, model: op.model === 2 ? null : { provider: 'test', id: MODELS[op.model]!, thinking: 'off' } });
     records.push({ t: 'message', turn, id: promptId, message: user(op.prompt) });
-    const calls = op.tools.map((name) => ({ type: 'toolCall' as const, id: this.id('call_'), name, arguments: name === 'bash' ? { command: `ls ${turn}` } : { path: 'a.txt' } }));
+    const calls = op.tools.map((name) => ({
+      type: 'toolCall' as const,
+      id: this.id('call_'),
+      name,
+      arguments: name === 'bash' ? { command: `ls ${turn}` } : { path: 'a.txt' },
+    }));
     if (calls.length > 0) {
       const asked = this.id('msg_');
       records.push({ t: 'message', turn, id: asked, message: assistant('', calls) });
@@ -204,7 +215,20 @@ export class RandomLog {
         if (call.name === 'bash') records.push({ t: 'file_change', turn, toolCallId: call.id, path: `out-${turn}.txt`, before: null, after: null });
         const result = `${call.name} says ${'x'.repeat(op.resultChars)} é\n"done"`;
         const details = call.name === 'bash' ? { exitCode: 0 } : undefined;
-        records.push({ t: 'message', turn, id: this.id('msg_'), message: { role: 'toolResult', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: result }], details, isError: false, timestamp: this.ts } as Message });
+        records.push({
+          t: 'message',
+          turn,
+          id: this.id('msg_'),
+          message: {
+            role: 'toolResult',
+            toolCallId: call.id,
+            toolName: call.name,
+            content: [{ type: 'text', text: result }],
+            details,
+            isError: false,
+            timestamp: this.ts,
+          } as Message,
+        });
       }
     }
     const answered = this.id('msg_');
@@ -219,7 +243,14 @@ export class RandomLog {
 }
 
 function user(content: string): Message {
-  return { role: 'user', content: [{ type: 'text', text: `<system-reminder>\nnote\n</system-reminder>` }, { type: 'text', text: content }], timestamp: 1 };
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: `<system-reminder>\nnote\n</system-reminder>` },
+      { type: 'text', text: content },
+    ],
+    timestamp: 1,
+  };
 }
 
 function assistant(text: string, calls: Array<{ type: 'toolCall'; id: string; name: string; arguments: Record<string, unknown> }>): Message {
@@ -255,7 +286,12 @@ function usage(turn: number, messageId: string, purpose: string | undefined): Ne
 }
 
 /** Builds a random log and writes it as a session folder of the store (state.json and the main log); returns its id and the log. */
-export function writeRandomSession(layout: StoreLayout, ops: LogOp[], tornTail: number, stateTs = 1_700_000_000_000): { id: string; log: RandomLog; file: string } {
+export function writeRandomSession(
+  layout: StoreLayout,
+  ops: LogOp[],
+  tornTail: number,
+  stateTs = 1_700_000_000_000,
+): { id: string; log: RandomLog; file: string } {
   const id = newSessionId();
   const log = new RandomLog(id);
   for (const op of ops) log.apply(op);

@@ -95,7 +95,12 @@ function copyMainLog(sourceId: string, mainLog: string, dst: number, source: Ses
     const end = first.bounds.ends.get(turn)!;
     const rest = restOfLog(mainLog, source, first.bounds, end.offset, size);
     if (!movedLater(rest, turn)) {
-      return { cut: { bytes: end.offset, before: end.ts + 1, leftOutTurn: null }, fold: first.fold, bounds: first.bounds, inheritedFrom: rest.forkedFromAfter(end.offset) };
+      return {
+        cut: { bytes: end.offset, before: end.ts + 1, leftOutTurn: null },
+        fold: first.fold,
+        bounds: first.bounds,
+        inheritedFrom: rest.forkedFromAfter(end.offset),
+      };
     }
   }
   if (turn === undefined && !first.bounds.open()) {

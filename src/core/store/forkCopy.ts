@@ -141,7 +141,7 @@ function foldFromHead(fold: LogFold, buf: Buffer, start: number, end: number): b
 
 /** Writes bytes [start, end) of `buf` at file offset `position`. */
 function writeAt(fd: number, buf: Buffer, start: number, end: number, position: number): void {
-  for (let at = start; at < end; ) at += fs.writeSync(fd, buf, at, end - at, position + at - start);
+  for (let at = start; at < end;) at += fs.writeSync(fd, buf, at, end - at, position + at - start);
 }
 
 /** Copies the first `bytes` of a file (a prefix of complete lines), synced. */
@@ -151,7 +151,7 @@ export function copyPrefix(from: string, to: string, bytes: number): void {
   const dst = fs.openSync(to, 'w');
   try {
     const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(4 * 1024 * 1024, bytes)));
-    for (let pos = 0; pos < bytes; ) {
+    for (let pos = 0; pos < bytes;) {
       const n = fs.readSync(src, buffer, 0, Math.min(buffer.length, bytes - pos), pos);
       if (n === 0) break;
       writeAt(dst, buffer, 0, n, pos);

@@ -97,7 +97,8 @@ class TailReader {
 
   /** One line, newest first; false once nothing older is needed. */
   line(buf: Buffer, start: number, end: number): boolean {
-    const head = readLineHead(buf, start, end);
+    // A head counts only on a line that also ends as the writer ends one: a line cut short is parsed (and skipped).
+    const head = trailingTs(buf, start, end) === undefined ? undefined : readLineHead(buf, start, end);
     const line = new LogLine(buf, start, end, head);
     const type = line.type();
     if (type === 'rewind') {
@@ -315,7 +316,19 @@ class LogLine {
 function foldedTurn(records: WireRecord[], turn: number): TurnFacts {
   const fold = emptyFold();
   for (const r of records) applyRecord(fold, r);
-  return fold.turns.find((t) => t.turn === turn) ?? { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+  return (
+    fold.turns.find((t) => t.turn === turn) ?? {
+      turn,
+      began: false,
+      model: null,
+      messages: 0,
+      firstPrompt: null,
+      promptChars: 0,
+      lastPreview: null,
+      outcome: null,
+      error: null,
+    }
+  );
 }
 
 /** A fold whose dropped turns are all held in detail: the kept ones are the detailed turns below the prompt's. */
@@ -324,7 +337,11 @@ function keptInDetail(current: LogFold, toTurn: number): LogFold {
 }
 
 function totalsOf(fold: LogFold): Totals {
-  const detail = fold.turns.reduce((sum, t) => add(sum, { began: t.began ? 1 : 0, messages: t.messages, promptChars: t.promptChars }), { began: 0, messages: 0, promptChars: 0 });
+  const detail = fold.turns.reduce((sum, t) => add(sum, { began: t.began ? 1 : 0, messages: t.messages, promptChars: t.promptChars }), {
+    began: 0,
+    messages: 0,
+    promptChars: 0,
+  });
   return fold.earlier ? add(detail, fold.earlier) : detail;
 }
 

@@ -35,9 +35,21 @@ const TOOL_CALL_ID = ascii(',"toolCallId":"');
 const TOOL_NAME = ascii(',"toolName":"');
 const TS = ascii(',"ts":');
 /** Names heads repeat on every line, handed out without a new string each time. */
-const COMMON_NAMES = ['message', 'usage', 'tool', 'turn_begin', 'turn_end', 'file_change', 'rewind', 'forked', 'compaction', 'agent', 'user', 'assistant', 'toolResult'].map(
-  (name) => ({ name, bytes: ascii(name) }),
-);
+const COMMON_NAMES = [
+  'message',
+  'usage',
+  'tool',
+  'turn_begin',
+  'turn_end',
+  'file_change',
+  'rewind',
+  'forked',
+  'compaction',
+  'agent',
+  'user',
+  'assistant',
+  'toolResult',
+].map((name) => ({ name, bytes: ascii(name) }));
 
 /** Whether `buf` holds `literal` at `at` (before `end`). */
 function matches(buf: Buffer, at: number, end: number, literal: Uint8Array): boolean {

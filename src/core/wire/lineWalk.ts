@@ -20,6 +20,12 @@ export interface LineVisitor {
   readonly passed?: (buf: Buffer, start: number, end: number, offset: number) => void;
 }
 
+/** Sizes of a walk: the chunk read at a time and the longest line held (smaller ones let tests cross every boundary). */
+export interface WalkSizes {
+  readonly chunkBytes?: number;
+  readonly maxLineBytes?: number;
+}
+
 /** Where a walk ended. */
 export interface LineWalk {
   /** The bytes after the range's last newline (a line cut short, or one missing only its newline): not passed. */
@@ -35,22 +41,23 @@ export interface LineWalk {
  * spans chunks is moved to the front of the buffer and the next chunk read after it (the buffer
  * grows for a long line, up to MAX_LINE_BYTES), so no bytes are concatenated.
  */
-export function walkLines(fd: number, from: number, to: number, visitor: LineVisitor): LineWalk {
-  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, to - from)));
+export function walkLines(fd: number, from: number, to: number, visitor: LineVisitor, sizes: WalkSizes = {}): LineWalk {
+  const { chunkBytes = CHUNK_BYTES, maxLineBytes = MAX_LINE_BYTES } = sizes;
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, to - from)));
   let held = 0; // bytes at the front of `buffer`: the beginning of a line not yet ended
   let bufferOffset = from; // the file offset of buffer[0]
   let position = from;
   let skipping = false; // inside an overlong line
   while (position < to) {
     if (held === buffer.length) {
-      if (held > MAX_LINE_BYTES) {
+      if (held > maxLineBytes) {
         visitor.overlong(bufferOffset);
         visitor.passed?.(buffer, 0, held, bufferOffset);
         skipping = true;
         bufferOffset += held;
         held = 0;
       } else {
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_LINE_BYTES + 1));
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxLineBytes + 1));
         buffer.copy(grown, 0, 0, held);
         buffer = grown;
       }
@@ -102,19 +109,25 @@ export function walkLines(fd: number, from: number, to: number, visitor: LineVis
  * non-empty line (bytes [start, lineEnd) of `buf`, newline excluded) and its file offset, and
  * returns false to stop; a line longer than MAX_LINE_BYTES is passed over. Returns the bytes read.
  */
-export function walkLinesBackward(fd: number, end: number, visit: (buf: Buffer, start: number, lineEnd: number, offset: number) => boolean | void): number {
-  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, end)));
+export function walkLinesBackward(
+  fd: number,
+  end: number,
+  visit: (buf: Buffer, start: number, lineEnd: number, offset: number) => boolean | void,
+  sizes: WalkSizes = {},
+): number {
+  const { chunkBytes = CHUNK_BYTES, maxLineBytes = MAX_LINE_BYTES } = sizes;
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, end)));
   let held = 0; // bytes at the end of `buffer`: the end of a line that begins further back
   let position = end; // the file offset of the first held byte (bytes before it are unread)
   let skipping = false; // inside an overlong line
   let bytesRead = 0;
   while (position > 0) {
     if (held === buffer.length) {
-      if (held > MAX_LINE_BYTES) {
+      if (held > maxLineBytes) {
         skipping = true;
         held = 0;
       } else {
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_LINE_BYTES + 1));
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxLineBytes + 1));
         buffer.copy(grown, grown.length - held, buffer.length - held);
         buffer = grown;
       }
@@ -148,7 +161,7 @@ export function walkLinesBackward(fd: number, end: number, visit: (buf: Buffer, 
 }
 
 function readFully(fd: number, buffer: Buffer, at: number, length: number, position: number): void {
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const n = fs.readSync(fd, buffer, at + done, length - done, position + done);
     if (n === 0) throw new Error(`the file ended at byte ${position + done} while it was being read`);
     done += n;

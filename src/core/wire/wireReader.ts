@@ -162,7 +162,15 @@ function readLine(
 }
 
 /** The bytes after the last newline: a record missing only its newline is read; anything else is a torn tail. */
-function readTail(buf: Buffer, start: number, end: number, offset: number, wanted: ReadonlySet<string> | undefined, report: ScanReport, visit: RecordVisitor): void {
+function readTail(
+  buf: Buffer,
+  start: number,
+  end: number,
+  offset: number,
+  wanted: ReadonlySet<string> | undefined,
+  report: ScanReport,
+  visit: RecordVisitor,
+): void {
   if (isBlank(buf, start, end)) return;
   const parsed = parseRecordLine(buf.toString('utf8', start, end));
   if ('bad' in parsed) {
