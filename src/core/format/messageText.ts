@@ -37,8 +37,11 @@ export function previewOf(text: string): string {
   return flat.slice(0, codePointsEnd(flat, PREVIEW_CHARS));
 }
 
+/** What flattening changes: a space other than U+0020, two in a row, one at either end, a bidi control. */
+const NOT_ONE_LINE = /[^\S ]| {2}|^ | $|[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
 function oneLine(text: string): string {
-  return labelText(text).replace(/\s+/g, ' ').trim();
+  return NOT_ONE_LINE.test(text) ? labelText(text).replace(/\s+/g, ' ').trim() : text;
 }
 
 /** Where the first `count` code points of `text` end (a lone surrogate counts as one, as Array.from counts it). */

@@ -97,9 +97,10 @@ export function hasPending(dir: string): boolean {
 async function applyPending(store: StoreContext, dir: string, journal: PendingRewind, fence: () => void, rowAfter?: RowAfter): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   // The journal is data: every path is checked against the session's workspace folders now.
-  const files = new SessionFiles(store.get(path.basename(dir)), store.layout);
+  const touchesFiles = journal.files.length > 0 || (journal.emptyFolders?.length ?? 0) > 0;
+  const files = touchesFiles ? new SessionFiles(store.get(path.basename(dir)), store.layout) : undefined;
   for (const f of journal.files) {
-    const at = files.locate(f.root, f.path);
+    const at = files!.locate(f.root, f.path);
     if ('refused' in at) {
       store.logger.warn(`${journal.op}: ${at.refused}`);
       continue;
@@ -121,7 +122,7 @@ async function applyPending(store: StoreContext, dir: string, journal: PendingRe
     }
   }
   // Innermost first, so a folder whose only content was a created folder goes too.
-  const folders = (journal.emptyFolders ?? []).map((f) => files.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
+  const folders = (journal.emptyFolders ?? []).map((f) => files!.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
   for (const at of folders.sort((a, b) => b.full.length - a.full.length)) {
     fence();
     removeEmptyFolders(at.workspace, [at.full]);

@@ -10,7 +10,7 @@ import { droppedCommands } from './rewindCommands';
 import { currentBytes, SessionFiles } from './sessionFiles';
 import { promptText } from '../format/messageText';
 import { applyRecord, factsOf, type LogFold } from '../format/logFold';
-import { readState } from '../format/sessionState';
+import { readState, type SessionState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
 import { statMtime } from '../fs/probe';
 import { readDroppedTurns } from './rewindTail';
@@ -112,6 +112,8 @@ interface Target {
 
 interface Plan {
   preview: RewindPreview;
+  /** The session as the plan found it. */
+  state: SessionState;
   /** The index row once the rewind's records are appended, when the fold could be taken apart without reading the whole log. */
   derive?: RowAfter;
   /** Per file of the preview (by keyOf(file.root, file.path)): what to restore. */
@@ -124,6 +126,7 @@ const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${r
 
 /** What a plan needs of the log: the prompt, the dropped turns' file changes and shell calls, and how many of them began. */
 interface DroppedPart {
+  readonly state: SessionState;
   readonly target: MessageRecord;
   readonly history: Pick<History, 'messages' | 'fileChanges'>;
   readonly turnsDropped: number;
@@ -143,12 +146,12 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string):
   if (tail) {
     const derive = deriveRow(store, dir, summary, tail.fold, tail.logBytes);
     const history = { messages: tail.messages, fileChanges: tail.fileChanges };
-    return { target: tail.prompt, history, turnsDropped: tail.turnsBegun, openTurn: factsOf(summary.fold).openTurn, derive };
+    return { state: summary.state, target: tail.prompt, history, turnsDropped: tail.turnsBegun, openTurn: factsOf(summary.fold).openTurn, derive };
   }
   const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
   const target = history.messages.find((m) => m.id === messageId)!;
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= target.turn).length;
-  return { target, history, turnsDropped, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
+  return { state: summary.state, target, history, turnsDropped, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
 }
 
 /** The row from `kept` (the fold without the dropped turns) and the records the rewind appended, when the log was as read. */
@@ -171,7 +174,7 @@ function deriveRow(store: StoreContext, dir: string, summary: SessionSummary, ke
 }
 
 function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
-  const { target, history, turnsDropped, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
+  const { state, target, history, turnsDropped, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
   const dir = store.locate(sessionId);
@@ -186,7 +189,6 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     else targets.set(key, { root: c.root, path: c.path, before: c.before, lastAfter: c.after });
     for (const d of c.createdDirs ?? []) createdDirs.push({ root: c.root, path: d });
   }
-  const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   const files: FileRewind[] = [];
@@ -220,7 +222,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     alreadyRewound: restoredAlready !== undefined,
     refused,
   };
-  return { preview, targets: usable, createdDirs, ...(derive ? { derive } : {}) };
+  return { preview, state, targets: usable, createdDirs, ...(derive ? { derive } : {}) };
 }
 
 /**
@@ -327,14 +329,13 @@ async function rewindHeld(
   options: { files: boolean; confirmOutside?: boolean },
   fence: () => void,
 ): Promise<RewindResult> {
-  const { preview, targets, createdDirs, derive } = plan(store, sessionId, messageId);
+  const { preview, state, targets, createdDirs, derive } = plan(store, sessionId, messageId);
   if (preview.alreadyRewound && !options.files)
     throw new RewindError(
       `the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`,
     );
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
   const restored: RestoredFile[] = [];
   const skipped: string[] = [];

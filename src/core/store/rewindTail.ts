@@ -24,7 +24,8 @@ export interface DroppedTurns {
 
 /** Record types that make their turn exist in the fold and in the history (a usage record does neither). */
 const TURN_RECORDS = new Set(['turn_begin', 'turn_end', 'message', 'tool', 'file_change', 'compaction']);
-const BASH_CALL = Buffer.from('"name":"bash"');
+const BASH = 'bash';
+const BASH_CALL = Buffer.from(`"name":"${BASH}"`);
 
 /** What the dropped turns add up to in the fold. */
 interface Totals {
@@ -152,7 +153,8 @@ class TailReader {
     const totals = this.dropped.get(turn) ?? { began: 0, messages: 0, promptChars: 0 };
     this.dropped.set(turn, totals);
     if (type === 'turn_begin') {
-      if (line.record()?.t !== 'turn_begin') return;
+      // Counted from its head, as tool results are (see copyAndFold).
+      if (!line.fromHead() && line.record()?.t !== 'turn_begin') return;
       totals.began = 1;
       this.turnsBegun++;
     } else if (type === 'file_change') {
@@ -161,7 +163,7 @@ class TailReader {
     } else if (type === 'message') {
       const role = line.role();
       // An assistant message or a tool result counts from its head (as copyAndFold counts it), unless the preview needs it.
-      const shellCall = role === 'assistant' ? line.includes(BASH_CALL) : role === 'toolResult' && line.toolName() === 'bash';
+      const shellCall = role === 'assistant' ? line.includes(BASH_CALL) : role === 'toolResult' && line.toolIs(BASH);
       if ((role === 'assistant' || role === 'toolResult') && !shellCall) {
         totals.messages++;
         return;
@@ -280,11 +282,21 @@ class LogLine {
     return record?.t === 'message' && isKnown(record) ? (record as MessageRecord) : undefined;
   }
 
-  /** A tool result's tool, from its head; undefined when the head does not say (then the record says it). */
-  toolName(): string | undefined {
-    if (this.head && this.head.toolNameStart >= 0) return this.buf.toString('utf8', this.head.toolNameStart, this.head.toolNameEnd);
+  /** Whether the line was read from its head (the writer's layout), not parsed. */
+  fromHead(): boolean {
+    return this.head !== undefined;
+  }
+
+  /** Whether this is a tool result of tool `name` (ASCII): by its head, or parsed when the head does not say. */
+  toolIs(name: string): boolean {
+    const head = this.head;
+    if (head && head.toolNameStart >= 0) {
+      if (head.toolNameEnd - head.toolNameStart !== name.length) return false;
+      for (let i = 0; i < name.length; i++) if (this.buf[head.toolNameStart + i] !== name.charCodeAt(i)) return false;
+      return true;
+    }
     const message = this.message()?.message;
-    return message?.role === 'toolResult' ? message.toolName : undefined;
+    return message?.role === 'toolResult' && message.toolName === name;
   }
 
   /** Whether this message line is message `id` (`bytes` in UTF-8): its head names it (and it parses), or, without a head, its record. */

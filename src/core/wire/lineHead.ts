@@ -85,7 +85,7 @@ function plainStringEnd(buf: Buffer, at: number, end: number): number {
 
 /** The ASCII name in [from, to), without a new string for the names every log repeats. */
 function nameOf(buf: Buffer, from: number, to: number): string {
-  for (const { name, bytes } of COMMON_NAMES) if (bytes.length === to - from && matches(buf, from, to, bytes)) return name;
+  for (const { name, bytes } of COMMON_NAMES) if (bytes.length === to - from && bytes[0] === buf[from] && matches(buf, from, to, bytes)) return name;
   return buf.toString('latin1', from, to);
 }
 

@@ -80,16 +80,28 @@ export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOpt
     const start = options.start ?? 0;
     report.bytes = end - start;
     const wanted = options.only ? new Set(options.only) : undefined;
-    // Without `only` every line is parsed: one UTF-8 check per chunk is cheaper than one per line.
-    let chunkValid = false;
+    // Without `only` every line is parsed: a chunk's lines are checked and decoded at once (a line's
+    // text is then a slice of the chunk's), which costs less than a check and a decode per line.
+    const chunk = { valid: false, text: '', at: 0 };
     const walk = walkLines(fd, start, end, {
-      region: wanted ? undefined : (buf, from, to) => (chunkValid = isUtf8(buf.subarray(from, to))),
+      region: wanted
+        ? undefined
+        : (buf, from, to) => {
+            chunk.valid = isUtf8(buf.subarray(from, to));
+            chunk.text = buf.toString('utf8', from, to);
+            chunk.at = 0;
+          },
       line: (buf, from, to, offset) => {
         if (wanted) {
           const type = headType(buf, from, to);
-          if (type !== undefined && !wanted.has(type)) return;
+          if (type === undefined || wanted.has(type)) readLine(buf, from, to, offset, false, wanted, report, visit);
+          return;
         }
-        readLine(buf, from, to, offset, chunkValid, wanted, report, visit);
+        // A newline byte decodes to a newline of its own (a sequence it cuts short becomes U+FFFD), so the lines correspond.
+        const nl = chunk.text.indexOf('\n', chunk.at);
+        const text = chunk.text.slice(chunk.at, nl);
+        chunk.at = nl + 1;
+        readLine(buf, from, to, offset, chunk.valid, wanted, report, visit, text);
       },
       overlong: (offset) => noteBad(report, offset, 'too-long'),
     });
@@ -139,13 +151,14 @@ function readLine(
   wanted: ReadonlySet<string> | undefined,
   report: ScanReport,
   visit: RecordVisitor,
+  text?: string,
 ): boolean {
   if (isBlank(buf, start, end)) {
     report.lines++;
     report.blankLines++;
     return true;
   }
-  const raw = buf.toString('utf8', start, end);
+  const raw = text ?? buf.toString('utf8', start, end);
   const parsed = parseRecordLine(raw);
   const validUtf8 = knownValid || isUtf8(buf.subarray(start, end));
   if ('bad' in parsed) {
