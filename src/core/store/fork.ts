@@ -133,7 +133,9 @@ function movedLater(rest: TurnBounds, turn: number): boolean {
 
 /** The highest effective turn that began or ended (0: none): the copy's last turn. */
 function lastTurn(bounds: TurnBounds): number {
-  return Math.max(0, ...bounds.begun.keys(), ...bounds.ends.keys());
+  let last = 0;
+  for (const turn of [bounds.begun.keys(), bounds.ends.keys()].flatMap((keys) => [...keys])) if (turn > last) last = turn;
+  return last;
 }
 
 /** The cut from the turn boundaries of the whole log (see {@link ForkCut}). */
