@@ -13,7 +13,7 @@ import { readNewestPage } from '../src/core/wire/newestPage';
 import { HistoryBuilder } from '../src/core/wire/replay';
 import { scanWireLog } from '../src/core/wire/wireReader';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';
-import { listByReadingEveryLog, openByParsingWholeLog, parseEveryLine } from './peers/patterns';
+import { copyWithFsync, listByReadingEveryLog, openByParsingWholeLog, parseEveryLine, readRange } from './peers/patterns';
 
 /** A measurement's result: the median time of its runs and the process's peak memory. */
 export interface Measured {
@@ -50,6 +50,13 @@ async function timed(runs: number, fn: () => unknown | Promise<unknown>): Promis
   }
   return median(times);
 }
+
+/**
+ * The index of a fork or rewind is saved when the store closes, after the clock stops: a window
+ * saves it 100 ms after the change, off the operation's path, and a save left by one timed run
+ * must not land in the next.
+ */
+const AFTER_THE_CLOCK = 10 * 60 * 1000;
 
 const openIndex = (root: string, wasmPath: string) => SessionIndex.open({ layout: new StoreLayout(root), wasmPath, logger: silentLogger });
 
@@ -123,20 +130,25 @@ export async function measure(kind: string, args: string[], wasmPath: string): P
     case 'floor':
       return { ms: await timed(3, () => parseEveryLine(target!)), peakMb: peakRssMb() };
     case 'fork': {
-      const store = await SessionStore.open({ root: target!, wasmPath, logger: silentLogger, saveDelayMs: 0 });
+      const store = await SessionStore.open({ root: target!, wasmPath, logger: silentLogger, saveDelayMs: AFTER_THE_CLOCK });
       const [id, turn] = extra!.split(':');
+      store.locate(id!); // the workspace's index is loaded before the clock starts, as in a window that shows the session
       const ms = await timed(3, () => forkSession(store, id!, { turn: Number(turn) }));
       await store.close();
       return { ms, peakMb: peakRssMb() };
     }
     case 'rewind': {
-      const store = await SessionStore.open({ root: target!, wasmPath, logger: silentLogger, saveDelayMs: 0 });
-      const [id, turn] = extra!.split(':');
-      const prompt = store.history(id!).messages.find((m) => m.turn === Number(turn) && m.message.role === 'user')!;
-      const ms = await timed(1, () => rewindSession(store, id!, prompt.id, { files: false }));
+      const store = await SessionStore.open({ root: target!, wasmPath, logger: silentLogger, saveDelayMs: AFTER_THE_CLOCK });
+      const [id, , promptId] = extra!.split(':');
+      store.locate(id!); // the workspace's index is loaded before the clock starts, as in a window that shows the session
+      const ms = await timed(1, () => rewindSession(store, id!, promptId!, { files: false }));
       await store.close();
       return { ms, peakMb: peakRssMb() };
     }
+    case 'copy':
+      return { ms: await timed(3, () => copyWithFsync(target!, `${target}.copy`, Number(extra))), peakMb: peakRssMb() };
+    case 'read-range':
+      return { ms: await timed(3, () => readRange(target!, Number(extra))), peakMb: peakRssMb() };
     default:
       throw new Error(`unknown measurement ${kind}`);
   }

@@ -14,6 +14,8 @@ import path from 'node:path';
 import { silentLogger } from '../src/core/logger';
 import { SessionStore } from '../src/core/store/sessionStore';
 import { turnEndOffset } from '../src/core/store/fork';
+import type { MessageRecord } from '../src/core/wire/records';
+import { scanWireLog } from '../src/core/wire/wireReader';
 import { appendThroughWriter } from './append';
 import { chatPagingBench } from './chatPaging';
 import { generateLogOfRecords, generateSessions, turnRecords, withCompactions } from './generate';
@@ -34,6 +36,20 @@ function inChild(kind: string, ...args: string[]): Measured {
   const r = spawnSync(process.execPath, [__filename, '--child', kind, ...args], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`measurement ${kind} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measured;
+}
+
+/** The id of the prompt that began turn `turn` of a log (read here, so the measuring process does not). */
+function promptOfTurn(log: string, turn: number): string {
+  let id = '';
+  scanWireLog(
+    log,
+    (r) => {
+      const m = r as MessageRecord;
+      if (!id && m.turn === turn && m.message.role === 'user') id = m.id;
+    },
+    { only: ['message'] },
+  );
+  return id;
 }
 
 const fmt = (m: Measured, digits = 1) => `${m.ms.toFixed(digits)} ms, ${m.peakMb.toFixed(0)} MB`;
@@ -125,22 +141,23 @@ async function main(): Promise<void> {
       const middle = Math.max(1, Math.floor(turns / 2));
       const cut = turnEndOffset(log, middle) as { offset: number };
       const fork = inChild('fork', storeRoot, `${session.id}:${middle}`);
-      const prefix = path.join(root, 'prefix.jsonl');
-      fs.writeFileSync(prefix, fs.readFileSync(log).subarray(0, cut.offset));
-      const cpTimes = [0, 1, 2].map(() => {
-        const start = process.hrtime.bigint();
-        spawnSync('cp', [prefix, `${prefix}.copy`]);
-        return Number(process.hrtime.bigint() - start) / 1e6;
-      });
-      fs.rmSync(prefix);
-      fs.rmSync(`${prefix}.copy`, { force: true });
+      const copy = inChild('copy', log, String(cut.offset));
       add(
         `${label}: fork at the middle turn`,
         fmt(fork, 0),
-        `(d) cp of the same ${(cut.offset / 1024 / 1024).toFixed(1)} MB: ${median(cpTimes).toFixed(0)} ms`,
-        `${(fork.ms / median(cpTimes)).toFixed(1)}x cp`,
+        `(d) in-process copy of the same ${(cut.offset / 1024 / 1024).toFixed(1)} MB, fsynced: ${fmt(copy, 0)}`,
+        `${(fork.ms / copy.ms).toFixed(2)}x the copy`,
       );
-      add(`${label}: rewind to the middle turn`, fmt(inChild('rewind', storeRoot, `${session.id}:${middle}`), 0));
+      // A rewind drops the turns from the middle one on: the floor reads those bytes.
+      const dropped = middle > 1 ? (turnEndOffset(log, middle - 1) as { offset: number }).offset : 0;
+      const rewind = inChild('rewind', storeRoot, `${session.id}:${middle}:${promptOfTurn(log, middle)}`);
+      const tail = inChild('read-range', log, String(dropped));
+      add(
+        `${label}: rewind to the middle turn`,
+        fmt(rewind, 0),
+        `(f) read the dropped ${((generated.bytes - dropped) / 1024 / 1024).toFixed(1)} MB: ${fmt(tail, 0)}`,
+        `${(rewind.ms / tail.ms).toFixed(2)}x the read`,
+      );
       fs.rmSync(storeRoot, { recursive: true, force: true });
     }
 
@@ -170,7 +187,7 @@ async function main(): Promise<void> {
     '| --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
-  const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) \`cp\`; (e) \`JSON.parse\` of every line.\n\n${table}\n`;
+  const text = `# Benchmark results\n\n${quick ? 'Quick run' : 'Full run'} (\`npm run bench${quick ? ' -- --quick' : ''}\`) on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\nTimes are medians (50 runs for index queries, 3 to 5 for the rest); peak memory is the measuring process's own high-water mark (VmHWM).\nPeers: (a) list by reading every session's log; (b) rewrite a whole-JSON history file and a global history list per message; (c) open a session by parsing its whole log; (d) an in-process copy with fsync; (e) \`JSON.parse\` of every line; (f) reading the bytes a rewind drops.\n\n${table}\n`;
   console.log(`\n${text}`);
   // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.
   // The Chat view paging and startup sections (their own runs) are carried over as they were.

@@ -70,6 +70,39 @@ export function parseEveryLine(file: string): number {
   return count;
 }
 
+/** (d) The floor of a fork: the first `bytes` of a file copied in-process in 1 MB chunks, then fsynced. */
+export function copyWithFsync(from: string, to: string, bytes: number): void {
+  const src = fs.openSync(from, 'r');
+  const dst = fs.openSync(to, 'w');
+  try {
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    for (let pos = 0; pos < bytes;) {
+      const n = fs.readSync(src, buffer, 0, Math.min(buffer.length, bytes - pos), pos);
+      if (n === 0) break;
+      fs.writeSync(dst, buffer, 0, n);
+      pos += n;
+    }
+    fs.fsyncSync(dst);
+  } finally {
+    fs.closeSync(src);
+    fs.closeSync(dst);
+    fs.rmSync(to, { force: true });
+  }
+}
+
+/** (f) The floor of a rewind: the bytes of a file from `start` to its end, read in 1 MB chunks. */
+export function readRange(file: string, start: number): number {
+  const fd = fs.openSync(file, 'r');
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let total = 0;
+  try {
+    for (let read; (read = fs.readSync(fd, buffer, 0, buffer.length, start + total)) > 0;) total += read;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return total;
+}
+
 /**
  * (b) A whole-JSON history file rewritten on each message, plus a global history array file
  * updated with the task's summary (as extensions that keep `api_conversation_history.json` and a

@@ -57,6 +57,13 @@ export interface LogFold {
   /** Set in a compact fold: the effective turns before `turns`, as totals. */
   earlier: EarlierTurns | null;
   /**
+   * The records came in turn order: none of a turn below the newest effective one, and no turn
+   * that began or ended twice (a rewind lowers the newest turn). While it holds, each effective
+   * turn's records lie together, after the turns before it, so a reader can find a turn's
+   * boundaries from the end of the log. Absent in folds kept before Braid recorded it: unknown.
+   */
+  ordered?: boolean;
+  /**
    * Set when a record needed what a compact fold left out (a rewind, a record of an earlier
    * turn): the fold no longer says the truth, and its owner reads the log again.
    */
@@ -83,6 +90,7 @@ export function emptyFold(): LogFold {
     forkedFrom: null,
     turns: [],
     earlier: null,
+    ordered: true,
     stale: false,
     prompts: '',
     callIds: {},
@@ -125,21 +133,25 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       break;
     case 'rewind':
       fold.rewinds++;
-      if (fold.earlier) fold.stale = true; // the dropped turns' totals cannot be taken apart
+      // The totals of dropped turns kept as earlier turns cannot be taken apart; with a turn in
+      // detail left, a rewind into the detailed turns drops only those.
+      if (fold.earlier && !fold.turns.some((t) => t.turn < record.toTurn)) fold.stale = true;
       fold.turns = fold.turns.filter((t) => t.turn < record.toTurn);
-      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, promptLength(fold.turns) - 1)));
+      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, (fold.earlier?.promptChars ?? 0) + promptLength(fold.turns) - 1)));
       break;
     case 'usage':
       countCall(fold, record);
       break;
     case 'turn_begin': {
       const turn = turnOf(fold, record.turn);
+      if (turn.began) fold.ordered = false;
       turn.began = true;
       turn.model = record.model;
       break;
     }
     case 'turn_end': {
       const turn = turnOf(fold, record.turn);
+      if (turn.outcome !== null) fold.ordered = false;
       turn.outcome = record.outcome;
       turn.error = record.outcome === 'failed' ? (record.error ?? 'The turn failed.') : null;
       break;
@@ -222,17 +234,31 @@ export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
 
 /** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
 function turnOf(fold: LogFold, turn: number): TurnFacts {
+  const last = fold.turns.at(-1);
+  if (last?.turn === turn) return last; // most records belong to the newest turn
+  const newest = last?.turn ?? fold.earlier?.lastTurn ?? 0;
+  if (turn > newest && (!fold.earlier || turn > fold.earlier.lastTurn)) return pushed(fold.turns, newTurn(turn));
+  if (turn < newest) fold.ordered = false;
   if (fold.earlier && turn <= fold.earlier.lastTurn) {
     fold.stale = true; // a turn a compact fold keeps as totals only
-    return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+    return newTurn(turn);
   }
   for (let i = fold.turns.length - 1; i >= 0; i--) if (fold.turns[i]!.turn === turn) return fold.turns[i]!;
-  const facts: TurnFacts = { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
   // Turns stay in number order (a record of an older turn, appended to it after it ended, finds it above).
   const at = fold.turns.findIndex((t) => t.turn > turn);
-  if (at < 0) fold.turns.push(facts);
-  else fold.turns.splice(at, 0, facts);
+  if (at < 0) return pushed(fold.turns, newTurn(turn));
+  const facts = newTurn(turn);
+  fold.turns.splice(at, 0, facts);
   return facts;
+}
+
+function newTurn(turn: number): TurnFacts {
+  return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+}
+
+function pushed<T>(list: T[], item: T): T {
+  list.push(item);
+  return item;
 }
 
 function noteMessage(fold: LogFold, turn: TurnFacts, message: Message): void {

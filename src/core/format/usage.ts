@@ -13,10 +13,18 @@ export interface UsageBucket extends UsageTotals {
   calls: number;
 }
 
+const DAY_MS = 86_400_000;
+/** The last day named, by its number since 1970: a log's records come a day at a time. */
+let lastDay = { number: Number.NaN, text: '' };
+
 /** The UTC day of a record's time; `unknown` for a time no clock gives (a damaged or hand-made record). */
 export function dayOf(ts: number): string {
+  const number = Math.floor(Math.trunc(ts) / DAY_MS); // a Date drops a time's fraction toward zero
+  if (number === lastDay.number) return lastDay.text;
   const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? 'unknown' : date.toISOString().slice(0, 10);
+  if (Number.isNaN(date.getTime())) return 'unknown';
+  lastDay = { number, text: date.toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /** Adds a usage record's tokens and cost to running totals. */

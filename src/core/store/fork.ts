@@ -8,12 +8,14 @@ import { newMessageId, newSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { isKnown, type ForkedRecord, type NewRecord } from '../wire/records';
-import { replay } from '../wire/replay';
-import { readWireLog, scanWireLog } from '../wire/wireReader';
+import { parseRecordLine, type ForkedRecord, type NewRecord, type TurnEndRecord } from '../wire/records';
+import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
+import { applyRecord, type LogFold } from '../format/logFold';
 import { writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
+import { readAgents, summarize, type SessionSummary } from '../format/summary';
 import type { StoreContext } from './storeContext';
+import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 
 /** The result given to tool calls a fork cuts off. */
@@ -46,46 +48,15 @@ export class ForkError extends Error {
   override readonly name = 'ForkError';
 }
 
-/** Where a record sits in a main log: the byte offset and its time. */
-interface LogPoint {
-  readonly offset: number;
-  readonly ts: number;
-}
-
-/**
- * A structural scan of a main log's first `end` bytes (turn boundaries and rewinds, messages not
- * parsed): where each effective turn ends (the byte after its `turn_end`) and where the turn
- * still open begins (its `turn_begin`), if one is.
- */
-function scanTurns(logFile: string, end?: number): { ends: Map<number, LogPoint>; open: (LogPoint & { turn: number }) | undefined } {
-  const ends = new Map<number, LogPoint>();
-  const begun = new Map<number, LogPoint>();
-  scanWireLog(
-    logFile,
-    (record, offset, length) => {
-      if (!isKnown(record)) return;
-      if (record.t === 'rewind') {
-        for (const t of [...ends.keys()]) if (t >= record.toTurn) ends.delete(t);
-        for (const t of [...begun.keys()]) if (t >= record.toTurn) begun.delete(t);
-      } else if (record.t === 'turn_begin') begun.set(record.turn, { offset, ts: record.ts });
-      else if (record.t === 'turn_end') ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-    },
-    { only: ['turn_begin', 'turn_end', 'rewind'], ...(end !== undefined ? { end } : {}) },
-  );
-  const openTurns = [...begun.keys()].filter((t) => !ends.has(t)).sort((a, b) => a - b);
-  const first = openTurns[0];
-  return { ends, open: first === undefined ? undefined : { turn: first, ...begun.get(first)! } };
-}
-
 /**
  * Where effective turn `turn` ends in a main log: the byte just after its `turn_end` record. An
  * append-only log never changes below that point, so the prefix can be copied while the source
  * session keeps running. Returns undefined when the turn has begun but not ended.
  */
 export function turnEndOffset(logFile: string, turn: number): LogPoint | undefined | 'no-such-turn' {
-  const { ends, open } = scanTurns(logFile);
-  if (ends.has(turn)) return ends.get(turn);
-  return open?.turn === turn ? undefined : 'no-such-turn';
+  const bounds = scanTurnBounds(logFile, 0, statSize(logFile));
+  if (bounds.ends.has(turn)) return bounds.ends.get(turn);
+  return bounds.open()?.turn === turn ? undefined : 'no-such-turn';
 }
 
 /**
@@ -98,65 +69,87 @@ interface ForkCut {
   readonly leftOutTurn: number | null;
 }
 
-function forkCut(sourceId: string, mainLog: string, turnCount: number, turn: number | undefined): ForkCut {
+/** The main log of a fork, copied and folded: where it was cut, the fold of the copy, and the `forked` record the cut left out. */
+interface ForkedLog {
+  readonly cut: ForkCut;
+  readonly fold: LogFold;
+  /** The turn boundaries of the copy. */
+  readonly bounds: TurnBounds;
+  readonly inheritedFrom: ForkedRecord['from'] | undefined;
+}
+
+/**
+ * Copies the source's main log up to the cut into the open file `dst`, folding it on the way.
+ * Mostly one read of the prefix: at turn N the copy stops after N's `turn_end`, and the rest of
+ * the log is read only when the source's summary cannot vouch that no later rewind drops that
+ * turn and no `forked` record follows; a whole fork of an idle session copies everything written
+ * up to now. Otherwise (a rewind moved turn N, a running turn left out of a whole fork) the cut is
+ * found first and the copy made again.
+ */
+function copyMainLog(sourceId: string, mainLog: string, dst: number, source: SessionSummary, turn: number | undefined): ForkedLog {
   // Bounded by the size seen now, so records the running writer appends during the fork are never read.
   const now = Date.now();
   const size = statSize(mainLog);
-  const { ends, open } = scanTurns(mainLog, size);
+  const first = copyAndFold(mainLog, dst, size, turn === undefined ? undefined : (r) => r.t === 'turn_end' && (r as TurnEndRecord).turn === turn);
+  if (turn !== undefined && first.stopped) {
+    const end = first.bounds.ends.get(turn)!;
+    const rest = restOfLog(mainLog, source, first.bounds, end.offset, size);
+    if (!movedLater(rest, turn)) {
+      return {
+        cut: { bytes: end.offset, before: end.ts + 1, leftOutTurn: null },
+        fold: first.fold,
+        bounds: first.bounds,
+        inheritedFrom: rest.forkedFromAfter(end.offset),
+      };
+    }
+  }
+  if (turn === undefined && !first.bounds.open()) {
+    // Idle: everything written up to now (a turn that begins meanwhile is not copied, nor its subagents).
+    return { cut: { bytes: first.bytes, before: now + 1, leftOutTurn: null }, fold: first.fold, bounds: first.bounds, inheritedFrom: undefined };
+  }
+  const bounds = scanTurnBounds(mainLog, 0, size);
+  const cut = forkCut(sourceId, bounds, source.state.turnCount, turn);
+  fs.ftruncateSync(dst, 0);
+  const again = copyAndFold(mainLog, dst, cut.bytes, () => false);
+  return { cut, fold: again.fold, bounds: again.bounds, inheritedFrom: bounds.forkedFromAfter(cut.bytes) };
+}
+
+/**
+ * The turn boundaries and `forked` records of the main log after `offset`, read only where the
+ * source's summary does not already say there are none. It does for its first `logBytes` when
+ * its fold counts no more rewinds than the copy met, names no `forked` record, and met its
+ * records in turn order (so no turn ends twice).
+ */
+function restOfLog(mainLog: string, source: SessionSummary, copied: TurnBounds, offset: number, size: number): TurnBounds {
+  const { fold, logBytes } = source;
+  const vouched = fold.ordered === true && !fold.stale && fold.rewinds === copied.rewinds && fold.forkedFrom === null;
+  return scanTurnBounds(mainLog, vouched && offset <= logBytes && logBytes <= size ? logBytes : offset, size);
+}
+
+/** Whether what follows the copy moves turn `turn`'s end: a rewind to it or before, or another `turn_end` of it. */
+function movedLater(rest: TurnBounds, turn: number): boolean {
+  return rest.lowestRewind <= turn || rest.ends.has(turn);
+}
+
+/** The highest effective turn that began or ended (0: none): the copy's last turn. */
+function lastTurn(bounds: TurnBounds): number {
+  let last = 0;
+  for (const turn of [bounds.begun.keys(), bounds.ends.keys()].flatMap((keys) => [...keys])) if (turn > last) last = turn;
+  return last;
+}
+
+/** The cut from the turn boundaries of the whole log (see {@link ForkCut}). */
+function forkCut(sourceId: string, bounds: TurnBounds, turnCount: number, turn: number | undefined): ForkCut {
+  const open = bounds.open();
   if (turn !== undefined) {
-    const end = ends.get(turn);
+    const end = bounds.ends.get(turn);
     if (end) return { bytes: end.offset, before: end.ts + 1, leftOutTurn: null };
     if (open?.turn === turn) throw new ForkError(`turn ${turn} of ${sourceId} is still running; fork at turn ${turn - 1} or wait for it to end`);
     throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${counted(turnCount, 'turn')}`);
   }
-  // Idle: everything written up to now (a turn that begins meanwhile is not copied, nor its subagents).
-  if (!open) return { bytes: completeBytes(mainLog, size), before: now + 1, leftOutTurn: null };
   // A whole fork takes the ended turns only: the log up to the running turn's turn_begin keeps
   // everything before it (turns, rewinds, compactions) and nothing of the turn half written.
-  return { bytes: open.offset, before: open.ts, leftOutTurn: open.turn };
-}
-
-/**
- * The `from` of the first `forked` record at or after `offset` in a main log, if any. A fork's
- * log is its source's log, a `forked` record, then its own records, so the records just before
- * `offset` are that session's: a copy cut there must say so again (see the usage calls of replay).
- */
-function forkedFromAfter(logFile: string, offset: number): ForkedRecord['from'] | undefined {
-  let from: ForkedRecord['from'] | undefined;
-  scanWireLog(
-    logFile,
-    (record) => {
-      if (from === undefined && isKnown(record) && record.t === 'forked') from = record.from;
-    },
-    { start: offset, only: ['forked'] },
-  );
-  return from;
-}
-
-/** Copies the first `bytes` of a file (a prefix of complete lines). */
-function copyPrefix(from: string, to: string, bytes: number): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  const src = fs.openSync(from, 'r');
-  const dst = fs.openSync(to, 'w');
-  try {
-    const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
-    for (let pos = 0; pos < bytes;) {
-      const n = fs.readSync(src, buffer, 0, Math.min(buffer.length, bytes - pos), pos);
-      if (n === 0) break;
-      fs.writeSync(dst, buffer, 0, n);
-      pos += n;
-    }
-    fs.fsyncSync(dst);
-  } finally {
-    fs.closeSync(src);
-    fs.closeSync(dst);
-  }
-}
-
-/** The size of a log's first `end` bytes up to its last complete line (a torn tail is not copied). */
-function completeBytes(file: string, end: number): number {
-  const report = scanWireLog(file, () => undefined, { end });
-  return report.tornTail ? report.bytes - report.tornBytes : report.bytes;
+  return { bytes: open!.offset, before: open!.ts, leftOutTurn: open!.turn };
 }
 
 /**
@@ -203,18 +196,23 @@ function shareBlobs(from: string, to: string): void {
 export async function forkSession(store: StoreContext, sourceId: string, options: ForkOptions = {}): Promise<ForkedSession> {
   const layout = store.layout;
   const sourceDir = store.locate(sourceId);
-  const source = store.get(sourceId);
+  const sourceSummary = store.summaryAt(sourceDir);
+  const source = sourceSummary.state;
   const mainLog = layout.agentLog(sourceDir);
-  const cut = forkCut(sourceId, mainLog, source.turnCount, options.turn);
-  const inheritedFrom = forkedFromAfter(mainLog, cut.bytes);
   const id = newSessionId();
   const partial = layout.partialDir(source.workspaceKey, id);
-  fs.mkdirSync(partial, { recursive: true });
+  const newMain = layout.agentLog(partial);
+  fs.mkdirSync(path.dirname(newMain), { recursive: true });
   try {
-    const newMain = layout.agentLog(partial);
-    copyPrefix(mainLog, newMain, cut.bytes);
-    const kept = replay(readWireLog(newMain, { only: ['turn_begin', 'turn_end', 'rewind', 'usage', 'agent', 'forked'] }).records);
-    const turn = kept.nextTurn - 1;
+    const dst = fs.openSync(newMain, 'w');
+    let copied: ForkedLog;
+    try {
+      copied = copyMainLog(sourceId, mainLog, dst, sourceSummary, options.turn);
+    } finally {
+      fs.closeSync(dst); // synced with the records appended below
+    }
+    const { cut, fold, inheritedFrom } = copied;
+    const turn = lastTurn(copied.bounds);
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
     const forked = { t: 'forked' as const, from };
@@ -241,7 +239,12 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
-    await main.append(records, { durable: true });
+    // Folded as a reader will read them back, as the writer folds what it appends.
+    for (const written of await main.append(records, { durable: true })) {
+      const read = parseRecordLine(JSON.stringify(written));
+      if ('record' in read) applyRecord(fold, read.record);
+    }
+    const logBytes = main.bytes;
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));
 
@@ -269,8 +272,9 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     const finalDir = layout.sessionDir(source.workspaceKey, id);
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
-    const summary = store.index.rereadFolder(finalDir);
-    if (!summary) throw new ForkError(`the fork ${id} could not be read back after it was written`);
+    // The row from the fold of what was copied and appended: the copy is never read back.
+    const summary = summarize(state, fold, readAgents(finalDir), logBytes, statMtime(layout.stateFile(finalDir)) ?? 0);
+    store.index.putSummary(id, summary);
     return { ...summary.state, leftOutTurn: cut.leftOutTurn };
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });

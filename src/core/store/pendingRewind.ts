@@ -8,7 +8,8 @@ import { statSize } from '../fs/probe';
 import { BlobStore } from '../format/blobStore';
 import { removeEmptyFolders, removeFile, replaceFile } from '../tools/confinedFile';
 import { currentBytes, SessionFiles, type LocatedFile } from './sessionFiles';
-import type { NewRecord } from '../wire/records';
+import type { KnownRecord, NewRecord } from '../wire/records';
+import type { SessionSummary } from '../format/summary';
 import { WireLogWriter } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
@@ -40,11 +41,26 @@ export interface PendingRewind {
   readonly emptyFolders?: Array<{ readonly path: string; readonly root?: string }>;
 }
 
-/** Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its check. */
-export async function runPending(store: StoreContext, dir: string, pending: Omit<PendingRewind, 'v' | 'logBytes'>, fence: () => void): Promise<void> {
+/**
+ * The index row after a journal's records are appended (given them and the log's size before and
+ * after), when the caller can tell it without reading the log; undefined when it cannot.
+ */
+export type RowAfter = (appended: KnownRecord[], before: number, after: number) => SessionSummary | undefined;
+
+/**
+ * Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its
+ * check. `rowAfter` gives the index row; without it (or when it cannot) the folder is read again.
+ */
+export async function runPending(
+  store: StoreContext,
+  dir: string,
+  pending: Omit<PendingRewind, 'v' | 'logBytes'>,
+  fence: () => void,
+  rowAfter?: RowAfter,
+): Promise<void> {
   const journal: PendingRewind = { v: 1, ...pending, logBytes: statSize(store.layout.agentLog(dir)) };
   writeFileAtomic(store.layout.pendingRewindFile(dir), JSON.stringify(journal), fence);
-  await applyPending(store, dir, journal, fence);
+  await applyPending(store, dir, journal, fence, rowAfter);
 }
 
 /**
@@ -78,12 +94,13 @@ export function hasPending(dir: string): boolean {
  * is written only while it still has its `from` image (a file changed since is left alone), and
  * only the records not already in the log are appended. Each write waits for the lease's `fence`.
  */
-async function applyPending(store: StoreContext, dir: string, journal: PendingRewind, fence: () => void): Promise<void> {
+async function applyPending(store: StoreContext, dir: string, journal: PendingRewind, fence: () => void, rowAfter?: RowAfter): Promise<void> {
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   // The journal is data: every path is checked against the session's workspace folders now.
-  const files = new SessionFiles(store.get(path.basename(dir)), store.layout);
+  const touchesFiles = journal.files.length > 0 || (journal.emptyFolders?.length ?? 0) > 0;
+  const files = touchesFiles ? new SessionFiles(store.get(path.basename(dir)), store.layout) : undefined;
   for (const f of journal.files) {
-    const at = files.locate(f.root, f.path);
+    const at = files!.locate(f.root, f.path);
     if ('refused' in at) {
       store.logger.warn(`${journal.op}: ${at.refused}`);
       continue;
@@ -105,7 +122,7 @@ async function applyPending(store: StoreContext, dir: string, journal: PendingRe
     }
   }
   // Innermost first, so a folder whose only content was a created folder goes too.
-  const folders = (journal.emptyFolders ?? []).map((f) => files.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
+  const folders = (journal.emptyFolders ?? []).map((f) => files!.locate(f.root, f.path)).filter((at): at is LocatedFile => !('refused' in at));
   for (const at of folders.sort((a, b) => b.full.length - a.full.length)) {
     fence();
     removeEmptyFolders(at.workspace, [at.full]);
@@ -114,12 +131,17 @@ async function applyPending(store: StoreContext, dir: string, journal: PendingRe
   let present = 0;
   if (statSize(logFile) > journal.logBytes) scanWireLog(logFile, () => void present++, { start: journal.logBytes });
   const log = WireLogWriter.open(logFile, { fence });
+  let row: SessionSummary | undefined;
   try {
-    if (present < journal.records.length) await log.append(journal.records.slice(present), { durable: true });
+    if (present < journal.records.length) {
+      const appended = await log.append(journal.records.slice(present), { durable: true });
+      if (present === 0) row = rowAfter?.(appended, journal.logBytes, log.bytes);
+    }
   } finally {
     await log.close();
   }
-  store.index.rereadFolder(dir);
+  if (row) store.index.putSummary(row.state.id, row);
+  else store.index.rereadFolder(dir);
   fs.rmSync(store.layout.pendingRewindFile(dir), { force: true });
   fsyncDir(dir);
 }

@@ -1,14 +1,19 @@
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import { BlobStore } from '../format/blobStore';
-import { isKnown, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
-import { finishPending, runPending } from './pendingRewind';
+import { finishPending, runPending, type RowAfter } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
 import { currentBytes, SessionFiles } from './sessionFiles';
 import { promptText } from '../format/messageText';
+import { applyRecord, factsOf, type LogFold } from '../format/logFold';
+import { readState, type SessionState } from '../format/sessionState';
+import { summarize, type SessionSummary } from '../format/summary';
+import { statMtime } from '../fs/probe';
+import { readDroppedTurns } from './rewindTail';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
@@ -107,6 +112,10 @@ interface Target {
 
 interface Plan {
   preview: RewindPreview;
+  /** The session as the plan found it. */
+  state: SessionState;
+  /** The index row once the rewind's records are appended, when the fold could be taken apart without reading the whole log. */
+  derive?: RowAfter;
   /** Per file of the preview (by keyOf(file.root, file.path)): what to restore. */
   targets: Map<string, Target>;
   /** Folders the dropped turns' writes created, removed when a rewind with files leaves them empty. */
@@ -115,12 +124,60 @@ interface Plan {
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
 
-function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
+/** What a plan needs of the log: the prompt, the dropped turns' file changes and shell calls, and how many of them began. */
+interface DroppedPart {
+  readonly state: SessionState;
+  readonly target: MessageRecord;
+  readonly history: Pick<History, 'messages' | 'fileChanges'>;
+  readonly turnsDropped: number;
+  readonly openTurn: number | null;
+  readonly restoredAlready?: Set<string>;
+  readonly derive?: RowAfter;
+}
+
+/**
+ * The part of the log a rewind to `messageId` drops: read from the end back to the prompt when
+ * the session's summary allows (readDroppedTurns), else from the whole log.
+ */
+function droppedPart(store: StoreContext, sessionId: string, messageId: string): DroppedPart {
   const dir = store.locate(sessionId);
+  const summary = store.summaryAt(dir);
+  const tail = readDroppedTurns(store.layout.agentLog(dir), summary, messageId);
+  if (tail) {
+    const derive = deriveRow(store, dir, summary, tail.fold, tail.logBytes);
+    const history = { messages: tail.messages, fileChanges: tail.fileChanges };
+    return { state: summary.state, target: tail.prompt, history, turnsDropped: tail.turnsBegun, openTurn: factsOf(summary.fold).openTurn, derive };
+  }
   const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
   const target = history.messages.find((m) => m.id === messageId)!;
+  const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= target.turn).length;
+  return { state: summary.state, target, history, turnsDropped, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
+}
+
+/** The row from `kept` (the fold without the dropped turns) and the records the rewind appended, when the log was as read. */
+function deriveRow(store: StoreContext, dir: string, summary: SessionSummary, kept: LogFold, logBytes: number): RowAfter {
+  return (appended, before, after) => {
+    if (before !== logBytes) return undefined;
+    const fold = { ...kept };
+    // Folded as a reader will read them back, as the writer folds what it appends.
+    for (const r of appended) {
+      const read = parseRecordLine(JSON.stringify(r));
+      if ('record' in read) applyRecord(fold, read.record);
+    }
+    const stateFile = store.layout.stateFile(dir);
+    try {
+      return summarize(readState(stateFile), fold, summary.state.agents, after, statMtime(stateFile) ?? 0);
+    } catch {
+      return undefined; // a broken state.json: the folder is read again, which repairs it
+    }
+  };
+}
+
+function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
+  const { state, target, history, turnsDropped, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
-  if (history.openTurn !== null) throw new RewindError(`turn ${history.openTurn} is still running; stop it before rewinding`);
+  if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
+  const dir = store.locate(sessionId);
   const toTurn = target.turn;
   const dropped = history.fileChanges.filter((c) => c.turn >= toTurn && !restoredAlready?.has(keyOf(c.root, c.path)));
   const targets = new Map<string, Target>();
@@ -132,7 +189,6 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     else targets.set(key, { root: c.root, path: c.path, before: c.before, lastAfter: c.after });
     for (const d of c.createdDirs ?? []) createdDirs.push({ root: c.root, path: d });
   }
-  const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
   const files: FileRewind[] = [];
@@ -155,7 +211,6 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: (current ? sha256Hex(current) : null) !== t.lastAfter });
   }
   const { ran, mayHaveRun } = droppedCommands(history, toTurn);
-  const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= toTurn).length;
   const preview: RewindPreview = {
     toTurn,
     messageId,
@@ -167,7 +222,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     alreadyRewound: restoredAlready !== undefined,
     refused,
   };
-  return { preview, targets: usable, createdDirs };
+  return { preview, state, targets: usable, createdDirs, ...(derive ? { derive } : {}) };
 }
 
 /**
@@ -274,14 +329,13 @@ async function rewindHeld(
   options: { files: boolean; confirmOutside?: boolean },
   fence: () => void,
 ): Promise<RewindResult> {
-  const { preview, targets, createdDirs } = plan(store, sessionId, messageId);
+  const { preview, state, targets, createdDirs, derive } = plan(store, sessionId, messageId);
   if (preview.alreadyRewound && !options.files)
     throw new RewindError(
       `the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`,
     );
   const dir = store.locate(sessionId);
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
   const restored: RestoredFile[] = [];
   const skipped: string[] = [];
@@ -314,6 +368,7 @@ async function rewindHeld(
         ...(options.files && createdDirs.length ? { emptyFolders: createdDirs.map((d) => ({ path: d.path, ...(d.root ? { root: d.root } : {}) })) } : {}),
       },
       fence,
+      derive,
     );
   }
   return { ...preview, restored: restored.map((r) => r.path), skipped };

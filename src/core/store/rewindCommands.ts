@@ -17,7 +17,7 @@ export interface DroppedCommands {
  * with the result Braid wrote for it when the real one was lost (which has no `details`), may
  * have run. Calls in an answer that ended in an error or was stopped were never executed.
  */
-export function droppedCommands(history: History, toTurn: number): DroppedCommands {
+export function droppedCommands(history: Pick<History, 'messages' | 'fileChanges'>, toTurn: number): DroppedCommands {
   const results = new Map<string, ToolResultMessage>();
   for (const m of history.messages) if (m.turn >= toTurn && m.message.role === 'toolResult') results.set(m.message.toolCallId, m.message);
   const changedFiles = new Set(history.fileChanges.filter((c) => c.turn >= toTurn).map((c) => c.toolCallId));

@@ -1,10 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
+import { headType } from './lineHead';
+import { walkLines } from './lineWalk';
 import { parseRecordLine, WIRE_VERSION, type BadLineReason, type WireRecord } from './records';
 
-/** Lines longer than this are skipped as bad instead of being buffered whole. */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
-const CHUNK_BYTES = 1024 * 1024;
 const MAX_REPORTED_BAD = 50;
 
 /** A line that could not be read, by 1-based line number and byte offset. */
@@ -64,79 +63,68 @@ export type RecordVisitor = (record: WireRecord, offset: number, length: number,
 
 /**
  * Reads a wire log front to back in chunks and calls `visit` for each readable record. With
- * `only`, lines that cannot be a record of those types are skipped unparsed (a fast structural
- * scan: turn boundaries, rewinds and usage are small lines among large messages). Tolerates
- * what docs/reference.md (Wire records) lists: a torn last line, blank lines, unknown types, higher versions, and also
- * lines that are not JSON, invalid UTF-8 and overlong lines. Never throws for content; a missing
- * file is an empty log.
+ * `only`, it visits the records of those types and no others; a line whose head names another
+ * type (see lineHead.ts) is skipped unparsed and uncounted, so a structural scan of turn
+ * boundaries, rewinds and usage costs little more than reading the file. A line whose head says
+ * nothing is parsed and visited by its parsed type. Tolerates what docs/reference.md (Wire
+ * records) lists: a torn last line, blank lines, unknown types, higher versions, and also lines
+ * that are not JSON, invalid UTF-8 and overlong lines. Never throws for content; a missing file is
+ * an empty log. The report counts the lines read (with `only`, not those skipped by their head).
  */
 export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOptions = {}): ScanReport {
-  const only = options.only?.map((t) => Buffer.from(`"t":"${t}"`));
   const report = emptyReport();
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return report;
-    throw err;
-  }
+  const fd = openLog(file);
+  if (fd === undefined) return report;
   try {
     const end = options.end ?? fs.fstatSync(fd).size;
-    let position = options.start ?? 0;
-    report.bytes = end - position;
-    let carry: Buffer = Buffer.alloc(0);
-    let carryOffset = position;
-    let skipping = false; // inside an overlong line
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    while (position < end) {
-      const read = fs.readSync(fd, buffer, 0, Math.min(CHUNK_BYTES, end - position), position);
-      if (read === 0) break;
-      let chunk = buffer.subarray(0, read);
-      let chunkOffset = position;
-      position += read;
-      if (carry.length > 0) {
-        chunk = Buffer.concat([carry, chunk]);
-        chunkOffset = carryOffset;
-        carry = Buffer.alloc(0);
-      }
-      const lastNewline = chunk.lastIndexOf(10);
-      if (lastNewline < 0) {
-        if (skipping || chunk.length > MAX_LINE_BYTES) {
-          if (!skipping) noteBad(report, chunkOffset, 'too-long');
-          skipping = true;
-        } else {
-          carry = Buffer.from(chunk);
-          carryOffset = chunkOffset;
+    const start = options.start ?? 0;
+    report.bytes = end - start;
+    const wanted = options.only ? new Set(options.only) : undefined;
+    // Without `only` every line is parsed: a chunk's lines are checked and decoded at once (a line's
+    // text is then a slice of the chunk's), which costs less than a check and a decode per line.
+    const chunk = { valid: false, text: '', at: 0 };
+    const walk = walkLines(fd, start, end, {
+      region: wanted
+        ? undefined
+        : (buf, from, to) => {
+            chunk.valid = isUtf8(buf.subarray(from, to));
+            chunk.text = buf.toString('utf8', from, to);
+            chunk.at = 0;
+          },
+      line: (buf, from, to, offset) => {
+        if (wanted) {
+          const type = headType(buf, from, to);
+          if (type === undefined || wanted.has(type)) readLine(buf, from, to, offset, false, wanted, report, visit);
+          return;
         }
-        continue;
-      }
-      const whole = chunk.subarray(0, lastNewline + 1);
-      const allValid = isUtf8(whole);
-      let start = 0;
-      while (start <= lastNewline) {
-        const nl = chunk.indexOf(10, start);
-        if (skipping) {
-          skipping = false; // this newline ends the overlong line
-        } else {
-          if (!only || only.some((needle) => chunk.subarray(start, nl).includes(needle)))
-            readLine(chunk, start, nl, chunkOffset + start, allValid, report, visit);
-        }
-        start = nl + 1;
-      }
-      if (lastNewline + 1 < chunk.length) {
-        carry = Buffer.from(chunk.subarray(lastNewline + 1));
-        carryOffset = chunkOffset + lastNewline + 1;
-      }
-    }
-    if (skipping) {
-      report.unterminated = true;
-      report.tornTail = true;
-    } else if (carry.length > 0 && (!only || only.some((needle) => carry.includes(needle)))) {
-      readTail(carry, carryOffset, report, visit);
+        // A newline byte decodes to a newline of its own (a sequence it cuts short becomes U+FFFD), so the lines correspond.
+        const nl = chunk.text.indexOf('\n', chunk.at);
+        const text = chunk.text.slice(chunk.at, nl);
+        chunk.at = nl + 1;
+        readLine(buf, from, to, offset, chunk.valid, wanted, report, visit, text);
+      },
+      overlong: (offset) => noteBad(report, offset, 'too-long'),
+    });
+    report.unterminated = walk.overlongTail || walk.tail !== undefined;
+    report.tornTail = walk.overlongTail;
+    const tail = walk.tail;
+    if (tail && !walk.overlongTail) {
+      const type = wanted ? headType(tail.buf, tail.start, tail.end) : undefined;
+      if (type === undefined || wanted!.has(type)) readTail(tail.buf, tail.start, tail.end, tail.offset, wanted, report, visit);
     }
     return report;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Opens a log for reading; undefined when it does not exist. */
+function openLog(file: string): number | undefined {
+  try {
+    return fs.openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 
@@ -154,16 +142,25 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-function readLine(buf: Buffer, start: number, end: number, offset: number, knownValid: boolean, report: ScanReport, visit: RecordVisitor): boolean {
+function readLine(
+  buf: Buffer,
+  start: number,
+  end: number,
+  offset: number,
+  knownValid: boolean,
+  wanted: ReadonlySet<string> | undefined,
+  report: ScanReport,
+  visit: RecordVisitor,
+  text?: string,
+): boolean {
   if (isBlank(buf, start, end)) {
     report.lines++;
     report.blankLines++;
     return true;
   }
-  const slice = buf.subarray(start, end);
-  const validUtf8 = knownValid || isUtf8(slice);
-  const raw = slice.toString('utf8');
+  const raw = text ?? buf.toString('utf8', start, end);
   const parsed = parseRecordLine(raw);
+  const validUtf8 = knownValid || isUtf8(buf.subarray(start, end));
   if ('bad' in parsed) {
     noteBad(report, offset, validUtf8 ? parsed.bad : 'invalid-utf8');
     return false;
@@ -173,21 +170,28 @@ function readLine(buf: Buffer, start: number, end: number, offset: number, known
   if (!validUtf8) report.invalidUtf8Lines++;
   if ('unknown' in parsed.record) report.unknownRecords++;
   if (parsed.record.v > WIRE_VERSION) report.newerRecords++;
-  visit(parsed.record, offset, end - start, raw);
+  if (!wanted || wanted.has(parsed.record.t)) visit(parsed.record, offset, end - start, raw);
   return true;
 }
 
 /** The bytes after the last newline: a record missing only its newline is read; anything else is a torn tail. */
-function readTail(tail: Buffer, offset: number, report: ScanReport, visit: RecordVisitor): void {
-  report.unterminated = true;
-  if (isBlank(tail, 0, tail.length)) return;
-  const parsed = parseRecordLine(tail.toString('utf8'));
+function readTail(
+  buf: Buffer,
+  start: number,
+  end: number,
+  offset: number,
+  wanted: ReadonlySet<string> | undefined,
+  report: ScanReport,
+  visit: RecordVisitor,
+): void {
+  if (isBlank(buf, start, end)) return;
+  const parsed = parseRecordLine(buf.toString('utf8', start, end));
   if ('bad' in parsed) {
     report.tornTail = true;
-    report.tornBytes = tail.length;
+    report.tornBytes = end - start;
     return;
   }
-  readLine(tail, 0, tail.length, offset, false, report, visit);
+  readLine(buf, start, end, offset, false, wanted, report, visit);
 }
 
 /**

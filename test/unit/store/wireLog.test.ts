@@ -15,8 +15,9 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const logFile = () => path.join(dir, `log-${++n}`, 'wire.jsonl');
 
+/** A record's line as the writer lays it out (`v`, the record, `ts`), so a scan can read its type from its head. */
 function line(record: object): string {
-  return `${JSON.stringify({ v: 1, ts: 1, ...record })}\n`;
+  return `${JSON.stringify({ v: 1, ...record, ts: 1 })}\n`;
 }
 const msg = (turn: number, text: string, id = `m${turn}-${text}`) => line({ t: 'message', turn, id, message: userMessage(text) });
 
@@ -63,7 +64,7 @@ test('readWireLog reads the byte range and the record types it is asked for, in 
     ends.records.map((r) => (r as { turn: number }).turn),
     [1, 2],
   );
-  assert.equal(ends.report.records, 2, 'lines of other types are skipped unparsed');
+  assert.equal(ends.report.records, 2, 'lines whose head names another type are skipped unparsed');
 });
 
 test('a torn last line is ignored, and the next append starts on a fresh line', async () => {
