@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
-import { readLineHead, trailingTs } from '../wire/lineHead';
+import { recordFromHead } from '../format/headFold';
 import { walkLines } from '../wire/lineWalk';
 import { isKnown, parseRecordLine, type ForkedRecord, type WireRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
@@ -92,7 +92,11 @@ export function copyAndFold(source: string, dst: number, end: number, stop?: (re
     };
     const walk = walkLines(fd, 0, end, {
       line: (buf, start, lineEnd, offset) => {
-        if (foldFromHead(fold, buf, start, lineEnd)) return true;
+        const counted = recordFromHead(buf, start, lineEnd);
+        if (counted) {
+          applyRecord(fold, counted);
+          return true;
+        }
         const parsed = parseRecordLine(buf.toString('utf8', start, lineEnd));
         return 'record' in parsed ? take(parsed.record, offset, lineEnd - start) : true;
       },
@@ -116,32 +120,6 @@ export function copyAndFold(source: string, dst: number, end: number, stop?: (re
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** Record types whose fold takes only their turn and time (they make the turn exist). */
-const TURN_ONLY = new Set(['tool', 'file_change', 'compaction']);
-/** How the writer writes a text block; an assistant message without one gives the fold no preview. */
-const TEXT_BLOCK = Buffer.from('"type":"text"');
-
-/**
- * Folds a line from its head and end alone, when the fold takes nothing else of it: a tool result
- * or an assistant message without a text block (a message of its turn), a tool, file change or
- * compaction record (its turn exists). False for any other line, or one not laid out as the writer writes.
- */
-function foldFromHead(fold: LogFold, buf: Buffer, start: number, end: number): boolean {
-  const head = readLineHead(buf, start, end);
-  if (head?.turn === undefined) return false;
-  const counted = head.role === 'toolResult' || (head.role === 'assistant' && !buf.subarray(start, end).includes(TEXT_BLOCK));
-  if (!counted && !TURN_ONLY.has(head.type)) return false;
-  const ts = trailingTs(buf, start, end);
-  if (ts === undefined) return false;
-  const { turn } = head;
-  if (counted) {
-    // A message the fold only counts: a tool result, or an answer without text (tool calls only).
-    const message = { role: 'toolResult' as const, toolCallId: '', toolName: '', content: [], isError: false, timestamp: ts };
-    applyRecord(fold, { v: 1, ts, t: 'message', turn, id: '', message });
-  } else applyRecord(fold, { v: 1, ts, t: 'tool', turn, toolCallId: '', name: '', phase: 'end' });
-  return true;
 }
 
 /** Writes bytes [start, end) of `buf` at file offset `position`. */

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import type { Message } from '@mariozechner/pi-ai';
 import { applyRecord, emptyFold, MAX_SEARCH_TEXT, type EarlierTurns, type LogFold, type TurnFacts } from '../format/logFold';
 import { messageText, previewOf, promptText } from '../format/messageText';
 import type { SessionSummary } from '../format/summary';
+import { recordFromHead } from '../format/headFold';
 import { headIdIs, readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
 import { walkLinesBackward } from '../wire/lineWalk';
-import { isKnown, parseRecordLine, type FileChangeRecord, type KnownRecord, type MessageRecord, type ModelSnapshot, type WireRecord } from '../wire/records';
+import { isKnown, parseRecordLine, type FileChangeRecord, type MessageRecord, type ModelSnapshot, type WireRecord } from '../wire/records';
 
 /** What a rewind needs of the turns it drops, and the session without them, read from the end of the log. */
 export interface DroppedTurns {
@@ -87,7 +87,7 @@ class TailReader {
   private previewBefore: string | undefined;
   private modelBefore: ModelSnapshot | undefined;
   private wantsLastTurn = false;
-  private readonly idBytes: Uint8Array;
+  private readonly idBytes: Buffer;
 
   constructor(
     private readonly id: string,
@@ -180,7 +180,7 @@ class TailReader {
   private keep(line: LogLine, type: string, turn: number): boolean {
     if (turn > this.lastTurn!) return this.finish('failed'); // not in turn order after all
     if (turn === this.lastTurn) {
-      const record = line.foldRecord(type);
+      const record = line.foldRecord();
       if (record) this.lastKept.push(record);
       return true;
     }
@@ -300,7 +300,7 @@ class LogLine {
   }
 
   /** Whether this message line is message `id` (`bytes` in UTF-8): its head names it (and it parses), or, without a head, its record. */
-  isMessage(id: string, bytes: Uint8Array): boolean {
+  isMessage(id: string, bytes: Buffer): boolean {
     if (this.head && this.head.idStart >= 0 && !headIdIs(this.buf, this.head, bytes)) return false;
     return this.message()?.id === id;
   }
@@ -310,17 +310,8 @@ class LogLine {
   }
 
   /** The record as the fold takes it: from its head and end when that is all the fold takes (as copyAndFold does), else parsed. */
-  foldRecord(type: string): WireRecord | undefined {
-    const turn = this.head?.turn;
-    const ts = turn === undefined ? undefined : trailingTs(this.buf, this.start, this.end);
-    if (turn !== undefined && ts !== undefined) {
-      if (this.head!.role === 'toolResult') {
-        const message: Message = { role: 'toolResult', toolCallId: '', toolName: '', content: [], isError: false, timestamp: ts };
-        return { v: 1, ts, t: 'message', turn, id: '', message } as KnownRecord;
-      }
-      if (type === 'tool' || type === 'file_change' || type === 'compaction') return { v: 1, ts, t: 'tool', turn, toolCallId: '', name: '', phase: 'end' };
-    }
-    return this.record();
+  foldRecord(): WireRecord | undefined {
+    return (this.head && recordFromHead(this.buf, this.start, this.end, this.head)) ?? this.record();
   }
 }
 

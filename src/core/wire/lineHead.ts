@@ -148,7 +148,7 @@ export function readLineHead(buf: Buffer, start: number, end: number): LineHead 
 }
 
 /** Whether the head's message id is `id` (given as bytes). */
-export function headIdIs(buf: Buffer, head: LineHead, id: Uint8Array): boolean {
+export function headIdIs(buf: Buffer, head: LineHead, id: Buffer): boolean {
   return head.idEnd - head.idStart === id.length && matches(buf, head.idStart, head.idEnd, id);
 }
 
