@@ -239,7 +239,7 @@ test('a write that can make programs run later (a VS Code task) asks like a comm
 });
 
 test('a 5,000-message transcript opens at its end and pages to its start with only what is on screen in the DOM', async () => {
-  const [dir] = generateSessions(workbench.globalStorage, 1, 1, 1250, () => workbench.workspace);
+  const [dir] = generateSessions(workbench.globalStorage, { count: 1, workspaces: 1, turns: 1250, shape: 'compact', workspaceOf: () => workbench.workspace });
   const id = path.basename(dir!);
   const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rebuild-index'], {
     encoding: 'utf8',

@@ -6,7 +6,7 @@ import { forkSession } from '../../src/core/store/fork';
 import { WireLogWriter } from '../../src/core/wire/wireLog';
 import { listSessionFolders } from '../../src/core/format/layout';
 import { StoreLayout } from '../../src/core/format/layout';
-import { workspaceKey } from '../../src/core/ids';
+import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 import { addTurn, assistantMessage, openStore, userMessage, wasmPath } from './store';
 
 // The fixture and the tools of the corruption suite (test/faults/corruption.test.ts): a store of
