@@ -11,11 +11,20 @@ import { workspaceKey } from '../src/core/workspace/workspaceKey';
  * Bumped whenever what generateSessions writes changes: cached stores (bench/cachedStore.ts) are
  * kept under this version, so a changed generator never measures an old store.
  */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 const WORDS = 'parser index webview fork rewind session cache token stream compile build test deploy refactor schema query render layout widget config'.split(
   ' ',
 );
+
+/** Words of titles: none of them is a word of the prompts, and titles hold no digits, so a search of the prompts' words finds what the prompts hold. */
+const TITLE_WORDS = 'tidy draft notes plan review errand sketch outline polish chores'.split(' ');
+
+/** Session `i`'s title: "Task" and its number spelled in letters (b = 1), then three title words. */
+function titleOf(i: number): string {
+  const letters = String(i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!);
+  return `Task ${letters}: ${[0, 1, 2].map((k) => TITLE_WORDS[(i * 7 + k * 3) % TITLE_WORDS.length]).join(' ')}`;
+}
 
 const CODE_LINES = [
   'export function handle(request: Request, options: Options): Response {',
@@ -226,7 +235,7 @@ export function generateSessions(root: string, options: GenerateOptions): string
       workspaceKey: key,
       workspaceDir,
       createdAt: created,
-      title: `Session ${i}: ${sentence(i, 4)}`,
+      title: titleOf(i),
       titleSource: 'auto',
       kind: 'conversation',
       visibility: 'visible',

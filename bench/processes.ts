@@ -15,11 +15,15 @@ const NAMES = ['reportPeak', 'firstPage', 'peerList', 'bareCall', 'braidMeasures
 /** The bundled programs of bench/programs/, by name. */
 export type Programs = Record<(typeof NAMES)[number], string>;
 
-/** Bundles bench/programs/*.ts for Node (no source maps, so they load as fast as they can). */
-export async function bundlePrograms(repoRoot: string): Promise<Programs> {
+/**
+ * Bundles bench/programs/*.ts for Node (no source maps, so they load as fast as they can);
+ * sessionMeasures, which holds the agent kernel and takes seconds to bundle, only `withSession`.
+ */
+export async function bundlePrograms(repoRoot: string, withSession: boolean): Promise<Programs> {
   const outdir = path.join(repoRoot, 'out', 'bench', 'programs');
+  const names = NAMES.filter((n) => withSession || n !== 'sessionMeasures');
   await esbuild.build({
-    entryPoints: Object.fromEntries(NAMES.map((n) => [n, path.join(repoRoot, 'bench', 'programs', `${n}.ts`)])),
+    entryPoints: Object.fromEntries(names.map((n) => [n, path.join(repoRoot, 'bench', 'programs', `${n}.ts`)])),
     outdir,
     bundle: true,
     platform: 'node',

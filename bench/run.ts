@@ -18,8 +18,7 @@ import { resultsText } from './results';
 import { measureLogOf } from './sections/logs';
 import { measureScale } from './sections/scale';
 import type { Row } from './table';
-import { columnArg, DEFAULT_TURNS, runTurnIo, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
-import { turnIoSectionOf, type Column } from './turnIo/resultsSection';
+import { turnIoSectionOf } from './turnIo/resultsSection';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -47,10 +46,10 @@ function planOf(argv: readonly string[]): Plan {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const column = columnArg(argv);
-  if (argv.includes('--turn-io')) return writeTurnIo(previousResults(), column, DEFAULT_TURNS);
+  if (argv.includes('--turn-io')) return turnIo(argv);
   const plan = planOf(argv);
   const started = Date.now();
+  const clock = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   const loadAtStart = os.loadavg()[0]!;
   const cli = path.join(repoRoot, 'dist', 'cli.js');
   const extensionBundle = path.join(repoRoot, 'dist', 'extension.js');
@@ -58,7 +57,7 @@ async function main(): Promise<void> {
   const server = new ScriptedModelServer(() => ({ kind: 'text', chunks: ['Hello', ' there.'], usage: { prompt: 12, completion: 3 } }));
   await server.start();
   const rows: Row[] = [];
-  const programs = await bundlePrograms(repoRoot);
+  const programs = await bundlePrograms(repoRoot, !plan.quick);
   const ctx: BenchContext = {
     quick: plan.quick,
     wasmPath,
@@ -68,10 +67,10 @@ async function main(): Promise<void> {
     baseUrl: server.baseUrl,
     runs: plan.quick ? { warm: 20, fresh: 1, exec: 1, turns: 3 } : { warm: 50, fresh: 5, exec: 5, turns: 5 },
     measure: (program, ...kinds) => inChild(programs[program], kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } }))),
-    say: (line) => console.log(line),
+    say: (line) => console.log(`[${clock()}] ${line}`),
     add: (row) => {
       rows.push(row);
-      console.log(`${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
+      console.log(`[${clock()}] ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
     },
   };
   try {
@@ -87,21 +86,23 @@ async function main(): Promise<void> {
   if (argv.includes('--drop-cache') || freeBytes() < 10 * 2 ** 30) dropCache(ctx.say);
   else console.log(`(generated stores kept in ${cacheRoot()} for the next run; --drop-cache removes them)`);
   if (!plan.write) return;
-  // Per-turn state I/O keeps its own section: the other column (before or after) is carried over.
-  await writeTurnIo(`${text}\n${turnIoSectionOf(previousResults())}`, column, DEFAULT_TURNS);
+  // Per-turn state I/O keeps its own section, which bench/turnIo.ts then fills.
+  fs.writeFileSync(resultsFile, `${text}\n${turnIoSectionOf(previousResults())}`);
+  turnIo(argv);
+}
+
+/** Runs bench/turnIo.ts (per-turn state I/O, which holds a core Session), passing `--as`. */
+function turnIo(argv: readonly string[]): void {
+  const as = argv.indexOf('--as');
+  const args = as >= 0 ? ['--as', argv[as + 1] ?? ''] : [];
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', 'turnIo.ts'), ...args], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`bench/turnIo.ts failed (exit ${r.status})`);
 }
 
 /** The commit measured, marked when the working tree differs from it. */
 function commitOf(): string {
   const git = (...args: string[]) => spawnSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
   return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' with uncommitted changes' : ''}`;
-}
-
-/** Measures per-turn state I/O, prints its table, and writes RESULTS.md as `base` with the figures in `column`. */
-async function writeTurnIo(base: string, column: Column, turns: number): Promise<void> {
-  const results = await runTurnIo(wasmPath, turns);
-  console.log(`Per-turn state I/O (${turns} turns):\n\n${turnIoTable(results)}`);
-  fs.writeFileSync(resultsFile, withTurnIoResults(base, results, column, repoRoot));
 }
 
 main().catch((err: unknown) => {

@@ -137,6 +137,7 @@ async function execRows(ctx: BenchContext, store: BenchStore, name: string): Pro
   ctx.add(
     versus(`${name}: \`braid exec "hi"\`: first token (fresh process)`, { ms: exec.firstMs! }, 'the bare call: first token', { ms: bare.firstMs! }),
   );
+  if (ctx.quick) return; // the Session's program takes seconds to bundle
   const args = { root: store.root, workspaceDir: store.current.dir, baseUrl: ctx.baseUrl, runs: ctx.runs.exec };
   const warm = (await ctx.measure('sessionMeasures', { kind: 'first-token', args }))['first-token']!;
   ctx.add(versus(`${name}: first token of a prompt, Session open (warm)`, figure(warm.braid!), 'a bare streaming call in a running process', figure(warm.bare!)));
