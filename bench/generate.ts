@@ -91,7 +91,14 @@ function textBlock(next: () => number, lines: readonly string[], bytes: number):
   return out.join('\n');
 }
 
-const USAGE = { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 2300, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.002 } };
+const USAGE = {
+  input: 1200,
+  output: 300,
+  cacheRead: 800,
+  cacheWrite: 0,
+  totalTokens: 2300,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.002 },
+};
 
 function assistant(ts: number, content: unknown[], stopReason: 'stop' | 'toolUse'): object {
   return { role: 'assistant', api: 'openai-completions', provider: 'bench', model: 'bench-model', usage: USAGE, stopReason, timestamp: ts, content };
@@ -144,7 +151,14 @@ export function realisticTurnRecords(turn: number, seed: number, ts: number): Ne
     message(ids[0]!, { role: 'user', content: prompt, timestamp: ts }),
     message(
       ids[1]!,
-      assistant(ts, [{ type: 'text', text: `Let me read ${file} first.` }, { type: 'toolCall', id: readId, name: 'read_file', arguments: { path: file } }], 'toolUse'),
+      assistant(
+        ts,
+        [
+          { type: 'text', text: `Let me read ${file} first.` },
+          { type: 'toolCall', id: readId, name: 'read_file', arguments: { path: file } },
+        ],
+        'toolUse',
+      ),
     ),
     usageOf(turn, ids[1]!, ts, 'toolUse'),
     { t: 'tool', turn, toolCallId: readId, name: 'read_file', phase: 'end', isError: false, ts },

@@ -66,7 +66,11 @@ async function main(): Promise<void> {
     programs,
     baseUrl: server.baseUrl,
     runs: plan.quick ? { warm: 20, fresh: 1, exec: 1, turns: 3 } : { warm: 50, fresh: 5, exec: 5, turns: 5 },
-    measure: (program, ...kinds) => inChild(programs[program], kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } }))),
+    measure: (program, ...kinds) =>
+      inChild(
+        programs[program],
+        kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } })),
+      ),
     say: (line) => console.log(`[${clock()}] ${line}`),
     add: (row) => {
       rows.push(row);
@@ -80,7 +84,15 @@ async function main(): Promise<void> {
     await server.close();
   }
   const seconds = (Date.now() - started) / 1000;
-  const text = resultsText({ rows, quick: plan.quick, scales: plan.scales, workspaces: plan.workspaces, commit: commitOf(), load: [loadAtStart, os.loadavg()[0]!], seconds });
+  const text = resultsText({
+    rows,
+    quick: plan.quick,
+    scales: plan.scales,
+    workspaces: plan.workspaces,
+    commit: commitOf(),
+    load: [loadAtStart, os.loadavg()[0]!],
+    seconds,
+  });
   console.log(`\n${text}`);
   console.log(`(measured in ${seconds.toFixed(1)} s)`);
   if (argv.includes('--drop-cache') || freeBytes() < 10 * 2 ** 30) dropCache(ctx.say);
@@ -95,7 +107,9 @@ async function main(): Promise<void> {
 function turnIo(argv: readonly string[]): void {
   const as = argv.indexOf('--as');
   const args = as >= 0 ? ['--as', argv[as + 1] ?? ''] : [];
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', 'turnIo.ts'), ...args], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', 'turnIo.ts'), ...args], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) throw new Error(`bench/turnIo.ts failed (exit ${r.status})`);
 }
 

@@ -44,16 +44,21 @@ function promptText(r: LogLine): string | undefined {
   return typeof r.message.content === 'string' ? r.message.content : JSON.stringify(r.message.content);
 }
 
+/** A session's whole log, or undefined when it cannot be read. */
+function readLog(dir: string): string | undefined {
+  try {
+    return fs.readFileSync(logOf(dir), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** (a1) Every log read and parsed whole: title from the first prompt, time from the last record. */
 export function listReadingEveryLog(workspaceFolders: readonly string[], limit: number): Listed[] {
   const found: Listed[] = [];
   for (const { id, dir } of sessionDirs(workspaceFolders)) {
-    let text: string;
-    try {
-      text = fs.readFileSync(logOf(dir), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readLog(dir);
+    if (text === undefined) continue;
     let title = '';
     let ts = 0;
     for (const line of text.split('\n')) {
@@ -74,7 +79,7 @@ export function readHead(file: string, maxLines = Number.POSITIVE_INFINITY): Log
   const lines: LogLine[] = [];
   let carry = '';
   try {
-    for (let read; (read = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) {
+    for (let read; (read = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0;) {
       const parts = (carry + buffer.toString('utf8', 0, read)).split('\n');
       carry = parts.pop() ?? '';
       for (const part of parts) {
@@ -133,12 +138,8 @@ export function searchByScanning(workspaceFolders: readonly string[], query: str
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const found: Listed[] = [];
   for (const { id, dir } of sessionDirs(workspaceFolders)) {
-    let text: string;
-    try {
-      text = fs.readFileSync(logOf(dir), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readLog(dir);
+    if (text === undefined) continue;
     let prompts = '';
     let ts = 0;
     for (const line of text.split('\n')) {

@@ -36,15 +36,22 @@ export function parseEveryLine(file: string): number {
   return count;
 }
 
-/** Writes `text` over `file` and fsyncs it: the peer's write, made durable as Braid's are. */
-function writeDurably(file: string, text: string): void {
-  const fd = fs.openSync(file, 'w');
+/** Opens `file` with `flags`, runs `fn` on its descriptor, and closes it. */
+function withFile<T>(file: string, flags: string, fn: (fd: number) => T): T {
+  const fd = fs.openSync(file, flags);
   try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
+    return fn(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Writes `data` over `file` and fsyncs it: the peer's write, made durable as Braid's are. */
+function writeDurably(file: string, data: string | Buffer): void {
+  withFile(file, 'w', (fd) => {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  });
 }
 
 /**
@@ -62,7 +69,15 @@ export class WholeHistoryPeer {
     fs.mkdirSync(dir, { recursive: true });
     this.historyFile = path.join(dir, 'api_conversation_history.json');
     this.globalFile = path.join(dir, 'taskHistory.json');
-    const list = Array.from({ length: sessions }, (_, i) => ({ id: `task-${i}`, ts: i, task: `an older task ${i}: refactor the parser`, tokensIn: 1200, tokensOut: 300, totalCost: 0.002, size: 90_000 }));
+    const list = Array.from({ length: sessions }, (_, i) => ({
+      id: `task-${i}`,
+      ts: i,
+      task: `an older task ${i}: refactor the parser`,
+      tokensIn: 1200,
+      tokensOut: 300,
+      totalCost: 0.002,
+      size: 90_000,
+    }));
     writeDurably(this.globalFile, JSON.stringify(list));
     this.history.push(...earlier);
     writeDurably(this.historyFile, JSON.stringify(this.history));
@@ -85,35 +100,15 @@ export class WholeHistoryPeer {
 /** The floor of a fork: the log's first `bytes` copied in this process into a new file, fsynced with its folder. */
 export function copyWithFsync(source: string, target: string, bytes: number): void {
   const buffer = Buffer.allocUnsafe(bytes);
-  const input = fs.openSync(source, 'r');
-  try {
-    fs.readSync(input, buffer, 0, bytes, 0);
-  } finally {
-    fs.closeSync(input);
-  }
-  const output = fs.openSync(target, 'w');
-  try {
-    fs.writeSync(output, buffer);
-    fs.fsyncSync(output);
-  } finally {
-    fs.closeSync(output);
-  }
-  const folder = fs.openSync(path.dirname(target), 'r');
-  try {
-    fs.fsyncSync(folder);
-  } finally {
-    fs.closeSync(folder);
-  }
+  withFile(source, 'r', (fd) => fs.readSync(fd, buffer, 0, bytes, 0));
+  writeDurably(target, buffer);
+  withFile(path.dirname(target), 'r', (fd) => fs.fsyncSync(fd));
 }
 
 /** The floor of a rewind: reading the part of the log it drops (from `offset` to the end). */
 export function readTail(file: string, offset: number): number {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const size = fs.fstatSync(fd).size - offset;
-    const buffer = Buffer.allocUnsafe(Math.max(0, size));
+  return withFile(file, 'r', (fd) => {
+    const buffer = Buffer.allocUnsafe(Math.max(0, fs.fstatSync(fd).size - offset));
     return fs.readSync(fd, buffer, 0, buffer.length, offset);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }

@@ -34,7 +34,12 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
     ctx.add(versus(`${name}: open the newest page (80 messages)`, m.page!, '(c) parse the whole log', m.openPeer!));
     ctx.add(overFloor(`${name}: full replay (${(mb / (m.replay!.ms / 1000)).toFixed(0)} MB/s)`, m.replay!, 'JSON.parse of every line', m.floor!));
     ctx.add(
-      versus(`${name}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`, m.contextCompacted!, 'the same without compactions', m.context!),
+      versus(
+        `${name}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`,
+        m.contextCompacted!,
+        'the same without compactions',
+        m.context!,
+      ),
     );
     const keptMb = (cut.offset / 1024 / 1024).toFixed(1);
     ctx.add(overFloor(`${name}: fork at the middle turn`, m.fork!, `copy of the kept ${keptMb} MB in process, fsynced`, m.forkFloor!));

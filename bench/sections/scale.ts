@@ -30,9 +30,24 @@ export async function measureScale(ctx: BenchContext, count: number, workspaces:
     { kind: 'peers', args: { current: store.current.sessions, all: store.sessionFolders, queries: QUERIES, runs: ctx.quick ? 1 : 3 } },
     { kind: 'peer-turn', args: { dir: peerDir, sessions: store.count, earlier: TURNS, runs: ctx.runs.turns } },
   );
-  ctx.add(overFloor(`${name}: index rebuild, every workspace (fresh \`braid rebuild-index\`, index files deleted first)`, rebuilt, 'every state.json and log head read', peers['rebuild-floor']!.floor!, 2));
+  ctx.add(
+    overFloor(
+      `${name}: index rebuild, every workspace (fresh \`braid rebuild-index\`, index files deleted first)`,
+      rebuilt,
+      'every state.json and log head read',
+      peers['rebuild-floor']!.floor!,
+      2,
+    ),
+  );
   const bytes = indexBytes(store);
-  ctx.add(plain(`${name}: index size`, `${mb(bytes.current)} this workspace, ${mb(bytes.total)} every workspace`, '', `${(bytes.total / store.count / 1024).toFixed(1)} KB a session`));
+  ctx.add(
+    plain(
+      `${name}: index size`,
+      `${mb(bytes.current)} this workspace, ${mb(bytes.total)} every workspace`,
+      '',
+      `${(bytes.total / store.count / 1024).toFixed(1)} KB a session`,
+    ),
+  );
   const args = { root: store.root, workspaceDir: store.current.dir };
   const warm = (await ctx.measure('braidMeasures', { kind: 'warm', args: { ...args, queries: QUERIES, runs: ctx.runs.warm } })).warm!;
   const node = await fresh(ctx.programs, ctx.quick ? 3 : 10, ['-e', '0']);
@@ -61,44 +76,73 @@ async function rebuildIndex(ctx: BenchContext, store: BenchStore, name: string):
   return rebuilt;
 }
 
-const cliArgs = (ctx: BenchContext, store: BenchStore, ...command: string[]) => [ctx.cli, '--data-dir', store.root, '--workspace', store.current.dir, ...command];
+const cliArgs = (ctx: BenchContext, store: BenchStore, ...command: string[]) => [
+  ctx.cli,
+  '--data-dir',
+  store.root,
+  '--workspace',
+  store.current.dir,
+  ...command,
+];
 
 function warmRows(ctx: BenchContext, name: string, warm: Record<string, Measured>, peers: Record<string, Measured>, node: FreshFigure): void {
   const w = (what: string) => `${name}: ${what} (warm)`;
   const indexRead = figure(warm.readIndexFile!);
-  ctx.add(overFloor(w(`store open for one workspace, the process's first (sql.js started before it, in ${fmt(warm.sqlJsStart!)})`), figure(warm.firstOpen!), 'its index file read', indexRead));
+  ctx.add(
+    overFloor(
+      w(`store open for one workspace, the process's first (sql.js started before it, in ${fmt(warm.sqlJsStart!)})`),
+      figure(warm.firstOpen!),
+      'its index file read',
+      indexRead,
+    ),
+  );
   ctx.add(overFloor(w('store open for one workspace, again'), figure(warm.reopen!), 'its index file read', indexRead));
   const list = figure(warm.listWorkspace!);
   ctx.add(versus(w('first page (50) of one workspace'), list, `(a1) read every log of the folder [${peers.a1!.detail}]`, figure(peers.a1!)));
   ctx.add(versus(w('first page (50) of one workspace'), list, `(a2) head + stat of every log [${peers.a2!.detail}]`, figure(peers.a2!)));
   ctx.add(versus(w('first page (50) of one workspace'), list, `(a3) newest first, stop after 100 [${peers.a3!.detail}]`, figure(peers.a3!)));
-  QUERIES.forEach((_, i) => {
-    const row = versus(w(`search one workspace, ${QUERY_NAMES[i]}`), figure(warm[`searchWorkspace${i}`]!), '(s) scan every log of the folder', figure(peers[`search${i}`]!));
-    ctx.add(withGoal(row, warm[`searchWorkspace${i}`]!.ms, 20, '20 ms in process'));
-  });
-  ctx.add(overFloor(w("a turn's index update (row written, this workspace's index saved)"), figure(warm.indexUpdate!), 'an atomic fsynced write of as many bytes', figure(warm.indexUpdateFloor!)));
+  searchRows(ctx, w, 'one workspace', warm, 'searchWorkspace', peers, 'search', '(s) scan every log of the folder');
   ctx.add(
-    plain(
-      w('resident memory, this workspace open'),
-      `${warm.memoryWorkspace!.peakMb!.toFixed(0)} MB`,
-      `\`node -e 0\`: ${node.peakMb?.toFixed(0)} MB`,
-      `${(warm.memoryWorkspace!.peakMb! / node.peakMb!).toFixed(1)}x`,
+    overFloor(
+      w("a turn's index update (row written, this workspace's index saved)"),
+      figure(warm.indexUpdate!),
+      'an atomic fsynced write of as many bytes',
+      figure(warm.indexUpdateFloor!),
     ),
   );
-  ctx.add(versus(w('first page of every workspace, first asked (loads every index)'), figure(warm.loadAll!), '(a3) newest first over every workspace, stop after 100', figure(peers.a3All!)));
-  ctx.add(versus(w('first page of every workspace, indexes loaded'), figure(warm.listAll!), '(a3) newest first over every workspace, stop after 100', figure(peers.a3All!)));
+  memoryRow(ctx, w('resident memory, this workspace open'), warm.memoryWorkspace!, node);
+  const everyWorkspace: Array<[string, Measured]> = [
+    ['first page of every workspace, first asked (loads every index)', warm.loadAll!],
+    ['first page of every workspace, indexes loaded', warm.listAll!],
+  ];
+  for (const [what, braid] of everyWorkspace) {
+    ctx.add(versus(w(what), figure(braid), '(a3) newest first over every workspace, stop after 100', figure(peers.a3All!)));
+  }
+  searchRows(ctx, w, 'every workspace', warm, 'searchAll', peers, 'searchAll', '(s) scan every log of every workspace');
+  memoryRow(ctx, w('resident memory, every workspace loaded'), warm.memoryAll!, node);
+}
+
+/** Braid's searches against the scan's, one row per query, each with the in-process goal. */
+function searchRows(
+  ctx: BenchContext,
+  w: (what: string) => string,
+  scope: string,
+  warm: Record<string, Measured>,
+  braidKey: string,
+  peers: Record<string, Measured>,
+  peerKey: string,
+  peerLabel: string,
+): void {
   QUERIES.forEach((_, i) => {
-    const row = versus(w(`search every workspace, ${QUERY_NAMES[i]}`), figure(warm[`searchAll${i}`]!), '(s) scan every log of every workspace', figure(peers[`searchAll${i}`]!));
-    ctx.add(withGoal(row, warm[`searchAll${i}`]!.ms, 20, '20 ms in process'));
+    const braid = warm[`${braidKey}${i}`]!;
+    const row = versus(w(`search ${scope}, ${QUERY_NAMES[i]}`), figure(braid), peerLabel, figure(peers[`${peerKey}${i}`]!));
+    ctx.add(withGoal(row, braid.ms, 20, '20 ms in process'));
   });
-  ctx.add(
-    plain(
-      w('resident memory, every workspace loaded'),
-      `${warm.memoryAll!.peakMb!.toFixed(0)} MB`,
-      `\`node -e 0\`: ${node.peakMb?.toFixed(0)} MB`,
-      `${(warm.memoryAll!.peakMb! / node.peakMb!).toFixed(1)}x`,
-    ),
-  );
+}
+
+/** A process's resident memory against `node -e 0`'s. */
+function memoryRow(ctx: BenchContext, what: string, memory: Measured, node: FreshFigure): void {
+  ctx.add(plain(what, `${memory.peakMb!.toFixed(0)} MB`, `\`node -e 0\`: ${node.peakMb?.toFixed(0)} MB`, `${(memory.peakMb! / node.peakMb!).toFixed(1)}x`));
 }
 
 /** The same questions from a new process: `braid list`, `braid search`, a window's activation path, and the peers each in a new process. */
@@ -134,11 +178,11 @@ async function execRows(ctx: BenchContext, store: BenchStore, name: string): Pro
   const exec = await fresh(ctx.programs, ctx.runs.exec, cliArgs(ctx, store, 'exec', 'hi'), { env, cwd: store.current.dir, firstOutput: answer });
   const bare = await fresh(ctx.programs, ctx.runs.exec, [ctx.programs.bareCall, ctx.baseUrl], { firstOutput: answer });
   ctx.add(versus(`${name}: \`braid exec "hi"\`, a new session (fresh process)`, exec, 'a bare streaming model call from a new process', bare));
-  ctx.add(
-    versus(`${name}: \`braid exec "hi"\`: first token (fresh process)`, { ms: exec.firstMs! }, 'the bare call: first token', { ms: bare.firstMs! }),
-  );
+  ctx.add(versus(`${name}: \`braid exec "hi"\`: first token (fresh process)`, { ms: exec.firstMs! }, 'the bare call: first token', { ms: bare.firstMs! }));
   if (ctx.quick) return; // the Session's program takes seconds to bundle
   const args = { root: store.root, workspaceDir: store.current.dir, baseUrl: ctx.baseUrl, runs: ctx.runs.exec };
   const warm = (await ctx.measure('sessionMeasures', { kind: 'first-token', args }))['first-token']!;
-  ctx.add(versus(`${name}: first token of a prompt, Session open (warm)`, figure(warm.braid!), 'a bare streaming call in a running process', figure(warm.bare!)));
+  ctx.add(
+    versus(`${name}: first token of a prompt, Session open (warm)`, figure(warm.braid!), 'a bare streaming call in a running process', figure(warm.bare!)),
+  );
 }

@@ -23,7 +23,10 @@ function generated(count: number): { root: string; folder: string; dirs: string[
 /** The ids of one workspace's sessions, most recently used first, from their logs' last records. */
 function mostRecent(dirs: readonly string[], folder: string, n: number): string[] {
   const lastTs = (dir: string) => {
-    const lines = fs.readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8').trim().split('\n');
+    const lines = fs
+      .readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     return (JSON.parse(lines.at(-1)!) as { ts: number }).ts;
   };
   return dirs
@@ -44,7 +47,10 @@ test('generated sessions are last used in another order than their creation, and
     .slice(0, 30);
   assert.notDeepEqual(recent, created);
   const dir = dirs[0]!;
-  const lines = fs.readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8').trim().split('\n');
+  const lines = fs
+    .readFileSync(path.join(dir, 'agents', 'main', 'wire.jsonl'), 'utf8')
+    .trim()
+    .split('\n');
   assert.equal(Math.round(fs.statSync(path.join(dir, 'agents', 'main', 'wire.jsonl')).mtimeMs), (JSON.parse(lines.at(-1)!) as { ts: number }).ts);
 });
 
@@ -59,7 +65,11 @@ test('(a1) and (a2) list the most recently used sessions; (a3) lists the newest 
     listByHeadAndStat([folder], 10).map((s) => s.id),
     truth,
   );
-  const newestCreated = fs.readdirSync(folder).filter((n) => n.startsWith('ses_')).sort().reverse();
+  const newestCreated = fs
+    .readdirSync(folder)
+    .filter((n) => n.startsWith('ses_'))
+    .sort()
+    .reverse();
   assert.deepEqual(
     listNewestFirst([folder], 10).map((s) => s.id),
     newestCreated.slice(0, 10),
