@@ -118,14 +118,19 @@ export function freeBytes(): number {
   return stats.bavail * stats.bsize;
 }
 
-/** The bytes of the current workspace's index file and of every workspace's. */
-export function indexBytes(store: BenchStore): { current: number; total: number } {
-  const size = (folder: string) => {
+/** The bytes of the current workspace's index file, of every workspace's, and of every session's main log. */
+export function storeBytes(store: BenchStore): { index: number; allIndexes: number; logs: number } {
+  const size = (file: string) => {
     try {
-      return fs.statSync(path.join(folder, 'index.sqlite')).size;
+      return fs.statSync(file).size;
     } catch {
       return 0;
     }
   };
-  return { current: size(store.current.sessions), total: store.sessionFolders.reduce((n, folder) => n + size(folder), 0) };
+  let logs = 0;
+  for (const folder of store.sessionFolders) {
+    for (const id of safeList(folder)) if (id.startsWith('ses_')) logs += size(store.layout.agentLog(path.join(folder, id)));
+  }
+  const indexOf = (folder: string) => size(path.join(folder, 'index.sqlite'));
+  return { index: indexOf(store.current.sessions), allIndexes: store.sessionFolders.reduce((n, f) => n + indexOf(f), 0), logs };
 }

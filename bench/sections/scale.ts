@@ -3,7 +3,7 @@
 // index update, memory, whole durable turns, and `braid exec "hi"` against a bare model call.
 import fs from 'node:fs';
 import path from 'node:path';
-import { cachedStore, indexBytes, removeAddedSessions, type BenchStore } from '../cachedStore';
+import { cachedStore, removeAddedSessions, storeBytes, type BenchStore } from '../cachedStore';
 import type { BenchContext } from '../context';
 import type { Measured } from '../memory';
 import { fresh, type FreshFigure } from '../processes';
@@ -16,7 +16,8 @@ const QUERY_NAMES = ['a word in ~1% of sessions', 'two words in most sessions'];
 export const TURNS = 20;
 
 const label = (count: number) => (count >= 1000 ? `${count / 1000}k sessions` : `${count} sessions`);
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+const mb = (bytes: number) =>
+  bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 const figure = (m: Measured | FreshFigure): Figure => ({ ms: m.ms, peakMb: m.peakMb });
 
 export async function measureScale(ctx: BenchContext, count: number, workspaces: number): Promise<void> {
@@ -39,13 +40,13 @@ export async function measureScale(ctx: BenchContext, count: number, workspaces:
       2,
     ),
   );
-  const bytes = indexBytes(store);
+  const bytes = storeBytes(store);
   ctx.add(
     plain(
-      `${name}: index size`,
-      `${mb(bytes.current)} this workspace, ${mb(bytes.total)} every workspace`,
-      '',
-      `${(bytes.total / store.count / 1024).toFixed(1)} KB a session`,
+      `${name}: index size (${(bytes.allIndexes / store.count / 1024).toFixed(1)} KB a session)`,
+      `${mb(bytes.index)} this workspace, ${mb(bytes.allIndexes)} every workspace`,
+      `the main logs it indexes: ${mb(bytes.logs)}`,
+      `${((bytes.allIndexes / bytes.logs) * 100).toFixed(0)}% of the logs`,
     ),
   );
   const args = { root: store.root, workspaceDir: store.current.dir };
