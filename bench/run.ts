@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   if (argv.includes('--turn-io')) return turnIo(argv);
   const plan = planOf(argv);
   const started = Date.now();
+  const commit = commitOf(); // the code measured: what is checked out when the run starts
   const clock = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   const loadAtStart = os.loadavg()[0]!;
   const cli = path.join(repoRoot, 'dist', 'cli.js');
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     quick: plan.quick,
     scales: plan.scales,
     workspaces: plan.workspaces,
-    commit: commitOf(),
+    commit,
     load: [loadAtStart, os.loadavg()[0]!],
     seconds,
   });
