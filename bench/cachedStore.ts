@@ -7,12 +7,10 @@ import path from 'node:path';
 import { decodeTime } from 'ulid';
 import { StoreLayout } from '../src/core/format/layout';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';
-import { GENERATOR_VERSION, generateSessions } from './generate';
+import { GENERATED_BEFORE, GENERATOR_VERSION, generateSessions } from './generate';
 
 /** Bytes a generated session takes on disk, folders included, with room to spare. */
 const BYTES_PER_SESSION = 130 * 1024;
-/** Generated sessions are created before this time; a folder made later is one a run added. */
-const GENERATED_BEFORE = Date.UTC(2024, 0, 1);
 
 /** A generated store: its root, its workspace folders (real folders, so `braid exec` can work in one) and the workspace measured. */
 export interface BenchStore {

@@ -209,9 +209,19 @@ export interface GenerateOptions {
   readonly progress?: (done: number) => void;
 }
 
+/** Every generated session is created before this time (the first of 2025); a session created later was added by a run. */
+export const GENERATED_BEFORE = Date.UTC(2025, 0, 1);
+
+/** When session `i` is created: a minute after session `i - 1`, from November 2023. */
+export function createdAt(i: number): number {
+  const created = 1_700_000_000_000 + i * 60_000;
+  if (created >= GENERATED_BEFORE) throw new Error(`session ${i} would be created after ${new Date(GENERATED_BEFORE).toISOString()}: too many to generate`);
+  return created;
+}
+
 /** When session `i` was created, and when each of its turns ran: realistic sessions go on for up to 30 days. */
 function timesOf(i: number, turns: number, shape: 'realistic' | 'compact'): { created: number; turnTs: (t: number) => number } {
-  const created = 1_700_000_000_000 + i * 60_000;
+  const created = createdAt(i);
   if (shape === 'compact') return { created, turnTs: (t) => created + t * 1000 };
   const span = Math.floor(random(i)() * 30 * 24 * 3600 * 1000);
   return { created, turnTs: (t) => created + Math.floor((span * t) / turns) + t };

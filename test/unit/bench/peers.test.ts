@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { removeAddedSessions } from '../../../bench/cachedStore';
-import { generateSessions } from '../../../bench/generate';
+import { createdAt, GENERATED_BEFORE, generateSessions } from '../../../bench/generate';
 import { listByHeadAndStat, listNewestFirst, listReadingEveryLog, searchByScanning } from '../../../bench/peers/listing';
 import { StoreLayout } from '../../../src/core/format/layout';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
@@ -103,4 +103,6 @@ test('a run removes the sessions it added to a cached store and keeps the genera
   assert.equal(removeAddedSessions(layout), 1);
   assert.ok(!fs.existsSync(layout.sessionDir(added.workspaceKey, added.id)));
   for (const dir of dirs) assert.ok(fs.existsSync(dir));
+  assert.ok(createdAt(100_000) < GENERATED_BEFORE, 'the largest generated store is not taken for sessions a run added');
+  assert.ok(GENERATED_BEFORE < Date.now());
 });
