@@ -19,6 +19,6 @@ export interface BenchContext {
   measure(program: 'braidMeasures' | 'peerMeasures' | 'sessionMeasures', ...kinds: Array<{ kind: string; args: object }>): Promise<Record<string, Results>>;
   /** Prints a line of progress. */
   say(line: string): void;
-  /** Adds a row to the table (and prints it). */
-  add(row: Row): void;
+  /** Adds a row to the table under `group` (a store's size, a log's) and prints it. */
+  add(group: string, row: Row): void;
 }

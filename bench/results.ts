@@ -1,7 +1,7 @@
 // The text of bench/RESULTS.md above its per-turn section: the machine and the conditions, where
 // Braid is not ahead, and the table.
 import os from 'node:os';
-import { markdownTable, notAheadList, type Row } from './table';
+import { markdownTables, notAheadList, type Row } from './table';
 
 export interface RunFacts {
   readonly rows: readonly Row[];
@@ -42,17 +42,23 @@ const HOW = `How to read it:
 /** Standing explanations of rows where Braid is not ahead, kept beside the run's own list. */
 const KNOWN = `Why, where it is known:
 - A new process pays for Node's start, a 6.6 MB bundle and sql.js's start before it reads any
-  session, and \`braid list\` then prints every row of the workspace and checks every session
-  folder against the index (a stat of each state.json and log); a peer that reads one folder's
-  heads pays only for the reads.
-- A turn's index update saves the workspace's whole index file (sql.js keeps the database in
-  memory and writes it out whole), so its cost grows with the workspace's sessions, where the
-  log appends of the turn do not.
-- Loading every workspace's index (the first view of every workspace, \`braid list --all\`, a
-  search everywhere) reads every index file into memory.
+  session; \`braid list\` then checks every session folder of the workspace against the index (a
+  stat of its state.json and of its log) and prints every row. A peer that reads one folder's heads
+  pays only for those reads.
+- \`braid exec\` also asks an OpenAI-compatible server for its limits before the prompt, creates
+  the session (its first log line and state.json fsynced), and fsyncs turn_begin before the request
+  goes out; in a running process the first token still waits for that fsync and for the
+  workspace's instruction files to be read.
+- A turn's index update saves the workspace's whole index file (sql.js holds the database in
+  memory and writes it out whole), so it grows with the workspace's sessions; the log appends of
+  the turn do not.
+- A question about every workspace (their first page, \`braid list --all\`, a search everywhere)
+  loads every workspace's index file into memory, and a search queries each workspace's index in
+  turn.
 - \`braid rebuild-index\` after the index files are deleted reads every session folder twice in
-  this version: opening a workspace whose index is missing rebuilds it, and the rebuild then
-  reads it again.`;
+  this version (opening a workspace whose index is missing rebuilds it, and the rebuild then reads
+  it again: its progress counts each workspace twice), and the index saves scheduled while it runs
+  fail with "SQLite is busy or locked" (the one after it succeeds).`;
 
 export function resultsText(run: RunFacts): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -74,7 +80,7 @@ export function resultsText(run: RunFacts): string {
     '',
     '## Figures',
     '',
-    markdownTable(run.rows),
+    markdownTables(run.rows),
     '',
   ];
   return head.join('\n');

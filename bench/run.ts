@@ -73,9 +73,9 @@ async function main(): Promise<void> {
         kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } })),
       ),
     say: (line) => console.log(`[${clock()}] ${line}`),
-    add: (row) => {
-      rows.push(row);
-      console.log(`[${clock()}] ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
+    add: (group, row) => {
+      rows.push({ ...row, group });
+      console.log(`[${clock()}] ${group}: ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
     },
   };
   try {

@@ -10,14 +10,18 @@ export interface Figure {
 
 /** One row: what is measured, Braid's figure, and what it is compared with. */
 export interface Row {
+  /** The heading the row is under (a store's size, a log's); set when it is added. */
+  readonly group?: string;
   readonly what: string;
   readonly braid: string;
   readonly against: string;
+  /** What it is set against, without its figure: "(a2) head + stat of every log". */
+  readonly label?: string;
+  /** The figure it is set against: "132 ms, 97 MB". */
+  readonly other?: string;
   readonly ratio: string;
   /** Braid is slower than the floor or peer it is set against, or misses a stated goal. */
   readonly notAhead: boolean;
-  /** Why, for the "Where Braid is not ahead" list. */
-  readonly note?: string;
 }
 
 /** "12.3 ms, 85 MB" (the digits follow the size of the time). */
@@ -41,6 +45,8 @@ export function versus(what: string, braid: Figure, otherLabel: string, other: F
     what,
     braid: fmt(braid),
     against: `${otherLabel}: ${fmt(other)}`,
+    label: otherLabel,
+    other: fmt(other),
     ratio: ratioWords(braid.ms, other.ms),
     notAhead: braid.ms > other.ms * 1.05,
   };
@@ -54,6 +60,8 @@ export function overFloor(what: string, braid: Figure, floorLabel: string, floor
     what,
     braid: fmt(braid),
     against: `floor, ${floorLabel}: ${fmt(floor)}`,
+    label: `floor, ${floorLabel}`,
+    other: fmt(floor),
     ratio: `${times.toFixed(times >= 10 ? 0 : 2)}x the floor${goalText}`,
     notAhead: goal !== undefined && times > goal,
   };
@@ -66,6 +74,8 @@ export function underGoal(what: string, braid: Figure, goalMs: number, goalText:
     what,
     braid: fmt(braid),
     against: against || `goal: ${goalText} = ${fmt({ ms: goalMs })}`,
+    label: 'its goal',
+    other: fmt({ ms: goalMs }),
     ratio: `${met ? 'met' : 'not met'} (${(braid.ms / goalMs).toFixed(2)}x the goal)`,
     notAhead: !met,
   };
@@ -87,17 +97,34 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The rows as a markdown table. */
-export function markdownTable(rows: readonly Row[]): string {
-  return [
-    '| measure | Braid (time, peak memory) | peer pattern or floor, same run | Braid vs it |',
-    '| --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.what} | ${r.braid} | ${r.against} | ${r.ratio} |`),
-  ].join('\n');
+/** The rows as markdown tables, one under each group's heading, in the order they were added. */
+export function markdownTables(rows: readonly Row[]): string {
+  const groups = [...new Set(rows.map((r) => r.group ?? ''))];
+  return groups
+    .map((group) =>
+      [
+        ...(group ? [`### ${group}`, ''] : []),
+        '| measure | Braid (time, peak memory) | peer pattern or floor, same run | Braid vs it |',
+        '| --- | --- | --- | --- |',
+        ...rows.filter((r) => (r.group ?? '') === group).map((r) => `| ${r.what} | ${r.braid} | ${r.against} | ${r.ratio} |`),
+      ].join('\n'),
+    )
+    .join('\n\n');
 }
 
-/** One line per row where Braid is slower or misses its goal. */
+/** A group's short name: "100k sessions", "1k-record log". */
+const shortGroup = (group = '') => group.split(' over ')[0]!.split(' (')[0]!;
+
+/** One line per measure where Braid is slower or misses its goal at some size, with its figures at each. */
 export function notAheadList(rows: readonly Row[]): string {
-  const lines = rows.filter((r) => r.notAhead).map((r) => `- ${r.what}: ${r.braid} against ${r.against} (${r.ratio})${r.note ? `. ${r.note}` : ''}`);
-  return lines.length ? lines.join('\n') : '- (none in this run)';
+  const byMeasure = new Map<string, Row[]>();
+  for (const r of rows.filter((row) => row.notAhead)) {
+    const label = (r.label ?? r.against).replace(/\s*\[[^\]]*\]/g, '');
+    const key = `${r.what}, against ${label}`;
+    byMeasure.set(key, [...(byMeasure.get(key) ?? []), r]);
+  }
+  if (byMeasure.size === 0) return '- (none in this run)';
+  return [...byMeasure]
+    .map(([key, list]) => `- ${key}: ${list.map((r) => `${shortGroup(r.group)} ${r.braid} vs ${r.other ?? r.against} (${r.ratio})`).join('; ')}`)
+    .join('\n');
 }

@@ -14,6 +14,7 @@ import type { LogTarget } from '../measureLog';
 import { overFloor, versus } from '../table';
 
 export async function measureLogOf(ctx: BenchContext, records: number): Promise<void> {
+  const load = os.loadavg()[0]!.toFixed(1);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-log-'));
   try {
     const storeRoot = path.join(root, 'store');
@@ -30,21 +31,22 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
     const target: LogTarget = { storeRoot, log, compacted, sessionId: session.id, middleTurn, cutOffset: cut.offset, runs: ctx.quick ? 3 : 5 };
     const m = (await ctx.measure('braidMeasures', { kind: 'log', args: { log: target } })).log!;
     const mb = generated.bytes / 1024 / 1024;
-    const name = `${records / 1000}k-record log (${mb.toFixed(mb < 10 ? 1 : 0)} MB)`;
-    ctx.add(versus(`${name}: open the newest page (80 messages)`, m.page!, '(c) parse the whole log', m.openPeer!));
-    ctx.add(overFloor(`${name}: full replay (${(mb / (m.replay!.ms / 1000)).toFixed(0)} MB/s)`, m.replay!, 'JSON.parse of every line', m.floor!));
+    const name = `${records / 1000}k-record log (${mb.toFixed(mb < 10 ? 1 : 0)} MB; load average ${load} at the start)`;
+    ctx.add(name, versus(`open the newest page (80 messages)`, m.page!, '(c) parse the whole log', m.openPeer!));
+    ctx.add(name, overFloor(`full replay (${(mb / (m.replay!.ms / 1000)).toFixed(0)} MB/s)`, m.replay!, 'JSON.parse of every line', m.floor!));
     ctx.add(
+      name,
       versus(
-        `${name}: replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`,
+        `replay for the model, 10 compactions (${compactedMb.toFixed(compactedMb < 10 ? 1 : 0)} MB)`,
         m.contextCompacted!,
         'the same without compactions',
         m.context!,
       ),
     );
     const keptMb = (cut.offset / 1024 / 1024).toFixed(1);
-    ctx.add(overFloor(`${name}: fork at the middle turn`, m.fork!, `copy of the kept ${keptMb} MB in process, fsynced`, m.forkFloor!));
+    ctx.add(name, overFloor(`fork at the middle turn`, m.fork!, `copy of the kept ${keptMb} MB in process, fsynced`, m.forkFloor!));
     const droppedMb = ((generated.bytes - cut.offset) / 1024 / 1024).toFixed(1);
-    ctx.add(overFloor(`${name}: rewind to the middle turn`, m.rewind!, `reading the dropped ${droppedMb} MB`, m.rewindFloor!));
+    ctx.add(name, overFloor(`rewind to the middle turn`, m.rewind!, `reading the dropped ${droppedMb} MB`, m.rewindFloor!));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
