@@ -57,8 +57,8 @@ const KNOWN = `Why, where it is known:
   turn.
 - \`braid rebuild-index\` after the index files are deleted reads every session folder twice in
   this version (opening a workspace whose index is missing rebuilds it, and the rebuild then reads
-  it again: its progress counts each workspace twice), and the index saves scheduled while it runs
-  fail with "SQLite is busy or locked" (the one after it succeeds).`;
+  it again), and the index saves scheduled while it runs fail with "SQLite is busy or locked" (the
+  one after it succeeds).`;
 
 export function resultsText(run: RunFacts): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
