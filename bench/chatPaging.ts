@@ -11,7 +11,7 @@ import { addLongSessions, openFromPalette, pageToStart, type PagingRun } from '.
 import { ScriptedModelServer } from '../test/support/modelServer';
 import { Workbench } from '../test/support/workbench';
 import { MemoryPeak, type ProcessKind } from './chatPaging/processMemory';
-import { median } from './measure';
+import { median } from './table';
 import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 
 /** This bench's section of bench/RESULTS.md. */

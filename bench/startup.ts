@@ -11,7 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gitContext } from '../src/core/session/gitContext';
-import { median } from './measure';
+import { generateSessions } from './generate';
+import type { Measured } from './memory';
+import { startupMeasure } from './startupMeasure';
+import { median } from './table';
 
 /** Fresh processes per command. */
 const RUNS = 20;
@@ -112,4 +115,57 @@ export async function gitTurns(): Promise<Array<[string, string]>> {
     process.env.PATH = savedPath;
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Runs a startup measurement in a fresh process of the running bench (`--startup-child`, see startupChild). */
+function inChild(kind: string, ...args: string[]): Measured {
+  const r = spawnSync(process.execPath, [process.argv[1]!, '--startup-child', kind, ...args], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`startup measurement ${kind} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measured;
+}
+
+/** The child's side of inChild: measures and prints the figures as one JSON line. */
+export async function startupChild(argv: readonly string[], wasmPath: string): Promise<void> {
+  const result = await startupMeasure(argv[0]!, argv.slice(1), wasmPath);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * Startup, printed: `braid version` against `node -e 0`, loading the extension bundle, extension
+ * activation at `--sessions N` (100k) sessions of 2 turns over 50 workspaces (in `--store DIR`,
+ * kept, when given), the git context per turn.
+ */
+export async function startupBench(argv: readonly string[], repoRoot: string): Promise<void> {
+  const { dist, built } = productionBundles(repoRoot, argv);
+  const sessions = argv.includes('--sessions') ? Number(argv[argv.indexOf('--sessions') + 1]) : 100_000;
+  // --store DIR: a store of that many sessions kept between runs (generated there when missing), for before and after.
+  const kept = argv.includes('--store') ? path.resolve(argv[argv.indexOf('--store') + 1]!) : undefined;
+  const store = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-startup-'));
+  const rows: Array<[string, string]> = [];
+  const add = (what: string, value: string) => {
+    rows.push([what, value]);
+    console.log(`${what}: ${value}`);
+  };
+  try {
+    const { node, version } = versionAgainstNode(dist);
+    add('`node -e 0` (median of 20 fresh processes)', `${node.toFixed(0)} ms`);
+    add('`braid version` (median of 20 fresh processes)', `${version.toFixed(0)} ms, ${(version / node).toFixed(2)}x \`node -e 0\``);
+    const bundle = path.join(dist, 'extension.js');
+    const kib = (fs.statSync(bundle).size / 1024).toFixed(0);
+    const loads = [0, 1, 2, 3, 4].map(() => inChild('bundle-load', bundle));
+    add(`load dist/extension.js (${kib} KiB; median of 5 fresh processes)`, `${median(loads.map((m) => m.ms)).toFixed(0)} ms`);
+    if (!fs.existsSync(path.join(store, 'sessions'))) generateSessions(store, { count: sessions, workspaces: 50, turns: 2, shape: 'compact' });
+    inChild('activation', store, bundle); // builds the workspace's index: later runs load it, as every activation after the first does
+    const activations = [0, 1, 2].map(() => inChild('activation', store, bundle));
+    add(
+      `${sessions / 1000}k sessions of 2 turns: extension activation (load the bundle, open the store as the extension does, first page; median of 3)`,
+      `${median(activations.map((m) => m.ms)).toFixed(0)} ms, ${median(activations.map((m) => m.peakMb ?? 0)).toFixed(0)} MB`,
+    );
+    for (const [what, value] of await gitTurns()) add(what, value);
+  } finally {
+    if (built) fs.rmSync(dist, { recursive: true, force: true });
+    if (!kept) fs.rmSync(store, { recursive: true, force: true });
+  }
+  const note = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`;
+  console.log(`\n${note}\n\n| measure | figure |\n| --- | --- |\n${rows.map(([m, f]) => `| ${m} | ${f} |`).join('\n')}\n`);
 }

@@ -2,13 +2,15 @@ import { silentLogger } from '../../src/core/logger';
 import { resolveModel } from '../../src/core/model/modelSettings';
 import { Session } from '../../src/core/session/session';
 import { SessionStore } from '../../src/core/store/sessionStore';
+import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 
 /**
- * Opens the store as the extension does (its default index save delay, following other processes'
- * saves), only without the whole-index check it schedules after activation (not a turn's cost).
+ * Opens the store as the extension does (the workspace's index loaded, its default index save
+ * delay, following other processes' saves), only without the whole-index check it schedules after
+ * activation (not a turn's cost).
  */
-export function openBenchStore(root: string, wasmPath: string): Promise<SessionStore> {
-  return SessionStore.open({ root, wasmPath, logger: silentLogger, watch: true, verifyAfterMs: 60 * 60 * 1000 });
+export function openBenchStore(root: string, wasmPath: string, workspace: string): Promise<SessionStore> {
+  return SessionStore.open({ root, wasmPath, logger: silentLogger, workspaceKey: workspaceKey(workspace), watch: true, verifyAfterMs: 60 * 60 * 1000 });
 }
 
 /**

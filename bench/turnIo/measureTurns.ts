@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Session } from '../../src/core/session/session';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import type { ScriptedModelServer, ScriptedReply } from '../../test/support/modelServer';
-import { median } from '../measure';
+import { median } from '../table';
 import { attachChatView } from './chatView';
 import { openBenchSession, openBenchStore } from './benchSession';
 import { countsBetween, FsCounter } from './fsCounter';
@@ -49,7 +49,7 @@ export async function measureVariant(root: string, wasmPath: string, server: Scr
   // Counting from before the store opens, so the files opened then (the log) are known by name.
   const counter = new FsCounter(fs.realpathSync(workspace)).install();
   try {
-    const store = await openBenchStore(path.join(root, 'store'), wasmPath);
+    const store = await openBenchStore(path.join(root, 'store'), wasmPath, workspace);
     try {
       const session = await openBenchSession(store, workspace, server.baseUrl);
       try {

@@ -24,7 +24,13 @@ export interface LongSession {
  * workspace) and rebuilds the index with the CLI, so the palette finds them.
  */
 export function addLongSessions(workbench: Workbench, count: number, messages: number): LongSession[] {
-  const dirs = generateSessions(workbench.globalStorage, count, 1, Math.ceil(messages / MESSAGES_PER_TURN), () => workbench.workspace);
+  const dirs = generateSessions(workbench.globalStorage, {
+    count,
+    workspaces: 1,
+    turns: Math.ceil(messages / MESSAGES_PER_TURN),
+    shape: 'compact',
+    workspaceOf: () => workbench.workspace,
+  });
   const cli = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, 'rebuild-index'], {
     encoding: 'utf8',
   });

@@ -42,7 +42,7 @@ test('a pause longer than a second, or another session shown, starts again at th
 
 test('paging back fast through a 5,000-message log reaches its first message in six older pages, every entry once', async () => {
   const root = roots.root();
-  const [dir] = generateSessions(root, 1, 1, 1250);
+  const [dir] = generateSessions(root, { count: 1, workspaces: 1, turns: 1250, shape: 'compact' });
   const id = path.basename(dir!);
   const store = await openStore(root);
   try {

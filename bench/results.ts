@@ -1,0 +1,87 @@
+// The text of bench/RESULTS.md above its per-turn section: the machine and the conditions, where
+// Braid is not ahead, and the table.
+import os from 'node:os';
+import { markdownTables, notAheadList, type Row } from './table';
+
+export interface RunFacts {
+  readonly rows: readonly Row[];
+  readonly quick: boolean;
+  readonly scales: readonly number[];
+  readonly workspaces: number;
+  readonly commit: string;
+  /** The 1-minute load average at the start and at the end. */
+  readonly load: readonly [number, number];
+  readonly seconds: number;
+}
+
+const HOW = `How to read it:
+- **warm**: in a process that has already started sql.js and loaded the workspace's index (as the
+  extension is once its window is open, or a long-running CLI), with every file in the page cache
+  (the stores were just generated, and the rebuild read them all). Reads from a cold disk are not
+  measured (dropping the page cache needs root and would disturb the machine's other users).
+- **fresh process**: a new \`node\` process timed from spawn to exit, as a user's command is: Node's
+  start, loading the bundle, starting sql.js and loading the index are all in it. \`node -e 0\` is
+  its floor.
+- **peak memory**: the peak resident memory (VmHWM) of the measuring process during that measure
+  (reset before each one), or of the fresh process over its life.
+- Every time is a median (50 runs for queries in a process, 5 for fresh processes and turns, 3 for
+  the peers; a rebuild and the peers that read every workspace run once).
+- Peers, run on the same folders in the same run (bench/peers/): **(a1)** Claude Code: every log
+  of the workspace's folder read whole, then sorted; **(a2)** Kimi: each log of the folder read to
+  the end of its first turn, plus a stat for its time; **(a3)** Codex: the logs newest first by
+  name (creation time), the first 10 lines of each, stopping after 100 files (its page is in
+  creation order, so it is not the 50 most recently used: the bracket says how many of them it
+  has); **(s)** a search without an index: every log read, the prompts checked for every word;
+  **(b)** a whole-JSON history rewritten per message with a global list of every session
+  (\`api_conversation_history.json\` and a task-history list), each write fsynced here so both
+  sides are durable; **(c)** a session opened by parsing its whole log.
+- Floors: the least work a job takes (reading the index file; reading every state.json and log
+  head; an atomic fsynced write of the index's size; an in-process copy of a fork's bytes with
+  fsync; reading a rewind's dropped tail; JSON.parse of every line).`;
+
+/** Standing explanations of rows where Braid is not ahead, kept beside the run's own list. */
+const KNOWN = `Why, where it is known:
+- A new process pays for Node's start, a 6.6 MB bundle and sql.js's start before it reads any
+  session; \`braid list\` then checks every session folder of the workspace against the index (a
+  stat of its state.json and of its log) and prints every row. A peer that reads one folder's heads
+  pays only for those reads.
+- \`braid exec\` also asks an OpenAI-compatible server for its limits before the prompt, creates
+  the session (its first log line and state.json fsynced), and fsyncs turn_begin before the request
+  goes out; in a running process the first token still waits for that fsync and for the
+  workspace's instruction files to be read.
+- A turn's index update saves the workspace's whole index file (sql.js holds the database in
+  memory and writes it out whole), so it grows with the workspace's sessions; the log appends of
+  the turn do not.
+- A question about every workspace (their first page, \`braid list --all\`, a search everywhere)
+  loads every workspace's index file into memory, and a search queries each workspace's index in
+  turn.
+- \`braid rebuild-index\` after the index files are deleted reads every session folder twice in
+  this version (opening a workspace whose index is missing rebuilds it, and the rebuild then reads
+  it again), and the index saves scheduled while it runs fail with "SQLite is busy or locked" (the
+  one after it succeeds).`;
+
+export function resultsText(run: RunFacts): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const sizes = run.scales.map((n) => (n >= 1000 ? `${n / 1000}k` : String(n))).join(', ');
+  const head = [
+    '# Benchmark results',
+    '',
+    `${run.quick ? 'Quick run (`npm run bench -- --quick`)' : 'Full run (`npm run bench`)'}, ${new Date().toISOString().slice(0, 10)}, commit ${run.commit}: ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average ${run.load[0].toFixed(1)} at the start and ${run.load[1].toFixed(1)} at the end (the machine's cores are shared, so figures are noisy); ${(run.seconds / 60).toFixed(1)} minutes.`,
+    '',
+    `Stores: ${sizes} generated sessions over ${run.workspaces} workspaces, each of 20 realistic turns (about 90 KB: a prompt of 200 to 350 characters, a file read and a test run with their outputs, an answer, a usage record per model call), last used in an order other than their creation's. The workspace measured is one of them (${run.scales.map((n) => Math.round(n / run.workspaces)).join(', ')} sessions). Logs: 1k, 10k and 100k records with tool outputs of 2 to 14 KB.`,
+    '',
+    HOW,
+    '',
+    '## Where Braid is not ahead',
+    '',
+    notAheadList(run.rows),
+    '',
+    KNOWN,
+    '',
+    '## Figures',
+    '',
+    markdownTables(run.rows),
+    '',
+  ];
+  return head.join('\n');
+}
