@@ -64,6 +64,9 @@ const builds = [
     // The search tools' worker thread is started from both bundles by file name (dist/toolWorker.js).
     entryPoints: { cli: 'src/cli/main.ts', 'cli-commands': 'src/cli/process.ts', toolWorker: 'src/core/tools/worker/toolWorker.ts' },
     banner: { js: '#!/usr/bin/env node' },
+    // import('./process') becomes a require() of dist/cli-commands.js: a real import() would take
+    // Node's ESM loader, whose CommonJS lexer parses the whole bundle first (about 200 ms).
+    supported: { 'dynamic-import': false },
     plugins: [commandsOutside, providersOutside(piAi)],
   },
   {
