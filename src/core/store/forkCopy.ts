@@ -67,8 +67,9 @@ export interface FoldedPrefix {
 }
 
 /**
- * Copies a main log's bytes from its start to `end` into the open file `dst` from its start (not synced), folding
- * each record as it passes and noting the turn boundaries, in one read of the source. `stop`,
+ * Copies a main log's bytes from its start to `end` into the open file `dst` from its start (not
+ * synced), folding each record as it passes and noting the turn boundaries, in one read of the
+ * source. `stop`,
  * asked after each record, ends the copy just after that record's line. Without it, a last line
  * missing its newline is copied when it is a record (or blank) and left out when it is torn, as a
  * crash leaves it.
