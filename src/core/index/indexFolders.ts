@@ -12,6 +12,10 @@ export interface RowWriter {
   readonly db: Database;
   putRow(id: string, summary: SessionSummary): void;
   removeRow(id: string): void;
+  /** Opens a transaction that may span awaits: no save runs until it ends. */
+  begin(): void;
+  /** Ends the transaction (`commit` false: rolls it back). */
+  end(commit: boolean): void;
 }
 
 /** How the index differs from the session folders, or how catching up changed it. */
@@ -53,7 +57,7 @@ export async function rebuildRows(
   const folders = listSessionFolders(layout, workspaceKey);
   const ids = new Set<string>();
   let done = 0;
-  target.db.run('BEGIN');
+  target.begin();
   try {
     for (const folder of folders) {
       const summary = readFolderSummary(folder.dir, logger);
@@ -69,9 +73,9 @@ export async function rebuildRows(
     for (const id of rows.fingerprints(target.db).keys()) {
       if (!ids.has(id)) target.removeRow(id);
     }
-    target.db.run('COMMIT');
+    target.end(true);
   } catch (err) {
-    target.db.run('ROLLBACK');
+    target.end(false);
     throw err;
   }
   progress?.(folders.length, folders.length);

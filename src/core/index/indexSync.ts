@@ -53,6 +53,8 @@ export class IndexSync implements RowWriter {
   private closedValue = false;
   /** The file on disk is damaged: the next flush writes it even with nothing pending. */
   private mustWrite = false;
+  /** A rebuild's transaction is open (it spans awaits): sql.js cannot export until it ends. */
+  private transactionOpen = false;
 
   constructor(
     private readonly file: IndexFile,
@@ -100,6 +102,16 @@ export class IndexSync implements RowWriter {
     this.pending.set(id, { removedFrom: workspaceKey });
   }
 
+  begin(): void {
+    this.database.run('BEGIN');
+    this.transactionOpen = true;
+  }
+
+  end(commit: boolean): void {
+    this.database.run(commit ? 'COMMIT' : 'ROLLBACK');
+    this.transactionOpen = false;
+  }
+
   /** Saves soon (after `saveDelayMs`, 100 ms by default), once for a burst of changes. */
   scheduleSave(): void {
     if (this.closedValue || !this.hooks.mayWrite() || this.saveTimer) return;
@@ -117,6 +129,7 @@ export class IndexSync implements RowWriter {
     }
     while (this.saving) await this.saving;
     if ((this.pending.size === 0 && !this.mustWrite) || !this.hooks.mayWrite()) return;
+    if (this.transactionOpen) return this.scheduleSave(); // the rebuild that holds it saves when it is done
     this.saving = this.save().finally(() => {
       this.saving = undefined;
     });

@@ -304,3 +304,30 @@ test("a store opened for one workspace reads no other workspace's index until a 
     await store.close();
   }
 });
+
+test('a save asked for while a rebuild holds its transaction waits for it, instead of failing as SQLite busy', async () => {
+  const r = root();
+  const logger = recordingLogger();
+  const store = await openStore(r, { logger, saveDelayMs: 0 });
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < 205; i++) ids.push((await store.create({ workspaceDir: '/busy' })).id); // past one yield of the rebuild (every 200)
+    await store.index.flush();
+    let renamed = false;
+    await store.index.rebuildFromFolders(() => {
+      if (renamed) return;
+      renamed = true;
+      void store.rename(ids[0]!, 'renamed during the rebuild'); // its save is scheduled while the transaction is open
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.index.flush();
+    assert.ok(renamed);
+    assert.equal(logger.warnings.filter((w) => /busy|locked/i.test(w)).length, 0, logger.warnings.join('\n'));
+  } finally {
+    await store.close();
+  }
+  const again = await openStore(r, { workspaceKey: workspaceKey('/busy') });
+  assert.equal(again.index.count({ workspaceKey: workspaceKey('/busy') }), 205);
+  assert.equal(again.index.get(ids[0]!)?.title, 'renamed during the rebuild');
+  await again.close();
+});
