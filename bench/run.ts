@@ -5,7 +5,8 @@
 // printed only (under 20 seconds once built). `-- --sessions 1000,10000` picks the stores;
 // `-- --logs` runs only the log rows; `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts;
 // `--as before|after` picks its column); `-- --drop-cache` deletes the cached stores at the end;
-// `-- --no-write` prints without writing RESULTS.md.
+// `-- --no-write` prints without writing RESULTS.md; `-- --render` writes RESULTS.md again from
+// the last full run's figures (out/bench/last-run.json) without measuring.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,7 @@ import { ScriptedModelServer } from '../test/support/modelServer';
 import { cacheRoot, dropCache, freeBytes } from './cachedStore';
 import type { BenchContext } from './context';
 import { bundlePrograms, inChild } from './processes';
-import { resultsText } from './results';
+import { resultsText, type RunFacts } from './results';
 import { measureLogOf } from './sections/logs';
 import { measureScale } from './sections/scale';
 import type { Row } from './table';
@@ -23,6 +24,8 @@ import { turnIoSectionOf } from './turnIo/resultsSection';
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
+/** The last full run's figures, from which `--render` writes RESULTS.md again. */
+const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
 
 interface Plan {
@@ -47,6 +50,7 @@ function planOf(argv: readonly string[]): Plan {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--turn-io')) return turnIo(argv);
+  if (argv.includes('--render')) return render();
   const plan = planOf(argv);
   const started = Date.now();
   const commit = commitOf(); // the code measured: what is checked out when the run starts
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
   const server = new ScriptedModelServer(() => ({ kind: 'text', chunks: ['Hello', ' there.'], usage: { prompt: 12, completion: 3 } }));
   await server.start();
   const rows: Row[] = [];
+  const notes: Record<string, string> = {};
   const programs = await bundlePrograms(repoRoot, !plan.quick);
   const ctx: BenchContext = {
     quick: plan.quick,
@@ -73,6 +78,9 @@ async function main(): Promise<void> {
         kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } })),
       ),
     say: (line) => console.log(`[${clock()}] ${line}`),
+    describe: (group, text) => {
+      notes[group] = text;
+    },
     add: (group, row) => {
       rows.push({ ...row, group });
       console.log(`[${clock()}] ${group}: ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
@@ -85,23 +93,40 @@ async function main(): Promise<void> {
     await server.close();
   }
   const seconds = (Date.now() - started) / 1000;
-  const text = resultsText({
+  const facts: RunFacts = {
     rows,
+    notes,
     quick: plan.quick,
     scales: plan.scales,
     workspaces: plan.workspaces,
     commit,
+    date: new Date().toISOString().slice(0, 10),
+    machine: machine(),
     load: [loadAtStart, os.loadavg()[0]!],
     seconds,
-  });
+  };
+  const text = resultsText(facts);
   console.log(`\n${text}`);
   console.log(`(measured in ${seconds.toFixed(1)} s)`);
   if (argv.includes('--drop-cache') || freeBytes() < 10 * 2 ** 30) dropCache(ctx.say);
   else console.log(`(generated stores kept in ${cacheRoot()} for the next run; --drop-cache removes them)`);
   if (!plan.write) return;
+  fs.writeFileSync(savedRun, `${JSON.stringify(facts, null, 1)}\n`);
   // Per-turn state I/O keeps its own section, which bench/turnIo.ts then fills.
   fs.writeFileSync(resultsFile, `${text}\n${turnIoSectionOf(previousResults())}`);
   turnIo(argv);
+}
+
+/** `--render`: RESULTS.md written again from the figures of the last full run (out/bench/last-run.json), measuring nothing. */
+function render(): void {
+  const facts = JSON.parse(fs.readFileSync(savedRun, 'utf8')) as RunFacts;
+  fs.writeFileSync(resultsFile, `${resultsText(facts)}\n${turnIoSectionOf(previousResults())}`);
+  console.log(`wrote bench/RESULTS.md from the run of ${facts.date} (commit ${facts.commit})`);
+}
+
+function machine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
 /** Runs bench/turnIo.ts (per-turn state I/O, which holds a core Session), passing `--as`. */
