@@ -19,6 +19,8 @@ export interface BenchContext {
   measure(program: 'braidMeasures' | 'peerMeasures' | 'sessionMeasures', ...kinds: Array<{ kind: string; args: object }>): Promise<Record<string, Results>>;
   /** Prints a line of progress. */
   say(line: string): void;
+  /** Sets the line printed under `group`'s heading (its load average). */
+  describe(group: string, text: string): void;
   /** Adds a row to the table under `group` (a store's size, a log's) and prints it. */
   add(group: string, row: Row): void;
 }

@@ -1,14 +1,18 @@
 // The text of bench/RESULTS.md above its per-turn section: the machine and the conditions, where
 // Braid is not ahead, and the table.
-import os from 'node:os';
-import { markdownTables, notAheadList, type Row } from './table';
+import { farAboveFloorList, markdownTables, notAheadList, type Row } from './table';
 
 export interface RunFacts {
   readonly rows: readonly Row[];
+  /** A line under each group's heading. */
+  readonly notes: Readonly<Record<string, string>>;
   readonly quick: boolean;
   readonly scales: readonly number[];
   readonly workspaces: number;
   readonly commit: string;
+  readonly date: string;
+  /** CPUs, memory, Node. */
+  readonly machine: string;
   /** The 1-minute load average at the start and at the end. */
   readonly load: readonly [number, number];
   readonly seconds: number;
@@ -61,12 +65,11 @@ const KNOWN = `Why, where it is known:
   one after it succeeds).`;
 
 export function resultsText(run: RunFacts): string {
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const sizes = run.scales.map((n) => (n >= 1000 ? `${n / 1000}k` : String(n))).join(', ');
   const head = [
     '# Benchmark results',
     '',
-    `${run.quick ? 'Quick run (`npm run bench -- --quick`)' : 'Full run (`npm run bench`)'}, ${new Date().toISOString().slice(0, 10)}, commit ${run.commit}: ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average ${run.load[0].toFixed(1)} at the start and ${run.load[1].toFixed(1)} at the end (the machine's cores are shared, so figures are noisy); ${(run.seconds / 60).toFixed(1)} minutes.`,
+    `${run.quick ? 'Quick run (`npm run bench -- --quick`)' : 'Full run (`npm run bench`)'}, ${run.date}, commit ${run.commit}: ${run.machine}; load average ${run.load[0].toFixed(1)} at the start and ${run.load[1].toFixed(1)} at the end (the machine's cores are shared, so figures are noisy); ${(run.seconds / 60).toFixed(1)} minutes.`,
     '',
     `Stores: ${sizes} generated sessions over ${run.workspaces} workspaces, each of 20 realistic turns (about 90 KB: a prompt of 200 to 350 characters, a file read and a test run with their outputs, an answer, a usage record per model call), last used in an order other than their creation's. The workspace measured is one of them (${run.scales.map((n) => Math.round(n / run.workspaces)).join(', ')} sessions). Logs: 1k, 10k and 100k records with tool outputs of 2 to 14 KB.`,
     '',
@@ -78,9 +81,13 @@ export function resultsText(run: RunFacts): string {
     '',
     KNOWN,
     '',
+    'Rows at more than 10 times their floor (no goal is set for them):',
+    '',
+    farAboveFloorList(run.rows),
+    '',
     '## Figures',
     '',
-    markdownTables(run.rows),
+    markdownTables(run.rows, run.notes),
     '',
   ];
   return head.join('\n');

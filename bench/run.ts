@@ -5,8 +5,10 @@
 // printed only (under 20 seconds once built). `-- --sessions 1000,10000` picks the stores;
 // `-- --logs` runs only the log rows; `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts;
 // `--as before|after` picks its column); `-- --chat-paging` the Chat view paging in a real VS Code
-// (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts); `-- --drop-cache` deletes the cached stores at the end;
-// `-- --no-write` prints without writing RESULTS.md.
+// (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
+// `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
+// RESULTS.md; `-- --render` writes RESULTS.md again from the last full run's figures
+// (out/bench/last-run.json) without measuring.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +17,7 @@ import { ScriptedModelServer } from '../test/support/modelServer';
 import { cacheRoot, dropCache, freeBytes } from './cachedStore';
 import type { BenchContext } from './context';
 import { bundlePrograms, inChild } from './processes';
-import { resultsText } from './results';
+import { resultsText, type RunFacts } from './results';
 import { measureLogOf } from './sections/logs';
 import { measureScale } from './sections/scale';
 import type { Row } from './table';
@@ -29,6 +31,8 @@ const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 const FORK_REWIND_HEADING = '## Fork, rewind and full replay';
 const STARTUP_HEADING = '## Startup and the git context per turn';
+/** The last full run's figures, from which `--render` writes RESULTS.md again. */
+const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
 
 interface Plan {
@@ -56,6 +60,7 @@ async function main(): Promise<void> {
   if (argv.includes('--turn-io')) return turnIo(argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
+  if (argv.includes('--render')) return render();
   const plan = planOf(argv);
   const started = Date.now();
   const commit = commitOf(); // the code measured: what is checked out when the run starts
@@ -67,6 +72,7 @@ async function main(): Promise<void> {
   const server = new ScriptedModelServer(() => ({ kind: 'text', chunks: ['Hello', ' there.'], usage: { prompt: 12, completion: 3 } }));
   await server.start();
   const rows: Row[] = [];
+  const notes: Record<string, string> = {};
   const programs = await bundlePrograms(repoRoot, !plan.quick);
   const ctx: BenchContext = {
     quick: plan.quick,
@@ -82,6 +88,9 @@ async function main(): Promise<void> {
         kinds.map(({ kind, args }) => ({ kind, args: { ...args, wasmPath } })),
       ),
     say: (line) => console.log(`[${clock()}] ${line}`),
+    describe: (group, text) => {
+      notes[group] = text;
+    },
     add: (group, row) => {
       rows.push({ ...row, group });
       console.log(`[${clock()}] ${group}: ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
@@ -94,28 +103,50 @@ async function main(): Promise<void> {
     await server.close();
   }
   const seconds = (Date.now() - started) / 1000;
-  const text = resultsText({
+  const facts: RunFacts = {
     rows,
+    notes,
     quick: plan.quick,
     scales: plan.scales,
     workspaces: plan.workspaces,
     commit,
+    date: new Date().toISOString().slice(0, 10),
+    machine: machine(),
     load: [loadAtStart, os.loadavg()[0]!],
     seconds,
-  });
+  };
+  const text = resultsText(facts);
   console.log(`\n${text}`);
   console.log(`(measured in ${seconds.toFixed(1)} s)`);
   if (argv.includes('--drop-cache') || freeBytes() < 10 * 2 ** 30) dropCache(ctx.say);
   else console.log(`(generated stores kept in ${cacheRoot()} for the next run; --drop-cache removes them)`);
   if (!plan.write) return;
-  // The sections of their own runs are kept: per-turn state I/O (which bench/turnIo.ts then
-  // fills), fork and rewind before and after, the Chat view paging, startup.
-  const previous = previousResults();
+  fs.writeFileSync(savedRun, `${JSON.stringify(facts, null, 1)}\n`);
+  fs.writeFileSync(resultsFile, `${text}\n${keptSections(previousResults())}`);
+  turnIo(argv);
+}
+
+/** `--render`: RESULTS.md written again from the figures of the last full run (out/bench/last-run.json), measuring nothing. */
+function render(): void {
+  const facts = JSON.parse(fs.readFileSync(savedRun, 'utf8')) as RunFacts;
+  fs.writeFileSync(resultsFile, `${resultsText(facts)}\n${keptSections(previousResults())}`);
+  console.log(`wrote bench/RESULTS.md from the run of ${facts.date} (commit ${facts.commit})`);
+}
+
+/**
+ * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
+ * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup.
+ */
+function keptSections(previous: string): string {
   const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, CHAT_PAGING_SECTION.heading, STARTUP_HEADING].map((heading) =>
     sectionOf(previous, heading).replace(/\n*$/, '\n'),
   );
-  fs.writeFileSync(resultsFile, `${text}\n${kept.filter((k) => k.trim()).join('\n')}`);
-  turnIo(argv);
+  return kept.filter((k) => k.trim()).join('\n');
+}
+
+function machine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
 /** Runs bench/turnIo.ts (per-turn state I/O, which holds a core Session), passing `--as`. */

@@ -22,6 +22,8 @@ export interface Row {
   readonly ratio: string;
   /** Braid is slower than the floor or peer it is set against, or misses a stated goal. */
   readonly notAhead: boolean;
+  /** More than 10 times its floor, with no goal set. */
+  readonly farAboveFloor?: boolean;
 }
 
 /** "12.3 ms, 85 MB" (the digits follow the size of the time). */
@@ -64,6 +66,7 @@ export function overFloor(what: string, braid: Figure, floorLabel: string, floor
     other: fmt(floor),
     ratio: `${times.toFixed(times >= 10 ? 0 : 2)}x the floor${goalText}`,
     notAhead: goal !== undefined && times > goal,
+    farAboveFloor: goal === undefined && times > 10,
   };
 }
 
@@ -97,13 +100,14 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The rows as markdown tables, one under each group's heading, in the order they were added. */
-export function markdownTables(rows: readonly Row[]): string {
+/** The rows as markdown tables, one under each group's heading (and its note), in the order they were added. */
+export function markdownTables(rows: readonly Row[], notes: Readonly<Record<string, string>> = {}): string {
   const groups = [...new Set(rows.map((r) => r.group ?? ''))];
   return groups
     .map((group) =>
       [
         ...(group ? [`### ${group}`, ''] : []),
+        ...(notes[group] ? [notes[group]!, ''] : []),
         '| measure | Braid (time, peak memory) | peer pattern or floor, same run | Braid vs it |',
         '| --- | --- | --- | --- |',
         ...rows.filter((r) => (r.group ?? '') === group).map((r) => `| ${r.what} | ${r.braid} | ${r.against} | ${r.ratio} |`),
@@ -117,8 +121,17 @@ const shortGroup = (group = '') => group.split(' over ')[0]!.split(' (')[0]!;
 
 /** One line per measure where Braid is slower or misses its goal at some size, with its figures at each. */
 export function notAheadList(rows: readonly Row[]): string {
+  return byMeasure(rows.filter((r) => r.notAhead));
+}
+
+/** One line per measure that is more than 10 times its floor at some size, with its figures at each. */
+export function farAboveFloorList(rows: readonly Row[]): string {
+  return byMeasure(rows.filter((r) => r.farAboveFloor));
+}
+
+function byMeasure(chosen: readonly Row[]): string {
   const byMeasure = new Map<string, Row[]>();
-  for (const r of rows.filter((row) => row.notAhead)) {
+  for (const r of chosen) {
     const label = (r.label ?? r.against).replace(/\s*\[[^\]]*\]/g, '');
     const key = `${r.what}, against ${label}`;
     byMeasure.set(key, [...(byMeasure.get(key) ?? []), r]);

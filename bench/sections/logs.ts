@@ -31,7 +31,7 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
     const target: LogTarget = { storeRoot, log, compacted, sessionId: session.id, middleTurn, cutOffset: cut.offset, runs: ctx.quick ? 3 : 5 };
     const m = (await ctx.measure('braidMeasures', { kind: 'log', args: { log: target } })).log!;
     const mb = generated.bytes / 1024 / 1024;
-    const name = `${records / 1000}k-record log (${mb.toFixed(mb < 10 ? 1 : 0)} MB; load average ${load} at the start)`;
+    const name = `${records / 1000}k-record log (${mb.toFixed(mb < 10 ? 1 : 0)} MB)`;
     ctx.add(name, versus(`open the newest page (80 messages)`, m.page!, '(c) parse the whole log', m.openPeer!));
     ctx.add(name, overFloor(`full replay (${(mb / (m.replay!.ms / 1000)).toFixed(0)} MB/s)`, m.replay!, 'JSON.parse of every line', m.floor!));
     ctx.add(
@@ -44,9 +44,10 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
       ),
     );
     const keptMb = (cut.offset / 1024 / 1024).toFixed(1);
-    ctx.add(name, overFloor(`fork at the middle turn`, m.fork!, `copy of the kept ${keptMb} MB in process, fsynced`, m.forkFloor!));
+    ctx.add(name, overFloor(`fork at the middle turn`, m.fork!, `the kept bytes copied in process, fsynced [${keptMb} MB]`, m.forkFloor!));
     const droppedMb = ((generated.bytes - cut.offset) / 1024 / 1024).toFixed(1);
-    ctx.add(name, overFloor(`rewind to the middle turn`, m.rewind!, `reading the dropped ${droppedMb} MB`, m.rewindFloor!));
+    ctx.describe(name, `Load average ${load} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end.`);
+    ctx.add(name, overFloor(`rewind to the middle turn`, m.rewind!, `the dropped bytes read [${droppedMb} MB]`, m.rewindFloor!));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
