@@ -59,10 +59,8 @@ const KNOWN = `Why, where it is known:
 - A question about every workspace (their first page, \`braid list --all\`, a search everywhere)
   loads every workspace's index file into memory, and a search queries each workspace's index in
   turn.
-- \`braid rebuild-index\` after the index files are deleted reads every session folder twice in
-  this version (opening a workspace whose index is missing rebuilds it, and the rebuild then reads
-  it again), and the index saves scheduled while it runs fail with "SQLite is busy or locked" (the
-  one after it succeeds).`;
+- An index rebuild reads every log whole, to fold it into its row (the floor reads each log only
+  to the end of its first turn), and writes every row and its search text into sql.js.`;
 
 export function resultsText(run: RunFacts): string {
   const sizes = run.scales.map((n) => (n >= 1000 ? `${n / 1000}k` : String(n))).join(', ');
