@@ -45,8 +45,8 @@ const HOW = `How to read it:
 
 /** Standing explanations of rows where Braid is not ahead, kept beside the run's own list. */
 const KNOWN = `Why, where it is known:
-- A new process pays for Node's start, a 6.6 MB bundle and sql.js's start before it reads any
-  session; \`braid list\` then checks every session folder of the workspace against the index (a
+- A new process pays for Node's start, loading Braid's bundles (\`braid exec\` also loads the
+  model providers' on its first request) and sql.js's start before it reads any session; \`braid list\` then checks every session folder of the workspace against the index (a
   stat of its state.json and of its log) and prints every row. A peer that reads one folder's heads
   pays only for those reads.
 - \`braid exec\` also asks an OpenAI-compatible server for its limits before the prompt, creates
