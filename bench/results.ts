@@ -46,9 +46,10 @@ const HOW = `How to read it:
 /** Standing explanations of rows where Braid is not ahead, kept beside the run's own list. */
 const KNOWN = `Why, where it is known:
 - A new process pays for Node's start, loading Braid's bundles (\`braid exec\` also loads the
-  model providers' on its first request) and sql.js's start before it reads any session; \`braid list\` then checks every session folder of the workspace against the index (a
-  stat of its state.json and of its log) and prints every row. A peer that reads one folder's heads
-  pays only for those reads.
+  model providers' on its first request) and sql.js's start before it reads any session;
+  \`braid list\` then checks every session folder of the workspace against the index (a stat of
+  its state.json and of its log) and prints every row. A peer that reads one folder's heads pays
+  only for those reads.
 - \`braid exec\` also asks an OpenAI-compatible server for its limits before the prompt, creates
   the session (its first log line and state.json fsynced), and fsyncs turn_begin before the request
   goes out; in a running process the first token still waits for that fsync and for the
