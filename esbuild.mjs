@@ -3,13 +3,15 @@
 // (pi-ai's providers and their SDKs, loaded by both on a model's first request; scripts/lazyBundles.mjs),
 // dist/toolWorker.js (the search tools' worker thread),
 // dist/webview.js + dist/webview-style.css (the Chat page) and dist/usage.js + dist/usage-style.css
-// (the Usage page) for the browser, and copies sql.js's wasm next to them.
+// (the Usage page) for the browser, and copies sql.js's wasm next to them (the sql.js of
+// scripts/sqlJsBuild.mjs, which opens index files in place).
 // Flags: --production (minified, no source maps), --watch, --node-only (no browser bundles), --outdir DIR
 // (instead of dist/; the tests build there). Metafiles go to out/meta/ (not with --outdir).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { commandsOutside, piAiLayout, providersBundle, providersOutside } from './scripts/lazyBundles.mjs';
+import { SQL_JS_WASM, sqlJsWithHostFiles } from './scripts/sqlJsBuild.mjs';
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
@@ -57,7 +59,7 @@ const builds = [
     ...node,
     entryPoints: { extension: 'src/extension.ts' },
     external: ['vscode', ...optionalExternals],
-    plugins: [providersOutside(piAi)],
+    plugins: [providersOutside(piAi), sqlJsWithHostFiles(root)],
   },
   {
     ...node,
@@ -67,7 +69,7 @@ const builds = [
     // import('./process') becomes a require() of dist/cli-commands.js: a real import() would take
     // Node's ESM loader, whose CommonJS lexer parses the whole bundle first (about 200 ms).
     supported: { 'dynamic-import': false },
-    plugins: [commandsOutside, providersOutside(piAi)],
+    plugins: [commandsOutside, providersOutside(piAi), sqlJsWithHostFiles(root)],
   },
   {
     ...node,
@@ -94,7 +96,7 @@ const builds = [
 
 function copyAssets() {
   fs.mkdirSync(dist, { recursive: true });
-  fs.copyFileSync(path.join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+  fs.copyFileSync(path.join(root, 'node_modules/sql.js/dist', SQL_JS_WASM), path.join(dist, 'sql-wasm.wasm'));
   fs.chmodSync(path.join(dist, 'cli.js'), 0o755);
 }
 

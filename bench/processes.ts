@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { sqlJsWithHostFiles } from '../scripts/sqlJsBuild.mjs';
 import type { Results } from './memory';
 import { median } from './table';
 
@@ -36,6 +37,7 @@ export async function bundlePrograms(repoRoot: string, withSession: boolean): Pr
     inject: [path.join(repoRoot, 'src', 'shims', 'import-meta-url.js')],
     define: { 'import.meta.url': 'import_meta_url', BRAID_VERSION: '"bench"' },
     logLevel: 'warning',
+    plugins: [sqlJsWithHostFiles(repoRoot)],
   });
   return Object.fromEntries(NAMES.map((n) => [n, path.join(outdir, `${n}.cjs`)])) as Programs;
 }

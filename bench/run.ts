@@ -25,9 +25,10 @@ import { CHAT_PAGING_SECTION, chatPagingBench } from './chatPaging';
 import { sectionOf } from './resultsSection';
 import { startupBench, startupChild } from './startup';
 import { TURN_IO_SECTION } from './turnIo/runTurnIo';
+import { wasmPathIn } from '../test/support/store';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+const wasmPath = wasmPathIn(repoRoot);
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 const FORK_REWIND_HEADING = '## Fork, rewind and full replay';
 const STARTUP_HEADING = '## Startup and the git context per turn';

@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { columnArg } from './resultsSection';
 import { DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
+import { wasmPathIn } from '../test/support/store';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+const wasmPath = wasmPathIn(repoRoot);
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 
 async function main(): Promise<void> {

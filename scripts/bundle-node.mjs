@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findRepoRoot } from './repoRoot.mjs';
+import { sqlJsWithHostFiles } from './sqlJsBuild.mjs';
 
 const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -25,5 +26,6 @@ export async function bundleForNode(entryPoints, outdir) {
     inject: [path.join(root, 'src/shims/import-meta-url.js')],
     define: { 'import.meta.url': 'import_meta_url', BRAID_VERSION: '"test"' },
     logLevel: 'warning',
+    plugins: [sqlJsWithHostFiles(root)],
   });
 }

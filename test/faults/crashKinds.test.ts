@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { loadSqlJs, queryAll } from '../../src/core/index/sqlite';
+import { loadSqlJs, openInPlace, queryAll } from '../../src/core/index/sqlite';
 import { readState } from '../../src/core/format/sessionState';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import { Checkpoints } from '../../src/core/tools/checkpoints';
@@ -63,7 +63,7 @@ test(`${TRIALS} SIGKILLs during state writes: state.json is always whole and nev
   await assertIndexAgrees(root);
 });
 
-test(`${TRIALS} SIGKILLs during index saves: each workspace's index.sqlite is always a whole database with every session saved before`, async () => {
+test(`${TRIALS} SIGKILLs during index writes: each workspace's index.sqlite, opened as SQLite opens it (a hot journal rolled back), is whole and has every session written before`, async () => {
   const { root, store } = await fresh('braid-crash-index-');
   await store.close();
   const SQL = await loadSqlJs(wasmPath);
@@ -72,7 +72,8 @@ test(`${TRIALS} SIGKILLs during index saves: each workspace's index.sqlite is al
     for (const line of await runUntilKilled('faultWorker', [root, 'index', '-', wasmPath], delay())) if (line.startsWith('saved ')) saved.add(line.slice(6));
     const rows = new Set<string>();
     for (const file of workspaceIndexFiles(root)) {
-      const db = new SQL.Database(fs.readFileSync(file));
+      const db = openInPlace(SQL, file);
+      assert.deepEqual(db.exec('PRAGMA quick_check')[0]?.values, [['ok']], `after kill ${i + 1}: ${file} is damaged`);
       for (const r of queryAll<{ id: string }>(db, 'SELECT id FROM sessions')) rows.add(r.id);
       db.close();
     }

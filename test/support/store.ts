@@ -8,7 +8,15 @@ import type { SessionWriter } from '../../src/core/store/sessionWriter';
 import { isSessionId } from '../../src/core/ids';
 
 export const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
-export const wasmPath = path.join(repoRoot, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+/** The wasm of the sql.js Braid bundles (scripts/sqlJsBuild.mjs: its unminified build, whose JavaScript goes with this file). */
+export const SQL_JS_WASM = 'sql-wasm-debug.wasm';
+
+/** sql.js's wasm in a checkout of the repository at `root`. */
+export function wasmPathIn(root: string): string {
+  return path.join(root, 'node_modules', 'sql.js', 'dist', SQL_JS_WASM);
+}
+
+export const wasmPath = wasmPathIn(repoRoot);
 
 /** A fresh temp folder; the caller removes it. */
 export function tempDir(prefix = 'braid-test-'): string {

@@ -1,29 +1,76 @@
 import fs from 'node:fs';
-import { writeFileAtomic } from '../fs/atomic';
-import { FileLock } from '../fs/fileLock';
-import { statSize } from '../fs/probe';
+import path from 'node:path';
+import { FileSystemError, fsyncDir } from '../fs/atomic';
+import { FileLock, LockTimeoutError } from '../fs/fileLock';
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { counted } from '../counted';
 import { createSchema, schemaVersionOf, SCHEMA_VERSION } from './schema';
-import { readHeaderUserVersion, type Database, type SqlJsStatic } from './sqlite';
+import { openInPlace, readHeaderChangeCounter, setFence, takeHostError, type Database, type SqlJsStatic } from './sqlite';
 import { errorMessage } from '../errors';
 
 /**
- * What opening index.sqlite found: a file to serve from (`ready`), one from a newer Braid left
- * alone (`newer`: serve from an empty database filled from the folders, never save), or nothing
- * usable (`rebuild`: an empty database to fill from the folders and save).
+ * What opening index.sqlite found: a file to serve from in place (`ready`), one from a newer Braid
+ * left alone (`newer`: serve from an in-memory database filled from the folders, never written), or
+ * nothing usable (`rebuild`: build a new file from the folders).
  */
-export type OpenedIndex = { kind: 'ready'; db: Database; generation: number } | { kind: 'newer'; db: Database } | { kind: 'rebuild'; db: Database };
+export type OpenedIndex = { kind: 'ready' } | { kind: 'newer'; db: Database } | { kind: 'rebuild' };
 
-const LOCK = { staleMs: 15_000, timeoutMs: 20_000 };
+/** A new index file being filled from the folders by this process alone, until `install` puts it in place. */
+export interface IndexBuild {
+  readonly db: Database;
+  readonly path: string;
+}
 
 /**
- * A workspace's index.sqlite on disk: loading it (with the cheap schema check), keeping a damaged
- * copy aside, the checks that read the whole file, the cross-process lock, and writing a
- * generation. sql.js is loaded by the caller, so every step but the lock is synchronous.
+ * index.lock's times: a holder past `staleMs` is taken over (it was stopped, or hung); a process
+ * waits `timeoutMs` for it at most. BRAID_INDEX_LOCK_WAIT_MS shortens the wait (tests).
+ */
+function lockOptions(): { staleMs: number; timeoutMs: number } {
+  const wait = Number(process.env.BRAID_INDEX_LOCK_WAIT_MS);
+  return { staleMs: 5_000, timeoutMs: wait > 0 ? wait : 20_000 };
+}
+
+/** A holder reading or writing the file touches index.lock this often, so a long statement is not taken for a stopped process. */
+const HEARTBEAT_MS = 1_000;
+
+/**
+ * This process lost index.lock while it was using the file (it was stopped past the lock's stale
+ * time and another process took the lock over): its writes were refused, and what it was writing
+ * stays pending until it holds the lock again.
+ */
+export class IndexLockLostError extends Error {
+  override readonly name = 'IndexLockLostError';
+}
+
+/** The file on disk is not the one this process opened, and the one there now is not a usable index. */
+export class IndexFileReplacedError extends Error {
+  override readonly name = 'IndexFileReplacedError';
+}
+
+let buildCounter = 0;
+
+/**
+ * A workspace's index.sqlite, used in place: SQLite reads the pages a query needs and writes the
+ * pages a transaction changes, with its rollback journal (index.sqlite-journal) beside it. Several
+ * processes share the file; sql.js's file locks are not real between processes, so every use of
+ * the file, a query as much as a transaction, runs inside `use`, which holds index.lock. The lock
+ * is held only while synchronous work runs (never across an await), so its holders never wait on
+ * each other for long; a process stopped while holding it past its stale time loses it, and the
+ * write fence then refuses its writes when it resumes.
+ *
+ * A file that must be rebuilt is built beside it under a temp name by one process and renamed over
+ * it (`install`); the other processes notice at their next `use` (the path names another file) and
+ * open the new one.
  */
 export class IndexFile {
+  private db: Database | undefined;
+  /** The inode of the file `db` has open: another one at the path means the file was replaced. */
+  private inode = 0;
+  /** Whether a connection was opened before: a file found at the path later was put there by another process. */
+  private opened = false;
+  private lockHeld: FileLock | undefined;
+
   constructor(
     private readonly layout: StoreLayout,
     private readonly workspaceKey: string,
@@ -41,35 +88,43 @@ export class IndexFile {
     return this.layout.indexFile(this.workspaceKey);
   }
 
-  /** Loads the file; a corrupt one is moved aside, one of an older schema is dropped. */
-  open(): OpenedIndex {
-    const SQL = this.SQL;
-    const image = this.readImage();
-    if (image) {
-      try {
-        const db = new SQL.Database(image);
-        const version = schemaVersionOf(db);
-        if (version === SCHEMA_VERSION) checkSchema(SQL, db);
-        if (version === SCHEMA_VERSION) return { kind: 'ready', db, generation: readGenerationOf(db) };
-        db.close();
-        if (version !== undefined && version > SCHEMA_VERSION) {
-          this.logger.warn(
-            `${this.name} has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`,
-          );
-          return { kind: 'newer', db: this.emptyDatabase() };
-        }
-        this.logger.info(`${this.name} has schema ${version ?? 'none'}; rebuilding it from the session folders`);
-      } catch (err) {
-        this.logger.warn(
-          `${this.name} is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as ${this.name}.corrupt)`,
-        );
-        this.keepCorruptCopy();
-      }
-    }
-    return { kind: 'rebuild', db: this.emptyDatabase() };
+  private get journal(): string {
+    return `${this.path}-journal`;
   }
 
-  /** A database with the tables and no rows (after `open`, which loads sql.js). */
+  /** Opens the file in place; a corrupt one is moved aside, one of an older schema is left to be replaced. */
+  open(): OpenedIndex {
+    if (!fs.existsSync(this.path)) return { kind: 'rebuild' };
+    if (!this.hasContent()) {
+      this.logger.warn(`${this.name} is empty; rebuilding it from the session folders`);
+      return { kind: 'rebuild' };
+    }
+    try {
+      const version = this.use((db) => schemaVersionOf(db));
+      if (version === SCHEMA_VERSION) {
+        this.use((db) => checkSchema(this.SQL, db));
+        return { kind: 'ready' };
+      }
+      this.closeConnection();
+      if (version !== undefined && version > SCHEMA_VERSION) {
+        this.logger.warn(
+          `${this.name} has schema ${version}, newer than this Braid's ${SCHEMA_VERSION}; serving from the session folders without saving the index`,
+        );
+        return { kind: 'newer', db: this.emptyDatabase() };
+      }
+      this.logger.info(`${this.name} has schema ${version ?? 'none'}; rebuilding it from the session folders`);
+    } catch (err) {
+      if (err instanceof LockTimeoutError) throw err;
+      this.closeConnection();
+      this.logger.warn(
+        `${this.name} is corrupt (${errorMessage(err).replace(/\s+/g, ' ')}); rebuilding it from the session folders (the damaged file is kept as ${this.name}.corrupt)`,
+      );
+      this.keepCorruptCopy();
+    }
+    return { kind: 'rebuild' };
+  }
+
+  /** An in-memory database with the tables and no rows. */
   emptyDatabase(): Database {
     const db = new this.SQL.Database();
     createSchema(db);
@@ -77,117 +132,213 @@ export class IndexFile {
   }
 
   /**
-   * The file another process saved, when it loads and passes every check; undefined otherwise
-   * (no file, another schema, or damage, which is logged).
+   * Runs `work` on the file while holding index.lock, with writes fenced to this holding: SQLite
+   * sees the file as no other process is changing it. Reopens the file first when another process
+   * replaced it. Throws LockTimeoutError when another process keeps the lock, and
+   * IndexFileReplacedError when the file at the path is not an index any more.
    */
-  openSaved(): { db: Database; generation: number } | undefined {
-    const image = this.readImage();
-    if (!image) return undefined;
-    const SQL = this.SQL;
-    let db: Database;
+  use<T>(work: (db: Database) => T): T {
+    takeHostError(this.path);
     try {
-      db = new SQL.Database(image);
-      if (schemaVersionOf(db) !== SCHEMA_VERSION) {
-        db.close();
-        return undefined;
-      }
-      checkIntegrity(SQL, db);
+      return this.locked(() => work(this.connection()));
     } catch (err) {
-      this.logger.warn(`${this.name} written by another process cannot be read (${errorMessage(err)}); keeping this process's copy`);
-      return undefined;
+      const hostError = takeHostError(this.path);
+      if (hostError?.error instanceof IndexLockLostError) {
+        this.closeConnection(); // its transaction was cut short: SQLite's state of the file is not to be trusted
+        throw hostError.error;
+      }
+      // What the file system said, naming the file ("cannot write …/index.sqlite: no space left on device (ENOSPC)").
+      throw hostError ? new FileSystemError(hostError.action, this.path, hostError.error) : err;
     }
-    return { db, generation: readGenerationOf(db) };
   }
 
-  /** The file's bytes, or undefined when there is none (or it is empty). */
-  private readImage(): Uint8Array | undefined {
+  /** Runs `work` holding index.lock, with writes to the file fenced to this holding (re-entrant). */
+  private locked<T>(work: () => T): T {
+    if (this.lockHeld) return work(); // inside a use already (a query run by a write's work)
+    fs.mkdirSync(this.layout.workspaceDir(this.workspaceKey), { recursive: true });
+    const lock = FileLock.acquireSync(this.layout.indexLock(this.workspaceKey), lockOptions());
+    this.lockHeld = lock;
+    let beat = Date.now();
+    setFence(this.path, {
+      beforeWrite: () => {
+        if (!lock.isHeld()) throw new IndexLockLostError(`${this.name}: another process took over its lock while this one was stopped`);
+      },
+      touched: () => {
+        if (Date.now() - beat < HEARTBEAT_MS) return;
+        beat = Date.now();
+        lock.refresh();
+      },
+    });
     try {
-      const data = fs.readFileSync(this.path);
-      if (data.length === 0) {
-        this.logger.warn(`${this.name} is empty; rebuilding it from the session folders`);
-        return undefined;
-      }
-      return data;
+      return work();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      // An error after the lock was lost may come from reading pages another process was writing: not damage.
+      if (!lock.isHeld() && !(err instanceof IndexLockLostError))
+        throw new IndexLockLostError(`${this.name}: another process took over its lock while this one used it (${errorMessage(err)})`);
       throw err;
+    } finally {
+      setFence(this.path, undefined);
+      this.lockHeld = undefined;
+      lock.release();
     }
+  }
+
+  /** The open database of the file at the path now (the lock is held). */
+  private connection(): Database {
+    const inode = inodeOf(this.path);
+    if (this.db && inode === this.inode) return this.db;
+    const reopening = this.opened;
+    this.closeConnection();
+    if (inode === undefined) throw new IndexFileReplacedError(`${this.name} is gone (another process moved it aside)`);
+    const db = openInPlace(this.SQL, this.path);
+    this.db = db;
+    this.inode = inode;
+    this.opened = true;
+    db.run('PRAGMA journal_mode = TRUNCATE');
+    db.run('PRAGMA synchronous = NORMAL');
+    if (reopening && schemaVersionOf(db) !== SCHEMA_VERSION) {
+      this.closeConnection();
+      throw new IndexFileReplacedError(`${this.name} was replaced by a file this Braid cannot serve from`);
+    }
+    return db;
+  }
+
+  private closeConnection(): void {
+    try {
+      this.db?.close();
+    } catch {
+      // a connection whose writes were refused may fail to close cleanly; it is dropped either way
+    }
+    this.db = undefined;
+    this.inode = 0;
+  }
+
+  /**
+   * Starts a new index file beside the current one (a temp name the doctor sweeps if this process
+   * dies), with the tables and no rows, for this process alone: no journal, no syncs until
+   * `install`.
+   */
+  startBuild(): IndexBuild {
+    const dir = this.layout.workspaceDir(this.workspaceKey);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `.index.sqlite.tmp-${process.pid}-${++buildCounter}`);
+    fs.rmSync(file, { force: true });
+    const db = openInPlace(this.SQL, file);
+    db.run('PRAGMA journal_mode = OFF');
+    db.run('PRAGMA synchronous = OFF');
+    createSchema(db);
+    return { db, path: file };
+  }
+
+  /**
+   * Puts a finished build in place of index.sqlite: synced, then renamed over it while holding the
+   * lock (a journal left by a process that died in a transaction belongs to the file replaced, and
+   * goes with it). The next `use` opens the new file.
+   */
+  install(build: IndexBuild): void {
+    build.db.close();
+    fsyncFile(build.path);
+    this.locked(() => {
+      this.closeConnection();
+      fs.rmSync(this.journal, { force: true });
+      fs.renameSync(build.path, this.path);
+      fsyncDir(path.dirname(this.path));
+    });
+  }
+
+  /** Drops a build that will not be installed. */
+  abandonBuild(build: IndexBuild): void {
+    try {
+      build.db.close();
+    } catch {
+      // dropped either way
+    }
+    fs.rmSync(build.path, { force: true });
   }
 
   /** Whether there is a file with bytes in it (a damaged one worth keeping aside). */
   hasContent(): boolean {
-    return fs.existsSync(this.path) && statSize(this.path) > 0;
-  }
-
-  /** Moves a damaged index.sqlite aside, so that saves do not take it for another process's newer file. */
-  keepCorruptCopy(): void {
     try {
-      fs.renameSync(this.path, `${this.path}.corrupt`);
+      return fs.statSync(this.path).size > 0;
     } catch {
-      // best effort: the index is a cache
+      return false;
     }
   }
 
   /**
-   * Checks index.sqlite as it is on disk now (another process, or damage after this one loaded
-   * it): undefined when it loads and passes SQLite's integrity check, else what is wrong.
+   * Moves a damaged index.sqlite aside (with its journal, which could only damage a new file),
+   * holding the lock, so that no process is inside a transaction on it.
+   */
+  keepCorruptCopy(): void {
+    try {
+      this.locked(() => {
+        this.closeConnection();
+        fs.renameSync(this.path, `${this.path}.corrupt`);
+        fs.rmSync(this.journal, { force: true });
+      });
+    } catch {
+      this.closeConnection(); // best effort: the index is a cache, and its replacement is renamed over it anyway
+    }
+  }
+
+  /**
+   * Checks index.sqlite as it is on disk now (another process, or damage after this one opened
+   * it): undefined when it opens and passes SQLite's integrity check, else what is wrong.
    */
   check(): string | undefined {
-    let image: Buffer;
+    if (!fs.existsSync(this.path)) return `${this.name} is missing`;
+    if (!this.hasContent()) return `${this.name} is empty`;
     try {
-      image = fs.readFileSync(this.path);
+      return this.use((db) => {
+        const version = schemaVersionOf(db);
+        if (version !== undefined && version > SCHEMA_VERSION) return undefined; // a newer Braid's index: not ours to judge
+        if (version !== SCHEMA_VERSION) return `${this.name} has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
+        checkSchema(this.SQL, db);
+        const problem = wholeFileProblem(db);
+        if (problem) throw new Error(problem);
+        // The doctor's check goes further than the one at open: every index, and the search index's own structures.
+        const full = db.exec('PRAGMA integrity_check')[0]?.values.map((row) => String(row[0])) ?? [];
+        if (full.length !== 1 || full[0] !== 'ok') throw new Error(`the full integrity check failed: ${full.slice(0, 3).join('; ')}`);
+        db.run("INSERT INTO sessions_fts(sessions_fts) VALUES('integrity-check')");
+        return undefined;
+      });
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${this.name} is missing` : `${this.name} cannot be read (${errorMessage(err)})`;
-    }
-    if (image.length === 0) return `${this.name} is empty`;
-    const SQL = this.SQL;
-    try {
-      const db = new SQL.Database(image);
-      const version = schemaVersionOf(db);
-      if (version !== undefined && version > SCHEMA_VERSION) {
-        db.close();
-        return undefined; // a newer Braid's index: not ours to judge
-      }
-      if (version !== SCHEMA_VERSION) {
-        db.close();
-        return `${this.name} has schema ${version ?? 'none'}, not ${SCHEMA_VERSION}`;
-      }
-      checkIntegrity(SQL, db);
-      // The doctor's check goes further than the one at load: every index, and the search index's own structures.
-      const full = db.exec('PRAGMA integrity_check')[0]?.values.map((row) => String(row[0])) ?? [];
-      if (full.length !== 1 || full[0] !== 'ok') throw new Error(`the full integrity check failed: ${full.slice(0, 3).join('; ')}`);
-      db.run("INSERT INTO sessions_fts(sessions_fts) VALUES('integrity-check')");
-      db.close();
-      return undefined;
-    } catch (err) {
+      if (err instanceof LockTimeoutError) return `${this.name} cannot be checked: ${err.message}`;
       return `${this.name} is corrupt (${errorMessage(err).replace(/\s+/g, ' ')})`;
     }
   }
 
-  /** The generation the file on disk holds, read from its header without loading it (-1 when unreadable). */
-  generationOnDisk(): number {
-    return readHeaderUserVersion(this.path);
+  /** The file's change counter as its header says (a commit changes it), read without the lock; -1 when unreadable. */
+  changeCounterOnDisk(): number {
+    return readHeaderChangeCounter(this.path);
   }
 
-  /** Takes the cross-process lock held while saving; throws LockTimeoutError when another process keeps it. */
-  async lock(): Promise<FileLock> {
-    fs.mkdirSync(this.layout.workspaceDir(this.workspaceKey), { recursive: true });
-    return FileLock.acquire(this.layout.indexLock(this.workspaceKey), LOCK);
+  /** Closes this process's connection to the file. */
+  close(): void {
+    this.closeConnection();
   }
+}
 
-  /** Writes `db` as generation `generation` (temp + fsync + rename); the caller holds the lock. */
-  write(db: Database, generation: number): void {
-    db.run("UPDATE meta SET value = ? WHERE key = 'generation'", [String(generation)]);
-    db.run(`PRAGMA user_version = ${generation}`);
-    writeFileAtomic(this.path, db.export());
+function inodeOf(file: string): number | undefined {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
 /** Throws when the schema text differs from the one this version creates (cheap: sqlite_master only). */
 function checkSchema(SQL: SqlJsStatic, db: Database): void {
-  if (schemaText(db) === expectedSchemaText(SQL)) return;
-  db.close();
-  throw new Error('its table definitions are damaged');
+  if (schemaText(db) !== expectedSchemaText(SQL)) throw new Error('its table definitions are damaged');
 }
 
 /** What the whole-file checks find wrong: SQLite's quick_check, then values no row may hold. */
@@ -215,16 +366,6 @@ function checkWholeFile(db: Database): string | undefined {
   return impossible > 0 ? `${counted(impossible, 'row')} ${impossible === 1 ? 'holds' : 'hold'} values Braid never writes` : undefined;
 }
 
-/** Throws when the image fails the schema check or the whole-file checks (the doctor's file check). */
-function checkIntegrity(SQL: SqlJsStatic, db: Database): void {
-  checkSchema(SQL, db);
-  const problem = wholeFileProblem(db);
-  if (problem) {
-    db.close();
-    throw new Error(problem);
-  }
-}
-
 const IMPOSSIBLE_ROWS = `SELECT count(*) FROM sessions WHERE
   visibility NOT IN ('visible', 'hidden') OR archived NOT IN (0, 1) OR kind NOT IN ('conversation', 'task', 'peek')
   OR status NOT IN ('idle', 'running', 'error', 'aborted', 'interrupted') OR title_source NOT IN ('auto', 'user')
@@ -248,9 +389,4 @@ function expectedSchemaText(SQL: SqlJsStatic): string {
     fresh.close();
   }
   return expected;
-}
-
-function readGenerationOf(db: Database): number {
-  const value = Number(db.exec("SELECT value FROM meta WHERE key = 'generation'")[0]?.values[0]?.[0] ?? 0);
-  return Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }

@@ -7,17 +7,6 @@ import type { Database } from './sqlite';
 import { errorMessage } from '../errors';
 import { counted } from '../counted';
 
-/** Where rows read from the folders go: this process's database, each change remembered for the next save. */
-export interface RowWriter {
-  readonly db: Database;
-  putRow(id: string, summary: SessionSummary): void;
-  removeRow(id: string): void;
-  /** Opens a transaction that may span awaits: no save runs until it ends. */
-  begin(): void;
-  /** Ends the transaction (`commit` false: rolls it back). */
-  end(commit: boolean): void;
-}
-
 /** How the index differs from the session folders, or how catching up changed it. */
 export interface FolderDrift {
   added: number;
@@ -41,46 +30,75 @@ export function readFolderSummary(dir: string, logger: Logger): SessionSummary |
 }
 
 /**
- * Reads every session folder of a workspace into `target` in one transaction and removes the rows
- * without a folder. Progress is called with (done, total). With `yieldEvery` infinite it never
- * awaits, so it runs to the end before returning.
+ * Fills `db`, a new index of a workspace, from every session folder of the workspace, awaiting
+ * every `yieldEvery` folders so that the process stays responsive (`db` is this process's alone
+ * meanwhile: a build). Progress is called with (done, total).
  */
 export async function rebuildRows(
-  target: RowWriter,
+  db: Database,
   layout: StoreLayout,
   workspaceKey: string,
   logger: Logger,
   progress?: (done: number, total: number) => void,
   yieldEvery = 200,
 ): Promise<void> {
-  const started = Date.now();
-  const folders = listSessionFolders(layout, workspaceKey);
-  const ids = new Set<string>();
-  let done = 0;
-  target.begin();
-  try {
-    for (const folder of folders) {
-      const summary = readFolderSummary(folder.dir, logger);
-      if (summary && !ids.has(summary.state.id)) {
-        ids.add(summary.state.id);
-        target.putRow(summary.state.id, summary);
-      }
-      if (++done % yieldEvery === 0) {
-        progress?.(done, folders.length);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-    for (const id of rows.fingerprints(target.db).keys()) {
-      if (!ids.has(id)) target.removeRow(id);
-    }
-    target.end(true);
-  } catch (err) {
-    target.end(false);
-    throw err;
+  const fill = new FolderFill(db, layout, workspaceKey, logger);
+  while (fill.next(yieldEvery)) {
+    progress?.(fill.done, fill.total);
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  progress?.(folders.length, folders.length);
-  if (folders.length > 0)
-    logger.info(`index of ${workspaceKey} rebuilt from ${counted(folders.length, 'session folder')} in ${duration(Date.now() - started)}`);
+  fill.finish();
+  progress?.(fill.total, fill.total);
+}
+
+/** As {@link rebuildRows}, at once: the rows are in `db` when it returns, and its failures throw here. */
+export function rebuildRowsNow(db: Database, layout: StoreLayout, workspaceKey: string, logger: Logger): void {
+  const fill = new FolderFill(db, layout, workspaceKey, logger);
+  while (fill.next(Number.POSITIVE_INFINITY));
+  fill.finish();
+}
+
+/** Reading a workspace's session folders into a new index, a few at a time, in one transaction. */
+class FolderFill {
+  private readonly folders: ReturnType<typeof listSessionFolders>;
+  private readonly ids = new Set<string>();
+  private readonly started = Date.now();
+  done = 0;
+
+  constructor(
+    private readonly db: Database,
+    layout: StoreLayout,
+    private readonly workspaceKey: string,
+    private readonly logger: Logger,
+  ) {
+    this.folders = listSessionFolders(layout, workspaceKey);
+    db.run('BEGIN');
+  }
+
+  get total(): number {
+    return this.folders.length;
+  }
+
+  /** Reads up to `count` more folders; whether any are left. */
+  next(count: number): boolean {
+    const stop = Math.min(this.folders.length, this.done + count);
+    for (; this.done < stop; this.done++) {
+      const summary = readFolderSummary(this.folders[this.done]!.dir, this.logger);
+      if (summary && !this.ids.has(summary.state.id)) {
+        this.ids.add(summary.state.id);
+        rows.upsertSummary(this.db, summary);
+      }
+    }
+    return this.done < this.folders.length;
+  }
+
+  finish(): void {
+    this.db.run('COMMIT');
+    if (this.folders.length > 0)
+      this.logger.info(
+        `index of ${this.workspaceKey} rebuilt from ${counted(this.folders.length, 'session folder')} in ${duration(Date.now() - this.started)}`,
+      );
+  }
 }
 
 /** The folders whose rows are missing (`known` false) or out of date, and the rows without a folder. */

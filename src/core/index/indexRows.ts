@@ -104,40 +104,77 @@ function toRow(r: RawRow): SessionRow {
   };
 }
 
+/** The row the index keeps for a summary (what a list shows of the session). */
+export function rowOfSummary(s: SessionSummary): SessionRow {
+  const st = s.state;
+  return {
+    id: st.id,
+    workspaceKey: st.workspaceKey,
+    workspaceDir: st.workspaceDir,
+    title: st.title,
+    titleSource: st.titleSource,
+    status: st.status,
+    error: st.error?.message ?? null,
+    kind: st.kind,
+    visibility: st.visibility,
+    archived: st.archived,
+    forkedFrom: st.forkedFrom ? { sessionId: st.forkedFrom.sessionId, turn: st.forkedFrom.turn ?? null } : null,
+    model: st.model ? { provider: st.model.provider, id: st.model.id } : null,
+    createdAt: st.createdAt,
+    updatedAt: st.updatedAt,
+    turnCount: st.turnCount,
+    messageCount: s.messageCount,
+    firstPrompt: s.firstPrompt,
+    lastPreview: s.lastPreview,
+    usage: {
+      input: st.usage.input,
+      output: st.usage.output,
+      cacheRead: st.usage.cacheRead,
+      cacheWrite: st.usage.cacheWrite,
+      reasoning: st.usage.reasoning,
+      cost: st.usage.cost,
+    },
+    logBytes: s.logBytes,
+    stateMtime: s.stateMtime,
+    subagents: st.agents.filter((a) => a.parentId !== null).length,
+  };
+}
+
 /** Inserts or replaces a session's row, its search text and its usage buckets. */
 export function upsertSummary(db: Database, s: SessionSummary): void {
   const st = s.state;
-  const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [st.id])[0];
+  const r = rowOfSummary(s);
+  const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [r.id])[0];
   const values = [
-    st.id,
-    st.workspaceKey,
-    st.workspaceDir,
-    st.title,
-    st.titleSource,
-    st.status,
-    st.error?.message ?? null,
-    st.kind,
-    st.visibility,
-    st.archived ? 1 : 0,
-    st.forkedFrom?.sessionId ?? null,
-    st.forkedFrom?.turn ?? null,
-    st.model?.provider ?? null,
-    st.model?.id ?? null,
-    st.createdAt,
-    st.updatedAt,
-    st.turnCount,
-    s.messageCount,
-    s.firstPrompt,
-    s.lastPreview,
-    st.usage.input,
-    st.usage.output,
-    st.usage.cacheRead,
-    st.usage.cacheWrite,
-    st.usage.reasoning,
-    st.usage.cost,
-    s.logBytes,
-    s.stateMtime,
-    st.agents.filter((a) => a.parentId !== null).length,
+    r.id,
+    r.workspaceKey,
+    r.workspaceDir,
+    r.title,
+    r.titleSource,
+    r.status,
+    r.error,
+    r.kind,
+    r.visibility,
+    r.archived ? 1 : 0,
+    r.forkedFrom?.sessionId ?? null,
+    r.forkedFrom?.turn ?? null,
+    r.model?.provider ?? null,
+    r.model?.id ?? null,
+    r.createdAt,
+    r.updatedAt,
+    r.turnCount,
+    r.messageCount,
+    r.firstPrompt,
+    r.lastPreview,
+    r.usage.input,
+    r.usage.output,
+    r.usage.cacheRead,
+    r.usage.cacheWrite,
+    r.usage.reasoning,
+    r.usage.cost,
+    r.logBytes,
+    r.stateMtime,
+    r.subagents,
     JSON.stringify(st),
     JSON.stringify(compactFold(s.fold)),
   ];
@@ -247,32 +284,9 @@ function parseStateJson(text: string): SessionState | undefined {
  * undefined when they agree. The doctor uses it to find rows a damaged index.sqlite still holds.
  */
 export function rowDisagreement(row: SessionRow, summary: SessionSummary): string | undefined {
-  const st = summary.state;
-  const expected: Partial<Record<keyof SessionRow, unknown>> = {
-    workspaceKey: st.workspaceKey,
-    workspaceDir: st.workspaceDir,
-    title: st.title,
-    titleSource: st.titleSource,
-    status: st.status,
-    error: st.error?.message ?? null,
-    kind: st.kind,
-    visibility: st.visibility,
-    archived: st.archived,
-    forkedFrom: st.forkedFrom ? { sessionId: st.forkedFrom.sessionId, turn: st.forkedFrom.turn } : null,
-    model: st.model ? { provider: st.model.provider, id: st.model.id } : null,
-    createdAt: st.createdAt,
-    updatedAt: st.updatedAt,
-    turnCount: st.turnCount,
-    messageCount: summary.messageCount,
-    firstPrompt: summary.firstPrompt,
-    lastPreview: summary.lastPreview,
-    usage: st.usage,
-    logBytes: summary.logBytes,
-    stateMtime: summary.stateMtime,
-    subagents: st.agents.filter((a) => a.parentId !== null).length,
-  };
-  for (const [field, value] of Object.entries(expected)) {
-    if (JSON.stringify(row[field as keyof SessionRow]) !== JSON.stringify(value)) return field;
+  const expected = rowOfSummary(summary);
+  for (const field of Object.keys(expected) as Array<keyof SessionRow>) {
+    if (JSON.stringify(row[field]) !== JSON.stringify(expected[field])) return field;
   }
   return undefined;
 }
@@ -330,6 +344,16 @@ export function readSummary(db: Database, id: string): SessionSummary | undefine
   const fold = raw ? parseFoldJson(raw.fold_json) : undefined;
   if (!raw || !state || !fold) return undefined;
   return summarize(state, fold, state.agents, raw.log_bytes, raw.state_mtime);
+}
+
+/**
+ * A summary as the index gives it back once written (`readSummary`): its state and compact fold
+ * as they are kept, and what they say. A change not written yet is answered in this form too.
+ */
+export function storedForm(s: SessionSummary): SessionSummary {
+  const state = JSON.parse(JSON.stringify(s.state)) as SessionState;
+  const fold = JSON.parse(JSON.stringify(compactFold(s.fold))) as LogFold;
+  return summarize(state, fold, state.agents, s.logBytes, s.stateMtime);
 }
 
 /** A row's fold, or undefined when the cell is damaged. */

@@ -1,28 +1,26 @@
 import fs from 'node:fs';
 import { statMtime, statSize } from '../fs/probe';
-import { LockTimeoutError, type FileLock } from '../fs/fileLock';
+import { LockTimeoutError } from '../fs/fileLock';
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { readState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
-import type { IndexFile } from './indexFile';
-import { readFolderSummary, type RowWriter } from './indexFolders';
+import { IndexLockLostError, type IndexFile } from './indexFile';
+import { readFolderSummary } from './indexFolders';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
 import { errorMessage } from '../errors';
 
-/** A change not saved yet: `true` (the row in this process's database is the change) or the workspace of a removed session. */
-type PendingChange = true | { removedFrom: string };
+/** A change not written yet: a session's new summary, or its removal (with the workspace it was in). */
+export type PendingChange = { summary: SessionSummary } | { removedFrom: string };
 
 /** What the synchronisation asks of the index it serves. */
 export interface SyncHooks {
-  /** False while degraded: this process must not write the file. */
-  mayWrite(): boolean;
-  /** Runs `work` on the database; damage SQLite reports rebuilds it from the folders, then `work` runs again. */
+  /** Runs `work` on the file; damage SQLite reports rebuilds it from the folders, then `work` runs again. */
   withDamageRecovery<T>(work: () => T): T;
-  /** Another process's save was loaded. */
-  reloaded(): void;
+  /** Another process changed the file. */
+  changedElsewhere(): void;
 }
 
 export interface SyncOptions {
@@ -30,31 +28,27 @@ export interface SyncOptions {
   /** The workspace whose index.sqlite this is. */
   readonly workspaceKey: string;
   readonly logger: Logger;
-  /** Wait this long after a change before saving, to coalesce bursts. */
+  /** Wait this long after a change before writing it, to coalesce bursts. */
   readonly saveDelayMs?: number;
 }
 
 /**
- * This process's in-memory copy of the index and its synchronisation with index.sqlite, which
- * several processes share. A change updates the copy at once and is remembered as pending. A
- * save takes the cross-process lock, reloads the file if another process saved a newer
- * generation (carried in `PRAGMA user_version`, readable from the header), brings each pending
- * change up to date with disk and re-applies it, writes the next generation, and releases. A
- * watcher reloads on others' saves.
+ * This process's changes to a workspace's index.sqlite, which several processes use in place. A
+ * change is remembered as pending and written soon after (`saveDelayMs`), in one transaction with
+ * the others pending: each is first brought up to date with disk, since another process may have
+ * changed the same session's state.json since. A query writes what is pending first, so this
+ * process reads its own changes. A watcher tells when another process changed the file.
  */
-export class IndexSync implements RowWriter {
-  private database!: Database;
-  private generation = 0;
+export class IndexSync {
   private readonly pending = new Map<string, PendingChange>();
   private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> | undefined;
   private watcher: fs.FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private closedValue = false;
-  /** The file on disk is damaged: the next flush writes it even with nothing pending. */
-  private mustWrite = false;
-  /** A rebuild's transaction is open (it spans awaits): sql.js cannot export until it ends. */
-  private transactionOpen = false;
+  /** The file's change counter after this process's last look: another value means another process wrote. */
+  private knownCounter = -1;
+  /** Set while pending changes must wait (a build of the file is under way). */
+  private held = false;
 
   constructor(
     private readonly file: IndexFile,
@@ -62,136 +56,103 @@ export class IndexSync implements RowWriter {
     private readonly hooks: SyncHooks,
   ) {}
 
-  /** The database this process serves from (replaced by reloads and rebuilds). */
-  get db(): Database {
-    return this.database;
-  }
-
-  /** Whether `close` ran: nothing is saved or reloaded any more. */
+  /** Whether `close` ran: nothing is written or watched any more. */
   get closed(): boolean {
     return this.closedValue;
   }
 
-  /** Serves from `db`, loaded from the file at `generation` (0: not from the file). */
-  start(db: Database, generation: number): void {
-    this.database = db;
-    this.generation = generation;
+  /** Remembers a change to a session's row; the next write carries it. */
+  put(id: string, change: PendingChange): void {
+    this.pending.set(id, change);
   }
 
-  /** Replaces the database (it came from a damaged file) with `empty`; the next save writes the file. */
-  startOver(empty: Database): void {
-    try {
-      this.database.close();
-    } catch {
-      // it is being replaced
+  /** A session's pending change: its new summary, null when its removal is pending, undefined when nothing is. */
+  pendingSummary(id: string): SessionSummary | null | undefined {
+    const change = this.pending.get(id);
+    if (!change) return undefined;
+    return 'summary' in change ? change.summary : null;
+  }
+
+  /** Holds pending changes back (true) while the file is rebuilt, or lets them go again (false). */
+  hold(held: boolean): void {
+    this.held = held;
+  }
+
+  /**
+   * Runs a query on the file, after writing what is pending (a failed write is logged and stays
+   * pending; the query then sees the file without it).
+   */
+  read<T>(query: (db: Database) => T): T {
+    if (this.pending.size > 0 && !this.held) {
+      try {
+        this.writePending();
+      } catch (err) {
+        this.options.logger.warn(`writing the session index failed: ${errorMessage(err)}; will retry`);
+        this.scheduleSave();
+      }
     }
-    this.database = empty;
-    this.mustWrite = true;
+    return this.file.use(query);
   }
 
-  /** Writes a session's row; the next save carries it. */
-  putRow(id: string, summary: SessionSummary): void {
-    rows.upsertSummary(this.database, summary);
-    this.pending.set(id, true);
-  }
-
-  /** Deletes a session's row; the next save carries the removal. */
-  removeRow(id: string): void {
-    const workspaceKey = rows.getRow(this.database, id)?.workspaceKey ?? '';
-    rows.deleteSessionRow(this.database, id);
-    this.pending.set(id, { removedFrom: workspaceKey });
-  }
-
-  begin(): void {
-    this.database.run('BEGIN');
-    this.transactionOpen = true;
-  }
-
-  end(commit: boolean): void {
-    this.database.run(commit ? 'COMMIT' : 'ROLLBACK');
-    this.transactionOpen = false;
-  }
-
-  /** Saves soon (after `saveDelayMs`, 100 ms by default), once for a burst of changes. */
+  /** Writes soon (after `saveDelayMs`, 100 ms by default), once for a burst of changes. */
   scheduleSave(): void {
-    if (this.closedValue || !this.hooks.mayWrite() || this.saveTimer) return;
+    if (this.closedValue || this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      this.flush().catch((err: unknown) => this.options.logger.error(`saving the session index failed: ${errorMessage(err)}`));
+      this.flush().catch((err: unknown) => this.options.logger.error(`writing the session index failed: ${errorMessage(err)}`));
     }, this.options.saveDelayMs ?? 100);
   }
 
-  /** Saves pending changes now (waits for a save in progress first). */
+  /** Writes pending changes now. A lock another process keeps (or took over) is logged and retried later; other failures throw. */
   async flush(): Promise<void> {
     if (this.saveTimer) {
       clearTimeout(this.saveTimer);
       this.saveTimer = undefined;
     }
-    while (this.saving) await this.saving;
-    if ((this.pending.size === 0 && !this.mustWrite) || !this.hooks.mayWrite()) return;
-    if (this.transactionOpen) return this.scheduleSave(); // the rebuild that holds it saves when it is done
-    this.saving = this.save().finally(() => {
-      this.saving = undefined;
-    });
-    await this.saving;
-  }
-
-  private async save(): Promise<void> {
-    let lock: FileLock;
+    if (this.pending.size === 0) return;
+    if (this.held) return this.scheduleSave(); // the build that holds them installs its file first
     try {
-      lock = await this.file.lock();
+      this.writePending();
     } catch (err) {
-      if (err instanceof LockTimeoutError) {
-        this.options.logger.warn(`could not save the session index: ${err.message}; will retry`);
-        this.scheduleSave();
-        return;
-      }
-      throw err;
-    }
-    try {
-      const onDisk = this.file.generationOnDisk();
-      // A damaged file's header may claim any generation: only one that loaded counts.
-      if (onDisk > this.generation && this.reloadFromDisk()) this.generation = Math.max(this.generation, onDisk);
-      const applying = new Map(this.pending);
-      this.hooks.withDamageRecovery(() => {
-        for (const [id, change] of applying) writeRow(this.database, id, this.latestFromDisk(id, change));
-      });
-      this.generation += 1;
-      this.file.write(this.database, this.generation);
-      for (const [id, change] of applying) if (this.pending.get(id) === change) this.pending.delete(id);
-      this.mustWrite = false;
-    } finally {
-      lock.release();
+      if (!(err instanceof LockTimeoutError) && !(err instanceof IndexLockLostError)) throw err;
+      this.options.logger.warn(`could not write the session index: ${err.message}; will retry`);
+      this.scheduleSave();
     }
   }
 
-  /** Loads the file another process saved, then re-applies this process's unsaved changes. */
-  private reloadFromDisk(): boolean {
-    const saved = this.file.openSaved();
-    if (!saved) return false;
-    for (const [id, change] of this.pending) writeRow(saved.db, id, change === true ? (rows.readSummary(this.database, id) ?? null) : null);
-    this.database.close();
-    this.database = saved.db;
-    this.generation = saved.generation;
-    return true;
+  /** Writes every pending change in one transaction; those written are no longer pending. */
+  private writePending(): void {
+    const applying = new Map(this.pending);
+    this.hooks.withDamageRecovery(() =>
+      this.file.use((db) => {
+        db.run('BEGIN');
+        try {
+          for (const [id, change] of applying) writeRow(db, id, this.latestFromDisk(id, change));
+          db.run('COMMIT');
+        } catch (err) {
+          tryRollback(db);
+          throw err;
+        }
+        this.knownCounter = this.file.changeCounterOnDisk();
+      }),
+    );
+    for (const [id, change] of applying) if (this.pending.get(id) === change) this.pending.delete(id);
   }
 
   /**
-   * Brings a pending change up to date with disk before it is saved: another process may have
-   * changed the same session's state.json since (both write state under the session's lock, so
-   * the file has every change; the last index save must carry it), or removed or restored it.
-   * Null: the session is gone.
+   * Brings a pending change up to date with disk before it is written: another process may have
+   * changed the same session's state.json since (both write state under the session's lock, so the
+   * file has every change; the last write must carry it), or removed or restored it. Null: the
+   * session is gone.
    */
   private latestFromDisk(id: string, change: PendingChange): SessionSummary | null {
     const { layout, logger } = this.options;
-    if (change !== true) {
+    if ('removedFrom' in change) {
       if (!isWorkspaceKey(change.removedFrom)) return null;
       const dir = layout.sessionDir(change.removedFrom, id);
       return fs.existsSync(dir) ? (readFolderSummary(dir, logger) ?? null) : null;
     }
-    const current = rows.readSummary(this.database, id);
-    if (!current) return null;
-    return this.withLatestState(current);
+    return this.withLatestState(change.summary);
   }
 
   /** `indexed` with the session's state as disk has it now (its folder re-read when its log grew). */
@@ -212,24 +173,17 @@ export class IndexSync implements RowWriter {
     }
   }
 
-  /** Reloads when another process saved: on file events in the workspace's folder, and by a 1 s poll. */
+  /** Tells when another process changed the file: on file events in the workspace's folder, and by a 1 s poll. */
   watch(): void {
     const { layout, logger, workspaceKey } = this.options;
     const folder = layout.workspaceDir(workspaceKey);
+    this.knownCounter = this.file.changeCounterOnDisk();
     const check = () => {
-      if (this.closedValue || this.saving) return;
-      if (this.file.generationOnDisk() <= this.generation) return;
-      this.saving = Promise.resolve()
-        .then(() => this.reloadFromDisk())
-        .then(
-          (changed) => {
-            if (changed) this.hooks.reloaded();
-          },
-          (err: unknown) => logger.warn(`reloading the session index failed: ${errorMessage(err)}`),
-        )
-        .finally(() => {
-          this.saving = undefined;
-        });
+      if (this.closedValue) return;
+      const counter = this.file.changeCounterOnDisk();
+      if (counter === this.knownCounter) return;
+      this.knownCounter = counter;
+      this.hooks.changedElsewhere();
     };
     try {
       fs.mkdirSync(folder, { recursive: true });
@@ -245,19 +199,28 @@ export class IndexSync implements RowWriter {
     this.pollTimer.unref();
   }
 
-  /** Saves what is pending, stops watching and frees the database. */
+  /** Writes what is pending, stops watching and closes the file. */
   async close(): Promise<void> {
     if (this.closedValue) return;
+    this.held = false;
     await this.flush();
     this.closedValue = true;
     this.watcher?.close();
     if (this.pollTimer) clearInterval(this.pollTimer);
-    this.database.close();
+    this.file.close();
   }
 }
 
 /** Writes a session's row into `db`, or deletes it (null). */
-function writeRow(db: Database, id: string, summary: SessionSummary | null): void {
+export function writeRow(db: Database, id: string, summary: SessionSummary | null): void {
   if (summary) rows.upsertSummary(db, summary);
   else rows.deleteSessionRow(db, id);
+}
+
+function tryRollback(db: Database): void {
+  try {
+    db.run('ROLLBACK');
+  } catch {
+    // no transaction left to roll back (SQLite ended it on the error)
+  }
 }

@@ -5,9 +5,11 @@ import type { Database } from './sqlite';
  * newer one is left alone. 2: usage rows carry the session whose own calls they are (each call
  * counted once), and the search text splits CJK text into characters. 3: each row keeps the fold
  * of its session's log (`fold_json`), so a writer goes on from it without reading the log again.
- * 4: one index per workspace, in the workspace's folder; the subagent count is a column.
+ * 4: one index per workspace, in the workspace's folder; the subagent count is a column. 5: the
+ * file is used in place (SQLite's own pages and rollback journal) instead of loaded and saved
+ * whole, so it carries no save generation.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,7 +70,7 @@ CREATE TABLE usage (
 /** Creates the tables in an empty database and records the schema version. */
 export function createSchema(db: Database): void {
   db.run(SCHEMA);
-  db.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?)', ['schema_version', String(SCHEMA_VERSION), 'generation', '0']);
+  db.run('INSERT INTO meta(key, value) VALUES (?, ?)', ['schema_version', String(SCHEMA_VERSION)]);
 }
 
 /** The schema version recorded in a database, or undefined when it has no meta table. */

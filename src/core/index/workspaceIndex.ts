@@ -2,10 +2,11 @@ import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import type { StoredState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
-import { IndexFile, wholeFileProblem } from './indexFile';
-import { folderChanges, readFolderSummary, rebuildRows, type FolderDrift } from './indexFolders';
+import { IndexFile, IndexFileReplacedError, wholeFileProblem, type IndexBuild } from './indexFile';
+import { folderChanges, readFolderSummary, rebuildRows, rebuildRowsNow, type FolderChanges, type FolderDrift } from './indexFolders';
 import { IndexQueries } from './indexQueries';
-import { IndexSync } from './indexSync';
+import * as rows from './indexRows';
+import { IndexSync, writeRow } from './indexSync';
 import type { Database, SqlJsStatic } from './sqlite';
 import { errorMessage } from '../errors';
 
@@ -17,65 +18,75 @@ export interface WorkspaceIndexOptions {
   /** sql.js, loaded once by the store's index. */
   readonly SQL: SqlJsStatic;
   readonly logger: Logger;
-  /** Wait this long after a change before saving, to coalesce bursts. */
+  /** Wait this long after a change before writing it, to coalesce bursts. */
   readonly saveDelayMs?: number;
-  /** Follow other processes' saves (off for one-shot CLI commands). */
+  /** Follow other processes' changes (off for one-shot CLI commands). */
   readonly watch?: boolean;
-  /** Run the checks that read the whole file this long after loading (see SessionIndex). */
+  /** Run the checks that read the whole file this long after opening (see SessionIndex). */
   readonly verifyAfterMs?: number;
   /** Called after the rows changed, by this process or (with `watch`) another. */
   readonly changed: () => void;
 }
 
 /**
- * One workspace's index: its index.sqlite in the workspace's folder, which every row of its
- * sessions can be rebuilt from. A missing, corrupt or zero-byte file is rebuilt from the
- * workspace's session folders, and one from a newer schema is left alone (another window may run
- * a newer Braid) while this one serves from an in-memory rebuild (`degraded`).
+ * Where this process's queries go: the shared file in place, or a database of this process's
+ * alone (a build of a new file that queries are served from until it is installed, or, for a
+ * newer schema's file, an in-memory database that is never written out).
+ */
+type Serving = { kind: 'file' } | { kind: 'own'; db: Database; build: IndexBuild | undefined };
+
+/** The errors SQLite raises on a damaged file. Read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted). */
+const DAMAGE = /malformed|not a database|database corruption|readonly database|UNIQUE constraint failed|disk image/i;
+
+/**
+ * One workspace's index: its index.sqlite in the workspace's folder, used in place, which every
+ * row of its sessions can be rebuilt from. A missing, corrupt or zero-byte file is rebuilt from
+ * the workspace's session folders, and one from a newer schema is left alone (another window may
+ * run a newer Braid) while this one serves from an in-memory rebuild (`degraded`).
  *
- * It composes the file (IndexFile: load, checks, lock, write), this process's copy and its
- * synchronisation with the file (IndexSync: pending changes, saves, reloads, watch) and the
- * queries (IndexQueries); what it adds is the status and the recovery from damage.
+ * It composes the file (IndexFile: open in place, lock, checks, builds), this process's pending
+ * changes (IndexSync) and the queries (IndexQueries); what it adds is the status, where queries
+ * are served from, and the recovery from damage.
  */
 export class WorkspaceIndex extends IndexQueries {
   private statusValue: IndexStatus = 'uninitialized';
   private readonly file: IndexFile;
   private readonly sync: IndexSync;
+  private serving: Serving = { kind: 'file' };
+  /** Set while damage is being recovered from: damage found again then is not recovered from twice. */
+  private recovering = false;
 
   private constructor(private readonly options: WorkspaceIndexOptions) {
     super();
     this.file = new IndexFile(options.layout, options.workspaceKey, options.SQL, options.logger);
     this.sync = new IndexSync(this.file, options, {
-      mayWrite: () => this.statusValue !== 'degraded',
       withDamageRecovery: (work) => this.withDamageRecovery(work),
-      reloaded: () => options.changed(),
+      changedElsewhere: () => options.changed(),
     });
   }
 
-  /** Loads the workspace's index, rebuilding it from the folders (yielding as it goes) when it must. */
+  /** Opens the workspace's index, building it from the folders (yielding as it goes) when it must. */
   static async open(options: WorkspaceIndexOptions): Promise<WorkspaceIndex> {
     const index = new WorkspaceIndex(options);
     const opened = index.start();
-    if (opened !== 'ready') await index.fill(opened, 200);
+    if (opened === 'newer') await rebuildRows(index.ownDb(), options.layout, options.workspaceKey, options.logger);
+    if (opened === 'rebuild') await index.buildAndInstall();
     return index.started();
   }
 
-  /**
-   * A workspace whose index file is missing, rebuilt from its folders at once (without the load
-   * that would find no file and rebuild it a first time) and saved.
-   */
+  /** A workspace whose index file is missing: built from its folders at once and installed. */
   static async rebuildMissing(options: WorkspaceIndexOptions, progress?: (done: number, total: number) => void): Promise<WorkspaceIndex> {
     const index = new WorkspaceIndex(options);
-    index.sync.start(index.file.emptyDatabase(), 0);
-    await index.rebuildFromFolders(progress);
+    await index.buildAndInstall(progress);
     return index.started();
   }
 
-  /** As `open`, without yielding: the rows are there when it returns (a rebuild included). */
+  /** As `open`, without yielding: the rows are there when it returns (a build included). */
   static load(options: WorkspaceIndexOptions): WorkspaceIndex {
     const index = new WorkspaceIndex(options);
     const opened = index.start();
-    if (opened !== 'ready') void index.fill(opened, Number.POSITIVE_INFINITY); // never awaits: done when it returns
+    if (opened === 'newer') rebuildRowsNow(index.ownDb(), options.layout, options.workspaceKey, options.logger);
+    if (opened === 'rebuild') index.buildAndInstallNow();
     return index.started();
   }
 
@@ -91,46 +102,87 @@ export class WorkspaceIndex extends IndexQueries {
     return this.options.logger;
   }
 
-  /** Loads the file; what it found decides whether the rows must be read from the folders. */
+  /** Opens the file; what it found decides whether the rows must be read from the folders. */
   private start(): 'ready' | 'newer' | 'rebuild' {
     const opened = this.file.open();
-    this.sync.start(opened.db, opened.kind === 'ready' ? opened.generation : 0);
     if (opened.kind === 'ready') this.statusValue = 'ready';
+    if (opened.kind === 'newer') {
+      this.statusValue = 'degraded';
+      this.serving = { kind: 'own', db: opened.db, build: undefined };
+    }
     return opened.kind;
   }
 
-  /** Reads the rows from the folders: into memory only for a newer schema's file, else saved too. */
-  private async fill(opened: 'newer' | 'rebuild', yieldEvery: number): Promise<void> {
-    if (opened === 'newer') {
-      this.statusValue = 'degraded';
-      await rebuildRows(this.sync, this.options.layout, this.workspaceKey, this.logger, undefined, yieldEvery);
-      return;
-    }
-    this.statusValue = 'preparing';
-    await rebuildRows(this.sync, this.options.layout, this.workspaceKey, this.logger, undefined, yieldEvery);
-    this.statusValue = 'ready';
-    this.sync.scheduleSave();
+  /** The database of this process's own that queries are served from (degraded, or a build). */
+  private ownDb(): Database {
+    if (this.serving.kind !== 'own') throw new Error('the index is served from its file');
+    return this.serving.db;
   }
 
   private started(): WorkspaceIndex {
-    if (this.options.watch) this.sync.watch();
+    if (this.options.watch && this.statusValue !== 'degraded') this.sync.watch();
     if (this.options.verifyAfterMs !== undefined) setTimeout(() => this.verify(), this.options.verifyAfterMs).unref();
     return this;
   }
 
   /**
-   * Checks index.sqlite as it is on disk now (another process, or damage after this one loaded
-   * it): undefined when it loads and passes SQLite's integrity check, else what is wrong.
+   * Builds a new file from the folders, serving queries from it meanwhile, and installs it. What
+   * other processes wrote to the old file while it was built is caught up with from the folders.
+   */
+  private async buildAndInstall(progress?: (done: number, total: number) => void): Promise<void> {
+    const build = this.beginBuild();
+    try {
+      await rebuildRows(build.db, this.options.layout, this.workspaceKey, this.logger, progress);
+      this.file.install(build);
+    } catch (err) {
+      this.endBuild(build, false);
+      throw err;
+    }
+    this.endBuild(build, true);
+  }
+
+  /** As buildAndInstall, at once: installed when it returns, and its failures throw here. */
+  private buildAndInstallNow(): void {
+    const build = this.beginBuild();
+    try {
+      rebuildRowsNow(build.db, this.options.layout, this.workspaceKey, this.logger);
+      this.file.install(build);
+    } catch (err) {
+      this.endBuild(build, false);
+      throw err;
+    }
+    this.endBuild(build, true);
+  }
+
+  private beginBuild(): IndexBuild {
+    const build = this.file.startBuild();
+    this.statusValue = 'preparing';
+    this.serving = { kind: 'own', db: build.db, build };
+    this.sync.hold(true);
+    return build;
+  }
+
+  private endBuild(build: IndexBuild, installed: boolean): void {
+    if (!installed) this.file.abandonBuild(build);
+    this.serving = { kind: 'file' };
+    this.statusValue = 'ready';
+    this.sync.hold(false);
+    if (installed) this.catchUpNow();
+  }
+
+  /**
+   * Checks index.sqlite as it is on disk now (another process, or damage after this one opened
+   * it): undefined when it opens and passes SQLite's integrity check, else what is wrong.
    */
   checkFile(): string | undefined {
     return this.file.check();
   }
 
-  /** Rebuilds the rows from the session folders and rewrites index.sqlite, a damaged file kept as index.sqlite.corrupt. */
+  /** Rebuilds the rows from the session folders into a new index.sqlite, a damaged file kept as index.sqlite.corrupt. */
   async repairFile(): Promise<void> {
     if (this.file.hasContent()) this.file.keepCorruptCopy();
-    this.sync.startOver(this.file.emptyDatabase()); // the copy in memory came from the damaged file
-    await this.rebuildFromFolders();
+    await this.buildAndInstall();
+    this.options.changed();
   }
 
   /**
@@ -139,42 +191,76 @@ export class WorkspaceIndex extends IndexQueries {
    * found damage.
    */
   verify(): boolean {
-    if (this.sync.closed || this.statusValue !== 'ready') return false;
-    const problem = wholeFileProblem(this.sync.db);
+    if (this.sync.closed || this.statusValue !== 'ready' || this.serving.kind !== 'file') return false;
+    let problem: string | undefined;
+    try {
+      problem = this.file.use((db) => wholeFileProblem(db));
+    } catch (err) {
+      if (!DAMAGE.test(errorMessage(err)) && !(err instanceof IndexFileReplacedError)) return false; // busy: checked another time
+      problem = errorMessage(err);
+    }
     if (!problem) return false;
     this.recoverFromDamage(`${this.file.name} is corrupt (${problem})`);
     return true;
   }
 
-  /** Damage found after load: the file goes aside and the rows are rebuilt from the folders before this returns. */
+  /** Damage found after opening: the file goes aside and the rows are rebuilt from the folders before this returns. */
   private recoverFromDamage(what: string): void {
+    if (this.recovering) throw new Error(`${what}, again while it was being rebuilt`);
     this.logger.warn(`${what}; rebuilding it from the session folders (the damaged file is kept as ${this.file.name}.corrupt)`);
-    this.file.keepCorruptCopy();
-    this.sync.startOver(this.file.emptyDatabase());
-    void rebuildRows(this.sync, this.options.layout, this.workspaceKey, this.logger, undefined, Number.POSITIVE_INFINITY); // never awaits
-    this.sync.scheduleSave();
+    this.recovering = true;
+    try {
+      this.file.keepCorruptCopy();
+      this.buildAndInstallNow();
+    } finally {
+      this.recovering = false;
+    }
     this.options.changed();
   }
 
-  /** Rebuilds every row from the session folders and saves. Progress is called with (done, total). */
+  /** Rebuilds every row from the session folders into a new file and installs it; queries go to the old one meanwhile. */
   async rebuildFromFolders(progress?: (done: number, total: number) => void): Promise<void> {
+    if (this.serving.kind === 'own' && !this.serving.build) {
+      // degraded: a new in-memory database, filled from the folders, in place of the old one
+      const db = this.file.emptyDatabase();
+      await rebuildRows(db, this.options.layout, this.workspaceKey, this.logger, progress);
+      this.serving.db.close();
+      this.serving = { kind: 'own', db, build: undefined };
+      this.options.changed();
+      return;
+    }
+    const build = this.file.startBuild();
+    const previous = this.statusValue;
     this.statusValue = 'preparing';
-    await rebuildRows(this.sync, this.options.layout, this.workspaceKey, this.logger, progress);
-    this.statusValue = 'ready';
+    try {
+      await rebuildRows(build.db, this.options.layout, this.workspaceKey, this.logger, progress);
+      await this.sync.flush(); // what this process changed meanwhile goes to the old file, then is caught up with below
+      this.file.install(build);
+    } catch (err) {
+      this.file.abandonBuild(build);
+      throw err;
+    } finally {
+      this.statusValue = previous === 'preparing' ? 'ready' : previous;
+    }
+    this.catchUpNow();
     this.options.changed();
     await this.flush();
   }
 
   /** How the rows differ from the folders (state.json mtime, log size), changing nothing. */
   driftFromFolders(): FolderDrift {
-    const { changed, removed } = folderChanges(this.sync.db, this.options.layout, this.workspaceKey);
+    const { changed, removed } = this.changesFromFolders();
     const added = changed.filter((folder) => !folder.known).length;
     return { added, updated: changed.length - added, removed: removed.length };
   }
 
+  private changesFromFolders(): FolderChanges {
+    return this.read((db) => folderChanges(db, this.options.layout, this.workspaceKey));
+  }
+
   /** Brings the rows in line with the folders: new folders added, changed ones re-read, rows without a folder removed. */
   async catchUpWithFolders(): Promise<FolderDrift> {
-    const { changed, removed } = folderChanges(this.sync.db, this.options.layout, this.workspaceKey);
+    const { changed, removed } = this.changesFromFolders();
     const result: FolderDrift = { added: 0, updated: 0, removed: removed.length };
     let n = 0;
     for (const folder of changed) {
@@ -193,12 +279,22 @@ export class WorkspaceIndex extends IndexQueries {
     return result;
   }
 
-  /** Records a session's current summary; saved soon after. */
+  /**
+   * Catches up with the folders after a build: what other processes changed while it ran. It
+   * awaits only every 100 changed folders, so a few changes are in before this returns.
+   */
+  private catchUpNow(): void {
+    this.catchUpWithFolders().catch((err: unknown) =>
+      this.logger.warn(`catching the index of ${this.workspaceKey} up with its folders failed: ${errorMessage(err)}`),
+    );
+  }
+
+  /** Records a session's current summary; written soon after. */
   putSummary(id: string, summary: SessionSummary): void {
     this.record(id, summary);
   }
 
-  /** Removes a session's row (its folder is gone); saved soon after. */
+  /** Removes a session's row (its folder is gone); written soon after. */
   removeSession(id: string): void {
     this.record(id, null);
   }
@@ -214,21 +310,41 @@ export class WorkspaceIndex extends IndexQueries {
     this.record(state.id, summarize(state, summary.fold, summary.state.agents, summary.logBytes, stateMtime));
   }
 
-  /** Writes a session's row (or deletes it: null); the next save, scheduled now, carries it. */
+  /** A session's row: a pending change of this process first, then the file's. */
+  override get(id: string): rows.SessionRow | undefined {
+    const pending = this.serving.kind === 'file' ? this.sync.pendingSummary(id) : undefined;
+    if (pending === null) return undefined;
+    if (pending) return rows.rowOfSummary(pending);
+    return super.get(id);
+  }
+
+  /** What the index holds about a session, as a summary: a pending change of this process first. */
+  override summaryOf(id: string): SessionSummary | undefined {
+    const pending = this.serving.kind === 'file' ? this.sync.pendingSummary(id) : undefined;
+    if (pending === null) return undefined;
+    return pending ? rows.storedForm(pending) : super.summaryOf(id);
+  }
+
+  /** Writes a session's row (or deletes it: null): at once into a database of this process's own, else soon. */
   private record(id: string, summary: SessionSummary | null): void {
-    this.withDamageRecovery(() => {
-      if (summary) this.sync.putRow(id, summary);
-      else this.sync.removeRow(id);
-    });
+    const serving = this.serving;
+    if (serving.kind === 'own') {
+      writeRow(serving.db, id, summary);
+      if (!serving.build) return; // degraded: never written out
+    }
+    const removedFrom = summary ? '' : (this.get(id)?.workspaceKey ?? this.workspaceKey);
+    this.sync.put(id, summary ? { summary } : { removedFrom });
     this.sync.scheduleSave();
   }
 
   protected read<T>(query: (db: Database) => T): T {
-    return this.withDamageRecovery(() => query(this.sync.db));
+    const serving = this.serving;
+    if (serving.kind === 'own') return query(serving.db);
+    return this.withDamageRecovery(() => this.sync.read(query));
   }
 
   /**
-   * Runs `work` on the database. Damage SQLite meets only now (a page the check at load did not
+   * Runs `work` on the file. Damage SQLite meets only now (a page the check at opening did not
    * read, such as the search index's) moves the file aside and rebuilds the rows from the session
    * folders at once; `work` then runs on the rebuilt index.
    */
@@ -236,18 +352,19 @@ export class WorkspaceIndex extends IndexQueries {
     try {
       return work();
     } catch (err) {
-      if (!/malformed|not a database|database corruption|readonly database|UNIQUE constraint failed/i.test(errorMessage(err))) throw err; // read-only: a damaged header byte; UNIQUE: a damaged id index (rows are upserted)
-      this.recoverFromDamage(`${this.file.name} is damaged (${errorMessage(err)})`);
+      const replaced = err instanceof IndexFileReplacedError;
+      if (!replaced && !DAMAGE.test(errorMessage(err))) throw err;
+      this.recoverFromDamage(replaced ? errorMessage(err) : `${this.file.name} is damaged (${errorMessage(err)})`);
       return work();
     }
   }
 
-  /** Saves pending changes now (waits for a save in progress first). */
+  /** Writes pending changes now. */
   flush(): Promise<void> {
     return this.sync.flush();
   }
 
-  /** Saves what is pending, stops watching and frees the database. */
+  /** Writes what is pending, stops watching and closes the file. */
   close(): Promise<void> {
     return this.sync.close();
   }

@@ -7,9 +7,8 @@ import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, braidProcess, filesNamed } from '../../support/cli';
 import { ScriptedModelServer } from '../../support/modelServer';
-import { openStore, sessionIdsIn, tempDir } from '../../support/store';
+import { sessionIdsIn, tempDir } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
-import { StoreLayout } from '../../../src/core/format/layout';
 
 // The CLI as a real process: a stop signal cancels the turn cleanly, a full disk after the turn
 // is saved loses nothing and says so, and an unusable data folder is a one-line error.
@@ -80,22 +79,12 @@ test('SIGTERM while the prompt hook runs: no turn begins, the new session is not
 
 test('a full disk when the index is saved after the turn: exit 0, the turn is saved and the message says the index will catch up', async () => {
   const store = path.join(root, 'store-full');
-  // Another workspace's index exists; this workspace's is first saved with the new session.
-  const existing = await openStore(store);
-  await existing.create({ workspaceDir: path.join(root, 'elsewhere') });
-  await existing.close();
-  const layout = new StoreLayout(store);
-  assert.ok(fs.existsSync(layout.indexFile(workspaceKey(path.join(root, 'elsewhere')))));
-  const workspaceFolder = layout.workspaceDir(workspaceKey(workspace));
-  fs.mkdirSync(workspaceFolder, { recursive: true });
+  // Every write to an index file fails as on a full disk (BRAID_FAULT_INDEX_WRITES): the log's do not.
   server.enqueue({ kind: 'text', chunks: ['Saved answer.'] });
-  const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'remember this'], { ...env, BRAID_TEST_WAIT_STDIN: '1' });
-  // The index is replaced through a temp file named after the process: on this disk, it is full.
-  const temps = Array.from({ length: 400 }, (_, n) => path.join(workspaceFolder, `.index.sqlite.tmp-${braid.pid}-${n + 1}`));
-  for (const temp of temps) fs.symlinkSync('/dev/full', temp);
-  braid.go();
-  const r = await braid.exited();
-  for (const temp of temps) fs.rmSync(temp, { force: true });
+  const r = await braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'remember this'], {
+    ...env,
+    BRAID_FAULT_INDEX_WRITES: 'ENOSPC',
+  }).exited();
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'Saved answer.\n');
   assert.match(r.err, /braid: the turn is saved; the index will catch up \(cannot write \S+index\.sqlite: no space left on device \(ENOSPC\)\)/);

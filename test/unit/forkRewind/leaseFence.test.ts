@@ -107,6 +107,8 @@ test('braid exec stopped mid-answer past its lease: when it goes on, the turn fa
   cli.child.kill('SIGSTOP');
   const store = await openStore(data);
   try {
+    // The CLI writes its index after the turn: the new session is found from its folder.
+    await store.index.catchUpWithFolders();
     try {
       await takeOver(store, store.index.list({})[0]!.id, 1);
     } finally {

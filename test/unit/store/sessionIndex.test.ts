@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { SessionIndex } from '../../../src/core/index/sessionIndex';
 import { schemaVersionOf, SCHEMA_VERSION } from '../../../src/core/index/schema';
-import { loadSqlJs, readHeaderUserVersion } from '../../../src/core/index/sqlite';
+import { loadSqlJs, readHeaderChangeCounter } from '../../../src/core/index/sqlite';
 import { forkSession } from '../../../src/core/store/fork';
 import { rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import { StoreLayout } from '../../../src/core/format/layout';
@@ -202,7 +202,7 @@ test('search, counts, workspaces and usage totals come from the index', async ()
   await store.close();
 });
 
-test('two processes saving one index lose no row: each save merges into the newer file', async () => {
+test('two processes writing one index in place lose no row', async () => {
   const r = root();
   const one = await openStore(r, { saveDelayMs: 5 });
   const two = await openStore(r, { saveDelayMs: 5 });
@@ -222,7 +222,7 @@ test('two processes saving one index lose no row: each save merges into the newe
       .sort(),
     created.sort(),
   );
-  assert.ok(readHeaderUserVersion(indexOf(r, '/shared')) >= 2);
+  assert.ok(readHeaderChangeCounter(indexOf(r, '/shared')) >= 40, 'each write a commit of its own or with others');
   await fresh.close();
 });
 
