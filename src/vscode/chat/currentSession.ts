@@ -38,6 +38,8 @@ export class CurrentSession {
   private following: { id: string; follower: LogFollower; reason?: string } | undefined;
   private stream: SessionStream | undefined;
   private generation = 0;
+  /** A switch of session under way (see switchTo). */
+  private switching: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
   readonly approvals: ChatApprovals;
   private readonly sides: SideQuestions;
@@ -150,6 +152,7 @@ export class CurrentSession {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
+      await this.switching; // a switch under way ends first: the prompt is for the session shown next
       // Another process took the lease over while this window was not answering: open the session
       // again, which follows that process read-only, or writes here if it has let go since.
       if (this.session?.takenOver) await this.switchTo(this.session.id);
@@ -248,7 +251,21 @@ export class CurrentSession {
     await this.switchTo(id);
   }
 
-  private async switchTo(id: string | undefined): Promise<void> {
+  /**
+   * Switches the chat to `id` (a new session when undefined). A prompt that arrives meanwhile waits
+   * for the switch and goes to the session switched to, never to the one being closed.
+   */
+  private switchTo(id: string | undefined): Promise<void> {
+    const switching = (this.switching ?? Promise.resolve()).then(() => this.switchNow(id));
+    const settled = switching.catch(() => undefined);
+    this.switching = settled;
+    void settled.then(() => {
+      if (this.switching === settled) this.switching = undefined;
+    });
+    return switching;
+  }
+
+  private async switchNow(id: string | undefined): Promise<void> {
     const previous = this.session;
     this.generation++;
     this.rewound = undefined;

@@ -179,6 +179,25 @@ test("switching sessions bumps the generation: the old session's late frames are
   });
 });
 
+test('a prompt sent while the chat switches to a new session goes to the new session, and nothing is lost', async () => {
+  await withChat(async ({ chat, host, faux, store }) => {
+    faux.setResponses([fauxAssistantMessage('one'), fauxAssistantMessage('two')]);
+    await chat.prompt('req-1', 'first', false);
+    const old = chat.currentId!;
+    await until(() => terminal(host.frames(old), 'req-1') !== undefined, 'the first turn ends');
+    // New Session and a prompt typed at once: the prompt arrives while the old session is closing.
+    const switching = chat.newSession();
+    const prompted = chat.prompt('req-2', 'typed during the switch', false);
+    await Promise.all([switching, prompted]);
+    const id = chat.currentId!;
+    assert.notEqual(id, old, 'the prompt went to a new session');
+    assert.equal(host.shown.get(), id, 'and the window shows that session');
+    await until(() => terminal(host.frames(id), 'req-2') !== undefined, 'its turn ends');
+    assert.equal(store.index.get(id)?.title, 'typed during the switch');
+    assert.equal(store.index.get(old)?.turnCount, 1, 'the old session got nothing');
+  });
+});
+
 test('the queue shown comes from the open session: a prompt queued during a turn, then cancelled', async () => {
   await withChat(async (f) => {
     const { chat, host } = f;
