@@ -54,6 +54,8 @@ export interface FreshFigure {
   readonly ms: number;
   readonly firstMs?: number;
   readonly peakMb?: number;
+  /** What the process itself timed and printed (see `reportedMs`). */
+  readonly reportedMs?: number;
 }
 
 export interface FreshOptions {
@@ -63,6 +65,8 @@ export interface FreshOptions {
   readonly firstOutput?: RegExp;
   /** Show the process's stderr as it runs (a progress count). */
   readonly passStderr?: boolean;
+  /** A figure the process times itself and prints: the first group of this pattern, in ms. */
+  readonly reportedMs?: RegExp;
 }
 
 /** Runs `node -r reportPeak <args>` `runs` times; the median of each figure. */
@@ -73,7 +77,7 @@ export async function fresh(programs: Programs, runs: number, args: readonly str
     const values = figures.map(f).filter((v): v is number => v !== undefined);
     return values.length ? median(values) : undefined;
   };
-  return { ms: pick((f) => f.ms)!, firstMs: pick((f) => f.firstMs), peakMb: pick((f) => f.peakMb) };
+  return { ms: pick((f) => f.ms)!, firstMs: pick((f) => f.firstMs), peakMb: pick((f) => f.peakMb), reportedMs: pick((f) => f.reportedMs) };
 }
 
 async function freshOnce(programs: Programs, args: readonly string[], options: FreshOptions): Promise<FreshFigure> {
@@ -88,7 +92,8 @@ async function freshOnce(programs: Programs, args: readonly string[], options: F
   } catch {
     peakMb = undefined;
   }
-  return { ms: result.ms, firstMs: result.firstMs, peakMb };
+  const reported = options.reportedMs?.exec(result.stdout)?.[1];
+  return { ms: result.ms, firstMs: result.firstMs, peakMb, reportedMs: reported === undefined ? undefined : Number(reported) };
 }
 
 interface Ran {

@@ -169,9 +169,23 @@ async function freshRows(ctx: BenchContext, store: BenchStore, name: string, pee
   const search = await fresh(ctx.programs, runs, cliArgs(ctx, store, 'search', QUERIES[0]!));
   ctx.add(name, underGoal(f(`\`braid search\`, ${QUERY_NAMES[0]}`), search, 2 * node.ms + 20, `2x \`node -e 0\` (${fmt(node)}) + 20 ms`));
   if (!ctx.quick) {
-    const activation = await fresh(ctx.programs, runs, [ctx.programs.firstPage, store.root, store.current.dir, ctx.wasmPath, ctx.extensionBundle]);
+    // A window's tree is usable once its first page is read: the program times that from before
+    // it loads the bundle (an extension host's Node is already running).
+    const activation = await fresh(ctx.programs, runs, [ctx.programs.firstPage, store.root, store.current.dir, ctx.wasmPath, ctx.extensionBundle], {
+      reportedMs: /rows in ([\d.]+) ms/,
+    });
     const a2 = await fresh(ctx.programs, runs, [ctx.programs.peerList, 'a2', store.current.sessions]);
     ctx.add(name, versus(f('window activation path: load dist/extension.js, open the store, first page'), activation, '(a2) head + stat in a new process', a2));
+    ctx.add(
+      name,
+      underGoal(
+        'activation to a usable tree (the same, from loading the bundle to the first page read)',
+        { ms: activation.reportedMs!, peakMb: activation.peakMb },
+        150,
+        '150 ms',
+        'goal: 150 ms',
+      ),
+    );
     const listAll = await fresh(ctx.programs, 1, cliArgs(ctx, store, 'list', '--all'));
     const a3All = await fresh(ctx.programs, 1, [ctx.programs.peerList, 'a3', ...store.sessionFolders]);
     ctx.add(name, versus(f('`braid list --all` (every workspace, every row)'), listAll, '(a3) newest first over every workspace, in a new process', a3All));

@@ -1,10 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../core/errors';
 import { SessionNotFoundError } from '../core/store/errors';
-import { ENV_NAMES, ModelConfigError, resolveModelWithLimits } from '../core/model/modelSettings';
-import { parseArgs, UsageError } from './args';
-import { EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './exitCodes';
-import { exec } from './commands/exec';
+import { UsageError } from './args';
+import { EXIT_ERROR, EXIT_USAGE } from './exitCodes';
 import * as forkRewind from './commands/forkRewind';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
@@ -14,9 +12,8 @@ import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
 import { chooseDataDir } from './dataDirChoice';
 import { ListedError } from './listedError';
-import { modelSettingsFromEnv } from './env';
 import { quickAnswer, splitInvocation } from './quickAnswer';
-import { jsonText, oneLine, terminalSafe } from './terminalText';
+import { oneLine, terminalSafe } from './terminalText';
 
 /** Where the CLI writes, and what it reads; tests pass their own. */
 export interface CliIo {
@@ -44,7 +41,8 @@ const COMMANDS: Record<string, Command> = {
   export: sessions.exportSession,
   'rebuild-index': maintenance.rebuildIndex,
   doctor: maintenance.doctor,
-  exec,
+  // The agent kernel and the model catalogue load only for the commands that run a model.
+  exec: (ctx, argv, env) => import('./commands/exec').then((m) => m.exec(ctx, argv, env)),
   fork: forkRewind.fork,
   rewind: forkRewind.rewind,
   'undo-rewind': forkRewind.undo,
@@ -84,7 +82,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const dataDirOption = global.options.get('data-dir') as string | undefined;
   switch (command) {
     case 'model':
-      return showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
+      return (await import('./commands/model')).showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
     case 'where':
       return where(rest, { option: dataDirOption, env: io.env, cwd, workspace, out });
   }
@@ -102,25 +100,4 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     debug: Boolean(io.env.BRAID_DEBUG),
   });
   return run(ctx, rest, io.env);
-}
-
-async function showModel(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const args = parseArgs(argv, { flags: ['json'] });
-  if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
-  try {
-    const { model, limits } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
-    const summary = { provider: model.provider, id: model.id, api: model.api, baseUrl: model.baseUrl, ...limits };
-    if (args.options.has('json')) out(`${jsonText(summary)}\n`);
-    else {
-      out(`${oneLine(`${summary.provider} ${summary.id} (${summary.api}, ${summary.baseUrl})`)}\n`);
-      out(
-        `${oneLine(`context window ${limits.contextWindow.toLocaleString('en-US')} tokens (${limits.contextFrom}); answers up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens (${limits.outputFrom})`)}\n`,
-      );
-    }
-    return EXIT_OK;
-  } catch (error) {
-    if (!(error instanceof ModelConfigError)) throw error;
-    err(`braid: ${error.message}\n`);
-    return EXIT_ERROR;
-  }
 }

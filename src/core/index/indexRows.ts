@@ -2,7 +2,7 @@ import type { SessionState } from '../format/sessionState';
 import { compactFold, type LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
-import { queryAll, type Database } from './sqlite';
+import { queryAll, queryJsonRows, type Database } from './sqlite';
 import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
@@ -70,11 +70,11 @@ interface RawRow {
 const COLUMNS =
   'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents';
 
-/** The selected columns, prefixed with a table alias. */
-function columns(alias = ''): string {
-  return COLUMNS.split(', ')
-    .map((c) => `${alias}${c}`)
-    .join(', ');
+/** The listed columns as one JSON object per row (see queryJsonRows), read from a table alias. */
+function rowJson(alias = ''): string {
+  return `json_object(${COLUMNS.split(', ')
+    .map((c) => `'${c}', ${alias}${c}`)
+    .join(', ')})`;
 }
 
 function toRow(r: RawRow): SessionRow {
@@ -238,7 +238,7 @@ function where(filter: ListFilter, alias = ''): { sql: string; params: (string |
 /** Most recently updated first; a workspace's list is an indexed range scan, never a global top-N filtered afterwards. */
 export function listRows(db: Database, filter: ListFilter): SessionRow[] {
   const w = where(filter);
-  return queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, [
+  return queryJsonRows<RawRow>(db, `SELECT ${rowJson()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, [
     ...w.params,
     filter.limit ?? -1,
     filter.offset ?? 0,
@@ -251,7 +251,7 @@ export function countRows(db: Database, filter: ListFilter): number {
 }
 
 export function getRow(db: Database, id: string): SessionRow | undefined {
-  const raw = queryAll<RawRow>(db, `SELECT ${columns()} FROM sessions WHERE id = ?`, [id])[0];
+  const raw = queryJsonRows<RawRow>(db, `SELECT ${rowJson()} FROM sessions WHERE id = ?`, [id])[0];
   return raw ? toRow(raw) : undefined;
 }
 
@@ -310,10 +310,11 @@ export function searchRows(db: Database, text: string, filter: ListFilter): Sess
   const match = ftsQuery(text);
   if (!match) return [];
   const w = where(filter, 's.');
-  return queryAll<RawRow>(
+  // The matches are ordered and cut first; only the rows kept are made into JSON.
+  return queryJsonRows<RawRow>(
     db,
-    `SELECT ${columns('s.')} FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
-    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`,
+    `SELECT ${rowJson('s.')} FROM (SELECT s.seq AS seq, s.updated_at AS updated FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
+    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?) hit CROSS JOIN sessions s ON s.seq = hit.seq ORDER BY hit.updated DESC`,
     [match, ...w.params, filter.limit ?? 50],
   ).map(toRow);
 }
