@@ -73,8 +73,8 @@ export type HostErrorSink = (file: string, action: 'read' | 'write', err: NodeJS
 
 /**
  * A mount type whose files are the host's, under the folder `opts.root`: every call goes to
- * node:fs, and no node is cached, so a file another process created, grew or removed is seen as
- * it is now. Host errors become Emscripten errno errors, which SQLite reports as I/O errors.
+ * node:fs, and no file's node is cached, so a file another process created, grew or removed is
+ * seen as it is now. Host errors become Emscripten errno errors, which SQLite reports as I/O errors.
  */
 export function hostFilesMount(FS: EmscriptenFs, fence: AccessFence, hostError: HostErrorSink): MountType {
   const hostPath = (node: FsNode): string => {
@@ -188,12 +188,17 @@ export function hostFilesMount(FS: EmscriptenFs, fence: AccessFence, hostError: 
     return stream.hostFd;
   };
 
-  /** A node for a host file, left out of Emscripten's name cache so that every lookup asks the host again. */
+  /**
+   * A node for a host file or folder. A file's is left out of Emscripten's name cache, so that
+   * every lookup asks the host again (another process creates, replaces and removes index files
+   * and journals); a folder's is kept (every operation still names the host path, so a folder
+   * removed meanwhile fails there), which spares an lstat of each folder of a path at every open.
+   */
   const nodeFor = (parent: FsNode | null, name: string, mode: number): FsNode => {
     const node = FS.createNode(parent, name, mode);
     node.node_ops = nodeOps;
     node.stream_ops = streamOps;
-    if (parent) FS.hashRemoveNode(node);
+    if (parent && !FS.isDir(mode)) FS.hashRemoveNode(node);
     return node;
   };
 
