@@ -37,6 +37,12 @@ export function providersOutside(layout) {
   return {
     name: 'providers-outside',
     setup(build) {
+      // src/core/model/preloadProviders.ts: here it loads dist/providers.js ahead of a first request.
+      build.onLoad({ filter: /[\\/]src[\\/]core[\\/]model[\\/]preloadProviders\.ts$/ }, () => ({
+        // A failure is left to the first request, which reports it as a failed model call.
+        contents: `exports.preloadProviders = () => { try { require(require("node:path").join(__dirname, ${JSON.stringify(PROVIDERS_FILE)})); } catch {} };`,
+        loader: 'js',
+      }));
       build.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) => {
         if (args.kind !== 'dynamic-import' || args.importer !== layout.registry) return undefined;
         if (!layout.lazy.includes(args.path)) return { errors: [{ text: `pi-ai imports provider ${args.path}, which is not in dist/${PROVIDERS_FILE}` }] };

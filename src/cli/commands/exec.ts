@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { errorMessage } from '../../core/errors';
 import { resolveApiKey } from '../../core/model/apiKey';
-import { ENV_NAMES, resolveModelWithLimits } from '../../core/model/modelSettings';
+import { ENV_NAMES, resolveModel, resolveModelWithLimits } from '../../core/model/modelSettings';
+import { preloadProviders } from '../../core/model/preloadProviders';
 import type { Logger } from '../../core/logger';
 import { Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
@@ -41,8 +42,13 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
-  // An OpenAI-compatible server is asked for its limits (a second and a half at most, once).
-  const { model } = await resolveModelWithLimits(modelSettingsFromEnv(env), ENV_NAMES);
+  const settings = modelSettingsFromEnv(env);
+  resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
+  // An OpenAI-compatible server is asked for its limits (a second and a half at most, once);
+  // meanwhile the providers' code loads and the store opens, so the first request waits on none of them.
+  const modelReady = resolveModelWithLimits(settings, ENV_NAMES);
+  modelReady.catch(() => undefined); // awaited below; its failure is reported there
+  setImmediate(preloadProviders);
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {
@@ -51,6 +57,7 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
     const store = await ctx.openStore({ create: !continuing });
     let result: { verdict: Verdict; sessionId: string; kept: boolean };
     try {
+      const { model } = await modelReady;
       const typed = args.options.get('session') as string | undefined;
       const sessionId = typed === undefined ? undefined : resolveSessionId(store, typed);
       result = await runPrompt(ctx, store, {
