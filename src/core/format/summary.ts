@@ -4,6 +4,7 @@ import { isSessionId } from '../ids';
 import { sessionFolderLayout } from './layout';
 import { HistoryBuilder, type History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
+import { recordFromHead } from './headFold';
 import { applyRecord, emptyFold, factsOf, usageOf, type LogFold } from './logFold';
 import { readState, StateFileError, storedPart, type AgentInfo, type SessionState, type StoredState } from './sessionState';
 import { autoTitle } from './titles';
@@ -95,20 +96,43 @@ export function readSessionFolder(dir: string, stateFile = sessionFolderLayout.s
     builder.add(record);
     applyRecord(fold, record);
   });
-  let stored: StoredState;
-  let stateProblem: string | undefined;
-  let stateMtime = 0;
-  try {
-    stored = readState(stateFile);
-    stateMtime = fs.statSync(stateFile).mtimeMs;
-  } catch (err) {
-    if (!(err instanceof StateFileError)) throw err;
-    stateProblem = err.message;
-    stored = storedFromLog(dir, fold);
-  }
+  const { stored, stateProblem, stateMtime } = readStoredState(dir, stateFile, fold);
   const facts = factsOf(fold);
   const summary = summarize(stored, fold, readAgents(dir), report.bytes, stateMtime);
   return { summary, report, stateProblem, nextTurn: facts.nextTurn, openTurn: facts.openTurn, history: builder.build() };
+}
+
+/** A session folder's summary, and what was tolerated on the way. */
+export interface SummaryReading {
+  summary: SessionSummary;
+  report: ScanReport;
+  /** Set when state.json was unusable and the state was rebuilt from the log. */
+  stateProblem: string | undefined;
+}
+
+/**
+ * A session folder's summary alone, for the index: as {@link readSessionFolder}'s, without the
+ * history, and folded as a fork's copy is: a tool result, the bulk of a log, is taken from its
+ * line's head and end without being parsed (format/headFold.ts), so such a line damaged between
+ * a whole head and end counts where a full read skips it (`braid doctor` compares rows with full
+ * reads and puts them right).
+ */
+export function readSessionSummary(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SummaryReading {
+  const fold = emptyFold();
+  const report = scanWireLog(logFile, (record) => applyRecord(fold, record), { fromHead: recordFromHead });
+  const { stored, stateProblem, stateMtime } = readStoredState(dir, stateFile, fold);
+  return { summary: summarize(stored, fold, readAgents(dir), report.bytes, stateMtime), report, stateProblem };
+}
+
+/** state.json, or what it would say rebuilt from the log's fold when it is missing or broken. */
+function readStoredState(dir: string, stateFile: string, fold: LogFold): { stored: StoredState; stateProblem: string | undefined; stateMtime: number } {
+  try {
+    const stored = readState(stateFile);
+    return { stored, stateProblem: undefined, stateMtime: fs.statSync(stateFile).mtimeMs };
+  } catch (err) {
+    if (!(err instanceof StateFileError)) throw err;
+    return { stored: storedFromLog(dir, fold), stateProblem: err.message, stateMtime: 0 };
+  }
 }
 
 /** What state.json would say, rebuilt from the log when the file is missing or broken. */

@@ -1,7 +1,7 @@
 import { statMtime, statSize } from '../fs/probe';
 import { duration, type Logger } from '../logger';
 import { listSessionFolders, type StoreLayout } from '../format/layout';
-import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
+import { logProblem, readSessionSummary, type SessionSummary } from '../format/summary';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
 import { errorMessage } from '../errors';
@@ -17,7 +17,7 @@ export interface FolderDrift {
 /** Reads one session folder's summary for the index, logging what is wrong with it; undefined when it cannot be read. */
 export function readFolderSummary(dir: string, logger: Logger): SessionSummary | undefined {
   try {
-    const reading = readSessionFolder(dir);
+    const reading = readSessionSummary(dir);
     if (reading.stateProblem) logger.warn(`${dir}: ${reading.stateProblem}; its state was rebuilt from the log`);
     if (reading.report.tornTail) logger.info(`${dir}: the log ends with a torn line (ignored)`);
     const problem = logProblem(reading.report);

@@ -2,7 +2,7 @@ import type { SessionState } from '../format/sessionState';
 import { compactFold, type LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
-import { queryAll, queryJsonRows, type Database } from './sqlite';
+import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
 import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
@@ -181,16 +181,18 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
   let seq: number;
   if (existing) {
     seq = existing.seq;
-    db.run(
+    runPrepared(
+      db,
       `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
       log_bytes=?, state_mtime=?, subagents=?, state_json=?, fold_json=? WHERE seq=?`,
       [...values, seq],
     );
-    db.run('DELETE FROM sessions_fts WHERE docid = ?', [seq]);
+    runPrepared(db, 'DELETE FROM sessions_fts WHERE docid = ?', [seq]);
   } else {
-    db.run(
+    runPrepared(
+      db,
       `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
       input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, state_json, fold_json)
@@ -199,7 +201,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     );
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
-  db.run('INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
+  runPrepared(db, 'INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
   writeUsage(db, st.id, s.usage);
 }
 

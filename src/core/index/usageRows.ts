@@ -1,7 +1,7 @@
 import type { UsageTotals } from '../format/sessionState';
 import type { UsageBucket } from '../format/usage';
 import { sessionTitle } from '../format/titles';
-import { queryAll, type Database } from './sqlite';
+import { queryAll, runPrepared, type Database } from './sqlite';
 
 // How usage is counted once per real model call. Each session's row set holds the calls its log
 // records (each once, by the call's stable id), grouped by origin: the session that made them.
@@ -87,9 +87,9 @@ const USAGE = `SELECT session_id, CASE origin WHEN '' THEN session_id ELSE origi
 
 /** Replaces a session's usage rows. */
 export function writeUsage(db: Database, sessionId: string, buckets: readonly UsageBucket[]): void {
-  db.run('DELETE FROM usage WHERE session_id = ?', [sessionId]);
+  runPrepared(db, 'DELETE FROM usage WHERE session_id = ?', [sessionId]);
   for (const u of buckets) {
-    db.run('INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [
+    runPrepared(db, 'INSERT INTO usage VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [
       sessionId,
       u.origin === sessionId ? '' : u.origin,
       u.day,

@@ -56,6 +56,12 @@ export interface ScanOptions {
   readonly start?: number;
   readonly end?: number;
   readonly only?: readonly string[];
+  /**
+   * A record made from a line's bytes without parsing it, or undefined to parse the line (the
+   * index's summaries take a tool result from its head and end: format/headFold.ts). A line so
+   * taken is visited as a whole record, with no text.
+   */
+  readonly fromHead?: (buf: Buffer, start: number, end: number) => WireRecord | undefined;
 }
 
 /** Called for every readable record with its byte offset and length (newline excluded). */
@@ -80,21 +86,35 @@ export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOpt
     const start = options.start ?? 0;
     report.bytes = end - start;
     const wanted = options.only ? new Set(options.only) : undefined;
-    // Without `only` every line is parsed: a chunk's lines are checked and decoded at once (a line's
-    // text is then a slice of the chunk's), which costs less than a check and a decode per line.
+    const fromHead = options.fromHead;
+    // Without `only` or `fromHead` every line is parsed: a chunk's lines are checked and decoded at
+    // once (a line's text is then a slice of the chunk's), which costs less than a check and a
+    // decode per line.
     const chunk = { valid: false, text: '', at: 0 };
     const walk = walkLines(fd, start, end, {
-      region: wanted
-        ? undefined
-        : (buf, from, to) => {
-            chunk.valid = isUtf8(buf.subarray(from, to));
-            chunk.text = buf.toString('utf8', from, to);
-            chunk.at = 0;
-          },
+      region:
+        wanted || fromHead
+          ? undefined
+          : (buf, from, to) => {
+              chunk.valid = isUtf8(buf.subarray(from, to));
+              chunk.text = buf.toString('utf8', from, to);
+              chunk.at = 0;
+            },
       line: (buf, from, to, offset) => {
+        const taken = fromHead?.(buf, from, to);
+        if (taken) {
+          report.lines++;
+          report.records++;
+          visit(taken, offset, to - from, '');
+          return;
+        }
         if (wanted) {
           const type = headType(buf, from, to);
           if (type === undefined || wanted.has(type)) readLine(buf, from, to, offset, false, wanted, report, visit);
+          return;
+        }
+        if (fromHead) {
+          readLine(buf, from, to, offset, false, wanted, report, visit);
           return;
         }
         // A newline byte decodes to a newline of its own (a sequence it cuts short becomes U+FFFD), so the lines correspond.
