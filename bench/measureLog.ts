@@ -41,15 +41,23 @@ export async function measureLog(target: LogTarget, wasmPath: string): Promise<R
   out.context = await timed(runs, () => readContextTail(log));
   out.contextCompacted = await timed(runs + 2, () => readContextTail(compacted));
   out.replayCompacted = await timed(runs, () => replay(compacted));
-  const store = await SessionStore.open({ root: target.storeRoot, wasmPath, logger: silentLogger, saveDelayMs: 0 });
+  // The index row an operation changes is written off its clock, after it, as a window writes it
+  // 100 ms later; the index write is measured on its own.
+  const store = await SessionStore.open({ root: target.storeRoot, wasmPath, logger: silentLogger, saveDelayMs: 60_000 });
+  const writeIndex = () => store.index.flush();
   try {
-    out.fork = await timed(runs, () => forkSession(store, target.sessionId, { turn: target.middleTurn }));
+    let forkId = '';
+    out.fork = await timed(runs, async () => (forkId = (await forkSession(store, target.sessionId, { turn: target.middleTurn })).id), writeIndex);
+    out.forkIndexRow = await timed(runs, async () => {
+      store.index.putSummary(forkId, store.index.summaryOf(forkId)!);
+      await writeIndex();
+    });
     const copy = path.join(path.dirname(target.storeRoot), 'fork-floor.jsonl');
     out.forkFloor = await timed(runs, () => copyWithFsync(log, copy, target.cutOffset));
     fs.rmSync(copy, { force: true });
     out.rewindFloor = await timed(runs, () => readTail(log, target.cutOffset));
     const prompt = store.history(target.sessionId).messages.find((m) => m.turn === target.middleTurn + 1 && m.message.role === 'user')!;
-    out.rewind = await timed(1, () => rewindSession(store, target.sessionId, prompt.id, { files: false }));
+    out.rewind = await timed(1, () => rewindSession(store, target.sessionId, prompt.id, { files: false }), writeIndex);
   } finally {
     await store.close();
   }

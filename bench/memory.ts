@@ -26,13 +26,14 @@ export function resetPeak(): void {
 }
 
 /** Runs `fn` `runs` times; the median ms and the peak memory during the runs. */
-export async function timed(runs: number, fn: () => unknown): Promise<{ ms: number; peakMb: number }> {
+export async function timed(runs: number, fn: () => unknown, between?: () => unknown): Promise<{ ms: number; peakMb: number }> {
   resetPeak();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
     await fn();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await between?.(); // off the clock: what follows a run (an index write a window makes 100 ms later)
   }
   times.sort((a, b) => a - b);
   return { ms: times[Math.floor(times.length / 2)]!, peakMb: peakRssMb() };

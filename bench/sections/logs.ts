@@ -11,7 +11,7 @@ import { SessionStore } from '../../src/core/store/sessionStore';
 import type { BenchContext } from '../context';
 import { generateLogOfRecords, withCompactions } from '../generate';
 import type { LogTarget } from '../measureLog';
-import { overFloor, versus } from '../table';
+import { fmt, overFloor, plain, versus } from '../table';
 
 export async function measureLogOf(ctx: BenchContext, records: number): Promise<void> {
   const load = os.loadavg()[0]!.toFixed(1);
@@ -45,6 +45,7 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
     );
     const keptMb = (cut.offset / 1024 / 1024).toFixed(1);
     ctx.add(name, overFloor(`fork at the middle turn`, m.fork!, `the kept bytes copied in process, fsynced [${keptMb} MB]`, m.forkFloor!));
+    ctx.add(name, plain("the fork's index row, written after it (its search text and fold; a window writes it 100 ms after the fork)", fmt(m.forkIndexRow!)));
     const droppedMb = ((generated.bytes - cut.offset) / 1024 / 1024).toFixed(1);
     ctx.describe(name, `Load average ${load} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end.`);
     ctx.add(name, overFloor(`rewind to the middle turn`, m.rewind!, `the dropped bytes read [${droppedMb} MB]`, m.rewindFloor!));
