@@ -1,6 +1,7 @@
 // Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable: version
-// and help) with dist/cli-commands.js (every other command, loaded by cli.js when asked), dist/providers.js
-// (pi-ai's providers and their SDKs, loaded by both on a model's first request; scripts/lazyBundles.mjs),
+// and help) with dist/cli-commands.js (every other command, loaded by cli.js when asked),
+// dist/providers-<family>.js (pi-ai's providers and their SDKs, a family's file loaded by both on
+// the first request to one of its providers; scripts/lazyBundles.mjs),
 // dist/toolWorker.js (the search tools' worker thread),
 // dist/webview.js + dist/webview-style.css (the Chat page) and dist/usage.js + dist/usage-style.css
 // (the Usage page) for the browser, and copies sql.js's wasm next to them (the sql.js of
@@ -10,7 +11,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandsOutside, piAiLayout, providersBundle, providersOutside } from './scripts/lazyBundles.mjs';
+import { commandsOutside, families, piAiLayout, providersBundle, providersEntryPoints, providersOutside } from './scripts/lazyBundles.mjs';
 import { SQL_JS_WASM, sqlJsWithHostFiles } from './scripts/sqlJsBuild.mjs';
 
 const argv = process.argv.slice(2);
@@ -73,7 +74,7 @@ const builds = [
   },
   {
     ...node,
-    entryPoints: { providers: 'braid-providers' },
+    entryPoints: providersEntryPoints(piAi),
     plugins: [providersBundle(piAi)],
   },
   nodeOnly || {
@@ -108,7 +109,8 @@ function writeMeta(name, result) {
 
 function reportSizes() {
   const browser = nodeOnly ? [] : ['webview.js', 'webview-style.css', 'usage.js', 'usage-style.css'];
-  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', 'providers.js', 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
+  const providers = families(piAi).map((family) => `providers-${family}.js`);
+  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', ...providers, 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
     const size = fs.statSync(path.join(dist, file)).size;
     console.log(`  ${path.relative(root, path.join(dist, file)).padEnd(23)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }

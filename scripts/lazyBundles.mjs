@@ -1,15 +1,29 @@
 // The parts of the node bundles that load on first use, each its own file in dist/:
-// - dist/providers.js: pi-ai's provider modules and their SDKs (OpenAI, Anthropic, Google, Mistral),
-//   about three quarters of what the bundles held. pi-ai already imports each provider with import()
-//   when its first request starts (providers/register-builtins.js); esbuild would inline them all.
-//   The main bundles load providers.js there instead, and hand it the pi-ai modules the providers
-//   share with the rest of the kernel (models, event streams, ...) so each exists once, as before.
+// - dist/providers-<family>.js: pi-ai's provider modules and their SDKs, one file per family of
+//   providers that share an SDK (openai: the OpenAI, Azure and Codex ones; google: Gemini and
+//   Vertex; anthropic; mistral), together about three quarters of what the bundles held. pi-ai
+//   already imports each provider with import() when its first request starts
+//   (providers/register-builtins.js); esbuild would inline them all. The main bundles load the
+//   provider's family file there instead, and hand it the pi-ai modules the providers share with
+//   the rest of the kernel (models, event streams, ...) so each exists once, as before. A first
+//   request to an OpenAI-compatible server reads the OpenAI family's file only, not the Mistral
+//   and Google SDKs (most of the bytes).
 // - dist/cli-commands.js: the CLI's commands; dist/cli.js answers `version` and `help` alone.
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Where the bundles find each other at run time: next to themselves. */
-const PROVIDERS_FILE = 'providers.js';
+/**
+ * The family a provider module (`./<name>.js`) or a model's api (`openai-completions`) belongs to:
+ * the file of its family is `providers-<family>.js`, next to the main bundles.
+ */
+export function providerFamily(name) {
+  const base = name.replace(/^\.\//, '').replace(/\.js$/, '');
+  if (base.startsWith('openai') || base.startsWith('azure-openai')) return 'openai';
+  if (base.startsWith('google')) return 'google';
+  return base.split('-')[0];
+}
+
+const familyFile = (family) => `providers-${family}.js`;
 
 /**
  * pi-ai's layout: `dist/providers/register-builtins.js` imports each provider with `import("./<name>.js")`,
@@ -37,22 +51,30 @@ export function providersOutside(layout) {
   return {
     name: 'providers-outside',
     setup(build) {
-      // src/core/model/preloadProviders.ts: here it loads dist/providers.js ahead of a first request.
+      // src/core/model/preloadProviders.ts: here it loads the family file of a model's api ahead of
+      // its first request; a failure is left to that request, which reports it as a failed model call.
       build.onLoad({ filter: /[\\/]src[\\/]core[\\/]model[\\/]preloadProviders\.ts$/ }, () => ({
-        // A failure is left to the first request, which reports it as a failed model call.
-        contents: `exports.preloadProviders = () => { try { require(require("node:path").join(__dirname, ${JSON.stringify(PROVIDERS_FILE)})); } catch {} };`,
+        contents: [
+          `const families = new Set(${JSON.stringify(families(layout))});`,
+          `const familyOf = ${providerFamily.toString()};`,
+          'exports.preloadProviders = (api) => {',
+          '  const family = familyOf(api);',
+          '  if (!families.has(family)) return;',
+          `  try { require(require("node:path").join(__dirname, \`providers-\${family}.js\`)); } catch {}`,
+          '};',
+        ].join('\n'),
         loader: 'js',
       }));
       build.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) => {
         if (args.kind !== 'dynamic-import' || args.importer !== layout.registry) return undefined;
-        if (!layout.lazy.includes(args.path)) return { errors: [{ text: `pi-ai imports provider ${args.path}, which is not in dist/${PROVIDERS_FILE}` }] };
+        if (!layout.lazy.includes(args.path)) return { errors: [{ text: `pi-ai imports provider ${args.path}, which no providers file of dist/ holds` }] };
         return { path: args.path, namespace: 'braid-provider' };
       });
       build.onLoad({ filter: /.*/, namespace: 'braid-provider' }, (args) => {
         const shared = layout.shared.map((name) => `${JSON.stringify(name)}: require(${JSON.stringify(path.join(layout.dist, name))})`);
         return {
           contents: [
-            `const providers = require(require("node:path").join(__dirname, ${JSON.stringify(PROVIDERS_FILE)}));`,
+            `const providers = require(require("node:path").join(__dirname, ${JSON.stringify(familyFile(providerFamily(args.path)))}));`,
             `module.exports = providers.load(${JSON.stringify(args.path)}, { ${shared.join(', ')} });`,
           ].join('\n'),
           loader: 'js',
@@ -63,12 +85,24 @@ export function providersOutside(layout) {
   };
 }
 
+/** The provider families, each with a file of its own. */
+export function families(layout) {
+  return [...new Set(layout.lazy.map(providerFamily))].sort();
+}
+
+/** esbuild entry points of the family files: `providers-<family>` from `braid-providers:<family>`. */
+export function providersEntryPoints(layout) {
+  return Object.fromEntries(families(layout).map((family) => [familyFile(family).replace(/\.js$/, ''), `braid-providers:${family}`]));
+}
+
 /**
- * The entry of dist/providers.js: `load(name, shared)` runs one provider module (each is
- * initialised on its first load only) after taking the pi-ai modules the main bundle handed over.
+ * The entry of a family's file: `load(name, shared)` runs one provider module of the family (each
+ * is initialised on its first load only) after taking the pi-ai modules the main bundle handed over.
  */
-function providersEntry(layout) {
-  const table = layout.lazy.map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path.join(layout.providersDir, name))}),`);
+function providersEntry(layout, family) {
+  const table = layout.lazy
+    .filter((name) => providerFamily(name) === family)
+    .map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path.join(layout.providersDir, name))}),`);
   return [
     'const shared = require("braid-shared:registry");',
     'const providers = {',
@@ -85,20 +119,20 @@ const SHARED_REGISTRY = [
   'let modules;',
   'exports.set = (m) => { modules = m; };',
   'exports.get = (name) => {',
-  "  if (!modules || !(name in modules)) throw new Error(`dist/providers.js was not handed pi-ai's ${name}`);",
+  "  if (!modules || !(name in modules)) throw new Error(`a providers file was not handed pi-ai's ${name}`);",
   '  return modules[name];',
   '};',
 ].join('\n');
 
 /**
- * For dist/providers.js: its entry, and every import of a pi-ai module outside `providers/` taken
- * from what the main bundle handed over instead of bundled a second time.
+ * For the family files: their entries, and every import of a pi-ai module outside `providers/`
+ * taken from what the main bundle handed over instead of bundled a second time.
  */
 export function providersBundle(layout) {
   return {
     name: 'providers-bundle',
     setup(build) {
-      build.onResolve({ filter: /^braid-providers$/ }, () => ({ path: 'entry', namespace: 'braid-providers' }));
+      build.onResolve({ filter: /^braid-providers:/ }, (args) => ({ path: args.path.slice('braid-providers:'.length), namespace: 'braid-providers' }));
       build.onResolve({ filter: /^braid-shared:registry$/ }, () => ({ path: 'registry', namespace: 'braid-shared' }));
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         if (!args.importer.startsWith(layout.providersDir + path.sep)) return undefined;
@@ -108,7 +142,11 @@ export function providersBundle(layout) {
         if (!layout.shared.includes(name)) return { errors: [{ text: `a pi-ai provider imports ${name}, which the main bundles do not hand over` }] };
         return { path: name, namespace: 'braid-shared' };
       });
-      build.onLoad({ filter: /.*/, namespace: 'braid-providers' }, () => ({ contents: providersEntry(layout), loader: 'js', resolveDir: layout.providersDir }));
+      build.onLoad({ filter: /.*/, namespace: 'braid-providers' }, (args) => ({
+        contents: providersEntry(layout, args.path),
+        loader: 'js',
+        resolveDir: layout.providersDir,
+      }));
       build.onLoad({ filter: /.*/, namespace: 'braid-shared' }, (args) => ({
         contents: args.path === 'registry' ? SHARED_REGISTRY : `module.exports = require("braid-shared:registry").get(${JSON.stringify(args.path)});`,
         loader: 'js',

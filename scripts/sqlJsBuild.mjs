@@ -4,7 +4,9 @@
 // of Braid loading and saving it whole. Two small changes to sql.js's JavaScript make that
 // possible, applied here as the bundle is built (node_modules stays as npm installed it):
 // - the file system object is handed out as `braidFS` (sql.js does not export it);
-// - `new Database(name)` with a string opens the file of that name instead of a new in-memory one.
+// - `new Database(name)` with a string opens the file of that name instead of a new in-memory one;
+// and a third keeps the build's debug messages (a line on stderr each time the wasm memory grows)
+// off the console.
 // They are made to the unminified build (dist/sql-wasm-debug.js, with its own wasm): in the
 // minified one the file system's functions are renamed and inlined. Each change names the exact
 // text it replaces, and the build fails if sql.js no longer has it.
@@ -18,6 +20,11 @@ const GLUE = 'sql-wasm-debug.js';
 
 const CHANGES = [
   {
+    what: "keep the unminified build's debug messages off the console",
+    find: 'var runtimeDebug = true;',
+    replace: 'var runtimeDebug = false;',
+  },
+  {
     what: 'hand out the file system as braidFS',
     find: '    Module["Database"] = Database;\n',
     replace: '    Module["Database"] = Database;\n    Module["braidFS"] = FS;\n',
@@ -30,7 +37,7 @@ const CHANGES = [
   },
 ];
 
-/** sql.js's JavaScript with Braid's two changes; throws naming the change sql.js no longer allows. */
+/** sql.js's JavaScript with Braid's changes; throws naming the change sql.js no longer allows. */
 export function patchedSqlJs(source) {
   let text = source;
   for (const change of CHANGES) {

@@ -112,22 +112,22 @@ function warmRows(ctx: BenchContext, name: string, warm: Record<string, Measured
   ctx.add(
     name,
     overFloor(
-      w("a turn's index update (row written, this workspace's index saved)"),
+      w("a turn's index update (the row written in place, committed)"),
       figure(warm.indexUpdate!),
-      'an atomic fsynced write of as many bytes',
+      "an atomic fsynced write of the row's bytes",
       figure(warm.indexUpdateFloor!),
     ),
   );
   memoryRow(ctx, name, w('resident memory, this workspace open'), warm.memoryWorkspace!, node);
   const everyWorkspace: Array<[string, Measured]> = [
-    ['first page of every workspace, first asked (loads every index)', warm.loadAll!],
-    ['first page of every workspace, indexes loaded', warm.listAll!],
+    ["first page of every workspace, first asked (opens every workspace's index)", warm.loadAll!],
+    ['first page of every workspace, every index open', warm.listAll!],
   ];
   for (const [what, braid] of everyWorkspace) {
     ctx.add(name, versus(w(what), figure(braid), '(a3) newest first over every workspace, stop after 100', figure(peers.a3All!)));
   }
   searchRows(ctx, name, w, 'every workspace', warm, 'searchAll', peers, 'searchAll', '(s) scan every log of every workspace');
-  memoryRow(ctx, name, w('resident memory, every workspace loaded'), warm.memoryAll!, node);
+  memoryRow(ctx, name, w("resident memory, every workspace's index open"), warm.memoryAll!, node);
 }
 
 /** Braid's searches against the scan's, one row per query, each with the in-process goal. */

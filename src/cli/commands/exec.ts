@@ -43,12 +43,12 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   if (!prompt) throw new UsageError('expected <prompt>');
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
   const settings = modelSettingsFromEnv(env);
-  resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
+  const { api } = resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
   // An OpenAI-compatible server is asked for its limits (a second and a half at most, once);
   // meanwhile the providers' code loads and the store opens, so the first request waits on none of them.
   const modelReady = resolveModelWithLimits(settings, ENV_NAMES);
   modelReady.catch(() => undefined); // awaited below; its failure is reported there
-  setImmediate(preloadProviders);
+  setImmediate(() => preloadProviders(api));
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {

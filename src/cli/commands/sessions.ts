@@ -18,8 +18,9 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
   return ctx.withStore(async (store) => {
     const key = workspaceKey(ctx.workspace);
     // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up
-    // first; --all, which reads every folder anyway, also runs the checks that read the whole index.
-    if (all) store.index.verify();
+    // first; --all, which looks at every folder anyway, also checks every row's list-deciding values
+    // (a damaged `visibility` would hide a session; every page is read by the doctor).
+    if (all) store.index.verify('rows');
     await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived });

@@ -100,11 +100,12 @@ export class IndexFile {
       return { kind: 'rebuild' };
     }
     try {
-      const version = this.use((db) => schemaVersionOf(db));
-      if (version === SCHEMA_VERSION) {
-        this.use((db) => checkSchema(this.SQL, db));
-        return { kind: 'ready' };
-      }
+      const version = this.use((db) => {
+        const found = schemaVersionOf(db);
+        if (found === SCHEMA_VERSION) checkSchema(this.SQL, db);
+        return found;
+      });
+      if (version === SCHEMA_VERSION) return { kind: 'ready' };
       this.closeConnection();
       if (version !== undefined && version > SCHEMA_VERSION) {
         this.logger.warn(
@@ -341,17 +342,24 @@ function checkSchema(SQL: SqlJsStatic, db: Database): void {
   if (schemaText(db) !== expectedSchemaText(SQL)) throw new Error('its table definitions are damaged');
 }
 
-/** What the whole-file checks find wrong: SQLite's quick_check, then values no row may hold. */
-export function wholeFileProblem(db: Database): string | undefined {
+/** What the whole-file checks find wrong: SQLite's quick_check (unless `rows` only), then values no row may hold. */
+export function wholeFileProblem(db: Database, check: WholeFileCheck = 'pages'): string | undefined {
   try {
-    return checkWholeFile(db);
+    return checkWholeFile(db, check);
   } catch (err) {
     return errorMessage(err).replace(/\s+/g, ' '); // SQLite may throw instead of answering
   }
 }
 
-function checkWholeFile(db: Database): string | undefined {
-  const result = db.exec('PRAGMA quick_check')[0]?.values.map((row) => String(row[0])) ?? [];
+/**
+ * How much of the file a check reads: `pages`, every page (SQLite's quick_check, then the rows);
+ * `rows`, the listed rows alone (a scan of the sessions table, which holds no state, fold or
+ * search text).
+ */
+export type WholeFileCheck = 'pages' | 'rows';
+
+function checkWholeFile(db: Database, check: WholeFileCheck): string | undefined {
+  const result = check === 'pages' ? (db.exec('PRAGMA quick_check')[0]?.values.map((row) => String(row[0])) ?? []) : ['ok'];
   if (result.length !== 1 || result[0] !== 'ok') {
     const problems = result
       .filter((line) => !line.startsWith('*** in database'))

@@ -62,8 +62,6 @@ interface RawRow {
   cost: number;
   log_bytes: number;
   state_mtime: number;
-  state_json: string;
-  fold_json: string;
   subagents: number;
 }
 
@@ -175,9 +173,8 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     r.logBytes,
     r.stateMtime,
     r.subagents,
-    JSON.stringify(st),
-    JSON.stringify(compactFold(s.fold)),
   ];
+  const data = [JSON.stringify(st), JSON.stringify(compactFold(s.fold))];
   let seq: number;
   if (existing) {
     seq = existing.seq;
@@ -186,7 +183,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, subagents=?, state_json=?, fold_json=? WHERE seq=?`,
+      log_bytes=?, state_mtime=?, subagents=? WHERE seq=?`,
       [...values, seq],
     );
     runPrepared(db, 'DELETE FROM sessions_fts WHERE docid = ?', [seq]);
@@ -195,12 +192,13 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       db,
       `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
-      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, state_json, fold_json)
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents)
       VALUES (${values.map(() => '?').join(',')})`,
       values,
     );
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
+  runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json, fold_json) VALUES (?, ?, ?)', [seq, ...data]);
   runPrepared(db, 'INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
   writeUsage(db, st.id, s.usage);
 }
@@ -210,6 +208,7 @@ export function deleteSessionRow(db: Database, id: string): void {
   const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [id])[0];
   if (!existing) return;
   db.run('DELETE FROM sessions_fts WHERE docid = ?', [existing.seq]);
+  db.run('DELETE FROM session_data WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM sessions WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM usage WHERE session_id = ?', [id]);
 }
@@ -342,7 +341,11 @@ export function listWorkspaces(db: Database): WorkspaceRow[] {
  * caller reads the folder instead).
  */
 export function readSummary(db: Database, id: string): SessionSummary | undefined {
-  const raw = queryAll<RawRow>(db, 'SELECT * FROM sessions WHERE id = ?', [id])[0];
+  const raw = queryAll<RawRow & { state_json: string; fold_json: string }>(
+    db,
+    'SELECT s.*, d.state_json, d.fold_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?',
+    [id],
+  )[0];
   const state = raw ? parseStateJson(raw.state_json) : undefined;
   const fold = raw ? parseFoldJson(raw.fold_json) : undefined;
   if (!raw || !state || !fold) return undefined;

@@ -7,7 +7,7 @@ import type { Database } from './sqlite';
  * of its session's log (`fold_json`), so a writer goes on from it without reading the log again.
  * 4: one index per workspace, in the workspace's folder; the subagent count is a column. 5: the
  * file is used in place (SQLite's own pages and rollback journal) instead of loaded and saved
- * whole, so it carries no save generation.
+ * whole, so it carries no save generation; a row's state and fold are kept in `session_data`.
  */
 export const SCHEMA_VERSION = 5;
 
@@ -43,7 +43,12 @@ CREATE TABLE sessions (
   cost REAL NOT NULL,
   log_bytes INTEGER NOT NULL,
   state_mtime REAL NOT NULL,
-  subagents INTEGER NOT NULL,
+  subagents INTEGER NOT NULL
+);
+-- What a row's summary is read back from (state.json's content and the log's compact fold), apart
+-- from the listed columns so that a list, a search or a count reads dense rows, not these.
+CREATE TABLE session_data (
+  seq INTEGER PRIMARY KEY,
   state_json TEXT NOT NULL,
   fold_json TEXT NOT NULL
 );

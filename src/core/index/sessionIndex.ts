@@ -12,6 +12,7 @@ import { readFolderSummary, type FolderDrift } from './indexFolders';
 import type { ListFilter, SessionRow, WorkspaceRow } from './indexRows';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
 import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
+import type { WholeFileCheck } from './indexFile';
 import { WorkspaceIndex, type IndexStatus } from './workspaceIndex';
 import { errorMessage } from '../errors';
 
@@ -154,8 +155,8 @@ export class SessionIndex {
   }
 
   /** The whole-file checks of every loaded index (see WorkspaceIndex.verify); whether one found damage. */
-  verify(): boolean {
-    return [...this.shards.values()].map((s) => s.verify()).includes(true);
+  verify(check: WholeFileCheck = 'pages'): boolean {
+    return [...this.shards.values()].map((s) => s.verify(check)).includes(true);
   }
 
   /**
@@ -171,8 +172,7 @@ export class SessionIndex {
       const step = progress && ((done: number) => progress(before + done, total));
       const loaded = this.shards.get(key);
       if (loaded) await loaded.rebuildFromFolders(step);
-      else if (fs.existsSync(this.options.layout.indexFile(key))) await this.shard(key).rebuildFromFolders(step);
-      else this.shards.set(key, await WorkspaceIndex.rebuildMissing(this.shardOptions(key), step));
+      else this.shards.set(key, await WorkspaceIndex.rebuilt(this.shardOptions(key), step)); // its folders read once
       if (!loaded && key !== this.options.workspaceKey) await this.unload(key);
       before += sizes[i]!;
     }

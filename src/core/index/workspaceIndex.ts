@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import type { StoredState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
-import { IndexFile, IndexFileReplacedError, wholeFileProblem, type IndexBuild } from './indexFile';
+import { IndexFile, IndexFileReplacedError, wholeFileProblem, type IndexBuild, type WholeFileCheck } from './indexFile';
 import { folderChanges, readFolderSummary, rebuildRows, rebuildRowsNow, type FolderChanges, type FolderDrift } from './indexFolders';
 import { IndexQueries } from './indexQueries';
 import * as rows from './indexRows';
@@ -74,10 +74,15 @@ export class WorkspaceIndex extends IndexQueries {
     return index.started();
   }
 
-  /** A workspace whose index file is missing: built from its folders at once and installed. */
-  static async rebuildMissing(options: WorkspaceIndexOptions, progress?: (done: number, total: number) => void): Promise<WorkspaceIndex> {
+  /**
+   * A workspace's index built anew from its folders and installed, whatever file was there (a
+   * damaged one kept aside), without building it a first time on opening: only a newer schema's
+   * file is left alone, its rows served from memory.
+   */
+  static async rebuilt(options: WorkspaceIndexOptions, progress?: (done: number, total: number) => void): Promise<WorkspaceIndex> {
     const index = new WorkspaceIndex(options);
-    await index.buildAndInstall(progress);
+    if (index.start() === 'newer') await rebuildRows(index.ownDb(), options.layout, options.workspaceKey, options.logger, progress);
+    else await index.buildAndInstall(progress);
     return index.started();
   }
 
@@ -186,15 +191,15 @@ export class WorkspaceIndex extends IndexQueries {
   }
 
   /**
-   * The checks that read the whole index: SQLite's quick_check and values no row may hold. Damage
-   * found moves the file aside and rebuilds the rows from the folders at once. Returns whether it
-   * found damage.
+   * The checks that read the whole index: SQLite's quick_check (every page; `rows`: only the
+   * listed rows) and values no row may hold. Damage found moves the file aside and rebuilds the
+   * rows from the folders at once. Returns whether it found damage.
    */
-  verify(): boolean {
+  verify(check: WholeFileCheck = 'pages'): boolean {
     if (this.sync.closed || this.statusValue !== 'ready' || this.serving.kind !== 'file') return false;
     let problem: string | undefined;
     try {
-      problem = this.file.use((db) => wholeFileProblem(db));
+      problem = this.file.use((db) => wholeFileProblem(db, check));
     } catch (err) {
       if (!DAMAGE.test(errorMessage(err)) && !(err instanceof IndexFileReplacedError)) return false; // busy: checked another time
       problem = errorMessage(err);

@@ -8,7 +8,7 @@ import { repoRoot, tempDir } from '../../support/store';
 
 // The node bundles as esbuild.mjs builds them (scripts/lazyBundles.mjs): dist/cli.js answers
 // version and help alone, every other command loads dist/cli-commands.js, and only a model's
-// first request loads its provider from dist/providers.js.
+// first request loads its provider, from its family's file (dist/providers-openai.js here).
 const root = tempDir('braid-bundles-');
 const dist = path.join(root, 'dist');
 const workspace = path.join(root, 'project');
@@ -63,14 +63,27 @@ test('version and help are answered by dist/cli.js alone; every other command ne
   assert.deepEqual([usage.code, usage.err], [2, 'braid: help takes one command, not "a b"; run "braid help" for usage\n'], "a usage error is the full CLI's");
 });
 
-test("a model's first request loads its provider from dist/providers.js; commands without a model never do", async () => {
-  await without('providers.js', async () => {
+test("a model's first request loads its provider from its family's file; commands without a model never do, nor other families' files", async () => {
+  const families = fs.readdirSync(dist).filter((f) => /^providers-[\w-]+\.js$/.test(f));
+  assert.ok(families.includes('providers-openai.js') && families.length >= 3, `family files: ${families.join(', ')}`);
+  await without('providers-openai.js', async () => {
     const list = await braid(['list']);
     assert.equal(list.code, 0, list.err);
     const failed = await braid(['exec', 'hello'], modelEnv);
     assert.equal(failed.code, 1);
-    assert.match(failed.err, /providers\.js/);
+    assert.match(failed.err, /providers-openai\.js/);
   });
+  // Without every other family's file, the OpenAI-compatible server is still answered.
+  const others = families.filter((f) => f !== 'providers-openai.js');
+  for (const f of others) fs.renameSync(path.join(dist, f), path.join(root, f));
+  try {
+    server.enqueue({ kind: 'text', chunks: ['Only the OpenAI family.'] });
+    const alone = await braid(['exec', 'hello'], modelEnv);
+    assert.equal(alone.code, 0, alone.err);
+    assert.equal(alone.out, 'Only the OpenAI family.\n');
+  } finally {
+    for (const f of others) fs.renameSync(path.join(root, f), path.join(dist, f));
+  }
   server.enqueue({ kind: 'text', chunks: ['Hello ', 'from the provider.'] });
   const answered = await braid(['exec', 'hello again'], modelEnv);
   assert.equal(answered.code, 0, answered.err);
