@@ -13,6 +13,21 @@ export abstract class IndexQueries {
     return this.read((db) => rows.listRows(db, filter));
   }
 
+  /** The keys of the sessions `list` would return, without their rows. */
+  listKeys(filter: rows.ListFilter): rows.RowKey[] {
+    return this.read((db) => rows.listKeys(db, filter));
+  }
+
+  /** The keys of the sessions `search` would return, without their rows. */
+  searchKeys(text: string, filter: rows.ListFilter): rows.RowKey[] {
+    return this.read((db) => rows.searchKeys(db, text, filter));
+  }
+
+  /** The rows of these sessions that the index has. */
+  rowsOf(ids: readonly string[]): rows.SessionRow[] {
+    return this.read((db) => rows.rowsOf(db, ids));
+  }
+
   /** How many sessions match `filter`. */
   count(filter: rows.ListFilter): number {
     return this.read((db) => rows.countRows(db, filter));

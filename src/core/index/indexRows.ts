@@ -246,6 +246,44 @@ export function listRows(db: Database, filter: ListFilter): SessionRow[] {
   ]).map(toRow);
 }
 
+/** Where a row sorts in a list across workspaces: most recently updated first, ties by id, newest first. */
+export interface RowKey {
+  readonly id: string;
+  readonly updatedAt: number;
+}
+
+/**
+ * The keys of the rows `listRows` would return, without the rows: a list across workspaces takes
+ * each workspace's keys, picks the page from all of them, and reads only the page's rows.
+ */
+export function listKeys(db: Database, filter: ListFilter): RowKey[] {
+  const w = where(filter);
+  return queryAll<{ id: string; updated_at: number }>(
+    db,
+    `SELECT id, updated_at FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+    [...w.params, filter.limit ?? -1, filter.offset ?? 0],
+  ).map((r) => ({ id: r.id, updatedAt: r.updated_at }));
+}
+
+/** The keys of the rows `searchRows` would return, without the rows (see listKeys). */
+export function searchKeys(db: Database, text: string, filter: ListFilter): RowKey[] {
+  const match = ftsQuery(text);
+  if (!match) return [];
+  const w = where(filter, 's.');
+  return queryAll<{ id: string; updated_at: number }>(
+    db,
+    `SELECT s.id, s.updated_at FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
+    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`,
+    [match, ...w.params, filter.limit ?? 50],
+  ).map((r) => ({ id: r.id, updatedAt: r.updated_at }));
+}
+
+/** The rows of these sessions (those the index has), in no particular order. */
+export function rowsOf(db: Database, ids: readonly string[]): SessionRow[] {
+  if (ids.length === 0) return [];
+  return queryJsonRows<RawRow>(db, `SELECT ${rowJson()} FROM sessions WHERE id IN (${ids.map(() => '?').join(',')})`, [...ids]).map(toRow);
+}
+
 export function countRows(db: Database, filter: ListFilter): number {
   const w = where(filter);
   return queryAll<{ n: number }>(db, `SELECT count(*) AS n FROM sessions WHERE ${w.sql}`, w.params)[0]?.n ?? 0;

@@ -9,7 +9,7 @@ import { safeReaddir } from '../fs/probe';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { readFolderSummary, type FolderDrift } from './indexFolders';
-import type { ListFilter, SessionRow, WorkspaceRow } from './indexRows';
+import type { ListFilter, RowKey, SessionRow, WorkspaceRow } from './indexRows';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
 import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
 import type { WholeFileCheck } from './indexFile';
@@ -235,13 +235,18 @@ export class SessionIndex {
     return summary;
   }
 
-  /** Sessions matching `filter`, most recently updated first. */
+  /**
+   * Sessions matching `filter`, most recently updated first. Across workspaces, each workspace
+   * gives the keys of its candidates, the page is picked from all of them, and only the page's
+   * rows are read.
+   */
   list(filter: ListFilter): SessionRow[] {
     if (filter.workspaceKey) return this.shard(filter.workspaceKey).list(filter);
     const { limit, offset = 0 } = filter;
     const wanted = limit === undefined || limit < 0 ? undefined : offset + limit;
-    const rows = this.everyShard().flatMap((s) => s.list({ ...filter, limit: wanted, offset: 0 }));
-    return newestFirst(rows).slice(offset, wanted);
+    const shards = this.everyShard();
+    const keys = shards.flatMap((s) => s.listKeys({ ...filter, limit: wanted, offset: 0 }).map((key) => ({ ...key, shard: s })));
+    return rowsInOrder(newestFirst(keys).slice(offset, wanted));
   }
 
   /** How many sessions match `filter`. */
@@ -274,7 +279,8 @@ export class SessionIndex {
   /** Sessions whose title or prompts match `text` (full-text search), within `filter`, most recently updated first. */
   search(text: string, filter: ListFilter): SessionRow[] {
     if (filter.workspaceKey) return this.shard(filter.workspaceKey).search(text, filter);
-    return newestFirst(this.everyShard().flatMap((s) => s.search(text, filter))).slice(0, filter.limit ?? 50);
+    const keys = this.everyShard().flatMap((s) => s.searchKeys(text, filter).map((key) => ({ ...key, shard: s })));
+    return rowsInOrder(newestFirst(keys).slice(0, filter.limit ?? 50));
   }
 
   /** The titles of the sessions forked from `sourceId` in its workspace (archived and hidden ones too). */
@@ -314,7 +320,16 @@ export class SessionIndex {
   }
 }
 
-/** Rows most recently updated first (ties by id, newest first), as each index orders its own. */
-function newestFirst(rows: SessionRow[]): SessionRow[] {
+/** Rows (or their keys) most recently updated first (ties by id, newest first), as each index orders its own. */
+function newestFirst<T extends RowKey>(rows: T[]): T[] {
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** The rows of the keys picked, read from their workspaces' indexes, in the keys' order. */
+function rowsInOrder(keys: ReadonlyArray<RowKey & { shard: WorkspaceIndex }>): SessionRow[] {
+  const byShard = new Map<WorkspaceIndex, string[]>();
+  for (const key of keys) byShard.set(key.shard, [...(byShard.get(key.shard) ?? []), key.id]);
+  const rows = new Map<string, SessionRow>();
+  for (const [shard, ids] of byShard) for (const row of shard.rowsOf(ids)) rows.set(row.id, row);
+  return keys.flatMap((key) => rows.get(key.id) ?? []);
 }

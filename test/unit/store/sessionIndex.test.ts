@@ -202,6 +202,39 @@ test('search, counts, workspaces and usage totals come from the index', async ()
   await store.close();
 });
 
+test('a list or a search across workspaces is the newest-first union of each workspace, paged as one list', async () => {
+  const store = await openStore(root());
+  const made: Array<{ id: string; updatedAt: number }> = [];
+  for (let i = 0; i < 12; i++) {
+    const s = await store.create({ workspaceDir: `/w${i % 3}` });
+    const w = await store.openWriter(s.id);
+    await addTurn(w, `shared word and prompt ${i}`, 'answer');
+    await w.close();
+    made.push({ id: s.id, updatedAt: store.get(s.id).updatedAt });
+  }
+  const newest = made.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1)).map((m) => m.id);
+  assert.deepEqual(
+    store.index.list({}).map((r) => r.id),
+    newest,
+  );
+  assert.deepEqual(
+    store.index.list({ limit: 4, offset: 3 }).map((r) => r.id),
+    newest.slice(3, 7),
+    'a page taken from every workspace',
+  );
+  assert.deepEqual(
+    store.index.search('shared word', { limit: 5 }).map((r) => r.id),
+    newest.slice(0, 5),
+  );
+  const page = store.index.list({ limit: 2 });
+  assert.deepEqual(
+    page.map((r) => r.title),
+    newest.slice(0, 2).map((id) => store.get(id).title),
+    'whole rows, not only their keys',
+  );
+  await store.close();
+});
+
 test('two processes writing one index in place lose no row', async () => {
   const r = root();
   const one = await openStore(r, { saveDelayMs: 5 });
