@@ -250,8 +250,13 @@ test('bidi overrides and zero-width characters cannot reorder the page or disgui
 async function openCards(): Promise<void> {
   const closed = chat().locator('details.tool:not([open])');
   for (let left = await closed.count(), tries = 0; left > 0 && tries < 3 * 8; left = await closed.count(), tries++) {
-    const key = await closed.first().getAttribute('data-key');
-    await closed.first().locator('summary').click();
+    // The count may be a moment old (the last card opening as it was taken): look again, briefly.
+    const key = await closed
+      .first()
+      .getAttribute('data-key', { timeout: 2_000 })
+      .catch(() => undefined);
+    if (key === undefined) continue;
+    await closed.first().locator('summary').click({ timeout: 5_000 });
     await chat()
       .locator(`details.tool[data-key="${key}"][open]`)
       .waitFor({ timeout: 5_000 })
