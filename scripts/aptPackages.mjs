@@ -89,12 +89,16 @@ export async function waitForLocks(files, deadline, log, { pollMs = 1_000, repor
   }
 }
 
-/** Runs apt-get with its output passed through; resolves with its exit code and stderr. */
+/**
+ * Runs apt-get with its output passed through to this process's stderr (its stdout too: the
+ * provisioning child's stdout carries only the toolchain's JSON to the e2e suite, and apt's
+ * "(Reading database ..." there broke it); resolves with its exit code and stderr.
+ */
 function runAptGet(args, env) {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const [cmd, ...prefix] = asRoot ? ['apt-get'] : ['sudo', '-n', 'apt-get'];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, [...prefix, ...args], { env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(cmd, [...prefix, ...args], { env, stdio: ['ignore', process.stderr.fd, 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk.toString();
