@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { statMtime, statSize } from '../fs/probe';
 import { duration, type Logger } from '../logger';
 import { listSessionFolders, type StoreLayout } from '../format/layout';
@@ -14,10 +15,15 @@ export interface FolderDrift {
   removed: number;
 }
 
-/** Reads one session folder's summary for the index, logging what is wrong with it; undefined when it cannot be read. */
+/**
+ * Reads one session folder's summary for the index, logging what is wrong with it; undefined when
+ * it cannot be read, or went away while it was read (another process deleted the session: its
+ * state.json was missing because the folder was, which is no damage to report).
+ */
 export function readFolderSummary(dir: string, logger: Logger): SessionSummary | undefined {
   try {
     const reading = readSessionSummary(dir);
+    if (reading.stateProblem && !fs.existsSync(dir)) return undefined;
     if (reading.stateProblem) logger.warn(`${dir}: ${reading.stateProblem}; its state was rebuilt from the log`);
     if (reading.report.tornTail) logger.info(`${dir}: the log ends with a torn line (ignored)`);
     const problem = logProblem(reading.report);

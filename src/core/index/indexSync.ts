@@ -163,7 +163,7 @@ export class IndexSync {
     const mtime = statMtime(stateFile);
     if (mtime === undefined && !fs.existsSync(dir)) return null;
     // Another process appended to the log: counts and previews must be read again.
-    if (statSize(layout.agentLog(dir)) !== indexed.logBytes) return readFolderSummary(dir, logger) ?? indexed;
+    if (statSize(layout.agentLog(dir)) !== indexed.logBytes) return readFolderSummary(dir, logger) ?? (fs.existsSync(dir) ? indexed : null);
     // state.json is read again whatever its mtime says (two writes within one clock tick share
     // one): it has every process's changes, since all write it under the session's lock.
     try {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { readSessionFolder } from '../../../src/core/format/summary';
+import { readFolderSummary } from '../../../src/core/index/indexFolders';
 import { TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
 import { SessionNotFoundError } from '../../../src/core/store/errors';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
@@ -175,5 +176,22 @@ test('a session whose folder another process removes while it is read is not fou
   );
   assert.equal(fs.existsSync(dir), false, 'no folder made again');
   assert.deepEqual(logger.warnings, [], 'no repair reported');
+  await store.close();
+});
+
+test('the index reading a folder that another process moves away meanwhile reports no damage and indexes nothing', async () => {
+  const logger = recordingLogger();
+  const store = await openStore(root(), { logger });
+  const s = await store.create({ workspaceDir: '/moved' });
+  const dir = store.locate(s.id);
+  fs.rmSync(dir, { recursive: true }); // gone between the folder listing and the read
+  assert.equal(readFolderSummary(dir, logger), undefined);
+  assert.deepEqual(logger.warnings, [], 'a missing state.json of a vanished folder is no damage to report');
+  // A folder that is there without its state.json is damage: it is said, and its row rebuilt from the log.
+  const kept = await store.create({ workspaceDir: '/moved' });
+  const keptDir = store.locate(kept.id);
+  fs.rmSync(path.join(keptDir, 'state.json'));
+  assert.equal(readFolderSummary(keptDir, logger)?.state.id, kept.id);
+  assert.match(logger.warnings.join('\n'), /state\.json is missing.*rebuilt from the log/);
   await store.close();
 });
