@@ -1,4 +1,4 @@
-import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
+import type { ApprovalChange, ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
 import type { PageCursor, SessionView, SnapshotMessage } from '../../src/protocol/messages';
 
 /** What the page lists: stored entries plus what only lives while a turn runs. */
@@ -13,6 +13,8 @@ export type ViewEntry =
       readonly summary: string;
       readonly detail: string;
       readonly commandRisk?: string;
+      readonly change?: ApprovalChange;
+      readonly args?: string;
       readonly decision?: ApprovalChoice;
     }
   | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string }
@@ -169,6 +171,8 @@ export class ChatModel {
               summary: event.summary,
               detail: event.detail,
               ...(event.commandRisk ? { commandRisk: event.commandRisk } : {}),
+              ...(event.change ? { change: event.change } : {}),
+              ...(event.args ? { args: event.args } : {}),
             });
             return;
           case 'approval-resolved':

@@ -1,5 +1,5 @@
 import type { ToolEntry } from '../../src/protocol/frames';
-import type { ApprovalChoice } from '../../src/protocol/frames';
+import type { ApprovalChange, ApprovalChoice } from '../../src/protocol/frames';
 import type { ViewEntry } from './chatModel';
 import { revealInvisible } from './invisible';
 import { breakLongWords } from './longWords';
@@ -105,11 +105,12 @@ const TOOL_ICON: Record<string, string> = {
 };
 const STATUS_ICON: Record<ToolEntry['status'], string> = { running: 'loading codicon-modifier-spin', done: 'check', error: 'error' };
 
-function diffView(diff: string): HTMLElement {
-  const pre = el('pre', 'diff');
+function diffView(diff: string, className = ''): HTMLElement {
+  const pre = el('pre', className ? `diff ${className}` : 'diff');
   for (const line of diff.split('\n')) {
     const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
-    const span = el('span', `diff-${kind}`, `${line}\n`);
+    // Model-chosen text: its invisible characters shown, as in every other part of a card.
+    const span = revealed('span', `diff-${kind}`, `${line}\n`);
     pre.append(span);
   }
   return pre;
@@ -129,6 +130,17 @@ function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
   return card;
 }
 
+/** A write's file, whether it is new, and the lines it adds and removes: "src/a.ts  +3 −1". */
+function changeLine(change: ApprovalChange): HTMLElement {
+  const line = el('div', 'approval-change');
+  line.append(revealed('span', 'approval-path', change.path));
+  if (change.created) line.append(el('span', 'approval-new', 'new file'));
+  line.append(el('span', 'diff-count-add', `+${change.added}`), el('span', 'diff-count-del', `\u2212${change.removed}`));
+  const lines = (n: number) => `${n} line${n === 1 ? '' : 's'}`;
+  line.setAttribute('aria-label', `${change.path}${change.created ? ', a new file' : ''}: ${lines(change.added)} added, ${lines(change.removed)} removed`);
+  return line;
+}
+
 const DECISION_TEXT: Record<ApprovalChoice, string> = { allow: 'Allowed once.', 'allow-session': 'Allowed for this session.', deny: 'Denied.' };
 
 function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: EntryActions): HTMLElement {
@@ -144,7 +156,17 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
     card.dataset.risk = 'command';
     card.append(el('div', 'approval-risk', `This change can make programs run later: ${entry.commandRisk}. It needs the approval a command needs.`));
   }
-  if (entry.detail) card.append(revealed('pre', 'approval-detail', entry.detail));
+  if (entry.change) card.append(changeLine(entry.change));
+  if (entry.tool === 'bash') {
+    if (entry.detail) card.append(revealed('div', 'approval-cwd', entry.detail));
+  } else if (entry.detail) {
+    card.append(entry.change ? diffView(entry.detail, 'approval-detail') : revealed('pre', 'approval-detail', entry.detail));
+  }
+  if (entry.args) {
+    const args = details(`${entry.key}:args`, 'approval-args', [el('span', 'card-label', 'Arguments')], false, actions);
+    args.append(revealed('pre', 'tool-args', entry.args));
+    card.append(args);
+  }
   if (entry.decision) {
     card.dataset.decision = entry.decision;
     card.append(el('div', 'approval-decision', DECISION_TEXT[entry.decision]));

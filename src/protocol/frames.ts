@@ -69,10 +69,21 @@ export type LiveEvent =
       readonly summary: string;
       readonly detail: string;
       readonly commandRisk?: string;
+      readonly change?: ApprovalChange;
+      /** The tool call's arguments (JSON), shown folded under the card. */
+      readonly args?: string;
     }
   | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
   /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
   | { readonly type: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
+
+/** A write's file and the lines it adds and removes, as its approval card summarizes it. */
+export interface ApprovalChange {
+  readonly path: string;
+  readonly created: boolean;
+  readonly added: number;
+  readonly removed: number;
+}
 
 /** The user's answer to an approval prompt. */
 export type ApprovalChoice = 'allow' | 'allow-session' | 'deny';

@@ -50,6 +50,18 @@ test('a new session streams an answer with a tool call that asks approval and ed
   const card = chat().locator('.tool', { hasText: 'edit_file greet.ts' });
   assert.equal(await card.getAttribute('data-status'), 'running');
   assert.deepEqual(await card.locator('.diff-del, .diff-add').allTextContents(), ["-'hi'\n", "+'hello'\n"]);
+  // The card says which file, how many lines it adds and removes, and shows the change as a diff;
+  // the call's arguments are one click away.
+  assert.equal(await approval.locator('.approval-change').getAttribute('aria-label'), 'greet.ts: 1 line added, 1 line removed');
+  assert.deepEqual(await approval.locator('.approval-change span').allTextContents(), ['greet.ts', '+1', '\u22121']);
+  assert.deepEqual(await approval.locator('.approval-detail .diff-del, .approval-detail .diff-add').allTextContents(), ["-'hi'\n", "+'hello'\n"]);
+  assert.equal(await approval.locator('.approval-args .tool-args').isVisible(), false, 'the arguments start folded');
+  await approval.locator('.approval-args > summary').click();
+  assert.deepEqual(JSON.parse((await approval.locator('.approval-args .tool-args').textContent()) ?? ''), {
+    path: 'greet.ts',
+    old_text: "'hi'",
+    new_text: "'hello'",
+  });
   await workbench.screenshot('approval-with-diff');
   await approval.locator('button', { hasText: 'Allow for this session' }).click();
   await chat().locator('.message.assistant', { hasText: 'The greeting now says hello.' }).waitFor({ timeout: 15_000 });

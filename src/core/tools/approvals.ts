@@ -3,13 +3,25 @@ export interface ApprovalRequest {
   readonly tool: 'write_file' | 'edit_file' | 'bash';
   /** One line: the file written or the command run. */
   readonly summary: string;
-  /** More: the new content or a diff, the working folder. */
+  /** More: the change as a line diff, or the working folder of a command. */
   readonly detail?: string;
+  /** A write's file (as the workspace shows it) and how many lines it adds and removes. */
+  readonly change?: FileChangeSummary;
+  /** The tool call's arguments as the model gave them (JSON), for the user to read in full. */
+  readonly args?: string;
   /**
    * Set when a file write can make programs run later (a git hook, a VS Code task): why. Such a
    * write needs the approval a shell command needs, and the prompt says why.
    */
   readonly commandRisk?: string;
+}
+
+/** What a write does to its file, in a few words: the file, new or not, lines added and removed. */
+export interface FileChangeSummary {
+  readonly path: string;
+  readonly created: boolean;
+  readonly added: number;
+  readonly removed: number;
 }
 
 /** The user's answer. `allow-session` allows this kind of action for the rest of the session. */

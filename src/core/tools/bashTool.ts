@@ -20,7 +20,7 @@ export function bashTool(ctx: ToolContext): AgentTool {
     async execute(id, raw: unknown, signal) {
       const params = raw as { command: string; timeout_ms?: number };
       if (!ctx.trusted) throw new ToolError('This workspace is not trusted, so Braid cannot run commands. Trust the workspace to allow it.');
-      await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}` }, signal);
+      await ctx.approvals.check({ tool: 'bash', summary: params.command, detail: `in ${ctx.workspace.primary}`, args: JSON.stringify(raw, null, 2) }, signal);
       const timeout = Math.min(params.timeout_ms ?? LIMITS.bashTimeoutMs, LIMITS.bashMaxTimeoutMs);
       // Files the command changes or deletes become file changes a rewind can restore.
       const snapshot = await ctx.checkpoints.snapshot(ctx.workspace.primary, signal).catch((err: unknown) => {

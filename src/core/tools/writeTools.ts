@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { counted } from '../counted';
+import { lineChanges, lineDiff } from '../format/lineDiff';
 import { commandRisk } from './commandRisk';
 import { readWhole, replaceFile } from './confinedFile';
 import { LIMITS, textResult, type ToolContext } from './context';
@@ -20,17 +21,28 @@ function currentImage(ctx: ToolContext, file: string, asGiven: string): Buffer |
     .data;
 }
 
+/** What the user is asked to allow: a write of `after` over `before` (null: the file is new), with the shown diff. */
+interface WriteAsked {
+  readonly tool: 'write_file' | 'edit_file';
+  readonly file: string;
+  readonly summary: string;
+  readonly before: Buffer | null;
+  readonly after: string;
+  /** The diff shown; the whole file's when absent. */
+  readonly diff?: string;
+  readonly args: unknown;
+}
+
 /** Asks for a write, as a command when the file can make programs run later (a git hook, a VS Code task). */
-async function approveWrite(
-  ctx: ToolContext,
-  tool: 'write_file' | 'edit_file',
-  file: string,
-  summary: string,
-  detail: string,
-  signal?: AbortSignal,
-): Promise<void> {
-  const risk = commandRisk(ctx.workspace.place(file).relative);
-  await ctx.approvals.check({ tool, summary, detail, ...(risk ? { commandRisk: risk } : {}) }, signal);
+async function approveWrite(ctx: ToolContext, asked: WriteAsked, signal?: AbortSignal): Promise<void> {
+  const risk = commandRisk(ctx.workspace.place(asked.file).relative);
+  const before = asked.before?.toString('utf8') ?? '';
+  const change = { path: ctx.workspace.display(asked.file), created: asked.before === null, ...lineChanges(before, asked.after) };
+  const detail = asked.diff ?? lineDiff(before, asked.after);
+  await ctx.approvals.check(
+    { tool: asked.tool, summary: asked.summary, detail, change, args: JSON.stringify(asked.args, null, 2), ...(risk ? { commandRisk: risk } : {}) },
+    signal,
+  );
 }
 
 /** Writes through the checkpoints: before-image kept, file replaced, file_change appended. */
@@ -57,7 +69,8 @@ export function writeFileTool(ctx: ToolContext): AgentTool {
       const file = ctx.workspace.resolve(params.path);
       const before = currentImage(ctx, file, params.path);
       const shown = ctx.workspace.display(file);
-      await approveWrite(ctx, 'write_file', file, `${before ? 'Replace' : 'Create'} ${shown}`, params.content.slice(0, 4000), signal);
+      const summary = `${before ? 'Replace' : 'Create'} ${shown}`;
+      await approveWrite(ctx, { tool: 'write_file', file, summary, before, after: params.content, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, params.content, id, params.path);
       // Counted as read_file numbers them: a final newline ends the last line, it starts none.
       const lines = params.content === '' ? 0 : params.content.split('\n').length - (params.content.endsWith('\n') ? 1 : 0);
@@ -93,7 +106,8 @@ export function editFileTool(ctx: ToolContext): AgentTool {
         throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
       const next = params.replace_all ? text.split(params.old_text).join(params.new_text) : text.replace(params.old_text, () => params.new_text);
       const shown = ctx.workspace.display(file);
-      await approveWrite(ctx, 'edit_file', file, `Edit ${shown}`, `- ${params.old_text.slice(0, 2000)}\n+ ${params.new_text.slice(0, 2000)}`, signal);
+      const diff = lineDiff(params.old_text, params.new_text);
+      await approveWrite(ctx, { tool: 'edit_file', file, summary: `Edit ${shown}`, before, after: next, diff, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, next, id, params.path);
       return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, {
         path: shown,

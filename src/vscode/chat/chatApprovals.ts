@@ -2,6 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest, ApprovalUi } from '../../core/tools/approvals';
 import type { ApprovalChoice, FrameBody } from '../../protocol/frames';
 
+/** Most characters of a request's diff or folder the card shows. */
+const MAX_DETAIL = 4000;
+/** Most characters of a call's arguments the card shows (a whole file's content can be in them). */
+const MAX_ARGS = 20_000;
+
+/** `text` cut at `max` characters, saying how many were left out. */
+function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… ${text.length - max} more characters`;
+}
+
 /**
  * Approval prompts inside the chat: a request becomes a live frame the page shows as a card with
  * Allow / Allow for this session / Deny; the page's answer resolves it. A stopped turn denies.
@@ -35,8 +45,10 @@ export class ChatApprovals implements ApprovalUi {
           approvalId,
           tool: request.tool,
           summary: request.summary,
-          detail: (request.detail ?? '').slice(0, 4000),
+          detail: bounded(request.detail ?? '', MAX_DETAIL),
           ...(request.commandRisk ? { commandRisk: request.commandRisk } : {}),
+          ...(request.change ? { change: request.change } : {}),
+          ...(request.args ? { args: bounded(request.args, MAX_ARGS) } : {}),
         },
       });
       if (!shown) finish('deny');

@@ -7,7 +7,7 @@ import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { silentLogger } from '../../../src/core/logger';
 import { gitContext } from '../../../src/core/session/gitContext';
 import { workspaceTools } from '../../../src/core/tools';
-import { ApprovalGate } from '../../../src/core/tools/approvals';
+import { ApprovalGate, type ApprovalRequest } from '../../../src/core/tools/approvals';
 import { Checkpoints } from '../../../src/core/tools/checkpoints';
 import { BlobStore } from '../../../src/core/format/blobStore';
 import { LIMITS } from '../../../src/core/tools/context';
@@ -33,12 +33,20 @@ for (const [name, content] of Object.entries(files)) {
   fs.writeFileSync(path.join(ws, name), content);
 }
 
+/** The approval requests the tools made, newest last. */
+const asked: ApprovalRequest[] = [];
+
 function tools(): Map<string, AgentTool> {
   const checkpoints = new Checkpoints(new BlobStore(path.join(root, 'blobs')), async () => undefined);
   const list = workspaceTools({
     workspace: new WorkspaceFs([ws]),
     trusted: true,
-    approvals: new ApprovalGate({ request: async () => 'allow' }),
+    approvals: new ApprovalGate({
+      request: async (request) => {
+        asked.push(request);
+        return 'allow';
+      },
+    }),
     checkpoints,
     logger: silentLogger,
   });
@@ -117,4 +125,24 @@ test('git context names the branch, the status (at most 20 files) and the last c
   assert.match(context ?? '', /first commit/);
   assert.match(context ?? '', /\(5 more files\)/);
   assert.equal(await gitContext(ws), undefined, 'no context outside a repository');
+});
+
+test('approvals summarize a write (its file, new or not, lines added and removed), a command, and carry the arguments', async () => {
+  const body = Array.from({ length: 300 }, (_, i) => `line ${i}`);
+  await run('write_file', { path: 'asked/long.txt', content: `${body.join('\n')}\n` });
+  assert.deepEqual(asked.at(-1)?.change, { path: 'asked/long.txt', created: true, added: 300, removed: 0 });
+  await run('edit_file', { path: 'asked/long.txt', old_text: 'line 150\nline 151\n', new_text: 'one\ntwo\nthree\n' });
+  const edit = asked.at(-1)!;
+  assert.equal(edit.summary, 'Edit asked/long.txt');
+  assert.deepEqual(edit.change, { path: 'asked/long.txt', created: false, added: 3, removed: 2 });
+  assert.equal(edit.detail, '-line 150\n-line 151\n+one\n+two\n+three');
+  assert.deepEqual(JSON.parse(edit.args ?? ''), { path: 'asked/long.txt', old_text: 'line 150\nline 151\n', new_text: 'one\ntwo\nthree\n' });
+  await run('write_file', { path: 'asked/long.txt', content: 'short\n' });
+  assert.deepEqual(asked.at(-1)?.change, { path: 'asked/long.txt', created: false, added: 1, removed: 301 });
+  await run('bash', { command: 'true' });
+  const command = asked.at(-1)!;
+  assert.equal(command.tool, 'bash');
+  assert.equal(command.summary, 'true');
+  assert.equal(command.change, undefined);
+  assert.deepEqual(JSON.parse(command.args ?? ''), { command: 'true' });
 });
