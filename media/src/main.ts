@@ -7,6 +7,8 @@ import { OlderPageSize } from './olderPages';
 import { renderEntry, type EntryActions } from './render';
 import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
+import type { ContextInfo } from '../../src/protocol/frames';
+import { contextLevel, contextTooltip } from './contextMeter';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
 import { Welcome } from './welcome';
@@ -26,6 +28,8 @@ app.innerHTML = `
       <button type="button" class="model-picker" data-role="model-picker"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span class="model-name" data-role="model">…</span><span class="codicon codicon-chevron-down" aria-hidden="true"></span></button>
       <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
     </span>
+    <span class="context-meter" data-role="context" role="meter" aria-label="Context window" aria-valuemin="0" aria-valuemax="100" hidden><span class="context-bar"><span class="context-fill"></span></span><span class="context-text"></span></span>
+    <button type="button" class="context-compact" data-role="compact" title="Compact: summarize the older part of the conversation" aria-label="Compact the conversation" hidden><span class="codicon codicon-fold" aria-hidden="true"></span></button>
     <div class="model-menu" data-role="model-menu" hidden></div>
   </header>
   <div class="usage-line" data-role="usage" aria-label="Session usage"></div>
@@ -70,6 +74,7 @@ const expanded = new Map<string, boolean>();
 const actions: EntryActions = {
   message: (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }),
   approve: (approvalId, decision) => host.postMessage({ type: 'approval', approvalId, decision }),
+  openDiff: (toolCallId) => host.postMessage({ type: 'openDiff', toolCallId }),
   expanded,
   readOnly: () => model.readOnly,
 };
@@ -111,11 +116,28 @@ const welcome = new Welcome(part('welcome'), (prompt) => {
 
 function showModel(info: ModelInfo): void {
   currentModel = info;
-  refreshWelcome();
+  refreshChrome(); // the welcome and the context meter show the model
   modelMenu.show(info);
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
   part('problem').textContent = info.problem ?? '';
+}
+
+/** Shows `context` in the meter's elements, or hides them when the session or the model's window is unknown. */
+function showContext(meter: HTMLElement, compact: HTMLElement, context: ContextInfo | undefined, contextWindow: number | undefined, canCompact: boolean): void {
+  const shown = context !== undefined && contextWindow !== undefined && contextWindow > 0;
+  meter.hidden = !shown;
+  compact.hidden = !shown || !canCompact;
+  if (!shown) return;
+  const share = context.used / contextWindow;
+  const percent = Math.min(100, Math.round(share * 100));
+  meter.dataset.level = contextLevel(share, context.threshold);
+  meter.setAttribute('aria-valuenow', String(percent));
+  const tooltip = contextTooltip(context, contextWindow);
+  meter.title = tooltip;
+  meter.setAttribute('aria-valuetext', tooltip.split('\n')[0]!);
+  meter.querySelector<HTMLElement>('.context-fill')!.style.width = `${percent}%`;
+  meter.querySelector<HTMLElement>('.context-text')!.textContent = `${percent}%`;
 }
 
 /** A new or empty session shows the welcome instead of a blank area. */
@@ -135,6 +157,7 @@ function refreshChrome(): void {
   part('title').textContent = info?.title ?? '';
   part('title').title = info?.title ?? '';
   part('usage').textContent = info ? usageLine(info) : '';
+  showContext(part('context'), part('compact'), info?.context, currentModel?.limits?.contextWindow, !model.readOnly && !model.running);
   part('read-only').hidden = !model.readOnly;
   part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
   const damaged = model.damagedLines;
@@ -273,6 +296,7 @@ document.addEventListener('keydown', (event) => {
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
 part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel' }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
+part('compact').addEventListener('click', () => host.postMessage({ type: 'command', name: 'compact' }));
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
 onHostMessage((message: HostToWebview) => {

@@ -9,6 +9,8 @@ import { renderMarkdown } from './markdown';
 export interface EntryActions {
   message(action: 'rewind' | 'fork' | 'edit', ids: { messageId?: string; requestId?: string }): void;
   approve(approvalId: string, decision: ApprovalChoice): void;
+  /** Opens a write or edit call's change in VS Code's diff editor. */
+  openDiff(toolCallId: string): void;
   /** Cards the user opened or closed keep that state when re-rendered. */
   readonly expanded: Map<string, boolean>;
   readonly readOnly: () => boolean;
@@ -123,7 +125,10 @@ function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
   if (entry.status === 'error') card.dataset.error = 'true';
   card.setAttribute('aria-label', `Tool call ${entry.summary}: ${entry.status}`);
   if (entry.diff) {
-    card.append(el('div', 'card-label', 'Changes'), diffView(entry.diff));
+    const label = el('div', 'card-label', 'Changes');
+    // Once the call ended its change is in the log's checkpoints, which the diff editor reads.
+    if (entry.status === 'done') label.append(button('Open Diff', 'Open this change in the diff editor', 'diff', () => actions.openDiff(entry.key)));
+    card.append(label, diffView(entry.diff));
   }
   card.append(el('div', 'card-label', 'Arguments'), revealed('pre', 'tool-args', entry.args));
   if (entry.result) card.append(el('div', 'card-label', entry.status === 'error' ? 'Error' : 'Result'), revealed('pre', 'tool-result', entry.result));

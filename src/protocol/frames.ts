@@ -53,6 +53,24 @@ export interface SessionInfo {
   readonly queue: readonly QueuedChip[];
   /** The queue came back after a crash or a closed window and waits for the user. */
   readonly paused: boolean;
+  /** How full the model's context is (an open session's; absent for one followed read-only). */
+  readonly context?: ContextInfo;
+}
+
+/** The next request's size in tokens and its parts, for the context meter (the window is the model's). */
+export interface ContextInfo {
+  /** Tokens the next request would send: the provider's count of the last one plus an estimate of what came after. */
+  readonly used: number;
+  /** Whether `used` starts from the provider's count (false: all of it is an estimate). */
+  readonly measured: boolean;
+  /** The system prompt and the tools' definitions (estimated). */
+  readonly system: number;
+  /** Files and selections the user attached (estimated). */
+  readonly attachments: number;
+  /** The rest: the conversation since the latest compaction, its summary included. */
+  readonly conversation: number;
+  /** The share of the window at which the session compacts. */
+  readonly threshold: number;
 }
 
 /** Live output of a running turn: not stored as such; the log gets the committed messages. */

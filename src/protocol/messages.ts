@@ -135,6 +135,12 @@ export interface MessageActionMessage {
   readonly requestId?: string;
 }
 
+/** The user asked to see a tool call's change in VS Code's diff editor (its card's Open Diff). */
+export interface OpenDiffMessage {
+  readonly type: 'openDiff';
+  readonly toolCallId: string;
+}
+
 /** The most messages one older page holds; a `loadOlder` asking for more is dropped. */
 export const MAX_OLDER_PAGE = 2560;
 
@@ -199,6 +205,7 @@ export type WebviewToHost =
   | QueueActionMessage
   | ApprovalMessage
   | MessageActionMessage
+  | OpenDiffMessage
   | LoadOlderMessage
   | CommandMessage
   | ListModelsMessage

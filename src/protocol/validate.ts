@@ -49,6 +49,9 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       if (!isId(raw.approvalId)) return fail('approval without an approvalId');
       if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'deny') return fail('approval with an unknown decision');
       return ok({ type: 'approval', approvalId: raw.approvalId, decision: raw.decision });
+    case 'openDiff':
+      if (!isId(raw.toolCallId)) return fail('openDiff without a toolCallId');
+      return ok({ type: 'openDiff', toolCallId: raw.toolCallId });
     case 'messageAction': {
       if (raw.action !== 'rewind' && raw.action !== 'fork' && raw.action !== 'edit') return fail('messageAction with an unknown action');
       const hasMessage = isId(raw.messageId);

@@ -68,6 +68,16 @@ test('a new session streams an answer with a tool call that asks approval and ed
   await chat().locator('body[data-turn="idle"]').waitFor();
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'greet.ts'), 'utf8'), "export const greeting = 'hello';\n");
   assert.equal(await card.getAttribute('data-status'), 'done');
+  // The card's Open Diff shows the change in VS Code's diff editor, both sides from the checkpoints.
+  await card.locator('button', { hasText: 'Open Diff' }).click();
+  const diffTab = workbench.page.locator('.tab', { hasText: 'greet.ts (turn 1: before ↔ after)' });
+  await diffTab.waitFor({ timeout: 15_000 });
+  const diffEditor = workbench.page.locator('.monaco-diff-editor');
+  await diffEditor.locator('.editor.original .view-line', { hasText: "export const greeting = 'hi';" }).waitFor({ timeout: 10_000 });
+  await diffEditor.locator('.editor.modified .view-line', { hasText: "export const greeting = 'hello';" }).waitFor({ timeout: 10_000 });
+  await workbench.screenshot('tool-change-in-diff-editor');
+  await workbench.runCommand('View: Close All Editors');
+  await diffTab.waitFor({ state: 'detached', timeout: 10_000 });
   assert.match((await chat().locator('[data-role="usage"]').textContent()) ?? '', /Session: \d+ in · \d+ out/);
   const row = workbench.page.locator('.monaco-list-row', { hasText: 'Fix the greeting' });
   await row.waitFor({ timeout: 5_000 });

@@ -25,6 +25,10 @@ test('valid webview messages parse to their typed form, extra fields dropped', (
     ok: true,
     message: { type: 'messageAction', action: 'edit', requestId: 'r1' },
   });
+  assert.deepEqual(parseWebviewMessage({ type: 'openDiff', toolCallId: 'call_1', path: '/etc/passwd' }), {
+    ok: true,
+    message: { type: 'openDiff', toolCallId: 'call_1' },
+  });
   assert.deepEqual(parseWebviewMessage({ type: 'listModels', x: 1 }), { ok: true, message: { type: 'listModels' } });
   assert.deepEqual(
     parseWebviewMessage({ type: 'selectModel', choice: { kind: 'model', provider: 'openai-compatible', model: 'qwen2.5:7b', baseUrl: 'http://evil' } }),
@@ -50,6 +54,8 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'prompt', requestId: 'r'.repeat(200), text: 'x' },
     { type: 'runShell', command: 'rm -rf /' },
     { type: 'messageAction', action: 'delete', messageId: 'm' },
+    { type: 'openDiff' },
+    { type: 'openDiff', toolCallId: 'c'.repeat(200) },
     { type: 'messageAction', action: 'fork' },
     { type: 'messageAction', action: 'fork', messageId: 'm', requestId: 'r' },
     { type: 'selectModel' },

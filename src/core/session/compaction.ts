@@ -13,7 +13,7 @@ export interface CompactionSettings {
 export const DEFAULT_COMPACTION: CompactionSettings = { threshold: 0.8, keepTokens: 20_000 };
 
 /** Characters per token of the estimate (a common rule of thumb for English and code). */
-const CHARS_PER_TOKEN = 4;
+export const CHARS_PER_TOKEN = 4;
 /** Longest tool result the summary call sees of each call (characters). */
 const RESULT_CHARS = 2_000;
 

@@ -17,7 +17,8 @@ import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
-import { contextMessages, type CompactionSettings } from './compaction';
+import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
+import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
@@ -102,6 +103,10 @@ export class Session {
   private readonly checkpoints: Checkpoints;
   private readonly toolContext: ToolContext;
   private active: ActiveTurn | undefined;
+  /** The system prompt and tool definitions' tokens, estimated once (the context meter). */
+  private fixedTokens: number | undefined;
+  /** Messages from before the latest compaction: their providers' counts included what it summarized. */
+  private readonly countedBeforeCompaction = new WeakSet<object>();
   /** The prompt the pump took from the queue, from its hook to its turn's end. */
   private current: Prompt | undefined;
   private paused: { reason: string } | null;
@@ -164,7 +169,10 @@ export class Session {
         return { model, apiKey: await this.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
       },
       recordId: (m) => this.recordIds.get(m),
-      emit: (event) => this.emit(event),
+      emit: (event) => {
+        if (event.type === 'compaction' && event.phase === 'end') this.countsBeforeCompaction();
+        this.emit(event);
+      },
     });
   }
 
@@ -207,6 +215,7 @@ export class Session {
       userIds,
       new Map(records.map((r) => [r.message as object, r.id])),
     );
+    if (replayed.compactions.length > 0) session.countsBeforeCompaction();
     session.log.opened(!sessionId, current.turnCount, current.queue.length);
     return session;
   }
@@ -241,6 +250,21 @@ export class Session {
   /** Prompts waiting, in order. */
   get queued(): PromptInfo[] {
     return this.queue.map((p) => this.info(p));
+  }
+
+  /** How full the model's context would be at the next request, and of what (the context meter). */
+  contextUse(): ContextUse {
+    this.fixedTokens ??= fixedTokens(this.options.systemPrompt, this.agent.state.tools);
+    const threshold = (this.options.compaction ?? DEFAULT_COMPACTION).threshold;
+    return contextUse(this.agent.state.messages as Message[], this.fixedTokens, threshold, (m) => !this.countedBeforeCompaction.has(m));
+  }
+
+  /**
+   * The answers in the context now were counted by the provider with the messages a compaction
+   * replaced by its summary: their counts no longer say the context's size.
+   */
+  private countsBeforeCompaction(): void {
+    for (const m of this.agent.state.messages) this.countedBeforeCompaction.add(m);
   }
 
   /** The effective conversation so far (the kernel's messages). */

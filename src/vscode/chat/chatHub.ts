@@ -8,6 +8,7 @@ import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand,
 import { reported } from '../commands/command';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
+import { openToolDiff, registerCheckpointDocuments } from './toolDiffEditor';
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
@@ -55,7 +56,7 @@ export class ChatHub extends Disposable {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    store: SessionStore | undefined,
+    private readonly store: SessionStore | undefined,
     private readonly secrets: vscode.SecretStorage,
     memory: vscode.Memento,
     private readonly logger: Logger,
@@ -69,6 +70,7 @@ export class ChatHub extends Disposable {
         disposeAll(pages);
       },
     });
+    if (store) this._register(registerCheckpointDocuments(store));
     this.current = this._register(
       new CurrentSession(
         store,
@@ -232,6 +234,11 @@ export class ChatHub extends Disposable {
           void vscode.window
             .showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork')
             .then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
+        return;
+      }
+      case 'openDiff': {
+        const sessionId = this.current.currentId;
+        if (sessionId && this.store) await openToolDiff(this.store, sessionId, message.toolCallId);
         return;
       }
       case 'messageAction': {

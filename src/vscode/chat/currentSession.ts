@@ -135,7 +135,7 @@ export class CurrentSession {
   /** An open session's info, from memory: the index row and usage, the session's own queue. */
   private infoOf(session: Session): SessionInfo {
     const info = sessionInfo(this.requireStore().index, session.id, { queue: session.queued, paused: session.isPaused });
-    if (info) return info;
+    if (info) return { ...info, context: session.contextUse() };
     // The folder went away under the open session (deleted elsewhere, removed by hand).
     this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
     return missingInfo(session.id);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Context, Message } from '@mariozechner/pi-ai';
-import { contextMessages, keepBoundary, summaryMessage } from '../../../src/core/session/compaction';
+import { contextMessages, estimateTokens, keepBoundary, summaryMessage } from '../../../src/core/session/compaction';
+import { contextUse, fixedTokens } from '../../../src/core/session/contextUse';
 import type { SessionEvent } from '../../../src/core/session/events';
 import { forkSession } from '../../../src/core/store/fork';
 import type { CompactionRecord, MessageRecord, UsageRecord, WireRecord } from '../../../src/core/wire/records';
@@ -308,6 +309,64 @@ test('with the default settings a short session that overflows still compacts (k
     assert.match(markdown, /The model call failed: prompt is too long/);
     assert.match(markdown, /Context compacted: 2 earlier messages summarized/);
     assert.match(markdown, /Summary: one exchange\./);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('context use: the newest answer counted by its provider plus an estimate after it; an estimate when it has no count or a compaction replaced what it counted', () => {
+  const counted = { ...fauxAssistantMessage('ok'), usage: { ...fauxAssistantMessage('ok').usage, input: 900, output: 100, totalTokens: 1000 } };
+  const after = user('x'.repeat(400)); // 400 characters and 16 of overhead: 104 tokens
+  const fixed = 50;
+  assert.deepEqual(contextUse([user('hi'), counted, after], fixed, 0.8), {
+    used: 1104,
+    measured: true,
+    system: 50,
+    attachments: 0,
+    conversation: 1054,
+    threshold: 0.8,
+  });
+  const estimate = estimateTokens([user('hi'), counted, after]) + fixed;
+  const stale = contextUse([user('hi'), counted, after], fixed, 0.8, (m) => m !== counted);
+  assert.deepEqual([stale.used, stale.measured], [estimate, false], 'a count from before a compaction is not trusted');
+  const failed = { ...counted, stopReason: 'error' as const };
+  assert.equal(
+    contextUse([user('hi'), counted, user('again'), failed], fixed, 0.8).used,
+    1000 + estimateTokens([user('again'), failed]),
+    'a failed answer has no count of its own: the one before it counts, the rest is estimated',
+  );
+  assert.deepEqual(contextUse([], fixed, 0.8), { used: 50, measured: false, system: 50, attachments: 0, conversation: 0, threshold: 0.8 });
+  const tools = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object' } }];
+  assert.equal(fixedTokens('s'.repeat(400), tools), Math.ceil((400 + JSON.stringify(tools).length) / 4));
+});
+
+test("a session's context use drops across a compaction, stays an estimate when reopened, and is counted again after the next answer", async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
+    f.faux.setResponses([fauxAssistantMessage(long(300)), fauxAssistantMessage(long(300)), fauxAssistantMessage('Short summary.')]);
+    for (const q of ['one', 'two']) {
+      await session.submit(`${q} ${long(300)}`);
+      await session.waitForIdle();
+    }
+    const before = session.contextUse();
+    assert.equal(before.measured, true);
+    assert.ok(before.used > 1000 && before.system > 0, JSON.stringify(before));
+    assert.equal(await session.compact(), true);
+    const compacted = session.contextUse();
+    assert.equal(compacted.measured, false, 'the last answer was counted with what the summary replaced');
+    // The first exchange, about 3,000 characters, was summarized in two words.
+    assert.ok(compacted.used < before.used - 600, `${compacted.used} after, ${before.used} before`);
+    await session.close();
+
+    const reopened = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } }, session.id);
+    assert.deepEqual(reopened.contextUse(), compacted, 'reopened, the context is the summary and the kept tail, estimated');
+    f.faux.setResponses([fauxAssistantMessage('after')]);
+    await reopened.submit('three');
+    await reopened.waitForIdle();
+    const next = reopened.contextUse();
+    assert.equal(next.measured, true);
+    assert.ok(next.used < before.used, `${next.used} now, ${before.used} before the compaction`);
   } finally {
     await f.cleanup();
   }
