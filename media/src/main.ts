@@ -116,7 +116,8 @@ const welcome = new Welcome(part('welcome'), (prompt) => {
 
 function showModel(info: ModelInfo): void {
   currentModel = info;
-  refreshChrome(); // the welcome and the context meter show the model
+  refreshWelcome();
+  refreshContext();
   modelMenu.show(info);
   part('demo').hidden = !info.demo;
   part('problem').hidden = !info.problem;
@@ -140,6 +141,11 @@ function showContext(meter: HTMLElement, compact: HTMLElement, context: ContextI
   meter.querySelector<HTMLElement>('.context-text')!.textContent = `${percent}%`;
 }
 
+/** The context meter: the session's count against the model's window. */
+function refreshContext(): void {
+  showContext(part('context'), part('compact'), model.info?.context, currentModel?.limits?.contextWindow, !model.readOnly && !model.running);
+}
+
 /** A new or empty session shows the welcome instead of a blank area. */
 function refreshWelcome(): void {
   welcome.show(model.entries.length === 0 && !model.running && !model.readOnly, currentModel);
@@ -157,7 +163,7 @@ function refreshChrome(): void {
   part('title').textContent = info?.title ?? '';
   part('title').title = info?.title ?? '';
   part('usage').textContent = info ? usageLine(info) : '';
-  showContext(part('context'), part('compact'), info?.context, currentModel?.limits?.contextWindow, !model.readOnly && !model.running);
+  refreshContext();
   part('read-only').hidden = !model.readOnly;
   part('read-only').textContent = model.readOnlyReason ?? READ_ONLY_NOTE;
   const damaged = model.damagedLines;

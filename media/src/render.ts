@@ -165,7 +165,7 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
   if (entry.tool === 'bash') {
     if (entry.detail) card.append(revealed('div', 'approval-cwd', entry.detail));
   } else if (entry.detail) {
-    card.append(entry.change ? diffView(entry.detail, 'approval-detail') : revealed('pre', 'approval-detail', entry.detail));
+    card.append(diffView(entry.detail, 'approval-detail')); // a write's detail is its line diff
   }
   if (entry.args) {
     const args = details(`${entry.key}:args`, 'approval-args', [el('span', 'card-label', 'Arguments')], false, actions);

@@ -58,21 +58,36 @@ function middleDiff(a: readonly string[], b: readonly string[]): string[] {
   return out;
 }
 
+/** `lines` cut at MAX_LINES with a note of how many were left out, as one text. */
+function shown(lines: readonly string[]): string {
+  if (lines.length <= MAX_LINES) return lines.join('\n');
+  return [...lines.slice(0, MAX_LINES), `… ${lines.length - MAX_LINES} more lines`].join('\n');
+}
+
+/** The added and removed lines among a diff's lines. */
+function changesIn(lines: readonly string[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const line of lines) {
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return { added, removed };
+}
+
 /** A line diff of `before` and `after` as {@link diffLines} makes it, cut at MAX_LINES lines with a note of how many were left out. */
 export function lineDiff(before: string, after: string): string {
-  const out = diffLines(before, after);
-  if (out.length <= MAX_LINES) return out.join('\n');
-  return [...out.slice(0, MAX_LINES), `… ${out.length - MAX_LINES} more lines`].join('\n');
+  return shown(diffLines(before, after));
 }
 
 /** How many lines a change from `before` to `after` adds and removes, counted as {@link lineDiff} shows them. */
 export function lineChanges(before: string, after: string): { added: number; removed: number } {
   const { a, b, head, tail } = commonEnds(before, after);
-  let added = 0;
-  let removed = 0;
-  for (const line of middleDiff(a.slice(head, a.length - tail), b.slice(head, b.length - tail))) {
-    if (line.startsWith('+')) added++;
-    else if (line.startsWith('-')) removed++;
-  }
-  return { added, removed };
+  return changesIn(middleDiff(a.slice(head, a.length - tail), b.slice(head, b.length - tail)));
+}
+
+/** {@link lineDiff} and {@link lineChanges} of one change, from one diff. */
+export function lineDiffAndChanges(before: string, after: string): { diff: string; added: number; removed: number } {
+  const lines = diffLines(before, after);
+  return { diff: shown(lines), ...changesIn(lines) };
 }

@@ -37,18 +37,27 @@ export function estimateTokens(messages: readonly Message[]): number {
 }
 
 /**
+ * The newest answer's count of its request (the provider's own total: prompt, cache and output,
+ * as pi-ai reports it) and how many messages came after it; undefined when that answer has no
+ * count or `counts` says its count no longer applies. Errored and stopped answers are passed over.
+ */
+export function countedRequest(messages: readonly Message[], counts: (m: Message) => boolean = () => true): { tokens: number; after: number } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || m.stopReason === 'error' || m.stopReason === 'aborted') continue;
+    const tokens = m.usage.totalTokens || m.usage.input + m.usage.cacheRead + m.usage.output;
+    return tokens > 0 && counts(m) ? { tokens, after: i + 1 } : undefined;
+  }
+  return undefined;
+}
+
+/**
  * The size of the next request: the last answer's reported usage (what the provider counted)
  * plus an estimate of what came after it; an estimate of everything when no usage is known.
  */
 export function contextTokens(messages: readonly Message[], systemPrompt: string): number {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'assistant' || m.stopReason === 'error' || m.stopReason === 'aborted') continue;
-    // The provider's own total (prompt, cache and output) as pi-ai reports it.
-    const counted = m.usage.totalTokens || m.usage.input + m.usage.cacheRead + m.usage.output;
-    if (counted > 0) return counted + estimateTokens(messages.slice(i + 1));
-    break;
-  }
+  const counted = countedRequest(messages);
+  if (counted) return counted.tokens + estimateTokens(messages.slice(counted.after));
   return estimateTokens(messages) + Math.ceil(systemPrompt.length / CHARS_PER_TOKEN);
 }
 

@@ -3,7 +3,7 @@
 // count (the parts, and what came after its answer) is estimated from characters.
 import type { Message } from '@mariozechner/pi-ai';
 import type { ContextInfo } from '../../protocol/frames';
-import { CHARS_PER_TOKEN, estimateTokens } from './compaction';
+import { CHARS_PER_TOKEN, countedRequest, estimateTokens } from './compaction';
 
 /**
  * The next request's size in tokens and what it is made of: what the Chat page's context meter
@@ -22,27 +22,17 @@ export interface ToolDefinition {
 /** The estimated tokens of the system prompt and tool definitions every request carries. */
 export function fixedTokens(systemPrompt: string, tools: readonly ToolDefinition[]): number {
   const toolChars = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length;
-  return Math.ceil((systemPrompt.length + (tools.length > 0 ? toolChars : 0)) / CHARS_PER_TOKEN);
+  return Math.ceil((systemPrompt.length + toolChars) / CHARS_PER_TOKEN);
 }
 
 /**
  * The context use of a request of `messages` after `fixed` tokens of system prompt and tools:
- * the newest answer's count of its request (the provider's: prompt, cache and output) plus an
- * estimate of the messages after it, or an estimate of everything when that answer has no count
- * or `counts` says its count is out of date (a compaction replaced what it counted).
+ * the newest answer's count of its request plus an estimate of the messages after it, or an
+ * estimate of everything when that answer has no count or `counts` says its count is out of date
+ * (a compaction replaced what it counted).
  */
 export function contextUse(messages: readonly Message[], fixed: number, threshold: number, counts: (m: Message) => boolean = () => true): ContextUse {
-  let used = estimateTokens(messages) + fixed;
-  let measured = false;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'assistant' || m.stopReason === 'error' || m.stopReason === 'aborted') continue;
-    const counted = m.usage.totalTokens || m.usage.input + m.usage.cacheRead + m.usage.output;
-    if (counted > 0 && counts(m)) {
-      used = Math.max(counted + estimateTokens(messages.slice(i + 1)), fixed);
-      measured = true;
-    }
-    break;
-  }
-  return { used, measured, system: fixed, attachments: 0, conversation: Math.max(0, used - fixed), threshold };
+  const counted = countedRequest(messages, counts);
+  const used = counted ? Math.max(counted.tokens + estimateTokens(messages.slice(counted.after)), fixed) : estimateTokens(messages) + fixed;
+  return { used, measured: counted !== undefined, system: fixed, attachments: 0, conversation: Math.max(0, used - fixed), threshold };
 }

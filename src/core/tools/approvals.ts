@@ -1,3 +1,5 @@
+import type { ApprovalChange } from '../../protocol/frames';
+
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
   readonly tool: 'write_file' | 'edit_file' | 'bash';
@@ -16,13 +18,8 @@ export interface ApprovalRequest {
   readonly commandRisk?: string;
 }
 
-/** What a write does to its file, in a few words: the file, new or not, lines added and removed. */
-export interface FileChangeSummary {
-  readonly path: string;
-  readonly created: boolean;
-  readonly added: number;
-  readonly removed: number;
-}
+/** What a write does to its file, in a few words: the file, new or not, lines added and removed (what its approval card shows). */
+export type FileChangeSummary = ApprovalChange;
 
 /** The user's answer. `allow-session` allows this kind of action for the rest of the session. */
 export type ApprovalDecision = 'allow' | 'allow-session' | 'deny';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { counted } from '../counted';
-import { lineChanges, lineDiff } from '../format/lineDiff';
+import { lineChanges, lineDiff, lineDiffAndChanges } from '../format/lineDiff';
 import { commandRisk } from './commandRisk';
 import { readWhole, replaceFile } from './confinedFile';
 import { LIMITS, textResult, type ToolContext } from './context';
@@ -37,8 +37,13 @@ interface WriteAsked {
 async function approveWrite(ctx: ToolContext, asked: WriteAsked, signal?: AbortSignal): Promise<void> {
   const risk = commandRisk(ctx.workspace.place(asked.file).relative);
   const before = asked.before?.toString('utf8') ?? '';
-  const change = { path: ctx.workspace.display(asked.file), created: asked.before === null, ...lineChanges(before, asked.after) };
-  const detail = asked.diff ?? lineDiff(before, asked.after);
+  // One diff of the whole file gives both, unless the card shows a diff of its own (an edit's).
+  const {
+    diff: detail,
+    added,
+    removed,
+  } = asked.diff === undefined ? lineDiffAndChanges(before, asked.after) : { diff: asked.diff, ...lineChanges(before, asked.after) };
+  const change = { path: ctx.workspace.display(asked.file), created: asked.before === null, added, removed };
   await ctx.approvals.check(
     { tool: asked.tool, summary: asked.summary, detail, change, args: JSON.stringify(asked.args, null, 2), ...(risk ? { commandRisk: risk } : {}) },
     signal,
