@@ -68,9 +68,7 @@ const row = (text: string | RegExp) => workbench.page.locator('.part.sidebar .mo
 
 /** Right-clicks a tree row and picks a context-menu item. */
 async function contextMenu(text: string, item: string, shot?: string): Promise<void> {
-  await row(text).click({ button: 'right' });
-  const action = workbench.page.locator('.context-view .action-item', { hasText: new RegExp(`^${item}$`) }).first();
-  await action.waitFor({ timeout: 5_000 });
+  const action = await workbench.contextMenuItem(row(text), item);
   if (shot) await workbench.screenshot(shot);
   await action.click();
   // A menu sometimes ignores a click that comes right as it opens; the second one then runs it.
@@ -93,6 +91,7 @@ async function titleAction(label: string): Promise<void> {
 
 test('archive, restore, delete and undo from the tree context menu', async () => {
   await workbench.openBraid();
+  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
   const id = await exec('Archive me later');
   await row('Archive me later').waitFor({ timeout: 5_000 });
   assert.equal(await row('Archive me later').getAttribute('aria-level'), '1');

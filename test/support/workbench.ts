@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, selectors, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, selectors, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { ensureToolchain } from '../../scripts/toolchain.mjs';
 import { PUBLISHER_ID, freePort, installExtension, prepareProfile, startCodeServer, type Profile } from './codeServer';
 
@@ -184,6 +184,25 @@ export class Workbench {
     if (await sessions.isVisible()) return;
     await this.page.locator('.part.activitybar .action-item a[aria-label^="Braid"], .part.activitybar .action-item[aria-label^="Braid"]').first().click();
     await this.page.locator('.pane-header[aria-label^="Sessions"], .pane-header:has-text("Sessions")').first().waitFor();
+  }
+
+  /**
+   * Right-clicks `target` and returns the context menu's `item`, shown. A context menu closes
+   * when focus moves (a webview finishing its load takes it), so a menu that closed before its
+   * item showed is opened again, up to three times.
+   */
+  async contextMenuItem(target: Locator, item: string): Promise<Locator> {
+    const action = this.page.locator('.context-view .action-item', { hasText: new RegExp(`^${item}$`) }).first();
+    for (let attempt = 1; ; attempt++) {
+      await target.click({ button: 'right' });
+      const shown = await action.waitFor({ timeout: 3_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown) return action;
+      if (attempt === 3) throw new Error(`the context menu never showed "${item}"`);
+      await this.page.keyboard.press('Escape');
+    }
   }
 
   /** Reloads the window and waits until the Chat view shows `sessionId` again. */
