@@ -9,6 +9,9 @@ import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
 import type { ContextInfo } from '../../src/protocol/frames';
 import { contextLevel, contextTooltip } from './contextMeter';
+import { ModePicker } from './modePicker';
+import { lastMode, proposedPlan } from './turnModes';
+import { carryOutPlanPrompt, isTurnMode } from '../../src/protocol/modes';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
 import { Welcome } from './welcome';
@@ -49,10 +52,12 @@ app.innerHTML = `
   </div>
   <div class="note rewound" data-role="rewound" role="status" hidden><span class="codicon codicon-discard" aria-hidden="true"></span> <span data-role="rewound-text"></span> <button type="button" data-role="undo-rewind" title="Undo this rewind: the turns and files come back">Undo</button></div>
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
+  <div class="note plan" data-role="plan" role="status" hidden><span class="codicon codicon-checklist" aria-hidden="true"></span> <span>The plan is ready. Carry it out in Agent mode, or reply to change it.</span> <button type="button" data-role="carry-out" title="Send the plan as the next prompt, in Agent mode (changes and commands ask first)">Carry Out Plan</button></div>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
     <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
     <div class="actions">
+      <select class="mode-picker" data-role="mode" aria-label="Mode"></select>
       <span class="hint" data-role="hint"></span>
       <span class="buttons">
         <button type="button" data-role="stop" hidden title="Stop the running turn"><span class="codicon codicon-debug-stop" aria-hidden="true"></span>Stop</button>
@@ -75,6 +80,7 @@ const actions: EntryActions = {
   message: (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }),
   approve: (approvalId, decision) => host.postMessage({ type: 'approval', approvalId, decision }),
   openDiff: (toolCallId) => host.postMessage({ type: 'openDiff', toolCallId }),
+  useMode: (mode) => (modePicker.value = mode),
   expanded,
   readOnly: () => model.readOnly,
 };
@@ -105,6 +111,13 @@ let shownModel: string | undefined;
 let firstToken: { requestId: string; sentAt: number } | undefined;
 
 composer.value = host.getState()?.draft ?? '';
+/** What the next prompt may do; kept across reloads, taken from a session's newest prompt when another session is shown. */
+const modePicker = new ModePicker(part<HTMLSelectElement>('mode'), (mode) => {
+  saveState({ mode });
+  refreshChrome();
+});
+const savedMode = host.getState()?.mode;
+if (isTurnMode(savedMode)) modePicker.value = savedMode;
 part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
 
 /** The model the page was last told about (the welcome names it). */
@@ -176,6 +189,7 @@ function refreshChrome(): void {
   part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
   part('rewound-text').textContent = model.undoableRewind ?? '';
   part('stop').hidden = !model.running;
+  part('plan').hidden = model.readOnly || proposedPlan(model.entries, model.running !== undefined) === undefined;
   part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
   const queue = part('queue');
   const chips = info?.queue ?? [];
@@ -261,12 +275,13 @@ function send(raw: string, steer: boolean): void {
   composer.remember(parsed.text);
   const requestId = ids.next('req');
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
+  const mode = modePicker.value;
   if (!model.running) {
-    model.addPending(requestId, parsed.text);
+    model.addPending(requestId, parsed.text, mode);
     firstToken = { requestId, sentAt: performance.now() };
     refresh({ toEnd: true });
   }
-  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}) });
+  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}), ...(mode !== 'agent' ? { mode } : {}) });
 }
 
 let side: string | undefined;
@@ -303,6 +318,13 @@ part('send').addEventListener('click', () => composer.value.trim() && send(compo
 part('stop').addEventListener('click', () => model.running && host.postMessage({ type: 'cancel' }));
 part('trust').addEventListener('click', () => host.postMessage({ type: 'command', name: 'trust' }));
 part('compact').addEventListener('click', () => host.postMessage({ type: 'command', name: 'compact' }));
+part('carry-out').addEventListener('click', () => {
+  const plan = proposedPlan(model.entries, model.running !== undefined);
+  if (plan === undefined) return;
+  modePicker.value = 'agent';
+  saveState({ mode: 'agent' });
+  send(carryOutPlanPrompt(plan), false);
+});
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
 onHostMessage((message: HostToWebview) => {
@@ -311,6 +333,8 @@ onHostMessage((message: HostToWebview) => {
       const started = performance.now();
       const sameSession = message.session?.info.id === model.sessionId;
       model.applySnapshot(message);
+      // Another session shown goes on in the mode of its newest prompt; a new one keeps the choice.
+      if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
       loadingOlder = false;
       olderPageSize.reset();
       showModel(message.model);

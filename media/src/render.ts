@@ -4,6 +4,8 @@ import type { ViewEntry } from './chatModel';
 import { revealInvisible } from './invisible';
 import { breakLongWords } from './longWords';
 import { renderMarkdown } from './markdown';
+import { modeLabel, type TurnMode } from '../../src/protocol/modes';
+import { MODE_ICONS } from './turnModes';
 
 /** What a rendered entry can ask the page to do. */
 export interface EntryActions {
@@ -11,6 +13,8 @@ export interface EntryActions {
   approve(approvalId: string, decision: ApprovalChoice): void;
   /** Opens a write or edit call's change in VS Code's diff editor. */
   openDiff(toolCallId: string): void;
+  /** Sets the composer's mode (editing or rewinding to a prompt takes the mode it ran in). */
+  useMode(mode: TurnMode): void;
   /** Cards the user opened or closed keep that state when re-rendered. */
   readonly expanded: Map<string, boolean>;
   readonly readOnly: () => boolean;
@@ -63,16 +67,28 @@ function details(key: string, className: string, summary: HTMLElement[], default
   return d;
 }
 
-function userMessage(text: string, ids: { messageId?: string; requestId?: string }, actions: EntryActions): HTMLElement {
+function userMessage(text: string, ids: { messageId?: string; requestId?: string }, actions: EntryActions, mode?: TurnMode): HTMLElement {
   const box = el('div', 'message user');
-  box.setAttribute('aria-label', 'Your prompt');
+  box.setAttribute('aria-label', mode ? `Your prompt, in ${modeLabel(mode)} mode` : 'Your prompt');
+  // Agent is the usual mode; the others are said on their prompts.
+  if (mode && mode !== 'agent') {
+    const badge = el('span', 'mode-badge');
+    badge.dataset.mode = mode;
+    badge.title = `This turn ran in ${modeLabel(mode)} mode`;
+    badge.append(icon(MODE_ICONS[mode]), el('span', '', modeLabel(mode)));
+    box.append(badge);
+  }
   box.append(el('div', 'prompt-text', text));
   const bar = el('div', 'message-actions');
   if (!actions.readOnly()) {
+    const again = (action: 'rewind' | 'edit') => () => {
+      actions.useMode(mode ?? 'agent');
+      actions.message(action, ids);
+    };
     bar.append(
-      button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', () => actions.message('rewind', ids)),
+      button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', again('rewind')),
       button('Fork', 'Fork from here: a new session with the conversation up to this turn', 'repo-forked', () => actions.message('fork', ids)),
-      button('Edit', 'Edit & resend this prompt', 'edit', () => actions.message('edit', ids)),
+      button('Edit', 'Edit & resend this prompt', 'edit', again('edit')),
     );
   }
   bar.append(button('Copy', 'Copy this prompt', 'copy', () => void navigator.clipboard.writeText(text)));
@@ -198,9 +214,9 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
 export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return userMessage(entry.text, { messageId: entry.messageId }, actions);
+      return userMessage(entry.text, { messageId: entry.messageId }, actions, entry.mode);
     case 'pending':
-      return userMessage(entry.text, { requestId: entry.requestId }, actions);
+      return userMessage(entry.text, { requestId: entry.requestId }, actions, entry.mode);
     case 'assistant':
       return answer(entry.key, entry.text, entry.thinking, false, actions);
     case 'live':

@@ -5,6 +5,8 @@ export interface UiState {
   readonly draft: string;
   /** The row at the top of the view when the user had scrolled up; absent when at the end. */
   readonly scrollKey?: string;
+  /** The composer's mode (checked when read: the state is the page's own, but old pages wrote none). */
+  readonly mode?: string;
 }
 
 interface VsCodeApi {

@@ -20,7 +20,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Readonly<Record<string, CommandH
     'Agent',
     {
       exec: {
-        usage: '[--continue | --session <id>] [--yes] <prompt>',
+        usage: '[--continue | --session <id>] [--yes] [--mode <mode>] <prompt>',
         summary: 'run one turn headless; the answer streams to stdout',
         details: `Runs one prompt as a turn without a window. The answer streams to stdout (each tool call as one
 line); notes, and how to continue, go to stderr. Exit 0 only when the turn completed and is saved;
@@ -29,6 +29,8 @@ Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the ses
   --continue        continue the latest session of this workspace
   --session <id>    continue that session
   --yes             allow file writes and commands (denied otherwise)
+  --mode <mode>     ask (read only), plan (read only, proposes a plan), agent (the default),
+                    auto-edit (writes without asking; commands follow --yes)
 
 The model comes from BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL (see braid help model).
 ${ID_NOTE}`,

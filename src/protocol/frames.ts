@@ -3,6 +3,8 @@
  * output the host keeps per session in a ring with a monotonic cursor.
  */
 
+import type { TurnMode } from './modes';
+
 /** One tool call as a card: its arguments, a diff for file edits, and its result once it ended. */
 export interface ToolEntry {
   readonly kind: 'tool';
@@ -22,7 +24,8 @@ export interface ToolEntry {
 
 /** One item of a transcript as the page shows it; `key` is stable across live and stored views. */
 export type TranscriptEntry =
-  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string }
+  /** A prompt; `mode` is its turn's, when the log names one. */
+  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string; readonly mode?: TurnMode }
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
   | ToolEntry
   /** A compaction: the messages above were summarized for the model; the summary expands. */

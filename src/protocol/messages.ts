@@ -5,6 +5,7 @@
  */
 import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
 
+import type { TurnMode } from './modes';
 export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
@@ -102,6 +103,8 @@ export interface PromptMessage {
   readonly requestId: string;
   readonly text: string;
   readonly steer?: boolean;
+  /** What the turn may do; Agent when absent. */
+  readonly mode?: TurnMode;
 }
 
 /** The user pressed Stop: the turn running now ends. */

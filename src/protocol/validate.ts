@@ -1,4 +1,5 @@
 import { MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
+import { isTurnMode } from './modes';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -37,7 +38,9 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       if (!isId(raw.requestId)) return fail('prompt without a requestId');
       const t = text(raw, 'prompt');
       if (typeof t !== 'string') return fail(t.reason);
-      return ok({ type: 'prompt', requestId: raw.requestId, text: t, ...(raw.steer === true ? { steer: true } : {}) });
+      const mode = raw.mode;
+      if (mode !== undefined && !isTurnMode(mode)) return fail('prompt with an unknown mode');
+      return ok({ type: 'prompt', requestId: raw.requestId, text: t, ...(raw.steer === true ? { steer: true } : {}), ...(mode ? { mode } : {}) });
     }
     case 'cancel':
       return ok({ type: 'cancel' });

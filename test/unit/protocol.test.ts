@@ -63,6 +63,8 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'selectModel', choice: { kind: 'setting', provider: 'openai' } },
     { type: 'selectModel', choice: { kind: 'model', provider: '', model: 'm' } },
     { type: 'selectModel', choice: { kind: 'model', provider: 'p', model: 'm'.repeat(300) } },
+    { type: 'prompt', requestId: 'r', text: 'x', mode: 'yolo' },
+    { type: 'prompt', requestId: 'r', text: 'x', mode: 3 },
   ];
   for (const raw of bad) {
     const parsed = parseWebviewMessage(raw);
@@ -84,6 +86,10 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
     [
       { type: 'prompt', requestId: 'r', text: 'x', steer: 'yes' },
       { type: 'prompt', requestId: 'r', text: 'x' },
+    ],
+    [
+      { type: 'prompt', requestId: 'r', text: 'x', mode: 'plan' },
+      { type: 'prompt', requestId: 'r', text: 'x', mode: 'plan' },
     ],
     [
       { type: 'queueAction', action: 'steer', promptId: 'p' },

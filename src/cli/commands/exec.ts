@@ -1,3 +1,4 @@
+import { DEFAULT_MODE, isTurnMode, TURN_MODES, type TurnMode } from '../../protocol/modes';
 import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { errorMessage } from '../../core/errors';
@@ -27,20 +28,23 @@ interface ExecOptions {
   readonly sessionId: string | undefined;
   readonly continueLatest: boolean;
   readonly allowWrites: boolean;
+  readonly mode: TurnMode;
   readonly model: Model<Api>;
   readonly env: NodeJS.ProcessEnv;
   readonly stop: StopSignals;
 }
 
 /**
- * `exec [--continue | --session <id>] [--yes] <prompt>`: one headless turn. The answer streams to
+ * `exec [--continue | --session <id>] [--yes] [--mode <mode>] <prompt>`: one headless turn. The answer streams to
  * stdout (each tool call as one line); what happened, and how to continue, to stderr. Exit 0 only
  * when the prompt's turn completed and is in the log; SIGINT and SIGTERM cancel the turn (130, 143).
  */
 export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session'] });
+  const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session', 'mode'] });
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
+  const mode = args.options.get('mode') ?? DEFAULT_MODE;
+  if (!isTurnMode(mode)) throw new UsageError(`--mode must be one of ${TURN_MODES.map((m) => m.id).join(', ')}`);
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
   const settings = modelSettingsFromEnv(env);
   const { api } = resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
@@ -65,6 +69,7 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
         sessionId,
         continueLatest: args.options.has('continue'),
         allowWrites: args.options.has('yes'),
+        mode,
         model,
         env,
         stop,
@@ -148,7 +153,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   let promptId: string | undefined;
   try {
     if (!stop.signal) {
-      promptId = (await session.submit(options.prompt)).promptId;
+      promptId = (await session.submit(options.prompt, { mode: options.mode })).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(

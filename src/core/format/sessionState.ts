@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../fs/atomic';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
+import type { TurnMode } from '../../protocol/modes';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
 export type SessionKind = 'conversation' | 'task' | 'peek';
@@ -26,6 +27,8 @@ export interface QueuedPrompt {
   readonly text: string;
   readonly messageKey?: string;
   readonly queuedAt: number;
+  /** The mode it runs in; absent: Agent. */
+  readonly mode?: TurnMode;
 }
 
 /**

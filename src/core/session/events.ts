@@ -1,5 +1,6 @@
 import type { CompactionRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../format/sessionState';
+import type { TurnMode } from '../../protocol/modes';
 
 /** The states of a prompt (docs/reference.md, Turns and prompts). */
 export type PromptState = 'pending' | 'running' | 'steered' | 'completed' | 'failed' | 'cancelled' | 'blocked';
@@ -17,7 +18,7 @@ export interface PromptInfo {
 /** What a Session tells its UI, in order. Live output; the log is the record. */
 export type SessionEvent =
   | { readonly type: 'prompt'; readonly prompt: PromptInfo }
-  | { readonly type: 'turn-start'; readonly turn: number; readonly promptId: string }
+  | { readonly type: 'turn-start'; readonly turn: number; readonly promptId: string; readonly mode: TurnMode }
   | { readonly type: 'text-delta'; readonly turn: number; readonly delta: string }
   | { readonly type: 'thinking-delta'; readonly turn: number; readonly delta: string }
   | { readonly type: 'tool-start'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly args: unknown }

@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -33,6 +33,8 @@ import { closeOpenToolCalls } from '../wire/toolCalls';
 import { LeaseLostError } from '../store/writerLease';
 import { readContextTail } from '../wire/contextTail';
 import { realPath } from '../fs/probe';
+import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
+import { modeReminder } from './modes';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -70,6 +72,8 @@ export interface SubmitOptions {
   readonly steerIfActive?: boolean;
   /** The client's key for this prompt; a resend with the same key is a no-op. */
   readonly messageKey?: string;
+  /** What its turn may do (Agent when absent). A steered prompt joins the running turn, in that turn's mode. */
+  readonly mode?: TurnMode;
 }
 
 interface ActiveTurn {
@@ -84,6 +88,7 @@ interface Prompt {
   promptId: string;
   text: string;
   messageKey: string;
+  mode: TurnMode;
   state: PromptState;
   reason?: string;
   /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
@@ -102,6 +107,8 @@ export class Session {
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
   private readonly toolContext: ToolContext;
+  /** Every tool, and the ones that change nothing (an Ask or Plan turn's). */
+  private readonly tools: { readonly all: AgentTool[]; readonly readOnly: AgentTool[] };
   private active: ActiveTurn | undefined;
   /** The system prompt and tool definitions' tokens, estimated once (the context meter). */
   private fixedTokens: number | undefined;
@@ -137,7 +144,14 @@ export class Session {
     this.logger = this.secrets.logger(options.logger);
     this.log = new SessionLog(this.logger, state.id, options.workspaceDirs[0]!);
     this.paused = state.paused;
-    for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
+    for (const q of state.queue)
+      this.queue.push({
+        promptId: q.promptId,
+        text: q.text,
+        messageKey: q.messageKey ?? q.promptId,
+        mode: isTurnMode(q.mode) ? q.mode : DEFAULT_MODE,
+        state: 'pending',
+      });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
@@ -149,7 +163,9 @@ export class Session {
       checkpoints: this.checkpoints,
       logger: this.logger,
     };
-    const tools = [...workspaceTools(this.toolContext), taskTool((d, p, signal) => this.runSubagent(d, p, signal))];
+    const task = taskTool((d, p, signal) => this.runSubagent(d, p, signal));
+    this.tools = { all: [...workspaceTools(this.toolContext), task], readOnly: [...readOnlyTools(this.toolContext), task] };
+    const tools = this.tools.all;
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
@@ -296,7 +312,7 @@ export class Session {
     if (this.userMessageIds.has(messageId)) {
       return { promptId: messageId, text, messageKey, state: 'completed' };
     }
-    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, state: 'pending' };
+    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, mode: options.mode ?? DEFAULT_MODE, state: 'pending' };
     if (this.active && options.steerIfActive) {
       const message = buildUserMessage(text, [], []);
       this.userIds.set(message, messageId);
@@ -466,7 +482,13 @@ export class Session {
       saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) &&
       JSON.stringify(saved.paused) === JSON.stringify(this.paused);
     if (same) return;
-    const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
+    const queue: QueuedPrompt[] = this.queue.map((p) => ({
+      promptId: p.promptId,
+      text: p.text,
+      messageKey: p.messageKey,
+      queuedAt: Date.now(),
+      ...(p.mode !== DEFAULT_MODE ? { mode: p.mode } : {}),
+    }));
     await this.saveState((s) => ({ ...s, queue, paused: this.paused }));
   }
 
@@ -545,14 +567,17 @@ export class Session {
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
+    // The mode is snapshotted too: its tools (Ask and Plan read only) and the gate's rules.
+    this.agent.state.tools = prompt.mode === 'ask' || prompt.mode === 'plan' ? this.tools.readOnly : this.tools.all;
+    this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
-    const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
+    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode);
     this.log.turnStarted(turn, model, thinking);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
     this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
-    this.emit({ type: 'turn-start', turn, promptId: prompt.promptId });
+    this.emit({ type: 'turn-start', turn, promptId: prompt.promptId, mode: prompt.mode });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
     // 4. The user message: one-shot reminders, static reminders, the user's text last.
     const reminders = instructionReminders(cwd);
@@ -561,7 +586,8 @@ export class Session {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }
-    const message = buildUserMessage(prompt.text, oneShot, reminders);
+    const mode = modeReminder(prompt.mode);
+    const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders);
     this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
     // 5. The run.
     let runError: string | undefined;

@@ -17,6 +17,7 @@ import { readContextTail } from '../wire/contextTail';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
+import type { TurnMode } from '../../protocol/modes';
 import { applyRecord, factsOf } from '../format/logFold';
 import type { SessionState, StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';
@@ -162,11 +163,11 @@ export class SessionWriter {
   }
 
   /** Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its number. */
-  async beginTurn(promptId: string, model: ModelSnapshot | null): Promise<number> {
+  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    await this.record({ t: 'turn_begin', turn, promptId, model }, true);
+    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}) }, true);
     this.publish();
     return turn;
   }

@@ -1,4 +1,5 @@
 import type { ApprovalChange } from '../../protocol/frames';
+import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
@@ -43,9 +44,15 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
   return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
 }
 
-/** Approvals for one session: the policy, the UI, and what the user allowed for the session. */
+/**
+ * Approvals for one session: the policy, the UI, what the user allowed for the session, and the
+ * running turn's mode. Ask and Plan turns are offered no tool that changes anything; the gate
+ * refuses such a call anyway, so a model naming one cannot get past the mode.
+ */
 export class ApprovalGate {
   private readonly allowedForSession = new Set<'writes' | 'shell'>();
+  /** The running turn's mode (set as each turn begins). */
+  mode: TurnMode = DEFAULT_MODE;
 
   constructor(
     private readonly ui: ApprovalUi,
@@ -55,7 +62,11 @@ export class ApprovalGate {
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
     const kind = approvalKind(request);
+    if (this.mode === 'ask' || this.mode === 'plan')
+      throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
     if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+    // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
+    if (this.mode === 'auto-edit' && kind === 'writes') return;
     const decision = await this.ui.request(request, signal);
     if (decision === 'allow-session') this.allowedForSession.add(kind);
     if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
+import type { TurnMode } from '../../protocol/modes';
 import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
@@ -13,6 +14,8 @@ export interface MessagePage {
   readonly messages: MessageRecord[];
   /** Effective compactions among them, each with the id of the message it follows in the log. */
   readonly compactions: { readonly record: CompactionRecord; readonly afterMessageId: string | undefined }[];
+  /** The mode of each turn whose user message is on the page, where its turn_begin names one. */
+  readonly modes: ReadonlyMap<number, TurnMode>;
   /** Pass it back for the page before this one; undefined when this page reaches the start. */
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
@@ -32,15 +35,27 @@ export const PAGE_SIZE = 80;
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], before: undefined, bytesRead: 0, skippedLines: 0 };
+  if (fd === undefined) return { messages: [], compactions: [], modes: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
+    const modes = new Map<number, TurnMode>();
+    /**
+     * A full page whose oldest message is a prompt reads on to that turn's turn_begin for its
+     * mode: past records of the same turn (no message), never further.
+     */
+    const readOn = (parsed: ReturnType<typeof parseRecordLine>, oldest: MessageRecord): boolean => {
+      if (!('record' in parsed) || !isKnown(parsed.record) || oldest.message.role !== 'user') return false;
+      const r = parsed.record;
+      if (r.t === 'turn_begin' && r.turn === oldest.turn && r.mode) modes.set(r.turn, r.mode);
+      return r.t !== 'turn_begin' && r.t !== 'message' && 'turn' in r && r.turn === oldest.turn;
+    };
     let oldestFound = -1;
     let skippedLines = 0;
     const bytesRead = scanBackward(fd, before ? before.offset : fs.fstatSync(fd).size, (line, offset) => {
       const parsed = parseRecordLine(line);
+      if (found.length >= limit) return readOn(parsed, found.at(-1)!);
       if (!('record' in parsed)) {
         if (line.trim()) skippedLines++;
         return true;
@@ -49,17 +64,18 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       const r = parsed.record;
       if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
       else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
+      else if (r.t === 'turn_begin' && r.turn < minRewind && r.mode) modes.set(r.turn, r.mode);
       else if (r.t === 'message' && r.turn < minRewind) {
         found.push(r);
         oldestFound = offset;
         for (const c of compactions) c.afterMessageId ??= r.id;
       }
-      return found.length < limit;
+      return found.length < limit || found.at(-1)!.message.role === 'user';
     });
     found.reverse();
     compactions.reverse();
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
+    return { messages: found, compactions, modes, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
   } finally {
     fs.closeSync(fd);
   }

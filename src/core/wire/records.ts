@@ -1,4 +1,5 @@
 import type { Message } from '@mariozechner/pi-ai';
+import type { TurnMode } from '../../protocol/modes';
 
 /** The wire format's version; readers read what they know of higher versions. */
 export const WIRE_VERSION = 1;
@@ -31,6 +32,8 @@ export interface TurnBeginRecord extends Base {
   readonly turn: number;
   readonly promptId: string;
   readonly model: ModelSnapshot | null;
+  /** What the turn was allowed (Ask, Plan, Agent, Auto-accept edits); absent in logs written before modes: Agent. */
+  readonly mode?: TurnMode;
 }
 
 /** A finished kernel message (user, assistant or toolResult). */

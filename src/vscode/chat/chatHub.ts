@@ -198,7 +198,7 @@ export class ChatHub extends Disposable {
         return;
       }
       case 'prompt':
-        await this.current.prompt(message.requestId, message.text, message.steer === true);
+        await this.current.prompt(message.requestId, message.text, message.steer === true, message.mode);
         return;
       case 'cancel':
         this.current.cancel();

@@ -16,6 +16,7 @@ import { olderPage, promptHistory, sessionPage } from './chatPages';
 import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
+import type { TurnMode } from '../../protocol/modes';
 
 /** What a page needs to render the current session from scratch. */
 export interface ChatView {
@@ -147,8 +148,8 @@ export class CurrentSession {
     return id ? sessionStatus(this.requireStore().index, id) : undefined;
   }
 
-  /** Runs a prompt from the page in the current session, starting a session when there is none. */
-  async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
+  /** Runs a prompt from the page in the current session, in `mode` (Agent when absent), starting a session when there is none. */
+  async prompt(requestId: string, text: string, steer: boolean, mode?: TurnMode): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
@@ -163,7 +164,7 @@ export class CurrentSession {
         this.host.shown.set(this.session.id);
         this.changed();
       }
-      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
+      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer, ...(mode ? { mode } : {}) });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
       fail(errorMessage(err));

@@ -3,6 +3,7 @@ import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
 import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
+import type { TurnMode } from '../../protocol/modes';
 
 /**
  * Turns one session's events into stream frames (docs/reference.md, Stream frames): every frame goes into the ring and
@@ -14,6 +15,8 @@ export class SessionStream {
   readonly ring = new FrameRing();
   private live: StreamFrame[] = [];
   private activeRequest: string | undefined;
+  /** The running turn and its mode: the prompt committed in it shows the mode. */
+  private turnMode: { turn: number; mode: TurnMode } | undefined;
   /** Session usage when the running turn started: a turn's usage is the difference. */
   private usageAtStart: SessionInfo['usage'] | undefined;
   /** User message id -> the page's request id (the prompt's message key). */
@@ -86,6 +89,7 @@ export class SessionStream {
         return;
       }
       case 'turn-start':
+        this.turnMode = { turn: event.turn, mode: event.mode };
         if (requestId) this.push({ kind: 'runtime-event', event: { type: 'turn-start', requestId } }, true);
         return;
       case 'text-delta':
@@ -116,7 +120,8 @@ export class SessionStream {
       case 'message': {
         const { message, id } = event.record;
         if (message.role === 'toolResult') return; // its card got the result from tool-end
-        const entries = toEntries([event.record]);
+        const { turn, mode } = this.turnMode ?? {};
+        const entries = toEntries([event.record], turn !== undefined && mode ? { modes: new Map([[turn, mode]]) } : {});
         this.cards.clear();
         for (const e of entries) if (e.kind === 'tool') this.cards.set(e.key, e);
         const request = message.role === 'user' ? this.requestIds.get(id) : requestId;

@@ -1,6 +1,7 @@
 import type { CompactionRecord, MessageRecord } from '../../core/wire/records';
 import { messageText, promptText } from '../../core/format/messageText';
 import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
+import type { TurnMode } from '../../protocol/modes';
 import { toolDiff } from './lineDiff';
 
 /** Longest argument or result text a tool card carries (characters). */
@@ -36,16 +37,22 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
   return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
 }
 
+/** What a page of the log says beside its messages. */
+export interface PageFacts {
+  /** Its compactions, each with the id of the message it follows (undefined: before the first). */
+  readonly compactions?: readonly { record: CompactionRecord; afterMessageId: string | undefined }[];
+  /** The mode of each turn whose turn_begin names one: its prompt shows it. */
+  readonly modes?: ReadonlyMap<number, TurnMode>;
+  /** The records are an older page: newer messages exist. */
+  readonly newerExist?: boolean;
+}
+
 /**
  * The transcript entries of committed messages, with the divider of each compaction after the
- * message it follows in the log. `newerExist` says the records are an older page. A tool call's card carries its result when the
- * result is among `records` (or in `results`, for a call whose result is on another page).
+ * message it follows in the log. A tool call's card carries its result when the result is among
+ * `records`; without it, the call still runs, unless newer messages exist.
  */
-export function toEntries(
-  records: readonly MessageRecord[],
-  compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [],
-  newerExist = false,
-): TranscriptEntry[] {
+export function toEntries(records: readonly MessageRecord[], { compactions = [], modes, newerExist = false }: PageFacts = {}): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
     if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
@@ -54,8 +61,10 @@ export function toEntries(
   const after = new Map<string, TranscriptEntry[]>();
   for (const c of compactions)
     if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
-  for (const { message, id } of records) {
-    if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id });
+  for (const { message, id, turn } of records) {
+    // Agent, the usual mode, goes unsaid; the others show on their prompts.
+    const mode = modes?.get(turn) === 'agent' ? undefined : modes?.get(turn);
+    if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id, ...(mode ? { mode } : {}) });
     else if (message.role === 'assistant') {
       const text = messageText(message);
       const thinking = message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');

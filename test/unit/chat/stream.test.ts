@@ -54,7 +54,7 @@ function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { e
   const events: SessionEvent[] = [
     { type: 'prompt', prompt: { ...prompt, state: 'pending' } },
     { type: 'prompt', prompt: { ...prompt, state: 'running' } },
-    { type: 'turn-start', turn: 1, promptId: 'prm_1' },
+    { type: 'turn-start', turn: 1, promptId: 'prm_1', mode: 'agent' },
     { type: 'message', record: records[0]! },
     { type: 'thinking-delta', turn: 1, delta: 'The user wants ' },
     { type: 'thinking-delta', turn: 1, delta: 'hello.' },
@@ -207,7 +207,7 @@ test('a compaction shows as a divider after the message it follows, live and fro
   page.applyFrames(SESSION, sent.splice(0));
   const kinds = page.entries.map((e) => e.kind);
   assert.deepEqual(kinds, ['user', 'assistant', 'tool', 'assistant', 'compaction', 'status']);
-  const fromLog = toEntries(records, [{ record, afterMessageId: 'msg_a2' }]);
+  const fromLog = toEntries(records, { compactions: [{ record, afterMessageId: 'msg_a2' }] });
   assert.deepEqual(
     fromLog.map((e) => e.kind),
     ['user', 'assistant', 'tool', 'assistant', 'compaction'],

@@ -29,7 +29,7 @@ test('a prompt sent from one page streams into the other page live, approvals in
   pages.sender.addPending('req-a', 'Write notes');
   const prompt = { promptId: 'prm_1', text: 'Write notes', messageKey: 'req-a' };
   stream.onEvent({ type: 'prompt', prompt: { ...prompt, state: 'running' } });
-  stream.onEvent({ type: 'turn-start', turn: 1, promptId: 'prm_1' });
+  stream.onEvent({ type: 'turn-start', turn: 1, promptId: 'prm_1', mode: 'agent' });
   stream.onEvent({ type: 'message', record: user('req-a') });
   stream.onEvent({ type: 'text-delta', turn: 1, delta: 'Writing ' });
   assert.equal(pages.other.running, 'req-a', 'the other page knows a turn runs');
