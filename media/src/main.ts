@@ -10,6 +10,7 @@ import { parseInput } from './slashCommands';
 import type { ContextInfo } from '../../src/protocol/frames';
 import { contextLevel, contextTooltip } from './contextMeter';
 import { ModePicker } from './modePicker';
+import { ChangesList } from './changesList';
 import { lastMode, proposedPlan } from './turnModes';
 import { carryOutPlanPrompt, isTurnMode } from '../../src/protocol/modes';
 import { VirtualList } from './virtualList';
@@ -53,6 +54,7 @@ app.innerHTML = `
   <div class="note rewound" data-role="rewound" role="status" hidden><span class="codicon codicon-discard" aria-hidden="true"></span> <span data-role="rewound-text"></span> <button type="button" data-role="undo-rewind" title="Undo this rewind: the turns and files come back">Undo</button></div>
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
   <div class="note plan" data-role="plan" role="status" hidden><span class="codicon codicon-checklist" aria-hidden="true"></span> <span>The plan is ready. Carry it out in Agent mode, or reply to change it.</span> <button type="button" data-role="carry-out" title="Send the plan as the next prompt, in Agent mode (changes and commands ask first)">Carry Out Plan</button></div>
+  <section class="changes" data-role="changes" aria-label="Changes" hidden></section>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
     <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
@@ -116,6 +118,16 @@ const modePicker = new ModePicker(part<HTMLSelectElement>('mode'), (mode) => {
   saveState({ mode });
   refreshChrome();
 });
+const savedScope = host.getState()?.changesScope;
+const changes = new ChangesList(
+  part('changes'),
+  (message) => host.postMessage(message),
+  savedScope === 'session' ? 'session' : 'turn',
+  (scope) => {
+    saveState({ changesScope: scope });
+    refreshChrome();
+  },
+);
 const savedMode = host.getState()?.mode;
 if (isTurnMode(savedMode)) modePicker.value = savedMode;
 part('transcript').addEventListener('scroll', () => saveState({ scrollKey: list.topKey() }), { passive: true });
@@ -189,6 +201,7 @@ function refreshChrome(): void {
   part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
   part('rewound-text').textContent = model.undoableRewind ?? '';
   part('stop').hidden = !model.running;
+  changes.show(info?.changes, model.running !== undefined, model.readOnly);
   part('plan').hidden = model.readOnly || proposedPlan(model.entries, model.running !== undefined) === undefined;
   part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
   const queue = part('queue');

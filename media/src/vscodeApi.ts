@@ -7,6 +7,8 @@ export interface UiState {
   readonly scrollKey?: string;
   /** The composer's mode (checked when read: the state is the page's own, but old pages wrote none). */
   readonly mode?: string;
+  /** Which Changes list the page shows: 'turn' or 'session'. */
+  readonly changesScope?: string;
 }
 
 interface VsCodeApi {

@@ -58,6 +58,31 @@ export interface SessionInfo {
   readonly paused: boolean;
   /** How full the model's context is (an open session's; absent for one followed read-only). */
   readonly context?: ContextInfo;
+  /** The files Braid changed that the user has not kept or undone (an open session's). */
+  readonly changes?: ChangesInfo;
+}
+
+/** What the Changes list shows: the files of the last turn and of the whole session. */
+export interface ChangesInfo {
+  /** The session's last turn (0 before the first). */
+  readonly turn: number;
+  readonly thisTurn: readonly ChangedFile[];
+  readonly session: readonly ChangedFile[];
+}
+
+/** The Changes lists' two scopes: the last turn's changes, or all the session's. */
+export type ChangeScope = 'turn' | 'session';
+
+/** A file whose content differs from its image at the start of the scope (or when last kept). */
+export interface ChangedFile {
+  /** Names the file in the page's requests: its folder and path. */
+  readonly key: string;
+  /** As the workspace shows it. */
+  readonly path: string;
+  readonly status: 'added' | 'modified' | 'deleted';
+  /** Lines added and removed; absent for files too large or not text. */
+  readonly added?: number;
+  readonly removed?: number;
 }
 
 /** The next request's size in tokens and its parts, for the context meter (the window is the model's). */

@@ -3,7 +3,7 @@
  * types; the host validates every incoming message with `parseWebviewMessage` (validate.ts) and
  * drops what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
  */
-import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
+import type { ApprovalChoice, ChangeScope, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
 
 import type { TurnMode } from './modes';
 export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
@@ -144,6 +144,20 @@ export interface OpenDiffMessage {
   readonly toolCallId: string;
 }
 
+/**
+ * The Changes list: Keep or Undo the files named (by their keys; every listed file with 'all') in
+ * a scope, or open one file's change in VS Code's diff editor.
+ */
+export interface ChangesMessage {
+  readonly type: 'changes';
+  readonly action: 'keep' | 'undo' | 'diff';
+  readonly scope: ChangeScope;
+  readonly keys: readonly string[] | 'all';
+}
+
+/** The most keys one `changes` message names. */
+export const MAX_CHANGE_KEYS = 10_000;
+
 /** The most messages one older page holds; a `loadOlder` asking for more is dropped. */
 export const MAX_OLDER_PAGE = 2560;
 
@@ -209,6 +223,7 @@ export type WebviewToHost =
   | ApprovalMessage
   | MessageActionMessage
   | OpenDiffMessage
+  | ChangesMessage
   | LoadOlderMessage
   | CommandMessage
   | ListModelsMessage

@@ -1,4 +1,4 @@
-import { MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
+import { MAX_CHANGE_KEYS, MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
 import { isTurnMode } from './modes';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -55,6 +55,15 @@ export function parseWebviewMessage(raw: unknown): Parsed {
     case 'openDiff':
       if (!isId(raw.toolCallId)) return fail('openDiff without a toolCallId');
       return ok({ type: 'openDiff', toolCallId: raw.toolCallId });
+    case 'changes': {
+      if (raw.action !== 'keep' && raw.action !== 'undo' && raw.action !== 'diff') return fail('changes with an unknown action');
+      if (raw.scope !== 'turn' && raw.scope !== 'session') return fail('changes with an unknown scope');
+      const keys = raw.keys;
+      const named = Array.isArray(keys) && keys.length <= MAX_CHANGE_KEYS && keys.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 8192);
+      if (keys !== 'all' && !named) return fail('changes without valid keys');
+      if (raw.action === 'diff' && (keys === 'all' || keys.length !== 1)) return fail('changes diff names one file');
+      return ok({ type: 'changes', action: raw.action, scope: raw.scope, keys: keys === 'all' ? 'all' : [...(keys as string[])] });
+    }
     case 'messageAction': {
       if (raw.action !== 'rewind' && raw.action !== 'fork' && raw.action !== 'edit') return fail('messageAction with an unknown action');
       const hasMessage = isId(raw.messageId);

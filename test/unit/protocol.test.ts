@@ -65,6 +65,12 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'selectModel', choice: { kind: 'model', provider: 'p', model: 'm'.repeat(300) } },
     { type: 'prompt', requestId: 'r', text: 'x', mode: 'yolo' },
     { type: 'prompt', requestId: 'r', text: 'x', mode: 3 },
+    { type: 'changes', action: 'redo', scope: 'turn', keys: 'all' },
+    { type: 'changes', action: 'keep', scope: 'everything', keys: 'all' },
+    { type: 'changes', action: 'keep', scope: 'turn', keys: [''] },
+    { type: 'changes', action: 'keep', scope: 'turn', keys: 'some' },
+    { type: 'changes', action: 'diff', scope: 'turn', keys: 'all' },
+    { type: 'changes', action: 'diff', scope: 'turn', keys: ['a', 'b'] },
   ];
   for (const raw of bad) {
     const parsed = parseWebviewMessage(raw);
@@ -90,6 +96,14 @@ test('the chat messages of protocol 2 parse, and their malformed forms are rejec
     [
       { type: 'prompt', requestId: 'r', text: 'x', mode: 'plan' },
       { type: 'prompt', requestId: 'r', text: 'x', mode: 'plan' },
+    ],
+    [
+      { type: 'changes', action: 'undo', scope: 'turn', keys: 'all', extra: 1 },
+      { type: 'changes', action: 'undo', scope: 'turn', keys: 'all' },
+    ],
+    [
+      { type: 'changes', action: 'diff', scope: 'session', keys: ['/w\u0000a.md'] },
+      { type: 'changes', action: 'diff', scope: 'session', keys: ['/w\u0000a.md'] },
     ],
     [
       { type: 'queueAction', action: 'steer', promptId: 'p' },

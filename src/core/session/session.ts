@@ -35,6 +35,8 @@ import { readContextTail } from '../wire/contextTail';
 import { realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
+import { ChangeLedger, changesInfo, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta } from '../store/changes';
+import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -107,6 +109,9 @@ export class Session {
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
   private readonly toolContext: ToolContext;
+  /** The files changed and not yet kept or undone, read from the log as it grows. */
+  private readonly ledger: ChangeLedger;
+  private readonly lineCounts: LineCounts;
   /** Every tool, and the ones that change nothing (an Ask or Plan turn's). */
   private readonly tools: { readonly all: AgentTool[]; readonly readOnly: AgentTool[] };
   private active: ActiveTurn | undefined;
@@ -153,6 +158,8 @@ export class Session {
         state: 'pending',
       });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
+    this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir));
+    this.lineCounts = new LineCounts(blobs);
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
       workspace: new WorkspaceFs(options.workspaceDirs, options.store.layout.protectedFrom(options.workspaceDirs)),
@@ -378,6 +385,40 @@ export class Session {
     const result = await rewindSession(this.options.store, this.id, messageId, { ...options, fence: this.writer.fence });
     await this.reload();
     return result;
+  }
+
+  /** The Changes lists: the files the last turn and the session changed, not yet kept or undone. */
+  changes(): ChangesInfo {
+    return changesInfo(this.ledger, this.lineCounts);
+  }
+
+  /** Keep: the files (by key; every listed one with 'all') are accepted as they are; a file_review records it. Returns how many. */
+  async keepChanges(keys: readonly string[] | 'all', scope: ChangeScope): Promise<number> {
+    const deltas = this.listed(keys, scope);
+    if (deltas.length > 0) await this.writer.append(keepRecords(deltas, this.writer.currentTurn), true);
+    return deltas.length;
+  }
+
+  /**
+   * Undo: the files (by key; every listed one with 'all') get their image from the start of the
+   * scope back, each recorded as a file_change. Refused while a turn runs (its tools may be
+   * writing the same files).
+   */
+  async undoChanges(keys: readonly string[] | 'all', scope: ChangeScope): Promise<{ undone: string[]; skipped: { path: string; why: string }[] }> {
+    if (this.active) throw new RewindError('a turn is running; stop it before undoing its changes');
+    const result = await undoDeltas(this.options.store, this.id, this.listed(keys, scope), this.writer.currentTurn, this.writer.fence);
+    if (result.undone.length > 0) await this.writer.reload(); // the journal appended to the log
+    return result;
+  }
+
+  /** A listed file with the images it is compared by (its diff's two sides). */
+  changedFile(key: string, scope: ChangeScope): FileDelta | undefined {
+    return this.listed([key], scope)[0];
+  }
+
+  private listed(keys: readonly string[] | 'all', scope: ChangeScope): FileDelta[] {
+    const { records, turn } = this.ledger.read();
+    return pendingDeltas(records, scope, turn).filter((d) => keys === 'all' || keys.includes(d.key));
   }
 
   /** Undoes the last rewind (when nothing happened since) and reloads the conversation. */

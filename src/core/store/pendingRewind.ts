@@ -32,7 +32,7 @@ export interface PendingFile {
  */
 export interface PendingRewind {
   readonly v: 1;
-  readonly op: 'rewind' | 'undo';
+  readonly op: 'rewind' | 'undo' | 'undo of changes';
   readonly workspaceDir: string;
   readonly logBytes: number;
   readonly records: NewRecord[];

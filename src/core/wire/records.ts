@@ -94,6 +94,19 @@ export interface FileChangeRecord extends Base {
   readonly createdDirs?: string[];
 }
 
+/**
+ * The user kept a file as it is (Keep in the Changes list): the file's changes so far leave the
+ * list, and later ones are shown against this image. `turn` is the session's last turn then.
+ */
+export interface FileReviewRecord extends Base {
+  readonly t: 'file_review';
+  readonly turn: number;
+  readonly path: string;
+  /** As in `file_change`: the real path of the file's workspace folder. */
+  readonly root?: string;
+  readonly decision: 'keep';
+}
+
 export type TurnOutcome = 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 export interface TurnEndRecord extends Base {
@@ -131,7 +144,17 @@ export interface CompactionRecord extends Base {
 
 /** Every record type this version knows. */
 export type KnownRecord =
-  AgentRecord | TurnBeginRecord | MessageRecord | UsageRecord | ToolRecord | FileChangeRecord | TurnEndRecord | ForkedRecord | RewindRecord | CompactionRecord;
+  | AgentRecord
+  | TurnBeginRecord
+  | MessageRecord
+  | UsageRecord
+  | ToolRecord
+  | FileChangeRecord
+  | FileReviewRecord
+  | TurnEndRecord
+  | ForkedRecord
+  | RewindRecord
+  | CompactionRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -144,7 +167,7 @@ export type WireRecord = KnownRecord | UnknownRecord;
 /** A record as written, before `v` and `ts` are stamped. */
 export type NewRecord = KnownRecord extends infer R ? (R extends KnownRecord ? Omit<R, 'v' | 'ts'> & { ts?: number } : never) : never;
 
-const KNOWN_TYPES = new Set(['agent', 'turn_begin', 'message', 'usage', 'tool', 'file_change', 'turn_end', 'forked', 'rewind', 'compaction']);
+const KNOWN_TYPES = new Set(['agent', 'turn_begin', 'message', 'usage', 'tool', 'file_change', 'file_review', 'turn_end', 'forked', 'rewind', 'compaction']);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
@@ -189,6 +212,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return isInt(r.turn) && typeof r.toolCallId === 'string';
     case 'file_change':
       return isInt(r.turn) && typeof r.path === 'string';
+    case 'file_review':
+      return isInt(r.turn) && typeof r.path === 'string' && r.decision === 'keep';
     case 'turn_end':
       return isInt(r.turn) && typeof r.outcome === 'string';
     case 'forked':

@@ -8,7 +8,7 @@ import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand,
 import { reported } from '../commands/command';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
-import { openToolDiff, registerCheckpointDocuments } from './toolDiffEditor';
+import { openChangeDiff, openToolDiff, registerCheckpointDocuments } from './toolDiffEditor';
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
@@ -239,6 +239,21 @@ export class ChatHub extends Disposable {
       case 'openDiff': {
         const sessionId = this.current.currentId;
         if (sessionId && this.store) await openToolDiff(this.store, sessionId, message.toolCallId);
+        return;
+      }
+      case 'changes': {
+        const sessionId = this.current.currentId;
+        if (!sessionId || !this.store) return;
+        if (message.action === 'diff') {
+          const file = this.current.changedFile(message.keys[0]!, message.scope);
+          if (file) await openChangeDiff(this.store, sessionId, file, message.scope);
+          return;
+        }
+        const skipped = await this.current.changeFiles(message.action, message.scope, message.keys);
+        if (skipped.length > 0)
+          void vscode.window.showWarningMessage(
+            `Undo left ${skipped.length === 1 ? 'a file' : `${skipped.length} files`} alone: ${skipped.map((s) => s.why).join('; ')}`,
+          );
         return;
       }
       case 'messageAction': {

@@ -8,7 +8,7 @@ import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
-import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
+import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
 import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
@@ -17,6 +17,7 @@ import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './s
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
 import type { TurnMode } from '../../protocol/modes';
+import type { FileDelta } from '../../core/store/changes';
 
 /** What a page needs to render the current session from scratch. */
 export interface ChatView {
@@ -136,7 +137,7 @@ export class CurrentSession {
   /** An open session's info, from memory: the index row and usage, the session's own queue. */
   private infoOf(session: Session): SessionInfo {
     const info = sessionInfo(this.requireStore().index, session.id, { queue: session.queued, paused: session.isPaused });
-    if (info) return { ...info, context: session.contextUse() };
+    if (info) return { ...info, context: session.contextUse(), changes: session.changes() };
     // The folder went away under the open session (deleted elsewhere, removed by hand).
     this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
     return missingInfo(session.id);
@@ -190,6 +191,24 @@ export class CurrentSession {
     else if (action === 'cancel') await session.cancel(promptId);
     else await session.resume();
     this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
+  }
+
+  /**
+   * Keep or Undo from the Changes list, in the open session; the page's lists follow. Returns the
+   * files an undo left alone, and why.
+   */
+  async changeFiles(action: 'keep' | 'undo', scope: ChangeScope, keys: readonly string[] | 'all'): Promise<{ path: string; why: string }[]> {
+    if (this.following) throw new Error('Another window is writing this session; keep or undo its changes there.');
+    const session = this.session;
+    if (!session) return [];
+    const skipped = action === 'keep' ? (await session.keepChanges(keys, scope), []) : (await session.undoChanges(keys, scope)).skipped;
+    this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
+    return skipped;
+  }
+
+  /** A file of the open session's Changes list with the images it is compared by, for its diff. */
+  changedFile(key: string, scope: ChangeScope): FileDelta | undefined {
+    return this.session?.changedFile(key, scope);
   }
 
   /** Compacts the open session now (/compact, Braid: Compact Session). False when there is nothing to summarize. */

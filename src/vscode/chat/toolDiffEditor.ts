@@ -4,7 +4,10 @@
 // call in the log, after a reload, a rewind or a change of the file on disk.
 import * as vscode from 'vscode';
 import { BlobStore } from '../../core/format/blobStore';
+import path from 'node:path';
+import type { FileDelta } from '../../core/store/changes';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { ChangeScope } from '../../protocol/frames';
 import type { FileChangeRecord } from '../../core/wire/records';
 import { scanWireLog } from '../../core/wire/wireReader';
 
@@ -46,4 +49,17 @@ export async function openToolDiff(store: SessionStore, sessionId: string, toolC
   const side = (hash: string | null) => vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${sessionId}/${hash ?? 'none'}/${change.path}` });
   const title = `${change.path} (turn ${change.turn}: before ↔ after)`;
   await vscode.commands.executeCommand('vscode.diff', side(change.before), side(change.after), title, { preview: true });
+}
+
+/**
+ * Opens a file of the Changes list in the diff editor: its image at the start of the scope (or
+ * when last kept) against the file in the workspace, which the user can edit there; a deleted
+ * file's right side is empty.
+ */
+export async function openChangeDiff(store: SessionStore, sessionId: string, file: FileDelta, scope: ChangeScope): Promise<void> {
+  const checkpoint = (hash: string | null) => vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${sessionId}/${hash ?? 'none'}/${file.path}` });
+  const folder = file.root ?? store.get(sessionId).workspaceDir;
+  const right = file.current === null ? checkpoint(null) : vscode.Uri.file(path.join(folder, file.path));
+  const since = scope === 'turn' ? 'this turn' : 'this session';
+  await vscode.commands.executeCommand('vscode.diff', checkpoint(file.baseline), right, `${file.path} (Braid's changes in ${since})`, { preview: true });
 }

@@ -1,0 +1,178 @@
+import { sha256Hex } from '../hash';
+import { newMessageId } from '../ids';
+import { statSize } from '../fs/probe';
+import { lineChanges } from '../format/lineDiff';
+import type { BlobStore } from '../format/blobStore';
+import type { FileChangeRecord, FileReviewRecord, NewRecord } from '../wire/records';
+import { scanWireLog } from '../wire/wireReader';
+import type { ChangedFile, ChangeScope, ChangesInfo } from '../../protocol/frames';
+import { runPending, type PendingFile } from './pendingRewind';
+import { currentBytes, SessionFiles } from './sessionFiles';
+import type { StoreContext } from './storeContext';
+
+/**
+ * The Changes list (docs/reference.md, Operations): the files Braid changed, each against its image
+ * at the start of the last turn or of the session, or when the user last kept it. A file whose
+ * image is that again (undone, or changed back) leaves the list.
+ */
+
+/** A changed file with the blob hashes it is compared by (null: the file did not exist). */
+export interface FileDelta {
+  readonly key: string;
+  readonly path: string;
+  readonly root?: string;
+  /** Its image at the start of the scope, or when last kept. */
+  readonly baseline: string | null;
+  /** Its image after Braid's last change (or undo). */
+  readonly current: string | null;
+}
+
+type Kept = FileChangeRecord | FileReviewRecord;
+
+/** A file's key in the lists and the page's requests. */
+export function fileKey(root: string | undefined, path: string): string {
+  return `${root ?? ''}\u0000${path}`;
+}
+
+/**
+ * The effective file changes and keeps of a log, read incrementally: each call reads only what
+ * was appended since the last (the log only grows; a shorter file is read again from the start).
+ * A rewind record drops what the turns it rewinds recorded.
+ */
+export class ChangeLedger {
+  private offset = 0;
+  private records: Kept[] = [];
+  private turn = 0;
+
+  constructor(private readonly logFile: string) {}
+
+  /** The records and the last effective turn, up to date with the file. */
+  read(): { readonly records: readonly Kept[]; readonly turn: number } {
+    const size = statSize(this.logFile);
+    if (size < this.offset) [this.offset, this.records, this.turn] = [0, [], 0];
+    if (size > this.offset) {
+      scanWireLog(
+        this.logFile,
+        (r) => {
+          if ('unknown' in r) return;
+          if (r.t === 'turn_begin') this.turn = r.turn;
+          else if (r.t === 'rewind') {
+            this.records = this.records.filter((k) => k.turn < r.toTurn);
+            this.turn = Math.min(this.turn, r.toTurn - 1);
+          } else if (r.t === 'file_change' || r.t === 'file_review') this.records.push(r);
+        },
+        { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'file_change', 'file_review'] },
+      );
+      this.offset = size;
+    }
+    return { records: this.records, turn: this.turn };
+  }
+}
+
+/** The tool call id of an Undo's `file_change` starts so. */
+export const UNDO_CALL = 'undo_';
+
+/**
+ * The files of `records` in `scope` (the last turn's records, or all) whose image differs from
+ * their baseline, in the order first changed. A Keep makes the image its baseline; so does an
+ * Undo in the turn's list (the user has dealt with the file), while in the session's list an
+ * Undo is a change like any other, listed until the file is as the session found it.
+ */
+export function pendingDeltas(records: readonly Kept[], scope: ChangeScope, turn: number): FileDelta[] {
+  const files = new Map<string, { path: string; root?: string; baseline: string | null; current: string | null }>();
+  for (const r of records) {
+    if (scope === 'turn' && r.turn !== turn) continue;
+    const key = fileKey(r.root, r.path);
+    const file = files.get(key);
+    const undo = r.t === 'file_change' && r.toolCallId.startsWith(UNDO_CALL);
+    if (r.t === 'file_review') {
+      if (file) file.baseline = file.current;
+    } else if (undo && scope === 'turn') {
+      if (file) file.baseline = file.current = r.after;
+    } else if (file) file.current = r.after;
+    else files.set(key, { path: r.path, ...(r.root ? { root: r.root } : {}), baseline: r.before, current: r.after });
+  }
+  return [...files].filter(([, f]) => f.baseline !== f.current).map(([key, f]) => ({ key, ...f }));
+}
+
+/** Files larger than this are listed without line counts. */
+const COUNTED_BYTES = 512 * 1024;
+
+/** Line counts of a pair of images, computed once per pair. */
+export class LineCounts {
+  private readonly counted = new Map<string, { added: number; removed: number } | null>();
+
+  constructor(private readonly blobs: BlobStore) {}
+
+  of(baseline: string | null, current: string | null): { added: number; removed: number } | null {
+    const pair = `${baseline}:${current}`;
+    if (!this.counted.has(pair)) this.counted.set(pair, this.count(baseline, current));
+    return this.counted.get(pair)!;
+  }
+
+  private count(baseline: string | null, current: string | null): { added: number; removed: number } | null {
+    try {
+      const [a, b] = [baseline, current].map((h) => (h ? this.blobs.get(h) : Buffer.alloc(0)));
+      if (a!.length > COUNTED_BYTES || b!.length > COUNTED_BYTES || a!.includes(0) || b!.includes(0)) return null;
+      return lineChanges(a!.toString('utf8'), b!.toString('utf8'));
+    } catch {
+      return null; // a blob gone missing: the file is still listed
+    }
+  }
+}
+
+/** The Changes lists of a ledger, as the page shows them. */
+export function changesInfo(ledger: ChangeLedger, counts: LineCounts): ChangesInfo {
+  const { records, turn } = ledger.read();
+  const shown = (d: FileDelta): ChangedFile => {
+    const lines = counts.of(d.baseline, d.current);
+    const status = d.baseline === null ? 'added' : d.current === null ? 'deleted' : 'modified';
+    return { key: d.key, path: d.path, status, ...(lines ? lines : {}) };
+  };
+  return { turn, thisTurn: pendingDeltas(records, 'turn', turn).map(shown), session: pendingDeltas(records, 'session', turn).map(shown) };
+}
+
+/** The records of Keep for these files: each file's image now becomes its baseline. */
+export function keepRecords(deltas: readonly FileDelta[], turn: number): NewRecord[] {
+  return deltas.map((d) => ({ t: 'file_review', turn, path: d.path, ...(d.root ? { root: d.root } : {}), decision: 'keep' }));
+}
+
+/**
+ * Undo for these files: each gets its baseline image back, and a `file_change` of its own records
+ * that (so a rewind and the lists see it like any change). Journaled like a rewind: a crash part
+ * way is finished by the next process that opens the session. A file changed outside Braid since
+ * its last recorded image, or outside the session's folders, is left alone and named. The caller
+ * holds the session's writer; `fence` is its lease check.
+ */
+export async function undoDeltas(
+  store: StoreContext,
+  sessionId: string,
+  deltas: readonly FileDelta[],
+  turn: number,
+  fence: () => void,
+): Promise<{ undone: string[]; skipped: { path: string; why: string }[] }> {
+  const state = store.get(sessionId);
+  const located = new SessionFiles(state, store.layout);
+  const files: PendingFile[] = [];
+  const records: NewRecord[] = [];
+  const skipped: { path: string; why: string }[] = [];
+  for (const d of deltas) {
+    const at = located.locate(d.root, d.path);
+    if ('refused' in at) {
+      skipped.push({ path: d.path, why: at.refused });
+      continue;
+    }
+    const bytes = currentBytes(at, d.path);
+    if ((bytes ? sha256Hex(bytes) : null) !== d.current) {
+      skipped.push({ path: d.path, why: `${d.path} changed outside Braid since its last change; it is left alone` });
+      continue;
+    }
+    const root = d.root ? { root: d.root } : {};
+    files.push({ path: d.path, ...root, from: d.current, to: d.baseline });
+    records.push({ t: 'file_change', turn, toolCallId: `${UNDO_CALL}${newMessageId()}`, path: d.path, before: d.current, after: d.baseline, ...root });
+  }
+  if (files.length > 0) {
+    await runPending(store, store.locate(sessionId), { op: 'undo of changes', workspaceDir: state.workspaceDir, records, files }, fence);
+  }
+  return { undone: files.map((f) => f.path), skipped };
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { readWireLog } from '../../src/core/wire/wireReader';
+import type { FileChangeRecord, FileReviewRecord } from '../../src/core/wire/records';
+import { ScriptedModelServer } from '../support/modelServer';
+import { openStore } from '../support/store';
+import { Workbench } from '../support/workbench';
+
+// The Changes list in the real VS Code: the files the last turn and the session changed, a file's
+// change in the diff editor, Keep and Undo per file and Undo All, and the records they leave.
+const model = new ScriptedModelServer();
+let workbench: Workbench;
+
+before(async () => {
+  const baseUrl = await model.start();
+  workbench = await Workbench.launch({
+    name: 'changes',
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    files: { 'plan.md': '# Plan\n- draft\n', 'notes.md': 'notes\n' },
+  });
+  await workbench.openBraid();
+  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+});
+
+after(async () => {
+  await workbench?.close();
+  await model.close();
+});
+
+const chat = () => workbench.chatFrame();
+const file = (name: string) => path.join(workbench.workspace, name);
+const read = (name: string) => (fs.existsSync(file(name)) ? fs.readFileSync(file(name), 'utf8') : null);
+const rows = () => chat().locator('[data-role="changes"] .change');
+const row = (name: string) => chat().locator('[data-role="changes"] .change', { hasText: name });
+const writes = (id: string, files: Record<string, string>) => ({
+  kind: 'toolCalls' as const,
+  calls: Object.entries(files).map(([p, content], i) => ({ id: `${id}-${i}`, name: 'write_file', arguments: JSON.stringify({ path: p, content }) })),
+});
+
+test('after two turns the list shows the last turn’s files, or the session’s, with their line counts', async () => {
+  // Auto-accept edits: the writes need no approval, which is not what this spec is about.
+  await chat().locator('[data-role="mode"]').selectOption({ label: 'Auto-accept edits' });
+  model.enqueue(writes('t1', { 'plan.md': '# Plan\n- draft\n- ship\n', 'todo.md': '- one\n- two\n' }), { kind: 'text', chunks: ['Planned.'] });
+  await workbench.send('Extend the plan and start a todo list');
+  model.enqueue(writes('t2', { 'notes.md': 'better notes\n' }), { kind: 'text', chunks: ['Rewrote the notes.'] });
+  await workbench.send('Improve the notes');
+
+  const panel = chat().locator('[data-role="changes"]');
+  await panel.waitFor();
+  await chat().locator('[data-role="changes"] [data-scope="turn"]').click();
+  assert.deepEqual(await rows().locator('.change-path').allTextContents(), ['notes.md']);
+  assert.match((await panel.locator('.changes-title').textContent()) ?? '', /Changes · 1 file/);
+  await workbench.screenshot('changes-this-turn');
+  await chat().locator('[data-role="changes"] [data-scope="session"]').click();
+  assert.deepEqual(await rows().locator('.change-path').allTextContents(), ['plan.md', 'todo.md', 'notes.md']);
+  assert.equal(await row('plan.md').locator('.change-lines').textContent(), '+1 \u22120');
+  assert.equal(await row('todo.md').locator('.change-status').textContent(), 'A');
+  await workbench.screenshot('changes-session');
+});
+
+test("a file's name opens its change in the diff editor: as the session found it, against the workspace file", async () => {
+  await row('plan.md').locator('.change-name').click();
+  const tab = workbench.page.locator('.tab', { hasText: "plan.md (Braid's changes in this session)" });
+  await tab.waitFor({ timeout: 15_000 });
+  // The added line shows on the right, the workspace file's side.
+  await workbench.page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: '- ship' }).waitFor({ timeout: 15_000 });
+  await workbench.page.locator('.monaco-diff-editor .editor.original .view-line', { hasText: '- draft' }).waitFor({ timeout: 15_000 });
+  await workbench.screenshot('change-diff-editor');
+  await workbench.runCommand('View: Close All Editors');
+});
+
+test('Undo restores exactly that file; Keep takes a file off the list; Undo All restores the rest, and the log records each', async () => {
+  await row('todo.md').locator('[data-action="undo"]').click();
+  await row('todo.md').waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(read('todo.md'), null, 'a file the session created is removed');
+  assert.equal(read('plan.md'), '# Plan\n- draft\n- ship\n', 'the other files are untouched');
+
+  await row('notes.md').locator('[data-action="keep"]').click();
+  await row('notes.md').waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(read('notes.md'), 'better notes\n', 'Keep leaves the file as it is');
+  await workbench.screenshot('changes-after-undo-and-keep');
+
+  await chat().locator('[data-role="changes-undo-all"]').click();
+  await chat().locator('[data-role="changes"]').waitFor({ state: 'hidden', timeout: 10_000 });
+  assert.equal(read('plan.md'), '# Plan\n- draft\n');
+  assert.equal(read('notes.md'), 'better notes\n', 'a kept file stays as kept');
+
+  const id = await chat().locator('body').getAttribute('data-session');
+  const store = await openStore(workbench.globalStorage);
+  try {
+    const records = readWireLog(path.join(store.locate(id!), 'agents', 'main', 'wire.jsonl')).records;
+    const changes = records.filter((r) => r.t === 'file_change') as FileChangeRecord[];
+    const undone = changes.filter((r) => r.toolCallId.startsWith('undo_')).map((r) => r.path);
+    assert.deepEqual(undone, ['todo.md', 'plan.md']);
+    const kept = (records.filter((r) => r.t === 'file_review') as FileReviewRecord[]).map((r) => r.path);
+    assert.deepEqual(kept, ['notes.md']);
+  } finally {
+    await store.close();
+  }
+  await workbench.screenshot('changes-all-undone');
+});
