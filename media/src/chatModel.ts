@@ -1,10 +1,10 @@
-import type { ApprovalChange, ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
+import type { ApprovalChange, ApprovalChoice, AttachmentChip, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
 import type { PageCursor, SessionView, SnapshotMessage } from '../../src/protocol/messages';
 
 /** What the page lists: stored entries plus what only lives while a turn runs. */
 export type ViewEntry =
   | TranscriptEntry
-  | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string }
+  | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string; readonly attachments?: readonly AttachmentChip[] }
   | { readonly kind: 'live'; readonly key: string; readonly requestId: string; readonly text: string; readonly thinking: string }
   | {
       readonly kind: 'approval';
@@ -100,9 +100,9 @@ export class ChatModel {
   }
 
   /** A prompt the user just sent, shown until the host commits it. */
-  addPending(requestId: string, text: string): void {
+  addPending(requestId: string, text: string, attachments: readonly AttachmentChip[] = []): void {
     this.undoableRewind = undefined; // the session goes on: the host no longer offers Undo
-    this.entries.push({ kind: 'pending', key: pendingKey(requestId), requestId, text });
+    this.entries.push({ kind: 'pending', key: pendingKey(requestId), requestId, text, ...(attachments.length > 0 ? { attachments } : {}) });
     this.running = requestId;
   }
 

@@ -51,7 +51,8 @@ app.innerHTML = `
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
-    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
+    <div class="attachments composer-chips" data-role="chips" aria-label="Attached to the next prompt" hidden></div>
+    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands, @ to attach files)"></textarea>
     <div class="actions">
       <span class="hint" data-role="hint"></span>
       <span class="buttons">
@@ -90,11 +91,20 @@ const list = new VirtualList<ViewEntry>(
   },
 );
 const input = part<HTMLTextAreaElement>('input');
+/** The newest `@` query asked: an answer to an older one is dropped. */
+let mentionQuery = 0;
+let mentionTimer: ReturnType<typeof setTimeout> | undefined;
 const composer = new Composer(
   input,
   part('completions'),
   (text, steer) => send(text, steer),
   (draft) => saveState({ draft }),
+  part('chips'),
+  (query) => {
+    // Typing fast asks once, for what was typed last.
+    clearTimeout(mentionTimer);
+    mentionTimer = setTimeout(() => host.postMessage({ type: 'mentionQuery', id: ++mentionQuery, query }), 40);
+  },
 );
 /** This page's ids: another page (the side bar's view, an editor tab) sends to the same session. */
 const ids = new RequestIds();
@@ -260,13 +270,16 @@ function send(raw: string, steer: boolean): void {
   }
   composer.remember(parsed.text);
   const requestId = ids.next('req');
+  const attachments = [...composer.attachments];
+  composer.clearAttachments();
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   if (!model.running) {
-    model.addPending(requestId, parsed.text);
+    const chips = attachments.map((a) => ({ kind: a.kind, label: a.label, ...(a.path ? { detail: a.path } : {}), truncated: false }));
+    model.addPending(requestId, parsed.text, chips);
     firstToken = { requestId, sentAt: performance.now() };
     refresh({ toEnd: true });
   }
-  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}) });
+  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}), ...(attachments.length > 0 ? { attachments } : {}) });
 }
 
 let side: string | undefined;
@@ -362,6 +375,13 @@ onHostMessage((message: HostToWebview) => {
       return;
     case 'sideAnswer':
       showSide(message);
+      return;
+    case 'mentionResults':
+      if (message.id === mentionQuery) composer.showMentions(message.items);
+      return;
+    case 'attach':
+      composer.attach(message.item);
+      input.focus();
       return;
   }
 });

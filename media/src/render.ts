@@ -1,4 +1,5 @@
-import type { ToolEntry } from '../../src/protocol/frames';
+import type { AttachmentChip, ToolEntry } from '../../src/protocol/frames';
+import { attachmentRow } from './attachmentChips';
 import type { ApprovalChange, ApprovalChoice } from '../../src/protocol/frames';
 import type { ViewEntry } from './chatModel';
 import { revealInvisible } from './invisible';
@@ -63,10 +64,16 @@ function details(key: string, className: string, summary: HTMLElement[], default
   return d;
 }
 
-function userMessage(text: string, ids: { messageId?: string; requestId?: string }, actions: EntryActions): HTMLElement {
+function userMessage(
+  text: string,
+  ids: { messageId?: string; requestId?: string },
+  actions: EntryActions,
+  attachments: readonly AttachmentChip[] = [],
+): HTMLElement {
   const box = el('div', 'message user');
   box.setAttribute('aria-label', 'Your prompt');
   box.append(el('div', 'prompt-text', text));
+  if (attachments.length > 0) box.append(attachmentRow(attachments));
   const bar = el('div', 'message-actions');
   if (!actions.readOnly()) {
     bar.append(
@@ -198,9 +205,9 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
 export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return userMessage(entry.text, { messageId: entry.messageId }, actions);
+      return userMessage(entry.text, { messageId: entry.messageId }, actions, entry.attachments);
     case 'pending':
-      return userMessage(entry.text, { requestId: entry.requestId }, actions);
+      return userMessage(entry.text, { requestId: entry.requestId }, actions, entry.attachments);
     case 'assistant':
       return answer(entry.key, entry.text, entry.thinking, false, actions);
     case 'live':

@@ -3,12 +3,23 @@
  * types; the host validates every incoming message with `parseWebviewMessage` (validate.ts) and
  * drops what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
  */
-import type { ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
+import type { ApprovalChoice, AttachmentKind, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
 
-export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
+export type {
+  ApprovalChoice,
+  AttachmentChip,
+  AttachmentKind,
+  LiveEvent,
+  QueuedChip,
+  SessionInfo,
+  StreamFrame,
+  ToolEntry,
+  TranscriptEntry,
+  UsageInfo,
+} from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -79,6 +90,26 @@ export interface SessionView {
   readonly undoableRewind?: string;
 }
 
+/** What a prompt can carry besides its text: a chip of the composer, named; the host reads its content when the prompt arrives. */
+export interface AttachmentRef {
+  readonly kind: AttachmentKind;
+  readonly label: string;
+  /** Workspace-relative path of a file, selection, folder or editor ('/' separated). */
+  readonly path?: string;
+  /** First and last line of a selection (1-based). */
+  readonly lines?: readonly [number, number];
+}
+
+/** One line of the `@` list: something to attach, and a line saying where it is. */
+export interface MentionItem extends AttachmentRef {
+  readonly detail: string;
+}
+
+/** The most attachments one prompt carries. */
+export const MAX_ATTACHMENTS = 20;
+/** The longest `@` query the host searches for. */
+export const MAX_MENTION_QUERY = 200;
+
 // ---- webview -> host -------------------------------------------------------------------------
 
 /** The webview has loaded its script and listens; the host answers with a `snapshot`. */
@@ -102,6 +133,15 @@ export interface PromptMessage {
   readonly requestId: string;
   readonly text: string;
   readonly steer?: boolean;
+  /** The composer's chips; a prompt with any is queued while a turn runs, never steered. */
+  readonly attachments?: readonly AttachmentRef[];
+}
+
+/** The user typed `@query` in the composer: the host answers with `mentionResults` of the same id. */
+export interface MentionQueryMessage {
+  readonly type: 'mentionQuery';
+  readonly id: number;
+  readonly query: string;
 }
 
 /** The user pressed Stop: the turn running now ends. */
@@ -211,7 +251,8 @@ export type WebviewToHost =
   | ListModelsMessage
   | SelectModelMessage
   | SideQuestionMessage
-  | KeepSideMessage;
+  | KeepSideMessage
+  | MentionQueryMessage;
 
 // ---- host -> webview -------------------------------------------------------------------------
 
@@ -277,8 +318,30 @@ export interface SideAnswerMessage {
   readonly text: string;
 }
 
+/** What the host found for a `mentionQuery`, best first. */
+export interface MentionResultsMessage {
+  readonly type: 'mentionResults';
+  readonly id: number;
+  readonly items: readonly MentionItem[];
+}
+
+/** A chip for the composer from outside the page (Braid: Add Selection to Chat). */
+export interface AttachMessage {
+  readonly type: 'attach';
+  readonly item: AttachmentRef;
+}
+
 /** Messages the host sends to the webview. */
-export type HostToWebview = SnapshotMessage | FramesMessage | OlderPageMessage | PrefillMessage | ModelChangedMessage | ModelChoicesMessage | SideAnswerMessage;
+export type HostToWebview =
+  | SnapshotMessage
+  | FramesMessage
+  | OlderPageMessage
+  | PrefillMessage
+  | ModelChangedMessage
+  | ModelChoicesMessage
+  | SideAnswerMessage
+  | MentionResultsMessage
+  | AttachMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

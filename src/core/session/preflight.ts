@@ -58,9 +58,19 @@ export function instructionReminders(workspaceDir: string): string[] {
   return out;
 }
 
-/** The user message: one-shot reminders first, then static reminders, the user's text always last. */
-export function buildUserMessage(text: string, oneShot: readonly string[], staticReminders: readonly string[], now = Date.now()): UserMessage {
+/**
+ * The user message: one-shot reminders first, then static reminders, then the attachments'
+ * `<attachment …>` blocks, the user's text always last.
+ */
+export function buildUserMessage(
+  text: string,
+  oneShot: readonly string[],
+  staticReminders: readonly string[],
+  now = Date.now(),
+  attachments: readonly string[] = [],
+): UserMessage {
   const blocks: TextContent[] = [...oneShot, ...staticReminders].map((r) => ({ type: 'text', text: `<system-reminder>\n${r}\n</system-reminder>` }));
+  for (const a of attachments) blocks.push({ type: 'text', text: a });
   blocks.push({ type: 'text', text });
   return { role: 'user', content: blocks, timestamp: now };
 }

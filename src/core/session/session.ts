@@ -15,13 +15,14 @@ import type { ToolContext } from '../tools/context';
 import { readOnlyTools, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
+import { attachContext, type Attachment } from './attachments';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { callUsage } from './callUsage';
@@ -70,6 +71,8 @@ export interface SubmitOptions {
   readonly steerIfActive?: boolean;
   /** The client's key for this prompt; a resend with the same key is a no-op. */
   readonly messageKey?: string;
+  /** What the user attached (read by the host); sent before the text, bounded. A prompt with attachments is queued, never steered. */
+  readonly attachments?: readonly Attachment[];
 }
 
 interface ActiveTurn {
@@ -84,6 +87,7 @@ interface Prompt {
   promptId: string;
   text: string;
   messageKey: string;
+  attachments?: readonly Attachment[];
   state: PromptState;
   reason?: string;
   /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
@@ -109,6 +113,8 @@ export class Session {
   private readonly countedBeforeCompaction = new WeakSet<object>();
   /** The prompt the pump took from the queue, from its hook to its turn's end. */
   private current: Prompt | undefined;
+  /** The running turn's context record, until its prompt's message is written. */
+  private turnContext: ContextRecord | undefined;
   private paused: { reason: string } | null;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
@@ -137,7 +143,14 @@ export class Session {
     this.logger = this.secrets.logger(options.logger);
     this.log = new SessionLog(this.logger, state.id, options.workspaceDirs[0]!);
     this.paused = state.paused;
-    for (const q of state.queue) this.queue.push({ promptId: q.promptId, text: q.text, messageKey: q.messageKey ?? q.promptId, state: 'pending' });
+    for (const q of state.queue)
+      this.queue.push({
+        promptId: q.promptId,
+        text: q.text,
+        messageKey: q.messageKey ?? q.promptId,
+        ...(q.attachments ? { attachments: q.attachments } : {}),
+        state: 'pending',
+      });
     const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
@@ -296,8 +309,9 @@ export class Session {
     if (this.userMessageIds.has(messageId)) {
       return { promptId: messageId, text, messageKey, state: 'completed' };
     }
-    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, state: 'pending' };
-    if (this.active && options.steerIfActive) {
+    const attachments = options.attachments?.length ? options.attachments : undefined;
+    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, ...(attachments ? { attachments } : {}), state: 'pending' };
+    if (this.active && options.steerIfActive && !attachments) {
       const message = buildUserMessage(text, [], []);
       this.userIds.set(message, messageId);
       this.agent.steer(message);
@@ -466,7 +480,13 @@ export class Session {
       saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) &&
       JSON.stringify(saved.paused) === JSON.stringify(this.paused);
     if (same) return;
-    const queue: QueuedPrompt[] = this.queue.map((p) => ({ promptId: p.promptId, text: p.text, messageKey: p.messageKey, queuedAt: Date.now() }));
+    const queue: QueuedPrompt[] = this.queue.map((p) => ({
+      promptId: p.promptId,
+      text: p.text,
+      messageKey: p.messageKey,
+      ...(p.attachments ? { attachments: p.attachments } : {}),
+      queuedAt: Date.now(),
+    }));
     await this.saveState((s) => ({ ...s, queue, paused: this.paused }));
   }
 
@@ -547,6 +567,12 @@ export class Session {
     this.agent.state.systemPrompt = this.options.systemPrompt;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot);
+    // What the user attached: its record right after turn_begin, its text before the user's own.
+    const attached = attachContext(prompt.attachments ?? []);
+    if (attached.items.length > 0) {
+      const [record] = await this.writer.append({ t: 'context', turn, items: attached.items });
+      this.turnContext = record as ContextRecord;
+    }
     this.log.turnStarted(turn, model, thinking);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
@@ -561,7 +587,7 @@ export class Session {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }
-    const message = buildUserMessage(prompt.text, oneShot, reminders);
+    const message = buildUserMessage(prompt.text, oneShot, reminders, Date.now(), attached.blocks);
     this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
     // 5. The run.
     let runError: string | undefined;
@@ -669,7 +695,10 @@ export class Session {
           this.log.callEnded(active.turn, message);
           await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
         }
-        this.emit({ type: 'message', record });
+        // The turn's context goes with its first user message (its prompt), once.
+        const context = message.role === 'user' ? this.turnContext : undefined;
+        if (context) this.turnContext = undefined;
+        this.emit({ type: 'message', record, ...(context ? { context } : {}) });
         return;
       }
       case 'tool_execution_start':

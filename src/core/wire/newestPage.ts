@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
-import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
+import { isKnown, parseRecordLine, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
 export interface PageCursor {
@@ -13,6 +13,8 @@ export interface MessagePage {
   readonly messages: MessageRecord[];
   /** Effective compactions among them, each with the id of the message it follows in the log. */
   readonly compactions: { readonly record: CompactionRecord; readonly afterMessageId: string | undefined }[];
+  /** What the user attached, by the id of the prompt it came with (its turn's first user message on the page). */
+  readonly contexts: ReadonlyMap<string, ContextRecord>;
   /** Pass it back for the page before this one; undefined when this page reaches the start. */
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
@@ -32,15 +34,24 @@ export const PAGE_SIZE = 80;
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], before: undefined, bytesRead: 0, skippedLines: 0 };
+  if (fd === undefined) return { messages: [], compactions: [], contexts: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
+    const contextRecords: ContextRecord[] = [];
+    /** The earliest user message found of each turn: the prompt a context record of that turn goes with. */
+    const prompts = new Map<number, string>();
     let oldestFound = -1;
     let skippedLines = 0;
+    let full = false;
     const bytesRead = scanBackward(fd, before ? before.offset : fs.fstatSync(fd).size, (line, offset) => {
       const parsed = parseRecordLine(line);
+      // One line past a full page: the context record of its oldest prompt, written just before it.
+      if (full) {
+        if ('record' in parsed && parsed.record.t === 'context' && isKnown(parsed.record) && parsed.record.turn < minRewind) contextRecords.push(parsed.record);
+        return false;
+      }
       if (!('record' in parsed)) {
         if (line.trim()) skippedLines++;
         return true;
@@ -49,17 +60,25 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       const r = parsed.record;
       if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
       else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
+      else if (r.t === 'context' && r.turn < minRewind) contextRecords.push(r);
       else if (r.t === 'message' && r.turn < minRewind) {
         found.push(r);
         oldestFound = offset;
+        if (r.message.role === 'user') prompts.set(r.turn, r.id);
         for (const c of compactions) c.afterMessageId ??= r.id;
       }
-      return found.length < limit;
+      full = found.length >= limit;
+      return true;
     });
     found.reverse();
     compactions.reverse();
+    const contexts = new Map<string, ContextRecord>();
+    for (const c of contextRecords) {
+      const prompt = prompts.get(c.turn);
+      if (prompt !== undefined && !contexts.has(prompt)) contexts.set(prompt, c);
+    }
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
+    return { messages: found, compactions, contexts, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
   } finally {
     fs.closeSync(fd);
   }

@@ -17,7 +17,7 @@ export function sessionPage(store: SessionStore, id: string, info: SessionInfo):
   const before = toWire(page.before);
   return {
     info,
-    entries: toEntries(page.messages, page.compactions),
+    entries: toEntries(page.messages, page.compactions, false, page.contexts),
     ...(before ? { before } : {}),
     ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
   };
@@ -27,7 +27,7 @@ export function sessionPage(store: SessionStore, id: string, info: SessionInfo):
 export function olderPage(store: SessionStore, sessionId: string, before: PageCursor, limit: number): OlderPageMessage {
   const page = store.newestPage(sessionId, limit, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
   const next = toWire(page.before);
-  return { type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true), ...(next ? { before: next } : {}) };
+  return { type: 'olderPage', sessionId, entries: toEntries(page.messages, page.compactions, true, page.contexts), ...(next ? { before: next } : {}) };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The window's current session without VS Code: what needs it comes through ChatHost
 // (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
 // everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
+import type { Attachment } from '../../core/format/attachment';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { Session, SessionElsewhereError } from '../../core/session/session';
@@ -147,8 +148,11 @@ export class CurrentSession {
     return id ? sessionStatus(this.requireStore().index, id) : undefined;
   }
 
-  /** Runs a prompt from the page in the current session, starting a session when there is none. */
-  async prompt(requestId: string, text: string, steer: boolean): Promise<void> {
+  /**
+   * Runs a prompt from the page in the current session, starting a session when there is none.
+   * `attachments` reads what its chips name; a chip that cannot be read fails the prompt saying why.
+   */
+  async prompt(requestId: string, text: string, steer: boolean, attachments?: () => Promise<readonly Attachment[]>): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
@@ -163,7 +167,8 @@ export class CurrentSession {
         this.host.shown.set(this.session.id);
         this.changed();
       }
-      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer });
+      const attached = attachments ? await attachments() : [];
+      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer, ...(attached.length > 0 ? { attachments: attached } : {}) });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
       fail(errorMessage(err));

@@ -116,7 +116,7 @@ export class SessionStream {
       case 'message': {
         const { message, id } = event.record;
         if (message.role === 'toolResult') return; // its card got the result from tool-end
-        const entries = toEntries([event.record]);
+        const entries = toEntries([event.record], [], false, event.context ? new Map([[id, event.context]]) : undefined);
         this.cards.clear();
         for (const e of entries) if (e.kind === 'tool') this.cards.set(e.key, e);
         const request = message.role === 'user' ? this.requestIds.get(id) : requestId;

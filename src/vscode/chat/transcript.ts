@@ -1,6 +1,6 @@
-import type { CompactionRecord, MessageRecord } from '../../core/wire/records';
+import type { CompactionRecord, ContextRecord, MessageRecord } from '../../core/wire/records';
 import { messageText, promptText } from '../../core/format/messageText';
-import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
+import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import { toolDiff } from './lineDiff';
 
 /** Longest argument or result text a tool card carries (characters). */
@@ -36,15 +36,25 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
   return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
 }
 
+/** The chips of a context record, as the transcript shows them under its prompt. */
+export function attachmentChips(record: ContextRecord): AttachmentChip[] {
+  return record.items.map((item) => {
+    const lines = item.lines ? `:${item.lines[0]}-${item.lines[1]}` : '';
+    const detail = item.path !== undefined ? `${item.path}${lines}` : undefined;
+    return { kind: item.kind, label: item.label, ...(detail !== undefined ? { detail } : {}), truncated: item.truncated };
+  });
+}
+
 /**
  * The transcript entries of committed messages, with the divider of each compaction after the
- * message it follows in the log. `newerExist` says the records are an older page. A tool call's card carries its result when the
+ * message it follows in the log, and each prompt's attachments from `contexts` (by message id). `newerExist` says the records are an older page. A tool call's card carries its result when the
  * result is among `records` (or in `results`, for a call whose result is on another page).
  */
 export function toEntries(
   records: readonly MessageRecord[],
   compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [],
   newerExist = false,
+  contexts: ReadonlyMap<string, ContextRecord> = new Map(),
 ): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
@@ -55,8 +65,10 @@ export function toEntries(
   for (const c of compactions)
     if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
   for (const { message, id } of records) {
-    if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id });
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      const context = contexts.get(id);
+      entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id, ...(context ? { attachments: attachmentChips(context) } : {}) });
+    } else if (message.role === 'assistant') {
       const text = messageText(message);
       const thinking = message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');
       const failed = message.stopReason === 'error' && message.errorMessage ? `\n\n*${message.errorMessage}*` : '';
