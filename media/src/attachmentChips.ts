@@ -22,7 +22,13 @@ export function attachmentChip(chip: AttachmentChip): HTMLElement {
   const label = document.createElement('span');
   label.className = 'attachment-label';
   label.textContent = chip.label;
-  box.append(icon, label);
+  if (chip.image) {
+    const thumb = document.createElement('img');
+    thumb.className = 'attachment-thumb';
+    thumb.src = chip.image;
+    thumb.alt = chip.label;
+    box.append(thumb, label);
+  } else box.append(icon, label);
   box.title = [chip.detail ?? chip.label, chip.truncated ? 'Cut to the size limit before it was sent' : ''].filter(Boolean).join('\n');
   if (chip.truncated) box.classList.add('truncated');
   return box;

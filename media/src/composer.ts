@@ -1,6 +1,17 @@
-import type { AttachmentRef, MentionItem } from '../../src/protocol/messages';
+import type { AttachmentChip, AttachmentRef, MentionItem } from '../../src/protocol/messages';
 import { attachmentChip, attachmentIcon } from './attachmentChips';
 import { completions, SLASH_HELP } from './slashCommands';
+
+/** How a chip of the composer shows (an image with its thumbnail). */
+export function chipOf(item: AttachmentRef): AttachmentChip {
+  return {
+    kind: item.kind,
+    label: item.label,
+    ...(item.path ? { detail: item.path } : {}),
+    truncated: false,
+    ...(item.image ? { image: `data:${item.image.mimeType};base64,${item.image.data}` } : {}),
+  };
+}
 
 /** The `@word` the caret ends: the query of the `@` list. */
 const MENTION = /(?:^|\s)@([^\s@]*)$/;
@@ -87,7 +98,7 @@ export class Composer {
     this.chipBox.hidden = this.chips.length === 0;
     this.chipBox.replaceChildren(
       ...this.chips.map((item, i) => {
-        const chip = attachmentChip({ kind: item.kind, label: item.label, ...(item.path ? { detail: item.path } : {}), truncated: false });
+        const chip = attachmentChip(chipOf(item));
         const remove = document.createElement('button');
         remove.type = 'button';
         remove.className = 'attachment-remove';

@@ -1,6 +1,6 @@
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
+import { IMAGE_TYPES, MAX_IMAGE_BYTES, PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
 import { ChatModel, usageLine, type ViewEntry } from './chatModel';
-import { Composer } from './composer';
+import { chipOf, Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { ModelMenu, modelLabel } from './modelMenu';
 import { OlderPageSize } from './olderPages';
@@ -274,8 +274,7 @@ function send(raw: string, steer: boolean): void {
   composer.clearAttachments();
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   if (!model.running) {
-    const chips = attachments.map((a) => ({ kind: a.kind, label: a.label, ...(a.path ? { detail: a.path } : {}), truncated: false }));
-    model.addPending(requestId, parsed.text, chips);
+    model.addPending(requestId, parsed.text, attachments.map(chipOf));
     firstToken = { requestId, sentAt: performance.now() };
     refresh({ toEnd: true });
   }
@@ -310,6 +309,43 @@ part('damaged-dismiss').addEventListener('click', () => {
 part('side-keep').addEventListener('click', () => side && host.postMessage({ type: 'keepSide', id: side }));
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && !part('side').hidden) closeSide();
+});
+
+/** Reads a pasted or dropped image into a chip, when the model reads images; says why not otherwise. */
+function attachImages(files: readonly File[]): void {
+  const images = files.filter((f) => IMAGE_TYPES.includes(f.type));
+  if (images.length === 0) return;
+  if (!currentModel?.images) {
+    part('hint').textContent =
+      `${currentModel ? modelLabel(currentModel) : 'This model'} does not take images, so the image was not attached. Choose a model that reads images (an OpenAI-compatible one: set braid.imageInput).`;
+    return;
+  }
+  for (const file of images) {
+    if (file.size > MAX_IMAGE_BYTES) {
+      part('hint').textContent = `${file.name || 'The image'} is larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB and was not attached.`;
+      continue;
+    }
+    const reader = new FileReader();
+    reader.addEventListener('load', () => {
+      const data = String(reader.result).replace(/^data:[^,]*,/, '');
+      composer.attach({ kind: 'image', label: file.name || 'Pasted image', image: { mimeType: file.type, data } });
+    });
+    reader.readAsDataURL(file);
+  }
+}
+input.addEventListener('paste', (event) => {
+  const files = Array.from(event.clipboardData?.files ?? []);
+  if (files.some((f) => f.type.startsWith('image/'))) {
+    event.preventDefault();
+    attachImages(files);
+  }
+});
+input.addEventListener('dragover', (event) => event.preventDefault());
+input.addEventListener('drop', (event) => {
+  const files = Array.from(event.dataTransfer?.files ?? []);
+  if (files.length === 0) return;
+  event.preventDefault();
+  attachImages(files);
 });
 
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));

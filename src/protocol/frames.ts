@@ -31,6 +31,8 @@ export interface AttachmentChip {
   readonly detail?: string;
   /** Cut to the limits before it went to the model. */
   readonly truncated: boolean;
+  /** An image's thumbnail: a `data:` URI of the image itself. */
+  readonly image?: string;
 }
 
 /** One item of a transcript as the page shows it; `key` is stable across live and stored views. */

@@ -31,6 +31,8 @@ export interface ModelInfo {
   readonly demo: boolean;
   /** Set when the configuration cannot be used; a one-sentence reason the user can act on. */
   readonly problem?: string;
+  /** Whether the model reads images (a pasted image is refused, saying so, when it does not). */
+  readonly images?: boolean;
   /** The context window and answer limit in tokens, and where each came from (the server, a setting, ...). */
   readonly limits?: { readonly contextWindow: number; readonly contextFrom: string; readonly maxOutputTokens: number; readonly outputFrom: string };
 }
@@ -98,7 +100,14 @@ export interface AttachmentRef {
   readonly path?: string;
   /** First and last line of a selection (1-based). */
   readonly lines?: readonly [number, number];
+  /** A pasted or dropped image: its type and its bytes in base64. */
+  readonly image?: { readonly mimeType: string; readonly data: string };
 }
+
+/** The image types the composer takes (what the providers read). */
+export const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** The largest image one chip carries (bytes). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** One line of the `@` list: something to attach, and a line saying where it is. */
 export interface MentionItem extends AttachmentRef {

@@ -1,5 +1,7 @@
 import {
+  IMAGE_TYPES,
   MAX_ATTACHMENTS,
+  MAX_IMAGE_BYTES,
   MAX_MENTION_QUERY,
   MAX_OLDER_PAGE,
   MAX_PROMPT_CHARS,
@@ -25,7 +27,9 @@ function text(raw: Record<string, unknown>, what: string): string | { reason: st
   return raw.text;
 }
 
-const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff'];
+const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image'];
+/** Base64 of at most MAX_IMAGE_BYTES bytes. */
+const MAX_IMAGE_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
 /** Kinds that name a place in the workspace. */
 const WITH_PATH: readonly string[] = ['file', 'selection', 'folder', 'editor'];
 
@@ -46,13 +50,23 @@ function attachment(raw: unknown): AttachmentRef | string {
   if (needsPath !== (raw.path !== undefined)) return needsPath ? `a ${kind} attachment without a path` : `a ${kind} attachment with a path`;
   if (needsPath && !isRelativePath(raw.path)) return 'an attachment whose path is not a workspace-relative path';
   if ((kind === 'selection') !== (raw.lines !== undefined)) return kind === 'selection' ? 'a selection without its lines' : `a ${kind} attachment with lines`;
+  if ((kind === 'image') !== (raw.image !== undefined))
+    return kind === 'image' ? 'an image attachment without its image' : `a ${kind} attachment with an image`;
+  let image: { mimeType: string; data: string } | undefined;
+  if (kind === 'image') {
+    const i = raw.image;
+    if (!isRecord(i) || !IMAGE_TYPES.includes(i.mimeType as string)) return `an image that is not one of ${IMAGE_TYPES.join(', ')}`;
+    if (typeof i.data !== 'string' || i.data.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(i.data)) return 'an image whose data is not base64';
+    if (i.data.length > MAX_IMAGE_BASE64) return `an image larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
+    image = { mimeType: i.mimeType as string, data: i.data };
+  }
   let lines: [number, number] | undefined;
   if (kind === 'selection') {
     const l = raw.lines;
     if (!Array.isArray(l) || l.length !== 2 || !isCount(l[0]) || !isCount(l[1]) || l[0] < 1 || l[1] < l[0]) return 'a selection whose lines are not a range';
     lines = [l[0], l[1]];
   }
-  return { kind, label: raw.label, ...(needsPath ? { path: raw.path as string } : {}), ...(lines ? { lines } : {}) };
+  return { kind, label: raw.label, ...(needsPath ? { path: raw.path as string } : {}), ...(lines ? { lines } : {}), ...(image ? { image } : {}) };
 }
 
 /** A prompt's chips, or the reason they are refused. */

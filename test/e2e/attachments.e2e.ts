@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ContextRecord } from '../../src/core/wire/records';
 import { readWireLog } from '../../src/core/wire/wireReader';
 import { ScriptedModelServer } from '../support/modelServer';
-import { openStore } from '../support/store';
+import { openStore, repoRoot } from '../support/store';
 import { Workbench } from '../support/workbench';
 
 // Context the user gives, in the real VS Code: `@` in a workspace of 100,000 files finds a file
 // fast by a fuzzy subsequence, the pick is a chip, and the model's request carries the file's
-// content while the log gets a `context` record; Add Selection to Chat attaches an editor's lines.
+// content while the log gets a `context` record; Add Selection to Chat attaches an editor's lines;
+// a pasted image is a chip with its thumbnail, goes to the model and shows under the prompt.
 const model = new ScriptedModelServer();
 let workbench: Workbench;
 
@@ -29,7 +32,7 @@ before(async () => {
   workbench = await Workbench.launch({
     name: 'attachments',
     files: bigWorkspace(),
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl, 'braid.imageInput': true },
   });
   await workbench.openBraid();
   await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
@@ -118,4 +121,36 @@ test('Add Selection to Chat attaches the selected lines of an editor, with the f
     truncated: false,
   });
   await workbench.screenshot('selection-sent');
+});
+
+test('a pasted image is a chip with a thumbnail, goes to the model as an image, and shows under the prompt', async () => {
+  const chat = workbench.chatFrame();
+  const input = chat.locator('[data-role="input"]');
+  const png = fs.readFileSync(path.join(repoRoot, 'docs', 'images', 'welcome.png')).toString('base64');
+  await input.evaluate((element, base64) => {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], 'welcome.png', { type: 'image/png' }));
+    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, png);
+  const chip = chat.locator('[data-role="chips"] .attachment[data-kind="image"] img.attachment-thumb');
+  const shown = await chip.waitFor({ timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+  await workbench.screenshot('image-chip');
+  assert.ok(shown, `no image chip; the hint says: ${await chat.locator('[data-role="hint"]').textContent()}`);
+  model.enqueue({ kind: 'text', chunks: ['A welcome page.'] });
+  await workbench.send('What is in the picture?');
+  const sent = JSON.stringify(model.requests.at(-1)!.body.messages);
+  assert.ok(sent.includes(`data:image/png;base64,${png}`), 'the request carries the image');
+  const thumb = chat.locator('.message.user .attachment[data-kind="image"] img.attachment-thumb');
+  await thumb.waitFor();
+  assert.match((await thumb.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
+  const records = await contextRecords();
+  assert.deepEqual(
+    records.at(-1)!.items.map((i) => [i.kind, i.label, i.mimeType]),
+    [['image', 'welcome.png', 'image/png']],
+  );
+  await workbench.screenshot('image-under-the-prompt');
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_ATTACHMENTS, MAX_MENTION_QUERY } from '../../src/protocol/messages';
+import { IMAGE_TYPES, MAX_ATTACHMENTS, MAX_IMAGE_BYTES, MAX_MENTION_QUERY } from '../../src/protocol/messages';
 import { parseWebviewMessage } from '../../src/protocol/validate';
 import { matchScore, rankMatches, subsequenceGlob } from '../../src/vscode/chat/mentionRank';
 
@@ -84,4 +84,24 @@ test('ranking puts name matches, word starts and runs first', () => {
     rankMatches('rend', paths, (p) => p, 1),
     ['src/render.ts'],
   );
+});
+
+test('an image chip carries a known type and base64 data of at most the limit', () => {
+  const png = { mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+  assert.deepEqual(prompt([{ kind: 'image', label: 'shot.png', image: png }]), {
+    ok: true,
+    message: { type: 'prompt', requestId: 'r1', text: 'hi', attachments: [{ kind: 'image', label: 'shot.png', image: png }] },
+  });
+  assert.equal(reason(prompt([{ kind: 'image', label: 'a' }])), 'prompt with an image attachment without its image');
+  assert.equal(reason(prompt([{ kind: 'file', label: 'a', path: 'a', image: png }])), 'prompt with a file attachment with an image');
+  assert.equal(
+    reason(prompt([{ kind: 'image', label: 'a', image: { mimeType: 'image/svg+xml', data: 'PHN2Zz4=' } }])),
+    `prompt with an image that is not one of ${IMAGE_TYPES.join(', ')}`,
+  );
+  assert.equal(
+    reason(prompt([{ kind: 'image', label: 'a', image: { mimeType: 'image/png', data: 'not base64!' } }])),
+    'prompt with an image whose data is not base64',
+  );
+  const big = 'A'.repeat(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4);
+  assert.equal(reason(prompt([{ kind: 'image', label: 'a', image: { mimeType: 'image/png', data: big } }])), 'prompt with an image larger than 5 MiB');
 });

@@ -11,6 +11,8 @@ export const MAX_ATTACHMENTS_TOTAL = 60_000;
 /** The bounded text blocks of a prompt's attachments, and the record of what was sent. */
 export interface AttachedContext {
   readonly blocks: string[];
+  /** The images, by blob, in the order attached. */
+  readonly images: { readonly blob: string; readonly mimeType: string }[];
   readonly items: ContextItem[];
 }
 
@@ -22,12 +24,19 @@ function attribute(value: string): string {
 /**
  * Each attachment as an `<attachment …>` text block, cut to MAX_ATTACHMENT_CHARS and, together,
  * to MAX_ATTACHMENTS_TOTAL; a cut is said in the block, so the model knows it saw part of it.
+ * Images (already stored as blobs) are listed apart: they go as image blocks, whole.
  */
 export function attachContext(attachments: readonly Attachment[]): AttachedContext {
   const blocks: string[] = [];
+  const images: AttachedContext['images'] = [];
   const items: ContextItem[] = [];
   let left = MAX_ATTACHMENTS_TOTAL;
   for (const a of attachments) {
+    if (a.image?.blob) {
+      images.push({ blob: a.image.blob, mimeType: a.image.mimeType });
+      items.push({ kind: 'image', label: a.label, chars: 0, truncated: false, blob: a.image.blob, mimeType: a.image.mimeType });
+      continue;
+    }
     const limit = Math.min(MAX_ATTACHMENT_CHARS, left);
     const truncated = a.text.length > limit;
     const sent = truncated ? a.text.slice(0, limit) : a.text;
@@ -46,5 +55,5 @@ export function attachContext(attachments: readonly Attachment[]): AttachedConte
       truncated,
     });
   }
-  return { blocks, items };
+  return { blocks, images, items };
 }

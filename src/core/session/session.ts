@@ -23,6 +23,7 @@ import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { attachContext, type Attachment } from './attachments';
+import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { callUsage } from './callUsage';
@@ -105,6 +106,8 @@ export class Session {
   private readonly userIds = new WeakMap<object, string>();
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
+  /** The session's content-addressed files: checkpoints' file images and the images of prompts. */
+  private readonly blobs: BlobStore;
   private readonly toolContext: ToolContext;
   private active: ActiveTurn | undefined;
   /** The system prompt and tool definitions' tokens, estimated once (the context meter). */
@@ -151,7 +154,7 @@ export class Session {
         ...(q.attachments ? { attachments: q.attachments } : {}),
         state: 'pending',
       });
-    const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
+    const blobs = (this.blobs = new BlobStore(options.store.layout.blobsDir(writer.dir)));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
       workspace: new WorkspaceFs(options.workspaceDirs, options.store.layout.protectedFrom(options.workspaceDirs)),
@@ -207,7 +210,9 @@ export class Session {
     const replayed = writer.takeInitialHistory() ?? readContextTail(store.layout.agentLog(store.locate(state.id)));
     const records = replayed.messages;
     // The model's context starts from the latest compaction; the log keeps everything.
-    const history = contextMessages(replayed);
+    // Images are named by blob in the log; the kernel gets their data.
+    const blobs = new BlobStore(store.layout.blobsDir(writer.dir));
+    const history = contextMessages(replayed).map((m) => withImageData(m, blobs));
     const userIds = new Set(records.filter((r) => r.message.role === 'user').map((r) => r.id));
     // Tool calls a crash left without results get them, in the log too, so the history is valid.
     const closing = closeOpenToolCalls(history, 'This tool call did not finish before Braid stopped; its result is unknown.');
@@ -309,7 +314,8 @@ export class Session {
     if (this.userMessageIds.has(messageId)) {
       return { promptId: messageId, text, messageKey, state: 'completed' };
     }
-    const attachments = options.attachments?.length ? options.attachments : undefined;
+    // An image's bytes go to the blobs now: the queue and the log name them by hash.
+    const attachments = options.attachments?.length ? options.attachments.map((a) => this.storedAttachment(a)) : undefined;
     const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, ...(attachments ? { attachments } : {}), state: 'pending' };
     if (this.active && options.steerIfActive && !attachments) {
       const message = buildUserMessage(text, [], []);
@@ -388,7 +394,7 @@ export class Session {
 
   private async reload(): Promise<void> {
     const history = this.options.store.history(this.id);
-    this.agent.state.messages = contextMessages(history);
+    this.agent.state.messages = contextMessages(history).map((m) => withImageData(m, this.blobs));
     for (const r of history.messages) {
       this.recordIds.set(r.message, r.id);
       if (r.message.role === 'user') this.userMessageIds.add(r.id);
@@ -462,6 +468,13 @@ export class Session {
     }
     this.log.closed();
     this.events.removeAllListeners();
+  }
+
+  /** An attachment whose image is stored in the session's blobs (named by hash, its data dropped). */
+  private storedAttachment(a: Attachment): Attachment {
+    if (a.image?.data === undefined) return a;
+    const blob = this.blobs.put(Buffer.from(a.image.data, 'base64'));
+    return { ...a, image: { mimeType: a.image.mimeType, blob } };
   }
 
   private info(p: Prompt): PromptInfo {
@@ -556,6 +569,12 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    if (prompt.attachments?.some((a) => a.image) && !choice.model.input.includes('image')) {
+      prompt.state = 'failed'; // nothing was written: the user can switch model and send it again
+      prompt.reason = `${choice.model.provider}/${choice.model.id} does not take images; the prompt was not sent. Remove the image or choose a model that reads images.`;
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
+    }
     if (prompt.stop) {
       prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
@@ -587,7 +606,8 @@ export class Session {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }
-    const message = buildUserMessage(prompt.text, oneShot, reminders, Date.now(), attached.blocks);
+    const images = attached.images.map((i) => ({ type: 'image' as const, mimeType: i.mimeType, data: this.blobs.get(i.blob).toString('base64') }));
+    const message = buildUserMessage(prompt.text, oneShot, reminders, Date.now(), attached.blocks, images);
     this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
     // 5. The run.
     let runError: string | undefined;
@@ -686,7 +706,7 @@ export class Session {
       }
       case 'message_end': {
         // An error text from a provider (or a tool result quoting one) may echo the key it was sent; the log never gets it.
-        const message = this.secrets.redactObject(event.message as Message);
+        const message = withImageBlobs(this.secrets.redactObject(event.message as Message), this.blobs);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);

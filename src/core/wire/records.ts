@@ -138,6 +138,9 @@ export interface ContextItem {
   readonly chars: number;
   /** Cut to the limits (docs/reference.md, Turns and prompts). */
   readonly truncated: boolean;
+  /** An image's blob (blobs/<aa>/<sha256>) and type. */
+  readonly blob?: string;
+  readonly mimeType?: string;
 }
 
 /** What the user attached to the turn's prompt; written right after turn_begin, before the user message. */
@@ -196,7 +199,8 @@ function isBlock(b: unknown): boolean {
     case 'toolCall':
       return typeof block.id === 'string' && typeof block.name === 'string' && typeof block.arguments === 'object' && block.arguments !== null;
     case 'image':
-      return typeof block.data === 'string' && typeof block.mimeType === 'string';
+      // In the log an image names its blob; the kernel's messages carry its data.
+      return (typeof block.data === 'string' || typeof block.blob === 'string') && typeof block.mimeType === 'string';
     default:
       return true;
   }

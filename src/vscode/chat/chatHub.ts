@@ -319,7 +319,7 @@ export class ChatHub extends Disposable {
         this.logger.info(
           `model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`,
         );
-      return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
+      return { provider: model.provider, id: model.id, demo: settings.demo, images: model.input.includes('image'), ...(limits ? { limits } : {}) };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: errorMessage(err) };
     }

@@ -13,7 +13,7 @@ import type { FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames'
 import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
-import { olderPage, promptHistory, sessionPage } from './chatPages';
+import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
 import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
@@ -354,6 +354,7 @@ export class CurrentSession {
       (frames) => {
         if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
       },
+      imageReader(this.requireStore(), session.id),
     );
     if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {

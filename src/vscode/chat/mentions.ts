@@ -73,6 +73,10 @@ export class Mentions {
   async resolve(refs: readonly AttachmentRef[]): Promise<Attachment[]> {
     const out: Attachment[] = [];
     for (const ref of refs) {
+      if (ref.image) {
+        out.push({ kind: 'image', label: ref.label, text: '', image: ref.image });
+        continue;
+      }
       try {
         out.push({ ...ref, ...(ref.lines ? { lines: [ref.lines[0], ref.lines[1]] as [number, number] } : {}), text: await this.read(ref) });
       } catch (err) {

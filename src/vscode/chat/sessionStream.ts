@@ -2,7 +2,7 @@ import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
-import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
+import { compactionEntry, resultText, toEntries, toolCard, type ImageReader } from './transcript';
 
 /**
  * Turns one session's events into stream frames (docs/reference.md, Stream frames): every frame goes into the ring and
@@ -25,6 +25,8 @@ export class SessionStream {
     readonly sessionId: string,
     private readonly info: () => SessionInfo,
     private readonly send: (frames: StreamFrame[]) => void,
+    /** The session's images, for the thumbnails of a prompt's chips. */
+    private readonly imageOf?: ImageReader,
   ) {}
 
   /** The page's request id of the running turn. */
@@ -116,7 +118,7 @@ export class SessionStream {
       case 'message': {
         const { message, id } = event.record;
         if (message.role === 'toolResult') return; // its card got the result from tool-end
-        const entries = toEntries([event.record], [], false, event.context ? new Map([[id, event.context]]) : undefined);
+        const entries = toEntries([event.record], [], false, event.context ? new Map([[id, event.context]]) : undefined, this.imageOf);
         this.cards.clear();
         for (const e of entries) if (e.kind === 'tool') this.cards.set(e.key, e);
         const request = message.role === 'user' ? this.requestIds.get(id) : requestId;

@@ -36,12 +36,16 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
   return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
 }
 
-/** The chips of a context record, as the transcript shows them under its prompt. */
-export function attachmentChips(record: ContextRecord): AttachmentChip[] {
+/** An image's `data:` URI from the session's blobs, or undefined when it cannot be shown. */
+export type ImageReader = (blob: string, mimeType: string) => string | undefined;
+
+/** The chips of a context record, as the transcript shows them under its prompt (an image with its thumbnail). */
+export function attachmentChips(record: ContextRecord, imageOf?: ImageReader): AttachmentChip[] {
   return record.items.map((item) => {
     const lines = item.lines ? `:${item.lines[0]}-${item.lines[1]}` : '';
     const detail = item.path !== undefined ? `${item.path}${lines}` : undefined;
-    return { kind: item.kind, label: item.label, ...(detail !== undefined ? { detail } : {}), truncated: item.truncated };
+    const image = item.blob && item.mimeType ? imageOf?.(item.blob, item.mimeType) : undefined;
+    return { kind: item.kind, label: item.label, ...(detail !== undefined ? { detail } : {}), truncated: item.truncated, ...(image ? { image } : {}) };
   });
 }
 
@@ -55,6 +59,7 @@ export function toEntries(
   compactions: readonly { record: CompactionRecord; afterMessageId: string | undefined }[] = [],
   newerExist = false,
   contexts: ReadonlyMap<string, ContextRecord> = new Map(),
+  imageOf?: ImageReader,
 ): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
@@ -67,7 +72,7 @@ export function toEntries(
   for (const { message, id } of records) {
     if (message.role === 'user') {
       const context = contexts.get(id);
-      entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id, ...(context ? { attachments: attachmentChips(context) } : {}) });
+      entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id, ...(context ? { attachments: attachmentChips(context, imageOf) } : {}) });
     } else if (message.role === 'assistant') {
       const text = messageText(message);
       const thinking = message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');
