@@ -27,7 +27,7 @@ import { showUsageCommand } from './vscode/commands/showUsage';
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
-import { compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
+import { addSelectionCommand, compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
 import { indexSource, NO_SESSIONS, SessionsTreeProvider } from './vscode/sessionsTree/sessionsTreeProvider';
@@ -93,6 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     undoRewindCommand(ctx),
     editLastPromptCommand(ctx),
     sideQuestionCommand(chat),
+    addSelectionCommand(chat),
     compactSessionCommand(chat),
     promptHistoryCommand(chat),
     ...lifecycleCommands(ctx),

@@ -1,11 +1,18 @@
-import type { ApprovalChange, ApprovalChoice, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
+import type { ApprovalChange, ApprovalChoice, AttachmentChip, SessionInfo, StreamFrame, TranscriptEntry, UsageInfo } from '../../src/protocol/frames';
 import type { PageCursor, SessionView, SnapshotMessage } from '../../src/protocol/messages';
 import type { TurnMode } from '../../src/protocol/modes';
 
 /** What the page lists: stored entries plus what only lives while a turn runs. */
 export type ViewEntry =
   | TranscriptEntry
-  | { readonly kind: 'pending'; readonly key: string; readonly requestId: string; readonly text: string; readonly mode?: TurnMode }
+  | {
+      readonly kind: 'pending';
+      readonly key: string;
+      readonly requestId: string;
+      readonly text: string;
+      readonly mode?: TurnMode;
+      readonly attachments?: readonly AttachmentChip[];
+    }
   | { readonly kind: 'live'; readonly key: string; readonly requestId: string; readonly text: string; readonly thinking: string }
   | {
       readonly kind: 'approval';
@@ -101,9 +108,16 @@ export class ChatModel {
   }
 
   /** A prompt the user just sent, shown until the host commits it. */
-  addPending(requestId: string, text: string, mode?: TurnMode): void {
+  addPending(requestId: string, text: string, mode?: TurnMode, attachments: readonly AttachmentChip[] = []): void {
     this.undoableRewind = undefined; // the session goes on: the host no longer offers Undo
-    this.entries.push({ kind: 'pending', key: pendingKey(requestId), requestId, text, ...(mode && mode !== 'agent' ? { mode } : {}) });
+    this.entries.push({
+      kind: 'pending',
+      key: pendingKey(requestId),
+      requestId,
+      text,
+      ...(mode && mode !== 'agent' ? { mode } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
+    });
     this.running = requestId;
   }
 

@@ -1,13 +1,36 @@
+import type { AttachmentChip, AttachmentRef, MentionItem } from '../../src/protocol/messages';
+import { attachmentChip, attachmentIcon } from './attachmentChips';
 import { completions, SLASH_HELP } from './slashCommands';
+
+/** How a chip of the composer shows (an image with its thumbnail). */
+export function chipOf(item: AttachmentRef): AttachmentChip {
+  return {
+    kind: item.kind,
+    label: item.label,
+    ...(item.path ? { detail: item.path } : {}),
+    truncated: false,
+    ...(item.image ? { image: `data:${item.image.mimeType};base64,${item.image.data}` } : {}),
+  };
+}
+
+/** The `@word` the caret ends: the query of the `@` list. */
+const MENTION = /(?:^|\s)@([^\s@]*)$/;
 
 /**
  * The prompt input: Enter sends, Shift+Enter breaks the line, Ctrl/Cmd+Enter steers into the
  * running turn; typing "/" offers the slash commands (arrows choose, Tab or Enter completes);
- * Up on the first line and Down on the last walk through earlier prompts.
+ * typing "@" offers files, open editors, folders, the problems list and the git diff, and the one
+ * chosen becomes a chip above the input (its x removes it); Up on the first line and Down on the
+ * last walk through earlier prompts.
  */
 export class Composer {
   private choices: typeof SLASH_HELP = [];
   private selected = 0;
+  /** The `@` list's lines, and where its `@` is in the input (-1: no list). */
+  private mentions: readonly MentionItem[] = [];
+  private mentionAt = -1;
+  /** The chips the next prompt carries. */
+  private chips: AttachmentRef[] = [];
   /** Earlier prompts, newest first; Up walks back through them like a shell. */
   private history: string[] = [];
   private historyIndex = -1;
@@ -18,6 +41,10 @@ export class Composer {
     private readonly list: HTMLElement,
     private readonly submit: (text: string, steer: boolean) => void,
     private readonly onDraft: (text: string) => void,
+    /** Where the chips show. */
+    private readonly chipBox: HTMLElement,
+    /** Asks the host for the `@` list of a query (it answers through `showMentions`). */
+    private readonly findMentions: (query: string) => void,
   ) {
     list.setAttribute('role', 'listbox');
     list.setAttribute('aria-label', 'Slash commands');
@@ -38,6 +65,77 @@ export class Composer {
     this.input.value = text;
     this.onDraft(text);
     this.suggest();
+  }
+
+  /** The chips the next prompt carries. */
+  get attachments(): readonly AttachmentRef[] {
+    return this.chips;
+  }
+
+  /** Adds a chip (an `@` pick, Braid: Add Selection to Chat); the same thing twice is one chip. */
+  attach(item: AttachmentRef): void {
+    const same = (a: AttachmentRef) => a.kind === item.kind && a.path === item.path && a.lines?.join() === item.lines?.join() && a.label === item.label;
+    if (!this.chips.some(same))
+      this.chips.push({ kind: item.kind, label: item.label, ...(item.path ? { path: item.path } : {}), ...(item.lines ? { lines: item.lines } : {}) });
+    this.showChips();
+  }
+
+  /** Removes every chip (after a send). */
+  clearAttachments(): void {
+    this.chips = [];
+    this.showChips();
+  }
+
+  /** The host's `@` list for the query typed; dropped when the user has moved on. */
+  showMentions(items: readonly MentionItem[]): void {
+    if (this.mentionAt < 0) return;
+    this.mentions = items;
+    this.selected = 0;
+    this.show();
+  }
+
+  private showChips(): void {
+    this.chipBox.hidden = this.chips.length === 0;
+    this.chipBox.replaceChildren(
+      ...this.chips.map((item, i) => {
+        const chip = attachmentChip(chipOf(item));
+        const remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'attachment-remove';
+        remove.title = `Remove ${item.label}`;
+        remove.setAttribute('aria-label', `Remove ${item.label}`);
+        const x = document.createElement('span');
+        x.className = 'codicon codicon-close';
+        x.setAttribute('aria-hidden', 'true');
+        remove.append(x);
+        remove.addEventListener('click', () => {
+          this.chips.splice(i, 1);
+          this.showChips();
+          this.input.focus();
+        });
+        chip.append(remove);
+        return chip;
+      }),
+    );
+  }
+
+  /** Takes the `@query` out of the input and makes the item a chip. */
+  private pick(item: MentionItem): void {
+    const caret = this.input.selectionStart;
+    const before = this.input.value.slice(0, this.mentionAt);
+    const after = this.input.value.slice(caret);
+    this.input.value = before + after;
+    this.input.setSelectionRange(before.length, before.length);
+    this.onDraft(this.input.value);
+    this.closeMentions();
+    this.attach(item);
+    this.input.focus();
+  }
+
+  private closeMentions(): void {
+    this.mentions = [];
+    this.mentionAt = -1;
+    this.show();
   }
 
   /** The prompts Up and Down walk through, newest first. */
@@ -64,10 +162,33 @@ export class Composer {
     return true;
   }
 
+  /** Up and Down move through an open list of `count` lines (round at either end); true when the key did. */
+  private moveSelection(event: KeyboardEvent, count: number): boolean {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return false;
+    event.preventDefault();
+    this.selected = (this.selected + (event.key === 'ArrowDown' ? 1 : count - 1)) % count;
+    this.show();
+    return true;
+  }
+
   private key(event: KeyboardEvent): void {
     if (event.isComposing) return;
+    if (this.mentions.length > 0) {
+      if (this.moveSelection(event, this.mentions.length)) return;
+      if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey)) {
+        event.preventDefault();
+        this.pick(this.mentions[this.selected]!);
+        return;
+      }
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        this.closeMentions();
+        return;
+      }
+    }
     if (
       this.choices.length === 0 &&
+      this.mentions.length === 0 &&
       (event.key === 'ArrowUp' || event.key === 'ArrowDown') &&
       !event.shiftKey &&
       !event.altKey &&
@@ -83,12 +204,7 @@ export class Composer {
       }
     }
     if (this.choices.length > 0) {
-      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-        event.preventDefault();
-        this.selected = (this.selected + (event.key === 'ArrowDown' ? 1 : this.choices.length - 1)) % this.choices.length;
-        this.show();
-        return;
-      }
+      if (this.moveSelection(event, this.choices.length)) return;
       if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && !this.exact())) {
         event.preventDefault();
         this.complete(this.choices[this.selected]!.name);
@@ -124,6 +240,14 @@ export class Composer {
   private suggest(): void {
     this.choices = completions(this.input.value);
     this.selected = Math.min(this.selected, Math.max(0, this.choices.length - 1));
+    const mention = this.choices.length === 0 ? MENTION.exec(this.input.value.slice(0, this.input.selectionStart)) : null;
+    if (mention) {
+      this.mentionAt = this.input.selectionStart - mention[1]!.length - 1;
+      this.findMentions(mention[1]!);
+    } else if (this.mentionAt >= 0) {
+      this.closeMentions();
+      return;
+    }
     this.show();
   }
 
@@ -133,6 +257,8 @@ export class Composer {
   }
 
   private show(): void {
+    if (this.mentions.length > 0) return this.showMentionList();
+    this.list.setAttribute('aria-label', 'Slash commands');
     this.list.hidden = this.choices.length === 0;
     this.input.setAttribute('aria-expanded', String(this.choices.length > 0));
     this.list.replaceChildren(
@@ -156,5 +282,34 @@ export class Composer {
     );
     if (this.choices.length > 0) this.input.setAttribute('aria-activedescendant', `slash-${this.choices[this.selected]!.name}`);
     else this.input.removeAttribute('aria-activedescendant');
+  }
+
+  private showMentionList(): void {
+    this.list.hidden = false;
+    this.list.setAttribute('aria-label', 'Files and context to attach');
+    this.input.setAttribute('aria-expanded', 'true');
+    this.list.replaceChildren(
+      ...this.mentions.map((m, i) => {
+        const option = document.createElement('div');
+        option.id = `mention-${i}`;
+        option.className = 'completion mention';
+        option.setAttribute('role', 'option');
+        option.setAttribute('aria-selected', String(i === this.selected));
+        const icon = document.createElement('span');
+        icon.className = `codicon codicon-${attachmentIcon(m.kind)}`;
+        icon.setAttribute('aria-hidden', 'true');
+        const name = document.createElement('strong');
+        name.textContent = ` ${m.label}`;
+        const hint = document.createElement('span');
+        hint.textContent = ` ${m.detail}`;
+        option.append(icon, name, hint);
+        option.addEventListener('mousedown', (event) => {
+          event.preventDefault();
+          this.pick(m);
+        });
+        return option;
+      }),
+    );
+    this.input.setAttribute('aria-activedescendant', `mention-${this.selected}`);
   }
 }

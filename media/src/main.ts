@@ -1,6 +1,6 @@
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
+import { IMAGE_TYPES, MAX_IMAGE_BYTES, PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
 import { ChatModel, usageLine, type ViewEntry } from './chatModel';
-import { Composer } from './composer';
+import { chipOf, Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { ModelMenu, modelLabel } from './modelMenu';
 import { OlderPageSize } from './olderPages';
@@ -57,7 +57,8 @@ app.innerHTML = `
   <section class="changes" data-role="changes" aria-label="Changes" hidden></section>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
-    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
+    <div class="attachments composer-chips" data-role="chips" aria-label="Attached to the next prompt" hidden></div>
+    <textarea data-role="input" rows="3" aria-label="Prompt" placeholder="Ask Braid… (Enter to send, Shift+Enter for a new line, / for commands, @ to attach files)"></textarea>
     <div class="actions">
       <select class="mode-picker" data-role="mode" aria-label="Mode"></select>
       <span class="hint" data-role="hint"></span>
@@ -98,11 +99,20 @@ const list = new VirtualList<ViewEntry>(
   },
 );
 const input = part<HTMLTextAreaElement>('input');
+/** The newest `@` query asked: an answer to an older one is dropped. */
+let mentionQuery = 0;
+let mentionTimer: ReturnType<typeof setTimeout> | undefined;
 const composer = new Composer(
   input,
   part('completions'),
   (text, steer) => send(text, steer),
   (draft) => saveState({ draft }),
+  part('chips'),
+  (query) => {
+    // Typing fast asks once, for what was typed last.
+    clearTimeout(mentionTimer);
+    mentionTimer = setTimeout(() => host.postMessage({ type: 'mentionQuery', id: ++mentionQuery, query }), 40);
+  },
 );
 /** This page's ids: another page (the side bar's view, an editor tab) sends to the same session. */
 const ids = new RequestIds();
@@ -287,14 +297,23 @@ function send(raw: string, steer: boolean): void {
   }
   composer.remember(parsed.text);
   const requestId = ids.next('req');
+  const attachments = [...composer.attachments];
+  composer.clearAttachments();
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   const mode = modePicker.value;
   if (!model.running) {
-    model.addPending(requestId, parsed.text, mode);
+    model.addPending(requestId, parsed.text, mode, attachments.map(chipOf));
     firstToken = { requestId, sentAt: performance.now() };
     refresh({ toEnd: true });
   }
-  host.postMessage({ type: 'prompt', requestId, text: parsed.text, ...(steer ? { steer: true } : {}), ...(mode !== 'agent' ? { mode } : {}) });
+  host.postMessage({
+    type: 'prompt',
+    requestId,
+    text: parsed.text,
+    ...(steer ? { steer: true } : {}),
+    ...(mode !== 'agent' ? { mode } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+  });
 }
 
 let side: string | undefined;
@@ -325,6 +344,43 @@ part('damaged-dismiss').addEventListener('click', () => {
 part('side-keep').addEventListener('click', () => side && host.postMessage({ type: 'keepSide', id: side }));
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && !part('side').hidden) closeSide();
+});
+
+/** Reads a pasted or dropped image into a chip, when the model reads images; says why not otherwise. */
+function attachImages(files: readonly File[]): void {
+  const images = files.filter((f) => IMAGE_TYPES.includes(f.type));
+  if (images.length === 0) return;
+  if (!currentModel?.images) {
+    part('hint').textContent =
+      `${currentModel ? modelLabel(currentModel) : 'This model'} does not take images, so the image was not attached. Choose a model that reads images (an OpenAI-compatible one: set braid.imageInput).`;
+    return;
+  }
+  for (const file of images) {
+    if (file.size > MAX_IMAGE_BYTES) {
+      part('hint').textContent = `${file.name || 'The image'} is larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB and was not attached.`;
+      continue;
+    }
+    const reader = new FileReader();
+    reader.addEventListener('load', () => {
+      const data = String(reader.result).replace(/^data:[^,]*,/, '');
+      composer.attach({ kind: 'image', label: file.name || 'Pasted image', image: { mimeType: file.type, data } });
+    });
+    reader.readAsDataURL(file);
+  }
+}
+input.addEventListener('paste', (event) => {
+  const files = Array.from(event.clipboardData?.files ?? []);
+  if (files.some((f) => f.type.startsWith('image/'))) {
+    event.preventDefault();
+    attachImages(files);
+  }
+});
+input.addEventListener('dragover', (event) => event.preventDefault());
+input.addEventListener('drop', (event) => {
+  const files = Array.from(event.dataTransfer?.files ?? []);
+  if (files.length === 0) return;
+  event.preventDefault();
+  attachImages(files);
 });
 
 part('send').addEventListener('click', () => composer.value.trim() && send(composer.value, false));
@@ -399,6 +455,13 @@ onHostMessage((message: HostToWebview) => {
       return;
     case 'sideAnswer':
       showSide(message);
+      return;
+    case 'mentionResults':
+      if (message.id === mentionQuery) composer.showMentions(message.items);
+      return;
+    case 'attach':
+      composer.attach(message.item);
+      input.focus();
       return;
   }
 });

@@ -1,4 +1,5 @@
-import type { ToolEntry } from '../../src/protocol/frames';
+import type { AttachmentChip, ToolEntry } from '../../src/protocol/frames';
+import { attachmentRow } from './attachmentChips';
 import type { ApprovalChange, ApprovalChoice } from '../../src/protocol/frames';
 import type { ViewEntry } from './chatModel';
 import { revealInvisible } from './invisible';
@@ -67,7 +68,13 @@ function details(key: string, className: string, summary: HTMLElement[], default
   return d;
 }
 
-function userMessage(text: string, ids: { messageId?: string; requestId?: string }, actions: EntryActions, mode?: TurnMode): HTMLElement {
+function userMessage(
+  text: string,
+  ids: { messageId?: string; requestId?: string },
+  actions: EntryActions,
+  mode?: TurnMode,
+  attachments: readonly AttachmentChip[] = [],
+): HTMLElement {
   const box = el('div', 'message user');
   box.setAttribute('aria-label', mode ? `Your prompt, in ${modeLabel(mode)} mode` : 'Your prompt');
   // Agent is the usual mode; the others are said on their prompts.
@@ -79,6 +86,7 @@ function userMessage(text: string, ids: { messageId?: string; requestId?: string
     box.append(badge);
   }
   box.append(el('div', 'prompt-text', text));
+  if (attachments.length > 0) box.append(attachmentRow(attachments));
   const bar = el('div', 'message-actions');
   if (!actions.readOnly()) {
     const again = (action: 'rewind' | 'edit') => () => {
@@ -214,9 +222,9 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
 export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return userMessage(entry.text, { messageId: entry.messageId }, actions, entry.mode);
+      return userMessage(entry.text, { messageId: entry.messageId }, actions, entry.mode, entry.attachments);
     case 'pending':
-      return userMessage(entry.text, { requestId: entry.requestId }, actions, entry.mode);
+      return userMessage(entry.text, { requestId: entry.requestId }, actions, entry.mode, entry.attachments);
     case 'assistant':
       return answer(entry.key, entry.text, entry.thinking, false, actions);
     case 'live':

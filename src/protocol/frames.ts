@@ -22,10 +22,32 @@ export interface ToolEntry {
   readonly result: string;
 }
 
+/** The kinds of things a prompt can carry besides its text. */
+export type AttachmentKind = 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image';
+
+/** A chip under a prompt in the transcript: something the user attached to it. */
+export interface AttachmentChip {
+  readonly kind: AttachmentKind;
+  readonly label: string;
+  /** The workspace-relative path, with a selection's lines (`src/a.ts:3-9`). */
+  readonly detail?: string;
+  /** Cut to the limits before it went to the model. */
+  readonly truncated: boolean;
+  /** An image's thumbnail: a `data:` URI of the image itself. */
+  readonly image?: string;
+}
+
 /** One item of a transcript as the page shows it; `key` is stable across live and stored views. */
 export type TranscriptEntry =
-  /** A prompt; `mode` is its turn's, when the log names one. */
-  | { readonly kind: 'user'; readonly key: string; readonly text: string; readonly messageId: string; readonly mode?: TurnMode }
+  /** A prompt; `mode` is its turn's, when the log names one (not Agent); `attachments` what the user attached. */
+  | {
+      readonly kind: 'user';
+      readonly key: string;
+      readonly text: string;
+      readonly messageId: string;
+      readonly mode?: TurnMode;
+      readonly attachments?: readonly AttachmentChip[];
+    }
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
   | ToolEntry
   /** A compaction: the messages above were summarized for the model; the summary expands. */

@@ -3,13 +3,24 @@
  * types; the host validates every incoming message with `parseWebviewMessage` (validate.ts) and
  * drops what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
  */
-import type { ApprovalChoice, ChangeScope, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
-
+import type { ApprovalChoice, AttachmentKind, ChangeScope, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
 import type { TurnMode } from './modes';
-export type { ApprovalChoice, LiveEvent, QueuedChip, SessionInfo, StreamFrame, ToolEntry, TranscriptEntry, UsageInfo } from './frames';
+
+export type {
+  ApprovalChoice,
+  AttachmentChip,
+  AttachmentKind,
+  LiveEvent,
+  QueuedChip,
+  SessionInfo,
+  StreamFrame,
+  ToolEntry,
+  TranscriptEntry,
+  UsageInfo,
+} from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -21,6 +32,8 @@ export interface ModelInfo {
   readonly demo: boolean;
   /** Set when the configuration cannot be used; a one-sentence reason the user can act on. */
   readonly problem?: string;
+  /** Whether the model reads images (a pasted image is refused, saying so, when it does not). */
+  readonly images?: boolean;
   /** The context window and answer limit in tokens, and where each came from (the server, a setting, ...). */
   readonly limits?: { readonly contextWindow: number; readonly contextFrom: string; readonly maxOutputTokens: number; readonly outputFrom: string };
 }
@@ -80,6 +93,33 @@ export interface SessionView {
   readonly undoableRewind?: string;
 }
 
+/** What a prompt can carry besides its text: a chip of the composer, named; the host reads its content when the prompt arrives. */
+export interface AttachmentRef {
+  readonly kind: AttachmentKind;
+  readonly label: string;
+  /** Workspace-relative path of a file, selection, folder or editor ('/' separated). */
+  readonly path?: string;
+  /** First and last line of a selection (1-based). */
+  readonly lines?: readonly [number, number];
+  /** A pasted or dropped image: its type and its bytes in base64. */
+  readonly image?: { readonly mimeType: string; readonly data: string };
+}
+
+/** The image types the composer takes (what the providers read). */
+export const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** The largest image one chip carries (bytes). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** One line of the `@` list: something to attach, and a line saying where it is. */
+export interface MentionItem extends AttachmentRef {
+  readonly detail: string;
+}
+
+/** The most attachments one prompt carries. */
+export const MAX_ATTACHMENTS = 20;
+/** The longest `@` query the host searches for. */
+export const MAX_MENTION_QUERY = 200;
+
 // ---- webview -> host -------------------------------------------------------------------------
 
 /** The webview has loaded its script and listens; the host answers with a `snapshot`. */
@@ -105,6 +145,15 @@ export interface PromptMessage {
   readonly steer?: boolean;
   /** What the turn may do; Agent when absent. */
   readonly mode?: TurnMode;
+  /** The composer's chips; a prompt with any is queued while a turn runs, never steered. */
+  readonly attachments?: readonly AttachmentRef[];
+}
+
+/** The user typed `@query` in the composer: the host answers with `mentionResults` of the same id. */
+export interface MentionQueryMessage {
+  readonly type: 'mentionQuery';
+  readonly id: number;
+  readonly query: string;
 }
 
 /** The user pressed Stop: the turn running now ends. */
@@ -229,7 +278,8 @@ export type WebviewToHost =
   | ListModelsMessage
   | SelectModelMessage
   | SideQuestionMessage
-  | KeepSideMessage;
+  | KeepSideMessage
+  | MentionQueryMessage;
 
 // ---- host -> webview -------------------------------------------------------------------------
 
@@ -295,8 +345,30 @@ export interface SideAnswerMessage {
   readonly text: string;
 }
 
+/** What the host found for a `mentionQuery`, best first. */
+export interface MentionResultsMessage {
+  readonly type: 'mentionResults';
+  readonly id: number;
+  readonly items: readonly MentionItem[];
+}
+
+/** A chip for the composer from outside the page (Braid: Add Selection to Chat). */
+export interface AttachMessage {
+  readonly type: 'attach';
+  readonly item: AttachmentRef;
+}
+
 /** Messages the host sends to the webview. */
-export type HostToWebview = SnapshotMessage | FramesMessage | OlderPageMessage | PrefillMessage | ModelChangedMessage | ModelChoicesMessage | SideAnswerMessage;
+export type HostToWebview =
+  | SnapshotMessage
+  | FramesMessage
+  | OlderPageMessage
+  | PrefillMessage
+  | ModelChangedMessage
+  | ModelChoicesMessage
+  | SideAnswerMessage
+  | MentionResultsMessage
+  | AttachMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

@@ -1,4 +1,16 @@
-import { MAX_CHANGE_KEYS, MAX_OLDER_PAGE, MAX_PROMPT_CHARS, PAGE_COMMANDS, SLASH_COMMANDS, type WebviewToHost } from './messages';
+import {
+  IMAGE_TYPES,
+  MAX_ATTACHMENTS,
+  MAX_CHANGE_KEYS,
+  MAX_IMAGE_BYTES,
+  MAX_MENTION_QUERY,
+  MAX_OLDER_PAGE,
+  MAX_PROMPT_CHARS,
+  PAGE_COMMANDS,
+  SLASH_COMMANDS,
+  type AttachmentRef,
+  type WebviewToHost,
+} from './messages';
 import { isTurnMode } from './modes';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -15,6 +27,62 @@ function text(raw: Record<string, unknown>, what: string): string | { reason: st
   if (typeof raw.text !== 'string' || raw.text.trim() === '') return { reason: `${what} without text` };
   if (raw.text.length > MAX_PROMPT_CHARS) return { reason: `${what} longer than ${MAX_PROMPT_CHARS} characters` };
   return raw.text;
+}
+
+const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image'];
+/** Base64 of at most MAX_IMAGE_BYTES bytes. */
+const MAX_IMAGE_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
+/** Kinds that name a place in the workspace. */
+const WITH_PATH: readonly string[] = ['file', 'selection', 'folder', 'editor'];
+
+/** A path the page names: relative, '/' separated, no '..' step, no control character. */
+function isRelativePath(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return false;
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+  if (/[\u0000-\u001f\u007f\\]/.test(value) || value.startsWith('/') || /^[a-zA-Z]:/.test(value)) return false;
+  return !value.split('/').some((step) => step === '..');
+}
+
+/** One chip of a prompt, or the reason it is refused. */
+function attachment(raw: unknown): AttachmentRef | string {
+  if (!isRecord(raw) || !ATTACHMENT_KINDS.includes(raw.kind as string)) return 'an attachment of an unknown kind';
+  const kind = raw.kind as AttachmentRef['kind'];
+  if (typeof raw.label !== 'string' || raw.label.length === 0 || raw.label.length > 500) return 'an attachment without a label';
+  const needsPath = WITH_PATH.includes(kind);
+  if (needsPath !== (raw.path !== undefined)) return needsPath ? `a ${kind} attachment without a path` : `a ${kind} attachment with a path`;
+  if (needsPath && !isRelativePath(raw.path)) return 'an attachment whose path is not a workspace-relative path';
+  if ((kind === 'selection') !== (raw.lines !== undefined)) return kind === 'selection' ? 'a selection without its lines' : `a ${kind} attachment with lines`;
+  if ((kind === 'image') !== (raw.image !== undefined))
+    return kind === 'image' ? 'an image attachment without its image' : `a ${kind} attachment with an image`;
+  let image: { mimeType: string; data: string } | undefined;
+  if (kind === 'image') {
+    const i = raw.image;
+    if (!isRecord(i) || !IMAGE_TYPES.includes(i.mimeType as string)) return `an image that is not one of ${IMAGE_TYPES.join(', ')}`;
+    if (typeof i.data !== 'string' || i.data.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(i.data)) return 'an image whose data is not base64';
+    if (i.data.length > MAX_IMAGE_BASE64) return `an image larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
+    image = { mimeType: i.mimeType as string, data: i.data };
+  }
+  let lines: [number, number] | undefined;
+  if (kind === 'selection') {
+    const l = raw.lines;
+    if (!Array.isArray(l) || l.length !== 2 || !isCount(l[0]) || !isCount(l[1]) || l[0] < 1 || l[1] < l[0]) return 'a selection whose lines are not a range';
+    lines = [l[0], l[1]];
+  }
+  return { kind, label: raw.label, ...(needsPath ? { path: raw.path as string } : {}), ...(lines ? { lines } : {}), ...(image ? { image } : {}) };
+}
+
+/** A prompt's chips, or the reason they are refused. */
+function attachments(raw: unknown): AttachmentRef[] | string {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return 'attachments that are not a list';
+  if (raw.length > MAX_ATTACHMENTS) return `more than ${MAX_ATTACHMENTS} attachments`;
+  const out: AttachmentRef[] = [];
+  for (const item of raw) {
+    const a = attachment(item);
+    if (typeof a === 'string') return a;
+    out.push(a);
+  }
+  return out;
 }
 
 type Parsed = { ok: true; message: WebviewToHost } | { ok: false; reason: string };
@@ -40,8 +108,22 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       if (typeof t !== 'string') return fail(t.reason);
       const mode = raw.mode;
       if (mode !== undefined && !isTurnMode(mode)) return fail('prompt with an unknown mode');
-      return ok({ type: 'prompt', requestId: raw.requestId, text: t, ...(raw.steer === true ? { steer: true } : {}), ...(mode ? { mode } : {}) });
+      const attached = attachments(raw.attachments);
+      if (typeof attached === 'string') return fail(`prompt with ${attached}`);
+      return ok({
+        type: 'prompt',
+        requestId: raw.requestId,
+        text: t,
+        ...(raw.steer === true ? { steer: true } : {}),
+        ...(mode ? { mode } : {}),
+        ...(attached.length > 0 ? { attachments: attached } : {}),
+      });
     }
+    case 'mentionQuery':
+      if (!isCount(raw.id)) return fail('mentionQuery without an id');
+      if (typeof raw.query !== 'string' || raw.query.length > MAX_MENTION_QUERY)
+        return fail(`mentionQuery without a query of at most ${MAX_MENTION_QUERY} characters`);
+      return ok({ type: 'mentionQuery', id: raw.id, query: raw.query });
     case 'cancel':
       return ok({ type: 'cancel' });
     case 'queueAction':

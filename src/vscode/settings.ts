@@ -23,12 +23,15 @@ export function readModelSettings(): ModelSettings {
     demo: userSetting('braid', 'demoModel', false),
     contextWindow: userSetting<number>('braid', 'contextWindow', 0),
     maxOutputTokens: userSetting<number>('braid', 'maxOutputTokens', 0),
+    imageInput: userSetting('braid', 'imageInput', false),
   };
 }
 
 /** True when a change touches the model settings. */
 export function affectsModelSettings(event: vscode.ConfigurationChangeEvent): boolean {
-  return ['provider', 'model', 'baseUrl', 'demoModel', 'contextWindow', 'maxOutputTokens'].some((key) => event.affectsConfiguration(`braid.${key}`));
+  return ['provider', 'model', 'baseUrl', 'demoModel', 'contextWindow', 'maxOutputTokens', 'imageInput'].some((key) =>
+    event.affectsConfiguration(`braid.${key}`),
+  );
 }
 
 /** Which tool actions run without asking (`braid.approval.*`, the user's own); asking is the default. */

@@ -3,14 +3,14 @@ import { readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
 import type { KnownRecord } from '../wire/records';
 
 /** Record types of which the fold takes only the turn and the time (their turn exists). */
-const TURN_ONLY = new Set(['tool', 'file_change', 'compaction']);
+const TURN_ONLY = new Set(['tool', 'file_change', 'compaction', 'context']);
 /** How the writer writes a text block; an assistant message without one gives the fold no preview. */
 const TEXT_BLOCK = Buffer.from('"type":"text"');
 
 /**
  * A record the fold takes exactly as it takes the line's own, made from the line's head and end
  * alone (see lineHead.ts), for lines the fold only counts: a tool result or an assistant message
- * without a text block (a message of its turn), a tool, file change or compaction record (its
+ * without a text block (a message of its turn), a tool, file change, compaction or context record (its
  * turn exists). Undefined for any other line, or one not laid out as the writer writes; the
  * caller parses those. A line so taken is taken as whole: one damaged between a whole head and
  * end counts where a parse would skip it.

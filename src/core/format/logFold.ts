@@ -160,7 +160,7 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       noteMessage(fold, turnOf(fold, record.turn), record.message);
       break;
     default:
-      turnOf(fold, record.turn); // tool, file_change, compaction: the turn exists
+      turnOf(fold, record.turn); // tool, file_change, compaction, context: the turn exists
   }
   return fold;
 }

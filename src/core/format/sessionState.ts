@@ -7,6 +7,7 @@ import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
 import type { TurnMode } from '../../protocol/modes';
+import { isAttachment, type Attachment } from './attachment';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
 export type SessionKind = 'conversation' | 'task' | 'peek';
@@ -26,6 +27,8 @@ export interface QueuedPrompt {
   readonly promptId: string;
   readonly text: string;
   readonly messageKey?: string;
+  /** What the user attached, already read (bounded when the turn runs). */
+  readonly attachments?: readonly Attachment[];
   readonly queuedAt: number;
   /** The mode it runs in; absent: Agent. */
   readonly mode?: TurnMode;
@@ -175,11 +178,17 @@ export function normalizeState(raw: unknown): StoredState {
     archived: r.archived === true,
     forkedFrom:
       forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
-    queue: Array.isArray(r.queue)
-      ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => (isTime(q.queuedAt) ? q : { ...q, queuedAt: createdAt }))
-      : [],
+    queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => queuedPrompt(q, createdAt)) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
   };
+}
+
+/** A queued prompt as read: a time when it has none; attachments that are not attachments are dropped. */
+function queuedPrompt(q: QueuedPrompt, createdAt: number): QueuedPrompt {
+  const timed = isTime(q.queuedAt) ? q : { ...q, queuedAt: createdAt };
+  if (q.attachments === undefined) return timed;
+  const attachments = Array.isArray(q.attachments) ? (q.attachments as unknown[]).filter(isAttachment) : [];
+  return { ...timed, attachments };
 }
 
 /** The part of a session's state that state.json keeps (a view's derived fields are left behind). */

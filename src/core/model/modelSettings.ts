@@ -14,6 +14,8 @@ export interface ModelSettings {
   readonly contextWindow?: number;
   /** The most tokens an answer may have (the request's max_tokens); 0 or absent: the server's, else a default. */
   readonly maxOutputTokens?: number;
+  /** An OpenAI-compatible model reads images (servers do not say; absent: text only). */
+  readonly imageInput?: boolean;
 }
 
 /** A configuration the user has to fix; the message says how, in one sentence. */
@@ -151,7 +153,7 @@ function catalogueModel(settings: ModelSettings, names: SettingNames): Model<Api
       provider: OPENAI_COMPATIBLE,
       baseUrl: baseUrl.replace(/\/+$/, ''),
       reasoning: false,
-      input: ['text'],
+      input: settings.imageInput ? ['text', 'image'] : ['text'],
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       contextWindow: DEFAULT_CONTEXT_WINDOW,
       maxTokens: DEFAULT_MAX_TOKENS,

@@ -1,4 +1,4 @@
-import type { CompactionRecord, MessageRecord, TurnOutcome } from '../wire/records';
+import type { CompactionRecord, ContextRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../format/sessionState';
 import type { TurnMode } from '../../protocol/modes';
 
@@ -23,7 +23,8 @@ export type SessionEvent =
   | { readonly type: 'thinking-delta'; readonly turn: number; readonly delta: string }
   | { readonly type: 'tool-start'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly args: unknown }
   | { readonly type: 'tool-end'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly isError: boolean; readonly text: string }
-  | { readonly type: 'message'; readonly record: MessageRecord }
+  /** A finished message; a turn's prompt comes with what the user attached to it. */
+  | { readonly type: 'message'; readonly record: MessageRecord; readonly context?: ContextRecord }
   | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
   /** A compaction started, was written (`record`), failed or was stopped; `reason` says why it ran. */

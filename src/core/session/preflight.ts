@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TextContent, UserMessage } from '@mariozechner/pi-ai';
+import type { ImageContent, TextContent, UserMessage } from '@mariozechner/pi-ai';
 import { childEnvironment } from '../process/childEnvironment';
 
 /** What the UserPromptSubmit hook decided. */
@@ -58,9 +58,24 @@ export function instructionReminders(workspaceDir: string): string[] {
   return out;
 }
 
-/** The user message: one-shot reminders first, then static reminders, the user's text always last. */
-export function buildUserMessage(text: string, oneShot: readonly string[], staticReminders: readonly string[], now = Date.now()): UserMessage {
-  const blocks: TextContent[] = [...oneShot, ...staticReminders].map((r) => ({ type: 'text', text: `<system-reminder>\n${r}\n</system-reminder>` }));
+/**
+ * The user message: one-shot reminders first, then static reminders, then the attachments'
+ * `<attachment …>` blocks and images, the user's text always last.
+ */
+export function buildUserMessage(
+  text: string,
+  oneShot: readonly string[],
+  staticReminders: readonly string[],
+  now = Date.now(),
+  attachments: readonly string[] = [],
+  images: readonly ImageContent[] = [],
+): UserMessage {
+  const blocks: (TextContent | ImageContent)[] = [...oneShot, ...staticReminders].map((r) => ({
+    type: 'text',
+    text: `<system-reminder>\n${r}\n</system-reminder>`,
+  }));
+  for (const a of attachments) blocks.push({ type: 'text', text: a });
+  blocks.push(...images);
   blocks.push({ type: 'text', text });
   return { role: 'user', content: blocks, timestamp: now };
 }

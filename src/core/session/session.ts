@@ -15,13 +15,15 @@ import type { ToolContext } from '../tools/context';
 import { readOnlyTools, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
+import { attachContext, type Attachment } from './attachments';
+import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
 import { askSideQuestion } from './sideQuestion';
 import { callUsage } from './callUsage';
@@ -76,6 +78,8 @@ export interface SubmitOptions {
   readonly messageKey?: string;
   /** What its turn may do (Agent when absent). A steered prompt joins the running turn, in that turn's mode. */
   readonly mode?: TurnMode;
+  /** What the user attached (read by the host); sent before the text, bounded. A prompt with attachments is queued, never steered. */
+  readonly attachments?: readonly Attachment[];
 }
 
 interface ActiveTurn {
@@ -91,6 +95,7 @@ interface Prompt {
   text: string;
   messageKey: string;
   mode: TurnMode;
+  attachments?: readonly Attachment[];
   state: PromptState;
   reason?: string;
   /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
@@ -108,6 +113,8 @@ export class Session {
   private readonly userIds = new WeakMap<object, string>();
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
+  /** The session's content-addressed files: checkpoints' file images and the images of prompts. */
+  private readonly blobs: BlobStore;
   private readonly toolContext: ToolContext;
   /** The files changed and not yet kept or undone, read from the log as it grows. */
   private readonly ledger: ChangeLedger;
@@ -121,6 +128,8 @@ export class Session {
   private readonly countedBeforeCompaction = new WeakSet<object>();
   /** The prompt the pump took from the queue, from its hook to its turn's end. */
   private current: Prompt | undefined;
+  /** The running turn's context record, until its prompt's message is written. */
+  private turnContext: ContextRecord | undefined;
   private paused: { reason: string } | null;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
@@ -155,9 +164,10 @@ export class Session {
         text: q.text,
         messageKey: q.messageKey ?? q.promptId,
         mode: isTurnMode(q.mode) ? q.mode : DEFAULT_MODE,
+        ...(q.attachments ? { attachments: q.attachments } : {}),
         state: 'pending',
       });
-    const blobs = new BlobStore(options.store.layout.blobsDir(writer.dir));
+    const blobs = (this.blobs = new BlobStore(options.store.layout.blobsDir(writer.dir)));
     this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir));
     this.lineCounts = new LineCounts(blobs);
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
@@ -217,7 +227,9 @@ export class Session {
     const replayed = writer.takeInitialHistory() ?? readContextTail(store.layout.agentLog(store.locate(state.id)));
     const records = replayed.messages;
     // The model's context starts from the latest compaction; the log keeps everything.
-    const history = contextMessages(replayed);
+    // Images are named by blob in the log; the kernel gets their data.
+    const blobs = new BlobStore(store.layout.blobsDir(writer.dir));
+    const history = contextMessages(replayed).map((m) => withImageData(m, blobs));
     const userIds = new Set(records.filter((r) => r.message.role === 'user').map((r) => r.id));
     // Tool calls a crash left without results get them, in the log too, so the history is valid.
     const closing = closeOpenToolCalls(history, 'This tool call did not finish before Braid stopped; its result is unknown.');
@@ -319,8 +331,11 @@ export class Session {
     if (this.userMessageIds.has(messageId)) {
       return { promptId: messageId, text, messageKey, state: 'completed' };
     }
-    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, mode: options.mode ?? DEFAULT_MODE, state: 'pending' };
-    if (this.active && options.steerIfActive) {
+    // An image's bytes go to the blobs now: the queue and the log name them by hash.
+    const attachments = options.attachments?.length ? options.attachments.map((a) => this.storedAttachment(a)) : undefined;
+    const mode = options.mode ?? DEFAULT_MODE;
+    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, mode, ...(attachments ? { attachments } : {}), state: 'pending' };
+    if (this.active && options.steerIfActive && !attachments) {
       const message = buildUserMessage(text, [], []);
       this.userIds.set(message, messageId);
       this.agent.steer(message);
@@ -431,7 +446,7 @@ export class Session {
 
   private async reload(): Promise<void> {
     const history = this.options.store.history(this.id);
-    this.agent.state.messages = contextMessages(history);
+    this.agent.state.messages = contextMessages(history).map((m) => withImageData(m, this.blobs));
     for (const r of history.messages) {
       this.recordIds.set(r.message, r.id);
       if (r.message.role === 'user') this.userMessageIds.add(r.id);
@@ -507,6 +522,13 @@ export class Session {
     this.events.removeAllListeners();
   }
 
+  /** An attachment whose image is stored in the session's blobs (named by hash, its data dropped). */
+  private storedAttachment(a: Attachment): Attachment {
+    if (a.image?.data === undefined) return a;
+    const blob = this.blobs.put(Buffer.from(a.image.data, 'base64'));
+    return { ...a, image: { mimeType: a.image.mimeType, blob } };
+  }
+
   private info(p: Prompt): PromptInfo {
     return { promptId: p.promptId, text: p.text, messageKey: p.messageKey, state: p.state, ...(p.reason ? { reason: p.reason } : {}) };
   }
@@ -527,6 +549,7 @@ export class Session {
       promptId: p.promptId,
       text: p.text,
       messageKey: p.messageKey,
+      ...(p.attachments ? { attachments: p.attachments } : {}),
       queuedAt: Date.now(),
       ...(p.mode !== DEFAULT_MODE ? { mode: p.mode } : {}),
     }));
@@ -599,6 +622,12 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    if (prompt.attachments?.some((a) => a.image) && !choice.model.input.includes('image')) {
+      prompt.state = 'failed'; // nothing was written: the user can switch model and send it again
+      prompt.reason = `${choice.model.provider}/${choice.model.id} does not take images; the prompt was not sent. Remove the image or choose a model that reads images.`;
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
+    }
     if (prompt.stop) {
       prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
@@ -613,6 +642,12 @@ export class Session {
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode);
+    // What the user attached: its record right after turn_begin, its text before the user's own.
+    const attached = attachContext(prompt.attachments ?? []);
+    if (attached.items.length > 0) {
+      const [record] = await this.writer.append({ t: 'context', turn, items: attached.items });
+      this.turnContext = record as ContextRecord;
+    }
     this.log.turnStarted(turn, model, thinking);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
@@ -627,8 +662,9 @@ export class Session {
       const git = await gitContext(cwd);
       if (git) reminders.push(git);
     }
+    const images = attached.images.map((i) => ({ type: 'image' as const, mimeType: i.mimeType, data: this.blobs.get(i.blob).toString('base64') }));
     const mode = modeReminder(prompt.mode);
-    const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders);
+    const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders, Date.now(), attached.blocks, images);
     this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
     // 5. The run.
     let runError: string | undefined;
@@ -727,7 +763,7 @@ export class Session {
       }
       case 'message_end': {
         // An error text from a provider (or a tool result quoting one) may echo the key it was sent; the log never gets it.
-        const message = this.secrets.redactObject(event.message as Message);
+        const message = withImageBlobs(this.secrets.redactObject(event.message as Message), this.blobs);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
@@ -736,7 +772,10 @@ export class Session {
           this.log.callEnded(active.turn, message);
           await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
         }
-        this.emit({ type: 'message', record });
+        // The turn's context goes with its first user message (its prompt), once.
+        const context = message.role === 'user' ? this.turnContext : undefined;
+        if (context) this.turnContext = undefined;
+        this.emit({ type: 'message', record, ...(context ? { context } : {}) });
         return;
       }
       case 'tool_execution_start':

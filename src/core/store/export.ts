@@ -1,3 +1,4 @@
+import type { Message } from '@mariozechner/pi-ai';
 import type { History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import type { SessionState } from '../format/sessionState';
@@ -10,8 +11,28 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
-/** The effective conversation as Markdown: prompts, answers, tool calls and results. */
-export function exportMarkdown(state: SessionState, history: History): string {
+/** Where an exported Markdown file finds an image of the session (a path beside it), by blob and type. */
+export type ImageLink = (blob: string, mimeType: string) => string;
+
+/** The file name an exported image gets: its hash and its type's extension. */
+export function imageFileName(blob: string, mimeType: string): string {
+  const ext = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' }[mimeType] ?? 'bin';
+  return `${blob}.${ext}`;
+}
+
+/** The images a prompt carried, as the log names them (blob and type). */
+export function promptImages(message: Message): { blob: string; mimeType: string }[] {
+  if (message.role !== 'user' || typeof message.content === 'string') return [];
+  return (message.content as unknown as Record<string, unknown>[]).flatMap((b) =>
+    b.type === 'image' && typeof b.blob === 'string' && typeof b.mimeType === 'string' ? [{ blob: b.blob, mimeType: b.mimeType }] : [],
+  );
+}
+
+/**
+ * The effective conversation as Markdown: prompts, answers, tool calls and results. A prompt's
+ * images are linked through `imageLink` (files written beside), or named when there is none.
+ */
+export function exportMarkdown(state: SessionState, history: History, imageLink?: ImageLink): string {
   const out: string[] = [`# ${shownTitle(state) || state.id}`, ''];
   out.push(
     `- Session: \`${state.id}\``,
@@ -44,6 +65,8 @@ export function exportMarkdown(state: SessionState, history: History): string {
     }
     if (message.role === 'user') {
       out.push('', '### User', '', promptText(message));
+      for (const image of promptImages(message))
+        out.push('', imageLink ? `![Attached image](${imageLink(image.blob, image.mimeType)})` : `*An image was attached (${image.mimeType}).*`);
       const added = typeof message.content === 'string' ? [] : message.content.slice(0, -1).filter((b) => b.type === 'text');
       if (added.length)
         out.push('', '<details><summary>Context Braid added</summary>', '', ...added.map((b) => fence(b.type === 'text' ? b.text : '')), '', '</details>');

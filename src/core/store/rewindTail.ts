@@ -23,7 +23,7 @@ export interface DroppedTurns {
 }
 
 /** Record types that make their turn exist in the fold and in the history (a usage record does neither). */
-const TURN_RECORDS = new Set(['turn_begin', 'turn_end', 'message', 'tool', 'file_change', 'compaction']);
+const TURN_RECORDS = new Set(['turn_begin', 'turn_end', 'message', 'tool', 'file_change', 'compaction', 'context']);
 const BASH = 'bash';
 const BASH_CALL = Buffer.from(`"name":"${BASH}"`);
 

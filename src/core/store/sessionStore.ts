@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { SessionNotFoundError } from './errors';
 import path from 'node:path';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
-import { fsyncDir } from '../fs/atomic';
+import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
 import { SessionIndex } from '../index/sessionIndex';
@@ -14,7 +14,9 @@ import { replay, type History } from '../wire/replay';
 import { readWireLog, type ScanReport } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { isWorkspaceKey, workspaceKey as keyOf } from '../workspace/workspaceKey';
-import { exportJsonl, exportMarkdown } from './export';
+import { exportJsonl, exportMarkdown, imageFileName, promptImages, type ImageLink } from './export';
+import { BlobStore } from '../format/blobStore';
+import type { Message } from '@mariozechner/pi-ai';
 import { sweepPartials } from './fork';
 import { StoreLayout } from '../format/layout';
 import { readState, StateFileError, storedPart, writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
@@ -405,6 +407,36 @@ export class SessionStore implements StoreContext {
     } finally {
       await writer.close();
     }
+  }
+
+  /**
+   * Writes the Markdown export to `file` and the prompts' images beside it, in `<name>-images/`
+   * named by hash; returns the image files written.
+   */
+  exportWithImages(id: string, file: string): string[] {
+    const dir = this.locate(id);
+    const history = this.history(id);
+    const blobs = new BlobStore(this.layout.blobsDir(dir));
+    const folderName = `${path.basename(file, path.extname(file))}-images`;
+    const folder = path.join(path.dirname(file), folderName);
+    const written: string[] = [];
+    for (const { message } of history.messages) {
+      for (const image of promptImages(message as Message)) {
+        const target = path.join(folder, imageFileName(image.blob, image.mimeType));
+        if (written.includes(target)) continue;
+        fs.mkdirSync(folder, { recursive: true });
+        fs.writeFileSync(target, blobs.get(image.blob));
+        written.push(target);
+      }
+    }
+    const link: ImageLink = (blob, mimeType) => `${encodeURIComponent(folderName)}/${imageFileName(blob, mimeType)}`;
+    writeFileAtomic(file, exportMarkdown(this.summaryAt(dir).state, history, link));
+    return written;
+  }
+
+  /** Whether the session's prompts carried images (its Markdown export then has files beside it). */
+  hasImages(id: string): boolean {
+    return this.history(id).messages.some(({ message }) => promptImages(message as Message).length > 0);
   }
 
   export(id: string, format: 'md' | 'jsonl'): string {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
 import type { TurnMode } from '../../protocol/modes';
-import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
+import { isKnown, parseRecordLine, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
 export interface PageCursor {
@@ -16,6 +16,8 @@ export interface MessagePage {
   readonly compactions: { readonly record: CompactionRecord; readonly afterMessageId: string | undefined }[];
   /** The mode of each turn whose user message is on the page, where its turn_begin names one. */
   readonly modes: ReadonlyMap<number, TurnMode>;
+  /** What the user attached, by the id of the prompt it came with (its turn's first user message on the page). */
+  readonly contexts: ReadonlyMap<string, ContextRecord>;
   /** Pass it back for the page before this one; undefined when this page reaches the start. */
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
@@ -35,20 +37,25 @@ export const PAGE_SIZE = 80;
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], modes: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
+  if (fd === undefined) return { messages: [], compactions: [], modes: new Map(), contexts: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
     const modes = new Map<number, TurnMode>();
+    const contextRecords: ContextRecord[] = [];
+    /** The earliest user message found of each turn: the prompt a context record of that turn goes with. */
+    const prompts = new Map<number, string>();
     /**
-     * A full page whose oldest message is a prompt reads on to that turn's turn_begin for its
-     * mode: past records of the same turn (no message), never further.
+     * A full page whose oldest message is a prompt reads on to that turn's turn_begin for its mode
+     * and its context record (written between the two): past records of the same turn (no
+     * message), never further.
      */
     const readOn = (parsed: ReturnType<typeof parseRecordLine>, oldest: MessageRecord): boolean => {
       if (!('record' in parsed) || !isKnown(parsed.record) || oldest.message.role !== 'user') return false;
       const r = parsed.record;
       if (r.t === 'turn_begin' && r.turn === oldest.turn && r.mode) modes.set(r.turn, r.mode);
+      if (r.t === 'context' && r.turn === oldest.turn) contextRecords.push(r);
       return r.t !== 'turn_begin' && r.t !== 'message' && 'turn' in r && r.turn === oldest.turn;
     };
     let oldestFound = -1;
@@ -65,17 +72,24 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
       else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
       else if (r.t === 'turn_begin' && r.turn < minRewind && r.mode) modes.set(r.turn, r.mode);
+      else if (r.t === 'context' && r.turn < minRewind) contextRecords.push(r);
       else if (r.t === 'message' && r.turn < minRewind) {
         found.push(r);
         oldestFound = offset;
+        if (r.message.role === 'user') prompts.set(r.turn, r.id);
         for (const c of compactions) c.afterMessageId ??= r.id;
       }
       return found.length < limit || found.at(-1)!.message.role === 'user';
     });
     found.reverse();
     compactions.reverse();
+    const contexts = new Map<string, ContextRecord>();
+    for (const c of contextRecords) {
+      const prompt = prompts.get(c.turn);
+      if (prompt !== undefined && !contexts.has(prompt)) contexts.set(prompt, c);
+    }
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, modes, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
+    return { messages: found, compactions, modes, contexts, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
   } finally {
     fs.closeSync(fd);
   }

@@ -142,6 +142,30 @@ export interface CompactionRecord extends Base {
   readonly summarized: number;
 }
 
+/** One thing the user attached to a prompt, as it went to the model. */
+export interface ContextItem {
+  readonly kind: 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image';
+  readonly label: string;
+  /** Workspace-relative path of a file, selection, folder or editor. */
+  readonly path?: string;
+  /** First and last line of a selection (1-based). */
+  readonly lines?: readonly [number, number];
+  /** Characters of it the model got. */
+  readonly chars: number;
+  /** Cut to the limits (docs/reference.md, Turns and prompts). */
+  readonly truncated: boolean;
+  /** An image's blob (blobs/<aa>/<sha256>) and type. */
+  readonly blob?: string;
+  readonly mimeType?: string;
+}
+
+/** What the user attached to the turn's prompt; written right after turn_begin, before the user message. */
+export interface ContextRecord extends Base {
+  readonly t: 'context';
+  readonly turn: number;
+  readonly items: readonly ContextItem[];
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -154,7 +178,8 @@ export type KnownRecord =
   | TurnEndRecord
   | ForkedRecord
   | RewindRecord
-  | CompactionRecord;
+  | CompactionRecord
+  | ContextRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -167,7 +192,20 @@ export type WireRecord = KnownRecord | UnknownRecord;
 /** A record as written, before `v` and `ts` are stamped. */
 export type NewRecord = KnownRecord extends infer R ? (R extends KnownRecord ? Omit<R, 'v' | 'ts'> & { ts?: number } : never) : never;
 
-const KNOWN_TYPES = new Set(['agent', 'turn_begin', 'message', 'usage', 'tool', 'file_change', 'file_review', 'turn_end', 'forked', 'rewind', 'compaction']);
+const KNOWN_TYPES = new Set([
+  'agent',
+  'turn_begin',
+  'message',
+  'usage',
+  'tool',
+  'file_change',
+  'file_review',
+  'turn_end',
+  'forked',
+  'rewind',
+  'compaction',
+  'context',
+]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
@@ -191,10 +229,18 @@ function isBlock(b: unknown): boolean {
     case 'toolCall':
       return typeof block.id === 'string' && typeof block.name === 'string' && typeof block.arguments === 'object' && block.arguments !== null;
     case 'image':
-      return typeof block.data === 'string' && typeof block.mimeType === 'string';
+      // In the log an image names its blob; the kernel's messages carry its data.
+      return (typeof block.data === 'string' || typeof block.blob === 'string') && typeof block.mimeType === 'string';
     default:
       return true;
   }
+}
+
+/** An item of a context record: what the transcript's chip shows. */
+function isContextItem(i: unknown): boolean {
+  if (typeof i !== 'object' || i === null) return false;
+  const item = i as Record<string, unknown>;
+  return typeof item.kind === 'string' && typeof item.label === 'string' && isInt(item.chars) && typeof item.truncated === 'boolean';
 }
 
 /** Checks the fields replay relies on; a known type without them is treated as a bad line. */
@@ -222,6 +268,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return isInt(r.toTurn) && r.toTurn >= 1;
     case 'compaction':
       return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
+    case 'context':
+      return isInt(r.turn) && Array.isArray(r.items) && r.items.every(isContextItem);
     default:
       return true;
   }

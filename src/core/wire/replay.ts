@@ -2,6 +2,7 @@ import {
   isKnown,
   type AgentRecord,
   type CompactionRecord,
+  type ContextRecord,
   type FileChangeRecord,
   type ForkedRecord,
   type KnownRecord,
@@ -27,6 +28,8 @@ export interface History {
   fileChanges: FileChangeRecord[];
   /** Effective compactions, oldest first; the model's context starts from the latest. */
   compactions: CompactionRecord[];
+  /** Effective context records: what the user attached to each turn's prompt. */
+  contexts: ContextRecord[];
   /** Each model call the log records, once (by {@link callId}), in the order first seen; rewound turns included: their tokens were spent. */
   calls: UsageCall[];
   /** The number the next turn gets. */
@@ -104,6 +107,7 @@ export class HistoryBuilder {
     const turnEnds: TurnEndRecord[] = [];
     const fileChanges: FileChangeRecord[] = [];
     const compactions: CompactionRecord[] = [];
+    const contexts: ContextRecord[] = [];
     let maxTurn = 0;
     for (const r of this.scoped) {
       if (r.turn > maxTurn) maxTurn = r.turn;
@@ -112,6 +116,7 @@ export class HistoryBuilder {
       else if (r.t === 'turn_end') turnEnds.push(r);
       else if (r.t === 'file_change') fileChanges.push(r);
       else if (r.t === 'compaction') compactions.push(r);
+      else if (r.t === 'context') contexts.push(r);
     }
     const ended = new Set(turnEnds.map((r) => r.turn));
     const open = turnBegins.filter((r) => !ended.has(r.turn)).pop();
@@ -123,6 +128,7 @@ export class HistoryBuilder {
       turnEnds,
       fileChanges,
       compactions,
+      contexts,
       calls: this.calls,
       nextTurn: maxTurn + 1,
       openTurn: open ? open.turn : null,

@@ -4,7 +4,15 @@ import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type PageCommand, type SlashCommand, type WebviewToHost } from '../../protocol/messages';
+import {
+  PROTOCOL_VERSION,
+  type AttachmentRef,
+  type HostToWebview,
+  type ModelInfo,
+  type PageCommand,
+  type SlashCommand,
+  type WebviewToHost,
+} from '../../protocol/messages';
 import { reported } from '../commands/command';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
@@ -15,6 +23,7 @@ import { ChatPage, type ChatSurface } from './chatPage';
 import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { vscodeChatHost } from './vscodeChatHost';
+import { Mentions } from './mentions';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
 const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
@@ -53,6 +62,10 @@ export class ChatHub extends Disposable {
   private restored = false;
   /** The model the pages show; looked up once and again only when settings or VS Code's models change. */
   private model: Promise<ModelInfo> | undefined;
+  /** The `@` list's search and the reading of the chips a prompt carries. */
+  private readonly mentions = new Mentions();
+  /** Chips added while no page was ready, for the first page that says `ready`. */
+  private waitingChips: AttachmentRef[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -148,6 +161,22 @@ export class ChatHub extends Disposable {
     else this.post({ type: 'prefill', text });
   }
 
+  /**
+   * Braid: Add Selection to Chat: the active editor's selection becomes a chip in the composer of
+   * the page the user works in, which is brought to the front.
+   */
+  async addSelection(): Promise<void> {
+    const item = this.mentions.selection(vscode.window.activeTextEditor);
+    if (typeof item === 'string') {
+      void vscode.window.showInformationMessage(item);
+      return;
+    }
+    await this.reveal();
+    const page = this.preferredPage();
+    if (page?.isReady) page.post({ type: 'attach', item });
+    else this.waitingChips.push(item); // the page just revealed gets it after its handshake
+  }
+
   /** Asks a side question and shows it in a page's overlay (the palette's Side Question). */
   async sideQuestion(question: string): Promise<void> {
     await this.reveal();
@@ -186,6 +215,7 @@ export class ChatHub extends Disposable {
         if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
         this.logger.info(`chat page ready (${page.surface.place})`);
         await this.snapshot(page);
+        for (const item of this.waitingChips.splice(0)) page.post({ type: 'attach', item });
         if (!this.restored) {
           this.restored = true;
           await this.current.restore(); // after a window reload: the session shown before
@@ -197,8 +227,16 @@ export class ChatHub extends Disposable {
         else await this.snapshot(page);
         return;
       }
-      case 'prompt':
-        await this.current.prompt(message.requestId, message.text, message.steer === true, message.mode);
+      case 'prompt': {
+        const refs = message.attachments;
+        await this.current.prompt(message.requestId, message.text, message.steer === true, {
+          ...(message.mode ? { mode: message.mode } : {}),
+          ...(refs ? { attachments: () => this.mentions.resolve(refs) } : {}),
+        });
+        return;
+      }
+      case 'mentionQuery':
+        page.post({ type: 'mentionResults', id: message.id, items: await this.mentions.find(message.query) });
         return;
       case 'cancel':
         this.current.cancel();
@@ -299,7 +337,7 @@ export class ChatHub extends Disposable {
         this.logger.info(
           `model ${model.provider}/${model.id}: context window ${limits.contextWindow} tokens (${limits.contextFrom}), answers up to ${limits.maxOutputTokens} (${limits.outputFrom})`,
         );
-      return { provider: model.provider, id: model.id, demo: settings.demo, ...(limits ? { limits } : {}) };
+      return { provider: model.provider, id: model.id, demo: settings.demo, images: model.input.includes('image'), ...(limits ? { limits } : {}) };
     } catch (err) {
       return { provider: settings.provider, id: settings.model, demo: settings.demo, problem: errorMessage(err) };
     }

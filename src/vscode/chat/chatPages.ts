@@ -6,7 +6,26 @@ import { PAGE_SIZE } from '../../core/wire/newestPage';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { SessionInfo, TranscriptEntry } from '../../protocol/frames';
 import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
-import { toEntries } from './transcript';
+import { toEntries, type ImageReader } from './transcript';
+import { BlobStore } from '../../core/format/blobStore';
+import { IMAGE_TYPES } from '../../core/format/attachment';
+
+/** The largest image the transcript shows as a thumbnail (bytes); a bigger one shows its chip alone. */
+const MAX_THUMBNAIL_BYTES = 4 * 1024 * 1024;
+
+/** Reads the images of session `id` from its blobs, as `data:` URIs for the transcript's thumbnails. */
+export function imageReader(store: SessionStore, id: string): ImageReader {
+  const blobs = new BlobStore(store.layout.blobsDir(store.locate(id)));
+  return (blob, mimeType) => {
+    if (!IMAGE_TYPES.includes(mimeType)) return undefined;
+    try {
+      const data = blobs.get(blob);
+      return data.length <= MAX_THUMBNAIL_BYTES ? `data:${mimeType};base64,${data.toString('base64')}` : undefined;
+    } catch {
+      return undefined; // a blob gone: the chip shows without its picture
+    }
+  };
+}
 
 const toWire = (c: { offset: number; minRewind: number } | undefined): PageCursor | undefined =>
   c ? { offset: c.offset, minRewind: Number.isFinite(c.minRewind) ? c.minRewind : null } : undefined;
@@ -17,7 +36,7 @@ export function sessionPage(store: SessionStore, id: string, info: SessionInfo):
   const before = toWire(page.before);
   return {
     info,
-    entries: toEntries(page.messages, page),
+    entries: toEntries(page.messages, { ...page, imageOf: imageReader(store, id) }),
     ...(before ? { before } : {}),
     ...(page.skippedLines > 0 ? { damagedLines: page.skippedLines } : {}),
   };
@@ -27,7 +46,12 @@ export function sessionPage(store: SessionStore, id: string, info: SessionInfo):
 export function olderPage(store: SessionStore, sessionId: string, before: PageCursor, limit: number): OlderPageMessage {
   const page = store.newestPage(sessionId, limit, { offset: before.offset, minRewind: before.minRewind ?? Number.POSITIVE_INFINITY });
   const next = toWire(page.before);
-  return { type: 'olderPage', sessionId, entries: toEntries(page.messages, { ...page, newerExist: true }), ...(next ? { before: next } : {}) };
+  return {
+    type: 'olderPage',
+    sessionId,
+    entries: toEntries(page.messages, { ...page, newerExist: true, imageOf: imageReader(store, sessionId) }),
+    ...(next ? { before: next } : {}),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The window's current session without VS Code: what needs it comes through ChatHost
 // (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
 // everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
+import type { Attachment } from '../../core/format/attachment';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { Session, SessionElsewhereError } from '../../core/session/session';
@@ -12,7 +13,7 @@ import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../pro
 import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
-import { olderPage, promptHistory, sessionPage } from './chatPages';
+import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
 import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
@@ -149,8 +150,17 @@ export class CurrentSession {
     return id ? sessionStatus(this.requireStore().index, id) : undefined;
   }
 
-  /** Runs a prompt from the page in the current session, in `mode` (Agent when absent), starting a session when there is none. */
-  async prompt(requestId: string, text: string, steer: boolean, mode?: TurnMode): Promise<void> {
+  /**
+   * Runs a prompt from the page in the current session, in `mode` (Agent when absent), starting a
+   * session when there is none. `attachments` reads what its chips name; a chip that cannot be
+   * read fails the prompt saying why.
+   */
+  async prompt(
+    requestId: string,
+    text: string,
+    steer: boolean,
+    { mode, attachments }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]> } = {},
+  ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
@@ -165,7 +175,13 @@ export class CurrentSession {
         this.host.shown.set(this.session.id);
         this.changed();
       }
-      const info = await this.session.submit(text, { messageKey: requestId, steerIfActive: steer, ...(mode ? { mode } : {}) });
+      const attached = attachments ? await attachments() : [];
+      const info = await this.session.submit(text, {
+        messageKey: requestId,
+        steerIfActive: steer,
+        ...(mode ? { mode } : {}),
+        ...(attached.length > 0 ? { attachments: attached } : {}),
+      });
       if (info.state === 'completed') this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'completed' });
     } catch (err) {
       fail(errorMessage(err));
@@ -369,6 +385,7 @@ export class CurrentSession {
       (frames) => {
         if (generation === this.generation) this.host.post({ type: 'frames', sessionId: session.id, frames });
       },
+      imageReader(this.requireStore(), session.id),
     );
     if (generation === this.generation) this.stream = stream;
     session.onEvent((event) => {

@@ -2,7 +2,7 @@ import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
-import { compactionEntry, resultText, toEntries, toolCard } from './transcript';
+import { compactionEntry, resultText, toEntries, toolCard, type ImageReader } from './transcript';
 import type { TurnMode } from '../../protocol/modes';
 
 /**
@@ -28,6 +28,8 @@ export class SessionStream {
     readonly sessionId: string,
     private readonly info: () => SessionInfo,
     private readonly send: (frames: StreamFrame[]) => void,
+    /** The session's images, for the thumbnails of a prompt's chips. */
+    private readonly imageOf?: ImageReader,
   ) {}
 
   /** The page's request id of the running turn. */
@@ -121,7 +123,11 @@ export class SessionStream {
         const { message, id } = event.record;
         if (message.role === 'toolResult') return; // its card got the result from tool-end
         const { turn, mode } = this.turnMode ?? {};
-        const entries = toEntries([event.record], turn !== undefined && mode ? { modes: new Map([[turn, mode]]) } : {});
+        const entries = toEntries([event.record], {
+          ...(turn !== undefined && mode ? { modes: new Map([[turn, mode]]) } : {}),
+          ...(event.context ? { contexts: new Map([[id, event.context]]) } : {}),
+          imageOf: this.imageOf,
+        });
         this.cards.clear();
         for (const e of entries) if (e.kind === 'tool') this.cards.set(e.key, e);
         const request = message.role === 'user' ? this.requestIds.get(id) : requestId;

@@ -1,6 +1,6 @@
-import type { CompactionRecord, MessageRecord } from '../../core/wire/records';
+import type { CompactionRecord, ContextRecord, MessageRecord } from '../../core/wire/records';
 import { messageText, promptText } from '../../core/format/messageText';
-import type { ToolEntry, TranscriptEntry } from '../../protocol/frames';
+import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import type { TurnMode } from '../../protocol/modes';
 import { toolDiff } from './lineDiff';
 
@@ -37,22 +37,43 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
   return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
 }
 
+/** An image's `data:` URI from the session's blobs, or undefined when it cannot be shown. */
+export type ImageReader = (blob: string, mimeType: string) => string | undefined;
+
+/** The chips of a context record, as the transcript shows them under its prompt (an image with its thumbnail). */
+export function attachmentChips(record: ContextRecord, imageOf?: ImageReader): AttachmentChip[] {
+  return record.items.map((item) => {
+    const lines = item.lines ? `:${item.lines[0]}-${item.lines[1]}` : '';
+    const detail = item.path !== undefined ? `${item.path}${lines}` : undefined;
+    const image = item.blob && item.mimeType ? imageOf?.(item.blob, item.mimeType) : undefined;
+    return { kind: item.kind, label: item.label, ...(detail !== undefined ? { detail } : {}), truncated: item.truncated, ...(image ? { image } : {}) };
+  });
+}
+
 /** What a page of the log says beside its messages. */
 export interface PageFacts {
   /** Its compactions, each with the id of the message it follows (undefined: before the first). */
   readonly compactions?: readonly { record: CompactionRecord; afterMessageId: string | undefined }[];
   /** The mode of each turn whose turn_begin names one: its prompt shows it. */
   readonly modes?: ReadonlyMap<number, TurnMode>;
+  /** What the user attached to each prompt, by its message id: chips under the prompt. */
+  readonly contexts?: ReadonlyMap<string, ContextRecord>;
+  /** Reads an attached image's thumbnail. */
+  readonly imageOf?: ImageReader;
   /** The records are an older page: newer messages exist. */
   readonly newerExist?: boolean;
 }
 
 /**
  * The transcript entries of committed messages, with the divider of each compaction after the
- * message it follows in the log. A tool call's card carries its result when the result is among
- * `records`; without it, the call still runs, unless newer messages exist.
+ * message it follows in the log, and each prompt's mode and attachments. A tool call's card
+ * carries its result when the result is among `records`; without it, the call still runs, unless
+ * newer messages exist.
  */
-export function toEntries(records: readonly MessageRecord[], { compactions = [], modes, newerExist = false }: PageFacts = {}): TranscriptEntry[] {
+export function toEntries(
+  records: readonly MessageRecord[],
+  { compactions = [], modes, contexts, imageOf, newerExist = false }: PageFacts = {},
+): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
     if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
@@ -64,8 +85,17 @@ export function toEntries(records: readonly MessageRecord[], { compactions = [],
   for (const { message, id, turn } of records) {
     // Agent, the usual mode, goes unsaid; the others show on their prompts.
     const mode = modes?.get(turn) === 'agent' ? undefined : modes?.get(turn);
-    if (message.role === 'user') entries.push({ kind: 'user', key: id, text: promptText(message), messageId: id, ...(mode ? { mode } : {}) });
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      const context = contexts?.get(id);
+      entries.push({
+        kind: 'user',
+        key: id,
+        text: promptText(message),
+        messageId: id,
+        ...(mode ? { mode } : {}),
+        ...(context ? { attachments: attachmentChips(context, imageOf) } : {}),
+      });
+    } else if (message.role === 'assistant') {
       const text = messageText(message);
       const thinking = message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');
       const failed = message.stopReason === 'error' && message.errorMessage ? `\n\n*${message.errorMessage}*` : '';

@@ -83,3 +83,8 @@ export function promptHistoryCommand(chat: ChatHub): BraidCommand {
     },
   };
 }
+
+/** Braid: Add Selection to Chat — the editor's selection, with its file and lines, as a chip in the Chat's composer. */
+export function addSelectionCommand(chat: ChatHub): BraidCommand {
+  return { id: 'braid.addSelectionToChat', run: () => chat.addSelection() };
+}

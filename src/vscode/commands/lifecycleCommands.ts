@@ -42,6 +42,15 @@ export function lifecycleCommands(ctx: CommandContext): BraidCommand[] {
         { placeHolder: 'Export as' },
       );
       if (!format) return;
+      // A Markdown export with images is written as files: the .md, and the images in a folder beside it.
+      if (format.value === 'md' && s.hasImages(id)) {
+        const target = await vscode.window.showSaveDialog({ filters: { Markdown: ['md'] }, title: 'Export the session and its images' });
+        if (!target) return;
+        const images = s.exportWithImages(id, target.fsPath);
+        await vscode.window.showTextDocument(target);
+        void vscode.window.showInformationMessage(`Exported the session with ${images.length === 1 ? '1 image' : `${images.length} images`} beside it.`);
+        return;
+      }
       const doc = await vscode.workspace.openTextDocument({ content: s.export(id, format.value), language: format.value === 'md' ? 'markdown' : 'jsonl' });
       await vscode.window.showTextDocument(doc);
     }),

@@ -1,0 +1,179 @@
+import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
+import type { Attachment } from '../../core/format/attachment';
+import { readFileText, readGitDiff } from '../../core/session/attachmentReads';
+import { WorkspaceFs } from '../../core/tools/workspaceFs';
+import type { AttachmentRef, MentionItem } from '../../protocol/messages';
+import { rankMatches, subsequenceGlob } from './mentionRank';
+
+/** Files VS Code's search returns for one query; ranked here, the best shown. */
+const SEARCH_RESULTS = 300;
+/** Lines of the `@` list. */
+const SHOWN = 30;
+/** Files a folder's listing names at most. */
+const FOLDER_LISTING = 500;
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** The first workspace folder: mentions name its files by paths relative to it. */
+function primaryFolder(): vscode.WorkspaceFolder | undefined {
+  return vscode.workspace.workspaceFolders?.[0];
+}
+
+/** `uri`'s path relative to the first workspace folder ('/' separated), or undefined outside it. */
+function relativeToPrimary(uri: vscode.Uri): string | undefined {
+  const folder = primaryFolder();
+  if (!folder || uri.scheme !== folder.uri.scheme) return undefined;
+  const root = folder.uri.path.endsWith('/') ? folder.uri.path : `${folder.uri.path}/`;
+  return uri.path.startsWith(root) ? uri.path.slice(root.length) : undefined;
+}
+
+/**
+ * The `@` list and what its items hold: files of the first workspace folder (VS Code's file search
+ * with a subsequence glob, ranked here), open editors, folders, the problems list and, in a trusted
+ * workspace, the git diff.
+ */
+export class Mentions {
+  private search: vscode.CancellationTokenSource | undefined;
+
+  /** The items matching `query`, best first; a newer query cancels the search of an older one. */
+  async find(query: string): Promise<MentionItem[]> {
+    this.search?.cancel();
+    const search = (this.search = new vscode.CancellationTokenSource());
+    const q = query.trim();
+    const fixed: MentionItem[] = [{ kind: 'problems', label: 'Problems', detail: 'The problems list (errors and warnings)' }];
+    if (vscode.workspace.isTrusted) fixed.push({ kind: 'gitDiff', label: 'Git diff', detail: 'Uncommitted changes against HEAD' });
+    const editors = this.openEditors();
+    const glob = subsequenceGlob(q);
+    const files = glob ? await this.files(glob, search.token) : [];
+    if (search.token.isCancellationRequested) return [];
+    const folders = [...new Set(files.flatMap((f) => folderSteps(f)))].map((p): MentionItem => ({ kind: 'folder', label: baseName(p), path: p, detail: p }));
+    const editorPaths = new Set(editors.map((e) => e.path));
+    const fileItems = files.filter((f) => !editorPaths.has(f)).map((p): MentionItem => ({ kind: 'file', label: baseName(p), path: p, detail: p }));
+    const ranked = (items: MentionItem[], limit: number) => rankMatches(q, items, (i) => i.path ?? i.label, limit);
+    return [
+      ...ranked(editors, 10),
+      ...ranked(fileItems, SHOWN),
+      ...(q ? rankMatches(q, folders, (i) => baseName(i.path!), 5) : []),
+      ...(q ? rankMatches(q, fixed, (i) => i.label, 2) : fixed),
+    ].slice(0, SHOWN);
+  }
+
+  /** The chip for the active editor's selection (its file and lines), or undefined without one. */
+  selection(editor: vscode.TextEditor | undefined): AttachmentRef | string {
+    if (!editor || editor.selection.isEmpty) return 'Select some text in an editor first.';
+    const path = relativeToPrimary(editor.document.uri);
+    if (path === undefined) return 'Only a selection in a file of the first workspace folder can be added to the chat.';
+    const { start, end } = editor.selection;
+    const last = end.character === 0 && end.line > start.line ? end.line : end.line + 1;
+    return { kind: 'selection', label: `${baseName(path)}:${start.line + 1}-${last}`, path, lines: [start.line + 1, last] };
+  }
+
+  /** Reads what the chips name, now; throws an error that says which one could not be read and why. */
+  async resolve(refs: readonly AttachmentRef[]): Promise<Attachment[]> {
+    const out: Attachment[] = [];
+    for (const ref of refs) {
+      if (ref.image) {
+        out.push({ kind: 'image', label: ref.label, text: '', image: ref.image });
+        continue;
+      }
+      try {
+        out.push({ ...ref, ...(ref.lines ? { lines: [ref.lines[0], ref.lines[1]] as [number, number] } : {}), text: await this.read(ref) });
+      } catch (err) {
+        throw new Error(`The attachment ${ref.label} could not be read: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+    return out;
+  }
+
+  private async read(ref: AttachmentRef): Promise<string> {
+    const folder = primaryFolder();
+    switch (ref.kind) {
+      case 'problems':
+        return problemsText();
+      case 'gitDiff': {
+        if (!vscode.workspace.isTrusted) throw new Error('git runs only in a trusted workspace');
+        if (!folder) throw new Error('no workspace folder is open');
+        const diff = await readGitDiff(folder.uri.fsPath);
+        if (diff === undefined) throw new Error('the workspace folder is not a git repository (or git is not installed)');
+        return diff.trim() ? diff : '(no uncommitted changes)';
+      }
+      case 'folder':
+        if (!folder) throw new Error('no workspace folder is open');
+        return this.folderListing(folder, ref.path!);
+      default: {
+        if (!folder) throw new Error('no workspace folder is open');
+        const ws = new WorkspaceFs([folder.uri.fsPath]);
+        // An open document's text, unsaved edits included, is what the user sees.
+        const open = vscode.workspace.textDocuments.find((d) => relativeToPrimary(d.uri) === ref.path);
+        if (open && open.isDirty) {
+          ws.resolve(ref.path!); // the confinement check the file read would make
+          const text = open.getText();
+          return ref.lines
+            ? text
+                .split('\n')
+                .slice(ref.lines[0] - 1, ref.lines[1])
+                .join('\n')
+            : text;
+        }
+        return readFileText(ws, ref.path!, ref.lines);
+      }
+    }
+  }
+
+  private openEditors(): MentionItem[] {
+    const seen = new Set<string>();
+    const items: MentionItem[] = [];
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      if (!(tab.input instanceof vscode.TabInputText)) continue;
+      const path = relativeToPrimary(tab.input.uri);
+      if (path === undefined || seen.has(path)) continue;
+      seen.add(path);
+      items.push({ kind: 'editor', label: baseName(path), path, detail: `Open editor · ${path}` });
+    }
+    return items;
+  }
+
+  private async files(glob: string, token: vscode.CancellationToken): Promise<string[]> {
+    const folder = primaryFolder();
+    if (!folder) return [];
+    const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), undefined, SEARCH_RESULTS, token);
+    return uris.map(relativeToPrimary).filter((p): p is string => p !== undefined);
+  }
+
+  private async folderListing(folder: vscode.WorkspaceFolder, path: string): Promise<string> {
+    const base = vscode.Uri.joinPath(folder.uri, path);
+    const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(base, '**/*'), undefined, FOLDER_LISTING + 1);
+    const paths = uris
+      .map(relativeToPrimary)
+      .filter((p): p is string => p !== undefined)
+      .sort();
+    const more = paths.length > FOLDER_LISTING ? `\n(more files than the ${FOLDER_LISTING} listed)` : '';
+    return `Files in ${path}/:\n${paths.slice(0, FOLDER_LISTING).join('\n')}${more}`;
+  }
+}
+
+/** The folders above a file ("a/b/c.ts" -> "a", "a/b"). */
+function folderSteps(file: string): string[] {
+  const steps = file.split('/').slice(0, -1);
+  return steps.map((_, i) => steps.slice(0, i + 1).join('/'));
+}
+
+const SEVERITY = ['error', 'warning', 'info', 'hint'];
+
+/** The problems list as lines: `path:line:column severity: message (source)`, errors first. */
+function problemsText(): string {
+  const lines: { severity: number; line: string }[] = [];
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    const path = relativeToPrimary(uri) ?? uri.fsPath;
+    for (const d of diagnostics) {
+      const source = d.source ? ` (${d.source})` : '';
+      lines.push({
+        severity: d.severity,
+        line: `${path}:${d.range.start.line + 1}:${d.range.start.character + 1} ${SEVERITY[d.severity]}: ${d.message}${source}`,
+      });
+    }
+  }
+  lines.sort((a, b) => a.severity - b.severity);
+  return lines.length > 0 ? lines.map((l) => l.line).join('\n') : '(no problems)';
+}
