@@ -67,7 +67,7 @@ test("a file's name opens its change in the diff editor: as the session found it
   // The added line shows on the right, the workspace file's side.
   await workbench.page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: '- ship' }).waitFor({ timeout: 15_000 });
   await workbench.page.locator('.monaco-diff-editor .editor.original .view-line', { hasText: '- draft' }).waitFor({ timeout: 15_000 });
-  await workbench.screenshot('change-diff-editor');
+  await workbench.screenshot('change-diff-editor', 'changes-list');
   await workbench.runCommand('View: Close All Editors');
 });
 

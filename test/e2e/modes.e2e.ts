@@ -80,7 +80,7 @@ test('Plan proposes a plan; Carry Out Plan sends it in Agent mode, which asks be
   assert.equal(notes(), 'first draft\n');
   const offer = chat().locator('[data-role="plan"]');
   await offer.waitFor();
-  await workbench.screenshot('plan-ready');
+  await workbench.screenshot('plan-ready', 'plan-mode');
 
   model.requests.length = 0;
   model.enqueue(writeNotes('- [ ] first draft\n'), { kind: 'text', chunks: ['Rewrote the notes as a checklist.'] });
@@ -119,8 +119,12 @@ test('Auto-accept edits writes without asking; a command still asks, and Deny ke
 test('after a reload each prompt still shows its mode, and the picker takes the newest prompt’s', async () => {
   const id = await chat().locator('body').getAttribute('data-session');
   await workbench.reloadTo(id!);
-  const badges = await chat().locator('.message.user .mode-badge').allTextContents();
-  assert.deepEqual(badges, ['Ask', 'Plan', 'Auto-accept edits']);
+  // The transcript renders the rows in view: the newest prompt's badge at the end, the first one's at the top.
+  await chat().locator('.message.user .mode-badge', { hasText: 'Auto-accept edits' }).waitFor();
+  await chat()
+    .locator('[data-role="transcript"]')
+    .evaluate((e) => (e.scrollTop = 0));
+  await chat().locator('.message.user', { hasText: 'What do the notes say?' }).locator('.mode-badge', { hasText: 'Ask' }).waitFor();
   assert.equal(await chat().locator('[data-role="mode"]').inputValue(), 'auto-edit');
   await workbench.screenshot('modes-after-reload');
 });

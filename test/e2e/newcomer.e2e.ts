@@ -13,7 +13,6 @@ import { Workbench } from '../support/workbench';
 // chat and from the notification. With BRAID_README_SCREENSHOTS=1 some steps also become the
 // README's pictures in docs/images/.
 const demo = new ScriptedModelServer((request) => demoAgentReply(request.body), 'braid-demo');
-const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 const README = [
   '# Sprocket',
   '',
@@ -67,13 +66,7 @@ const chat = () => workbench.chatFrame();
 const hello = () => path.join(workbench.workspace, 'hello.txt');
 
 /** Saves a step's screenshot, and with BRAID_README_SCREENSHOTS=1 also as docs/images/<name>.png. */
-async function shot(step: string, readmeName?: string): Promise<void> {
-  const file = await workbench.screenshot(step);
-  if (readmeName && process.env.BRAID_README_SCREENSHOTS === '1') {
-    fs.mkdirSync(path.join(repoRoot, 'docs', 'images'), { recursive: true });
-    fs.copyFileSync(file, path.join(repoRoot, 'docs', 'images', `${readmeName}.png`));
-  }
-}
+const shot = (step: string, readmeName?: string) => workbench.screenshot(step, readmeName);
 
 /**
  * A window as someone would arrange it to work with Braid: the side bar widened to about a third

@@ -170,10 +170,17 @@ export class Workbench {
     return path.join(this.profile.userData, 'User', 'globalStorage', PUBLISHER_ID);
   }
 
-  /** Saves a numbered screenshot of the whole window into the output folder. */
-  async screenshot(step: string): Promise<string> {
+  /**
+   * Saves a numbered screenshot of the whole window into the output folder; with `readmeName` and
+   * BRAID_README_SCREENSHOTS=1, also as the README's picture docs/images/<readmeName>.png.
+   */
+  async screenshot(step: string, readmeName?: string): Promise<string> {
     const file = path.join(this.outputDir, `${String(++this.shots).padStart(2, '0')}-${step}.png`);
     await this.page.screenshot({ path: file });
+    if (readmeName && process.env.BRAID_README_SCREENSHOTS === '1') {
+      fs.mkdirSync(path.join(repoRoot, 'docs', 'images'), { recursive: true });
+      fs.copyFileSync(file, path.join(repoRoot, 'docs', 'images', `${readmeName}.png`));
+    }
     return file;
   }
 
