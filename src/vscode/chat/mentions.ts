@@ -37,11 +37,10 @@ function relativeToPrimary(uri: vscode.Uri): string | undefined {
  */
 export class Mentions {
   private search: vscode.CancellationTokenSource | undefined;
-  /** Every file of the first folder (files.exclude applied), when there are at most CACHED_FILES. */
-  private cache: string[] | undefined;
-  /** The listing under way, and whether a file was created or deleted since the last one began. */
+  /** Every file of the first folder (files.exclude applied), while there are at most CACHED_FILES; kept up to date by a watcher. */
+  private cache: Set<string> | undefined;
+  /** The listing, read on the first query. */
   private loading: Promise<void> | undefined;
-  private stale = true;
   private watcher: vscode.FileSystemWatcher | undefined;
 
   dispose(): void {
@@ -148,14 +147,14 @@ export class Mentions {
   }
 
   /**
-   * The files a query is ranked among: the cached listing of the first folder, read on the first
-   * query and again after files were created or deleted (the older one serves meanwhile); in a
-   * workspace too big to list, VS Code's search for the query's subsequence glob.
+   * The files a query is ranked among: the first folder's listing, read on the first query and
+   * then changed as files are created or deleted; in a folder too big to list, VS Code's search
+   * for the query's subsequence glob.
    */
   private async candidates(query: string, token: vscode.CancellationToken): Promise<string[]> {
-    if (this.stale && !this.loading) this.loading = this.load().finally(() => (this.loading = undefined));
-    if (!this.cache) await this.loading;
-    if (this.cache) return this.cache;
+    this.loading ??= this.load();
+    await this.loading;
+    if (this.cache) return [...this.cache];
     const glob = subsequenceGlob(query);
     return glob ? this.files(glob, token) : [];
   }
@@ -163,15 +162,25 @@ export class Mentions {
   private async load(): Promise<void> {
     const folder = primaryFolder();
     if (!folder) return;
-    this.stale = false;
-    if (!this.watcher) {
-      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'), false, true, false);
-      const changed = () => (this.stale = true);
-      this.watcher.onDidCreate(changed);
-      this.watcher.onDidDelete(changed);
-    }
+    // Watching first, so no file created while the listing is read is missed.
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'), false, true, false);
+    this.watcher.onDidCreate(async (uri) => {
+      const path = relativeToPrimary(uri);
+      const stat = await Promise.resolve(vscode.workspace.fs.stat(uri)).catch(() => undefined);
+      if (path === undefined || !stat || !(stat.type & vscode.FileType.File)) return; // a folder comes with its files
+      this.cache?.add(path);
+      if (this.cache && this.cache.size > CACHED_FILES) this.cache = undefined;
+    });
+    this.watcher.onDidDelete((uri) => {
+      const path = relativeToPrimary(uri);
+      if (path === undefined || !this.cache) return;
+      this.cache.delete(path);
+      // A folder deleted takes its files with it.
+      for (const p of this.cache) if (p.startsWith(`${path}/`)) this.cache.delete(p);
+    });
     const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*'), undefined, CACHED_FILES + 1);
-    this.cache = uris.length > CACHED_FILES ? undefined : uris.map(relativeToPrimary).filter((p): p is string => p !== undefined);
+    const paths = uris.map(relativeToPrimary).filter((p): p is string => p !== undefined);
+    this.cache = paths.length > CACHED_FILES ? undefined : new Set(paths);
   }
 
   private async files(glob: string, token: vscode.CancellationToken): Promise<string[]> {
