@@ -72,11 +72,17 @@ export class Composer {
     return this.chips;
   }
 
-  /** Adds a chip (an `@` pick, Braid: Add Selection to Chat); the same thing twice is one chip. */
+  /** Adds a chip (an `@` pick, Braid: Add Selection to Chat, an image); the same file or selection twice is one chip. */
   attach(item: AttachmentRef): void {
     const same = (a: AttachmentRef) => a.kind === item.kind && a.path === item.path && a.lines?.join() === item.lines?.join() && a.label === item.label;
-    if (!this.chips.some(same))
-      this.chips.push({ kind: item.kind, label: item.label, ...(item.path ? { path: item.path } : {}), ...(item.lines ? { lines: item.lines } : {}) });
+    if (this.chips.some(same) && !item.image) return this.showChips();
+    this.chips.push({
+      kind: item.kind,
+      label: item.label,
+      ...(item.path ? { path: item.path } : {}),
+      ...(item.lines ? { lines: item.lines } : {}),
+      ...(item.image ? { image: item.image } : {}),
+    });
     this.showChips();
   }
 

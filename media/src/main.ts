@@ -1,4 +1,13 @@
-import { IMAGE_TYPES, MAX_IMAGE_BYTES, PROTOCOL_VERSION, type HostToWebview, type ModelInfo, type SideAnswerMessage } from '../../src/protocol/messages';
+import {
+  IMAGE_TYPES,
+  MAX_IMAGE_BYTES,
+  PROTOCOL_VERSION,
+  type AttachmentRef,
+  type HostToWebview,
+  type StreamFrame,
+  type ModelInfo,
+  type SideAnswerMessage,
+} from '../../src/protocol/messages';
 import { ChatModel, usageLine, type ViewEntry } from './chatModel';
 import { chipOf, Composer } from './composer';
 import { renderMarkdown } from './markdown';
@@ -117,6 +126,8 @@ const composer = new Composer(
 /** This page's ids: another page (the side bar's view, an editor tab) sends to the same session. */
 const ids = new RequestIds();
 const modelMenu = new ModelMenu(part('model-picker'), part('model'), part('model-menu'), (message) => host.postMessage(message));
+/** What the hint says about the composer's chips until the next prompt (an image refused, chips given back). */
+let composerNote: string | undefined;
 /** The model line shown last, so a switch is said once in the transcript. */
 let shownModel: string | undefined;
 /** Time to first token on screen: the request measured, and when it was sent. */
@@ -213,7 +224,7 @@ function refreshChrome(): void {
   part('stop').hidden = !model.running;
   changes.show(info?.changes, model.running !== undefined, model.readOnly);
   part('plan').hidden = model.readOnly || proposedPlan(model.entries, model.running !== undefined) === undefined;
-  part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : '';
+  part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : (composerNote ?? '');
   const queue = part('queue');
   const chips = info?.queue ?? [];
   queue.hidden = chips.length === 0;
@@ -297,8 +308,10 @@ function send(raw: string, steer: boolean): void {
   }
   composer.remember(parsed.text);
   const requestId = ids.next('req');
+  composerNote = undefined;
   const attachments = [...composer.attachments];
   composer.clearAttachments();
+  if (attachments.length > 0) sentChips.set(requestId, attachments);
   // While a turn runs the prompt goes to the queue (a chip) or into the turn; otherwise it shows now.
   const mode = modePicker.value;
   if (!model.running) {
@@ -314,6 +327,27 @@ function send(raw: string, steer: boolean): void {
     ...(mode !== 'agent' ? { mode } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
   });
+}
+
+function noteComposer(text: string): void {
+  composerNote = text;
+  part('hint').textContent = text;
+}
+
+/** The chips of prompts sent from this page until the log has the prompt: one that fails before gets them back. */
+const sentChips = new Map<string, AttachmentRef[]>();
+
+/** Puts back the chips of a prompt that failed before it reached the log (a chip that could not be read, say). */
+function keepChips(frames: readonly StreamFrame[]): void {
+  for (const frame of frames) {
+    if (frame.kind === 'message-committed' && frame.requestId) sentChips.delete(frame.requestId);
+    if (frame.kind !== 'turn-terminal' || frame.outcome !== 'failed') continue;
+    const chips = sentChips.get(frame.requestId);
+    if (!chips) continue;
+    sentChips.delete(frame.requestId);
+    for (const chip of chips) composer.attach(chip);
+    noteComposer('The prompt was not sent; its attachments are back above the input.');
+  }
 }
 
 let side: string | undefined;
@@ -351,13 +385,14 @@ function attachImages(files: readonly File[]): void {
   const images = files.filter((f) => IMAGE_TYPES.includes(f.type));
   if (images.length === 0) return;
   if (!currentModel?.images) {
-    part('hint').textContent =
-      `${currentModel ? modelLabel(currentModel) : 'This model'} does not take images, so the image was not attached. Choose a model that reads images (an OpenAI-compatible one: set braid.imageInput).`;
+    noteComposer(
+      `${currentModel ? modelLabel(currentModel) : 'This model'} does not take images, so the image was not attached. Choose a model that reads images (an OpenAI-compatible one: set braid.imageInput).`,
+    );
     return;
   }
   for (const file of images) {
     if (file.size > MAX_IMAGE_BYTES) {
-      part('hint').textContent = `${file.name || 'The image'} is larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB and was not attached.`;
+      noteComposer(`${file.name || 'The image'} is larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB and was not attached.`);
       continue;
     }
     const reader = new FileReader();
@@ -423,6 +458,7 @@ onHostMessage((message: HostToWebview) => {
       return;
     }
     case 'frames':
+      keepChips(message.frames);
       if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
       if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
       scheduleRefresh();

@@ -134,12 +134,14 @@ test('a pasted image is a chip with a thumbnail, goes to the model as an image, 
     element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, png);
   const chip = chat.locator('[data-role="chips"] .attachment[data-kind="image"] img.attachment-thumb');
-  const shown = await chip.waitFor({ timeout: 10_000 }).then(
-    () => true,
-    () => false,
-  );
+  await chip.waitFor({ state: 'attached', timeout: 10_000 });
+  // The thumbnail is the picture itself, decoded (a broken image has no natural size).
+  const decoded = () =>
+    chip.evaluate((img: HTMLImageElement) => ({ width: img.naturalWidth, complete: img.complete, src: img.src.slice(0, 40), length: img.src.length }));
+  await chat.locator('[data-role="chips"] img.attachment-thumb').evaluate((img: HTMLImageElement) => img.decode().catch(() => undefined));
+  const thumbnail = await decoded();
   await workbench.screenshot('image-chip');
-  assert.ok(shown, `no image chip; the hint says: ${await chat.locator('[data-role="hint"]').textContent()}`);
+  assert.ok(thumbnail.width > 0, `the thumbnail did not decode: ${JSON.stringify(thumbnail)}`);
   model.enqueue({ kind: 'text', chunks: ['A welcome page.'] });
   await workbench.send('What is in the picture?');
   const sent = JSON.stringify(model.requests.at(-1)!.body.messages);
@@ -153,4 +155,28 @@ test('a pasted image is a chip with a thumbnail, goes to the model as an image, 
     [['image', 'welcome.png', 'image/png']],
   );
   await workbench.screenshot('image-under-the-prompt');
+});
+
+test('a chip that cannot be read fails the prompt saying which and why, and comes back above the input', async () => {
+  const chat = workbench.chatFrame();
+  const input = chat.locator('[data-role="input"]');
+  fs.writeFileSync(path.join(workbench.workspace, 'src', 'gone.ts'), 'export {};\n');
+  // The file list hears of the new file from VS Code's watcher; the user types on until it shows.
+  const listed = chat.locator('.completion.mention', { hasText: 'gone.ts' }).first();
+  for (let i = 0; i < 30 && !(await listed.isVisible()); i++) {
+    await input.fill(i % 2 ? '@gone' : '@gon');
+    await listed.waitFor({ timeout: 1_000 }).catch(() => undefined);
+  }
+  await input.fill('@gone');
+  await listed.waitFor({ timeout: 5_000 });
+  await input.press('Enter');
+  await chat.locator('[data-role="chips"] .attachment', { hasText: 'gone.ts' }).waitFor();
+  fs.rmSync(path.join(workbench.workspace, 'src', 'gone.ts'));
+  const requests = model.requests.length;
+  const status = await workbench.send('Read it', 'failed');
+  assert.match(status, /The attachment gone\.ts could not be read/);
+  assert.equal(model.requests.length, requests, 'nothing went to the model');
+  await chat.locator('[data-role="chips"] .attachment', { hasText: 'gone.ts' }).waitFor();
+  assert.equal(await chat.locator('[data-role="hint"]').textContent(), 'The prompt was not sent; its attachments are back above the input.');
+  await workbench.screenshot('unreadable-chip-given-back');
 });

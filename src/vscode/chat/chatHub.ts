@@ -63,7 +63,7 @@ export class ChatHub extends Disposable {
   /** The model the pages show; looked up once and again only when settings or VS Code's models change. */
   private model: Promise<ModelInfo> | undefined;
   /** The `@` list's search and the reading of the chips a prompt carries. */
-  private readonly mentions = new Mentions();
+  private readonly mentions = this._register(new Mentions());
   /** Chips added while no page was ready, for the first page that says `ready`. */
   private waitingChips: AttachmentRef[] = [];
 

@@ -8,6 +8,8 @@ import { rankMatches, subsequenceGlob } from './mentionRank';
 
 /** Files VS Code's search returns for one query; ranked here, the best shown. */
 const SEARCH_RESULTS = 300;
+/** Files of the workspace kept in memory for the `@` list; a bigger workspace is searched query by query. */
+const CACHED_FILES = 250_000;
 /** Lines of the `@` list. */
 const SHOWN = 30;
 /** Files a folder's listing names at most. */
@@ -29,12 +31,22 @@ function relativeToPrimary(uri: vscode.Uri): string | undefined {
 }
 
 /**
- * The `@` list and what its items hold: files of the first workspace folder (VS Code's file search
- * with a subsequence glob, ranked here), open editors, folders, the problems list and, in a trusted
+ * The `@` list and what its items hold: files of the first workspace folder (a listing kept in
+ * memory, or VS Code's file search with a subsequence glob in a huge workspace; ranked here), open editors, folders, the problems list and, in a trusted
  * workspace, the git diff.
  */
 export class Mentions {
   private search: vscode.CancellationTokenSource | undefined;
+  /** Every file of the first folder (files.exclude applied), while there are at most CACHED_FILES; kept up to date by a watcher. */
+  private cache: Set<string> | undefined;
+  /** The listing, read on the first query. */
+  private loading: Promise<void> | undefined;
+  private watcher: vscode.FileSystemWatcher | undefined;
+
+  dispose(): void {
+    this.search?.cancel();
+    this.watcher?.dispose();
+  }
 
   /** The items matching `query`, best first; a newer query cancels the search of an older one. */
   async find(query: string): Promise<MentionItem[]> {
@@ -44,12 +56,12 @@ export class Mentions {
     const fixed: MentionItem[] = [{ kind: 'problems', label: 'Problems', detail: 'The problems list (errors and warnings)' }];
     if (vscode.workspace.isTrusted) fixed.push({ kind: 'gitDiff', label: 'Git diff', detail: 'Uncommitted changes against HEAD' });
     const editors = this.openEditors();
-    const glob = subsequenceGlob(q);
-    const files = glob ? await this.files(glob, search.token) : [];
+    const files = q ? await this.candidates(q, search.token) : [];
     if (search.token.isCancellationRequested) return [];
-    const folders = [...new Set(files.flatMap((f) => folderSteps(f)))].map((p): MentionItem => ({ kind: 'folder', label: baseName(p), path: p, detail: p }));
+    const best = rankMatches(q, files, (p) => p, SEARCH_RESULTS);
+    const folders = [...new Set(best.flatMap((f) => folderSteps(f)))].map((p): MentionItem => ({ kind: 'folder', label: baseName(p), path: p, detail: p }));
     const editorPaths = new Set(editors.map((e) => e.path));
-    const fileItems = files.filter((f) => !editorPaths.has(f)).map((p): MentionItem => ({ kind: 'file', label: baseName(p), path: p, detail: p }));
+    const fileItems = best.filter((f) => !editorPaths.has(f)).map((p): MentionItem => ({ kind: 'file', label: baseName(p), path: p, detail: p }));
     const ranked = (items: MentionItem[], limit: number) => rankMatches(q, items, (i) => i.path ?? i.label, limit);
     return [
       ...ranked(editors, 10),
@@ -132,6 +144,43 @@ export class Mentions {
       items.push({ kind: 'editor', label: baseName(path), path, detail: `Open editor · ${path}` });
     }
     return items;
+  }
+
+  /**
+   * The files a query is ranked among: the first folder's listing, read on the first query and
+   * then changed as files are created or deleted; in a folder too big to list, VS Code's search
+   * for the query's subsequence glob.
+   */
+  private async candidates(query: string, token: vscode.CancellationToken): Promise<string[]> {
+    this.loading ??= this.load();
+    await this.loading;
+    if (this.cache) return [...this.cache];
+    const glob = subsequenceGlob(query);
+    return glob ? this.files(glob, token) : [];
+  }
+
+  private async load(): Promise<void> {
+    const folder = primaryFolder();
+    if (!folder) return;
+    // Watching first, so no file created while the listing is read is missed.
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'), false, true, false);
+    this.watcher.onDidCreate(async (uri) => {
+      const path = relativeToPrimary(uri);
+      const stat = await Promise.resolve(vscode.workspace.fs.stat(uri)).catch(() => undefined);
+      if (path === undefined || !stat || !(stat.type & vscode.FileType.File)) return; // a folder comes with its files
+      this.cache?.add(path);
+      if (this.cache && this.cache.size > CACHED_FILES) this.cache = undefined;
+    });
+    this.watcher.onDidDelete((uri) => {
+      const path = relativeToPrimary(uri);
+      if (path === undefined || !this.cache) return;
+      this.cache.delete(path);
+      // A folder deleted takes its files with it.
+      for (const p of this.cache) if (p.startsWith(`${path}/`)) this.cache.delete(p);
+    });
+    const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*'), undefined, CACHED_FILES + 1);
+    const paths = uris.map(relativeToPrimary).filter((p): p is string => p !== undefined);
+    this.cache = paths.length > CACHED_FILES ? undefined : new Set(paths);
   }
 
   private async files(glob: string, token: vscode.CancellationToken): Promise<string[]> {

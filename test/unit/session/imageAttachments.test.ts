@@ -4,7 +4,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Context } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../../../src/core/hash';
+import { forkSession } from '../../../src/core/store/fork';
 import type { ContextRecord, MessageRecord } from '../../../src/core/wire/records';
+import { readState } from '../../../src/core/format/sessionState';
 import { fauxAssistantMessage, sessionFixture } from '../../support/session';
 
 /** A 1x1 PNG. */
@@ -77,6 +79,15 @@ test('an image goes to the model whole, is stored once by hash (twice the same i
     assert.deepEqual(fs.readFileSync(written[0]!), PNG);
     assert.match(fs.readFileSync(out, 'utf8'), new RegExp(`!\\[Attached image\\]\\(session-images/${sha256Hex(PNG)}\\.png\\)`));
     assert.equal(f.store.hasImages(session.id), true);
+
+    // A fork links the blobs its prefix names: its history opens with the image's data.
+    const fork = await forkSession(f.store, session.id, { turn: 1 });
+    assert.deepEqual(fs.readFileSync(blobFile(f, fork.id)), PNG);
+    const forked = await f.open({}, fork.id);
+    f.faux.setResponses([(context) => (seen.push(context), fauxAssistantMessage('Still a pixel.'))]);
+    await forked.submit('In the fork?', { messageKey: 'k3' });
+    await forked.waitForIdle();
+    assert.equal(sentImages(seen[2]!)[0]!.data, PNG.toString('base64'));
   } finally {
     await f.cleanup();
   }
@@ -98,6 +109,29 @@ test('a model that reads no images: the prompt fails saying so, and nothing is w
       f.records(session.id).map((r) => r.t),
       ['agent'],
     );
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('state.json: a queued prompt keeps its attachments; ones that are not attachments are dropped, the prompt kept', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open();
+    const file = path.join(f.store.locate(session.id), 'state.json');
+    await session.close();
+    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const good = { kind: 'image', label: 'a.png', text: '', image: { mimeType: 'image/png', blob: sha256Hex(PNG) } };
+    state.queue = [
+      {
+        promptId: 'p1',
+        text: 'one',
+        queuedAt: 1,
+        attachments: [good, { kind: 'image', label: 'b', text: '', image: { mimeType: 'image/png', blob: '../x' } }, 'junk'],
+      },
+    ];
+    fs.writeFileSync(file, JSON.stringify(state));
+    assert.deepEqual(readState(file).queue, [{ promptId: 'p1', text: 'one', queuedAt: 1, attachments: [good] }]);
   } finally {
     await f.cleanup();
   }
