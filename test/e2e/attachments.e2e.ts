@@ -66,7 +66,7 @@ test('@ finds a file among 100,000 by a fuzzy query; the chip goes with the prom
   const ms = Date.now() - started;
   console.log(`# the @ list showed tokenizerRules.ts ${ms} ms after the query was typed, in 100,000 files`);
   assert.ok(ms < 3_000, `the @ list took ${ms} ms`);
-  await workbench.screenshot('mention-list');
+  await workbench.screenshot('mention-list', 'mentions');
   await input.press('Enter');
   const chip = chat.locator('[data-role="chips"] .attachment', { hasText: 'tokenizerRules.ts' });
   await chip.waitFor();

@@ -34,5 +34,16 @@ export function fixedTokens(systemPrompt: string, tools: readonly ToolDefinition
 export function contextUse(messages: readonly Message[], fixed: number, threshold: number, counts: (m: Message) => boolean = () => true): ContextUse {
   const counted = countedRequest(messages, counts);
   const used = counted ? Math.max(counted.tokens + estimateTokens(messages.slice(counted.after)), fixed) : estimateTokens(messages) + fixed;
-  return { used, measured: counted !== undefined, system: fixed, attachments: 0, conversation: Math.max(0, used - fixed), threshold };
+  const attachments = Math.min(attachedTokens(messages), used - fixed);
+  return { used, measured: counted !== undefined, system: fixed, attachments, conversation: Math.max(0, used - fixed - attachments), threshold };
+}
+
+/** The estimated tokens of what the user attached to the prompts among `messages` (their `<attachment>` blocks). */
+function attachedTokens(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const m of messages) {
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'text' && b.text.startsWith('<attachment ')) chars += b.text.length;
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN);
 }

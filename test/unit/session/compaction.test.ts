@@ -336,6 +336,19 @@ test('context use: the newest answer counted by its provider plus an estimate af
     'a failed answer has no count of its own: the one before it counts, the rest is estimated',
   );
   assert.deepEqual(contextUse([], fixed, 0.8), { used: 50, measured: false, system: 50, attachments: 0, conversation: 0, threshold: 0.8 });
+  // What the user attached is its own part: its <attachment> blocks, estimated.
+  const block = `<attachment kind="file" path="a.ts">\n${'y'.repeat(792)}\n</attachment>`;
+  const attached: Message = {
+    role: 'user',
+    content: [
+      { type: 'text', text: block },
+      { type: 'text', text: 'explain' },
+    ],
+    timestamp: 0,
+  };
+  const withFile = contextUse([user('hi'), counted, attached], fixed, 0.8);
+  assert.equal(withFile.attachments, Math.ceil(block.length / 4));
+  assert.equal(withFile.system + withFile.attachments + withFile.conversation, withFile.used);
   const tools = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object' } }];
   assert.equal(fixedTokens('s'.repeat(400), tools), Math.ceil((400 + JSON.stringify(tools).length) / 4));
 });
