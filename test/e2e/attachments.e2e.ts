@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ContextRecord } from '../../src/core/wire/records';
-import { readWireLog } from '../../src/core/wire/wireReader';
 import { ScriptedModelServer } from '../support/modelServer';
-import { openStore, repoRoot } from '../support/store';
+import { repoRoot } from '../support/store';
 import { Workbench } from '../support/workbench';
 
 // Context the user gives, in the real VS Code: `@` in a workspace of 100,000 files finds a file
@@ -34,8 +33,7 @@ before(async () => {
     files: bigWorkspace(),
     settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl, 'braid.imageInput': true },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {
@@ -45,11 +43,7 @@ after(async () => {
 
 /** The main log's context records of the chat's session. */
 async function contextRecords(): Promise<ContextRecord[]> {
-  const id = (await workbench.chatFrame().locator('body').getAttribute('data-session'))!;
-  const store = await openStore(workbench.globalStorage);
-  const dir = store.locate(id);
-  await store.close();
-  return readWireLog(`${dir}/agents/main/wire.jsonl`).records.filter((r): r is ContextRecord => r.t === 'context');
+  return (await workbench.shownSessionRecords()).filter((r): r is ContextRecord => r.t === 'context');
 }
 
 test('@ finds a file among 100,000 by a fuzzy query; the chip goes with the prompt to the model and into the log', async () => {

@@ -25,11 +25,11 @@ const refused: string[] = [];
 const clickedPaths = new Set<string>();
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   leakUrl = await leak.start();
   workbench = await Workbench.launch({
     name: 'attacks',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'attack.md': htmlAttacks(`${leakUrl}/leak-file`) },
   });
   workbench.page.on('request', (r) => r.url().startsWith(leakUrl) && browserLeaks.push(r.url()));

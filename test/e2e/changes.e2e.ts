@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readWireLog } from '../../src/core/wire/wireReader';
 import type { FileChangeRecord, FileReviewRecord } from '../../src/core/wire/records';
 import { ScriptedModelServer } from '../support/modelServer';
-import { openStore } from '../support/store';
 import { Workbench } from '../support/workbench';
 
 // The Changes list in the real VS Code: the files the last turn and the session changed, a file's
@@ -14,14 +12,13 @@ const model = new ScriptedModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'changes',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'plan.md': '# Plan\n- draft\n', 'notes.md': 'notes\n' },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {
@@ -87,17 +84,11 @@ test('Undo restores exactly that file; Keep takes a file off the list; Undo All 
   assert.equal(read('plan.md'), '# Plan\n- draft\n');
   assert.equal(read('notes.md'), 'better notes\n', 'a kept file stays as kept');
 
-  const id = await chat().locator('body').getAttribute('data-session');
-  const store = await openStore(workbench.globalStorage);
-  try {
-    const records = readWireLog(path.join(store.locate(id!), 'agents', 'main', 'wire.jsonl')).records;
-    const changes = records.filter((r) => r.t === 'file_change') as FileChangeRecord[];
-    const undone = changes.filter((r) => r.toolCallId.startsWith('undo_')).map((r) => r.path);
-    assert.deepEqual(undone, ['todo.md', 'plan.md']);
-    const kept = (records.filter((r) => r.t === 'file_review') as FileReviewRecord[]).map((r) => r.path);
-    assert.deepEqual(kept, ['notes.md']);
-  } finally {
-    await store.close();
-  }
+  const records = await workbench.shownSessionRecords();
+  const changes = records.filter((r) => r.t === 'file_change') as FileChangeRecord[];
+  const undone = changes.filter((r) => r.toolCallId.startsWith('undo_')).map((r) => r.path);
+  assert.deepEqual(undone, ['todo.md', 'plan.md']);
+  const kept = (records.filter((r) => r.t === 'file_review') as FileReviewRecord[]).map((r) => r.path);
+  assert.deepEqual(kept, ['notes.md']);
   await workbench.screenshot('changes-all-undone');
 });

@@ -14,14 +14,13 @@ let workbench: Workbench;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'chat',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'greet.ts': "export const greeting = 'hi';\n" },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {

@@ -13,13 +13,12 @@ const model = new ScriptedModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'chat-paging',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {

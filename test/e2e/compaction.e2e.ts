@@ -23,8 +23,7 @@ before(async () => {
       'braid.contextWindow': 20_000,
     },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {

@@ -18,10 +18,10 @@ let workbench: Workbench;
 const ids: Record<'intact' | 'damaged' | 'broken', string> = { intact: '', damaged: '', broken: '' };
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'corruption',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
   });
 });
 

@@ -15,10 +15,10 @@ const editor = () => workbench.editorChatFrame();
 const tab = (title: string) => workbench.page.locator('.tabs-container .tab', { hasText: title });
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'editor-chat',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'greet.ts': "export const greeting = 'hi';\n" },
   });
   await workbench.openBraid();

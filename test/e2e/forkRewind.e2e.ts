@@ -29,8 +29,7 @@ async function send(text: string): Promise<void> {
 }
 
 test('fork from the tree context menu nests the fork under its source and opens it', async () => {
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
   model.enqueue({ kind: 'text', chunks: ['First answer.'] });
   await send('Plan the notes');
   model.enqueue(

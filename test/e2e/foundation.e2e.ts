@@ -14,10 +14,10 @@ const model = new ScriptedModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'foundation',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'README.md': '# A workspace for Braid\n' },
   });
 });

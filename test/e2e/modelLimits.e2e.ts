@@ -14,14 +14,13 @@ const PROMPT = 'Summarize notes.txt for me, the door code is 4711';
 
 before(async () => {
   model.limits = { props: { default_generation_settings: { n_ctx: 32768, params: { n_predict: 2048 } } } };
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'model-limits-and-log',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'notes.txt': 'Buy milk.\n' },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {

@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readWireLog } from '../../src/core/wire/wireReader';
 import type { TurnBeginRecord } from '../../src/core/wire/records';
 import { ScriptedModelServer, type RecordedRequest } from '../support/modelServer';
-import { openStore } from '../support/store';
 import { Workbench } from '../support/workbench';
 
 // Modes in the real VS Code against the scripted model: Ask answers and changes nothing, Plan
@@ -16,14 +14,13 @@ const model = new ScriptedModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'modes',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'notes.md': 'first draft\n' },
   });
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
 });
 
 after(async () => {
@@ -45,16 +42,7 @@ async function pickMode(label: string): Promise<void> {
 
 /** The modes the session's turn_begin records name, read from its log. */
 async function loggedModes(): Promise<(string | undefined)[]> {
-  const id = await chat().locator('body').getAttribute('data-session');
-  const store = await openStore(workbench.globalStorage);
-  try {
-    const log = path.join(store.locate(id!), 'agents', 'main', 'wire.jsonl');
-    return readWireLog(log)
-      .records.filter((r): r is TurnBeginRecord => r.t === 'turn_begin')
-      .map((r) => r.mode);
-  } finally {
-    await store.close();
-  }
+  return (await workbench.shownSessionRecords()).filter((r): r is TurnBeginRecord => r.t === 'turn_begin').map((r) => r.mode);
 }
 
 test('Ask answers with the read-only tools: a write the model tries changes nothing, and the prompt says Ask', async () => {

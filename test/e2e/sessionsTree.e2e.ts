@@ -18,10 +18,10 @@ let workbench: Workbench;
 let otherWorkspace: string;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'sessions-tree',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'README.md': '# A workspace for the Sessions tree\n' },
   });
   otherWorkspace = fs.mkdtempSync(path.join(path.dirname(workbench.workspace), 'other-project-'));
@@ -90,8 +90,7 @@ async function titleAction(label: string): Promise<void> {
 }
 
 test('archive, restore, delete and undo from the tree context menu', async () => {
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
   const id = await exec('Archive me later');
   await row('Archive me later').waitFor({ timeout: 5_000 });
   assert.equal(await row('Archive me later').getAttribute('aria-level'), '1');

@@ -12,10 +12,10 @@ const model = new ScriptedModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await model.start();
+  await model.start();
   workbench = await Workbench.launch({
     name: 'usage-view',
-    settings: { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': baseUrl },
+    settings: model.vscodeSettings(),
     files: { 'README.md': '# A workspace for the Usage view\n' },
   });
 });
@@ -48,8 +48,7 @@ async function closeUsage(shot: string): Promise<void> {
 }
 
 test("Show Usage from the palette: totals, a chart of tokens per day, tables by session, model and day; it follows another process's turns and closes without asking", async () => {
-  await workbench.openBraid();
-  await workbench.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  await workbench.openChat();
   model.enqueue({ kind: 'text', chunks: ['First answer.'], usage: { prompt: 120, completion: 30 } });
   await workbench.send('Plan the release notes for version two with every change listed');
   model.enqueue({ kind: 'text', chunks: ['Second answer.'], usage: { prompt: 200, completion: 40, cached: 100 } });

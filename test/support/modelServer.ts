@@ -1,4 +1,6 @@
 import http from 'node:http';
+import type { Api, Model } from '@mariozechner/pi-ai';
+import { resolveModel } from '../../src/core/model/modelSettings';
 import type { AddressInfo } from 'node:net';
 
 /** Token usage the server reports for a reply. */
@@ -81,6 +83,16 @@ export class ScriptedModelServer {
       this.server.listen(port, '127.0.0.1', () => resolve());
     });
     return this.baseUrl;
+  }
+
+  /** The settings that point VS Code's Braid at this server (after `start`). */
+  vscodeSettings(): Record<string, string> {
+    return { 'braid.provider': 'openai-compatible', 'braid.model': 'scripted-model', 'braid.baseUrl': this.baseUrl };
+  }
+
+  /** A Session's model choice that reaches this server (after `start`). */
+  modelChoice(): { model: Model<Api>; thinking: string } {
+    return { model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl: this.baseUrl, demo: false }), thinking: 'off' };
   }
 
   get baseUrl(): string {

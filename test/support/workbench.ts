@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, selectors, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { ensureToolchain } from '../../scripts/toolchain.mjs';
+import type { WireRecord } from '../../src/core/wire/records';
+import { readWireLog } from '../../src/core/wire/wireReader';
+import { openStore } from './store';
 import { PUBLISHER_ID, freePort, installExtension, prepareProfile, startCodeServer, type Profile } from './codeServer';
 
 const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
@@ -182,6 +185,24 @@ export class Workbench {
       fs.copyFileSync(file, path.join(repoRoot, 'docs', 'images', `${readmeName}.png`));
     }
     return file;
+  }
+
+  /** Opens the Braid container and waits until the Chat view's page has had its first snapshot. */
+  async openChat(): Promise<void> {
+    await this.openBraid();
+    await this.chatFrame().locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });
+  }
+
+  /** The records of the main log of the session the Chat view shows, read from the profile's store. */
+  async shownSessionRecords(): Promise<WireRecord[]> {
+    const id = await this.chatFrame().locator('body').getAttribute('data-session');
+    if (!id) throw new Error('the Chat view shows no session');
+    const store = await openStore(this.globalStorage);
+    try {
+      return readWireLog(store.layout.agentLog(store.locate(id))).records;
+    } finally {
+      await store.close();
+    }
   }
 
   /** Clicks the Braid container in the activity bar. */

@@ -37,7 +37,7 @@ import { readContextTail } from '../wire/contextTail';
 import { realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
-import { ChangeLedger, changesInfo, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta } from '../store/changes';
+import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta } from '../store/changes';
 import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
@@ -118,7 +118,7 @@ export class Session {
   private readonly toolContext: ToolContext;
   /** The files changed and not yet kept or undone, read from the log as it grows. */
   private readonly ledger: ChangeLedger;
-  private readonly lineCounts: LineCounts;
+  private readonly changesView: ChangesView;
   /** Every tool, and the ones that change nothing (an Ask or Plan turn's). */
   private readonly tools: { readonly all: AgentTool[]; readonly readOnly: AgentTool[] };
   private active: ActiveTurn | undefined;
@@ -169,7 +169,7 @@ export class Session {
       });
     const blobs = (this.blobs = new BlobStore(options.store.layout.blobsDir(writer.dir)));
     this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir));
-    this.lineCounts = new LineCounts(blobs);
+    this.changesView = new ChangesView(this.ledger, new LineCounts(blobs));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
       workspace: new WorkspaceFs(options.workspaceDirs, options.store.layout.protectedFrom(options.workspaceDirs)),
@@ -404,7 +404,7 @@ export class Session {
 
   /** The Changes lists: the files the last turn and the session changed, not yet kept or undone. */
   changes(): ChangesInfo {
-    return changesInfo(this.ledger, this.lineCounts);
+    return this.changesView.info();
   }
 
   /** Keep: the files (by key; every listed one with 'all') are accepted as they are; a file_review records it. Returns how many. */

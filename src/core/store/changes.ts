@@ -43,14 +43,17 @@ export class ChangeLedger {
   private offset = 0;
   private records: Kept[] = [];
   private turn = 0;
+  /** Grows each time a read finds the file changed: what was derived from an older read is out of date. */
+  private version = 0;
 
   constructor(private readonly logFile: string) {}
 
-  /** The records and the last effective turn, up to date with the file. */
-  read(): { readonly records: readonly Kept[]; readonly turn: number } {
+  /** The records and the last effective turn, up to date with the file, and the read's version. */
+  read(): { readonly records: readonly Kept[]; readonly turn: number; readonly version: number } {
     const size = statSize(this.logFile);
     if (size < this.offset) [this.offset, this.records, this.turn] = [0, [], 0];
-    if (size > this.offset) {
+    if (size !== this.offset) {
+      this.version++;
       scanWireLog(
         this.logFile,
         (r) => {
@@ -65,7 +68,7 @@ export class ChangeLedger {
       );
       this.offset = size;
     }
-    return { records: this.records, turn: this.turn };
+    return { records: this.records, turn: this.turn, version: this.version };
   }
 }
 
@@ -121,15 +124,32 @@ export class LineCounts {
   }
 }
 
-/** The Changes lists of a ledger, as the page shows them. */
-export function changesInfo(ledger: ChangeLedger, counts: LineCounts): ChangesInfo {
-  const { records, turn } = ledger.read();
-  const shown = (d: FileDelta): ChangedFile => {
-    const lines = counts.of(d.baseline, d.current);
+/**
+ * The Changes lists as the page shows them, derived again only when the log has grown (the page's
+ * info is asked for at every status change of a turn).
+ */
+export class ChangesView {
+  private shown: { version: number; info: ChangesInfo } | undefined;
+
+  constructor(
+    private readonly ledger: ChangeLedger,
+    private readonly counts: LineCounts,
+  ) {}
+
+  info(): ChangesInfo {
+    const { records, turn, version } = this.ledger.read();
+    if (this.shown?.version !== version) {
+      const listed = (scope: ChangeScope) => pendingDeltas(records, scope, turn).map((d) => this.file(d));
+      this.shown = { version, info: { turn, thisTurn: listed('turn'), session: listed('session') } };
+    }
+    return this.shown.info;
+  }
+
+  private file(d: FileDelta): ChangedFile {
+    const lines = this.counts.of(d.baseline, d.current);
     const status = d.baseline === null ? 'added' : d.current === null ? 'deleted' : 'modified';
     return { key: d.key, path: d.path, status, ...(lines ? lines : {}) };
-  };
-  return { turn, thisTurn: pendingDeltas(records, 'turn', turn).map(shown), session: pendingDeltas(records, 'session', turn).map(shown) };
+  }
 }
 
 /** The records of Keep for these files: each file's image now becomes its baseline. */

@@ -52,7 +52,7 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
      * message), never further.
      */
     const readOn = (parsed: ReturnType<typeof parseRecordLine>, oldest: MessageRecord): boolean => {
-      if (!('record' in parsed) || !isKnown(parsed.record) || oldest.message.role !== 'user') return false;
+      if (!('record' in parsed) || !isKnown(parsed.record)) return false;
       const r = parsed.record;
       if (r.t === 'turn_begin' && r.turn === oldest.turn && r.mode) modes.set(r.turn, r.mode);
       if (r.t === 'context' && r.turn === oldest.turn) contextRecords.push(r);

@@ -217,7 +217,9 @@ export class CurrentSession {
     if (this.following) throw new Error('Another window is writing this session; keep or undo its changes there.');
     const session = this.session;
     if (!session) return [];
-    const skipped = action === 'keep' ? (await session.keepChanges(keys, scope), []) : (await session.undoChanges(keys, scope)).skipped;
+    let skipped: { path: string; why: string }[] = [];
+    if (action === 'keep') await session.keepChanges(keys, scope);
+    else skipped = (await session.undoChanges(keys, scope)).skipped;
     this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
     return skipped;
   }

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { resolveModel } from '../../../src/core/model/modelSettings';
 import type { Session } from '../../../src/core/session/session';
 import type { FileChangeRecord, FileReviewRecord, MessageRecord } from '../../../src/core/wire/records';
 import { ScriptedModelServer } from '../../support/modelServer';
@@ -12,9 +11,8 @@ import { sessionFixture, type SessionFixture } from '../../support/session';
 // session, Keep and Undo per file and for all, the records they leave, and a rewind after them.
 const server = new ScriptedModelServer();
 let f: SessionFixture;
-let baseUrl = '';
 before(async () => {
-  baseUrl = await server.start();
+  await server.start();
 });
 beforeEach(async () => {
   await f?.cleanup();
@@ -25,7 +23,7 @@ after(async () => {
   await server.close();
 });
 
-const httpModel = () => ({ model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl, demo: false }), thinking: 'off' });
+const httpModel = () => server.modelChoice();
 const read = (name: string) => (fs.existsSync(path.join(f.workspace, name)) ? fs.readFileSync(path.join(f.workspace, name), 'utf8') : null);
 const listed = (files: readonly { path: string }[]) => files.map((x) => x.path);
 

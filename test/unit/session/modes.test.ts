@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { resolveModel } from '../../../src/core/model/modelSettings';
 import { forkSession } from '../../../src/core/store/fork';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
@@ -15,9 +14,8 @@ import { sessionFixture, type SessionFixture } from '../../support/session';
 // recorded in turn_begin, read back by the transcript's pages, kept by a fork and a queue.
 const server = new ScriptedModelServer();
 let f: SessionFixture;
-let baseUrl = '';
 before(async () => {
-  baseUrl = await server.start();
+  await server.start();
 });
 beforeEach(async () => {
   await f?.cleanup();
@@ -29,7 +27,7 @@ after(async () => {
   await server.close();
 });
 
-const httpModel = () => ({ model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl, demo: false }), thinking: 'off' });
+const httpModel = () => server.modelChoice();
 const toolNames = (r: RecordedRequest) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort();
 const turnBegins = (records: WireRecord[]) => records.filter((r): r is TurnBeginRecord => r.t === 'turn_begin');
 const toolResults = (records: WireRecord[]) =>

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { resolveModel } from '../../../src/core/model/modelSettings';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
@@ -8,9 +7,8 @@ import { sessionFixture, type SessionFixture } from '../../support/session';
 // The Session over real HTTP: pi-ai's openai-completions client against the scripted server.
 const server = new ScriptedModelServer();
 let f: SessionFixture;
-let baseUrl = '';
 before(async () => {
-  baseUrl = await server.start();
+  await server.start();
   f = await sessionFixture({ 'data.json': '{"a":1}\n' });
 });
 after(async () => {
@@ -18,7 +16,7 @@ after(async () => {
   await server.close();
 });
 
-const httpModel = () => ({ model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl, demo: false }), thinking: 'off' });
+const httpModel = () => server.modelChoice();
 
 test('a tool call with invalid JSON arguments gets an error result, and the turn goes on', async () => {
   server.enqueue({ kind: 'toolCalls', calls: [{ id: 'bad', name: 'read_file', arguments: '{"path": "data.json"' }] }, { kind: 'text', chunks: ['Recovered.'] });
