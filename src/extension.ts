@@ -20,6 +20,7 @@ import {
   rewindToMessage,
   undoRewindCommand,
 } from './vscode/commands/forkRewindCommands';
+import { importCommands } from './vscode/commands/importSessions';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
@@ -97,6 +98,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     compactSessionCommand(chat),
     promptHistoryCommand(chat),
     ...lifecycleCommands(ctx),
+    ...importCommands(ctx),
     showUsageCommand(ctx, (s) => {
       const usage = new UsagePanel(context.extensionUri, s, workspaceDir, logger);
       context.subscriptions.push(usage);

@@ -137,6 +137,19 @@ undos copy calls, they do not make them).
   [
     'Maintenance',
     {
+      import: {
+        usage: '[--from claude-code|codex|pi|opencode|auto] [PATH...] [--dry-run] [--json]',
+        summary: "import other agents' sessions (Claude Code, Codex, pi, opencode)",
+        details: `Imports sessions Claude Code, Codex, pi and opencode wrote, each into the workspace it was
+recorded in, where it can be continued, forked, rewound (the conversation) and searched. Without
+a PATH, reads each tool's default folder (CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR and
+XDG_DATA_HOME move them). Running it again skips sessions imported unchanged and appends what a
+source added since. The source files are only read. Exit 1 when a file could not be imported.
+
+  --from TOOL   one tool's sessions (default: auto, every tool)
+  --dry-run     say what would be imported; write nothing
+  --json        the outcome of each source session as JSON`,
+      },
       'rebuild-index': {
         usage: '',
         summary: 'rebuild index.sqlite from the session folders',

@@ -47,6 +47,7 @@ const COMMANDS: Record<string, Command> = {
   rewind: forkRewind.rewind,
   'undo-rewind': forkRewind.undo,
   usage,
+  import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors print one line (with the stack only under BRAID_DEBUG). */

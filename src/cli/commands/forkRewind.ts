@@ -36,6 +36,8 @@ function describe(p: RewindPreview): string {
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
   for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${oneLine(c)}`);
   for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
+  if (p.importedTurns)
+    lines.push(`  ${counted(p.importedTurns, 'turn')} imported from another agent: no file checkpoints, only the conversation is rewound there`);
   return `${lines.join('\n')}\n`;
 }
 

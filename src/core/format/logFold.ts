@@ -142,6 +142,8 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'usage':
       countCall(fold, record);
       break;
+    case 'imported':
+      break; // where the session came from: no turn of its own
     case 'turn_begin': {
       const turn = turnOf(fold, record.turn);
       if (turn.began) fold.ordered = false;

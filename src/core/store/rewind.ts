@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import { BlobStore } from '../format/blobStore';
-import { isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
@@ -49,6 +49,8 @@ export interface RewindPreview {
   readonly alreadyRewound: boolean;
   /** Files the dropped turns' records name that a rewind leaves alone: outside the session's workspace folders, or not regular files. */
   readonly refused: string[];
+  /** Dropped turns imported from another agent: Braid has no checkpoints of the files they changed, so only their conversation is rewound. */
+  readonly importedTurns: number;
 }
 
 export interface RewindResult extends RewindPreview {
@@ -130,6 +132,8 @@ interface DroppedPart {
   readonly target: MessageRecord;
   readonly history: Pick<History, 'messages' | 'fileChanges'>;
   readonly turnsDropped: number;
+  /** Of those, the turns imported from another agent. */
+  readonly importedTurns: number;
   readonly openTurn: number | null;
   readonly restoredAlready?: Set<string>;
   readonly derive?: RowAfter;
@@ -146,12 +150,22 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string):
   if (tail) {
     const derive = deriveRow(store, dir, summary, tail.fold, tail.logBytes);
     const history = { messages: tail.messages, fileChanges: tail.fileChanges };
-    return { state: summary.state, target: tail.prompt, history, turnsDropped: tail.turnsBegun, openTurn: factsOf(summary.fold).openTurn, derive };
+    return {
+      state: summary.state,
+      target: tail.prompt,
+      history,
+      turnsDropped: tail.turnsBegun,
+      importedTurns: tail.importedTurns,
+      openTurn: factsOf(summary.fold).openTurn,
+      derive,
+    };
   }
   const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
   const target = history.messages.find((m) => m.id === messageId)!;
   const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= target.turn).length;
-  return { state: summary.state, target, history, turnsDropped, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
+  const imported = history.messages.filter((m) => m.turn >= target.turn && m.message.role === 'user' && m.id.startsWith(IMPORTED_MESSAGE));
+  const importedTurns = restoredAlready ? 0 : new Set(imported.map((m) => m.turn)).size;
+  return { state: summary.state, target, history, turnsDropped, importedTurns, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
 }
 
 /** The row from `kept` (the fold without the dropped turns) and the records the rewind appended, when the log was as read. */
@@ -174,7 +188,7 @@ function deriveRow(store: StoreContext, dir: string, summary: SessionSummary, ke
 }
 
 function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
-  const { state, target, history, turnsDropped, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
+  const { state, target, history, turnsDropped, importedTurns, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
   const dir = store.locate(sessionId);
@@ -221,6 +235,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     commandsMayHaveRun: mayHaveRun,
     alreadyRewound: restoredAlready !== undefined,
     refused,
+    importedTurns,
   };
   return { preview, state, targets: usable, createdDirs, ...(derive ? { derive } : {}) };
 }

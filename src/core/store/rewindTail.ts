@@ -5,7 +5,7 @@ import type { SessionSummary } from '../format/summary';
 import { recordFromHead } from '../format/headFold';
 import { headIdIs, readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
 import { walkLinesBackward } from '../wire/lineWalk';
-import { isKnown, parseRecordLine, type FileChangeRecord, type MessageRecord, type ModelSnapshot, type WireRecord } from '../wire/records';
+import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type FileChangeRecord, type MessageRecord, type ModelSnapshot, type WireRecord } from '../wire/records';
 
 /** What a rewind needs of the turns it drops, and the session without them, read from the end of the log. */
 export interface DroppedTurns {
@@ -14,8 +14,9 @@ export interface DroppedTurns {
   /** The dropped turns' shell calls and their results, in order: what the preview says of commands. */
   readonly messages: MessageRecord[];
   readonly fileChanges: FileChangeRecord[];
-  /** How many of the dropped turns began. */
+  /** How many of the dropped turns began, and how many of them were imported from another agent (their prompts' ids say so). */
   readonly turnsBegun: number;
+  readonly importedTurns: number;
   /** The session's fold with the dropped turns taken out: the index row's once the `rewind` record is folded in. */
   readonly fold: LogFold;
   /** The log's size it was read at. */
@@ -80,6 +81,7 @@ class TailReader {
   private readonly messages: MessageRecord[] = [];
   private readonly fileChanges: FileChangeRecord[] = [];
   private turnsBegun = 0;
+  private readonly importedTurns = new Set<number>();
   /** The last kept turn's records, newest first; its number; the kept turn before it. */
   private readonly lastKept: WireRecord[] = [];
   private lastTurn: number | undefined;
@@ -171,8 +173,10 @@ class TailReader {
       const message = line.message();
       if (!message) return;
       totals.messages++;
-      if (message.message.role === 'user') totals.promptChars += promptText(message.message).length + 1;
-      else this.messages.push(message);
+      if (message.message.role === 'user') {
+        totals.promptChars += promptText(message.message).length + 1;
+        if (message.id.startsWith(IMPORTED_MESSAGE)) this.importedTurns.add(turn);
+      } else this.messages.push(message);
     }
   }
 
@@ -208,7 +212,15 @@ class TailReader {
     const fold = this.wantsLastTurn ? this.keptFold(this.current) : keptInDetail(this.current, this.prompt.turn);
     if (!fold) return undefined;
     const { prompt, fileChanges, turnsBegun } = this;
-    return { prompt, messages: this.messages.reverse(), fileChanges: fileChanges.reverse(), turnsBegun, fold, logBytes };
+    return {
+      prompt,
+      messages: this.messages.reverse(),
+      fileChanges: fileChanges.reverse(),
+      turnsBegun,
+      importedTurns: this.importedTurns.size,
+      fold,
+      logBytes,
+    };
   }
 
   /**

@@ -27,6 +27,9 @@ export interface AgentRecord extends Base {
   readonly workspaceDir?: string;
 }
 
+/** How the id of a message imported from another agent begins: Braid saw none of the file changes of its turn, so a rewind restores no file of it. */
+export const IMPORTED_MESSAGE = 'msg-imp-';
+
 export interface TurnBeginRecord extends Base {
   readonly t: 'turn_begin';
   readonly turn: number;
@@ -166,6 +169,28 @@ export interface ContextRecord extends Base {
   readonly items: readonly ContextItem[];
 }
 
+/** Where an imported session came from (docs/reference.md, Imported sessions); the newest one is what was imported so far. */
+export interface ImportedRecord extends Base {
+  readonly t: 'imported';
+  /** The tool that wrote the source: claude-code, codex, pi or opencode. */
+  readonly tool: string;
+  /** The source file (or folder) as found, and its session's id in that tool. */
+  readonly file: string;
+  readonly sourceId: string;
+  /** Bytes of the source read, and the SHA-256 of those bytes. */
+  readonly size: number;
+  readonly sha256: string;
+  readonly importer: number;
+  /**
+   * Source turns imported so far and the messages of the last of them (a re-import appends after
+   * these), and the SHA-256 of the source ids of the turns before the last (a re-import checks
+   * the source still holds them). In the record that ends an import; the one at the head has none.
+   */
+  readonly turns?: number;
+  readonly lastTurnMessages?: number;
+  readonly earlierTurns?: string;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -179,7 +204,8 @@ export type KnownRecord =
   | ForkedRecord
   | RewindRecord
   | CompactionRecord
-  | ContextRecord;
+  | ContextRecord
+  | ImportedRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -205,6 +231,7 @@ const KNOWN_TYPES = new Set([
   'rewind',
   'compaction',
   'context',
+  'imported',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -270,6 +297,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
     case 'context':
       return isInt(r.turn) && Array.isArray(r.items) && r.items.every(isContextItem);
+    case 'imported':
+      return typeof r.tool === 'string' && typeof r.sourceId === 'string';
     default:
       return true;
   }

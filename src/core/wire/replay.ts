@@ -89,6 +89,8 @@ export class HistoryBuilder {
         this.rewinds++;
         this.scoped = this.scoped.filter((r) => r.turn < record.toTurn);
         return;
+      case 'imported':
+        return; // where the session came from: not part of its history
       case 'usage': {
         const id = callId(record);
         if (this.callIds.has(id)) return; // a copy (undo appends the dropped records again)

@@ -4,7 +4,7 @@ import { previewRewind, rewindSession } from '../../core/store/rewind';
 import { sessionLabel } from '../../core/format/titles';
 import { UserFacingError, type BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
-import { rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
+import { importedTurnsNote, rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
 const OPEN_SOURCE = 'Open Source';
@@ -88,6 +88,8 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
     lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
   if (preview.refused.length)
     lines.push('', "Left alone (outside this session's workspace folders, or not a regular file):", ...preview.refused.map((r) => `  ${r}`));
+  const imported = importedTurnsNote(preview);
+  if (imported) lines.push('', imported);
   const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
   const choice = await vscode.window.showWarningMessage(
     rewindQuestion(preview),

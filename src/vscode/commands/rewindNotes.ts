@@ -25,3 +25,9 @@ export function undoneNote(result: { turns: number; files: readonly string[] }):
   const one = parts.length === 1 && (result.turns || result.files.length) === 1;
   return `Undid the rewind: ${parts.join(' and ')} ${one ? 'is' : 'are'} back.`;
 }
+
+/** Said before a rewind into imported turns: their files were never checkpointed. */
+export function importedTurnsNote(preview: Pick<RewindPreview, 'importedTurns'>): string | undefined {
+  if (!preview.importedTurns) return undefined;
+  return `${counted(preview.importedTurns, 'turn')} of these ${preview.importedTurns === 1 ? 'was' : 'were'} imported from another agent: Braid has no checkpoints of the files ${preview.importedTurns === 1 ? 'it' : 'they'} changed, so only the conversation is rewound there.`;
+}

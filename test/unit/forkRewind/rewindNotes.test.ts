@@ -12,6 +12,7 @@ const preview = (turnsDropped: number, files: string[] = []): RewindPreview => (
   text: 'Create hello.txt',
   turnsDropped,
   alreadyRewound: turnsDropped === 0,
+  importedTurns: 0,
   commands: [],
   commandsMayHaveRun: [],
   refused: [],

@@ -1,0 +1,405 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StopReason } from '@mariozechner/pi-ai';
+import type { ImportTarget } from './importLog';
+import {
+  assistantMessage,
+  callTokens,
+  imageBlock,
+  isObject,
+  text,
+  timeOf,
+  toolResult,
+  userMessage,
+  type AnswerBlock,
+  type CallTokens,
+  type PromptBlock,
+} from './messages';
+import { DigestSink, readSourceLines } from './sourceLines';
+import { readNodes, recordOf, SourceTree, type TreeNode } from './tree';
+import { mapToolCall } from './toolMap';
+import { filesUnder } from './findFiles';
+import type { FileReport, ScannedSession, SourceFormat } from './source';
+
+type Rec = Record<string, unknown>;
+
+/** Record types that are notes beside the conversation (hooks, titles, UI state), not part of it. */
+const MESSAGE_TYPES = new Set(['user', 'assistant']);
+
+/**
+ * Claude Code: `~/.claude/projects/<folder with / and . as ->/<session>.jsonl`, one record a
+ * line, `parentUuid` making a tree (a rewind or an edit branches it), subagents in
+ * `<session>/subagents/agent-<id>.jsonl` (older versions: beside the session, or inline as
+ * `isSidechain` records). `CLAUDE_CONFIG_DIR` moves the folder.
+ */
+export const claudeCode: SourceFormat = {
+  tool: 'claude-code',
+  defaultRoots(env, home) {
+    return [path.join(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'), 'projects')];
+  },
+  findFiles(root) {
+    // Subagent logs are read with their session, not as sessions of their own.
+    return filesUnder(
+      root,
+      (file) => file.endsWith('.jsonl') && !path.basename(file).startsWith('agent-') && !file.includes(`${path.sep}subagents${path.sep}`),
+      3,
+    );
+  },
+  scan: scanClaudeCode,
+};
+
+interface Scan {
+  tree: SourceTree;
+  /** A compaction boundary's root and the record it logically follows (the history before it is kept). */
+  bridges: Map<string, string>;
+  sessionId: string | null;
+  cwd: string | null;
+  titles: { custom: string | null; ai: string | null; summaries: Map<string, string> };
+  firstTs: number;
+  sidechains: Map<string, TreeNode[]>;
+}
+
+async function scanClaudeCode(file: string, report: FileReport): Promise<ScannedSession | null> {
+  const digest = new DigestSink();
+  const scan: Scan = {
+    tree: new SourceTree(),
+    bridges: new Map(),
+    sessionId: null,
+    cwd: null,
+    titles: { custom: null, ai: null, summaries: new Map() },
+    firstTs: 0,
+    sidechains: new Map(),
+  };
+  for await (const line of readSourceLines(file, digest)) {
+    const r = recordOf(line);
+    if (!r) {
+      report.skip('bad' in line ? line.bad : 'not a record');
+      continue;
+    }
+    noteRecord(scan, r, line.offset, line.length, report);
+  }
+  const leaves = scan.tree.leaves((n) => !scan.sidechains.has(n.id));
+  const leaf = leaves.at(-1);
+  if (!leaf) {
+    report.skip('no conversation in the file');
+    return null;
+  }
+  const mainPath = branchPath(scan, leaf.id);
+  const branches = [leaf.id, ...leaves.filter((n) => n !== leaf && isFork(mainPath, branchPath(scan, n.id))).map((n) => n.id)];
+  const sessionId = scan.sessionId ?? path.basename(file, '.jsonl');
+  const { custom, ai, summaries } = scan.titles;
+  return {
+    tool: 'claude-code',
+    file,
+    sourceId: sessionId,
+    cwd: scan.cwd ?? '',
+    title: custom ?? ai ?? summaries.get(leaf.id) ?? null,
+    startedAt: scan.firstTs || fs.statSync(file).mtimeMs,
+    digest: digest.finish(),
+    branches,
+    convert: (branch, target, rep) => convertBranch(file, scan, branchPath(scan, branch), target, rep),
+  };
+}
+
+/**
+ * The records of the branch ending at `leaf`, in file order: the chain up to the root (through
+ * compaction boundaries), and the results of parallel tool calls, which Claude Code hangs off
+ * the answer record that made the call, beside the chain.
+ */
+function branchPath(scan: Scan, leaf: string): TreeNode[] {
+  const chain = scan.tree.pathTo(leaf, (node) => scan.bridges.get(node.id) ?? null);
+  const ids = new Set(chain.map((n) => n.id));
+  const results = [...scan.tree.nodes.values()].filter((n) => n.kind === 'result' && !ids.has(n.id) && n.parent !== null && ids.has(n.parent));
+  return [...chain, ...results].sort((a, b) => a.order - b.order);
+}
+
+/** A branch is a fork of the resumed one when it holds a prompt or an answer that one has not (a rewind or an edit), not merely a parallel call's side record. */
+function isFork(main: readonly TreeNode[], branch: readonly TreeNode[]): boolean {
+  const ids = new Set(main.map((n) => n.id));
+  const answers = new Set(main.filter((n) => n.kind === 'answer').map((n) => n.key));
+  return branch.some((n) => !ids.has(n.id) && (n.kind === 'prompt' || (n.kind === 'answer' && !answers.has(n.key))));
+}
+
+/** What pass one keeps of a record: its place in the tree and the session's facts. */
+function noteRecord(scan: Scan, r: Rec, offset: number, length: number, report: FileReport): void {
+  const type = text(r.type);
+  if (type === 'summary' && typeof r.leafUuid === 'string') scan.titles.summaries.set(r.leafUuid, text(r.summary));
+  if (type === 'custom-title' && typeof r.customTitle === 'string') scan.titles.custom = r.customTitle;
+  if (type === 'ai-title' && typeof r.aiTitle === 'string') scan.titles.ai = r.aiTitle;
+  if (typeof r.uuid !== 'string') {
+    if (!['summary', 'custom-title', 'ai-title'].includes(type)) report.skip(`${type || 'untyped'} records (not part of the conversation)`);
+    return;
+  }
+  scan.sessionId ??= typeof r.sessionId === 'string' ? r.sessionId : null;
+  if (!scan.cwd && typeof r.cwd === 'string' && r.cwd) scan.cwd = r.cwd;
+  if (!scan.firstTs) scan.firstTs = timeOf(r.timestamp, 0);
+  const parent = typeof r.parentUuid === 'string' ? r.parentUuid : null;
+  if (parent === null && typeof r.logicalParentUuid === 'string') scan.bridges.set(r.uuid, r.logicalParentUuid);
+  const isMessage = MESSAGE_TYPES.has(type) && isObject(r.message);
+  scan.tree.add({ id: r.uuid, parent, offset, length, isMessage, ...(isMessage ? kindOf(type, r.message as Rec) : {}) });
+  if (r.isSidechain === true) {
+    // Inline subagent records: grouped by their agent (or, in versions before agent ids, their root).
+    const key = typeof r.agentId === 'string' ? r.agentId : rootOf(scan.tree, r.uuid);
+    const group = scan.sidechains.get(key) ?? [];
+    group.push(scan.tree.nodes.get(r.uuid)!);
+    scan.sidechains.set(key, group);
+    scan.sidechains.set(r.uuid, group); // marks the node as a sidechain's
+  } else if (!isMessage && !['system', 'attachment', 'progress'].includes(type)) {
+    report.skip(`${type || 'untyped'} records (not part of the conversation)`);
+  }
+}
+
+function kindOf(type: string, message: Rec): Pick<TreeNode, 'kind' | 'key'> {
+  if (type === 'assistant') return { kind: 'answer', key: text(message.id) };
+  const content = message.content;
+  const isResult = Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result');
+  return { kind: isResult ? 'result' : 'prompt' };
+}
+
+function rootOf(tree: SourceTree, id: string): string {
+  let node = tree.nodes.get(id);
+  const seen = new Set<string>();
+  while (node?.parent && !seen.has(node.id)) {
+    seen.add(node.id);
+    const up = tree.nodes.get(node.parent);
+    if (!up) break;
+    node = up;
+  }
+  return node?.id ?? id;
+}
+
+/** One answer as Claude Code writes it: one record per content block, the same `message.id` on each. */
+interface Answer {
+  id: string;
+  sourceId: string;
+  ts: number;
+  model: string;
+  blocks: AnswerBlock[];
+  tokens: CallTokens;
+  stopReason: StopReason;
+  error?: string;
+}
+
+/** Converts one path of the tree (the resumed branch, a fork's branch, a subagent's records) in order. */
+async function convertBranch(file: string, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport): Promise<void> {
+  const cwd = scan.cwd ?? '';
+  const converter = new PathConverter(target, cwd, report, (agentId) => subagentNodes(file, scan, agentId));
+  for (const { value } of readNodes(file, nodes)) converter.record(value as Rec);
+  await converter.finish();
+}
+
+/** A subagent's records: its own file (2.1.x, or beside the session in 2.0.x), else the session's inline sidechain records. */
+function subagentNodes(file: string, scan: Scan, agentId: string): SubagentSource | null {
+  const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'));
+  for (const candidate of [path.join(dir, 'subagents', `agent-${agentId}.jsonl`), path.join(path.dirname(file), `agent-${agentId}.jsonl`)]) {
+    if (fs.existsSync(candidate)) return { file: candidate, nodes: [] };
+  }
+  const inline = scan.sidechains.get(agentId);
+  return inline ? { file, nodes: inline } : null;
+}
+
+class PathConverter {
+  private answer: Answer | null = null;
+  private results: { sourceId: string; ts: number; message: ReturnType<typeof toolResult> }[] = [];
+  private meta: { sourceId: string; ts: number; message: ReturnType<typeof userMessage> }[] = [];
+  private readonly toolNames = new Map<string, string>();
+  private compactionAt: { ts: number; summary: string } | null = null;
+  /** The subagents the path's task calls ran, written after the path. */
+  private readonly subagents: { target: ImportTarget; source: SubagentSource }[] = [];
+  private inTurn = false;
+  private failed: string | null = null;
+
+  constructor(
+    private readonly target: ImportTarget,
+    private readonly cwd: string,
+    private readonly report: FileReport,
+    private readonly findSubagent: (agentId: string) => SubagentSource | null,
+  ) {}
+
+  record(r: Rec): void {
+    const type = text(r.type);
+    const ts = timeOf(r.timestamp, 0);
+    if (type === 'assistant' && isObject(r.message)) this.assistant(r, r.message, ts);
+    else if (type === 'user' && isObject(r.message)) this.user(r, r.message, ts);
+  }
+
+  private user(r: Rec, message: Rec, ts: number): void {
+    const content = message.content;
+    const blocks = Array.isArray(content) ? content.filter(isObject) : [];
+    const results = blocks.filter((b) => b.type === 'tool_result');
+    if (results.length) {
+      for (const b of results) this.toolResult(r, b, ts);
+      return;
+    }
+    const prompt = typeof content === 'string' ? content : blocks.map(promptBlock).filter((b): b is PromptBlock => b !== null);
+    const sourceId = String(r.uuid);
+    if (r.isCompactSummary === true) {
+      this.flush();
+      this.compactionAt = { ts, summary: typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('\n') };
+      return;
+    }
+    const entry = { sourceId, ts, message: userMessage(prompt, ts) };
+    if (r.isMeta === true) {
+      // Injected, not typed (a command's output, a caveat): kept in the turn, never starting one.
+      this.flush();
+      if (this.inTurn) this.emit(entry);
+      else this.meta.push(entry);
+      return;
+    }
+    this.flush();
+    this.endTurn();
+    this.target.beginTurn(ts);
+    this.inTurn = true;
+    for (const m of this.meta.splice(0)) this.emit(m);
+    this.emit(entry);
+  }
+
+  private toolResult(r: Rec, b: Rec, ts: number): void {
+    const callId = text(b.tool_use_id);
+    const name = this.toolNames.get(callId) ?? 'unknown';
+    const content =
+      typeof b.content === 'string'
+        ? [{ type: 'text' as const, text: b.content }]
+        : Array.isArray(b.content)
+          ? b.content
+              .filter(isObject)
+              .map(promptBlock)
+              .filter((x): x is PromptBlock => x !== null)
+          : [];
+    const message = toolResult(callId, name, content, b.is_error === true, ts, name === 'task' ? this.taskRun(r) : undefined);
+    this.results.push({ sourceId: `${String(r.uuid)}:${callId}`, ts, message });
+    if (!this.answer) this.flushResults();
+  }
+
+  /** A task call's subagent, when its records are found: the result names Braid's agent as a task run's result does. */
+  private taskRun(r: Rec): { agentId: string } | undefined {
+    const result = isObject(r.toolUseResult) ? r.toolUseResult : {};
+    const agentId = typeof result.agentId === 'string' ? result.agentId : null;
+    const source = agentId ? this.findSubagent(agentId) : null;
+    if (!agentId || !source) return undefined;
+    const sub = this.target.subagent(`claude-code:${agentId}`, text(result.description) || text(result.prompt).slice(0, 60) || 'subagent');
+    this.subagents.push({ target: sub.target, source });
+    return { agentId: sub.agentId };
+  }
+
+  private assistant(r: Rec, message: Rec, ts: number): void {
+    const id = text(message.id) || String(r.uuid);
+    if (this.answer && this.answer.id !== id) this.flush();
+    if (!this.answer) {
+      this.flushResults();
+      this.answer = { id, sourceId: String(r.uuid), ts, model: text(message.model), blocks: [], tokens: callTokens(0, 0, 0, 0), stopReason: 'stop' };
+    }
+    const answer = this.answer;
+    const usage = isObject(message.usage) ? message.usage : {};
+    const tokens = callTokens(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens);
+    // The records of one answer repeat its usage, the last with the final output count.
+    if (tokens.output >= answer.tokens.output) answer.tokens = tokens;
+    for (const b of Array.isArray(message.content) ? message.content.filter(isObject) : []) {
+      const block = this.answerBlock(b);
+      if (block) answer.blocks.push(block);
+    }
+    const stop = text(message.stop_reason);
+    answer.stopReason = stop === 'max_tokens' ? 'length' : stop === 'tool_use' || answer.blocks.some((b) => b.type === 'toolCall') ? 'toolUse' : 'stop';
+    if (r.isApiErrorMessage === true || answer.model === '<synthetic>') {
+      answer.stopReason = 'error';
+      answer.error = text(r.error) || answer.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(' ') || 'The model call failed.';
+    }
+  }
+
+  private answerBlock(b: Rec): AnswerBlock | null {
+    switch (b.type) {
+      case 'text':
+        return { type: 'text', text: text(b.text) };
+      case 'thinking':
+        return { type: 'thinking', thinking: text(b.thinking), ...(typeof b.signature === 'string' ? { thinkingSignature: b.signature } : {}) };
+      case 'redacted_thinking':
+        return { type: 'thinking', thinking: '', redacted: true, thinkingSignature: text(b.data) } as AnswerBlock;
+      case 'tool_use': {
+        const call = mapToolCall('claude-code', text(b.name), isObject(b.input) ? b.input : {}, this.cwd);
+        const id = text(b.id) || `call-${this.toolNames.size + 1}`;
+        this.toolNames.set(id, call.name);
+        return { type: 'toolCall', id, name: call.name, arguments: call.arguments };
+      }
+      default:
+        this.report.skip(`${text(b.type) || 'untyped'} answer blocks`);
+        return null;
+    }
+  }
+
+  private flush(): void {
+    const a = this.answer;
+    if (a) {
+      this.answer = null;
+      const message = assistantMessage({
+        provider: 'anthropic',
+        api: 'anthropic-messages',
+        model: a.model || 'unknown',
+        content: a.blocks,
+        tokens: a.tokens,
+        stopReason: a.stopReason,
+        ts: a.ts,
+        ...(a.error ? { errorMessage: a.error } : {}),
+      });
+      if (!this.inTurn) {
+        this.target.beginTurn(a.ts);
+        this.inTurn = true;
+      }
+      this.emit({ sourceId: a.sourceId, ts: a.ts, message });
+      this.failed = a.stopReason === 'error' ? (a.error ?? null) : null;
+    }
+    this.flushResults();
+  }
+
+  private flushResults(): void {
+    for (const r of this.results.splice(0)) this.emit(r);
+  }
+
+  private emit(m: { sourceId: string; ts: number; message: Parameters<ImportTarget['message']>[0]['message'] }): void {
+    if (this.compactionAt) {
+      // The summary replaces what came before; the history goes on with this message.
+      this.target.compaction(this.compactionAt.ts, this.compactionAt.summary, null, 0);
+      this.compactionAt = null;
+    }
+    this.target.message(m);
+  }
+
+  private endTurn(): void {
+    if (!this.inTurn) return;
+    this.target.endTurn(this.failed ? 'failed' : 'completed', this.failed ?? undefined);
+    this.inTurn = false;
+    this.failed = null;
+  }
+
+  /** Ends the last turn, then writes each subagent the path's task calls ran (its own records converted the same way). */
+  async finish(): Promise<void> {
+    this.flush();
+    for (const m of this.meta.splice(0)) this.emit(m);
+    this.endTurn();
+    for (const { target, source } of this.subagents) {
+      const child = new PathConverter(target, this.cwd, this.report, () => null);
+      if (source.nodes.length) for (const { value } of readNodes(source.file, source.nodes)) child.record(value as Rec);
+      else
+        for await (const line of readSourceLines(source.file)) {
+          const r = recordOf(line);
+          if (r) child.record(r);
+          else child.report.skip(`${'bad' in line ? line.bad : 'not a record'} (a subagent's log)`);
+        }
+      await child.finish();
+    }
+  }
+}
+
+/** Where a subagent's records are: a file of its own (all of it), or some records of the session's file. */
+interface SubagentSource {
+  readonly file: string;
+  readonly nodes: TreeNode[];
+}
+
+function promptBlock(b: Rec): PromptBlock | null {
+  if (b.type === 'text') return { type: 'text', text: text(b.text) };
+  if (b.type === 'image') {
+    const source = isObject(b.source) ? b.source : {};
+    return imageBlock(source.media_type, source.data);
+  }
+  return null;
+}

@@ -1,0 +1,311 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ImportTarget } from './importLog';
+import type { ModelSnapshot } from '../wire/records';
+import {
+  assistantMessage,
+  callTokens,
+  imageBlock,
+  isObject,
+  text,
+  timeOf,
+  toolResult,
+  userMessage,
+  type AnswerBlock,
+  type CallTokens,
+  type PromptBlock,
+} from './messages';
+import { DigestSink, readSourceLines } from './sourceLines';
+import { recordOf } from './tree';
+import { mapToolCall } from './toolMap';
+import { filesUnder } from './findFiles';
+import type { FileReport, ScannedSession, SourceFormat } from './source';
+
+type Rec = Record<string, unknown>;
+
+/**
+ * Codex: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` and `~/.codex/archived_sessions/`
+ * (`CODEX_HOME` moves `~/.codex`). Each line is `{timestamp, type, payload}`: the session's meta,
+ * a turn's context (its model), the model-visible history (`response_item`, Responses API
+ * items) and UI events (`event_msg`: token counts, aborts, errors). No ids link the lines: file
+ * order is the order, and there are no branches.
+ */
+export const codex: SourceFormat = {
+  tool: 'codex',
+  defaultRoots(env, home) {
+    const root = env.CODEX_HOME || path.join(home, '.codex');
+    return [path.join(root, 'sessions'), path.join(root, 'archived_sessions')];
+  },
+  findFiles(root) {
+    return filesUnder(root, (file) => file.endsWith('.jsonl'), 4);
+  },
+  scan: scanCodex,
+};
+
+/** Texts Codex puts in the history as user messages that no person typed (instructions, the environment). */
+const INJECTED = /^\s*(<environment_context>|<user_instructions>|<permissions|<INSTRUCTIONS>|# AGENTS\.md|<user_shell_command>|<turn_aborted>)/;
+
+async function scanCodex(file: string, report: FileReport): Promise<ScannedSession | null> {
+  const digest = new DigestSink();
+  let meta: Rec | null = null;
+  let items = 0;
+  let typed = 0;
+  for await (const line of readSourceLines(file, digest)) {
+    const r = recordOf(line);
+    if (!r) {
+      report.skip('bad' in line ? line.bad : 'not a record');
+      continue;
+    }
+    // A child thread's file repeats its parents' meta after its own: the first is this thread's.
+    if (r.type === 'session_meta' && !meta && isObject(r.payload)) meta = r.payload;
+    if (r.type === 'response_item') items++;
+    if (r.type === 'event_msg' && isObject(r.payload) && r.payload.type === 'user_message') typed++;
+  }
+  if (!meta || items + typed === 0) {
+    report.skip(meta ? 'no conversation in the file' : 'no session_meta line (not a Codex rollout)');
+    return null;
+  }
+  const m = meta;
+  const source = isObject(m.source) && isObject(m.source.subagent) && isObject(m.source.subagent.thread_spawn) ? m.source.subagent.thread_spawn : null;
+  const parent = text(source?.parent_thread_id) || undefined;
+  const nickname = text(source?.agent_nickname);
+  return {
+    tool: 'codex',
+    file,
+    sourceId: text(m.id) || path.basename(file, '.jsonl'),
+    cwd: text(m.cwd),
+    title: nickname || null,
+    startedAt: timeOf(m.timestamp, fs.statSync(file).mtimeMs),
+    digest: digest.finish(),
+    branches: ['linear'],
+    ...(parent ? { parentSourceId: parent } : {}),
+    convert: async (_branch, target, rep) => {
+      // Rollouts that keep no model-visible history (some child threads) have the typed prompts and answers as events.
+      const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0);
+      for await (const line of readSourceLines(file)) {
+        const r = recordOf(line);
+        if (r) converter.line(r, line.line);
+      }
+      converter.finish();
+    },
+  };
+}
+
+interface Answer {
+  sourceId: string;
+  ts: number;
+  blocks: AnswerBlock[];
+  tokens: CallTokens;
+}
+
+class CodexConverter {
+  private model: ModelSnapshot | null = null;
+  private answer: Answer | null = null;
+  private inTurn = false;
+  private outcome: { outcome: 'cancelled' | 'failed'; error?: string } | null = null;
+  private readonly toolNames = new Map<string, string>();
+  private item = 0;
+  private readonly injected: Parameters<ImportTarget['message']>[0][] = [];
+
+  constructor(
+    private readonly target: ImportTarget,
+    private readonly cwd: string,
+    private readonly provider: string,
+    private readonly report: FileReport,
+    private readonly fromEvents: boolean,
+  ) {}
+
+  line(r: Rec, line: number): void {
+    const p = isObject(r.payload) ? r.payload : {};
+    const ts = timeOf(r.timestamp, 0);
+    const sourceId = `l${line}.${this.item++}`;
+    switch (r.type) {
+      case 'session_meta':
+        return;
+      case 'turn_context':
+        if (typeof p.model === 'string') this.model = { provider: this.provider, id: p.model, thinking: text(p.effort) || 'off' };
+        return;
+      case 'response_item':
+        this.responseItem(p, sourceId, ts);
+        return;
+      case 'event_msg':
+        this.event(p, sourceId, ts);
+        return;
+      case 'compacted':
+        this.flush();
+        this.target.compaction(ts, text(p.message), null, 0);
+        return;
+      default:
+        this.report.skip(`${text(r.type) || 'untyped'} lines (not part of the conversation)`);
+    }
+  }
+
+  private responseItem(p: Rec, sourceId: string, ts: number): void {
+    switch (p.type) {
+      case 'message':
+        if (p.role === 'assistant') this.answerOf(sourceId, ts).blocks.push(...contentText(p.content).map((t): AnswerBlock => ({ type: 'text', text: t })));
+        else if (p.role === 'user') this.user(p, sourceId, ts);
+        else this.report.skip(`${text(p.role)} messages (instructions, not the conversation)`);
+        return;
+      case 'reasoning': {
+        const summary = Array.isArray(p.summary)
+          ? p.summary
+              .filter(isObject)
+              .map((s) => text(s.text))
+              .join('\n')
+          : '';
+        this.answerOf(sourceId, ts).blocks.push({ type: 'thinking', thinking: summary });
+        return;
+      }
+      case 'function_call':
+      case 'custom_tool_call':
+      case 'local_shell_call':
+        this.call(p, sourceId, ts);
+        return;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        this.output(p, sourceId, ts);
+        return;
+      default:
+        this.report.skip(`${text(p.type) || 'untyped'} history items`);
+    }
+  }
+
+  private user(p: Rec, sourceId: string, ts: number): void {
+    const blocks: PromptBlock[] = (Array.isArray(p.content) ? p.content.filter(isObject) : []).flatMap((c): PromptBlock[] => {
+      if (c.type === 'input_text') return [{ type: 'text', text: text(c.text) }];
+      if (c.type === 'input_image') return [imageOf(text(c.image_url))];
+      return [];
+    });
+    this.flush();
+    const message = { sourceId, ts, message: userMessage(blocks, ts) };
+    // Instructions and the environment go to the model with the prompt they come before, in its turn.
+    if (blocks.every((b) => b.type === 'text' && INJECTED.test(b.text))) {
+      if (this.inTurn) this.target.message(message);
+      else this.injected.push(message);
+      return;
+    }
+    this.endTurn();
+    this.target.beginTurn(ts, this.model);
+    this.inTurn = true;
+    for (const m of this.injected.splice(0)) this.target.message(m);
+    this.target.message(message);
+  }
+
+  private call(p: Rec, sourceId: string, ts: number): void {
+    const id = text(p.call_id) || text(p.id) || sourceId;
+    let name = text(p.name);
+    let args: Rec;
+    if (p.type === 'local_shell_call') {
+      name = 'shell';
+      args = isObject(p.action) && isObject(p.action.exec) ? { command: p.action.exec.command } : {};
+    } else if (p.type === 'custom_tool_call') args = { input: p.input };
+    else args = parseArguments(p.arguments);
+    const mapped = mapToolCall('codex', name, args, this.cwd);
+    this.toolNames.set(id, mapped.name);
+    this.answerOf(sourceId, ts).blocks.push({ type: 'toolCall', id, name: mapped.name, arguments: mapped.arguments });
+  }
+
+  private output(p: Rec, sourceId: string, ts: number): void {
+    this.flush();
+    const id = text(p.call_id);
+    const out = p.output;
+    const body = typeof out === 'string' ? out : isObject(out) ? text(out.content) || JSON.stringify(out) : '';
+    const failed = isObject(out) && out.success === false;
+    this.emit(sourceId, ts, toolResult(id, this.toolNames.get(id) ?? 'unknown', [{ type: 'text', text: body }], failed, ts));
+  }
+
+  private event(p: Rec, sourceId: string, ts: number): void {
+    switch (p.type) {
+      case 'user_message':
+        if (this.fromEvents) this.user({ content: [{ type: 'input_text', text: text(p.message) }] }, sourceId, ts);
+        return;
+      case 'agent_message':
+        if (this.fromEvents) this.answerOf(sourceId, ts).blocks.push({ type: 'text', text: text(p.message) });
+        return;
+      case 'token_count': {
+        const info = isObject(p.info) ? p.info : {};
+        const last = isObject(info.last_token_usage) ? info.last_token_usage : null;
+        if (last && this.answer) {
+          const cached = typeof last.cached_input_tokens === 'number' ? last.cached_input_tokens : 0;
+          const input = typeof last.input_tokens === 'number' ? last.input_tokens - cached : 0;
+          this.answer.tokens = callTokens(input, last.output_tokens, cached, 0);
+          this.flush(); // a token count ends a response
+        }
+        return;
+      }
+      case 'turn_aborted':
+        this.outcome = { outcome: 'cancelled' };
+        return;
+      case 'error':
+        this.outcome = { outcome: 'failed', error: text(p.message) || 'Codex reported an error.' };
+        return;
+      default:
+        return; // UI events (the typed prompt again, a command's begin and end): the history has them
+    }
+  }
+
+  private answerOf(sourceId: string, ts: number): Answer {
+    this.answer ??= { sourceId, ts, blocks: [], tokens: callTokens(0, 0, 0, 0) };
+    return this.answer;
+  }
+
+  private flush(): void {
+    const a = this.answer;
+    if (!a) return;
+    this.answer = null;
+    const stopReason = a.blocks.some((b) => b.type === 'toolCall') ? 'toolUse' : 'stop';
+    const message = assistantMessage({
+      provider: this.provider,
+      api: 'openai-responses',
+      model: this.model?.id ?? 'unknown',
+      content: a.blocks,
+      tokens: a.tokens,
+      stopReason,
+      ts: a.ts,
+    });
+    this.emit(a.sourceId, a.ts, message);
+  }
+
+  private emit(sourceId: string, ts: number, message: Parameters<ImportTarget['message']>[0]['message']): void {
+    if (!this.inTurn) {
+      this.target.beginTurn(ts, this.model);
+      this.inTurn = true;
+    }
+    this.target.message({ sourceId, ts, message });
+  }
+
+  private endTurn(): void {
+    if (!this.inTurn) return;
+    this.target.endTurn(this.outcome?.outcome ?? 'completed', this.outcome?.error);
+    this.inTurn = false;
+    this.outcome = null;
+  }
+
+  finish(): void {
+    this.flush();
+    for (const m of this.injected.splice(0)) this.emit(m.sourceId, m.ts, m.message);
+    this.endTurn();
+  }
+}
+
+function contentText(content: unknown): string[] {
+  return (Array.isArray(content) ? content.filter(isObject) : []).filter((c) => c.type === 'output_text' || c.type === 'text').map((c) => text(c.text));
+}
+
+function parseArguments(raw: unknown): Rec {
+  if (isObject(raw)) return raw;
+  if (typeof raw !== 'string') return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    return isObject(value) ? value : { arguments: raw };
+  } catch {
+    return { arguments: raw };
+  }
+}
+
+/** A `data:` URL's image; a linked one is named only. */
+function imageOf(url: string): PromptBlock {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return match ? imageBlock(match[1], match[2]) : { type: 'text', text: `[image: ${url.slice(0, 200)}]` };
+}

@@ -1,0 +1,297 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
+import { sha256Hex } from '../hash';
+import { WireLogWriter } from '../wire/wireLog';
+import { BlobStore } from '../format/blobStore';
+import { withImageBlobs } from '../session/imageBlobs';
+import { callUsage } from '../session/callUsage';
+import { IMPORTED_MESSAGE, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
+
+/** What a converter hands over for each message: the source's own id for it, its time, and the message as Braid's kernel holds it. */
+export interface ImportedMessage {
+  readonly sourceId: string;
+  readonly ts: number;
+  readonly message: Message;
+}
+
+/**
+ * Where a converter writes one agent's history. It calls `beginTurn` at each prompt a person
+ * typed, `message` for every message in order, `compaction` where the source summarized (with
+ * no first kept message: the history goes on from the next one), and `subagent` for a child
+ * agent's own history.
+ */
+export interface ImportTarget {
+  beginTurn(ts: number, model?: ModelSnapshot | null): void;
+  message(m: ImportedMessage): void;
+  compaction(ts: number, summary: string, firstKeptSourceId: string | null, summarized: number): void;
+  endTurn(outcome?: TurnOutcome, error?: string): void;
+  /** A child agent's history: its target, and the id Braid gives the agent (a task call's result names it). */
+  subagent(sourceId: string, title: string): { agentId: string; target: ImportTarget };
+}
+
+/** Where a re-import stands: the turns the log holds already (from its newest `imported` record). */
+export interface ImportedSoFar {
+  readonly turns: number;
+  readonly lastTurnMessages: number;
+  readonly earlierTurns: string;
+}
+
+/** The source's conversation before its end is not what was imported (a rewind in the source tool): nothing is appended. */
+export class SourceChangedError extends Error {
+  override readonly name = 'SourceChangedError';
+}
+
+/** What a finished import log says of what it holds. */
+export interface ImportLogResult extends ImportedSoFar {
+  readonly messages: number;
+  readonly appended: number;
+}
+
+type BufferedTurn = { ts: number; model: ModelSnapshot | null; records: NewRecord[]; messageIds: string[]; sourceIds: string[] };
+
+const FLUSH_BYTES = 1 << 20;
+
+/**
+ * Writes one agent's log of an imported session (the main agent's, or a subagent's). Turns are
+ * numbered from 1 as the source's prompts come; each turn is kept until it ends (its model is
+ * known from its first answer then), then written. Message ids are derived from the source's
+ * ids, so an import run twice writes the same ids. Opened over a log that holds an earlier
+ * import (`soFar`), it writes only what the source added: turns after those, and a last turn
+ * that grew since is written again after a conversation-only rewind of it.
+ */
+export class ImportLog implements ImportTarget {
+  private readonly fd: number;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private turn: BufferedTurn | null = null;
+  private turnNumber = 0;
+  private lastModel: ModelSnapshot | null = null;
+  private readonly ids = new Map<string, string>();
+  private earlier = sha256Hex('');
+  private earlierIds: string[] = [];
+  private lastTurnMessages = 0;
+  private messages = 0;
+  private appended = 0;
+  private readonly children: ImportLog[] = [];
+  /** The source ids of the messages written (a fork of this branch tells its shared turns by them). */
+  readonly sourceIds = new Set<string>();
+  /** A fork's last turn that its source session holds too (the `forked` record's turn). */
+  lastSharedTurn = 0;
+  private forkedWritten = false;
+  /** The text of the first prompt (a session without a title of its source's is named by it, as Braid names its own). */
+  firstPrompt: string | null = null;
+  /** A compaction whose history goes on with the next message (Codex's), and where the last one's kept messages began. */
+  private compactionBefore: { ts: number; summary: string; from: number } | null = null;
+  private keptFrom = 0;
+  /** The session's blobs: an image's bytes are stored there once and the log names them. */
+  private readonly blobs: BlobStore;
+
+  constructor(
+    readonly file: string,
+    /** Distinguishes this session's ids from another import's (the tool and the source session). */
+    private readonly idScope: string,
+    private readonly usageLog: ImportLog | null,
+    private readonly purpose: string | undefined,
+    private readonly soFar: ImportedSoFar | null,
+    private readonly parentTurn: () => number,
+    /** A fork of another imported branch: that session, and the source ids of its messages (the turns both hold come before the `forked` record). */
+    private readonly forkOf?: { readonly sessionId: string; readonly ids: ReadonlySet<string> },
+  ) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.fd = fs.openSync(file, 'a');
+    this.blobs = new BlobStore(path.join(path.dirname(path.dirname(path.dirname(file))), 'blobs'));
+  }
+
+  /** The Braid message id of a source message (stable across imports). */
+  messageId(sourceId: string): string {
+    let id = this.ids.get(sourceId);
+    if (!id) {
+      id = `${IMPORTED_MESSAGE}${sha256Hex(`${this.idScope}\n${sourceId}`).slice(0, 32)}`;
+      this.ids.set(sourceId, id);
+    }
+    return id;
+  }
+
+  /** Writes a record now, before any turn (the agent line, the `imported` and `forked` records). */
+  head(record: NewRecord): void {
+    this.write(record);
+  }
+
+  beginTurn(ts: number, model: ModelSnapshot | null = null): void {
+    if (this.turn) this.endTurn();
+    this.turnNumber++;
+    this.turn = { ts, model, records: [], messageIds: [], sourceIds: [] };
+  }
+
+  message(m: ImportedMessage): void {
+    if (!this.turn) this.beginTurn(m.ts); // a source that starts with an answer: its turn has no prompt
+    const turn = this.turn!;
+
+    const id = this.messageId(m.sourceId);
+    turn.messageIds.push(id);
+    turn.sourceIds.push(m.sourceId);
+    const number = this.recordTurn();
+    turn.records.push({ t: 'message', turn: number, id, message: withImageBlobs(m.message, this.blobs), ts: m.ts });
+    const before = this.compactionBefore;
+    if (before) {
+      // A compaction follows its first kept message in the log, as Braid's own compactions do (readers find it going back).
+      this.compactionBefore = null;
+      turn.records.push({
+        t: 'compaction',
+        turn: number,
+        summary: before.summary,
+        firstKeptMessageId: id,
+        summarized: before.from - this.keptFrom,
+        ts: before.ts,
+      });
+      this.keptFrom = before.from;
+    }
+    if (m.message.role === 'user' && this.firstPrompt === null) this.firstPrompt = promptText(m.message);
+    if (m.message.role !== 'assistant') return;
+    const answer = m.message as AssistantMessage;
+    turn.model ??= { provider: answer.provider, id: answer.model, thinking: 'off' };
+    // The source did not record how long a call took: latency 0.
+    const call = { ...callUsage(answer, id, Date.now(), this.purpose), latencyMs: 0 };
+    const usage: NewRecord = { t: 'usage', turn: this.usageLog ? this.parentTurn() : number, ...call, ts: m.ts };
+    if (this.usageLog) this.usageLog.addUsage(usage);
+    else turn.records.push(usage);
+  }
+
+  compaction(ts: number, summary: string, firstKeptSourceId: string | null, summarized: number): void {
+    if (firstKeptSourceId === null) {
+      this.compactionBefore = { ts, summary, from: this.messages + (this.turn?.messageIds.length ?? 0) };
+      return;
+    }
+    if (!this.turn) this.beginTurn(ts);
+    this.turn!.records.push({ t: 'compaction', turn: this.recordTurn(), summary, firstKeptMessageId: this.messageId(firstKeptSourceId), summarized, ts });
+  }
+
+  endTurn(outcome: TurnOutcome = 'completed', error?: string): void {
+    const turn = this.turn;
+    if (!turn) return;
+    this.turn = null;
+    const last = turn.records.at(-1)?.ts ?? turn.ts;
+    turn.records.push({ t: 'turn_end', turn: this.recordTurn(), outcome, ...(error ? { error } : {}), ts: last });
+    this.lastModel = turn.model ?? this.lastModel;
+    this.settle(turn);
+  }
+
+  subagent(sourceId: string, title: string): { agentId: string; target: ImportTarget } {
+    const agentId = `agent_imp${sha256Hex(`${this.idScope}\nagent\n${sourceId}`).slice(0, 23)}`;
+    const file = path.join(path.dirname(path.dirname(this.file)), agentId, 'wire.jsonl');
+    if (this.soFar && fs.existsSync(file)) return { agentId, target: new DiscardTarget() }; // imported with the turns before
+    const turn = this.turnNumber;
+    const child = new ImportLog(file, `${this.idScope}\n${agentId}`, this, `subagent:${agentId}`, null, () => turn);
+    child.head({ t: 'agent', agentId, parentAgentId: 'main', purpose: title });
+    this.children.push(child);
+    return { agentId, target: child };
+  }
+
+  /** Ends the open turn, writes `tail` (the records that end an import) and fsyncs every log; says what the log holds now. */
+  finish(tail: (soFar: ImportedSoFar) => NewRecord[] = () => []): ImportLogResult {
+    this.endTurn();
+    for (const child of this.children) child.finish();
+    if (this.soFar && this.turnNumber < this.soFar.turns) throw new SourceChangedError('the source holds fewer turns than were imported from it');
+    this.writeForked(this.turnNumber);
+    const soFar = { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier };
+    for (const record of tail(soFar)) this.write(record);
+    this.flush();
+    fs.fsyncSync(this.fd);
+    fs.closeSync(this.fd);
+    return { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier, messages: this.messages, appended: this.appended };
+  }
+
+  /** Closes the file without writing what is pending (an import that failed; its folder is removed). */
+  abandon(): void {
+    for (const child of this.children) child.abandon();
+    fs.closeSync(this.fd);
+  }
+
+  private addUsage(record: NewRecord): void {
+    if (this.turn) this.turn.records.push({ ...record, turn: this.recordTurn() } as NewRecord);
+    else this.write(record);
+  }
+
+  /** A subagent's records carry the parent's turn; a main log's its own. */
+  private recordTurn(): number {
+    return this.usageLog ? this.parentTurn() : this.turnNumber;
+  }
+
+  /** Writes a finished turn, or in a re-import leaves out what the log holds already. */
+  private settle(turn: BufferedTurn): void {
+    const soFar = this.soFar;
+    const number = this.turnNumber;
+    this.messages += turn.messageIds.length;
+    // The hash covers the turns before this one (the newest may still grow in the source).
+    if (this.earlierIds.length) this.earlier = sha256Hex(`${this.earlier}\n${this.earlierIds.join('\n')}`);
+    const isEarlier = soFar !== null && number < soFar.turns;
+    if (!isEarlier) {
+      const grewFrom = soFar !== null && number === soFar.turns ? soFar.lastTurnMessages : null;
+      if (soFar && number === soFar.turns && this.earlier !== soFar.earlierTurns)
+        throw new SourceChangedError('its turns before the last are not those imported');
+      if (grewFrom === null || turn.messageIds.length !== grewFrom) {
+        if (grewFrom !== null && turn.messageIds.length < grewFrom) throw new SourceChangedError(`its turn ${number} holds fewer messages than were imported`);
+        const first = turn.messageIds[0];
+        if (grewFrom !== null && first) this.write({ t: 'rewind', toTurn: number, messageId: first, files: false, ts: turn.ts });
+        this.writeTurn(turn);
+      }
+    }
+    this.earlierIds = turn.sourceIds;
+    this.lastTurnMessages = turn.messageIds.length;
+  }
+
+  /** A fork's `forked` record, after the turns it shares with its source session (their calls are that session's). */
+  private writeForked(lastShared: number): void {
+    if (!this.forkOf || this.forkedWritten) return;
+    this.forkedWritten = true;
+    this.lastSharedTurn = lastShared;
+    this.write({ t: 'forked', from: { sessionId: this.forkOf.sessionId, turn: lastShared } });
+  }
+
+  private writeTurn(turn: BufferedTurn): void {
+    const model = turn.model ?? this.lastModel;
+    const number = this.turnNumber;
+    const forkOf = this.forkOf;
+    if (forkOf && !turn.sourceIds.every((s) => forkOf.ids.has(s))) this.writeForked(number - 1);
+    if (!this.usageLog) for (const s of turn.sourceIds) this.sourceIds.add(s);
+    if (!this.usageLog) this.write({ t: 'turn_begin', turn: number, promptId: `imported-${number}`, model, ts: turn.ts });
+    // A subagent's log has no turns of its own: its messages and notes only.
+    for (const record of turn.records) if (!this.usageLog || record.t !== 'turn_end') this.write(record);
+    this.appended += turn.messageIds.length;
+  }
+
+  private write(record: NewRecord): void {
+    const { line } = WireLogWriter.serialize(record);
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (!this.pending.length) return;
+    fs.writeSync(this.fd, this.pending.join(''));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+function promptText(message: Message): string {
+  const content = message.content;
+  if (typeof content === 'string') return content;
+  return content
+    .map((b) => (b.type === 'text' ? b.text : ''))
+    .join(' ')
+    .trim();
+}
+
+/** Takes a subagent's history that an earlier import wrote already, and drops it. */
+class DiscardTarget implements ImportTarget {
+  beginTurn(): void {}
+  message(): void {}
+  compaction(): void {}
+  endTurn(): void {}
+  subagent(): { agentId: string; target: ImportTarget } {
+    return { agentId: 'agent_discarded', target: this };
+  }
+}

@@ -1,0 +1,374 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { encodeTime } from 'ulid';
+import { fsyncDir } from '../fs/atomic';
+import { sha256Hex } from '../hash';
+import { writeState, type StoredState } from '../format/sessionState';
+import { workspaceKey } from '../workspace/workspaceKey';
+import { autoTitle } from '../format/titles';
+import { scanWireLog } from '../wire/wireReader';
+import type { ImportedRecord, NewRecord, WireRecord } from '../wire/records';
+import { WriterLease } from '../store/writerLease';
+import type { SessionStore } from '../store/sessionStore';
+import { ImportLog, SourceChangedError, type ImportedSoFar } from './importLog';
+import { digestPrefix } from './sourceLines';
+import { FileReport, type ScannedSession, type SourceFormat, type SourceTool } from './source';
+import { claudeCode } from './claudeCode';
+import { codex } from './codex';
+import { pi } from './pi';
+import { opencode } from './opencode';
+
+/** The importer's version, written in each `imported` record. */
+export const IMPORTER_VERSION = 1;
+
+export const FORMATS: readonly SourceFormat[] = [claudeCode, codex, pi, opencode];
+
+export type ImportAction = 'imported' | 'appended' | 'unchanged' | 'skipped' | 'failed';
+
+/** What happened to one source session (or one file that held none). */
+export interface ImportOutcome {
+  readonly tool: SourceTool;
+  readonly file: string;
+  readonly action: ImportAction;
+  /** With --dry-run: what would happen (nothing was written). */
+  readonly dryRun: boolean;
+  readonly sourceId?: string;
+  readonly sessionId?: string;
+  readonly workspaceDir?: string;
+  readonly title?: string | null;
+  readonly turns?: number;
+  /** Messages written now (all of them for a new session, the new ones for an append). */
+  readonly messages?: number;
+  /** Forks made of the source's other branches. */
+  readonly forks?: readonly string[];
+  /** Why the session or parts of the file were left out. */
+  readonly reason?: string;
+  readonly skippedLines?: string;
+  readonly bytes: number;
+}
+
+export interface ImportOptions {
+  readonly from: SourceTool | 'auto';
+  /** Files or folders to import; none: each tool's default folders. */
+  readonly paths: readonly string[];
+  readonly dryRun: boolean;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly home?: string;
+  readonly signal?: AbortSignal;
+  /** Called after each source session, with the counts so far. */
+  readonly onProgress?: (done: number, total: number, outcome: ImportOutcome) => void;
+}
+
+/** A source's files found, per tool (the picker's counts; what an import with no paths reads). */
+export function findSources(options: Pick<ImportOptions, 'from' | 'paths' | 'env' | 'home'>): Array<{ format: SourceFormat; files: string[] }> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? os.homedir();
+  const formats = options.from === 'auto' ? FORMATS : FORMATS.filter((f) => f.tool === options.from);
+  const sniffing = options.from === 'auto' && options.paths.length > 0;
+  const claimed = new Set<string>();
+  return formats
+    .map((format) => {
+      const roots = options.paths.length ? options.paths.map((p) => path.resolve(p)) : format.defaultRoots(env, home);
+      let files = [...new Set(roots.flatMap((root) => format.findFiles(root)))];
+      // Folders given with --from auto may hold any tool's files: each file goes to the tool whose records it starts with.
+      if (sniffing) files = files.filter((f) => !claimed.has(f) && sniff(f) === format.tool);
+      for (const f of files) claimed.add(f);
+      return { format, files };
+    })
+    .filter((s) => s.files.length > 0);
+}
+
+/** The tool whose records a file starts with (its first line), or null. */
+export function sniff(file: string): SourceTool | null {
+  if (file.endsWith('.json')) return 'opencode';
+  let head: string;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(65536);
+      head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  for (const line of head.split('\n').slice(0, 20)) {
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof r !== 'object' || r === null) continue;
+    const rec = r as Record<string, unknown>;
+    if (rec.type === 'session' && typeof rec.cwd === 'string') return 'pi';
+    if ('payload' in rec && typeof rec.type === 'string') return 'codex';
+    if (typeof rec.sessionId === 'string' || typeof rec.leafUuid === 'string' || typeof rec.parentUuid === 'string' || rec.parentUuid === null)
+      return 'claude-code';
+  }
+  return null;
+}
+
+/** A Braid session id that an import of the same source session always gets: its start time, then a hash of the source and id. */
+export function importedSessionId(tool: string, sourceId: string, startedAt: number, branch = ''): string {
+  const digits = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const hash = sha256Hex(`${tool}\n${sourceId}\n${branch}`);
+  let random = '';
+  for (let i = 0; i < 16; i++) random += digits[parseInt(hash.slice(i * 2, i * 2 + 2), 16) % 32];
+  const time = Math.min(Math.max(0, Math.floor(startedAt)), 2 ** 48 - 1);
+  return `ses_${encodeTime(time, 10)}${random}`;
+}
+
+/**
+ * Imports the sessions found (docs/reference.md, Imported sessions). Each source session becomes
+ * a Braid session in the workspace it was recorded in, published by one rename; one already
+ * imported is left alone when its source is unchanged and gets what the source added when it
+ * grew. One bad file never stops the batch: its outcome says why.
+ */
+export async function importSessions(store: SessionStore | null, options: ImportOptions): Promise<ImportOutcome[]> {
+  if (!store && !options.dryRun) throw new Error('an import needs a store to write to (only a dry run goes without one)');
+  const sources = findSources(options);
+  const outcomes: ImportOutcome[] = [];
+  const total = sources.reduce((n, s) => n + s.files.length, 0);
+  const scanned: Array<{ session: ScannedSession; report: FileReport }> = [];
+  let done = 0;
+  const report = (outcome: ImportOutcome) => {
+    outcomes.push(outcome);
+    options.onProgress?.(++done, total, outcome);
+  };
+  for (const { format, files } of sources) {
+    for (const file of files) {
+      if (options.signal?.aborted) return outcomes;
+      const fileReport = new FileReport();
+      try {
+        const session = await format.scan(file, fileReport);
+        if (session) scanned.push({ session, report: fileReport });
+        else
+          report({
+            tool: format.tool,
+            file,
+            action: 'skipped',
+            dryRun: options.dryRun,
+            reason: fileReport.summary() || 'no conversation',
+            bytes: fileSize(file),
+          });
+      } catch (err) {
+        report({ tool: format.tool, file, action: 'failed', dryRun: options.dryRun, reason: errorText(err), bytes: fileSize(file) });
+      }
+    }
+  }
+  // A child thread whose parent is found goes in as the parent's subagent.
+  const parents = new Set(scanned.map((s) => `${s.session.tool}:${s.session.sourceId}`));
+  const childrenOf = (s: ScannedSession) =>
+    scanned.filter((c) => c.session.parentSourceId && `${c.session.tool}:${c.session.parentSourceId}` === `${s.tool}:${s.sourceId}`);
+  for (const { session, report: fileReport } of scanned) {
+    if (options.signal?.aborted) break;
+    const child = session.parentSourceId !== undefined && parents.has(`${session.tool}:${session.parentSourceId}`);
+    if (child) {
+      report({ ...describe(session, options.dryRun), action: 'skipped', reason: `a subagent of ${session.parentSourceId}: imported with it` });
+      continue;
+    }
+    try {
+      report(
+        await importOne(
+          store,
+          session,
+          fileReport,
+          childrenOf(session).map((c) => c.session),
+          options.dryRun,
+        ),
+      );
+    } catch (err) {
+      report({ ...describe(session, options.dryRun), action: 'failed', reason: errorText(err), skippedLines: fileReport.summary() || undefined });
+    }
+  }
+  return outcomes;
+}
+
+function describe(session: ScannedSession, dryRun: boolean): Omit<ImportOutcome, 'action'> {
+  return {
+    tool: session.tool,
+    file: session.file,
+    dryRun,
+    sourceId: session.sourceId,
+    workspaceDir: session.cwd,
+    title: session.title,
+    bytes: session.digest.size,
+  };
+}
+
+/** Imports one source session; with no store (a dry run where there is none yet) every session is new. */
+async function importOne(
+  store: SessionStore | null,
+  session: ScannedSession,
+  report: FileReport,
+  children: ScannedSession[],
+  dryRun: boolean,
+): Promise<ImportOutcome> {
+  const base = describe(session, dryRun);
+  if (!session.cwd) return { ...base, action: 'skipped', reason: 'the source names no folder it was recorded in' };
+  const id = importedSessionId(session.tool, session.sourceId, session.startedAt);
+  const existing = store ? findExisting(store, id) : undefined;
+  if (existing === 'trash')
+    return { ...base, sessionId: id, action: 'skipped', reason: 'imported before and deleted since (it is in the trash; Undelete brings it back)' };
+  const skippedLines = report.summary() || undefined;
+  if (store && existing) return { ...(await appendTo(store, existing, id, session, report, dryRun)), skippedLines };
+  if (dryRun || !store)
+    return { ...base, sessionId: id, action: 'imported', forks: session.branches.slice(1), reason: 'would import (dry run: nothing written)', skippedLines };
+  const written = await writeNew(store, id, session, session.branches[0]!, report, null, children);
+  const forks: string[] = [];
+  for (const branch of session.branches.slice(1)) {
+    const forkId = importedSessionId(session.tool, session.sourceId, session.startedAt, branch);
+    if (findExisting(store, forkId)) continue;
+    forks.push((await writeNew(store, forkId, session, branch, report, { sessionId: id, shared: written.sourceIds }, [])).id);
+  }
+  return { ...base, sessionId: id, action: 'imported', turns: written.turns, messages: written.messages, forks, skippedLines: report.summary() || undefined };
+}
+
+/** The folder of session `id` when it exists, 'trash' when it was deleted, undefined when it never was. */
+function findExisting(store: SessionStore, id: string): string | 'trash' | undefined {
+  try {
+    return store.locate(id);
+  } catch {
+    return store.listTrash().some((t) => t.id === id) ? 'trash' : undefined;
+  }
+}
+
+/** Writes a new session from one branch of a source into a partial folder, then publishes it with one rename. */
+async function writeNew(
+  store: SessionStore,
+  id: string,
+  session: ScannedSession,
+  branch: string,
+  report: FileReport,
+  fork: { sessionId: string; shared: ReadonlySet<string> } | null,
+  children: readonly ScannedSession[],
+): Promise<{ id: string; turns: number; messages: number; sourceIds: ReadonlySet<string> }> {
+  const layout = store.layout;
+  const key = workspaceKey(session.cwd);
+  const partial = layout.partialDir(key, id);
+  fs.rmSync(partial, { recursive: true, force: true });
+  const log = new ImportLog(
+    layout.agentLog(partial),
+    `${session.tool}\n${session.sourceId}`,
+    null,
+    undefined,
+    null,
+    () => 0,
+    fork ? { sessionId: fork.sessionId, ids: fork.shared } : undefined,
+  );
+  try {
+    log.head({ t: 'agent', agentId: 'main', parentAgentId: null, purpose: 'main', sessionId: id, workspaceDir: session.cwd, ts: session.startedAt });
+    log.head(importedRecord(session));
+    await session.convert(branch, log, report);
+    for (const child of children) {
+      const sub = log.subagent(`${child.tool}:${child.sourceId}`, child.title ?? 'subagent');
+      await child.convert(child.branches[0]!, sub.target, report);
+    }
+    const result = log.finish((soFar) => [importedRecord(session, soFar)]);
+    const state: StoredState = {
+      v: 2,
+      id,
+      workspaceKey: key,
+      workspaceDir: session.cwd,
+      createdAt: session.startedAt,
+      title: titleOf(session.title ?? autoTitle(log.firstPrompt ?? ''), fork !== null),
+      titleSource: session.title ? 'user' : 'auto',
+      kind: 'conversation',
+      visibility: 'visible',
+      archived: false,
+      forkedFrom: fork ? { sessionId: fork.sessionId, turn: log.lastSharedTurn } : null,
+      queue: [],
+      paused: null,
+    };
+    writeState(layout.stateFile(partial), state);
+    fsyncDir(partial);
+    const finalDir = layout.sessionDir(key, id);
+    fs.renameSync(partial, finalDir);
+    fsyncDir(path.dirname(finalDir));
+    store.summaryAt(finalDir); // folds the log into the index
+    return { id, turns: result.turns, messages: result.messages, sourceIds: log.sourceIds };
+  } catch (err) {
+    log.abandon();
+    fs.rmSync(partial, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The `imported` record: at the head of the log without `soFar`, at the end of each import with it. */
+function importedRecord(session: ScannedSession, soFar?: ImportedSoFar): NewRecord {
+  return {
+    t: 'imported',
+    tool: session.tool,
+    file: session.file,
+    sourceId: session.sourceId,
+    size: session.digest.size,
+    sha256: session.digest.sha256,
+    importer: IMPORTER_VERSION,
+    ...(soFar ?? {}),
+  };
+}
+
+/** The newest `imported` record of a session's log, and the turns Braid counts in it. */
+function importedSoFar(store: SessionStore, dir: string): (ImportedRecord & ImportedSoFar) | undefined {
+  let last: (ImportedRecord & ImportedSoFar) | undefined;
+  const visit = (r: WireRecord) => {
+    const record = r as ImportedRecord;
+    if (record.t === 'imported' && record.turns !== undefined && record.lastTurnMessages !== undefined && record.earlierTurns !== undefined)
+      last = record as ImportedRecord & ImportedSoFar;
+  };
+  scanWireLog(store.layout.agentLog(dir), visit, { only: ['imported'] });
+  return last;
+}
+
+/** A session imported before: unchanged, or grown at its end (the new part appended under the writer lease). */
+async function appendTo(store: SessionStore, dir: string, id: string, session: ScannedSession, report: FileReport, dryRun: boolean): Promise<ImportOutcome> {
+  const base = { ...describe(session, dryRun), sessionId: id };
+  const last = importedSoFar(store, dir);
+  if (!last) return { ...base, action: 'skipped', reason: 'a session with this id exists and was not imported' };
+  if (last.size === session.digest.size && last.sha256 === session.digest.sha256) return { ...base, action: 'unchanged', turns: last.turns };
+  const grown = session.grewFrom
+    ? await session.grewFrom(last.size, last.sha256)
+    : session.digest.size > last.size && (await digestPrefix(session.file, last.size)).sha256 === last.sha256;
+  if (!grown) return { ...base, action: 'skipped', reason: `its source changed since the import (not only grown); the imported session is kept as it was` };
+  const state = store.get(id);
+  if (state.turnCount !== last.turns)
+    return { ...base, action: 'skipped', reason: `continued or rewound in Braid since the import; what ${session.tool} added is not appended` };
+  if (dryRun) return { ...base, action: 'appended', reason: 'would append what the source added (dry run: nothing written)' };
+  const lease = await WriterLease.acquire(store.layout, dir);
+  try {
+    const log = new ImportLog(store.layout.agentLog(dir), `${session.tool}\n${session.sourceId}`, null, undefined, last, () => 0);
+    try {
+      await session.convert(session.branches[0]!, log, report);
+      const result = log.finish((soFar) => [importedRecord(session, soFar)]);
+      store.summaryAt(dir);
+      return { ...base, action: result.appended ? 'appended' : 'unchanged', turns: result.turns, messages: result.appended };
+    } catch (err) {
+      log.abandon();
+      if (err instanceof SourceChangedError)
+        return { ...base, action: 'skipped', reason: `its source changed before its end since the import (${err.message}); nothing appended` };
+      throw err;
+    }
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A fork of another branch says so in its title, as a fork made in Braid does. */
+function titleOf(title: string, isFork: boolean): string {
+  return isFork && title ? `${title} (other branch)` : title;
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,101 @@
+import {
+  calculateCost,
+  getModels,
+  type AssistantMessage,
+  type ImageContent,
+  type KnownProvider,
+  type StopReason,
+  type TextContent,
+  type ThinkingContent,
+  type ToolCall,
+  type ToolResultMessage,
+  type UserMessage,
+} from '@mariozechner/pi-ai';
+
+/** Tokens of one model call as a source records them (input without the cached part). */
+export interface CallTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+export type AnswerBlock = TextContent | ThinkingContent | ToolCall;
+export type PromptBlock = TextContent | ImageContent;
+
+const nonNegative = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
+
+/** Tokens read leniently: what is not a count is 0. */
+export function callTokens(input: unknown, output: unknown, cacheRead: unknown, cacheWrite: unknown): CallTokens {
+  return { input: nonNegative(input), output: nonNegative(output), cacheRead: nonNegative(cacheRead), cacheWrite: nonNegative(cacheWrite) };
+}
+
+/** The cost of a call by pi-ai's price list when it knows the model (sources rarely record a cost); 0 otherwise. */
+function costOf(provider: string, model: string, tokens: CallTokens, recorded: number | undefined): AssistantMessage['usage']['cost'] {
+  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+  if (recorded !== undefined && recorded > 0) return { ...zero, total: recorded };
+  let known;
+  try {
+    known = getModels(provider as KnownProvider).find((m) => m.id === model);
+  } catch {
+    return zero; // a provider pi-ai does not list
+  }
+  if (!known) return zero;
+  return calculateCost(known, { ...tokens, totalTokens: 0, cost: { ...zero } });
+}
+
+export function assistantMessage(options: {
+  provider: string;
+  api: string;
+  model: string;
+  content: AnswerBlock[];
+  tokens: CallTokens;
+  stopReason: StopReason;
+  ts: number;
+  cost?: number;
+  errorMessage?: string;
+}): AssistantMessage {
+  const { tokens } = options;
+  return {
+    role: 'assistant',
+    content: options.content,
+    api: options.api,
+    provider: options.provider,
+    model: options.model,
+    usage: {
+      ...tokens,
+      totalTokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
+      cost: costOf(options.provider, options.model, tokens, options.cost),
+    },
+    stopReason: options.stopReason,
+    ...(options.errorMessage ? { errorMessage: options.errorMessage } : {}),
+    timestamp: options.ts,
+  };
+}
+
+export function userMessage(content: string | PromptBlock[], ts: number): UserMessage {
+  return { role: 'user', content, timestamp: ts };
+}
+
+export function toolResult(toolCallId: string, toolName: string, content: PromptBlock[], isError: boolean, ts: number, details?: unknown): ToolResultMessage {
+  return { role: 'toolResult', toolCallId, toolName, content, isError, timestamp: ts, ...(details === undefined ? {} : { details }) };
+}
+
+/** A time from an ISO string or ms number; `fallback` when there is none. */
+export function timeOf(value: unknown, fallback: number): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value < 1e11 ? value * 1000 : value;
+  if (typeof value === 'string') {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return ms;
+  }
+  return fallback;
+}
+
+/** An image block from a base64 source; text saying what it was when the data is not there. */
+export function imageBlock(mimeType: unknown, data: unknown): PromptBlock {
+  if (typeof data === 'string' && data.length > 0 && typeof mimeType === 'string') return { type: 'image', mimeType, data };
+  return { type: 'text', text: '[an image the source did not keep]' };
+}
+
+export const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const text = (x: unknown): string => (typeof x === 'string' ? x : '');

@@ -1,0 +1,129 @@
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+
+/** One line of a source file: its parsed value, or why it could not be read. */
+export type SourceLine =
+  | { readonly line: number; readonly offset: number; readonly length: number; readonly value: unknown }
+  | { readonly line: number; readonly offset: number; readonly length: number; readonly bad: string };
+
+/** What a read of a source file saw: its bytes read and their SHA-256. */
+export interface SourceDigest {
+  readonly size: number;
+  readonly sha256: string;
+}
+
+const CHUNK = 1 << 20;
+const NEWLINE = 10;
+
+/**
+ * Reads a JSONL file a chunk at a time (memory bounded by the longest line, never the file),
+ * yielding each line parsed. What real files contain is read, not thrown: a torn last line and
+ * a line that is not JSON are `bad`, two JSON objects written on one line (a lost newline) come
+ * out as two values, bytes that are not UTF-8 become U+FFFD. `digest` hashes every byte read.
+ */
+export async function* readSourceLines(file: string, digest?: DigestSink): AsyncGenerator<SourceLine> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    let carry: Buffer = Buffer.alloc(0);
+    let offset = 0; // of carry's first byte in the file
+    let line = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const read = chunk.subarray(0, bytesRead);
+      digest?.update(read);
+      const buffer = carry.length ? Buffer.concat([carry, read]) : read;
+      let start = 0;
+      for (let end = buffer.indexOf(NEWLINE, start); end !== -1; end = buffer.indexOf(NEWLINE, start)) {
+        line++;
+        yield* parseLine(buffer.subarray(start, end), line, offset + start);
+        start = end + 1;
+      }
+      offset += start;
+      carry = Buffer.from(buffer.subarray(start));
+    }
+    if (carry.length) {
+      line++;
+      const parsed = [...parseLine(carry, line, offset)];
+      // A last line without its newline that parses was written whole; one that does not is torn.
+      yield* parsed.map((p) => ('bad' in p ? { ...p, bad: 'torn last line (the tool was writing it)' } : p));
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Collects the SHA-256 and size of what a read saw. */
+export class DigestSink {
+  private readonly hash: Hash = createHash('sha256');
+  private bytes = 0;
+
+  update(data: Buffer): void {
+    this.hash.update(data);
+    this.bytes += data.length;
+  }
+
+  finish(): SourceDigest {
+    return { size: this.bytes, sha256: this.hash.digest('hex') };
+  }
+}
+
+/** The SHA-256 and size of the first `size` bytes of a file (a re-import checks the source only grew). */
+export async function digestPrefix(file: string, size: number): Promise<SourceDigest> {
+  const sink = new DigestSink();
+  const stream = fs.createReadStream(file, { start: 0, end: Math.max(0, size - 1), highWaterMark: CHUNK });
+  if (size > 0) for await (const chunk of stream) sink.update(chunk as Buffer);
+  else stream.destroy();
+  return sink.finish();
+}
+
+function* parseLine(bytes: Buffer, line: number, offset: number): Generator<SourceLine> {
+  const text = bytes.toString('utf8').trim();
+  if (!text) return;
+  try {
+    yield { line, offset, length: bytes.length, value: JSON.parse(text) };
+    return;
+  } catch {
+    // fall through: maybe two objects on one line
+  }
+  const parts = splitObjects(text);
+  if (parts.length < 2) {
+    yield { line, offset, length: bytes.length, bad: 'not JSON' };
+    return;
+  }
+  for (const part of parts) {
+    try {
+      yield { line, offset, length: bytes.length, value: JSON.parse(part) };
+    } catch {
+      yield { line, offset, length: bytes.length, bad: 'not JSON' };
+    }
+  }
+}
+
+/** Splits `{…}{…}` (objects written without a newline between them) at the top-level brace where one ends. */
+function splitObjects(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) {
+        parts.push(text.slice(start, i + 1));
+        start = i + 1;
+        while (start < text.length && /\s/.test(text[start] ?? '')) start++;
+        i = start - 1;
+      }
+    }
+  }
+  if (start < text.length) parts.push(text.slice(start));
+  return parts;
+}

@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import type { SourceLine } from './sourceLines';
+
+/** Where one record of a branching source lies in its file, and its place in the tree. */
+export interface TreeNode {
+  readonly id: string;
+  /** The record it follows; null at a root. */
+  readonly parent: string | null;
+  readonly offset: number;
+  readonly length: number;
+  /** A record of the conversation (a message), not a note beside it. */
+  readonly isMessage: boolean;
+  /** What kind of message: a prompt, an answer (with `key`, its answer's id) or a tool's result. */
+  readonly kind?: 'prompt' | 'answer' | 'result';
+  readonly key?: string;
+  /** The index of this node among those read, in file order. */
+  readonly order: number;
+}
+
+/**
+ * The id tree of a branching source (Claude Code's `parentUuid`, pi's `parentId`), kept as
+ * offsets, not records: memory grows with the number of lines, never with their size.
+ */
+export class SourceTree {
+  readonly nodes = new Map<string, TreeNode>();
+  /** Ids whose parent the file does not hold (a trimmed or damaged file): their branch starts there. */
+  readonly dangling: string[] = [];
+
+  add(node: Omit<TreeNode, 'order'>): void {
+    if (this.nodes.has(node.id)) return; // a record written twice: the first one counts
+    this.nodes.set(node.id, { ...node, order: this.nodes.size });
+  }
+
+  /** The chain from the root down to `leaf`; `bridge` names a parent a root continues from (a compaction boundary's logical parent). */
+  pathTo(leaf: string, bridge: (node: TreeNode) => string | null = () => null): TreeNode[] {
+    const path: TreeNode[] = [];
+    const seen = new Set<string>();
+    for (let id: string | null = leaf; id !== null && !seen.has(id);) {
+      seen.add(id);
+      const node = this.nodes.get(id);
+      if (!node) {
+        this.dangling.push(id);
+        break;
+      }
+      path.push(node);
+      id = node.parent ?? bridge(node);
+    }
+    return path.reverse();
+  }
+
+  /**
+   * The message nodes that end a branch: no message comes after them, through any notes between.
+   * Newest last (file order).
+   */
+  leaves(include: (node: TreeNode) => boolean): TreeNode[] {
+    const hasMessageChild = new Set<string>();
+    for (const node of this.nodes.values()) {
+      if (!node.isMessage || !include(node)) continue;
+      const above = this.messageAbove(node);
+      if (above) hasMessageChild.add(above);
+    }
+    return [...this.nodes.values()].filter((n) => n.isMessage && include(n) && !hasMessageChild.has(n.id));
+  }
+
+  private messageAbove(node: TreeNode): string | null {
+    const seen = new Set<string>();
+    for (let id = node.parent; id !== null && !seen.has(id);) {
+      seen.add(id);
+      const up = this.nodes.get(id);
+      if (!up) return null;
+      if (up.isMessage) return up.id;
+      id = up.parent;
+    }
+    return null;
+  }
+}
+
+/** Reads the records of `nodes` back from the file (in the order given), one positioned read each. */
+export function* readNodes(file: string, nodes: readonly TreeNode[]): Generator<{ node: TreeNode; value: unknown }> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (const node of nodes) {
+      const buffer = Buffer.allocUnsafe(node.length);
+      fs.readSync(fd, buffer, 0, node.length, node.offset);
+      for (const value of parseAll(buffer.toString('utf8'))) {
+        const id = (value as { uuid?: unknown; id?: unknown }).uuid ?? (value as { id?: unknown }).id;
+        if (id === node.id) yield { node, value };
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The values of one line (two when a newline was lost between them). */
+function parseAll(text: string): unknown[] {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    return text.split(/(?<=\})\s*(?=\{)/).flatMap((part) => {
+      try {
+        return [JSON.parse(part)];
+      } catch {
+        return [];
+      }
+    });
+  }
+}
+
+/** A source line's value as an object, or undefined (a bad line, a JSON value that is no record). */
+export function recordOf(line: SourceLine): Record<string, unknown> | undefined {
+  if (!('value' in line)) return undefined;
+  const v = line.value;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
