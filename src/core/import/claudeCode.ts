@@ -56,7 +56,9 @@ interface Scan {
   cwd: string | null;
   titles: { custom: string | null; ai: string | null; summaries: Map<string, string> };
   firstTs: number;
+  /** Inline subagent records, by agent (or, before agent ids, by their root); and the ids of all of them. */
   sidechains: Map<string, TreeNode[]>;
+  sidechainIds: Set<string>;
 }
 
 async function scanClaudeCode(file: string, report: FileReport): Promise<ScannedSession | null> {
@@ -69,6 +71,7 @@ async function scanClaudeCode(file: string, report: FileReport): Promise<Scanned
     titles: { custom: null, ai: null, summaries: new Map() },
     firstTs: 0,
     sidechains: new Map(),
+    sidechainIds: new Set(),
   };
   for await (const line of readSourceLines(file, digest)) {
     const r = recordOf(line);
@@ -78,7 +81,7 @@ async function scanClaudeCode(file: string, report: FileReport): Promise<Scanned
     }
     noteRecord(scan, r, line.offset, line.length, report);
   }
-  const leaves = scan.tree.leaves((n) => !scan.sidechains.has(n.id));
+  const leaves = scan.tree.leaves((n) => !scan.sidechainIds.has(n.id));
   const leaf = leaves.at(-1);
   if (!leaf) {
     report.skip('no conversation in the file');
@@ -97,7 +100,7 @@ async function scanClaudeCode(file: string, report: FileReport): Promise<Scanned
     startedAt: scan.firstTs || fs.statSync(file).mtimeMs,
     digest: digest.finish(),
     branches,
-    convert: (branch, target, rep) => convertBranch(file, scan, branchPath(scan, branch), target, rep),
+    convert: (branch, target, rep) => convertBranch(file, scan, branchPath(scan, branch), target, rep, branch === leaf.id),
   };
 }
 
@@ -143,7 +146,7 @@ function noteRecord(scan: Scan, r: Rec, offset: number, length: number, report: 
     const group = scan.sidechains.get(key) ?? [];
     group.push(scan.tree.nodes.get(r.uuid)!);
     scan.sidechains.set(key, group);
-    scan.sidechains.set(r.uuid, group); // marks the node as a sidechain's
+    scan.sidechainIds.add(r.uuid);
   } else if (!isMessage && !['system', 'attachment', 'progress'].includes(type)) {
     report.skip(`${type || 'untyped'} records (not part of the conversation)`);
   }
@@ -181,21 +184,82 @@ interface Answer {
 }
 
 /** Converts one path of the tree (the resumed branch, a fork's branch, a subagent's records) in order. */
-async function convertBranch(file: string, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport): Promise<void> {
-  const cwd = scan.cwd ?? '';
-  const converter = new PathConverter(target, cwd, report, (agentId) => subagentNodes(file, scan, agentId));
+async function convertBranch(file: string, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport, resumed: boolean): Promise<void> {
+  const finder = new SubagentFinder(file, scan);
+  const converter = new PathConverter(target, scan.cwd ?? '', report, finder);
   for (const { value } of readNodes(file, nodes)) converter.record(value as Rec);
+  // Subagent files no task result names (a call cut short, a newer layout) still belong to the session: with its resumed branch.
+  if (resumed) for (const orphan of finder.unclaimedFiles()) converter.addSubagent(orphan.key, orphan.title, orphan.source);
   await converter.finish();
 }
 
-/** A subagent's records: its own file (2.1.x, or beside the session in 2.0.x), else the session's inline sidechain records. */
-function subagentNodes(file: string, scan: Scan, agentId: string): SubagentSource | null {
-  const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'));
-  for (const candidate of [path.join(dir, 'subagents', `agent-${agentId}.jsonl`), path.join(path.dirname(file), `agent-${agentId}.jsonl`)]) {
-    if (fs.existsSync(candidate)) return { file: candidate, nodes: [] };
+/** Where a subagent's records are: a file of its own (all of it), or some records of the session's file. */
+interface SubagentSource {
+  readonly file: string;
+  readonly nodes: TreeNode[];
+}
+
+/**
+ * Finds the records of the subagent a task call ran: its own file (2.1.x: `<session>/subagents/`;
+ * 2.0.x: beside the session), else the session's inline sidechain records of its agent id, else
+ * (versions before agent ids) the next inline sidechain nobody claimed, in file order.
+ */
+class SubagentFinder {
+  private readonly claimed = new Set<string>();
+
+  constructor(
+    private readonly file: string,
+    private readonly scan: Scan,
+  ) {}
+
+  private get subagentsDir(): string {
+    return path.join(path.dirname(this.file), path.basename(this.file, '.jsonl'), 'subagents');
   }
-  const inline = scan.sidechains.get(agentId);
-  return inline ? { file, nodes: inline } : null;
+
+  find(agentId: string | null): { key: string; source: SubagentSource } | null {
+    if (agentId) {
+      for (const candidate of [path.join(this.subagentsDir, `agent-${agentId}.jsonl`), path.join(path.dirname(this.file), `agent-${agentId}.jsonl`)]) {
+        if (fs.existsSync(candidate) && !this.claimed.has(candidate)) {
+          this.claimed.add(candidate);
+          return { key: agentId, source: { file: candidate, nodes: [] } };
+        }
+      }
+    }
+    const own = agentId ? (this.scan.sidechains.get(agentId) ?? []) : [];
+    // Records of an agent id without their root (their first records had no id yet) go with the next root nobody claimed.
+    const root = own.some((n) => n.parent === null) ? undefined : this.nextRootGroup();
+    if (!own.length && !root) return null;
+    if (agentId) this.claimed.add(agentId);
+    const nodes = [...own, ...(root?.nodes ?? [])].sort((a, b) => a.order - b.order);
+    return { key: agentId ?? root!.key, source: { file: this.file, nodes } };
+  }
+
+  private nextRootGroup(): { key: string; nodes: TreeNode[] } | undefined {
+    for (const [key, nodes] of this.scan.sidechains) {
+      if (this.claimed.has(key) || !nodes.some((n) => n.id === key)) continue; // a group keyed by its root's id
+      this.claimed.add(key);
+      return { key, nodes };
+    }
+    return undefined;
+  }
+
+  unclaimedFiles(): Array<{ key: string; title: string; source: SubagentSource }> {
+    return filesUnder(this.subagentsDir, (f) => /agent-[^/\\]+\.jsonl$/.test(f) && !this.claimed.has(f), 0).map((f) => {
+      const key = path.basename(f, '.jsonl').slice('agent-'.length);
+      return { key, title: metaTitle(f.replace(/\.jsonl$/, '.meta.json')) ?? 'subagent', source: { file: f, nodes: [] } };
+    });
+  }
+}
+
+/** A subagent's description from its `.meta.json`, when there is one. */
+function metaTitle(file: string): string | null {
+  try {
+    const meta: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const m = isObject(meta) ? meta : {};
+    return text(m.description) || text(m.agentType) || null;
+  } catch {
+    return null;
+  }
 }
 
 class PathConverter {
@@ -213,7 +277,7 @@ class PathConverter {
     private readonly target: ImportTarget,
     private readonly cwd: string,
     private readonly report: FileReport,
-    private readonly findSubagent: (agentId: string) => SubagentSource | null,
+    private readonly subagentsOf: SubagentFinder | null,
   ) {}
 
   record(r: Rec): void {
@@ -274,12 +338,18 @@ class PathConverter {
   /** A task call's subagent, when its records are found: the result names Braid's agent as a task run's result does. */
   private taskRun(r: Rec): { agentId: string } | undefined {
     const result = isObject(r.toolUseResult) ? r.toolUseResult : {};
-    const agentId = typeof result.agentId === 'string' ? result.agentId : null;
-    const source = agentId ? this.findSubagent(agentId) : null;
-    if (!agentId || !source) return undefined;
-    const sub = this.target.subagent(`claude-code:${agentId}`, text(result.description) || text(result.prompt).slice(0, 60) || 'subagent');
+    // 2.1.x names the agent in the result; 2.0.x on the record.
+    const agentId = typeof result.agentId === 'string' ? result.agentId : typeof r.agentId === 'string' ? r.agentId : null;
+    const found = this.subagentsOf?.find(agentId);
+    if (!found) return undefined;
+    return { agentId: this.addSubagent(found.key, text(result.description) || text(result.prompt).slice(0, 60) || 'subagent', found.source) };
+  }
+
+  /** A subagent whose records are written after the path; returns Braid's id for it. */
+  addSubagent(key: string, title: string, source: SubagentSource): string {
+    const sub = this.target.subagent(`claude-code:${key}`, title);
     this.subagents.push({ target: sub.target, source });
-    return { agentId: sub.agentId };
+    return sub.agentId;
   }
 
   private assistant(r: Rec, message: Rec, ts: number): void {
@@ -376,7 +446,7 @@ class PathConverter {
     for (const m of this.meta.splice(0)) this.emit(m);
     this.endTurn();
     for (const { target, source } of this.subagents) {
-      const child = new PathConverter(target, this.cwd, this.report, () => null);
+      const child = new PathConverter(target, this.cwd, this.report, null);
       if (source.nodes.length) for (const { value } of readNodes(source.file, source.nodes)) child.record(value as Rec);
       else
         for await (const line of readSourceLines(source.file)) {
@@ -387,12 +457,6 @@ class PathConverter {
       await child.finish();
     }
   }
-}
-
-/** Where a subagent's records are: a file of its own (all of it), or some records of the session's file. */
-interface SubagentSource {
-  readonly file: string;
-  readonly nodes: TreeNode[];
 }
 
 function promptBlock(b: Rec): PromptBlock | null {

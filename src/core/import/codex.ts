@@ -15,7 +15,7 @@ import {
   type CallTokens,
   type PromptBlock,
 } from './messages';
-import { DigestSink, readSourceLines } from './sourceLines';
+import { DigestSink, firstRecord, readSourceLines } from './sourceLines';
 import { recordOf } from './tree';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
@@ -39,8 +39,20 @@ export const codex: SourceFormat = {
   findFiles(root) {
     return filesUnder(root, (file) => file.endsWith('.jsonl'), 4);
   },
+  identify(file) {
+    const first = firstRecord(file);
+    const meta = first?.type === 'session_meta' && isObject(first.payload) ? first.payload : null;
+    if (!meta || typeof meta.id !== 'string') return null;
+    const parent = threadSpawn(meta)?.parent_thread_id;
+    return { sourceId: meta.id, ...(typeof parent === 'string' ? { parentSourceId: parent } : {}) };
+  },
   scan: scanCodex,
 };
+
+/** A child thread's spawn record in its meta (`source.subagent.thread_spawn`), if it is one. */
+function threadSpawn(meta: Rec): Rec | null {
+  return isObject(meta.source) && isObject(meta.source.subagent) && isObject(meta.source.subagent.thread_spawn) ? meta.source.subagent.thread_spawn : null;
+}
 
 /** Texts Codex puts in the history as user messages that no person typed (instructions, the environment). */
 const INJECTED = /^\s*(<environment_context>|<user_instructions>|<permissions|<INSTRUCTIONS>|# AGENTS\.md|<user_shell_command>|<turn_aborted>)/;
@@ -66,9 +78,7 @@ async function scanCodex(file: string, report: FileReport): Promise<ScannedSessi
     return null;
   }
   const m = meta;
-  const source = isObject(m.source) && isObject(m.source.subagent) && isObject(m.source.subagent.thread_spawn) ? m.source.subagent.thread_spawn : null;
-  const parent = text(source?.parent_thread_id) || undefined;
-  const nickname = text(source?.agent_nickname);
+  const nickname = text(threadSpawn(m)?.agent_nickname);
   return {
     tool: 'codex',
     file,
@@ -78,7 +88,6 @@ async function scanCodex(file: string, report: FileReport): Promise<ScannedSessi
     startedAt: timeOf(m.timestamp, fs.statSync(file).mtimeMs),
     digest: digest.finish(),
     branches: ['linear'],
-    ...(parent ? { parentSourceId: parent } : {}),
     convert: async (_branch, target, rep) => {
       // Rollouts that keep no model-visible history (some child threads) have the typed prompts and answers as events.
       const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0);

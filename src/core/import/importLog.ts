@@ -6,7 +6,7 @@ import { WireLogWriter } from '../wire/wireLog';
 import { BlobStore } from '../format/blobStore';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
-import { IMPORTED_MESSAGE, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
+import { IMPORTED_MESSAGE, isMessage, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
 
 /** What a converter hands over for each message: the source's own id for it, its time, and the message as Braid's kernel holds it. */
 export interface ImportedMessage {
@@ -67,18 +67,19 @@ export class ImportLog implements ImportTarget {
   private turn: BufferedTurn | null = null;
   private turnNumber = 0;
   private lastModel: ModelSnapshot | null = null;
-  private readonly ids = new Map<string, string>();
   private earlier = sha256Hex('');
   private earlierIds: string[] = [];
   private lastTurnMessages = 0;
   private messages = 0;
   private appended = 0;
   private readonly children: ImportLog[] = [];
-  /** The source ids of the messages written (a fork of this branch tells its shared turns by them). */
-  readonly sourceIds = new Set<string>();
+  /** The ids of the messages of the main log's turns (a fork of this branch tells the turns it shares by them). */
+  readonly messageIds = new Set<string>();
   /** A fork's last turn that its source session holds too (the `forked` record's turn). */
   lastSharedTurn = 0;
   private forkedWritten = false;
+  private closed = false;
+  private unreadable = 0;
   /** The text of the first prompt (a session without a title of its source's is named by it, as Braid names its own). */
   firstPrompt: string | null = null;
   /** A compaction whose history goes on with the next message (Codex's), and where the last one's kept messages began. */
@@ -95,7 +96,7 @@ export class ImportLog implements ImportTarget {
     private readonly purpose: string | undefined,
     private readonly soFar: ImportedSoFar | null,
     private readonly parentTurn: () => number,
-    /** A fork of another imported branch: that session, and the source ids of its messages (the turns both hold come before the `forked` record). */
+    /** A fork of another imported branch: that session, and the ids of its messages (the turns both hold come before the `forked` record). */
     private readonly forkOf?: { readonly sessionId: string; readonly ids: ReadonlySet<string> },
   ) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -105,12 +106,7 @@ export class ImportLog implements ImportTarget {
 
   /** The Braid message id of a source message (stable across imports). */
   messageId(sourceId: string): string {
-    let id = this.ids.get(sourceId);
-    if (!id) {
-      id = `${IMPORTED_MESSAGE}${sha256Hex(`${this.idScope}\n${sourceId}`).slice(0, 32)}`;
-      this.ids.set(sourceId, id);
-    }
-    return id;
+    return `${IMPORTED_MESSAGE}${sha256Hex(`${this.idScope}\n${sourceId}`).slice(0, 32)}`;
   }
 
   /** Writes a record now, before any turn (the agent line, the `imported` and `forked` records). */
@@ -125,6 +121,10 @@ export class ImportLog implements ImportTarget {
   }
 
   message(m: ImportedMessage): void {
+    if (!isMessage(m.message)) {
+      this.unreadable++; // damaged in the source: a record of it would be a line Braid cannot read back
+      return;
+    }
     if (!this.turn) this.beginTurn(m.ts); // a source that starts with an answer: its turn has no prompt
     const turn = this.turn!;
 
@@ -199,13 +199,20 @@ export class ImportLog implements ImportTarget {
     this.flush();
     fs.fsyncSync(this.fd);
     fs.closeSync(this.fd);
+    this.closed = true;
     return { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier, messages: this.messages, appended: this.appended };
+  }
+
+  /** Messages of the source left out because their shape is not a message's (this log's and its subagents'). */
+  get unreadableMessages(): number {
+    return this.unreadable + this.children.reduce((n, c) => n + c.unreadableMessages, 0);
   }
 
   /** Closes the file without writing what is pending (an import that failed; its folder is removed). */
   abandon(): void {
     for (const child of this.children) child.abandon();
-    fs.closeSync(this.fd);
+    if (!this.closed) fs.closeSync(this.fd);
+    this.closed = true;
   }
 
   private addUsage(record: NewRecord): void {
@@ -253,8 +260,8 @@ export class ImportLog implements ImportTarget {
     const model = turn.model ?? this.lastModel;
     const number = this.turnNumber;
     const forkOf = this.forkOf;
-    if (forkOf && !turn.sourceIds.every((s) => forkOf.ids.has(s))) this.writeForked(number - 1);
-    if (!this.usageLog) for (const s of turn.sourceIds) this.sourceIds.add(s);
+    if (forkOf && !turn.messageIds.every((id) => forkOf.ids.has(id))) this.writeForked(number - 1);
+    if (!this.usageLog) for (const id of turn.messageIds) this.messageIds.add(id);
     if (!this.usageLog) this.write({ t: 'turn_begin', turn: number, promptId: `imported-${number}`, model, ts: turn.ts });
     // A subagent's log has no turns of its own: its messages and notes only.
     for (const record of turn.records) if (!this.usageLog || record.t !== 'turn_end') this.write(record);

@@ -8,7 +8,7 @@ import { writeState, type StoredState } from '../format/sessionState';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { autoTitle } from '../format/titles';
 import { scanWireLog } from '../wire/wireReader';
-import type { ImportedRecord, NewRecord, WireRecord } from '../wire/records';
+import type { ImportedRecord, MessageRecord, NewRecord, WireRecord } from '../wire/records';
 import { WriterLease } from '../store/writerLease';
 import type { SessionStore } from '../store/sessionStore';
 import { ImportLog, SourceChangedError, type ImportedSoFar } from './importLog';
@@ -132,59 +132,72 @@ export async function importSessions(store: SessionStore | null, options: Import
   const sources = findSources(options);
   const outcomes: ImportOutcome[] = [];
   const total = sources.reduce((n, s) => n + s.files.length, 0);
-  const scanned: Array<{ session: ScannedSession; report: FileReport }> = [];
-  let done = 0;
   const report = (outcome: ImportOutcome) => {
     outcomes.push(outcome);
-    options.onProgress?.(++done, total, outcome);
+    options.onProgress?.(outcomes.length, total, outcome);
   };
+  // One source session at a time (memory holds one), its child threads with it.
   for (const { format, files } of sources) {
+    const family = familyOf(format, files);
     for (const file of files) {
       if (options.signal?.aborted) return outcomes;
-      const fileReport = new FileReport();
-      try {
-        const session = await format.scan(file, fileReport);
-        if (session) scanned.push({ session, report: fileReport });
-        else
-          report({
-            tool: format.tool,
-            file,
-            action: 'skipped',
-            dryRun: options.dryRun,
-            reason: fileReport.summary() || 'no conversation',
-            bytes: fileSize(file),
-          });
-      } catch (err) {
-        report({ tool: format.tool, file, action: 'failed', dryRun: options.dryRun, reason: errorText(err), bytes: fileSize(file) });
+      const parent = family.parentInBatch(file);
+      if (parent) {
+        report({
+          tool: format.tool,
+          file,
+          action: 'skipped',
+          dryRun: options.dryRun,
+          reason: `a subagent of ${parent}: imported with it`,
+          bytes: fileSize(file),
+        });
+        continue;
       }
-    }
-  }
-  // A child thread whose parent is found goes in as the parent's subagent.
-  const parents = new Set(scanned.map((s) => `${s.session.tool}:${s.session.sourceId}`));
-  const childrenOf = (s: ScannedSession) =>
-    scanned.filter((c) => c.session.parentSourceId && `${c.session.tool}:${c.session.parentSourceId}` === `${s.tool}:${s.sourceId}`);
-  for (const { session, report: fileReport } of scanned) {
-    if (options.signal?.aborted) break;
-    const child = session.parentSourceId !== undefined && parents.has(`${session.tool}:${session.parentSourceId}`);
-    if (child) {
-      report({ ...describe(session, options.dryRun), action: 'skipped', reason: `a subagent of ${session.parentSourceId}: imported with it` });
-      continue;
-    }
-    try {
-      report(
-        await importOne(
-          store,
-          session,
-          fileReport,
-          childrenOf(session).map((c) => c.session),
-          options.dryRun,
-        ),
-      );
-    } catch (err) {
-      report({ ...describe(session, options.dryRun), action: 'failed', reason: errorText(err), skippedLines: fileReport.summary() || undefined });
+      report(await importFile(store, format, file, family.childrenOf(file), options.dryRun));
     }
   }
   return outcomes;
+}
+
+/** Which files of a batch are child threads of a session in it (Codex's subagents, opencode's child sessions), read from each file's identity. */
+function familyOf(format: SourceFormat, files: readonly string[]) {
+  const identities = new Map(files.map((f) => [f, format.identify?.(f) ?? null]));
+  const fileOf = new Map([...identities].flatMap(([f, id]) => (id ? [[id.sourceId, f] as const] : [])));
+  const children = new Map<string, string[]>();
+  for (const [f, id] of identities)
+    if (id?.parentSourceId && fileOf.has(id.parentSourceId)) children.set(id.parentSourceId, [...(children.get(id.parentSourceId) ?? []), f]);
+  return {
+    parentInBatch: (file: string): string | undefined => {
+      const parent = identities.get(file)?.parentSourceId;
+      return parent !== undefined && fileOf.has(parent) && fileOf.get(parent) !== file ? parent : undefined;
+    },
+    childrenOf: (file: string): string[] => children.get(identities.get(file)?.sourceId ?? '') ?? [],
+  };
+}
+
+/** Scans and imports one file (and its child threads' files); its outcome, never a throw. */
+async function importFile(
+  store: SessionStore | null,
+  format: SourceFormat,
+  file: string,
+  childFiles: readonly string[],
+  dryRun: boolean,
+): Promise<ImportOutcome> {
+  const fileReport = new FileReport();
+  let session: ScannedSession | null = null;
+  try {
+    session = await format.scan(file, fileReport);
+    if (!session) return { tool: format.tool, file, action: 'skipped', dryRun, reason: fileReport.summary() || 'no conversation', bytes: fileSize(file) };
+    const children: ScannedSession[] = [];
+    for (const childFile of childFiles) {
+      const child = await format.scan(childFile, fileReport);
+      if (child) children.push(child);
+    }
+    return await importOne(store, session, fileReport, children, dryRun);
+  } catch (err) {
+    const base = session ? describe(session, dryRun) : { tool: format.tool, file, dryRun, bytes: fileSize(file) };
+    return { ...base, action: 'failed', reason: errorText(err), skippedLines: fileReport.summary() || undefined };
+  }
 }
 
 function describe(session: ScannedSession, dryRun: boolean): Omit<ImportOutcome, 'action'> {
@@ -208,23 +221,63 @@ async function importOne(
   dryRun: boolean,
 ): Promise<ImportOutcome> {
   const base = describe(session, dryRun);
-  if (!session.cwd) return { ...base, action: 'skipped', reason: 'the source names no folder it was recorded in' };
+  if (!isAbsolutePath(session.cwd)) return { ...base, action: 'skipped', reason: `the folder it names (${JSON.stringify(session.cwd)}) is not a full path` };
   const id = importedSessionId(session.tool, session.sourceId, session.startedAt);
   const existing = store ? findExisting(store, id) : undefined;
   if (existing === 'trash')
     return { ...base, sessionId: id, action: 'skipped', reason: 'imported before and deleted since (it is in the trash; Undelete brings it back)' };
-  const skippedLines = report.summary() || undefined;
-  if (store && existing) return { ...(await appendTo(store, existing, id, session, report, dryRun)), skippedLines };
-  if (dryRun || !store)
-    return { ...base, sessionId: id, action: 'imported', forks: session.branches.slice(1), reason: 'would import (dry run: nothing written)', skippedLines };
-  const written = await writeNew(store, id, session, session.branches[0]!, report, null, children);
-  const forks: string[] = [];
-  for (const branch of session.branches.slice(1)) {
-    const forkId = importedSessionId(session.tool, session.sourceId, session.startedAt, branch);
-    if (findExisting(store, forkId)) continue;
-    forks.push((await writeNew(store, forkId, session, branch, report, { sessionId: id, shared: written.sourceIds }, [])).id);
+  if (!store || dryRun) {
+    const outcome =
+      store && existing ? (await appendTo(store, existing, id, session, report, true)).outcome : { ...base, sessionId: id, action: 'imported' as const };
+    return {
+      ...outcome,
+      forks: newBranches(store, session, session.branches.slice(1)),
+      reason: outcome.reason ?? 'would import (dry run: nothing written)',
+      skippedLines: report.summary() || undefined,
+    };
   }
-  return { ...base, sessionId: id, action: 'imported', turns: written.turns, messages: written.messages, forks, skippedLines: report.summary() || undefined };
+  let main: ImportOutcome;
+  let forkBranches = session.branches.slice(1);
+  if (existing) {
+    const appended = await appendTo(store, existing, id, session, report, false);
+    main = appended.outcome;
+    // Rewound in the source tool since: the branch it resumes now is a fork of what was imported.
+    if (appended.rewoundInSource) forkBranches = [...session.branches];
+  } else {
+    const written = (await writeNew(store, id, session, session.branches[0]!, report, null, children))!;
+    main = { ...base, sessionId: id, action: 'imported', turns: written.turns, messages: written.messages };
+  }
+  const forks: string[] = [];
+  const shared = new Set(messageIdsOf(store, store.locate(id)));
+  for (const forkId of newBranches(store, session, forkBranches)) {
+    const fork = await writeNew(store, forkId, session, branchOf(session, forkId), report, { sessionId: id, shared }, []);
+    if (fork) forks.push(fork.id);
+  }
+  return { ...main, forks, skippedLines: report.summary() || undefined };
+}
+
+/** The session ids of a source's branches that have no Braid session yet (a fork's id is derived from its branch). */
+function newBranches(store: SessionStore | null, session: ScannedSession, branches: readonly string[]): string[] {
+  return branches
+    .map((b) => importedSessionId(session.tool, session.sourceId, session.startedAt, b))
+    .filter((forkId) => !store || !findExisting(store, forkId));
+}
+
+/** The branch whose fork has session id `forkId`. */
+function branchOf(session: ScannedSession, forkId: string): string {
+  return session.branches.find((b) => importedSessionId(session.tool, session.sourceId, session.startedAt, b) === forkId)!;
+}
+
+/** The ids of the messages a session's main log holds. */
+function messageIdsOf(store: SessionStore, dir: string): string[] {
+  const ids: string[] = [];
+  scanWireLog(store.layout.agentLog(dir), (r) => void (r.t === 'message' && ids.push((r as MessageRecord).id)), { only: ['message'] });
+  return ids;
+}
+
+/** A full path on this system or on Windows (a session recorded there names its drive). */
+function isAbsolutePath(p: string): boolean {
+  return path.posix.isAbsolute(p) || path.win32.isAbsolute(p);
 }
 
 /** The folder of session `id` when it exists, 'trash' when it was deleted, undefined when it never was. */
@@ -236,7 +289,11 @@ function findExisting(store: SessionStore, id: string): string | 'trash' | undef
   }
 }
 
-/** Writes a new session from one branch of a source into a partial folder, then publishes it with one rename. */
+/**
+ * Writes a new session from one branch of a source into a partial folder, then publishes it with
+ * one rename. A fork whose every turn its source session holds (the branch that session is) is
+ * not published: null.
+ */
 async function writeNew(
   store: SessionStore,
   id: string,
@@ -245,7 +302,7 @@ async function writeNew(
   report: FileReport,
   fork: { sessionId: string; shared: ReadonlySet<string> } | null,
   children: readonly ScannedSession[],
-): Promise<{ id: string; turns: number; messages: number; sourceIds: ReadonlySet<string> }> {
+): Promise<{ id: string; turns: number; messages: number } | null> {
   const layout = store.layout;
   const key = workspaceKey(session.cwd);
   const partial = layout.partialDir(key, id);
@@ -268,6 +325,11 @@ async function writeNew(
       await child.convert(child.branches[0]!, sub.target, report);
     }
     const result = log.finish((soFar) => [importedRecord(session, soFar)]);
+    if (log.unreadableMessages) report.skip('messages whose content is damaged (not text, images or tool calls)', log.unreadableMessages);
+    if (fork && log.lastSharedTurn >= result.turns) {
+      fs.rmSync(partial, { recursive: true, force: true });
+      return null;
+    }
     const state: StoredState = {
       v: 2,
       id,
@@ -289,7 +351,7 @@ async function writeNew(
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
     store.summaryAt(finalDir); // folds the log into the index
-    return { id, turns: result.turns, messages: result.messages, sourceIds: log.sourceIds };
+    return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();
     fs.rmSync(partial, { recursive: true, force: true });
@@ -323,32 +385,43 @@ function importedSoFar(store: SessionStore, dir: string): (ImportedRecord & Impo
   return last;
 }
 
-/** A session imported before: unchanged, or grown at its end (the new part appended under the writer lease). */
-async function appendTo(store: SessionStore, dir: string, id: string, session: ScannedSession, report: FileReport, dryRun: boolean): Promise<ImportOutcome> {
+/**
+ * A session imported before: unchanged, or grown at its end (the new part appended under the
+ * writer lease). `rewoundInSource`: the source tool rewound the conversation since, so the branch
+ * it resumes now is not what was imported (nothing is appended; the caller imports it as a fork).
+ */
+async function appendTo(
+  store: SessionStore,
+  dir: string,
+  id: string,
+  session: ScannedSession,
+  report: FileReport,
+  dryRun: boolean,
+): Promise<{ outcome: ImportOutcome; rewoundInSource?: boolean }> {
   const base = { ...describe(session, dryRun), sessionId: id };
+  const left = (reason: string, rewoundInSource = false) => ({ outcome: { ...base, action: 'skipped' as const, reason }, rewoundInSource });
   const last = importedSoFar(store, dir);
-  if (!last) return { ...base, action: 'skipped', reason: 'a session with this id exists and was not imported' };
-  if (last.size === session.digest.size && last.sha256 === session.digest.sha256) return { ...base, action: 'unchanged', turns: last.turns };
+  if (!last) return left('a session with this id exists and was not imported');
+  if (last.size === session.digest.size && last.sha256 === session.digest.sha256) return { outcome: { ...base, action: 'unchanged', turns: last.turns } };
   const grown = session.grewFrom
     ? await session.grewFrom(last.size, last.sha256)
     : session.digest.size > last.size && (await digestPrefix(session.file, last.size)).sha256 === last.sha256;
-  if (!grown) return { ...base, action: 'skipped', reason: `its source changed since the import (not only grown); the imported session is kept as it was` };
-  const state = store.get(id);
-  if (state.turnCount !== last.turns)
-    return { ...base, action: 'skipped', reason: `continued or rewound in Braid since the import; what ${session.tool} added is not appended` };
-  if (dryRun) return { ...base, action: 'appended', reason: 'would append what the source added (dry run: nothing written)' };
+  if (!grown) return left('its source changed since the import (not only grown); the imported session is kept as it was');
+  if (store.get(id).turnCount !== last.turns) return left(`continued or rewound in Braid since the import; what ${session.tool} added is not appended`);
+  if (dryRun) return { outcome: { ...base, action: 'appended', reason: 'would append what the source added (dry run: nothing written)' } };
   const lease = await WriterLease.acquire(store.layout, dir);
   try {
     const log = new ImportLog(store.layout.agentLog(dir), `${session.tool}\n${session.sourceId}`, null, undefined, last, () => 0);
     try {
       await session.convert(session.branches[0]!, log, report);
       const result = log.finish((soFar) => [importedRecord(session, soFar)]);
+      if (log.unreadableMessages) report.skip('messages whose content is damaged (not text, images or tool calls)', log.unreadableMessages);
       store.summaryAt(dir);
-      return { ...base, action: result.appended ? 'appended' : 'unchanged', turns: result.turns, messages: result.appended };
+      return { outcome: { ...base, action: result.appended ? 'appended' : 'unchanged', turns: result.turns, messages: result.appended } };
     } catch (err) {
       log.abandon();
       if (err instanceof SourceChangedError)
-        return { ...base, action: 'skipped', reason: `its source changed before its end since the import (${err.message}); nothing appended` };
+        return left(`${session.tool} rewound the conversation since the import (${err.message}): the branch it resumes now is imported as a fork`, true);
       throw err;
     }
   } finally {

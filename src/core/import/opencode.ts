@@ -5,7 +5,7 @@ import { assistantMessage, callTokens, isObject, text, timeOf, toolResult, userM
 import { DigestSink } from './sourceLines';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
-import type { FileReport, ScannedSession, SourceFormat } from './source';
+import { FileReport, type ScannedSession, type SourceFormat } from './source';
 
 type Rec = Record<string, unknown>;
 
@@ -26,6 +26,11 @@ export const opencode: SourceFormat = {
     const direct = storageOf(root);
     const storages = direct ? [direct] : [...subfolders(root), ...subfolders(root).flatMap(subfolders)].map(storageOf).filter((s): s is string => s !== null);
     return storages.flatMap((storage) => filesUnder(path.join(storage, 'session'), (file) => file.endsWith('.json'), 2));
+  },
+  identify(file) {
+    const info = readJson(file, null, new FileReport());
+    if (!info || typeof info.id !== 'string') return null;
+    return { sourceId: info.id, ...(typeof info.parentID === 'string' ? { parentSourceId: info.parentID } : {}) };
   },
   scan: scanOpencode,
 };
@@ -124,7 +129,6 @@ async function scanOpencode(file: string, report: FileReport): Promise<ScannedSe
     startedAt: timeOf(created, fs.statSync(file).mtimeMs),
     digest: digest.finish(),
     branches: ['linear'],
-    ...(typeof info.parentID === 'string' ? { parentSourceId: info.parentID } : {}),
     // Its files are written once each and added to: a session that changed grew (the import checks its earlier turns).
     grewFrom: async () => true,
     convert: async (_branch, target, rep) => convertMessages(readMessages(storage, sessionId, null, rep), text(info.directory), target, rep),

@@ -153,7 +153,7 @@ class PiConverter {
   private message(m: Rec, sourceId: string, ts: number): void {
     const message = this.kernelMessage(m, ts);
     if (!message) {
-      this.report.skip(`messages of role ${text(m.role) || 'none'}`);
+      this.report.skip(`${text(m.role) || 'role-less'} messages not in pi's shape`);
       return;
     }
     if (message.role === 'user' && m.role === 'user') {

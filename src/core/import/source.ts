@@ -34,8 +34,6 @@ export interface ScannedSession {
   readonly digest: SourceDigest;
   /** Its branches, the one the source tool would resume first; the others become forks of it. */
   readonly branches: readonly string[];
-  /** A child thread: the session of the parent it runs under (imported as the parent's subagent when both are found). */
-  readonly parentSourceId?: string;
   /** Whether the source holds what was imported (its first `size` bytes hash to `sha256`) and more; by default a check of the file's first bytes. */
   grewFrom?(size: number, sha256: string): Promise<boolean>;
   /** Writes a branch's history into `target`. */
@@ -49,6 +47,8 @@ export interface SourceFormat {
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
   /** The session files under `root` (a folder of sessions, or one session file). */
   findFiles(root: string): string[];
+  /** A file's session id and the session it is a child thread of, read cheaply (its first line); for tools whose subagents have files of their own. */
+  identify?(file: string): { readonly sourceId: string; readonly parentSourceId?: string } | null;
   /** Reads a file far enough to know it; null when it holds no conversation (with the reason in `report`). */
   scan(file: string, report: FileReport): Promise<ScannedSession | null>;
 }

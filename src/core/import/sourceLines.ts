@@ -24,7 +24,7 @@ const NEWLINE = 10;
 export async function* readSourceLines(file: string, digest?: DigestSink): AsyncGenerator<SourceLine> {
   const handle = await fs.promises.open(file, 'r');
   try {
-    let carry: Buffer = Buffer.alloc(0);
+    let carry: Buffer[] = []; // the start of a line no chunk has ended yet
     let offset = 0; // of carry's first byte in the file
     let line = 0;
     for (;;) {
@@ -33,7 +33,11 @@ export async function* readSourceLines(file: string, digest?: DigestSink): Async
       if (bytesRead === 0) break;
       const read = chunk.subarray(0, bytesRead);
       digest?.update(read);
-      const buffer = carry.length ? Buffer.concat([carry, read]) : read;
+      if (read.indexOf(NEWLINE) === -1) {
+        carry.push(read); // a long line: joined once, when it ends
+        continue;
+      }
+      const buffer = carry.length ? Buffer.concat([...carry, read]) : read;
       let start = 0;
       for (let end = buffer.indexOf(NEWLINE, start); end !== -1; end = buffer.indexOf(NEWLINE, start)) {
         line++;
@@ -41,11 +45,11 @@ export async function* readSourceLines(file: string, digest?: DigestSink): Async
         start = end + 1;
       }
       offset += start;
-      carry = Buffer.from(buffer.subarray(start));
+      carry = start < buffer.length ? [Buffer.from(buffer.subarray(start))] : [];
     }
     if (carry.length) {
       line++;
-      const parsed = [...parseLine(carry, line, offset)];
+      const parsed = [...parseLine(Buffer.concat(carry), line, offset)];
       // A last line without its newline that parses was written whole; one that does not is torn.
       yield* parsed.map((p) => ('bad' in p ? { ...p, bad: 'torn last line (the tool was writing it)' } : p));
     }
@@ -81,24 +85,28 @@ export async function digestPrefix(file: string, size: number): Promise<SourceDi
 function* parseLine(bytes: Buffer, line: number, offset: number): Generator<SourceLine> {
   const text = bytes.toString('utf8').trim();
   if (!text) return;
+  for (const value of valuesOfLine(text))
+    yield value === NOT_JSON ? { line, offset, length: bytes.length, bad: 'not JSON' } : { line, offset, length: bytes.length, value };
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** The JSON values of one line: one, or each of `{…}{…}` (a lost newline); NOT_JSON for what does not parse. */
+export function valuesOfLine(text: string): unknown[] {
   try {
-    yield { line, offset, length: bytes.length, value: JSON.parse(text) };
-    return;
+    return [JSON.parse(text)];
   } catch {
-    // fall through: maybe two objects on one line
+    // maybe two objects on one line
   }
   const parts = splitObjects(text);
-  if (parts.length < 2) {
-    yield { line, offset, length: bytes.length, bad: 'not JSON' };
-    return;
-  }
-  for (const part of parts) {
+  if (parts.length < 2) return [NOT_JSON];
+  return parts.map((part) => {
     try {
-      yield { line, offset, length: bytes.length, value: JSON.parse(part) };
+      return JSON.parse(part) as unknown;
     } catch {
-      yield { line, offset, length: bytes.length, bad: 'not JSON' };
+      return NOT_JSON;
     }
-  }
+  });
 }
 
 /** Splits `{…}{…}` (objects written without a newline between them) at the top-level brace where one ends. */
@@ -126,4 +134,32 @@ function splitObjects(text: string): string[] {
   }
   if (start < text.length) parts.push(text.slice(start));
   return parts;
+}
+
+/** The first line of a file (up to `limit` bytes), parsed; null when it is not a JSON object. */
+export function firstRecord(file: string, limit = 4 << 20): Record<string, unknown> | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for (let read = 0; read < limit;) {
+      const chunk = Buffer.alloc(65536);
+      const n = fs.readSync(fd, chunk, 0, chunk.length, read);
+      if (n === 0) break;
+      const end = chunk.subarray(0, n).indexOf(NEWLINE);
+      chunks.push(chunk.subarray(0, end === -1 ? n : end));
+      if (end !== -1) break;
+      read += n;
+    }
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

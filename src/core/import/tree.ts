@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { SourceLine } from './sourceLines';
+import { valuesOfLine, type SourceLine } from './sourceLines';
 
 /** Where one record of a branching source lies in its file, and its place in the tree. */
 export interface TreeNode {
@@ -82,28 +82,13 @@ export function* readNodes(file: string, nodes: readonly TreeNode[]): Generator<
     for (const node of nodes) {
       const buffer = Buffer.allocUnsafe(node.length);
       fs.readSync(fd, buffer, 0, node.length, node.offset);
-      for (const value of parseAll(buffer.toString('utf8'))) {
+      for (const value of valuesOfLine(buffer.toString('utf8').trim())) {
         const id = (value as { uuid?: unknown; id?: unknown }).uuid ?? (value as { id?: unknown }).id;
         if (id === node.id) yield { node, value };
       }
     }
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** The values of one line (two when a newline was lost between them). */
-function parseAll(text: string): unknown[] {
-  try {
-    return [JSON.parse(text)];
-  } catch {
-    return text.split(/(?<=\})\s*(?=\{)/).flatMap((part) => {
-      try {
-        return [JSON.parse(part)];
-      } catch {
-        return [];
-      }
-    });
   }
 }
 

@@ -237,7 +237,7 @@ const KNOWN_TYPES = new Set([
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
 /** A message readers can render: a known role with content of the shape that role has (a damaged role or content is a bad line). */
-function isMessage(m: unknown): boolean {
+export function isMessage(m: unknown): boolean {
   if (typeof m !== 'object' || m === null) return false;
   const { role, content } = m as { role?: unknown; content?: unknown };
   if (role === 'user' && typeof content === 'string') return true;

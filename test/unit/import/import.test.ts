@@ -374,8 +374,19 @@ test('hostile files: each is reported with what was left out, none stops the bat
   assert.ok(msgs.some((m) => typeof m.content === 'string' && m.content.includes('\ufffd')));
   const codex = outcomes.find((o) => o.tool === 'codex')!;
   assert.ok(['imported', 'skipped'].includes(codex.action));
-  const pi = outcomes.find((o) => o.tool === 'pi');
-  assert.equal(pi, undefined, 'a file without a pi header is no pi session (nor any other tool’s)');
+  // A file without a pi header is no pi session (nor any other tool's); damaged messages are left out and counted.
+  const pi = outcomes.filter((o) => o.tool === 'pi');
+  assert.deepEqual(
+    pi.map((o) => path.basename(o.file)),
+    ['pi-damaged.jsonl'],
+  );
+  assert.match(pi[0]!.skippedLines!, /1 × toolResult messages not in pi's shape; 1 × messages whose content is damaged/);
+  assert.deepEqual(
+    messages(pi[0]!.sessionId!).map((m) => m.role),
+    ['user', 'assistant'],
+  );
+  const rewritten = readWireLog(store.layout.agentLog(store.locate(pi[0]!.sessionId!)));
+  assert.equal(rewritten.report.badLines, 0, 'every line Braid wrote reads back');
 });
 
 const REAL = path.resolve(process.cwd(), '..', 'shared', 'real-sessions');
@@ -393,3 +404,57 @@ test(
       );
   },
 );
+
+test('a rewind in the source tool after the import: the branch it resumes now comes in as a fork, the imported session stays', async () => {
+  const first = only(await run('claude-code', 'claude-code'), 'imported')[0]!;
+  const base = { isSidechain: false, cwd: src.workspace, sessionId: '0f1e2d3c-0000-4000-8000-000000000001' };
+  const line = (o: object) => `${JSON.stringify(o)}\n`;
+  // Back to after the first answer, and a new prompt there: Claude Code resumes this branch now.
+  fs.appendFileSync(
+    claudeFile(),
+    line({
+      ...base,
+      type: 'user',
+      uuid: 'u6',
+      parentUuid: 'a4',
+      timestamp: '2026-03-01T12:00:00.000Z',
+      message: { role: 'user', content: 'Start over: rename notes.md' },
+    }),
+  );
+  fs.appendFileSync(
+    claudeFile(),
+    line({
+      ...base,
+      type: 'assistant',
+      uuid: 'a12',
+      parentUuid: 'u6',
+      timestamp: '2026-03-01T12:00:01.000Z',
+      message: {
+        id: 'msg_J',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Renamed.' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    }),
+  );
+  const [again] = await run('claude-code', 'claude-code');
+  assert.equal(again!.action, 'skipped');
+  assert.match(again!.reason!, /rewound the conversation since the import/);
+  assert.equal(again!.forks?.length, 1, 'only the new branch: the imported one and the older fork exist already');
+  const fork = store.get(again!.forks![0]!);
+  assert.deepEqual(fork.forkedFrom, { sessionId: first.sessionId, turn: 1 });
+  assert.deepEqual(
+    messages(fork.id)
+      .filter((m) => m.role === 'user' && typeof m.content === 'string')
+      .map((m) => m.content)
+      .slice(-1),
+    ['Start over: rename notes.md'],
+  );
+  assert.equal(store.get(first.sessionId!).turnCount, 3, 'the imported session is as it was');
+  assert.deepEqual(
+    (await run('claude-code', 'claude-code')).map((o) => o.forks?.length),
+    [0],
+  );
+});
