@@ -21,8 +21,16 @@ export type Programs = Record<(typeof NAMES)[number], string>;
  * sessionMeasures, which holds the agent kernel and takes seconds to bundle, only `withSession`.
  */
 export async function bundlePrograms(repoRoot: string, withSession: boolean): Promise<Programs> {
+  const outdir = await bundleProgramFiles(
+    repoRoot,
+    NAMES.filter((n) => withSession || n !== 'sessionMeasures'),
+  );
+  return Object.fromEntries(NAMES.map((n) => [n, path.join(outdir, `${n}.cjs`)])) as Programs;
+}
+
+/** Bundles bench/programs/<name>.ts into out/bench/programs/<name>.cjs, each; returns that folder. */
+export async function bundleProgramFiles(repoRoot: string, names: readonly string[]): Promise<string> {
   const outdir = path.join(repoRoot, 'out', 'bench', 'programs');
-  const names = NAMES.filter((n) => withSession || n !== 'sessionMeasures');
   await esbuild.build({
     entryPoints: Object.fromEntries(names.map((n) => [n, path.join(repoRoot, 'bench', 'programs', `${n}.ts`)])),
     outdir,
@@ -39,7 +47,7 @@ export async function bundlePrograms(repoRoot: string, withSession: boolean): Pr
     logLevel: 'warning',
     plugins: [sqlJsWithHostFiles(repoRoot)],
   });
-  return Object.fromEntries(NAMES.map((n) => [n, path.join(outdir, `${n}.cjs`)])) as Programs;
+  return outdir;
 }
 
 /** Runs measure kinds, in order, in one child process of a measure program (bench/programs/runMeasures.ts); its stderr shows on ours. */

@@ -6,6 +6,7 @@
 // `-- --logs` runs only the log rows; `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts;
 // `--as before|after` picks its column); `-- --chat-paging` the Chat view paging in a real VS Code
 // (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
+// `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
 // RESULTS.md; `-- --render` writes RESULTS.md again from the last full run's figures
 // (out/bench/last-run.json) without measuring.
@@ -24,6 +25,7 @@ import type { Row } from './table';
 import { CHAT_PAGING_SECTION, chatPagingBench } from './chatPaging';
 import { sectionOf } from './resultsSection';
 import { startupBench, startupChild } from './startup';
+import { IMPORT_HEADING, importBench } from './import';
 import { TURN_IO_SECTION } from './turnIo/runTurnIo';
 import { wasmPathIn } from '../test/support/store';
 
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
   if (argv.includes('--turn-io')) return turnIo(argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
+  if (argv.includes('--import')) return importBench(argv, repoRoot, wasmPath, resultsFile);
   if (argv.includes('--render')) return render();
   const plan = planOf(argv);
   const started = Date.now();
@@ -136,10 +139,10 @@ function render(): void {
 
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
- * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup.
+ * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing.
  */
 function keptSections(previous: string): string {
-  const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, CHAT_PAGING_SECTION.heading, STARTUP_HEADING].map((heading) =>
+  const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, CHAT_PAGING_SECTION.heading, STARTUP_HEADING, IMPORT_HEADING].map((heading) =>
     sectionOf(previous, heading).replace(/\n*$/, '\n'),
   );
   return kept.filter((k) => k.trim()).join('\n');

@@ -127,7 +127,6 @@ export class ImportLog implements ImportTarget {
     }
     if (!this.turn) this.beginTurn(m.ts); // a source that starts with an answer: its turn has no prompt
     const turn = this.turn!;
-
     const id = this.messageId(m.sourceId);
     turn.messageIds.push(id);
     turn.sourceIds.push(m.sourceId);

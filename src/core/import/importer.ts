@@ -5,6 +5,8 @@ import { encodeTime } from 'ulid';
 import { fsyncDir } from '../fs/atomic';
 import { sha256Hex } from '../hash';
 import { writeState, type StoredState } from '../format/sessionState';
+import { listSessionFolders } from '../format/layout';
+import { readSessionFolder } from '../format/summary';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { autoTitle } from '../format/titles';
 import { scanWireLog } from '../wire/wireReader';
@@ -136,6 +138,7 @@ export async function importSessions(store: SessionStore | null, options: Import
     outcomes.push(outcome);
     options.onProgress?.(outcomes.length, total, outcome);
   };
+  const into = store ? { store, known: new KnownSessions(store) } : null;
   // One source session at a time (memory holds one), its child threads with it.
   for (const { format, files } of sources) {
     const family = familyOf(format, files);
@@ -153,7 +156,7 @@ export async function importSessions(store: SessionStore | null, options: Import
         });
         continue;
       }
-      report(await importFile(store, format, file, family.childrenOf(file), options.dryRun));
+      report(await importFile(into, format, file, family.childrenOf(file), options.dryRun));
     }
   }
   return outcomes;
@@ -176,13 +179,7 @@ function familyOf(format: SourceFormat, files: readonly string[]) {
 }
 
 /** Scans and imports one file (and its child threads' files); its outcome, never a throw. */
-async function importFile(
-  store: SessionStore | null,
-  format: SourceFormat,
-  file: string,
-  childFiles: readonly string[],
-  dryRun: boolean,
-): Promise<ImportOutcome> {
+async function importFile(into: Into | null, format: SourceFormat, file: string, childFiles: readonly string[], dryRun: boolean): Promise<ImportOutcome> {
   const fileReport = new FileReport();
   let session: ScannedSession | null = null;
   try {
@@ -193,7 +190,7 @@ async function importFile(
       const child = await format.scan(childFile, fileReport);
       if (child) children.push(child);
     }
-    return await importOne(store, session, fileReport, children, dryRun);
+    return await importOne(into, session, fileReport, children, dryRun);
   } catch (err) {
     const base = session ? describe(session, dryRun) : { tool: format.tool, file, dryRun, bytes: fileSize(file) };
     return { ...base, action: 'failed', reason: errorText(err), skippedLines: fileReport.summary() || undefined };
@@ -213,25 +210,19 @@ function describe(session: ScannedSession, dryRun: boolean): Omit<ImportOutcome,
 }
 
 /** Imports one source session; with no store (a dry run where there is none yet) every session is new. */
-async function importOne(
-  store: SessionStore | null,
-  session: ScannedSession,
-  report: FileReport,
-  children: ScannedSession[],
-  dryRun: boolean,
-): Promise<ImportOutcome> {
+async function importOne(into: Into | null, session: ScannedSession, report: FileReport, children: ScannedSession[], dryRun: boolean): Promise<ImportOutcome> {
   const base = describe(session, dryRun);
   if (!isAbsolutePath(session.cwd)) return { ...base, action: 'skipped', reason: `the folder it names (${JSON.stringify(session.cwd)}) is not a full path` };
   const id = importedSessionId(session.tool, session.sourceId, session.startedAt);
-  const existing = store ? findExisting(store, id) : undefined;
+  const existing = into?.known.find(id);
   if (existing === 'trash')
     return { ...base, sessionId: id, action: 'skipped', reason: 'imported before and deleted since (it is in the trash; Undelete brings it back)' };
-  if (!store || dryRun) {
+  if (!into || dryRun) {
     const outcome =
-      store && existing ? (await appendTo(store, existing, id, session, report, true)).outcome : { ...base, sessionId: id, action: 'imported' as const };
+      into && existing ? (await appendTo(into, existing, id, session, report, true)).outcome : { ...base, sessionId: id, action: 'imported' as const };
     return {
       ...outcome,
-      forks: newBranches(store, session, session.branches.slice(1)),
+      forks: newBranches(into, session, session.branches.slice(1)),
       reason: outcome.reason ?? 'would import (dry run: nothing written)',
       skippedLines: report.summary() || undefined,
     };
@@ -239,28 +230,27 @@ async function importOne(
   let main: ImportOutcome;
   let forkBranches = session.branches.slice(1);
   if (existing) {
-    const appended = await appendTo(store, existing, id, session, report, false);
+    const appended = await appendTo(into, existing, id, session, report, false);
     main = appended.outcome;
     // Rewound in the source tool since: the branch it resumes now is a fork of what was imported.
     if (appended.rewoundInSource) forkBranches = [...session.branches];
   } else {
-    const written = (await writeNew(store, id, session, session.branches[0]!, report, null, children))!;
+    const written = (await writeNew(into, id, session, session.branches[0]!, report, null, children))!;
     main = { ...base, sessionId: id, action: 'imported', turns: written.turns, messages: written.messages };
   }
   const forks: string[] = [];
-  const shared = new Set(messageIdsOf(store, store.locate(id)));
-  for (const forkId of newBranches(store, session, forkBranches)) {
-    const fork = await writeNew(store, forkId, session, branchOf(session, forkId), report, { sessionId: id, shared }, []);
+  const newForks = newBranches(into, session, forkBranches);
+  const shared = new Set(newForks.length ? messageIdsOf(into.store, into.known.find(id) as string) : []);
+  for (const forkId of newForks) {
+    const fork = await writeNew(into, forkId, session, branchOf(session, forkId), report, { sessionId: id, shared }, []);
     if (fork) forks.push(fork.id);
   }
   return { ...main, forks, skippedLines: report.summary() || undefined };
 }
 
 /** The session ids of a source's branches that have no Braid session yet (a fork's id is derived from its branch). */
-function newBranches(store: SessionStore | null, session: ScannedSession, branches: readonly string[]): string[] {
-  return branches
-    .map((b) => importedSessionId(session.tool, session.sourceId, session.startedAt, b))
-    .filter((forkId) => !store || !findExisting(store, forkId));
+function newBranches(into: Into | null, session: ScannedSession, branches: readonly string[]): string[] {
+  return branches.map((b) => importedSessionId(session.tool, session.sourceId, session.startedAt, b)).filter((forkId) => !into?.known.find(forkId));
 }
 
 /** The branch whose fork has session id `forkId`. */
@@ -280,13 +270,39 @@ function isAbsolutePath(p: string): boolean {
   return path.posix.isAbsolute(p) || path.win32.isAbsolute(p);
 }
 
-/** The folder of session `id` when it exists, 'trash' when it was deleted, undefined when it never was. */
-function findExisting(store: SessionStore, id: string): string | 'trash' | undefined {
-  try {
-    return store.locate(id);
-  } catch {
-    return store.listTrash().some((t) => t.id === id) ? 'trash' : undefined;
+/** Where an import writes, and the sessions there. */
+interface Into {
+  readonly store: SessionStore;
+  readonly known: KnownSessions;
+}
+
+/**
+ * The sessions of the store and of its trash, read from the folder names once per import (a
+ * lookup through the index would ask every workspace's index for each source session).
+ */
+class KnownSessions {
+  private readonly folders = new Map<string, string>();
+  private readonly trashed: Set<string>;
+
+  constructor(store: SessionStore) {
+    for (const f of listSessionFolders(store.layout)) this.folders.set(f.id, f.dir);
+    this.trashed = new Set(store.listTrash().map((t) => t.id));
   }
+
+  /** The folder of session `id` when it exists, 'trash' when it was deleted, undefined when it never was. */
+  find(id: string): string | 'trash' | undefined {
+    return this.folders.get(id) ?? (this.trashed.has(id) ? 'trash' : undefined);
+  }
+
+  add(id: string, dir: string): void {
+    this.folders.set(id, dir);
+  }
+}
+
+/** Folds a session folder written here into the index (its workspace's; no lookup of the id). */
+function indexFolder(store: SessionStore, dir: string): void {
+  const reading = readSessionFolder(dir);
+  store.index.putSummary(reading.summary.state.id, reading.summary);
 }
 
 /**
@@ -295,7 +311,7 @@ function findExisting(store: SessionStore, id: string): string | 'trash' | undef
  * not published: null.
  */
 async function writeNew(
-  store: SessionStore,
+  into: Into,
   id: string,
   session: ScannedSession,
   branch: string,
@@ -303,7 +319,7 @@ async function writeNew(
   fork: { sessionId: string; shared: ReadonlySet<string> } | null,
   children: readonly ScannedSession[],
 ): Promise<{ id: string; turns: number; messages: number } | null> {
-  const layout = store.layout;
+  const layout = into.store.layout;
   const key = workspaceKey(session.cwd);
   const partial = layout.partialDir(key, id);
   fs.rmSync(partial, { recursive: true, force: true });
@@ -350,7 +366,8 @@ async function writeNew(
     const finalDir = layout.sessionDir(key, id);
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
-    store.summaryAt(finalDir); // folds the log into the index
+    into.known.add(id, finalDir);
+    indexFolder(into.store, finalDir);
     return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();
@@ -391,13 +408,14 @@ function importedSoFar(store: SessionStore, dir: string): (ImportedRecord & Impo
  * it resumes now is not what was imported (nothing is appended; the caller imports it as a fork).
  */
 async function appendTo(
-  store: SessionStore,
+  into: Into,
   dir: string,
   id: string,
   session: ScannedSession,
   report: FileReport,
   dryRun: boolean,
 ): Promise<{ outcome: ImportOutcome; rewoundInSource?: boolean }> {
+  const { store } = into;
   const base = { ...describe(session, dryRun), sessionId: id };
   const left = (reason: string, rewoundInSource = false) => ({ outcome: { ...base, action: 'skipped' as const, reason }, rewoundInSource });
   const last = importedSoFar(store, dir);
@@ -407,7 +425,8 @@ async function appendTo(
     ? await session.grewFrom(last.size, last.sha256)
     : session.digest.size > last.size && (await digestPrefix(session.file, last.size)).sha256 === last.sha256;
   if (!grown) return left('its source changed since the import (not only grown); the imported session is kept as it was');
-  if (store.get(id).turnCount !== last.turns) return left(`continued or rewound in Braid since the import; what ${session.tool} added is not appended`);
+  if (readSessionFolder(dir).summary.state.turnCount !== last.turns)
+    return left(`continued or rewound in Braid since the import; what ${session.tool} added is not appended`);
   if (dryRun) return { outcome: { ...base, action: 'appended', reason: 'would append what the source added (dry run: nothing written)' } };
   const lease = await WriterLease.acquire(store.layout, dir);
   try {
@@ -416,7 +435,7 @@ async function appendTo(
       await session.convert(session.branches[0]!, log, report);
       const result = log.finish((soFar) => [importedRecord(session, soFar)]);
       if (log.unreadableMessages) report.skip('messages whose content is damaged (not text, images or tool calls)', log.unreadableMessages);
-      store.summaryAt(dir);
+      indexFolder(store, dir);
       return { outcome: { ...base, action: result.appended ? 'appended' : 'unchanged', turns: result.turns, messages: result.appended } };
     } catch (err) {
       log.abandon();

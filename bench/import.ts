@@ -1,0 +1,229 @@
+// Importing other agents' sessions (`npm run bench -- --import`): generated Claude Code session
+// files (bench/claudeSessions.ts, cached between runs) imported by importSessions, beside
+// JSON.parse of every line of the same bytes read in the same 1 MB chunks (the floor):
+// - 10,000 files over 50 projects (`--import-files N`): the import into a fresh store (MB/s of
+//   source, sessions/s, the goal of 50 MB/s), a dry run, and a re-import of the same unchanged files;
+// - one large session file, 1,000 MB by default (`--import-large-mb N`): its import's time and
+//   peak resident memory beside the file's size (reading is to be streaming, memory bounded), and
+//   the import again with V8's heap limited to a quarter of the file (what the import keeps, not
+//   what the collector has yet to free).
+// Each measure runs in a fresh lean child process (bench/programs/importMeasures.ts), so its peak
+// memory is its own.
+// `--quick`: 200 files and a 20 MB file, printed only; otherwise the section "Importing other
+// agents' sessions" of bench/RESULTS.md is written (`--no-write`: print only).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { claudeCode } from '../src/core/import/claudeCode';
+import { cachedLargeSession, cachedSessionFiles, type ClaudeSource } from './claudeSessions';
+import type { ImportFigures, ImportMeasure } from './importMeasure';
+import { bundleProgramFiles } from './processes';
+import { runNote, sectionOf } from './resultsSection';
+import { fmt, markdownTables, overFloor, plain, withGoal, type Row } from './table';
+
+export const IMPORT_HEADING = "## Importing other agents' sessions";
+
+/** The issue's goal: at least this many MB (10^6 bytes) of source parsed per second. */
+const GOAL_MB_PER_S = 50;
+
+interface ImportPlan {
+  readonly files: number;
+  readonly largeMb: number;
+  readonly write: boolean;
+}
+
+function numberArg(argv: readonly string[], name: string, fallback: number): number {
+  const at = argv.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number, 1 or more`);
+  return value;
+}
+
+function planOf(argv: readonly string[]): ImportPlan {
+  const quick = argv.includes('--quick');
+  return {
+    files: numberArg(argv, '--import-files', quick ? 200 : 10_000),
+    largeMb: numberArg(argv, '--import-large-mb', quick ? 20 : 1_000),
+    write: !quick && !argv.includes('--no-write'),
+  };
+}
+
+/**
+ * Runs one measure in a fresh process of the bundled measure program (with `nodeArgs`, a heap
+ * limit); its progress bar shows on our stderr. Its figures, or undefined when it failed.
+ */
+type InChild = (m: ImportMeasure, nodeArgs?: readonly string[]) => ImportFigures | undefined;
+
+function childRunner(program: string, wasmPath: string): InChild {
+  return (measure, nodeArgs = []) => {
+    const r = spawnSync(process.execPath, [...nodeArgs, program, JSON.stringify({ measure, wasmPath })], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 16 << 20,
+    });
+    return r.status === 0 ? (JSON.parse(r.stdout.trim().split('\n').pop()!) as ImportFigures) : undefined;
+  };
+}
+
+/** The figures of a measure that must succeed. */
+function mustRun(inChild: InChild, m: ImportMeasure): ImportFigures {
+  const figures = inChild(m);
+  if (!figures) throw new Error(`the import measure ${m.kind} of ${m.source} failed (its error is above)`);
+  return figures;
+}
+
+/** Reads every source byte once, untimed, so each measure reads from the page cache alike. */
+function warmPageCache(source: string): void {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  for (const file of claudeCode.findFiles(source)) {
+    const fd = fs.openSync(file, 'r');
+    while (fs.readSync(fd, buffer, 0, buffer.length, null) > 0);
+    fs.closeSync(fd);
+  }
+}
+
+const mb = (bytes: number) => bytes / 1e6;
+const cpu = (m: ImportFigures) => `CPU ${(m.cpuMs / 1000).toFixed(1)} s`;
+/** MB/s, with a decimal below 10. */
+const rate = (bytes: number, ms: number) => {
+  const perSecond = mb(bytes) / (ms / 1000);
+  return `${perSecond.toFixed(perSecond < 10 ? 1 : 0)} MB/s`;
+};
+const FLOOR = 'JSON.parse of every line, 1 MB chunks';
+
+/** The import's row: against the floor, with the goal of {@link GOAL_MB_PER_S} MB/s of source. */
+function againstFloorAndGoal(what: string, m: ImportFigures, floor: ImportFigures, bytes: number): Row {
+  const row = overFloor(what, m, FLOOR, floor);
+  return withGoal(row, m.ms, (mb(bytes) / GOAL_MB_PER_S) * 1000, `${GOAL_MB_PER_S} MB/s of source`);
+}
+
+/** Throws when an import did not do what it was measured doing (every file imported, or every one unchanged). */
+function expectAll(m: ImportFigures, action: 'imported' | 'unchanged', files: number, what: string): void {
+  const done = m.actions?.[action] ?? 0;
+  if (done !== files)
+    throw new Error(
+      `${what}: ${done} of ${files} files ${action}; outcomes ${JSON.stringify(m.actions)}; ${[...(m.reasons ?? []), ...(m.warnings ?? [])].join('; ')}`,
+    );
+}
+
+/**
+ * The first tenth's time and the last's. The files are imported folder by folder (project by
+ * project), so the last tenth runs with every workspace's index loaded and the store full.
+ */
+function tenthsText(m: ImportFigures): string {
+  const marks = m.tenthsMs ?? [];
+  if (marks.length < 10) return '(fewer than 10 files)';
+  const first = marks[0]!;
+  const last = marks[9]! - marks[8]!;
+  return `${fmt({ ms: first })}, then ${fmt({ ms: last })} (${(last / first).toFixed(1)}x)`;
+}
+
+/** The 10k files: the floor, a dry run, the import into a fresh store, the re-import of the unchanged files. */
+function manyFiles(inChild: InChild, source: ClaudeSource, stores: string, add: (row: Row) => void): void {
+  const { projects, files, bytes } = source;
+  const floor = mustRun(inChild, { kind: 'parse', source: projects });
+  add(plain(`${FLOOR} (the floor): ${rate(bytes, floor.ms)}, ${floor.lines} lines`, fmt(floor)));
+  const dry = mustRun(inChild, { kind: 'import', source: projects, storeRoot: path.join(stores, 'dry-run'), dryRun: true });
+  add(overFloor(`dry run (every file read and scanned, nothing written): ${rate(bytes, dry.ms)}, ${cpu(dry)}`, dry, FLOOR, floor));
+  const storeRoot = path.join(stores, 'many');
+  const first = mustRun(inChild, { kind: 'import', source: projects, storeRoot, dryRun: false });
+  expectAll(first, 'imported', files, 'the import');
+  const perSecond = (files / (first.ms / 1000)).toFixed(0);
+  add(againstFloorAndGoal(`import into a fresh store: ${rate(bytes, first.ms)}, ${perSecond} sessions/s, ${cpu(first)}`, first, floor, bytes));
+  const firstReport = `${fmt({ ms: first.firstProgressMs ?? first.ms })}, ${((100 * (first.firstProgressMs ?? first.ms)) / first.ms).toFixed(0)}% of the import`;
+  add(plain('the import: its first progress report (the bar moves from then on)', firstReport));
+  add(plain(`the import: its first and its last tenth of the files (${files / 10} each)`, tenthsText(first)));
+  const again = mustRun(inChild, { kind: 'import', source: projects, storeRoot, dryRun: false });
+  expectAll(again, 'unchanged', files, 'the re-import');
+  add(againstFloorAndGoal(`re-import, every file unchanged: ${rate(bytes, again.ms)}, ${cpu(again)}`, again, floor, bytes));
+}
+
+/** The large file: the floor, its import, its peak memory beside the file's size, and the import again under a heap limit. */
+function largeFile(inChild: InChild, source: ClaudeSource & { file: string }, stores: string, add: (row: Row) => void): void {
+  const floor = mustRun(inChild, { kind: 'parse', source: source.file });
+  add(plain(`${FLOOR} (the floor): ${rate(source.bytes, floor.ms)}, ${floor.lines} lines`, fmt(floor)));
+  const m = mustRun(inChild, { kind: 'import', source: source.file, storeRoot: path.join(stores, 'large'), dryRun: false });
+  expectAll(m, 'imported', 1, 'the large import');
+  add(againstFloorAndGoal(`import into a fresh store: ${rate(source.bytes, m.ms)}, ${cpu(m)}`, m, floor, source.bytes));
+  const share = (100 * m.peakMb) / (source.bytes / 2 ** 20);
+  add(
+    plain(
+      "the import's peak resident memory beside the file's size",
+      `${m.peakMb.toFixed(0)} MB (${m.startMb.toFixed(0)} MB at its start)`,
+      `the file: ${(source.bytes / 2 ** 20).toFixed(0)} MB`,
+      `${share.toFixed(0)}% of it`,
+    ),
+  );
+  // Resident memory also holds what V8 has not collected yet: a heap limit tells what the import keeps.
+  const limitMb = Math.max(64, Math.round(mb(source.bytes) / 4));
+  const capped = inChild({ kind: 'import', source: source.file, storeRoot: path.join(stores, 'large-capped'), dryRun: false }, [
+    `--max-old-space-size=${limitMb}`,
+  ]);
+  const outcome = capped ? `${fmt(capped)}: completed` : 'ran out of memory';
+  const ofFile = ((100 * limitMb) / (source.bytes / 2 ** 20)).toFixed(0);
+  add(plain(`the same import with V8's heap limited to ${limitMb} MB (${ofFile}% of the file; --max-old-space-size)`, outcome));
+}
+
+const INTRO = `\`npm run bench -- --import\` (bench/import.ts): generated Claude Code session files (bench/claudeSessions.ts: \`projects/<folder>/<uuid>.jsonl\`, a prompt, 1 to 3 tool calls (Read, Bash, Grep) each answered by a tool result of 1 to 20 KB, and a closing answer per turn, parentUuid chained, usage on every answer) imported by \`importSessions\` (\`--from claude-code\`, the store opened as \`braid import\` opens it; timed from the call to the store's close, which saves the index). Each measure runs in a fresh process, so its peak memory (VmHWM) is its own; the floor is JSON.parse of every line of the same bytes read in the same 1 MB chunks (bench/peers/patterns.ts, (e)). Every byte was read once before the measures, so all read from the page cache. CPU: the process's user and system time (the rest of the wall time is waiting: fsyncs, and the other users of the machine's 2 cores). Goal (the issue): at least ${GOAL_MB_PER_S} MB/s of source (MB = 10^6 bytes); memory bounded: a large file imported without holding it whole.`;
+
+/** Where the time goes, from CPU profiles (node --cpu-prof) of the import and re-import of 1,000 of these files. */
+const WHY = `Where the time goes (CPU profiles, node --cpu-prof, of the measure program importing 1,000 of these files into a fresh store, 41 s, then again unchanged, 16 s; commit 4aabf12 with importLog.ts changed):
+- Three index lookups per session take about three quarters of the first import: \`findExisting\` (src/core/import/importer.ts) asks \`store.locate(id)\` whether the new session exists (13.4 s), \`importOne\` asks \`store.locate(id)\` again for the messages a fork would share, even when the source has no other branch (8.3 s), and \`writeNew\`'s \`store.summaryAt\` of the new folder (9.7 s). Each goes through \`SessionIndex.shardOfId\` (src/core/index/sessionIndex.ts), which queries every workspace index loaded so far (50 here), each under its lock file (written and removed per query), until one holds the id, and for an id none holds lists every session folder of the store. The session's workspace is known (its source's cwd): one stat of its folder would answer, and its row could go straight to that workspace's index.
+- The rest: writing the log (\`ImportLog.finish\`, with an fsync, 1.6 s), state.json (atomic, 1.2 s), converting the records (0.7 s), and the index row's commit with SQLite's fsyncs, which the next locked query makes (\`writePending\` inside \`shardOfId\`, 4.2 s of the lookups above).
+- The re-import of unchanged files is the same two \`store.locate\` calls (about 7 s each); reading and hashing the source again is a small part.
+- The files are imported project by project (the order they are found in), so the workspace indexes loaded, and with them the queries of each lookup, grow through the run: its last tenth takes about three times its first.`;
+
+/** The section of RESULTS.md: the intro, the run's note, the tables, and where the time goes. */
+function sectionText(note: string, rows: readonly Row[], notes: Record<string, string>): string {
+  return `${IMPORT_HEADING}\n\n${INTRO}\n\n${note}\n\n${markdownTables(rows, notes)}\n\n${WHY}\n`;
+}
+
+/** `markdown` with the import section replaced (or added at the end). */
+function withImportSection(markdown: string, section: string): string {
+  const old = sectionOf(markdown, IMPORT_HEADING);
+  if (!old) return `${markdown.replace(/\n*$/, '\n\n')}${section}`;
+  return markdown.replace(old, () => (old.endsWith('\n\n') ? `${section}\n` : section));
+}
+
+export async function importBench(argv: readonly string[], repoRoot: string, wasmPath: string, resultsFile: string): Promise<void> {
+  const plan = planOf(argv);
+  const inChild = childRunner(path.join(await bundleProgramFiles(repoRoot, ['importMeasures']), 'importMeasures.cjs'), wasmPath);
+  const started = Date.now();
+  const say = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
+  const many = cachedSessionFiles(plan.files, say);
+  const large = cachedLargeSession(plan.largeMb, say);
+  say('reading the sources once (page cache)');
+  warmPageCache(many.projects);
+  warmPageCache(large.file);
+  const measuring = Date.now();
+  // The code measured is what is checked out now: the note names its commit (and load) before the measures begin.
+  const note = runNote(repoRoot, `${plan.files} files and a ${plan.largeMb} MB file`);
+  const rows: Row[] = [];
+  const notes: Record<string, string> = {};
+  const group = (name: string) => (row: Row) => {
+    rows.push({ ...row, group: name });
+    say(`${name}: ${row.what}: ${row.braid}${row.against ? ` | ${row.against} | ${row.ratio}` : ''}`);
+  };
+  const load = () => os.loadavg()[0]!.toFixed(1);
+  const stores = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-import-'));
+  try {
+    const manyName = `${plan.files.toLocaleString('en')} session files over 50 projects (${mb(many.bytes).toFixed(0)} MB)`;
+    const manyLoad = load();
+    manyFiles(inChild, many, stores, group(manyName));
+    notes[manyName] = `Load average ${manyLoad} at the start, ${load()} at the end.`;
+    const largeName = `one session file of ${mb(large.bytes).toFixed(0)} MB`;
+    const largeLoad = load();
+    largeFile(inChild, large, stores, group(largeName));
+    notes[largeName] = `Load average ${largeLoad} at the start, ${load()} at the end.`;
+  } finally {
+    fs.rmSync(stores, { recursive: true, force: true });
+  }
+  const section = sectionText(`${note}; ${((Date.now() - measuring) / 60_000).toFixed(1)} minutes of measuring`, rows, notes);
+  console.log(`\n${section}`);
+  if (!plan.write) return;
+  const previous = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
+  fs.writeFileSync(resultsFile, withImportSection(previous, section));
+  console.log(`wrote "${IMPORT_HEADING.slice(3)}" in bench/RESULTS.md`);
+}
