@@ -35,6 +35,34 @@ export interface QueuedPrompt {
 }
 
 /**
+ * Where a session forked into a git worktree runs (docs/architecture.md, Run locations): the
+ * repository's checkout it came from, the worktree its tools act in, its branch and the commit
+ * the branch started from. `finished` once Finish brought the branch back or dropped it.
+ */
+export interface WorktreeLocation {
+  readonly kind: 'worktree';
+  /** The checkout's top folder (real path) the worktree was made from. */
+  readonly repository: string;
+  /** The worktree's top folder. */
+  readonly worktree: string;
+  readonly branch: string;
+  /** The commit the branch started from (a diff or cherry-pick is against it). */
+  readonly base: string;
+  /** The workspace key of the session it was forked from (its tree lists the fork too). */
+  readonly originKey: string;
+  readonly finished?: { readonly at: number; readonly how: 'merge' | 'cherry-pick' | 'discard' };
+}
+
+function worktreeLocation(x: unknown): WorktreeLocation | undefined {
+  const r = x as Partial<WorktreeLocation> | null | undefined;
+  const strings = r && [r.repository, r.worktree, r.branch, r.base, r.originKey].every((v) => typeof v === 'string' && v.length > 0);
+  if (!r || r.kind !== 'worktree' || !strings) return undefined;
+  const { repository, worktree, branch, base, originKey, finished } = r as WorktreeLocation;
+  const done = finished && isTime(finished.at) && ['merge', 'cherry-pick', 'discard'].includes(finished.how);
+  return { kind: 'worktree', repository, worktree, branch, base, originKey, ...(done ? { finished: { at: finished.at, how: finished.how } } : {}) };
+}
+
+/**
  * state.json, version 2: what the user owns of a session and Braid cannot read from its log
  * (docs/reference.md, Files on disk): identity and run location, the title and where it came
  * from, archive and visibility, the kind, the fork's source, the queue and its pause. Replaced
@@ -51,6 +79,8 @@ export interface StoredState {
    * written before Braid kept it: workspaceDir alone then.
    */
   workspaceFolders?: string[];
+  /** Absent: the session runs in workspaceDir as it is; a worktree fork's says where its worktree is. */
+  runLocation?: WorktreeLocation;
   createdAt: number;
   title: string;
   titleSource: 'auto' | 'user';
@@ -170,6 +200,7 @@ export function normalizeState(raw: unknown): StoredState {
     ...(Array.isArray(r.workspaceFolders)
       ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) }
       : {}),
+    ...(worktreeLocation(r.runLocation) ? { runLocation: worktreeLocation(r.runLocation)! } : {}),
     createdAt,
     title: titleOf(r.title),
     titleSource: r.titleSource === 'user' ? 'user' : 'auto',
@@ -199,6 +230,7 @@ export function storedPart(s: StoredState): StoredState {
     workspaceKey: s.workspaceKey,
     workspaceDir: s.workspaceDir,
     ...(s.workspaceFolders ? { workspaceFolders: s.workspaceFolders } : {}),
+    ...(s.runLocation ? { runLocation: s.runLocation } : {}),
     createdAt: s.createdAt,
     title: s.title,
     titleSource: s.titleSource,

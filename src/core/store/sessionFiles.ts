@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { errorMessage } from '../errors';
 import { readWhole } from '../tools/confinedFile';
 import { WorkspaceFs } from '../tools/workspaceFs';
@@ -36,9 +37,22 @@ export class SessionFiles {
     this.protectedPaths = layout.protectedFrom(this.folders);
   }
 
+  /**
+   * The folder a record's root stands for in this session. A worktree fork's copied records name
+   * the checkout it was forked from; the same folder of its worktree is meant (a rewind there
+   * never touches the checkout).
+   */
+  private inRunLocation(root: string): string {
+    const location = this.state.runLocation;
+    if (!location) return root;
+    const rel = path.relative(location.repository, root);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return root;
+    return path.join(location.worktree, rel);
+  }
+
   /** The file of a record, or why it is refused (one sentence). */
   locate(root: string | undefined, relative: string): LocatedFile | { refused: string } {
-    const named = root ?? this.state.workspaceDir;
+    const named = root === undefined ? this.state.workspaceDir : this.inRunLocation(root);
     const real = realPath(named);
     if (!real || !this.folders.includes(real)) {
       return { refused: `${relative} was recorded in ${named}, which is not one of this session's workspace folders; it is left alone` };
