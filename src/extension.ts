@@ -22,6 +22,15 @@ import {
 } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
+import {
+  finishWorktreeCommand,
+  forkIntoWorktreeCommand,
+  GIT_CONTENT_SCHEME,
+  gitContentProvider,
+  openWorktreeFolderCommand,
+  recreateWorktreeCommand,
+  worktreeDiffCommand,
+} from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
 import { SessionStatusBar } from './vscode/statusBar';
@@ -89,6 +98,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     setApiKeyCommand(context.secrets),
     forkCommand(ctx),
     forkAtTurnCommand(ctx),
+    forkIntoWorktreeCommand(ctx),
+    finishWorktreeCommand(ctx),
+    worktreeDiffCommand(ctx),
+    openWorktreeFolderCommand(ctx),
+    recreateWorktreeCommand(ctx),
     rewindCommand(ctx),
     undoRewindCommand(ctx),
     editLastPromptCommand(ctx),
@@ -105,6 +119,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     selectModelCommand(context.secrets),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
   ]);
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(GIT_CONTENT_SCHEME, gitContentProvider));
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 
   if (store && ctx.workspaceKey) {

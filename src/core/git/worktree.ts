@@ -198,3 +198,15 @@ export async function removeWorktree(git: SafeGit, folder: string, branch: strin
   const run = await git.exec(['branch', '-D', branch], WRITING);
   if (run.code !== 0) throw new WorktreeError(`the worktree is removed, but git could not delete branch ${branch}: ${gitReason(run)}`);
 }
+
+/** The files that differ between two commits (`base` and a branch), as paths of the repository. */
+export async function changedFiles(git: SafeGit, base: string, branch: string): Promise<string[]> {
+  const run = await git.exec(['diff', '--name-only', '-z', '--no-ext-diff', '--no-textconv', '--no-renames', base, branch]);
+  if (run.code !== 0) throw new WorktreeError(`git could not compare ${branch} with the commit it started from: ${gitReason(run)}`);
+  return run.stdout.split('\0').filter(Boolean);
+}
+
+/** A file's content at a commit ('' when it has none there: added or deleted). */
+export async function fileAt(git: SafeGit, rev: string, file: string): Promise<string> {
+  return (await git.output(['show', '--no-textconv', `${rev}:${file}`])) ?? '';
+}
