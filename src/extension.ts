@@ -21,6 +21,7 @@ import {
   undoRewindCommand,
 } from './vscode/commands/forkRewindCommands';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
+import { offerRelink } from './vscode/commands/relinkOffer';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import {
   finishWorktreeCommand,
@@ -128,6 +129,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
     void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${errorMessage(err)}`));
     store.purgeTrash();
+    // A folder that was moved or renamed: its sessions are offered back.
+    if (store.index.count({ workspaceKey: ctx.workspaceKey }) === 0) void offerRelink(store, workspaceDir!, logger);
   }
 }
 

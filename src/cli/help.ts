@@ -122,6 +122,16 @@ worktree has uncommitted changes; a merge that conflicts is aborted and changes 
   --delete-branch   delete the branch too
 ${ID_NOTE}`,
       },
+      relink: {
+        usage: '--from OLD [--to NEW] [--json]',
+        summary: 'move the sessions of a moved or renamed folder to where it is now',
+        details: `Re-links the sessions recorded under the folder OLD, which was moved or renamed, to the folder NEW
+(default: the workspace): each session folder moves under NEW's workspace in one rename, with a
+relinked record in its log, and the index follows. Refused while OLD still exists as another folder.
+
+  --from OLD   the path the sessions were recorded under (braid list --all shows it)
+  --to NEW     the folder they belong to now (default: the workspace)`,
+      },
       'recreate-worktree': {
         usage: '<id>',
         summary: "make a worktree fork's folder again from its branch (after it was deleted by hand)",

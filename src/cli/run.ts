@@ -49,6 +49,7 @@ const COMMANDS: Record<string, Command> = {
   'undo-rewind': forkRewind.undo,
   finish: worktree.finish,
   'recreate-worktree': worktree.recreate,
+  relink: worktree.relink,
   usage,
 };
 

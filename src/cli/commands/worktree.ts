@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { leftOutNote } from '../../core/store/fork';
+import { relinkSessions } from '../../core/store/relink';
 import { finishWorktree, forkIntoWorktree, recreateWorktree } from '../../core/store/worktreeFork';
 import { NotARepositoryError } from '../../core/git/worktree';
 import { counted } from '../../core/counted';
@@ -70,6 +72,24 @@ export async function recreate(ctx: CliContext, argv: readonly string[]): Promis
   return withSession(ctx, typed!, async (store, id) => {
     const location = await recreateWorktree(store, id);
     ctx.out(`re-created the worktree ${oneLine(location.worktree)} from branch ${oneLine(location.branch)}\n`);
+    return 0;
+  });
+}
+
+/** `relink --from OLD [--to NEW] [--json]`: the sessions recorded under a moved or renamed folder, moved to where it is now (default: the workspace). */
+export async function relink(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['json'], valued: ['from', 'to'] });
+  expectPositionals(args, []);
+  const from = args.options.get('from') as string | undefined;
+  if (!from) throw new UsageError('--from <old folder> is required (the path the sessions were recorded under; braid list --all shows them)');
+  const to = path.resolve(ctx.workspace, (args.options.get('to') as string | undefined) ?? '.');
+  return ctx.withStore(async (store) => {
+    const result = await relinkSessions(store, path.resolve(ctx.workspace, from), to);
+    ctx.out(
+      args.options.has('json')
+        ? `${jsonText(result)}\n`
+        : `re-linked ${counted(result.moved.length, 'session')} from ${oneLine(from)} to ${oneLine(result.toDir)}\n`,
+    );
     return 0;
   });
 }

@@ -53,6 +53,18 @@ export interface WorktreeLocation {
   readonly finished?: { readonly at: number; readonly how: 'merge' | 'cherry-pick' | 'discard' };
 }
 
+/** What a repository is wherever its folder is: its origin's address and its first commit. */
+export interface RepoIdentity {
+  readonly remote?: string;
+  readonly rootCommit: string;
+}
+
+function repoIdentity(x: unknown): RepoIdentity | undefined {
+  const r = x as Partial<RepoIdentity> | null | undefined;
+  if (!r || typeof r.rootCommit !== 'string' || !/^[0-9a-f]{40,64}$/.test(r.rootCommit)) return undefined;
+  return { rootCommit: r.rootCommit, ...(typeof r.remote === 'string' && r.remote ? { remote: r.remote } : {}) };
+}
+
 function worktreeLocation(x: unknown): WorktreeLocation | undefined {
   const r = x as Partial<WorktreeLocation> | null | undefined;
   const strings = r && [r.repository, r.worktree, r.branch, r.base, r.originKey].every((v) => typeof v === 'string' && v.length > 0);
@@ -81,6 +93,10 @@ export interface StoredState {
   workspaceFolders?: string[];
   /** Absent: the session runs in workspaceDir as it is; a worktree fork's says where its worktree is. */
   runLocation?: WorktreeLocation;
+  /** The folders it was recorded under before it was re-linked (braid relink): its records naming them mean workspaceDir now. */
+  relinkedFrom?: string[];
+  /** The repository its folder held when it was created (a trusted workspace's): a moved folder is found again by it. */
+  identity?: RepoIdentity;
   createdAt: number;
   title: string;
   titleSource: 'auto' | 'user';
@@ -201,6 +217,8 @@ export function normalizeState(raw: unknown): StoredState {
       ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) }
       : {}),
     ...(worktreeLocation(r.runLocation) ? { runLocation: worktreeLocation(r.runLocation)! } : {}),
+    ...(repoIdentity(r.identity) ? { identity: repoIdentity(r.identity)! } : {}),
+    ...(Array.isArray(r.relinkedFrom) ? { relinkedFrom: (r.relinkedFrom as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) } : {}),
     createdAt,
     title: titleOf(r.title),
     titleSource: r.titleSource === 'user' ? 'user' : 'auto',
@@ -231,6 +249,8 @@ export function storedPart(s: StoredState): StoredState {
     workspaceDir: s.workspaceDir,
     ...(s.workspaceFolders ? { workspaceFolders: s.workspaceFolders } : {}),
     ...(s.runLocation ? { runLocation: s.runLocation } : {}),
+    ...(s.identity ? { identity: s.identity } : {}),
+    ...(s.relinkedFrom ? { relinkedFrom: s.relinkedFrom } : {}),
     createdAt: s.createdAt,
     title: s.title,
     titleSource: s.titleSource,
@@ -269,10 +289,34 @@ export function readState(file: string): StoredState {
   const state = normalizeState(raw);
   const dir = path.dirname(file);
   if (isSessionId(path.basename(dir)) && (state.id !== path.basename(dir) || state.workspaceKey !== path.basename(path.dirname(dir)))) {
+    const relinked = relinkedState(file);
+    if (relinked) return relinked;
     throw new StateFileError(`state.json names session ${state.id} in ${state.workspaceKey}, not the folder it is in (corrupt or copied by hand)`);
   }
   return state;
 }
+
+/**
+ * The state a relink wrote beside state.json before it moved the folder (`state.json.relinked`):
+ * a relink cut short after its rename left the old state in the new place, and this finishes it.
+ * Undefined unless that file names this folder's session and workspace.
+ */
+function relinkedState(file: string): StoredState | undefined {
+  const next = relinkedStateFile(file);
+  let state: StoredState;
+  try {
+    state = normalizeState(JSON.parse(fs.readFileSync(next, 'utf8')));
+  } catch {
+    return undefined;
+  }
+  const dir = path.dirname(file);
+  if (state.id !== path.basename(dir) || state.workspaceKey !== path.basename(path.dirname(dir))) return undefined;
+  fs.renameSync(next, file);
+  return state;
+}
+
+/** Where a relink writes a session's next state before moving its folder. */
+export const relinkedStateFile = (stateFile: string): string => `${stateFile}.relinked`;
 
 /** The workspace folders a session's tools have acted in (workspaceDir alone for sessions from before Braid kept them). */
 export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'workspaceFolders'>): string[] {

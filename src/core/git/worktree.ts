@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { NO_REPOSITORY, repoFingerprint } from './repoFingerprint';
 import { SafeGit, type GitRun } from './safeGit';
 
 /**
@@ -209,4 +210,15 @@ export async function changedFiles(git: SafeGit, base: string, branch: string): 
 /** A file's content at a commit ('' when it has none there: added or deleted). */
 export async function fileAt(git: SafeGit, rev: string, file: string): Promise<string> {
   return (await git.output(['show', '--no-textconv', `${rev}:${file}`])) ?? '';
+}
+
+/** What the repository around `dir` is wherever it lives (origin and first commit), or undefined outside one. */
+export async function identityOf(dir: string): Promise<{ remote?: string; rootCommit: string } | undefined> {
+  if (repoFingerprint(dir) === NO_REPOSITORY) return undefined; // no .git above it: no git started
+  const git = await SafeGit.open(dir, 5_000);
+  if (!git) return undefined;
+  const [roots, remote] = await Promise.all([git.output(['rev-list', '--max-parents=0', 'HEAD']), git.output(['remote', 'get-url', 'origin'])]);
+  const rootCommit = roots?.split('\n').filter(Boolean).sort()[0];
+  if (!rootCommit) return undefined;
+  return { rootCommit, ...(remote?.trim() ? { remote: remote.trim() } : {}) };
 }

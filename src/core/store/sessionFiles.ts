@@ -40,14 +40,17 @@ export class SessionFiles {
   /**
    * The folder a record's root stands for in this session. A worktree fork's copied records name
    * the checkout it was forked from; the same folder of its worktree is meant (a rewind there
-   * never touches the checkout).
+   * never touches the checkout). A re-linked session's records name the folder it was moved from.
    */
   private inRunLocation(root: string): string {
     const location = this.state.runLocation;
-    if (!location) return root;
-    const rel = path.relative(location.repository, root);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) return root;
-    return path.join(location.worktree, rel);
+    const moves: Array<[string, string]> = (this.state.relinkedFrom ?? []).map((from) => [from, this.state.workspaceDir]);
+    if (location) moves.push([location.repository, location.worktree]);
+    for (const [from, to] of moves) {
+      const rel = path.relative(from, root);
+      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(to, rel);
+    }
+    return root;
   }
 
   /** The file of a record, or why it is refused (one sentence). */

@@ -166,6 +166,13 @@ export interface ContextRecord extends Base {
   readonly items: readonly ContextItem[];
 }
 
+/** The session's folder moved under another workspace key (`braid relink`): the workspace folder it had, and the one it has now. */
+export interface RelinkedRecord extends Base {
+  readonly t: 'relinked';
+  readonly from: string;
+  readonly to: string;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -179,7 +186,8 @@ export type KnownRecord =
   | ForkedRecord
   | RewindRecord
   | CompactionRecord
-  | ContextRecord;
+  | ContextRecord
+  | RelinkedRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -205,6 +213,7 @@ const KNOWN_TYPES = new Set([
   'rewind',
   'compaction',
   'context',
+  'relinked',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -270,6 +279,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
     case 'context':
       return isInt(r.turn) && Array.isArray(r.items) && r.items.every(isContextItem);
+    case 'relinked':
+      return typeof r.from === 'string' && typeof r.to === 'string';
     default:
       return true;
   }
