@@ -21,6 +21,7 @@ import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
+import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { attachContext, type Attachment } from './attachments';
@@ -169,7 +170,7 @@ export class Session {
         state: 'pending',
       });
     const blobs = (this.blobs = new BlobStore(options.store.layout.blobsDir(writer.dir)));
-    this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir));
+    this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir), (root) => placedRoot(state, root));
     this.changesView = new ChangesView(this.ledger, new LineCounts(blobs));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {

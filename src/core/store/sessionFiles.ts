@@ -43,14 +43,7 @@ export class SessionFiles {
    * never touches the checkout). A re-linked session's records name the folder it was moved from.
    */
   private inRunLocation(root: string): string {
-    const location = this.state.runLocation;
-    const moves: Array<[string, string]> = (this.state.relinkedFrom ?? []).map((from) => [from, this.state.workspaceDir]);
-    if (location) moves.push([location.repository, location.worktree]);
-    for (const [from, to] of moves) {
-      const rel = path.relative(from, root);
-      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(to, rel);
-    }
-    return root;
+    return placedRoot(this.state, root);
   }
 
   /** The file of a record, or why it is refused (one sentence). */
@@ -67,6 +60,21 @@ export class SessionFiles {
       return { refused: `${errorMessage(err)}; it is left alone` };
     }
   }
+}
+
+/**
+ * The folder a recorded `root` stands for in a session now: inside the checkout a worktree fork
+ * came from, the same folder of its worktree; inside a folder it was re-linked from, its folder
+ * now; else the root as recorded.
+ */
+export function placedRoot(state: Pick<SessionState, 'runLocation' | 'relinkedFrom' | 'workspaceDir'>, root: string): string {
+  const moves: Array<[string, string]> = (state.relinkedFrom ?? []).map((from) => [from, state.workspaceDir]);
+  if (state.runLocation) moves.push([state.runLocation.repository, state.runLocation.worktree]);
+  for (const [from, to] of moves) {
+    const rel = path.relative(from, root);
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(to, rel);
+  }
+  return root;
 }
 
 /** A file's bytes now (null when absent), read without following a last link or blocking on a FIFO. */

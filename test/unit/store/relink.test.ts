@@ -74,10 +74,18 @@ test('a folder moved on disk: its sessions are found by name and the files Braid
     assert.deepEqual(relinkCandidates(f.store, moved), [], 'a folder with sessions is offered none');
 
     // The session goes on in its new place, and a rewind of the turn from before the move acts there.
-    f.faux.setResponses([fauxAssistantMessage('Still here.')]);
+    f.faux.setResponses([
+      fauxAssistantMessage(fauxToolCall('write_file', { path: 'notes.md', content: 'written after the move\n' }, { id: 'w2' }), { stopReason: 'toolUse' }),
+      fauxAssistantMessage('Still here.'),
+    ]);
     const again = await f.open({ workspaceDirs: [moved] }, id);
     await again.submit('Are you there?');
     await again.waitForIdle();
+    assert.deepEqual(
+      again.changes().session.map((c) => c.path),
+      ['notes.md'],
+      'a file changed before the move is one file in the Changes list',
+    );
     await again.close();
     assert.equal(f.store.get(id).turnCount, 2);
     const rewound = await braidIn(['--data-dir', path.join(f.root, 'store'), 'rewind', id, '--turn', '1', '--files'], { cwd: moved });
