@@ -25,12 +25,14 @@ import { offerRelink } from './vscode/commands/relinkOffer';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
 import {
   finishWorktreeCommand,
+  forkIntoWorktreeAtMessage,
   forkIntoWorktreeCommand,
   GIT_CONTENT_SCHEME,
   gitContentProvider,
   openWorktreeFolderCommand,
   recreateWorktreeCommand,
   worktreeDiffCommand,
+  WORKTREE_FORK_FAILURE,
 } from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
@@ -86,8 +88,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   chat.setMessageActionHandler((action, sessionId, messageId) =>
     action === 'fork'
       ? reported(logger, 'fork at a message', () => forkAtMessage(ctx, sessionId, messageId), FORK_FAILURE)
-      : // Edit & resend is a rewind that refills the input.
-        reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
+      : action === 'forkWorktree'
+        ? reported(logger, 'fork into a worktree at a message', () => forkIntoWorktreeAtMessage(ctx, sessionId, messageId), WORKTREE_FORK_FAILURE)
+        : // Edit & resend is a rewind that refills the input.
+          reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
   );
 
   registerCommands(context, logger, [

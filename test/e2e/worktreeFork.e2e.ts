@@ -130,3 +130,19 @@ test("Finish from the checkout's window: refused while the worktree has uncommit
   await fork.filter({ hasText: '(finished: merge)' }).waitFor({ timeout: 10_000 });
   await workbench.screenshot('finished-merged');
 });
+
+test("a prompt's Worktree action forks into a worktree up to its turn", async () => {
+  const chat = workbench.chatFrame();
+  const prompt = chat.locator('.message.user', { hasText: 'Rewrite the notes' }).first();
+  await prompt.hover();
+  await prompt.locator('.message-actions button[aria-label^="Fork into a git worktree"]').click();
+  const toast = workbench.page.locator('.notification-toast', { hasText: 'at turn 1 into the worktree' });
+  await toast.waitFor({ timeout: 15_000 });
+  // The first worktree's branch was kept, so this one is numbered.
+  assert.match((await toast.textContent()) ?? '', /on branch braid\/rewrite-the-notes-2; it runs there\./);
+  const fork = row(workbench, 'Fork at turn 1 of Rewrite the notes');
+  await fork.waitFor({ timeout: 10_000 });
+  assert.equal(await fork.getAttribute('aria-level'), '2');
+  assert.equal(read(`${worktree()}-2`, 'notes.md'), 'kept from the worktree\n', 'from HEAD, which has the merged work');
+  await workbench.screenshot('forked-from-message');
+});

@@ -10,8 +10,12 @@ import { readWorktreeRoot } from '../settings';
 import { UserFacingError, type BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
 import { sessionArg } from './sessionArg';
+import { turnOfMessage } from './forkRewindCommands';
 
 const OPEN_FOLDER = 'Open Worktree Folder';
+
+/** How the message of a failed fork into a worktree begins. */
+export const WORKTREE_FORK_FAILURE = 'Braid could not fork into a worktree';
 const RECREATE = 'Re-create Worktree';
 
 /** Opens a worktree fork's folder in a new window: the session belongs to that folder's workspace. */
@@ -34,42 +38,56 @@ function worktreeSession(ctx: CommandContext, id: string): SessionState & { runL
 export function forkIntoWorktreeCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.forkIntoWorktree',
-    failure: 'Braid could not fork into a worktree',
+    failure: WORKTREE_FORK_FAILURE,
     run: async (arg?: unknown) => {
       const id = await sessionArg(arg, ctx);
-      if (!id) return;
-      if (!vscode.workspace.isTrusted)
-        throw new UserFacingError('Braid runs no git in an untrusted workspace, so it cannot make a worktree; trust the folder, or use Fork Session.');
-      const store = ctx.requireStore();
-      let carry = false;
-      try {
-        const repo = await checkoutOf(store.get(id));
-        const note = uncommittedNote(repo, false);
-        if (note) {
-          const choice = await vscode.window.showWarningMessage(
-            `The checkout has ${counted(repo.uncommitted.length, 'uncommitted change')}.`,
-            { modal: true, detail: `Without them, ${note}.` },
-            'Carry Changes',
-            'Fork Without Them',
-          );
-          if (!choice) return;
-          carry = choice === 'Carry Changes';
-        }
-      } catch (err) {
-        if (!(err instanceof NotARepositoryError)) throw err;
-        const choice = await vscode.window.showWarningMessage(`${err.message}.`, 'Fork Without Worktree');
-        if (choice) await vscode.commands.executeCommand('braid.forkSession', id);
-        return;
-      }
-      const root = readWorktreeRoot();
-      const { fork, location, notes } = await forkIntoWorktree(store, id, { carryChanges: carry, ...(root ? { root } : {}) });
-      ctx.revealSession(fork.id);
-      const said = [`Forked "${sessionLabel(store.index.get(id) ?? {})}" into the worktree ${location.worktree} on branch ${location.branch}; it runs there.`];
-      for (const note of notes) said.push(`${note[0]!.toUpperCase()}${note.slice(1)}.`);
-      const choice = await vscode.window.showInformationMessage(said.join(' '), OPEN_FOLDER);
-      if (choice === OPEN_FOLDER) await openFolder(fork);
+      if (id) await forkIntoWorktreeAt(ctx, id, undefined);
     },
   };
+}
+
+/** A prompt's Worktree action: a fork into a worktree keeping the conversation up to that prompt's turn. */
+export async function forkIntoWorktreeAtMessage(ctx: CommandContext, id: string, messageId: string): Promise<void> {
+  await forkIntoWorktreeAt(ctx, id, turnOfMessage(ctx, id, messageId));
+}
+
+/** The fork into a worktree, whole (`turn` undefined) or up to `turn`, asking about a missing repository or a dirty checkout first. */
+async function forkIntoWorktreeAt(ctx: CommandContext, id: string, turn: number | undefined): Promise<void> {
+  if (!vscode.workspace.isTrusted)
+    throw new UserFacingError('Braid runs no git in an untrusted workspace, so it cannot make a worktree; trust the folder, or use Fork Session.');
+  const store = ctx.requireStore();
+  let carry = false;
+  try {
+    const repo = await checkoutOf(store.get(id));
+    const note = uncommittedNote(repo, false);
+    if (note) {
+      const choice = await vscode.window.showWarningMessage(
+        `The checkout has ${counted(repo.uncommitted.length, 'uncommitted change')}.`,
+        { modal: true, detail: `Without them, ${note}.` },
+        'Carry Changes',
+        'Fork Without Them',
+      );
+      if (!choice) return;
+      carry = choice === 'Carry Changes';
+    }
+  } catch (err) {
+    if (!(err instanceof NotARepositoryError)) throw err;
+    const choice = await vscode.window.showWarningMessage(`${err.message}.`, 'Fork Without Worktree');
+    if (choice) await vscode.commands.executeCommand('braid.forkSession', id);
+    return;
+  }
+  const root = readWorktreeRoot();
+  const { fork, location, notes } = await forkIntoWorktree(store, id, {
+    carryChanges: carry,
+    ...(root ? { root } : {}),
+    ...(turn !== undefined ? { turn } : {}),
+  });
+  ctx.revealSession(fork.id);
+  const at = turn !== undefined ? ` at turn ${turn}` : '';
+  const said = [`Forked "${sessionLabel(store.index.get(id) ?? {})}"${at} into the worktree ${location.worktree} on branch ${location.branch}; it runs there.`];
+  for (const note of notes) said.push(`${note[0]!.toUpperCase()}${note.slice(1)}.`);
+  const choice = await vscode.window.showInformationMessage(said.join(' '), OPEN_FOLDER);
+  if (choice === OPEN_FOLDER) await openFolder(fork);
 }
 
 /** Braid: Open Worktree Folder — the worktree fork's folder in a new window. */
