@@ -22,7 +22,19 @@ import {
 } from './vscode/commands/forkRewindCommands';
 import { importCommands } from './vscode/commands/importSessions';
 import { lifecycleCommands } from './vscode/commands/lifecycleCommands';
+import { offerRelink } from './vscode/commands/relinkOffer';
 import { newSessionCommand, openSessionCommand } from './vscode/commands/sessionCommands';
+import {
+  finishWorktreeCommand,
+  forkIntoWorktreeAtMessage,
+  forkIntoWorktreeCommand,
+  GIT_CONTENT_SCHEME,
+  gitContentProvider,
+  openWorktreeFolderCommand,
+  recreateWorktreeCommand,
+  worktreeDiffCommand,
+  WORKTREE_FORK_FAILURE,
+} from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
 import { SessionStatusBar } from './vscode/statusBar';
@@ -77,8 +89,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   chat.setMessageActionHandler((action, sessionId, messageId) =>
     action === 'fork'
       ? reported(logger, 'fork at a message', () => forkAtMessage(ctx, sessionId, messageId), FORK_FAILURE)
-      : // Edit & resend is a rewind that refills the input.
-        reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
+      : action === 'forkWorktree'
+        ? reported(logger, 'fork into a worktree at a message', () => forkIntoWorktreeAtMessage(ctx, sessionId, messageId), WORKTREE_FORK_FAILURE)
+        : // Edit & resend is a rewind that refills the input.
+          reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
   );
 
   registerCommands(context, logger, [
@@ -90,6 +104,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     setApiKeyCommand(context.secrets),
     forkCommand(ctx),
     forkAtTurnCommand(ctx),
+    forkIntoWorktreeCommand(ctx),
+    finishWorktreeCommand(ctx),
+    worktreeDiffCommand(ctx),
+    openWorktreeFolderCommand(ctx),
+    recreateWorktreeCommand(ctx),
     rewindCommand(ctx),
     undoRewindCommand(ctx),
     editLastPromptCommand(ctx),
@@ -107,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     selectModelCommand(context.secrets),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
   ]);
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(GIT_CONTENT_SCHEME, gitContentProvider));
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
 
   if (store && ctx.workspaceKey) {
@@ -115,6 +135,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
     void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${errorMessage(err)}`));
     store.purgeTrash();
+    // A folder that was moved or renamed: its sessions are offered back.
+    if (store.index.count({ workspaceKey: ctx.workspaceKey }) === 0) void offerRelink(store, workspaceDir!, logger);
   }
 }
 

@@ -6,11 +6,12 @@ import { revealInvisible } from './invisible';
 import { breakLongWords } from './longWords';
 import { renderMarkdown } from './markdown';
 import { modeLabel, type TurnMode } from '../../src/protocol/modes';
+import type { MessageAction } from '../../src/protocol/messages';
 import { MODE_ICONS } from './turnModes';
 
 /** What a rendered entry can ask the page to do. */
 export interface EntryActions {
-  message(action: 'rewind' | 'fork' | 'edit', ids: { messageId?: string; requestId?: string }): void;
+  message(action: MessageAction, ids: { messageId?: string; requestId?: string }): void;
   approve(approvalId: string, decision: ApprovalChoice): void;
   /** Opens a write or edit call's change in VS Code's diff editor. */
   openDiff(toolCallId: string): void;
@@ -96,6 +97,10 @@ function userMessage(
     bar.append(
       button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', again('rewind')),
       button('Fork', 'Fork from here: a new session with the conversation up to this turn', 'repo-forked', () => actions.message('fork', ids)),
+      // Its icon alone: a fifth label would not fit the side bar's width.
+      button('', 'Fork into a git worktree from here: the conversation up to this turn, on a new branch in a folder of its own', 'git-branch', () =>
+        actions.message('forkWorktree', ids),
+      ),
       button('Edit', 'Edit & resend this prompt', 'edit', again('edit')),
     );
   }

@@ -94,14 +94,48 @@ ${ID_NOTE}`,
 ${ID_NOTE}`,
       },
       fork: {
-        usage: '<id> [--turn N] [--title T] [--json]',
-        summary: 'copy a session (up to turn N); prints the new id',
+        usage: '<id> [--turn N] [--title T] [--worktree [--branch NAME] [--worktree-root DIR] [--carry-changes]] [--json]',
+        summary: 'copy a session (up to turn N), in a git worktree of its own with --worktree; prints the new id',
         details: `Copies a session into a new one and prints the new session's id. A turn still running is left out.
 
-  --turn N    keep turns 1 to N (braid show numbers them); the whole session without it
-  --title T   the new session's title
-  --json      the new session as JSON
+  --turn N              keep turns 1 to N (braid show numbers them); the whole session without it
+  --title T             the new session's title
+  --worktree            the fork's tools act in a new git worktree (a new branch from HEAD), in a
+                        folder <repository>.worktrees/<branch> beside the repository
+  --branch NAME         the worktree's new branch (default braid/<the source's title>, numbered when taken)
+  --worktree-root DIR   put the worktree in DIR instead (also BRAID_WORKTREE_ROOT)
+  --carry-changes       carry the checkout's uncommitted changes into the worktree (without it,
+                        stderr names the changes the worktree lacks)
+  --json                the new session as JSON
 ${ID_NOTE}`,
+      },
+      finish: {
+        usage: '<id> (--merge | --cherry-pick | --discard) [--delete-branch] [--json]',
+        summary: "bring a worktree fork's branch back into the checkout, then remove the worktree",
+        details: `Finishes a session forked into a worktree: merges its branch into the checkout's current branch
+(or cherry-picks its commits, or brings nothing back), then removes the worktree. Refused while the
+worktree has uncommitted changes; a merge that conflicts is aborted and changes nothing.
+
+  --merge           merge the branch (a fast-forward when it can)
+  --cherry-pick     cherry-pick the branch's commits since the fork
+  --discard         bring nothing back
+  --delete-branch   delete the branch too
+${ID_NOTE}`,
+      },
+      relink: {
+        usage: '--from OLD [--to NEW] [--json]',
+        summary: 'move the sessions of a moved or renamed folder to where it is now',
+        details: `Re-links the sessions recorded under the folder OLD, which was moved or renamed, to the folder NEW
+(default: the workspace): each session folder moves under NEW's workspace in one rename, with a
+relinked record in its log, and the index follows. Refused while OLD still exists as another folder.
+
+  --from OLD   the path the sessions were recorded under (braid list --all shows it)
+  --to NEW     the folder they belong to now (default: the workspace)`,
+      },
+      'recreate-worktree': {
+        usage: '<id>',
+        summary: "make a worktree fork's folder again from its branch (after it was deleted by hand)",
+        details: `Re-creates the worktree of a session forked into one, from its branch, where it was.\n${ID_NOTE}`,
       },
       rewind: {
         usage: '<id> (--to <prompt id> | --turn N) [--files] [--confirm-outside] [--preview] [--json]',

@@ -4,6 +4,7 @@ import { SessionNotFoundError } from '../core/store/errors';
 import { UsageError } from './args';
 import { EXIT_ERROR, EXIT_USAGE } from './exitCodes';
 import * as forkRewind from './commands/forkRewind';
+import * as worktree from './commands/worktree';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { show } from './commands/show';
@@ -46,6 +47,9 @@ const COMMANDS: Record<string, Command> = {
   fork: forkRewind.fork,
   rewind: forkRewind.rewind,
   'undo-rewind': forkRewind.undo,
+  finish: worktree.finish,
+  'recreate-worktree': worktree.recreate,
+  relink: worktree.relink,
   usage,
   import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
 };

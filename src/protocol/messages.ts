@@ -182,10 +182,14 @@ export interface ApprovalMessage {
  */
 export interface MessageActionMessage {
   readonly type: 'messageAction';
-  readonly action: 'rewind' | 'fork' | 'edit';
+  readonly action: MessageAction;
   readonly messageId?: string;
   readonly requestId?: string;
 }
+
+/** What a prompt's actions ask: rewind to it, fork up to its turn (into a git worktree with `forkWorktree`), edit and resend it. */
+export const MESSAGE_ACTIONS = ['rewind', 'fork', 'forkWorktree', 'edit'] as const;
+export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
 /** The user asked to see a tool call's change in VS Code's diff editor (its card's Open Diff). */
 export interface OpenDiffMessage {

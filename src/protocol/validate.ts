@@ -6,9 +6,11 @@ import {
   MAX_MENTION_QUERY,
   MAX_OLDER_PAGE,
   MAX_PROMPT_CHARS,
+  MESSAGE_ACTIONS,
   PAGE_COMMANDS,
   SLASH_COMMANDS,
   type AttachmentRef,
+  type MessageAction,
   type WebviewToHost,
 } from './messages';
 import { isTurnMode } from './modes';
@@ -147,13 +149,13 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return ok({ type: 'changes', action: raw.action, scope: raw.scope, keys: keys === 'all' ? 'all' : [...(keys as string[])] });
     }
     case 'messageAction': {
-      if (raw.action !== 'rewind' && raw.action !== 'fork' && raw.action !== 'edit') return fail('messageAction with an unknown action');
+      if (!MESSAGE_ACTIONS.includes(raw.action as MessageAction)) return fail('messageAction with an unknown action');
       const hasMessage = isId(raw.messageId);
       const hasRequest = isId(raw.requestId);
       if (hasMessage === hasRequest) return fail('messageAction needs exactly one of messageId and requestId');
       return ok({
         type: 'messageAction',
-        action: raw.action,
+        action: raw.action as MessageAction,
         ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }),
       });
     }

@@ -58,3 +58,8 @@ export function readCompactionSettings(): CompactionSettings {
     keepTokens: Number.isFinite(keepTokens) ? Math.max(0, Math.round(keepTokens)) : DEFAULT_COMPACTION.keepTokens,
   };
 }
+
+/** Where Fork into Worktree puts worktrees (the user's own setting; undefined: beside the repository). */
+export function readWorktreeRoot(): string | undefined {
+  return userSetting<string>('braid.worktrees', 'root', '').trim() || undefined;
+}

@@ -7,6 +7,7 @@ import { chromium, selectors, type Browser, type FrameLocator, type Locator, typ
 import { ensureToolchain } from '../../scripts/toolchain.mjs';
 import type { WireRecord } from '../../src/core/wire/records';
 import { readWireLog } from '../../src/core/wire/wireReader';
+import { initRepo } from './gitRepo';
 import { openStore } from './store';
 import { PUBLISHER_ID, freePort, installExtension, prepareProfile, startCodeServer, type Profile } from './codeServer';
 
@@ -51,6 +52,8 @@ export interface WorkbenchOptions {
   readonly untrusted?: boolean;
   /** Variables set for code-server (and so the extension host) over the profile's environment. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Make the workspace a git repository with `files` committed on branch main (and a user identity in its config). */
+  readonly repository?: boolean;
 }
 
 /** Packages an extension folder into a .vsix under out/test/ with vsce. */
@@ -81,6 +84,8 @@ export class Workbench {
     readonly profile: Profile | undefined,
     private readonly browser: Browser,
     private readonly cleanup: () => Promise<void>,
+    /** A window of another's browser (newWindow): closing it closes this page only. */
+    private readonly ownPage?: Page,
   ) {}
 
   static async launch(options: WorkbenchOptions): Promise<Workbench> {
@@ -95,6 +100,7 @@ export class Workbench {
       fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
       fs.writeFileSync(path.join(workspace, name), content);
     }
+    if (options.repository) initRepo(workspace, {});
     const trustSettings = options.untrusted
       ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
       : {};
@@ -157,6 +163,19 @@ export class Workbench {
       await cleanup();
       throw err;
     }
+  }
+
+  /**
+   * The window that `open` makes VS Code open (Open Folder in a new window: a new browser page),
+   * as a Workbench of its own on `workspace`; its screenshots go to a subfolder `name`. Closing it
+   * closes only its page.
+   */
+  async newWindow(name: string, workspace: string, open: () => Promise<void>): Promise<Workbench> {
+    const [page] = await Promise.all([this.page.context().waitForEvent('page', { timeout: 30_000 }), open()]);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const outputDir = path.join(this.outputDir, name);
+    fs.mkdirSync(outputDir, { recursive: true });
+    return new Workbench(page, outputDir, workspace, this.profile, this.browser, async () => undefined, page);
   }
 
   /** A fresh, empty output folder test-output/<name>/. */
@@ -332,6 +351,7 @@ export class Workbench {
   }
 
   async close(): Promise<void> {
+    if (this.ownPage) return this.ownPage.close().catch(() => {});
     await this.browser.close().catch(() => {});
     await this.cleanup();
   }

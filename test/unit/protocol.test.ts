@@ -21,6 +21,10 @@ test('valid webview messages parse to their typed form, extra fields dropped', (
     ok: true,
     message: { type: 'messageAction', action: 'fork', messageId: 'm1' },
   });
+  assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'forkWorktree', messageId: 'm1' }), {
+    ok: true,
+    message: { type: 'messageAction', action: 'forkWorktree', messageId: 'm1' },
+  });
   assert.deepEqual(parseWebviewMessage({ type: 'messageAction', action: 'edit', requestId: 'r1' }), {
     ok: true,
     message: { type: 'messageAction', action: 'edit', requestId: 'r1' },

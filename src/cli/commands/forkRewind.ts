@@ -5,12 +5,16 @@ import type { CliContext } from '../context';
 import { promptOfTurn, resolvePromptId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
+import { forkWorktree } from './worktree';
 
-/** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id. */
-export async function fork(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['json'], valued: ['turn', 'title'] });
+/** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id; with `--worktree`, see forkWorktree. */
+export async function fork(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const args = parseArgs(argv, { flags: ['json', 'worktree', 'carry-changes'], valued: ['turn', 'title', 'branch', 'worktree-root'] });
   const [typed] = expectPositionals(args, ['id']);
   const turn = turnOption(args);
+  const worktreeOnly = ['branch', 'worktree-root', 'carry-changes'].find((o) => args.options.has(o));
+  if (args.options.has('worktree')) return forkWorktree(ctx, typed!, args, turn, env);
+  if (worktreeOnly) throw new UsageError(`--${worktreeOnly} goes with --worktree`);
   return withSession(ctx, typed!, async (store, id) => {
     const state = await forkSession(store, id, {
       ...(turn !== undefined ? { turn } : {}),

@@ -82,6 +82,12 @@ export class StoreLayout {
     return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.legacyIndexFile, path.join(this.root, 'index.lock')] : [root];
   }
 
+  /** The worktree workspaces a workspace's sessions were forked into, one empty file per key: its tree lists them too. */
+  worktreeLinksDir(workspaceKey: string): string {
+    if (!isWorkspaceKey(workspaceKey)) throw new Error(`not a workspace key: ${workspaceKey}`);
+    return path.join(this.root, 'worktrees', workspaceKey);
+  }
+
   /** Where `braid doctor --fix` moves orphan partial folders. */
   get trashedPartialsDir(): string {
     return path.join(this.trashDir, '.partials');

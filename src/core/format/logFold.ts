@@ -161,6 +161,9 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'message':
       noteMessage(fold, turnOf(fold, record.turn), record.message);
       break;
+    case 'relinked':
+      fold.workspaceDir = record.to; // the folder moved (braid relink): a state rebuilt from the log names the new one
+      break;
     default:
       turnOf(fold, record.turn); // tool, file_change, compaction, context: the turn exists
   }

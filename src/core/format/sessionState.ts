@@ -35,6 +35,46 @@ export interface QueuedPrompt {
 }
 
 /**
+ * Where a session forked into a git worktree runs (docs/architecture.md, Run locations): the
+ * repository's checkout it came from, the worktree its tools act in, its branch and the commit
+ * the branch started from. `finished` once Finish brought the branch back or dropped it.
+ */
+export interface WorktreeLocation {
+  readonly kind: 'worktree';
+  /** The checkout's top folder (real path) the worktree was made from. */
+  readonly repository: string;
+  /** The worktree's top folder. */
+  readonly worktree: string;
+  readonly branch: string;
+  /** The commit the branch started from (a diff or cherry-pick is against it). */
+  readonly base: string;
+  /** The workspace key of the session it was forked from (its tree lists the fork too). */
+  readonly originKey: string;
+  readonly finished?: { readonly at: number; readonly how: 'merge' | 'cherry-pick' | 'discard' };
+}
+
+/** What a repository is wherever its folder is: its origin's address and its first commit. */
+export interface RepoIdentity {
+  readonly remote?: string;
+  readonly rootCommit: string;
+}
+
+function repoIdentity(x: unknown): RepoIdentity | undefined {
+  const r = x as Partial<RepoIdentity> | null | undefined;
+  if (!r || typeof r.rootCommit !== 'string' || !/^[0-9a-f]{40,64}$/.test(r.rootCommit)) return undefined;
+  return { rootCommit: r.rootCommit, ...(typeof r.remote === 'string' && r.remote ? { remote: r.remote } : {}) };
+}
+
+function worktreeLocation(x: unknown): WorktreeLocation | undefined {
+  const r = x as Partial<WorktreeLocation> | null | undefined;
+  const strings = r && [r.repository, r.worktree, r.branch, r.base, r.originKey].every((v) => typeof v === 'string' && v.length > 0);
+  if (!r || r.kind !== 'worktree' || !strings) return undefined;
+  const { repository, worktree, branch, base, originKey, finished } = r as WorktreeLocation;
+  const done = finished && isTime(finished.at) && ['merge', 'cherry-pick', 'discard'].includes(finished.how);
+  return { kind: 'worktree', repository, worktree, branch, base, originKey, ...(done ? { finished: { at: finished.at, how: finished.how } } : {}) };
+}
+
+/**
  * state.json, version 2: what the user owns of a session and Braid cannot read from its log
  * (docs/reference.md, Files on disk): identity and run location, the title and where it came
  * from, archive and visibility, the kind, the fork's source, the queue and its pause. Replaced
@@ -51,6 +91,12 @@ export interface StoredState {
    * written before Braid kept it: workspaceDir alone then.
    */
   workspaceFolders?: string[];
+  /** Absent: the session runs in workspaceDir as it is; a worktree fork's says where its worktree is. */
+  runLocation?: WorktreeLocation;
+  /** The folders it was recorded under before it was re-linked (braid relink): its records naming them mean workspaceDir now. */
+  relinkedFrom?: string[];
+  /** The repository its folder held when it was created (a trusted workspace's): a moved folder is found again by it. */
+  identity?: RepoIdentity;
   createdAt: number;
   title: string;
   titleSource: 'auto' | 'user';
@@ -170,6 +216,9 @@ export function normalizeState(raw: unknown): StoredState {
     ...(Array.isArray(r.workspaceFolders)
       ? { workspaceFolders: (r.workspaceFolders as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) }
       : {}),
+    ...(worktreeLocation(r.runLocation) ? { runLocation: worktreeLocation(r.runLocation)! } : {}),
+    ...(repoIdentity(r.identity) ? { identity: repoIdentity(r.identity)! } : {}),
+    ...(Array.isArray(r.relinkedFrom) ? { relinkedFrom: (r.relinkedFrom as unknown[]).filter((f): f is string => typeof f === 'string' && f.length > 0) } : {}),
     createdAt,
     title: titleOf(r.title),
     titleSource: r.titleSource === 'user' ? 'user' : 'auto',
@@ -199,6 +248,9 @@ export function storedPart(s: StoredState): StoredState {
     workspaceKey: s.workspaceKey,
     workspaceDir: s.workspaceDir,
     ...(s.workspaceFolders ? { workspaceFolders: s.workspaceFolders } : {}),
+    ...(s.runLocation ? { runLocation: s.runLocation } : {}),
+    ...(s.identity ? { identity: s.identity } : {}),
+    ...(s.relinkedFrom ? { relinkedFrom: s.relinkedFrom } : {}),
     createdAt: s.createdAt,
     title: s.title,
     titleSource: s.titleSource,
@@ -237,10 +289,34 @@ export function readState(file: string): StoredState {
   const state = normalizeState(raw);
   const dir = path.dirname(file);
   if (isSessionId(path.basename(dir)) && (state.id !== path.basename(dir) || state.workspaceKey !== path.basename(path.dirname(dir)))) {
+    const relinked = relinkedState(file);
+    if (relinked) return relinked;
     throw new StateFileError(`state.json names session ${state.id} in ${state.workspaceKey}, not the folder it is in (corrupt or copied by hand)`);
   }
   return state;
 }
+
+/**
+ * The state a relink wrote beside state.json before it moved the folder (`state.json.relinked`):
+ * a relink cut short after its rename left the old state in the new place, and this finishes it.
+ * Undefined unless that file names this folder's session and workspace.
+ */
+function relinkedState(file: string): StoredState | undefined {
+  const next = relinkedStateFile(file);
+  let state: StoredState;
+  try {
+    state = normalizeState(JSON.parse(fs.readFileSync(next, 'utf8')));
+  } catch {
+    return undefined;
+  }
+  const dir = path.dirname(file);
+  if (state.id !== path.basename(dir) || state.workspaceKey !== path.basename(path.dirname(dir))) return undefined;
+  fs.renameSync(next, file);
+  return state;
+}
+
+/** Where a relink writes a session's next state before moving its folder. */
+export const relinkedStateFile = (stateFile: string): string => `${stateFile}.relinked`;
 
 /** The workspace folders a session's tools have acted in (workspaceDir alone for sessions from before Braid kept them). */
 export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'workspaceFolders'>): string[] {

@@ -50,9 +50,11 @@ export function gitEnvironment(): NodeJS.ProcessEnv {
 }
 
 /** What a git command printed, and how it exited. */
-interface GitRun {
+export interface GitRun {
   readonly code: number | null;
   readonly stdout: string;
+  /** What it said on stderr (its reason, when it failed), cut at the same size. */
+  readonly stderr: string;
 }
 
 const MAX_OUTPUT = 256 * 1024;
@@ -105,6 +107,21 @@ export class SafeGit {
     return run.code === 0 ? run.stdout : undefined;
   }
 
+  /** `git <args>` with its exit code, output and reason; `extraConfig` adds `-c` settings (an identity for a merge commit). */
+  exec(args: readonly string[], extraConfig: readonly string[] = []): Promise<GitRun> {
+    return this.run(args, extraConfig);
+  }
+
+  /** The folder git runs in. */
+  get folder(): string {
+    return this.cwd;
+  }
+
+  /** The same git (its overrides, its filter drivers) in another folder of the same repository, such as one of its worktrees. */
+  in(cwd: string): SafeGit {
+    return new SafeGit(this.executable, cwd, this.filterDrivers, this.timeoutMs);
+  }
+
   /**
    * The filter drivers the configuration defines. A driver's clean, smudge or process command runs
    * for the paths that .gitattributes or .git/info/attributes (both the repository's to write)
@@ -124,22 +141,26 @@ export class SafeGit {
     return [...names];
   }
 
-  private run(args: readonly string[]): Promise<GitRun> {
+  private run(args: readonly string[], extraConfig: readonly string[] = []): Promise<GitRun> {
     return new Promise((resolve) => {
-      const argv = [...this.config.flatMap((c) => ['-c', c]), ...GLOBAL_OPTIONS, ...args];
-      const child = spawn(this.executable, argv, { cwd: this.cwd, env: gitEnvironment(), stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+      const argv = [...[...extraConfig, ...this.config].flatMap((c) => ['-c', c]), ...GLOBAL_OPTIONS, ...args];
+      const child = spawn(this.executable, argv, { cwd: this.cwd, env: gitEnvironment(), stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
       let stdout = '';
+      let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => {
         if (stdout.length < MAX_OUTPUT) stdout += chunk.toString('utf8');
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < MAX_OUTPUT) stderr += chunk.toString('utf8');
       });
       const timer = setTimeout(() => child.kill('SIGKILL'), this.timeoutMs);
       child.on('error', () => {
         clearTimeout(timer);
-        resolve({ code: null, stdout: '' });
+        resolve({ code: null, stdout: '', stderr: '' });
       });
       child.on('close', (code) => {
         clearTimeout(timer);
-        resolve({ code, stdout });
+        resolve({ code, stdout, stderr });
       });
     });
   }

@@ -5,7 +5,7 @@ import { errorMessage } from '../errors';
 import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { ModelLimits } from '../model/modelSettings';
-import { sessionFolders, type QueuedPrompt, type SessionState, type StoredState } from '../format/sessionState';
+import { sessionFolders, type QueuedPrompt, type RepoIdentity, type SessionState, type StoredState } from '../format/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
@@ -21,6 +21,8 @@ import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
+import { placedRoot } from '../store/sessionFiles';
+import { identityOf } from '../git/worktree';
 import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
@@ -168,7 +170,7 @@ export class Session {
         state: 'pending',
       });
     const blobs = (this.blobs = new BlobStore(options.store.layout.blobsDir(writer.dir)));
-    this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir));
+    this.ledger = new ChangeLedger(options.store.layout.agentLog(writer.dir), (root) => placedRoot(state, root));
     this.changesView = new ChangesView(this.ledger, new LineCounts(blobs));
     this.checkpoints = new Checkpoints(blobs, async (record) => void (await writer.append(record)));
     this.toolContext = {
@@ -215,7 +217,7 @@ export class Session {
    */
   static async open(options: SessionOptions, sessionId?: string): Promise<Session> {
     const store = options.store;
-    const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]! });
+    const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]!, ...(await identityHere(options)) });
     const folders = foldersHere(state, options.workspaceDirs);
     const writer = await store.openWriter(state.id);
     if (state.archived) await store.restore(state.id); // opening an archived session restores it
@@ -795,6 +797,14 @@ export class Session {
         return;
     }
   }
+}
+
+/** The repository a new session's folder holds, asked of git only where git context is (a trusted workspace). */
+async function identityHere(options: SessionOptions): Promise<{ identity?: RepoIdentity }> {
+  const trusted = typeof options.trusted === 'function' ? options.trusted() : options.trusted;
+  if (options.gitContext === false || !trusted) return {};
+  const identity = await identityOf(options.workspaceDirs[0]!);
+  return identity ? { identity } : {};
 }
 
 /** A session opened in a window or folder other than its own: its tools would act on the wrong files. */

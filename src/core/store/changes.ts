@@ -46,7 +46,11 @@ export class ChangeLedger {
   /** Grows each time a read finds the file changed: what was derived from an older read is out of date. */
   private version = 0;
 
-  constructor(private readonly logFile: string) {}
+  /** `rootOf`: the folder a recorded root stands for now (placedRoot), so a file changed before and after a move is one file. */
+  constructor(
+    private readonly logFile: string,
+    private readonly rootOf: (root: string) => string = (root) => root,
+  ) {}
 
   /** The records and the last effective turn, up to date with the file, and the read's version. */
   read(): { readonly records: readonly Kept[]; readonly turn: number; readonly version: number } {
@@ -62,7 +66,7 @@ export class ChangeLedger {
           else if (r.t === 'rewind') {
             this.records = this.records.filter((k) => k.turn < r.toTurn);
             this.turn = Math.min(this.turn, r.toTurn - 1);
-          } else if (r.t === 'file_change' || r.t === 'file_review') this.records.push(r);
+          } else if (r.t === 'file_change' || r.t === 'file_review') this.records.push(r.root === undefined ? r : { ...r, root: this.rootOf(r.root) });
         },
         { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'file_change', 'file_review'] },
       );

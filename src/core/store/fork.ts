@@ -5,14 +5,14 @@ import { counted } from '../counted';
 import { fsyncDir } from '../fs/atomic';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { newMessageId, newSessionId } from '../ids';
-import { isWorkspaceKey } from '../workspace/workspaceKey';
+import { isWorkspaceKey, workspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
 import { parseRecordLine, type ForkedRecord, type NewRecord, type TurnEndRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { applyRecord, type LogFold } from '../format/logFold';
-import { writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
+import { writeState, type SessionKind, type SessionState, type StoredState, type WorktreeLocation } from '../format/sessionState';
 import { readAgents, summarize, type SessionSummary } from '../format/summary';
 import type { StoreContext } from './storeContext';
 import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
@@ -32,6 +32,8 @@ export interface ForkOptions {
   readonly visibility?: 'visible' | 'hidden';
   /** Records appended after the copy, before publishing (a peek's boundary note and exchange). */
   readonly extra?: (turn: number) => NewRecord[];
+  /** Where the fork runs when not where its source does (a worktree): its folder, and so its workspace key. */
+  readonly place?: { readonly workspaceDir: string; readonly runLocation: WorktreeLocation };
 }
 
 /** The new session's state, and the turn a whole fork left out because it was still running (null: none). */
@@ -200,7 +202,8 @@ export async function forkSession(store: StoreContext, sourceId: string, options
   const source = sourceSummary.state;
   const mainLog = layout.agentLog(sourceDir);
   const id = newSessionId();
-  const partial = layout.partialDir(source.workspaceKey, id);
+  const key = options.place ? workspaceKey(options.place.workspaceDir) : source.workspaceKey;
+  const partial = layout.partialDir(key, id);
   const newMain = layout.agentLog(partial);
   fs.mkdirSync(path.dirname(newMain), { recursive: true });
   try {
@@ -251,9 +254,14 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     const state: StoredState = {
       v: 2,
       id,
-      workspaceKey: source.workspaceKey,
-      workspaceDir: source.workspaceDir,
-      ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
+      workspaceKey: key,
+      ...(options.place
+        ? { workspaceDir: options.place.workspaceDir, workspaceFolders: [options.place.workspaceDir], runLocation: options.place.runLocation }
+        : {
+            workspaceDir: source.workspaceDir,
+            ...(source.workspaceFolders ? { workspaceFolders: source.workspaceFolders } : {}),
+            ...(source.runLocation ? { runLocation: source.runLocation } : {}),
+          }),
       createdAt: Date.now(),
       title:
         options.title ??
@@ -269,7 +277,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     writeState(layout.stateFile(partial), state);
     fsyncDir(partial);
     // Publish: one rename makes the whole session appear at once.
-    const finalDir = layout.sessionDir(source.workspaceKey, id);
+    const finalDir = layout.sessionDir(key, id);
     fs.renameSync(partial, finalDir);
     fsyncDir(path.dirname(finalDir));
     // The row from the fold of what was copied and appended: the copy is never read back.

@@ -7,7 +7,7 @@ import { readWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
 import { finishPending, runPending, type RowAfter } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
-import { currentBytes, SessionFiles } from './sessionFiles';
+import { currentBytes, placedRoot, SessionFiles } from './sessionFiles';
 import { promptText } from '../format/messageText';
 import { applyRecord, factsOf, type LogFold } from '../format/logFold';
 import { readState, type SessionState } from '../format/sessionState';
@@ -193,7 +193,11 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
   if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
   const dir = store.locate(sessionId);
   const toTurn = target.turn;
-  const dropped = history.fileChanges.filter((c) => c.turn >= toTurn && !restoredAlready?.has(keyOf(c.root, c.path)));
+  // A root recorded before a move (a relink, the checkout of a worktree fork) is the folder it stands for now: one file, one target.
+  const placed = (root: string | undefined) => (root === undefined ? undefined : placedRoot(state, root));
+  const dropped = history.fileChanges
+    .map((c) => (c.root === undefined ? c : { ...c, root: placed(c.root) }))
+    .filter((c) => c.turn >= toTurn && !restoredAlready?.has(keyOf(c.root, c.path)));
   const targets = new Map<string, Target>();
   const createdDirs: Plan['createdDirs'] = [];
   for (const c of dropped) {

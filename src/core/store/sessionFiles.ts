@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { errorMessage } from '../errors';
 import { readWhole } from '../tools/confinedFile';
 import { WorkspaceFs } from '../tools/workspaceFs';
@@ -36,9 +37,18 @@ export class SessionFiles {
     this.protectedPaths = layout.protectedFrom(this.folders);
   }
 
+  /**
+   * The folder a record's root stands for in this session. A worktree fork's copied records name
+   * the checkout it was forked from; the same folder of its worktree is meant (a rewind there
+   * never touches the checkout). A re-linked session's records name the folder it was moved from.
+   */
+  private inRunLocation(root: string): string {
+    return placedRoot(this.state, root);
+  }
+
   /** The file of a record, or why it is refused (one sentence). */
   locate(root: string | undefined, relative: string): LocatedFile | { refused: string } {
-    const named = root ?? this.state.workspaceDir;
+    const named = root === undefined ? this.state.workspaceDir : this.inRunLocation(root);
     const real = realPath(named);
     if (!real || !this.folders.includes(real)) {
       return { refused: `${relative} was recorded in ${named}, which is not one of this session's workspace folders; it is left alone` };
@@ -50,6 +60,21 @@ export class SessionFiles {
       return { refused: `${errorMessage(err)}; it is left alone` };
     }
   }
+}
+
+/**
+ * The folder a recorded `root` stands for in a session now: inside the checkout a worktree fork
+ * came from, the same folder of its worktree; inside a folder it was re-linked from, its folder
+ * now; else the root as recorded.
+ */
+export function placedRoot(state: Pick<SessionState, 'runLocation' | 'relinkedFrom' | 'workspaceDir'>, root: string): string {
+  const moves: Array<[string, string]> = (state.relinkedFrom ?? []).map((from) => [from, state.workspaceDir]);
+  if (state.runLocation) moves.push([state.runLocation.repository, state.runLocation.worktree]);
+  for (const [from, to] of moves) {
+    const rel = path.relative(from, root);
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(to, rel);
+  }
+  return root;
 }
 
 /** A file's bytes now (null when absent), read without following a last link or blocking on a FIFO. */

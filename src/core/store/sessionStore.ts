@@ -19,7 +19,16 @@ import { BlobStore } from '../format/blobStore';
 import type { Message } from '@mariozechner/pi-ai';
 import { sweepPartials } from './fork';
 import { StoreLayout } from '../format/layout';
-import { readState, StateFileError, storedPart, writeState, type SessionKind, type SessionState, type StoredState } from '../format/sessionState';
+import {
+  readState,
+  StateFileError,
+  storedPart,
+  writeState,
+  type RepoIdentity,
+  type SessionKind,
+  type SessionState,
+  type StoredState,
+} from '../format/sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
@@ -44,6 +53,8 @@ export interface StoreOptions {
 
 export interface CreateOptions {
   readonly workspaceDir: string;
+  /** The repository the folder holds (asked of git only in a trusted workspace): a moved folder is found again by it. */
+  readonly identity?: RepoIdentity;
   readonly title?: string;
   readonly kind?: SessionKind;
 }
@@ -101,6 +112,7 @@ export class SessionStore implements StoreContext {
       id,
       workspaceKey,
       workspaceDir: options.workspaceDir,
+      ...(options.identity ? { identity: options.identity } : {}),
       createdAt: now,
       title: options.title ?? '',
       titleSource: options.title ? 'user' : 'auto',

@@ -191,6 +191,13 @@ export interface ImportedRecord extends Base {
   readonly earlierTurns?: string;
 }
 
+/** The session's folder moved under another workspace key (`braid relink`): the workspace folder it had, and the one it has now. */
+export interface RelinkedRecord extends Base {
+  readonly t: 'relinked';
+  readonly from: string;
+  readonly to: string;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -205,7 +212,8 @@ export type KnownRecord =
   | RewindRecord
   | CompactionRecord
   | ContextRecord
-  | ImportedRecord;
+  | ImportedRecord
+  | RelinkedRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -232,6 +240,7 @@ const KNOWN_TYPES = new Set([
   'compaction',
   'context',
   'imported',
+  'relinked',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -299,6 +308,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return isInt(r.turn) && Array.isArray(r.items) && r.items.every(isContextItem);
     case 'imported':
       return typeof r.tool === 'string' && typeof r.sourceId === 'string';
+    case 'relinked':
+      return typeof r.from === 'string' && typeof r.to === 'string';
     default:
       return true;
   }

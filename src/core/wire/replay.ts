@@ -98,6 +98,8 @@ export class HistoryBuilder {
         this.calls.push({ record, origin: null });
         return;
       }
+      case 'relinked':
+        return; // where the session's folder is, not part of its history
       default:
         this.scoped.push(record);
     }

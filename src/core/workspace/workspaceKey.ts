@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { sha256Hex } from '../hash';
 
 /**
@@ -9,6 +11,22 @@ export function normalizeWorkspacePath(dir: string): string {
   while (p.length > 1 && p.endsWith('/') && !/^[A-Za-z]:\/$/.test(p)) p = p.slice(0, -1);
   if (/^[A-Za-z]:(\/|$)/.test(p) || p.startsWith('//')) p = p.toLowerCase();
   return p;
+}
+
+/**
+ * One spelling for one folder: `..` and `.` resolved, trailing separators dropped, then, when the
+ * folder exists, links followed and the case the file system keeps (a case-insensitive one
+ * answers any case). A path that is not absolute on this system (a Windows path read on Linux)
+ * is left to {@link normalizeWorkspacePath}.
+ */
+export function canonicalWorkspaceDir(dir: string): string {
+  if (!path.isAbsolute(dir)) return dir;
+  const resolved = path.resolve(dir);
+  try {
+    return fs.realpathSync.native(resolved);
+  } catch {
+    return resolved;
+  }
 }
 
 /** The last path segment reduced to `[a-z0-9-]`, at most 32 characters. */
@@ -25,10 +43,16 @@ export function workspaceSlug(dir: string): string {
   return slug || 'root';
 }
 
-/** `wd_<slug>_<first 12 hex of sha256(normalized path)>`: the folder name of a workspace's sessions. */
+/** `wd_<slug>_<first 12 hex of sha256(normalized path)>`: the folder name of a workspace's sessions; every spelling of one folder (links, `..`, a trailing slash, case where the file system ignores it) has the same. */
 export function workspaceKey(dir: string): string {
-  const hash = sha256Hex(normalizeWorkspacePath(dir)).slice(0, 12);
-  return `wd_${workspaceSlug(dir)}_${hash}`;
+  const canonical = canonicalWorkspaceDir(dir);
+  const hash = sha256Hex(normalizeWorkspacePath(canonical)).slice(0, 12);
+  return `wd_${workspaceSlug(canonical)}_${hash}`;
+}
+
+/** The key of `dir` exactly as spelled (no link followed, no `..` resolved): the key Braid gave a folder before spellings were made one. */
+export function spelledWorkspaceKey(dir: string): string {
+  return `wd_${workspaceSlug(dir)}_${sha256Hex(normalizeWorkspacePath(dir)).slice(0, 12)}`;
 }
 
 const KEY = /^wd_[a-z0-9-]{1,32}_[0-9a-f]{12}$/;

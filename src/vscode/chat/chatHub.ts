@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
   type AttachmentRef,
   type HostToWebview,
+  type MessageAction,
   type ModelInfo,
   type PageCommand,
   type SlashCommand,
@@ -41,7 +42,7 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
 };
 
 /** Who handles the page's actions on user messages (rewind, fork, edit & resend). */
-export type MessageActionHandler = (action: 'rewind' | 'fork' | 'edit', sessionId: string, messageId: string) => Promise<void>;
+export type MessageActionHandler = (action: MessageAction, sessionId: string, messageId: string) => Promise<void>;
 
 /**
  * The window's chat: one current session (CurrentSession) shown on every Chat page at once, the

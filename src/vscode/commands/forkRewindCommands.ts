@@ -133,10 +133,15 @@ export function undoRewindCommand(ctx: CommandContext): BraidCommand {
 
 /** Forks `sessionId` keeping the conversation up to the end of the turn of `messageId`. */
 export async function forkAtMessage(ctx: CommandContext, id: string, messageId: string): Promise<void> {
+  await fork(ctx, id, turnOfMessage(ctx, id, messageId));
+}
+
+/** The turn of a message of the session (a prompt's actions name it by id). */
+export function turnOfMessage(ctx: CommandContext, id: string, messageId: string): number {
   const message = ctx
     .requireStore()
     .history(id)
     .messages.find((m) => m.id === messageId);
   if (!message) throw new UserFacingError('Braid could not find that message in the session any more.');
-  await fork(ctx, id, message.turn);
+  return message.turn;
 }

@@ -5,6 +5,7 @@ import { sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
+import { offerRunLocation } from './worktreeCommands';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
 export function newSessionCommand(chat: ChatHub): BraidCommand {
@@ -29,6 +30,7 @@ export function openSessionCommand(ctx: CommandContext): BraidCommand {
       if (!id) return;
       await ctx.chat.current.openSession(id);
       await ctx.chat.reveal();
+      void offerRunLocation(ctx, id);
     },
   };
 }

@@ -52,6 +52,8 @@ export interface SessionsSource {
   subagents(sessionId: string): SubagentSummary[];
   /** The workspace a session belongs to (undefined: not in the index). */
   workspaceOf(sessionId: string): string | undefined;
+  /** The worktree workspaces this workspace's sessions were forked into: its group lists their sessions too. */
+  linkedWorkspaces(workspaceKey: string): string[];
 }
 
 /** Rows per group: the index pages, and a tree of more than this is better searched. */
@@ -170,9 +172,14 @@ export class SessionsTreeModel {
     return this.find(id);
   }
 
-  /** A workspace's live sessions with forks nested, then its Archived group when it has any. */
+  /**
+   * A workspace's live sessions with forks nested (with the sessions of its worktree forks'
+   * workspaces, so a fork into a worktree sits under its source), then its Archived group when it has any.
+   */
   private groupOf(workspaceKey: string): SessionsNode[] {
-    const live = this.withForks(nestForks(this.source.list({ workspaceKey, limit: GROUP_LIMIT })));
+    const rows = [workspaceKey, ...this.source.linkedWorkspaces(workspaceKey)].flatMap((key) => this.source.list({ workspaceKey: key, limit: GROUP_LIMIT }));
+    rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+    const live = this.withForks(nestForks(rows.slice(0, GROUP_LIMIT)));
     const archived = this.source.count({ workspaceKey, archived: true });
     return archived > 0 ? [...live, { kind: 'archived', id: `archived:${workspaceKey}`, workspaceKey, count: archived }] : live;
   }

@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
+import { linkedWorkspaces } from '../../core/store/worktreeFork';
+import type { WorktreeLocation } from '../../core/format/sessionState';
 import { sessionLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { Disposable } from '../disposable';
@@ -20,7 +23,11 @@ import {
 import { counted } from '../../core/counted';
 
 /** What the tree lists, and a way to hear that it changed. */
-export type FollowedSource = SessionsSource & { onDidChange(listener: () => void): () => void };
+export type FollowedSource = SessionsSource & {
+  onDidChange(listener: () => void): () => void;
+  /** Where a fork runs when it has a worktree of its own (read from its index row's state). */
+  runLocationOf(id: string): WorktreeLocation | undefined;
+};
 
 /** The tree's rows from the store's index (which follows other windows and the CLI); subagents from their own logs, read on expand. */
 export function indexSource(store: SessionStore): FollowedSource {
@@ -29,6 +36,7 @@ export function indexSource(store: SessionStore): FollowedSource {
     count: (filter) => store.index.count(filter),
     workspaces: () => store.index.workspaces(),
     workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+    linkedWorkspaces: (key) => linkedWorkspaces(store, key),
     subagents: (id) => {
       try {
         return readSubagents(store.layout, store.locate(id), store.get(id));
@@ -37,6 +45,7 @@ export function indexSource(store: SessionStore): FollowedSource {
       }
     },
     onDidChange: (listener) => store.index.onDidChange(listener),
+    runLocationOf: (id) => store.index.summaryOf(id)?.state.runLocation,
   };
 }
 
@@ -46,8 +55,10 @@ export const NO_SESSIONS: FollowedSource = {
   count: () => 0,
   workspaces: () => [],
   workspaceOf: () => undefined,
+  linkedWorkspaces: () => [],
   subagents: () => [],
   onDidChange: () => () => undefined,
+  runLocationOf: () => undefined,
 };
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
@@ -65,7 +76,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
   private readonly model: SessionsTreeModel;
   private times: TimeRedraw | undefined;
 
-  constructor(source: FollowedSource, workspaceDir: string | undefined) {
+  constructor(
+    private readonly source: FollowedSource,
+    workspaceDir: string | undefined,
+  ) {
     super();
     this._register({ dispose: () => this.times?.cancel() });
     this._register({ dispose: source.onDidChange(() => this.refresh()) });
@@ -141,7 +155,9 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
           : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(sessionLabel(row), state);
     item.id = node.id;
-    item.description = sessionDescription(row);
+    // Only forks can run in a worktree of their own: the other rows cost no read of their state.
+    const location = row.forkedFrom ? this.source.runLocationOf(row.id) : undefined;
+    item.description = location ? `${worktreeWords(location)} · ${sessionDescription(row)}` : sessionDescription(row);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(
@@ -149,9 +165,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     );
     tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
+    if (location) tooltip.appendText(`\n\nRuns in the worktree ${location.worktree} (branch ${location.branch}, from ${location.repository})`);
     item.tooltip = tooltip;
-    item.iconPath = new vscode.ThemeIcon(sessionIcon(row));
-    item.contextValue = row.archived ? 'braid.session.archived' : 'braid.session';
+    item.iconPath = new vscode.ThemeIcon(location && row.status === 'idle' ? 'git-branch' : sessionIcon(row));
+    item.contextValue = row.archived ? 'braid.session.archived' : location && !location.finished ? 'braid.session.worktree' : 'braid.session';
     item.command = { command: 'braid.openSession', title: 'Open Session', arguments: [row.id] };
     return item;
   }
@@ -183,4 +200,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
   getParent(node: SessionsNode): SessionsNode | undefined {
     return this.model.parent(node);
   }
+}
+
+/** A worktree fork's words on its row: the branch, and whether it was finished or its folder is gone. */
+function worktreeWords(location: WorktreeLocation): string {
+  if (location.finished) return `${location.branch} (finished: ${location.finished.how})`;
+  return fs.existsSync(location.worktree) ? location.branch : `${location.branch} (worktree folder missing)`;
 }

@@ -185,7 +185,7 @@ test('help: braid help lists every command; braid help <command>, <command> --he
       assert.ok(r.out.split('\n').length >= 3, `${args.join(' ')} says more than its usage line`);
     }
   }
-  assert.match((await braidIn(['fork', '--help'], { env })).out, /--turn N {4}keep turns 1 to N \(braid show numbers them\)/);
+  assert.match((await braidIn(['fork', '--help'], { env })).out, /--turn N +keep turns 1 to N \(braid show numbers them\)/);
   assert.match((await braidIn(['rewind', 'ses_x', '--turn', '2', '-h'], { env })).out, /--turn N {12}the prompt that began turn N/);
   const unknown = await braidIn(['help', 'frobnicate'], { env });
   assert.equal(unknown.code, 2);

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, test } from 'node:test';
 import type { SessionRow } from '../../../src/core/index/indexRows';
 import { forkSession } from '../../../src/core/store/fork';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readSubagents } from '../../../src/core/store/subagents';
+import { forkIntoWorktree, linkedWorkspaces } from '../../../src/core/store/worktreeFork';
+import { initRepo } from '../../support/gitRepo';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import {
@@ -28,6 +31,7 @@ function modelOf(store: SessionStore, dir: string | undefined): SessionsTreeMode
       workspaces: () => store.index.workspaces(),
       subagents: (id) => readSubagents(store.layout, store.locate(id), store.get(id)),
       workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+      linkedWorkspaces: (key) => linkedWorkspaces(store, key),
     },
     dir ? { key: workspaceKey(dir), dir } : undefined,
   );
@@ -247,6 +251,24 @@ test('a new fork can be revealed from a listing made before it, and with every w
     for (let n: SessionsNode | undefined = found; n; n = model.parent(n))
       chain.push(n.kind === 'workspace' ? n.name : n.kind === 'session' ? n.row.title : n.id);
     assert.deepEqual(chain, ['Fork 2 of source', 'source', 'alpha']);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a fork into a worktree sits under its source in the source's workspace, and at the top of the worktree's own", async () => {
+  const base = root();
+  const repo = path.join(base, 'repo');
+  initRepo(repo, { 'a.txt': 'a\n' });
+  const store = await openStore(path.join(base, 'store'));
+  try {
+    const source = await session(store, repo, 'the source');
+    await session(store, repo, 'another');
+    const { fork, location } = await forkIntoWorktree(store, source);
+    await store.rename(fork.id, 'the worktree fork');
+    assert.deepEqual(outline(modelOf(store, repo), modelOf(store, repo).roots()), ['another', 'the source', '  the worktree fork']);
+    const there = modelOf(store, location.worktree);
+    assert.deepEqual(outline(there, there.roots()), ['the worktree fork']);
   } finally {
     await store.close();
   }

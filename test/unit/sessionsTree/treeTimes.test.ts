@@ -78,6 +78,7 @@ test('relative times stay true: the tree redraws when the first shown time chang
         workspaces: () => store.index.workspaces(),
         subagents: () => [],
         workspaceOf: (id) => store.index.get(id)?.workspaceKey,
+        linkedWorkspaces: () => [],
       },
       { key: workspaceKey('/work/alpha'), dir: '/work/alpha' },
     );
