@@ -325,5 +325,10 @@ export function sessionFolders(state: Pick<SessionState, 'workspaceDir' | 'works
 
 /** Writes state.json atomically (temp file, fsync, rename, fsync of the folder); `beforeReplace` as in writeFileAtomic. */
 export function writeState(file: string, state: StoredState, beforeReplace?: () => void): void {
-  writeFileAtomic(file, `${JSON.stringify(storedPart(state), null, 2)}\n`, beforeReplace);
+  writeFileAtomic(file, stateText(state), beforeReplace);
+}
+
+/** state.json's text for a state. */
+export function stateText(state: StoredState): string {
+  return `${JSON.stringify(storedPart(state), null, 2)}\n`;
 }

@@ -187,16 +187,19 @@ export class ImportLog implements ImportTarget {
     return { agentId, target: child };
   }
 
-  /** Ends the open turn, writes `tail` (the records that end an import) and fsyncs every log; says what the log holds now. */
-  finish(tail: (soFar: ImportedSoFar) => NewRecord[] = () => []): ImportLogResult {
+  /**
+   * Ends the open turn, writes `tail` (the records that end an import) and, unless `sync` is
+   * false (a new session, fsynced when published), fsyncs every log; says what the log holds now.
+   */
+  finish(tail: (soFar: ImportedSoFar) => NewRecord[] = () => [], { sync = true } = {}): ImportLogResult {
     this.endTurn();
-    for (const child of this.children) child.finish();
+    for (const child of this.children) child.finish(undefined, { sync });
     if (this.soFar && this.turnNumber < this.soFar.turns) throw new SourceChangedError('the source holds fewer turns than were imported from it');
     this.writeForked(this.turnNumber);
     const soFar = { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier };
     for (const record of tail(soFar)) this.write(record);
     this.flush();
-    fs.fsyncSync(this.fd);
+    if (sync) fs.fsyncSync(this.fd);
     fs.closeSync(this.fd);
     this.closed = true;
     return { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier, messages: this.messages, appended: this.appended };

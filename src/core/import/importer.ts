@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeTime } from 'ulid';
-import { fsyncDir } from '../fs/atomic';
 import { sha256Hex } from '../hash';
-import { writeState, type StoredState } from '../format/sessionState';
+import { stateText, type StoredState } from '../format/sessionState';
+import { Publisher, type PublishFailure } from './publisher';
 import { listSessionFolders } from '../format/layout';
-import { readSessionFolder } from '../format/summary';
+import { readSessionSummary } from '../format/summary';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { autoTitle } from '../format/titles';
 import { scanWireLog } from '../wire/wireReader';
@@ -138,12 +138,12 @@ export async function importSessions(store: SessionStore | null, options: Import
     outcomes.push(outcome);
     options.onProgress?.(outcomes.length, total, outcome);
   };
-  const into = store ? { store, known: new KnownSessions(store) } : null;
+  const into = store ? { store, known: new KnownSessions(store), publisher: new Publisher((dir) => indexFolder(store, dir)) } : null;
   // One source session at a time (memory holds one), its child threads with it.
   for (const { format, files } of sources) {
     const family = familyOf(format, files);
     for (const file of files) {
-      if (options.signal?.aborted) return outcomes;
+      if (options.signal?.aborted) break;
       const parent = family.parentInBatch(file);
       if (parent) {
         report({
@@ -159,7 +159,24 @@ export async function importSessions(store: SessionStore | null, options: Import
       report(await importFile(into, format, file, family.childrenOf(file), options.dryRun));
     }
   }
+  if (into) {
+    into.publisher.flush();
+    unpublished(outcomes, into.publisher.takeFailures());
+  }
   return outcomes;
+}
+
+/** Outcomes corrected for the sessions the publisher could not put in place (a failure is said as it is, never as imported). */
+function unpublished(outcomes: ImportOutcome[], failures: readonly PublishFailure[]): void {
+  for (const failure of failures) {
+    const i = outcomes.findIndex((o) => o.sessionId === failure.id || o.forks?.includes(failure.id));
+    const o = outcomes[i];
+    if (!o) continue;
+    outcomes[i] =
+      o.sessionId === failure.id
+        ? { ...o, action: 'failed', reason: failure.reason, forks: [] }
+        : { ...o, forks: o.forks!.filter((f) => f !== failure.id), reason: `a fork of another branch: ${failure.reason}` };
+  }
 }
 
 /** Which files of a batch are child threads of a session in it (Codex's subagents, opencode's child sessions), read from each file's identity. */
@@ -230,6 +247,7 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
   let main: ImportOutcome;
   let forkBranches = session.branches.slice(1);
   if (existing) {
+    if (into.publisher.isPending(id)) into.publisher.flush(); // the same session twice in one batch
     const appended = await appendTo(into, existing, id, session, report, false);
     main = appended.outcome;
     // Rewound in the source tool since: the branch it resumes now is a fork of what was imported.
@@ -240,6 +258,7 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
   }
   const forks: string[] = [];
   const newForks = newBranches(into, session, forkBranches);
+  if (newForks.length && into.publisher.isPending(id)) into.publisher.flush(); // the forks read the session's message ids
   const shared = new Set(newForks.length ? messageIdsOf(into.store, into.known.find(id) as string) : []);
   for (const forkId of newForks) {
     const fork = await writeNew(into, forkId, session, branchOf(session, forkId), report, { sessionId: id, shared }, []);
@@ -274,6 +293,7 @@ function isAbsolutePath(p: string): boolean {
 interface Into {
   readonly store: SessionStore;
   readonly known: KnownSessions;
+  readonly publisher: Publisher;
 }
 
 /**
@@ -301,7 +321,7 @@ class KnownSessions {
 
 /** Folds a session folder written here into the index (its workspace's; no lookup of the id). */
 function indexFolder(store: SessionStore, dir: string): void {
-  const reading = readSessionFolder(dir);
+  const reading = readSessionSummary(dir);
   store.index.putSummary(reading.summary.state.id, reading.summary);
 }
 
@@ -340,7 +360,7 @@ async function writeNew(
       const sub = log.subagent(`${child.tool}:${child.sourceId}`, child.title ?? 'subagent');
       await child.convert(child.branches[0]!, sub.target, report);
     }
-    const result = log.finish((soFar) => [importedRecord(session, soFar)]);
+    const result = log.finish((soFar) => [importedRecord(session, soFar)], { sync: false });
     if (log.unreadableMessages) report.skip('messages whose content is damaged (not text, images or tool calls)', log.unreadableMessages);
     if (fork && log.lastSharedTurn >= result.turns) {
       fs.rmSync(partial, { recursive: true, force: true });
@@ -361,13 +381,11 @@ async function writeNew(
       queue: [],
       paused: null,
     };
-    writeState(layout.stateFile(partial), state);
-    fsyncDir(partial);
+    // The folder is not published yet: a plain write; the publisher fsyncs it before the rename.
+    fs.writeFileSync(layout.stateFile(partial), stateText(state));
     const finalDir = layout.sessionDir(key, id);
-    fs.renameSync(partial, finalDir);
-    fsyncDir(path.dirname(finalDir));
     into.known.add(id, finalDir);
-    indexFolder(into.store, finalDir);
+    into.publisher.add(id, partial, finalDir);
     return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();
@@ -425,7 +443,7 @@ async function appendTo(
     ? await session.grewFrom(last.size, last.sha256)
     : session.digest.size > last.size && (await digestPrefix(session.file, last.size)).sha256 === last.sha256;
   if (!grown) return left('its source changed since the import (not only grown); the imported session is kept as it was');
-  if (readSessionFolder(dir).summary.state.turnCount !== last.turns)
+  if (readSessionSummary(dir).summary.state.turnCount !== last.turns)
     return left(`continued or rewound in Braid since the import; what ${session.tool} added is not appended`);
   if (dryRun) return { outcome: { ...base, action: 'appended', reason: 'would append what the source added (dry run: nothing written)' } };
   const lease = await WriterLease.acquire(store.layout, dir);

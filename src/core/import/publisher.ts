@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fsyncDir } from '../fs/atomic';
+
+/** A session built in its `.partial-<id>` folder, waiting to be published at `final`. */
+interface Pending {
+  readonly id: string;
+  readonly partial: string;
+  readonly final: string;
+}
+
+/** What could not be published, and why. */
+export interface PublishFailure {
+  readonly id: string;
+  readonly reason: string;
+}
+
+/**
+ * Publishes imported sessions in batches. An imported session is small and many come at once:
+ * fsynced one by one, the fsyncs were most of an import. A batch's files are written unsynced,
+ * then fsynced together (the first fsync's journal commit carries most of the others' data), then
+ * each folder is renamed into place, then each workspace folder is fsynced once. A session is
+ * never visible before its files are durable; a crash loses at most the batch, whose partial
+ * folders the next start sweeps (an import run again brings them in).
+ */
+export class Publisher {
+  private pending: Pending[] = [];
+  private readonly failures: PublishFailure[] = [];
+
+  constructor(
+    /** Runs for each session once it is published (the index learns of it). */
+    private readonly published: (dir: string) => void,
+    private readonly batch = 64,
+  ) {}
+
+  add(id: string, partial: string, final: string): void {
+    this.pending.push({ id, partial, final });
+    if (this.pending.length >= this.batch) this.flush();
+  }
+
+  isPending(id: string): boolean {
+    return this.pending.some((p) => p.id === id);
+  }
+
+  /** Publishes every pending session. */
+  flush(): void {
+    const batch = this.pending.splice(0);
+    for (const p of batch) syncTree(p.partial);
+    const done: Pending[] = [];
+    for (const p of batch) {
+      try {
+        fs.renameSync(p.partial, p.final);
+        done.push(p);
+      } catch (err) {
+        fs.rmSync(p.partial, { recursive: true, force: true });
+        const code = (err as NodeJS.ErrnoException).code;
+        const taken = code === 'ENOTEMPTY' || code === 'EEXIST';
+        this.failures.push({ id: p.id, reason: taken ? 'another process imported it at the same time' : `could not publish it: ${String(err)}` });
+      }
+    }
+    for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);
+    for (const p of done) this.published(p.final);
+  }
+
+  /** The sessions that could not be published so far (each said once). */
+  takeFailures(): PublishFailure[] {
+    return this.failures.splice(0);
+  }
+
+  /** Removes what was not published (an import that stops). */
+  abandon(): void {
+    for (const p of this.pending.splice(0)) fs.rmSync(p.partial, { recursive: true, force: true });
+  }
+}
+
+/** fsyncs every file under `dir`, then the folders, deepest first. */
+function syncTree(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) syncTree(full);
+    else if (entry.isFile()) {
+      const fd = fs.openSync(full, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+  fsyncDir(dir);
+}
