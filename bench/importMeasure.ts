@@ -1,7 +1,10 @@
 // The measures of the import benchmark, each run in a fresh lean child process
 // (bench/programs/importMeasures.ts, started by bench/import.ts) so that its peak resident memory
 // is its own: the JSON.parse floor over the source files, and importSessions into a store.
+import fs from 'node:fs';
+import path from 'node:path';
 import { claudeCode } from '../src/core/import/claudeCode';
+import { Publisher } from '../src/core/import/publisher';
 import { importSessions, type ImportAction } from '../src/core/import/importer';
 import type { Logger } from '../src/core/logger';
 import { SessionStore } from '../src/core/store/sessionStore';
@@ -11,6 +14,7 @@ import { parseEveryLine } from './peers/patterns';
 /** What a child is asked to measure. */
 export type ImportMeasure =
   | { readonly kind: 'parse'; readonly source: string }
+  | { readonly kind: 'folders'; readonly source: string; readonly storeRoot: string }
   | { readonly kind: 'import'; readonly source: string; readonly storeRoot: string; readonly dryRun: boolean };
 
 /** A child's figures. */
@@ -40,6 +44,29 @@ function parseFloor(source: string): { ms: number; lines: number } {
   let lines = 0;
   for (const file of claudeCode.findFiles(source)) lines += parseEveryLine(file);
   return { ms: elapsedSince(start), lines };
+}
+
+/**
+ * (floor) What any import of one durable folder per session costs on this file system: each
+ * source file's bytes written as the log of a folder of its own (`<id>/agents/main/wire.jsonl`
+ * and a small state.json), published as the importer publishes (a batch of 64: files fsynced,
+ * then renamed into place, then the workspace folder fsynced once). No parsing at all.
+ */
+function folderFloor(source: string, root: string): { ms: number } {
+  const start = process.hrtime.bigint();
+  const files = claudeCode.findFiles(source);
+  const publisher = new Publisher(() => undefined);
+  const workspace = path.join(root, 'sessions', 'wd_floor_000000000000');
+  fs.mkdirSync(workspace, { recursive: true });
+  files.forEach((file, i) => {
+    const partial = path.join(workspace, `.partial-${i}`);
+    fs.mkdirSync(path.join(partial, 'agents', 'main'), { recursive: true });
+    fs.writeFileSync(path.join(partial, 'agents', 'main', 'wire.jsonl'), fs.readFileSync(file));
+    fs.writeFileSync(path.join(partial, 'state.json'), `{"v":2,"id":"${i}"}\n`);
+    publisher.add(String(i), partial, path.join(workspace, `s${i}`));
+  });
+  publisher.flush();
+  return { ms: elapsedSince(start) };
 }
 
 /** A progress bar on stderr, redrawn at most ten times a second (on a terminal; elsewhere a line per tenth, with the seconds since the start). */
@@ -97,7 +124,7 @@ async function importInto(m: Extract<ImportMeasure, { kind: 'import' }>, wasmPat
 export async function runImportMeasure(m: ImportMeasure, wasmPath: string): Promise<ImportFigures> {
   const startMb = process.memoryUsage().rss / 2 ** 20;
   const cpu = process.cpuUsage();
-  const figures = m.kind === 'parse' ? parseFloor(m.source) : await importInto(m, wasmPath);
+  const figures = m.kind === 'parse' ? parseFloor(m.source) : m.kind === 'folders' ? folderFloor(m.source, m.storeRoot) : await importInto(m, wasmPath);
   const used = process.cpuUsage(cpu);
   return { ...figures, startMb, peakMb: peakRssMb(), cpuMs: (used.user + used.system) / 1000 };
 }

@@ -343,6 +343,7 @@ async function writeNew(
   const key = workspaceKey(session.cwd);
   const partial = layout.partialDir(key, id);
   fs.rmSync(partial, { recursive: true, force: true });
+  fs.mkdirSync(layout.agentsDir(partial), { recursive: true }); // one mkdir per level, once
   const log = new ImportLog(
     layout.agentLog(partial),
     `${session.tool}\n${session.sourceId}`,
