@@ -118,12 +118,7 @@ async function poke(root: Locator): Promise<{ clicked: number; asked: string[] }
 }
 
 async function newSession(): Promise<void> {
-  const before = await body().getAttribute('data-session');
-  await workbench.runCommand('Braid: New Session');
-  await chat()
-    .locator(`body:not([data-session="${before}"])`)
-    .waitFor({ timeout: 10_000 })
-    .catch(() => undefined);
+  await workbench.newSession();
 }
 
 /** The composer still takes a prompt and the answer arrives: nothing from the attack broke the page. */

@@ -127,7 +127,7 @@ test("trusted: a write and a command still ask, and the git context comes from a
   await workbench.openBraid();
   await chat.locator('body[data-trusted="true"]').waitFor({ timeout: 15_000 });
   // A new session reads the approval settings now, in the trusted workspace.
-  await workbench.runCommand('Braid: New Session');
+  await workbench.newSession();
   const before = userModel.requests.length;
   userModel.enqueue(
     { kind: 'toolCalls', calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'planted.txt', content: 'planted\n' }) }] },

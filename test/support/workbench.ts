@@ -206,6 +206,18 @@ export class Workbench {
     return file;
   }
 
+  /**
+   * Braid: New Session, then waits for the Chat view to show it (its page no longer names the
+   * session before): a prompt typed before the page re-renders would be cleared with the input.
+   */
+  async newSession(): Promise<void> {
+    const before = await this.chatFrame().locator('body').getAttribute('data-session');
+    await this.runCommand('Braid: New Session');
+    await this.chatFrame()
+      .locator(`body:not([data-session="${before ?? ''}"])`)
+      .waitFor({ timeout: 10_000 });
+  }
+
   /** Opens the Braid container and waits until the Chat view's page has had its first snapshot. */
   async openChat(): Promise<void> {
     await this.openBraid();
