@@ -57,12 +57,16 @@ async function cliList(args: string[]): Promise<Array<{ id: string; title: strin
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 test(`four processes (three writers and the CLI) for ${SECONDS} s lose no session and agree with the index`, async (t) => {
-  const reports = await Promise.all([
+  // Every worker is waited for, failed or not: the store is removed only once none writes to it.
+  const settled = await Promise.allSettled([
     runWorker('loadWorker', 'w1'),
     runWorker('loadWorker', 'w2'),
     runWorker('loadWorker', 'w3'),
     runWorker('cliWorker', 'cli'),
   ]);
+  const failed = settled.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
+  assert.deepEqual(failed, [], 'every worker ran to its end');
+  const reports = settled.map((s) => (s as PromiseFulfilledResult<WorkerReport>).value);
   const writers = reports.slice(0, 3);
   assert.ok(
     writers.every((r) => (r.counts['append turn'] ?? 0) > 0 && (r.counts.rename ?? 0) > 0),

@@ -14,6 +14,7 @@ import { WireLogWriter } from '../wire/wireLog';
 import { applyRecord, type LogFold } from '../format/logFold';
 import { writeState, type SessionKind, type SessionState, type StoredState, type WorktreeLocation } from '../format/sessionState';
 import { readAgents, summarize, type SessionSummary } from '../format/summary';
+import { goneMeanwhile } from './errors';
 import type { StoreContext } from './storeContext';
 import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
@@ -286,7 +287,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     return { ...summary.state, leftOutTurn: cut.leftOutTurn };
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
-    throw err;
+    throw goneMeanwhile(err, sourceDir);
   }
 }
 

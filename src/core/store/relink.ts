@@ -12,7 +12,8 @@ import type { FileChangeRecord } from '../wire/records';
 import { WireLogWriter } from '../wire/wireLog';
 import { canonicalWorkspaceDir, isWorkspaceKey, spelledWorkspaceKey, workspaceKey } from '../workspace/workspaceKey';
 import type { StoreContext } from './storeContext';
-import { SessionBusyError, WriterLease } from './writerLease';
+import { moveSessionFolder } from './moveSession';
+import { SessionBusyError } from './writerLease';
 
 /** Sessions of another workspace key that belong to a folder: why Braid thinks so. */
 export type RelinkReason = 'same folder' | 'same repository' | 'same name and files';
@@ -114,14 +115,7 @@ async function relinkOne(store: StoreContext, dir: string, toDir: string): Promi
   const id = path.basename(dir);
   const target = store.layout.sessionDir(toKey, id);
   if (fs.existsSync(target)) throw new RelinkError(`session ${id} exists already under ${toDir}; it was re-linked before`);
-  let lease: WriterLease;
-  try {
-    lease = await WriterLease.acquire(store.layout, dir);
-  } catch (err) {
-    if (err instanceof SessionBusyError) throw new RelinkError(`session ${id} is being written by another window or the CLI; close it there, then re-link`);
-    throw err;
-  }
-  try {
+  const prepare = async () => {
     const old = readState(store.layout.stateFile(dir));
     const log = WireLogWriter.open(store.layout.agentLog(dir));
     await log.append({ t: 'relinked', from: old.workspaceDir, to: toDir }, { durable: true });
@@ -134,16 +128,15 @@ async function relinkOne(store: StoreContext, dir: string, toDir: string): Promi
       ...(old.workspaceFolders ? { workspaceFolders: old.workspaceFolders.map((f) => moved(f, old.workspaceDir, toDir)) } : {}),
     };
     writeFileAtomic(relinkedStateFile(store.layout.stateFile(dir)), `${JSON.stringify(storedPart(next), null, 2)}\n`);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.renameSync(dir, target);
-  } finally {
-    await lease.release();
+  };
+  try {
+    await moveSessionFolder(store.layout, dir, target, prepare);
+  } catch (err) {
+    if (err instanceof SessionBusyError) throw new RelinkError(`session ${id} is being written by another window or the CLI; close it there, then re-link`);
+    throw err;
   }
-  fs.rmSync(store.layout.writerLock(target), { force: true });
   fs.renameSync(relinkedStateFile(store.layout.stateFile(target)), store.layout.stateFile(target));
   fsyncDir(target);
-  fsyncDir(path.dirname(dir));
-  fsyncDir(path.dirname(target));
   store.index.removeSession(id);
   store.index.rereadFolder(target);
 }

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import { SessionNotFoundError } from './errors';
+import { folderGone, goneMeanwhile, SessionNotFoundError } from './errors';
 import path from 'node:path';
 import { safeReaddir, statMtime, statSize } from '../fs/probe';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
-import { withFileLock } from '../fs/fileLock';
 import { isSessionId, newSessionId } from '../ids';
 import { SessionIndex } from '../index/sessionIndex';
 import { listSessionFolders, sessionFolderLayout } from '../format/layout';
@@ -31,7 +30,8 @@ import {
 } from '../format/sessionState';
 import { logProblem, readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionWriter } from './sessionWriter';
-import { isStale, readLease, SessionBusyError, stateLockOptions, WriterLease } from './writerLease';
+import { isStale, readLease, SessionBusyError, withStateLock } from './writerLease';
+import { moveSessionFolder } from './moveSession';
 import { counted } from '../counted';
 import type { LiveWriter, StateUpdateOptions, StoreContext } from './storeContext';
 
@@ -200,15 +200,13 @@ export class SessionStore implements StoreContext {
    */
   repairState(dir: string, reading = readSessionFolder(dir)): SessionSummary {
     // A folder another process moved to the trash (or removed) meanwhile has no state to repair.
-    const gone = () => new SessionNotFoundError(`session ${path.basename(dir)} was deleted by another process just now`);
-    if (!fs.existsSync(dir)) throw gone();
+    if (!fs.existsSync(dir)) throw folderGone(dir);
     const stateFile = this.layout.stateFile(dir);
     try {
       if (fs.existsSync(stateFile)) fs.copyFileSync(stateFile, `${stateFile}.broken-${Date.now()}`);
       writeState(stateFile, reading.summary.state);
     } catch (err) {
-      if (!fs.existsSync(dir)) throw gone();
-      throw err;
+      throw goneMeanwhile(err, dir);
     }
     this.logger.warn(
       `session ${path.basename(dir)}: ${reading.stateProblem ?? 'state.json unreadable'}; rebuilt it from the session's log (the damaged file is kept as state.json.broken-*)`,
@@ -242,7 +240,7 @@ export class SessionStore implements StoreContext {
   async update(id: string, change: (state: StoredState) => StoredState, options: StateUpdateOptions = {}): Promise<SessionState> {
     const dir = this.locate(id);
     const stateFile = this.layout.stateFile(dir);
-    const { next, mtime } = await withFileLock(this.layout.stateLock(dir), stateLockOptions(), () => {
+    const { next, mtime } = await withStateLock(this.layout, dir, () => {
       const updated = storedPart(change(this.readOrRepair(dir)));
       writeState(stateFile, updated, options.fence);
       return { next: updated, mtime: fs.statSync(stateFile).mtimeMs };
@@ -277,30 +275,19 @@ export class SessionStore implements StoreContext {
    */
   async delete(id: string): Promise<void> {
     const dir = this.locate(id);
-    const workspaceKey = path.basename(path.dirname(dir));
-    const target = this.layout.trashedSessionDir(workspaceKey, id);
-    let lease: WriterLease;
+    const target = this.layout.trashedSessionDir(path.basename(path.dirname(dir)), id);
     try {
-      lease = await WriterLease.acquire(this.layout, dir);
+      await moveSessionFolder(this.layout, dir, target, () => {
+        // Never replace what the trash holds; two live copies of one id cannot happen by design.
+        if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
+        // The time goes in before the move, so the folder arrives in the trash whole.
+        fs.writeFileSync(this.layout.trashedAtFile(dir), `${Date.now()}\n`);
+      });
     } catch (err) {
       if (err instanceof SessionBusyError)
         err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(`session ${id} was deleted by another process just now`);
       throw err;
     }
-    try {
-      // Never replace what the trash holds; two live copies of one id cannot happen by design.
-      if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
-      // The time goes in before the move, so the folder arrives in the trash whole.
-      fs.writeFileSync(this.layout.trashedAtFile(dir), `${Date.now()}\n`);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.renameSync(dir, target);
-    } finally {
-      await lease.release(); // after the move the lease file went with the folder and is removed below
-    }
-    fs.rmSync(this.layout.writerLock(target), { force: true });
-    fsyncDir(path.dirname(dir));
-    fsyncDir(path.dirname(target));
     // Tell listeners now: the tree must drop the row at once, not when another process saves.
     this.index.removeSession(id);
   }

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../fs/atomic';
 import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
 import { statMtime } from '../fs/probe';
 import type { StoreLayout } from '../format/layout';
+import { goneMeanwhile } from './errors';
 import { displaceHolder } from './takeover';
 
 /** The product's lease times: renewed every 10 s, taken over after 30 s without renewal. */
@@ -27,6 +28,20 @@ export function leaseTimes(): { renewMs: number; staleMs: number } {
  */
 export function stateLockOptions(): LockOptions {
   return { staleMs: Math.min(10_000, leaseTimes().staleMs / 3), timeoutMs: 15_000 };
+}
+
+/**
+ * Runs `fn` under the state.lock of the session folder `dir`. A folder that went away before the
+ * lock was taken (another process deleted or moved the session just now) is SessionNotFoundError;
+ * the processes that move a session folder do it under this lock (moveSessionFolder), so it never
+ * goes away while `fn` runs.
+ */
+export async function withStateLock<T>(layout: StoreLayout, dir: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await withFileLock(layout.stateLock(dir), stateLockOptions(), fn);
+  } catch (err) {
+    throw goneMeanwhile(err, dir);
+  }
 }
 
 /** What writer.lock says; `renewedAt` is the file's modification time (a renewal touches it). */
@@ -113,10 +128,9 @@ export class WriterLease {
   /** Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh one. */
   static async acquire(layout: StoreLayout, dir: string): Promise<WriterLease> {
     const file = layout.writerLock(dir);
-    const guard = layout.stateLock(dir);
     const info = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: Date.now() };
     let replaced: LeaseInfo | undefined;
-    await withFileLock(guard, stateLockOptions(), () => {
+    await withStateLock(layout, dir, () => {
       const holder = readLease(file);
       if (holder && !isStale(holder)) throw new SessionBusyError(holder);
       replaced = holder;
@@ -129,7 +143,7 @@ export class WriterLease {
         throw err;
       }
     });
-    const lease = new WriterLease(file, guard, info);
+    const lease = new WriterLease(file, layout.stateLock(dir), info);
     lease.tookOverFrom = replaced;
     lease.timer = setInterval(() => lease.renew(), leaseTimes().renewMs);
     lease.timer.unref();

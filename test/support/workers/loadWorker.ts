@@ -14,7 +14,7 @@ import { addTurn } from '../store';
 
 /** Errors a shared store may give when another process changes a session at the same instant. */
 const isRace = (err: unknown) =>
-  err instanceof SessionBusyError || err instanceof SessionNotFoundError || /exists already|not in the trash|ENOENT/.test((err as Error).message);
+  err instanceof SessionBusyError || err instanceof SessionNotFoundError || /exists already|not in the trash/.test((err as Error).message);
 
 async function main(): Promise<void> {
   const [root, name, wasm, seconds] = process.argv.slice(2);

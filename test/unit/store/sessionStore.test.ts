@@ -6,6 +6,7 @@ import { readSessionFolder } from '../../../src/core/format/summary';
 import { readFolderSummary } from '../../../src/core/index/indexFolders';
 import { TRASH_RETENTION_MS } from '../../../src/core/store/sessionStore';
 import { SessionNotFoundError } from '../../../src/core/store/errors';
+import { FileLock } from '../../../src/core/fs/fileLock';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 
@@ -172,10 +173,46 @@ test('a session whose folder another process removes while it is read is not fou
   fs.rmSync(dir, { recursive: true }); // moved to the trash by another process, between the read and the repair
   assert.throws(
     () => store.repairState(dir, reading),
-    (err: Error) => err instanceof SessionNotFoundError && /deleted by another process just now/.test(err.message),
+    (err: Error) => err instanceof SessionNotFoundError && /deleted or moved by another process just now/.test(err.message),
   );
   assert.equal(fs.existsSync(dir), false, 'no folder made again');
   assert.deepEqual(logger.warnings, [], 'no repair reported');
+  await store.close();
+});
+
+test('a change waiting for the state lock while another process moves the folder away is "not found", never a raw ENOENT', async () => {
+  const store = await openStore(root());
+  const s = await store.create({ workspaceDir: '/race' });
+  const dir = store.locate(s.id);
+  const held = await FileLock.acquire(store.layout.stateLock(dir), { staleMs: 60_000, timeoutMs: 1000 });
+  const forActions = [store.rename(s.id, 'late'), store.archive(s.id), store.openWriter(s.id)];
+  for (const pending of forActions) pending.catch(() => undefined); // judged below
+  await new Promise((resolve) => setTimeout(resolve, 30)); // all of them are waiting for the lock now
+  fs.renameSync(dir, path.join(root(), 'elsewhere')); // the other process's delete, lock file and all
+  held.release();
+  for (const pending of forActions)
+    await assert.rejects(pending, (err: Error) => err instanceof SessionNotFoundError && /deleted or moved by another process just now/.test(err.message));
+  await store.close();
+});
+
+test('rename and delete racing each other: the rename lands before the move or is "not found"; the trash holds no lock files', async () => {
+  const store = await openStore(root());
+  const other = await openStore(store.layout.root); // a second process on the same store
+  for (let round = 0; round < 20; round++) {
+    const s = await store.create({ workspaceDir: '/race' });
+    const [renamed, deleted] = await Promise.allSettled([other.rename(s.id, `renamed ${round}`), store.delete(s.id)]);
+    assert.equal(deleted.status, 'fulfilled', String((deleted as PromiseRejectedResult).reason));
+    if (renamed.status === 'rejected') assert.ok(renamed.reason instanceof SessionNotFoundError, String(renamed.reason));
+    const trashed = store.layout.trashedSessionDir(workspaceKey('/race'), s.id);
+    assert.deepEqual(
+      fs.readdirSync(trashed).filter((name) => name.endsWith('.lock')),
+      [],
+      'no lock travelled into the trash',
+    );
+    const title = JSON.parse(fs.readFileSync(store.layout.stateFile(trashed), 'utf8')).title;
+    if (renamed.status === 'fulfilled') assert.equal(title, `renamed ${round}`, 'a rename that succeeded is in the trashed copy');
+  }
+  await other.close();
   await store.close();
 });
 
