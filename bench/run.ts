@@ -6,6 +6,7 @@
 // `-- --logs` runs only the log rows; `-- --turn-io` only the per-turn state I/O (bench/turnIo.ts;
 // `--as before|after` picks its column); `-- --chat-paging` the Chat view paging in a real VS Code
 // (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
+// `-- --prefix` the prompt's prefix across a session's turns (bench/prefix.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
 // RESULTS.md; `-- --render` writes RESULTS.md again from the last full run's figures
@@ -34,6 +35,7 @@ const wasmPath = wasmPathIn(repoRoot);
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 const FORK_REWIND_HEADING = '## Fork, rewind and full replay';
 const STARTUP_HEADING = '## Startup and the git context per turn';
+const PREFIX_HEADING = '## Prompt prefix across turns';
 /** The last full run's figures, from which `--render` writes RESULTS.md again. */
 const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
@@ -60,7 +62,8 @@ function planOf(argv: readonly string[]): Plan {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--startup-child') return startupChild(argv.slice(1), wasmPath);
-  if (argv.includes('--turn-io')) return turnIo(argv);
+  if (argv.includes('--turn-io')) return runTsBench('turnIo.ts', argv);
+  if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
   if (argv.includes('--import')) return importBench(argv, repoRoot, wasmPath, resultsFile);
@@ -127,7 +130,8 @@ async function main(): Promise<void> {
   if (!plan.write) return;
   fs.writeFileSync(savedRun, `${JSON.stringify(facts, null, 1)}\n`);
   fs.writeFileSync(resultsFile, `${text}\n${keptSections(previousResults())}`);
-  turnIo(argv);
+  runTsBench('turnIo.ts', argv);
+  runTsBench('prefix.ts', argv);
 }
 
 /** `--render`: RESULTS.md written again from the figures of the last full run (out/bench/last-run.json), measuring nothing. */
@@ -142,7 +146,7 @@ function render(): void {
  * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing.
  */
 function keptSections(previous: string): string {
-  const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, CHAT_PAGING_SECTION.heading, STARTUP_HEADING, IMPORT_HEADING].map((heading) =>
+  const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, PREFIX_HEADING, CHAT_PAGING_SECTION.heading, STARTUP_HEADING, IMPORT_HEADING].map((heading) =>
     sectionOf(previous, heading).replace(/\n*$/, '\n'),
   );
   return kept.filter((k) => k.trim()).join('\n');
@@ -153,14 +157,14 @@ function machine(): string {
   return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
-/** Runs bench/turnIo.ts (per-turn state I/O, which holds a core Session), passing `--as`. */
-function turnIo(argv: readonly string[]): void {
+/** Runs a bench of its own process that holds a core Session (bench/turnIo.ts, bench/prefix.ts), passing `--as`. */
+function runTsBench(file: string, argv: readonly string[]): void {
   const as = argv.indexOf('--as');
   const args = as >= 0 ? ['--as', argv[as + 1] ?? ''] : [];
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', 'turnIo.ts'), ...args], {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', file), ...args], {
     stdio: 'inherit',
   });
-  if (r.status !== 0) throw new Error(`bench/turnIo.ts failed (exit ${r.status})`);
+  if (r.status !== 0) throw new Error(`bench/${file} failed (exit ${r.status})`);
 }
 
 /** The commit measured, marked when the working tree differs from it. */

@@ -47,6 +47,64 @@ export interface ServedLimits {
   readonly modelsEntry?: object;
 }
 
+/**
+ * A provider's prompt cache, played as OpenAI's automatic caching works: a request whose prompt
+ * (tools, then messages in order) begins with the prompt of an earlier request of the same model
+ * and reasoning effort, seen within `lifetimeMs`, has that common beginning read from the cache,
+ * in whole blocks of `blockTokens`, once it reaches `minTokens`. Tokens are counted as 4 bytes of
+ * the prompt's JSON. A hit keeps the entry alive for another lifetime.
+ */
+export interface PromptCacheRules {
+  readonly minTokens: number;
+  readonly blockTokens: number;
+  readonly lifetimeMs: number;
+}
+
+export const OPENAI_CACHE_RULES: PromptCacheRules = { minTokens: 1024, blockTokens: 128, lifetimeMs: 5 * 60_000 };
+
+const BYTES_PER_TOKEN = 4;
+
+/** The prompt a request sends, as a cache sees it: what must match (model, effort) and the text compared by its beginning. */
+export function promptOf(body: RecordedRequest['body']): { namespace: string; text: string } {
+  const parts = [JSON.stringify(body.tools ?? []), ...(body.messages ?? []).map((m) => JSON.stringify(m))];
+  return { namespace: `${body.model ?? ''}\0${String(body.reasoning_effort ?? '')}`, text: parts.join('\n') };
+}
+
+/** How many leading characters two texts share. */
+export function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** The prompts a server has seen, and what each new one reads from them. */
+class PromptCache {
+  private readonly entries: { namespace: string; text: string; lastUsed: number }[] = [];
+
+  constructor(
+    private readonly rules: PromptCacheRules,
+    private readonly now: () => number,
+  ) {}
+
+  /** The prompt's tokens and how many of them the cache holds; the prompt is kept for later requests. */
+  read(body: RecordedRequest['body']): { prompt: number; cached: number } {
+    const { namespace, text } = promptOf(body);
+    const now = this.now();
+    let best = 0;
+    for (const entry of this.entries) {
+      if (entry.namespace !== namespace || now - entry.lastUsed > this.rules.lifetimeMs) continue;
+      const shared = commonPrefixLength(entry.text, text);
+      if (shared > best) best = shared;
+      if (shared > 0) entry.lastUsed = now;
+    }
+    this.entries.push({ namespace, text, lastUsed: now });
+    const sharedTokens = Math.floor(Buffer.byteLength(text.slice(0, best)) / BYTES_PER_TOKEN);
+    const cached = sharedTokens >= this.rules.minTokens ? sharedTokens - (sharedTokens % this.rules.blockTokens) : 0;
+    return { prompt: Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN), cached };
+  }
+}
+
 /** Decides a reply when the script is empty; the default refuses with HTTP 500 so a test notices. */
 export type FallbackReply = (request: RecordedRequest) => ScriptedReply;
 
@@ -60,6 +118,8 @@ const refuse: FallbackReply = () => ({ kind: 'httpError', status: 500, message: 
  */
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
+  /** What the server answered to each chat request, in order (with the cache's counts when it plays one). */
+  readonly replies: ScriptedReply[] = [];
   /** The limit endpoints asked, as "GET /props", in order. */
   readonly limitRequests: string[] = [];
   /** What the limit endpoints answer; set it to play llama-server, Ollama, LM Studio or vLLM. */
@@ -68,6 +128,9 @@ export class ScriptedModelServer {
   private readonly server: http.Server;
   private readonly open = new Set<http.ServerResponse>();
   private counter = 0;
+  private cache: PromptCache | undefined;
+  /** The server's clock (a test moves it on to outlive the cache). */
+  now: () => number = () => Date.now();
 
   constructor(
     private readonly fallback: FallbackReply = refuse,
@@ -93,6 +156,14 @@ export class ScriptedModelServer {
   /** A Session's model choice that reaches this server (after `start`). */
   modelChoice(): { model: Model<Api>; thinking: string } {
     return { model: resolveModel({ provider: 'openai-compatible', model: 'scripted-model', baseUrl: this.baseUrl, demo: false }), thinking: 'off' };
+  }
+
+  /**
+   * From now on the server reports prompt and cached tokens as a caching provider would (see
+   * {@link PromptCacheRules}), over what a scripted reply's usage says; completion tokens stay scripted.
+   */
+  cachePrompts(rules: Partial<PromptCacheRules> = {}): void {
+    this.cache = new PromptCache({ ...OPENAI_CACHE_RULES, ...rules }, () => this.now());
   }
 
   get baseUrl(): string {
@@ -131,7 +202,8 @@ export class ScriptedModelServer {
     }
     const request: RecordedRequest = { path, headers: req.headers, body };
     this.requests.push(request);
-    const reply = this.script.shift() ?? this.fallback(request);
+    const reply = this.withCachedUsage(body, this.script.shift() ?? this.fallback(request));
+    this.replies.push(reply);
     const id = `chatcmpl-${++this.counter}`;
     const model = body.model ?? this.modelId;
     if (reply.kind === 'httpError') {
@@ -140,6 +212,13 @@ export class ScriptedModelServer {
     }
     if (body.stream) await this.stream(res, id, model, reply);
     else sendJson(res, 200, whole(id, model, reply));
+  }
+
+  /** The reply with the prompt cache's counts, when the server plays one. */
+  private withCachedUsage(body: RecordedRequest['body'], reply: ScriptedReply): ScriptedReply {
+    if (!this.cache || (reply.kind !== 'text' && reply.kind !== 'toolCalls')) return reply;
+    const { prompt, cached } = this.cache.read(body);
+    return { ...reply, usage: { prompt, cached, completion: reply.usage?.completion ?? 10 } };
   }
 
   /** The endpoints that tell a model's limits; true when `path` was one of them. */
