@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ImageContent, TextContent, UserMessage } from '@mariozechner/pi-ai';
+import type { ImageContent, Message, TextContent, UserMessage } from '@mariozechner/pi-ai';
 import { childEnvironment } from '../process/childEnvironment';
 
 /** What the UserPromptSubmit hook decided. */
@@ -58,6 +58,32 @@ export function instructionReminders(workspaceDir: string): string[] {
   return out;
 }
 
+const REMINDER_OPEN = '<system-reminder>\n';
+const REMINDER_CLOSE = '\n</system-reminder>';
+
+/**
+ * Of the context reminders a turn would give (instruction files, git context), the ones the model
+ * does not have now: not in its context (a new session, or compacted away), or changed since the
+ * latest one of their kind it was given. A reminder's kind is its first line ("Instructions from
+ * AGENTS.md in the workspace:", "Git context of the workspace:"). So the context goes once, at the
+ * start, and again only when it changed: the turns' messages, and the prompt's cached beginning,
+ * do not grow by the same text each turn.
+ */
+export function untold(reminders: readonly string[], context: readonly Message[]): string[] {
+  const latest = new Map<string, string>();
+  for (const m of context) {
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    for (const b of m.content) {
+      if (b.type !== 'text' || !b.text.startsWith(REMINDER_OPEN) || !b.text.endsWith(REMINDER_CLOSE)) continue;
+      const text = b.text.slice(REMINDER_OPEN.length, -REMINDER_CLOSE.length);
+      latest.set(kindOf(text), text);
+    }
+  }
+  return reminders.filter((r) => latest.get(kindOf(r)) !== r);
+}
+
+const kindOf = (reminder: string) => reminder.split('\n', 1)[0]!;
+
 /**
  * The user message: one-shot reminders first, then static reminders, then the attachments'
  * `<attachment …>` blocks and images, the user's text always last.
@@ -72,7 +98,7 @@ export function buildUserMessage(
 ): UserMessage {
   const blocks: (TextContent | ImageContent)[] = [...oneShot, ...staticReminders].map((r) => ({
     type: 'text',
-    text: `<system-reminder>\n${r}\n</system-reminder>`,
+    text: `${REMINDER_OPEN}${r}${REMINDER_CLOSE}`,
   }));
   for (const a of attachments) blocks.push({ type: 'text', text: a });
   blocks.push(...images);

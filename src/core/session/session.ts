@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -12,7 +12,7 @@ import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/app
 import { Checkpoints } from '../tools/checkpoints';
 import { BlobStore } from '../format/blobStore';
 import type { ToolContext } from '../tools/context';
-import { readOnlyTools, workspaceTools } from '../tools';
+import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
@@ -23,7 +23,7 @@ import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
-import { buildUserMessage, instructionReminders, runPromptHook } from './preflight';
+import { buildUserMessage, instructionReminders, runPromptHook, untold } from './preflight';
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
@@ -121,8 +121,6 @@ export class Session {
   /** The files changed and not yet kept or undone, read from the log as it grows. */
   private readonly ledger: ChangeLedger;
   private readonly changesView: ChangesView;
-  /** Every tool, and the ones that change nothing (an Ask or Plan turn's). */
-  private readonly tools: { readonly all: AgentTool[]; readonly readOnly: AgentTool[] };
   private active: ActiveTurn | undefined;
   /** The system prompt and tool definitions' tokens, estimated once (the context meter). */
   private fixedTokens: number | undefined;
@@ -183,12 +181,16 @@ export class Session {
       logger: this.logger,
     };
     const task = taskTool((d, p, signal) => this.runSubagent(d, p, signal));
-    this.tools = { all: [...workspaceTools(this.toolContext), task], readOnly: [...readOnlyTools(this.toolContext), task] };
-    const tools = this.tools.all;
+    // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
+    // changed would change the start of every prompt, and the provider's prompt cache with it.
+    // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
+    const tools = sortedByName([...workspaceTools(this.toolContext), task]);
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => this.apiKey(provider),
+      // The provider's cache key where it takes one (pi-ai passes it on: OpenAI's prompt_cache_key, session affinity headers).
+      sessionId: state.id,
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
@@ -639,8 +641,7 @@ export class Session {
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
-    // The mode is snapshotted too: its tools (Ask and Plan read only) and the gate's rules.
-    this.agent.state.tools = prompt.mode === 'ask' || prompt.mode === 'plan' ? this.tools.readOnly : this.tools.all;
+    // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode);
@@ -657,13 +658,9 @@ export class Session {
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId, mode: prompt.mode });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
-    // 4. The user message: one-shot reminders, static reminders, the user's text last.
-    const reminders = instructionReminders(cwd);
-    // git in an untrusted workspace is not run at all: its configuration is the workspace's.
-    if (this.options.gitContext !== false && this.toolContext.trusted) {
-      const git = await gitContext(cwd);
-      if (git) reminders.push(git);
-    }
+    // 4. The user message: one-shot reminders, the context the model has not been given yet (or
+    // that changed since), the user's text last.
+    const reminders = untold(await this.workspaceContext(cwd), this.agent.state.messages as Message[]);
     const images = attached.images.map((i) => ({ type: 'image' as const, mimeType: i.mimeType, data: this.blobs.get(i.blob).toString('base64') }));
     const mode = modeReminder(prompt.mode);
     const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders, Date.now(), attached.blocks, images);
@@ -682,6 +679,17 @@ export class Session {
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** The instruction files and (in a trusted workspace) the git context, as reminders. */
+  private async workspaceContext(cwd: string): Promise<string[]> {
+    const reminders = instructionReminders(cwd);
+    // git in an untrusted workspace is not run at all: its configuration is the workspace's.
+    if (this.options.gitContext !== false && this.toolContext.trusted) {
+      const git = await gitContext(cwd);
+      if (git) reminders.push(git);
+    }
+    return reminders;
   }
 
   /** The run's last answer ended normally (not stopped by the user, not an error). */

@@ -13,3 +13,8 @@ export function readOnlyTools(ctx: ToolContext): AgentTool[] {
 export function workspaceTools(ctx: ToolContext): AgentTool[] {
   return [...readOnlyTools(ctx), writeFileTool(ctx), editFileTool(ctx), bashTool(ctx)];
 }
+
+/** Tools in the order of their names: the order a prompt lists them in never depends on how they were gathered. */
+export function sortedByName(tools: readonly AgentTool[]): AgentTool[] {
+  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
