@@ -1,4 +1,4 @@
-import type { CompactionRecord, ContextRecord, MessageRecord, TurnOutcome } from '../wire/records';
+import type { CacheBreakRecord, CompactionRecord, ContextRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../format/sessionState';
 import type { TurnMode } from '../../protocol/modes';
 
@@ -35,6 +35,8 @@ export type SessionEvent =
       readonly record?: CompactionRecord;
       readonly error?: string;
     }
+  /** The call just answered read far less from the prompt cache than the one before (its record is in the log). */
+  | { readonly type: 'cache-break'; readonly record: CacheBreakRecord }
   | { readonly type: 'idle' };
 
 /** Why a compaction ran: the context neared its limit, the provider rejected it, or the user asked. */

@@ -1,5 +1,5 @@
 import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
-import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
+import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
 import { newMessageId, userMessageId } from '../ids';
@@ -15,7 +15,9 @@ import type { ToolContext } from '../tools/context';
 import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { CacheBreakRecord, ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import { CacheWatch, toolShape } from './cacheWatch';
+import { readLastCall } from '../wire/lastCall';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
@@ -63,6 +65,8 @@ export interface SessionOptions {
   readonly gitContext?: boolean;
   /** When and how much to compact; DEFAULT_COMPACTION when absent. */
   readonly compaction?: CompactionSettings;
+  /** How long the provider keeps a prompt cache unused (a longer pause is a cache break's likely cause); 5 minutes when absent. */
+  readonly cacheLifetimeMs?: number;
 }
 
 /** A model and its thinking level. */
@@ -143,6 +147,10 @@ export class Session {
   private readonly compactor: Compactor;
   /** The Output channel's (or `--verbose`'s) account of what happened, without content. */
   private readonly log: SessionLog;
+  /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
+  private readonly cacheWatch: CacheWatch;
+  /** The blobs of the system prompt and the tools' shape, once stored. */
+  private prompt: { system: string; tools: string } | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -180,6 +188,8 @@ export class Session {
       checkpoints: this.checkpoints,
       logger: this.logger,
     };
+    this.cacheWatch = new CacheWatch(options.cacheLifetimeMs);
+    const stream = options.streamFn ?? streamSimple;
     const task = taskTool((d, p, signal) => this.runSubagent(d, p, signal));
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
     // changed would change the start of every prompt, and the provider's prompt cache with it.
@@ -189,9 +199,12 @@ export class Session {
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => this.apiKey(provider),
+      streamFn: (model, context, streamOptions) => {
+        this.cacheWatch.sending(model, context, this.agent.state.thinkingLevel);
+        return stream(model, context, streamOptions);
+      },
       // The provider's cache key where it takes one (pi-ai passes it on: OpenAI's prompt_cache_key, session affinity headers).
       sessionId: state.id,
-      ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
     this.compactor = new Compactor({
@@ -207,7 +220,10 @@ export class Session {
       },
       recordId: (m) => this.recordIds.get(m),
       emit: (event) => {
-        if (event.type === 'compaction' && event.phase === 'end') this.countsBeforeCompaction();
+        if (event.type === 'compaction' && event.phase === 'end') {
+          this.countsBeforeCompaction();
+          this.cacheWatch.compacted();
+        }
         this.emit(event);
       },
     });
@@ -255,6 +271,7 @@ export class Session {
       new Map(records.map((r) => [r.message as object, r.id])),
     );
     if (replayed.compactions.length > 0) session.countsBeforeCompaction();
+    if (sessionId) session.seedCacheWatch();
     session.log.opened(!sessionId, current.turnCount, current.queue.length);
     return session;
   }
@@ -449,6 +466,7 @@ export class Session {
   }
 
   private async reload(): Promise<void> {
+    this.cacheWatch.rewound(); // the conversation the next call sends begins anew from the log
     const history = this.options.store.history(this.id);
     this.agent.state.messages = contextMessages(history).map((m) => withImageData(m, this.blobs));
     for (const r of history.messages) {
@@ -644,7 +662,7 @@ export class Session {
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
-    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode);
+    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs());
     // What the user attached: its record right after turn_begin, its text before the user's own.
     const attached = attachContext(prompt.attachments ?? []);
     if (attached.items.length > 0) {
@@ -679,6 +697,31 @@ export class Session {
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */
+  private promptBlobs(): { system: string; tools: string } {
+    this.prompt ??= {
+      system: this.blobs.put(Buffer.from(this.options.systemPrompt)),
+      tools: this.blobs.put(Buffer.from(JSON.stringify(toolShape(this.agent.state.tools)))),
+    };
+    return this.prompt;
+  }
+
+  /** The call the log says this session made last, for the cache watch to compare the next call with (nothing when unreadable). */
+  private seedCacheWatch(): void {
+    const last = readLastCall(this.options.store.layout.agentLog(this.writer.dir));
+    const { model, prompt } = last?.turnBegin ?? {};
+    if (!last || !model || !prompt) return;
+    try {
+      const systemPrompt = this.blobs.get(prompt.system).toString('utf8');
+      const tools = JSON.parse(this.blobs.get(prompt.tools).toString('utf8')) as [string, string][];
+      const { usage } = last;
+      const shape = { provider: model.provider, model: model.id, thinking: model.thinking, systemPrompt, tools };
+      this.cacheWatch.seed({ ...shape, at: usage.ts, cached: (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) }, this.agent.state.messages as Message[]);
+    } catch (err) {
+      this.logger.warn(`session ${this.id}: the last call's prompt could not be read (${errorMessage(err)}); the next call is compared with nothing`);
+    }
   }
 
   /** The instruction files and (in a trusted workspace) the git context, as reminders. */
@@ -733,6 +776,16 @@ export class Session {
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 
+  /** Records (and tells the UI of) a cache break of the call that answered `answer`, when there was one. */
+  private async noteCacheBreak(turn: number, answer: AssistantMessage, messageId: string, model: Model<Api>): Promise<void> {
+    if (answer.stopReason === 'error' || answer.stopReason === 'aborted') return; // no usage worth comparing
+    const note = this.cacheWatch.answered(answer.usage, model);
+    if (!note) return;
+    const [record] = await this.writer.append({ t: 'cache_break', turn, messageId, ...note });
+    this.log.cacheBroke(turn, note);
+    this.emit({ type: 'cache-break', record: record as CacheBreakRecord });
+  }
+
   /** Runs a subagent for the `task` tool inside the running turn (see runSubagent). */
   private async runSubagent(description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
     const active = this.active;
@@ -781,6 +834,7 @@ export class Session {
         if (message.role === 'assistant') {
           this.log.callEnded(active.turn, message);
           await this.writer.appendUsage(callUsage(message, id, active.assistantStartedAt));
+          await this.noteCacheBreak(active.turn, message, id, active.choice.model);
         }
         // The turn's context goes with its first user message (its prompt), once.
         const context = message.role === 'user' ? this.turnContext : undefined;

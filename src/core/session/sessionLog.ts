@@ -66,6 +66,13 @@ export class SessionLog {
     );
   }
 
+  /** A call read far less from the prompt cache than the one before; the cause only (its detail can quote the system prompt). */
+  cacheBroke(turn: number, note: { cause: string; cacheRead: number; expected: number }): void {
+    this.logger.info(
+      `session ${this.sessionId} turn ${turn}: prompt cache broke (${note.cause}): ${note.cacheRead} tokens read from the cache, ${note.expected} before`,
+    );
+  }
+
   toolStarted(toolCallId: string, name: string, args: unknown): void {
     this.toolStarts.set(toolCallId, { at: Date.now(), target: toolTarget(name, args, this.workspaceDir) });
   }

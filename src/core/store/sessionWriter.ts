@@ -6,6 +6,7 @@ import {
   type KnownRecord,
   type MessageRecord,
   type ModelSnapshot,
+  type TurnBeginRecord,
   type NewRecord,
   type TurnOutcome,
   type UsageRecord,
@@ -163,11 +164,11 @@ export class SessionWriter {
   }
 
   /** Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its number. */
-  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode): Promise<number> {
+  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode, prompt?: TurnBeginRecord['prompt']): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}) }, true);
+    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}) }, true);
     this.publish();
     return turn;
   }

@@ -37,6 +37,12 @@ export interface TurnBeginRecord extends Base {
   readonly model: ModelSnapshot | null;
   /** What the turn was allowed (Ask, Plan, Agent, Auto-accept edits); absent in logs written before modes: Agent. */
   readonly mode?: TurnMode;
+  /**
+   * The system prompt and the tools the turn's calls send, each a blob of the session (the
+   * tools as a list of each one's name and the hash of its definition): what a prompt cache
+   * depends on, kept so that a break is explained after the session is opened again.
+   */
+  readonly prompt?: { readonly system: string; readonly tools: string };
 }
 
 /** A finished kernel message (user, assistant or toolResult). */
@@ -198,6 +204,28 @@ export interface RelinkedRecord extends Base {
   readonly to: string;
 }
 
+/** Why a call's cached input fell (docs/reference.md, Prompt cache breaks). */
+export type CacheBreakCause = 'model' | 'thinking' | 'system-prompt' | 'tools' | 'compaction' | 'rewind' | 'history-rewritten' | 'expired' | 'unknown';
+
+/**
+ * A model call read far less of its prompt from the provider's cache than the call before it of
+ * the same agent: the likely cause, and what the drop cost. Written after the call's usage record.
+ */
+export interface CacheBreakRecord extends Base {
+  readonly t: 'cache_break';
+  readonly turn: number;
+  /** The call's usage id (its answer's message id). */
+  readonly messageId: string;
+  readonly cause: CacheBreakCause;
+  /** Which part changed, in a short sentence ("added edit_file", "line 2 of the system prompt"). */
+  readonly detail: string;
+  /** Tokens the call read from the cache, and what the call before it had cached (read or written). */
+  readonly cacheRead: number;
+  readonly expected: number;
+  /** An estimate of what the tokens not read from the cache cost over their cached price. */
+  readonly cost: number;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -213,7 +241,8 @@ export type KnownRecord =
   | CompactionRecord
   | ContextRecord
   | ImportedRecord
-  | RelinkedRecord;
+  | RelinkedRecord
+  | CacheBreakRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -241,6 +270,7 @@ const KNOWN_TYPES = new Set([
   'context',
   'imported',
   'relinked',
+  'cache_break',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -310,6 +340,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return typeof r.tool === 'string' && typeof r.sourceId === 'string';
     case 'relinked':
       return typeof r.from === 'string' && typeof r.to === 'string';
+    case 'cache_break':
+      return isInt(r.turn) && typeof r.messageId === 'string' && typeof r.cause === 'string';
     default:
       return true;
   }

@@ -1,0 +1,176 @@
+import type { Api, Context, Message, Model, Tool, Usage } from '@mariozechner/pi-ai';
+import { sha256Hex } from '../hash';
+import type { CacheBreakCause, CacheBreakRecord } from '../wire/records';
+
+/** How long providers keep a prompt cache without a hit, by default (Anthropic's and OpenAI's short retention). */
+export const DEFAULT_CACHE_LIFETIME_MS = 5 * 60_000;
+
+/** A drop counts as a break past this share of what the call before had cached… */
+export const CACHE_BREAK_SHARE = 0.2;
+/** …and this many tokens (below a provider's smallest cacheable prompt, a drop is noise). */
+export const CACHE_BREAK_MIN_TOKENS = 1024;
+
+/** What a call sent, as far as a provider's prompt cache depends on it. */
+interface CallShape {
+  readonly provider: string;
+  readonly model: string;
+  readonly thinking: string;
+  readonly systemPrompt: string;
+  /** Each tool's name and the hash of its definition, in the order sent. */
+  readonly tools: readonly (readonly [string, string])[];
+  /** Each message's hash, in order. */
+  readonly messages: readonly string[];
+  readonly at: number;
+}
+
+/** A call as it answered: its shape and what the cache held for it. */
+interface Answered {
+  readonly shape: CallShape;
+  /** Tokens of its prompt the provider had cached once it answered (read, or written for later). */
+  readonly cached: number;
+}
+
+/** What the log says of a session's last call: the shape the next call is compared with. */
+export interface LastCall extends Omit<CallShape, 'messages'> {
+  readonly cached: number;
+}
+
+/** Each tool's name and the hash of its definition, in the order given: what a prompt's tools are to its cache. */
+export function toolShape(tools: readonly Pick<Tool, 'name' | 'description' | 'parameters'>[]): [string, string][] {
+  return tools.map((t) => [t.name, sha256Hex(JSON.stringify([t.description, t.parameters]))]);
+}
+
+export type CacheBreakNote = Omit<CacheBreakRecord, 'v' | 'ts' | 't' | 'turn' | 'messageId'>;
+
+/**
+ * Watches one agent's model calls (the main agent's: side calls do not pass through it) and
+ * names the likely cause when a call reads far less from the prompt cache than the one before:
+ * the model or thinking changed, the system prompt or the tools changed, the messages before the
+ * cache point were rewritten (a compaction, a rewind, something else), or the time since the last
+ * call outlived the provider's cache. What it compares lives in memory: after the session is
+ * opened again, the first call is compared with nothing.
+ */
+export class CacheWatch {
+  private pending: CallShape | undefined;
+  private previous: Answered | undefined;
+  /** What happened to the history since the previous call. */
+  private since: { compaction: boolean; rewind: boolean } = { compaction: false, rewind: false };
+  private readonly hashes = new WeakMap<object, string>();
+
+  constructor(private readonly lifetimeMs = DEFAULT_CACHE_LIFETIME_MS) {}
+
+  /** The call about to be sent (called from the agent's stream function). */
+  sending(model: Model<Api>, context: Context, thinking: string, at = Date.now()): void {
+    this.pending = {
+      provider: model.provider,
+      model: model.id,
+      thinking,
+      systemPrompt: context.systemPrompt ?? '',
+      tools: toolShape(context.tools ?? []),
+      messages: context.messages.map((m) => this.hashOf(m)),
+      at,
+    };
+  }
+
+  /**
+   * The last call of an earlier run of the session (read from its log when it is opened again):
+   * the next call is compared with it. `messages` is the conversation as it stands now.
+   */
+  seed(last: LastCall, messages: readonly Message[]): void {
+    const { provider, model, thinking, systemPrompt, tools, at, cached } = last;
+    this.previous = { shape: { provider, model, thinking, systemPrompt, tools, messages: messages.map((m) => this.hashOf(m)), at }, cached };
+  }
+
+  compacted(): void {
+    this.since.compaction = true;
+  }
+
+  rewound(): void {
+    this.since.rewind = true;
+  }
+
+  /** The call answered with `usage`: a note when its cache reads fell past the threshold. */
+  answered(usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>, model: Model<Api>): CacheBreakNote | undefined {
+    const shape = this.pending;
+    this.pending = undefined;
+    if (!shape) return undefined;
+    const previous = this.previous;
+    const since = this.since;
+    this.previous = { shape, cached: usage.cacheRead + usage.cacheWrite };
+    this.since = { compaction: false, rewind: false };
+    if (!previous) return undefined;
+    const expected = previous.cached;
+    const lost = expected - usage.cacheRead;
+    if (lost < CACHE_BREAK_MIN_TOKENS || lost <= expected * CACHE_BREAK_SHARE) return undefined;
+    const { cause, detail } = causeOf(previous.shape, shape, since, this.lifetimeMs);
+    return { cause, detail, cacheRead: usage.cacheRead, expected, cost: lostCost(lost, model) };
+  }
+
+  /** A message's hash, as the provider reads it (its role and content; times and usage are not sent). */
+  private hashOf(m: Message): string {
+    let hash = this.hashes.get(m);
+    if (hash === undefined) {
+      const { role, content } = m;
+      const extra = m.role === 'toolResult' ? [m.toolCallId, m.isError] : [];
+      hash = sha256Hex(JSON.stringify([role, content, ...extra]));
+      this.hashes.set(m, hash);
+    }
+    return hash;
+  }
+}
+
+/** The first difference between two calls that a prompt cache depends on, most decisive first. */
+export function causeOf(
+  before: CallShape,
+  now: CallShape,
+  since: { readonly compaction: boolean; readonly rewind: boolean },
+  lifetimeMs: number,
+): { cause: CacheBreakCause; detail: string } {
+  if (before.provider !== now.provider || before.model !== now.model)
+    return { cause: 'model', detail: `${before.provider}/${before.model} → ${now.provider}/${now.model}` };
+  if (before.thinking !== now.thinking) return { cause: 'thinking', detail: `thinking ${before.thinking} → ${now.thinking}` };
+  if (before.systemPrompt !== now.systemPrompt) return { cause: 'system-prompt', detail: systemPromptChange(before.systemPrompt, now.systemPrompt) };
+  const tools = toolsChange(before.tools, now.tools);
+  if (tools) return { cause: 'tools', detail: tools };
+  const first = before.messages.findIndex((h, i) => now.messages[i] !== h);
+  if (first >= 0) {
+    const where = `from message ${first + 1} of ${before.messages.length}`;
+    if (since.compaction) return { cause: 'compaction', detail: `the conversation was summarized (${where})` };
+    if (since.rewind) return { cause: 'rewind', detail: `a rewind, or an edit and resend, changed the conversation ${where}` };
+    return { cause: 'history-rewritten', detail: `the conversation sent changed ${where}` };
+  }
+  const idle = now.at - before.at;
+  if (idle > lifetimeMs) return { cause: 'expired', detail: `${minutes(idle)} since the call before; the provider keeps a cache about ${minutes(lifetimeMs)}` };
+  return { cause: 'unknown', detail: 'the prompt began as before: the provider dropped or did not keep its cache' };
+}
+
+/** Which line of the system prompt changed first. */
+function systemPromptChange(before: string, now: string): string {
+  const [a, b] = [before.split('\n'), now.split('\n')];
+  const line = a.findIndex((l, i) => b[i] !== l);
+  const at = line < 0 ? a.length : line;
+  const text = (b[at] ?? '').trim();
+  return `line ${at + 1} of the system prompt${text ? ` ("${text.length > 60 ? `${text.slice(0, 60)}…` : text}")` : ' (removed)'}`;
+}
+
+/** The tools added, removed, changed or reordered; undefined when the list is the same. */
+function toolsChange(before: CallShape['tools'], now: CallShape['tools']): string | undefined {
+  if (JSON.stringify(before) === JSON.stringify(now)) return undefined;
+  const was = new Map(before);
+  const is = new Map(now);
+  const parts: string[] = [];
+  const added = [...is.keys()].filter((n) => !was.has(n));
+  const removed = [...was.keys()].filter((n) => !is.has(n));
+  const changed = [...is.keys()].filter((n) => was.has(n) && was.get(n) !== is.get(n));
+  if (added.length) parts.push(`added ${added.join(', ')}`);
+  if (removed.length) parts.push(`removed ${removed.join(', ')}`);
+  if (changed.length) parts.push(`changed ${changed.join(', ')}`);
+  return parts.length ? parts.join('; ') : 'the tools were sent in another order';
+}
+
+const minutes = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+
+/** What `lost` tokens cost at the input price over the cache-read price (the model's prices are per million tokens). */
+function lostCost(lost: number, model: Model<Api>): number {
+  return (lost * Math.max(0, model.cost.input - model.cost.cacheRead)) / 1_000_000;
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, test } from 'node:test';
+import { streamSimple, type Api, type Context, type Message, type Model } from '@mariozechner/pi-ai';
+import { CacheWatch } from '../../../src/core/session/cacheWatch';
+import type { Session } from '../../../src/core/session/session';
+import type { CacheBreakRecord, MessageRecord } from '../../../src/core/wire/records';
+import { resolveModel } from '../../../src/core/model/modelSettings';
+import { ScriptedModelServer } from '../../support/modelServer';
+import { sessionFixture, type SessionFixture } from '../../support/session';
+
+// The scripted server plays OpenAI's prompt cache: what it reports as cached follows from what
+// Braid sends, as a provider's report does. A system prompt of about 1,700 tokens and prompts of
+// about 2,000 make every conversation cacheable (1,024 tokens and more).
+const SYSTEM = `You are a test agent.\n${'Follow the conventions of the project you work in.\n'.repeat(130)}`;
+const long = (n: number) => `Request ${n}: read this log and say what failed.\n${`line ${n}: all is well\n`.repeat(400)}`;
+
+let server: ScriptedModelServer;
+let f: SessionFixture;
+
+before(async () => {
+  server = new ScriptedModelServer(() => ({ kind: 'text', chunks: ['Looked at it: nothing failed.'] }));
+  await server.start();
+});
+beforeEach(async () => {
+  await f?.cleanup();
+  f = await sessionFixture();
+  server.cachePrompts();
+  server.now = () => Date.now();
+});
+after(async () => {
+  await f?.cleanup();
+  await server.close();
+});
+
+/** A model of the scripted server, priced as a metered one ($3 a million input tokens, $0.30 cached). */
+const modelNamed = (id: string, reasoning = false): Model<Api> => ({
+  ...resolveModel({ provider: 'openai-compatible', model: id, baseUrl: server.baseUrl, demo: false }),
+  reasoning,
+  cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+});
+
+/** A session whose model the test can switch between turns. */
+async function open(options: { model?: () => { model: Model<Api>; thinking: string }; systemPrompt?: string; cacheLifetimeMs?: number } = {}, id?: string) {
+  return f.open(
+    {
+      model: options.model ?? (() => ({ model: modelNamed('scripted-model'), thinking: 'off' })),
+      systemPrompt: options.systemPrompt ?? SYSTEM,
+      ...(options.cacheLifetimeMs ? { cacheLifetimeMs: options.cacheLifetimeMs } : {}),
+    },
+    id,
+  );
+}
+
+async function turn(session: Session, n: number): Promise<void> {
+  await session.submit(long(n));
+  await session.waitForIdle();
+}
+
+const breaks = (id: string) => f.records(id).filter((r): r is CacheBreakRecord => r.t === 'cache_break');
+
+/** Two turns, so the second call read the first one's prompt from the cache. */
+async function warmed(options: Parameters<typeof open>[0] = {}): Promise<Session> {
+  const session = await open(options);
+  await turn(session, 1);
+  await turn(session, 2);
+  assert.ok(
+    server.replies.at(-1)!.kind === 'text' && (server.replies.at(-1) as { usage: { cached: number } }).usage.cached > 1024,
+    'the second call hit the cache',
+  );
+  assert.deepEqual(breaks(session.id), [], 'no break while the prompt only grows');
+  return session;
+}
+
+test('a steady session has no break', async () => {
+  const session = await warmed();
+  await turn(session, 3);
+  assert.deepEqual(breaks(session.id), []);
+});
+
+test('another model: the cause is the model, both named, the cost estimated', async () => {
+  let id = 'scripted-model';
+  const session = await warmed({ model: () => ({ model: modelNamed(id), thinking: 'off' }) });
+  id = 'other-model';
+  await turn(session, 3);
+  const [b] = breaks(session.id);
+  assert.equal(b?.cause, 'model');
+  assert.match(b!.detail, /openai-compatible\/scripted-model → openai-compatible\/other-model/);
+  assert.equal(b!.cacheRead, 0);
+  assert.ok(b!.expected > 1024);
+  assert.ok(Math.abs(b!.cost - (b!.expected * 2.7) / 1e6) < 1e-12, 'the lost tokens at the input price over the cached one');
+  const answer = f
+    .records(session.id)
+    .filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'assistant')
+    .at(-1)!;
+  assert.equal(b!.messageId, answer.id, 'the break names the call that broke');
+});
+
+test('another thinking level: the cause is thinking', async () => {
+  let thinking = 'low';
+  const session = await warmed({ model: () => ({ model: modelNamed('scripted-model', true), thinking }) });
+  thinking = 'high';
+  await turn(session, 3);
+  assert.equal(breaks(session.id)[0]?.cause, 'thinking');
+  assert.match(breaks(session.id)[0]!.detail, /low → high/);
+});
+
+test('a system prompt changed between two runs of the session: the cause names its line', async () => {
+  const first = await warmed();
+  await first.close();
+  const changed = SYSTEM.replace('You are a test agent.', 'You are a test agent in /moved/folder.');
+  const again = await open({ systemPrompt: changed }, first.id);
+  await turn(again, 3);
+  const [b] = breaks(again.id);
+  assert.equal(b?.cause, 'system-prompt');
+  assert.match(b!.detail, /line 1 of the system prompt \("You are a test agent in \/moved\/folder\."\)/);
+});
+
+test('a compaction: the cause is the compaction', async () => {
+  const session = await warmed();
+  await turn(session, 3);
+  assert.equal(await session.compact(), true);
+  await turn(session, 4);
+  assert.deepEqual(
+    breaks(session.id).map((b) => b.cause),
+    ['compaction'],
+  );
+});
+
+test('a rewind (or an edit and resend): the cause is the rewind', async () => {
+  const session = await warmed();
+  await turn(session, 3);
+  const prompts = f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'user');
+  await session.rewind(prompts[1]!.id, { files: false });
+  await turn(session, 5);
+  const [b] = breaks(session.id);
+  assert.equal(b?.cause, 'rewind');
+  assert.ok(b!.cacheRead > 0 && b!.cacheRead < b!.expected, 'what came before the rewound turn was still read from the cache');
+});
+
+test('a pause longer than the provider keeps its cache: the cause is its expiry', async () => {
+  server.cachePrompts({ lifetimeMs: 300 });
+  const session = await warmed({ cacheLifetimeMs: 300 });
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  await turn(session, 3);
+  const [b] = breaks(session.id);
+  assert.equal(b?.cause, 'expired');
+  assert.equal(b!.cacheRead, 0);
+});
+
+test('a pause across two runs of the session is compared with the last call in the log', async () => {
+  server.cachePrompts({ lifetimeMs: 300 });
+  const first = await warmed({ cacheLifetimeMs: 300 });
+  await first.close();
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  const again = await open({ cacheLifetimeMs: 300 }, first.id);
+  await turn(again, 3);
+  assert.equal(breaks(again.id)[0]?.cause, 'expired');
+});
+
+/** Calls the scripted server as a session does, and tells the watch what was sent and what came back. */
+async function call(watch: CacheWatch, context: Context): Promise<ReturnType<CacheWatch['answered']>> {
+  const model = modelNamed('scripted-model');
+  watch.sending(model, context, 'off');
+  const answer = await (await streamSimple(model, context, { apiKey: 'k' })).result();
+  return watch.answered(answer.usage, model);
+}
+
+const tool = (name: string, description: string) => ({ name, description, parameters: { type: 'object', properties: {} } as never });
+const user = (text: string): Message => ({ role: 'user', content: text, timestamp: 0 });
+
+test('tools changed, history rewritten, or nothing Braid can see: each is named', async () => {
+  const watch = new CacheWatch();
+  const tools = [tool('read_file', 'Reads a file.'), tool('write_file', 'Writes a file.')];
+  const history = [user(long(1))];
+  assert.equal(await call(watch, { systemPrompt: SYSTEM, tools, messages: history }), undefined);
+  assert.equal(await call(watch, { systemPrompt: SYSTEM, tools, messages: [...history, user('and now?')] }), undefined);
+  const changedTools = [tool('read_file', 'Reads a file, or part of one.'), tool('write_file', 'Writes a file.'), tool('grep', 'Searches.')];
+  const toolsBreak = await call(watch, { systemPrompt: SYSTEM, tools: changedTools, messages: [...history, user('and now?')] });
+  assert.equal(toolsBreak?.cause, 'tools');
+  assert.equal(toolsBreak?.detail, 'added grep; changed read_file');
+  await call(watch, { systemPrompt: SYSTEM, tools: changedTools, messages: [...history, user('and now?'), user('more')] });
+  const rewritten = await call(watch, { systemPrompt: SYSTEM, tools: changedTools, messages: [user(`reminder\n${long(1)}`), user('and now?'), user('more')] });
+  assert.equal(rewritten?.cause, 'history-rewritten');
+  assert.match(rewritten!.detail, /from message 1 of 3/);
+  server.cachePrompts(); // the provider dropped everything it held
+  const unknown = await call(watch, {
+    systemPrompt: SYSTEM,
+    tools: changedTools,
+    messages: [user(`reminder\n${long(1)}`), user('and now?'), user('more'), user('again')],
+  });
+  assert.equal(unknown?.cause, 'unknown');
+});
