@@ -254,6 +254,15 @@ export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElemen
       d.append(body);
       return d;
     }
+    case 'cacheBreak': {
+      // Subtle: a fact about the bill, not the conversation.
+      const c = el('div', 'cache-break');
+      c.dataset.cause = entry.cause;
+      c.title =
+        'The call of the answer above read far less of its prompt from the provider’s cache than the call before it (Braid: Show Usage lists every break).';
+      c.append(icon('debug-disconnect'), el('span', '', `Prompt cache broke: ${entry.text}`));
+      return c;
+    }
     case 'notice': {
       const n = el('div', `notice ${entry.tone}`);
       n.dataset.tone = entry.tone;

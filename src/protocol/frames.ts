@@ -51,7 +51,9 @@ export type TranscriptEntry =
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
   | ToolEntry
   /** A compaction: the messages above were summarized for the model; the summary expands. */
-  | { readonly kind: 'compaction'; readonly key: string; readonly summary: string; readonly summarized: number };
+  | { readonly kind: 'compaction'; readonly key: string; readonly summary: string; readonly summarized: number }
+  /** The call of the answer above read far less from the prompt cache than the one before: the cause, and what changed and cost. */
+  | { readonly kind: 'cacheBreak'; readonly key: string; readonly cause: string; readonly text: string };
 
 /** Token usage of a turn or a session. */
 export interface UsageInfo {

@@ -11,6 +11,12 @@ export interface UsageFiguresView {
   readonly cost: number;
 }
 
+/** The share of prompt tokens read from the cache (of input, cached and cache-written); null when nothing was sent. */
+export function cacheHitShare(f: Pick<UsageFiguresView, 'input' | 'cacheRead' | 'cacheWrite'>): number | null {
+  const prompt = f.input + f.cacheRead + f.cacheWrite;
+  return prompt > 0 ? f.cacheRead / prompt : null;
+}
+
 /** Usage under one key: `provider/model`, or a UTC day (`YYYY-MM-DD`, or `unknown`). */
 export interface UsageLineView extends UsageFiguresView {
   readonly key: string;
@@ -27,6 +33,17 @@ export interface UsageSessionView extends UsageFiguresView {
   readonly fork: { readonly sourceTitle: string; readonly turn: number | null } | null;
 }
 
+/** A call that read far less from the prompt cache than the call before it (docs/reference.md, Prompt cache breaks). */
+export interface UsageBreakView {
+  readonly sessionId: string;
+  readonly sessionTitle: string;
+  readonly turn: number;
+  readonly cause: string;
+  /** What changed, the tokens not read from the cache and the cost, in one line. */
+  readonly text: string;
+  readonly cost: number;
+}
+
 export type UsageScope = 'workspace' | 'all';
 
 /** Everything the page shows. */
@@ -40,6 +57,12 @@ export interface UsageViewData {
   readonly sessions: readonly UsageSessionView[];
   readonly models: readonly UsageLineView[];
   readonly days: readonly UsageLineView[];
+  /** The cache breaks of the sessions whose logs were read, newest first. */
+  readonly breaks: readonly UsageBreakView[];
+  /** The calls beside the turns (suggestions, side questions, compaction summaries), by what they were for. */
+  readonly sideCalls: readonly UsageLineView[];
+  /** How many sessions' logs the breaks and side calls come from; `more`: the scope has older ones, not read. */
+  readonly logsRead: { readonly sessions: number; readonly more: boolean };
 }
 
 export type UsageHostMessage = { readonly type: 'usage'; readonly data: UsageViewData };

@@ -1,15 +1,28 @@
 // The Usage page: totals, a chart of tokens per day and tables by session, model and day, from
 // the data the host posts. Every text from the host goes in as text (titles are user input).
-import type {
-  UsageFiguresView,
-  UsageHostMessage,
-  UsageLineView,
-  UsagePageMessage,
-  UsageScope,
-  UsageSessionView,
-  UsageViewData,
+import {
+  cacheHitShare,
+  type UsageFiguresView,
+  type UsageHostMessage,
+  type UsageLineView,
+  type UsagePageMessage,
+  type UsageScope,
+  type UsageSessionView,
+  type UsageViewData,
 } from '../../../src/protocol/usage';
-import { byTokens, chartDays, chartLayout, formatCost, formatCount, newestFirst, sessionNote, TOKEN_KINDS, TOKEN_NAMES, type ChartLayout } from './usageModel';
+import {
+  byTokens,
+  chartDays,
+  chartLayout,
+  formatCost,
+  formatCount,
+  formatShare,
+  newestFirst,
+  sessionNote,
+  TOKEN_KINDS,
+  TOKEN_NAMES,
+  type ChartLayout,
+} from './usageModel';
 
 declare function acquireVsCodeApi(): { postMessage(message: UsagePageMessage): void };
 const host = acquireVsCodeApi();
@@ -32,6 +45,12 @@ app.innerHTML = `
     <div data-role="chart"></div>
   </section>
   <section><h2>By session</h2><div data-role="sessions"></div></section>
+  <section>
+    <h2>Prompt cache breaks</h2>
+    <p class="note">A call that read far less of its prompt from the provider's cache than the call before it, with the likely cause and what the tokens not read from the cache cost over their cached price (an estimate).</p>
+    <div data-role="breaks"></div>
+  </section>
+  <section><h2>Beside the turns</h2><div data-role="side-calls"></div></section>
   <section><h2>By model</h2><div data-role="models"></div></section>
   <section><h2>By day (UTC)</h2><div data-role="days"></div></section>`;
 
@@ -52,13 +71,14 @@ function svg(tag: string, attributes: Record<string, string | number>): SVGEleme
   return e;
 }
 
-const COLUMNS = ['Calls', 'Input', 'Cached', 'Output', 'Cost'];
+const COLUMNS = ['Calls', 'Input', 'Cached', 'Output', 'Cost', 'Cache hits'];
 const cells = (f: UsageFiguresView) => [
   formatCount(f.calls),
   formatCount(f.input + f.cacheWrite),
   formatCount(f.cacheRead),
   formatCount(f.output),
   formatCost(f.cost),
+  formatShare(cacheHitShare(f)),
 ];
 
 /** A table whose first column is `label` (an element, so sessions can be buttons) and then the figures. */
@@ -86,6 +106,28 @@ function sessionCell(s: UsageSessionView): HTMLElement {
   box.appendChild(title);
   const note = sessionNote(s);
   if (note) box.appendChild(el('div', note, 'session-note'));
+  return box;
+}
+
+/** The breaks, newest first: the session (a button that opens it), the turn, the cause and what changed. */
+function breaksTable(data: UsageViewData): HTMLElement {
+  const box = el('div');
+  if (data.breaks.length === 0) box.append(el('p', 'No cache breaks.', 'empty'));
+  else {
+    const t = box.appendChild(el('table'));
+    const head = t.createTHead().insertRow();
+    for (const name of ['Session', 'Turn', 'Cause', 'What changed', 'Cost']) head.appendChild(el('th', name)).scope = 'col';
+    const body = t.createTBody();
+    for (const b of data.breaks) {
+      const tr = body.insertRow();
+      const th = tr.appendChild(el('th'));
+      th.scope = 'row';
+      const open = th.appendChild(el('button', b.sessionTitle, 'title link'));
+      open.addEventListener('click', () => host.postMessage({ type: 'openSession', id: b.sessionId }));
+      tr.append(el('td', String(b.turn), 'num'), el('td', b.cause, 'cause'), el('td', b.text), el('td', formatCost(b.cost), 'num'));
+    }
+  }
+  if (data.logsRead.more) box.append(el('p', `From the logs of the ${data.logsRead.sessions} sessions updated last.`, 'note'));
   return box;
 }
 
@@ -154,6 +196,10 @@ function render(data: UsageViewData): void {
   renderTotals(data);
   renderChart(data);
   part('sessions').replaceChildren(table('Session', byTokens(data.sessions), sessionCell, `No usage yet ${where}.`));
+  part('breaks').replaceChildren(breaksTable(data));
+  part('side-calls').replaceChildren(
+    table('Calls for', data.sideCalls, (l: UsageLineView) => el('span', l.key), 'No suggestions, side questions or compactions yet.'),
+  );
   part('models').replaceChildren(table('Model', byTokens(data.models), (l: UsageLineView) => el('span', l.key), `No usage yet ${where}.`));
   part('days').replaceChildren(table('Day', newestFirst(data.days), (l: UsageLineView) => el('span', l.key), `No usage yet ${where}.`));
   document.body.dataset.rendered = String(Number(document.body.dataset.rendered ?? 0) + 1);

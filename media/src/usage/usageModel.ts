@@ -152,3 +152,7 @@ export function chartLayout(days: readonly ChartDay[], width = 720, height = 200
   const dayLabels = labelled.map((i) => ({ x: plot.left + (i + 0.5) * step, label: days[i]!.day.slice(5) }));
   return { width, height, plot, bars, ticks, dayLabels };
 }
+
+export function formatShare(share: number | null): string {
+  return share === null ? '–' : `${(share * 100).toFixed(1)}%`;
+}

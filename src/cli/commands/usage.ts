@@ -3,6 +3,9 @@ import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
+import { readUsageLogs } from '../../core/store/usageLogReader';
+import { cacheBreakLine } from '../../core/format/cacheBreaks';
+import { cacheHitShare } from '../../protocol/usage';
 
 const GROUPS = { session: 'bySession', model: 'byModel', day: 'byDay' } as const;
 type Group = keyof typeof GROUPS;
@@ -13,9 +16,13 @@ const HEADINGS: Record<Group, string> = { session: 'By session', model: 'By mode
  * every one), each model call counted once however many forks and undos copied it.
  */
 export async function usage(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['all', 'json'], valued: ['by'] });
+  const args = parseArgs(argv, { flags: ['all', 'json', 'breaks'], valued: ['by'] });
   expectPositionals(args, []);
   const by = args.options.get('by') as string | undefined;
+  if (args.options.has('breaks')) {
+    if (by !== undefined) throw new UsageError('--breaks lists breaks per session; it takes no --by');
+    return cacheBreaks(ctx, args.options.has('all'), args.options.has('json'));
+  }
   if (by !== undefined && !(by in GROUPS)) throw new UsageError('--by is session, model or day');
   const groups = by ? [by as Group] : (Object.keys(GROUPS) as Group[]);
   const all = args.options.has('all');
@@ -65,3 +72,36 @@ function row(label: string, f: UsageFigures): string {
   const cells = [f.calls, f.input, f.cacheRead, f.output].map((n) => String(n).padStart(10)).join('');
   return `${cells}${f.cost.toFixed(4).padStart(10)}  ${label}`;
 }
+
+/** `usage --breaks`: per session its cache-hit ratio and its cache breaks, newest sessions first. */
+async function cacheBreaks(ctx: CliContext, all: boolean, json: boolean): Promise<number> {
+  if (!ctx.hasStore()) {
+    ctx.err(`braid: there is no Braid data in ${ctx.dataDirText()}\n`);
+    ctx.out(json ? `${jsonText({ workspace: all ? null : ctx.workspace, sessions: [] }, 2)}\n` : 'no cache breaks\n');
+    return 0;
+  }
+  return ctx.withStore(async (store) => {
+    const key = all ? undefined : workspaceKey(ctx.workspace);
+    await store.index.catchUpWithFolders(key);
+    const logs = readUsageLogs(store, key);
+    const sessions = logs.sessions.map(({ row, breaks }) => ({ id: row.id, title: row.title, hitRatio: cacheHitShare(row.usage), breaks }));
+    if (json) {
+      ctx.out(`${jsonText({ workspace: all ? null : ctx.workspace, sessions, more: logs.more }, 2)}\n`);
+      return 0;
+    }
+    const lines = [`Prompt cache breaks ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`}`];
+    for (const s of sessions) {
+      lines.push(
+        '',
+        `${s.id}  ${oneLine(s.title) || '(untitled)'}  cache hits ${percent(s.hitRatio)}, ${s.breaks.length === 1 ? '1 break' : `${s.breaks.length} breaks`}`,
+      );
+      for (const b of s.breaks) lines.push(`  turn ${String(b.turn).padStart(3)}  ${b.cause.padEnd(17)} ${cacheBreakLine(b)}`);
+    }
+    if (sessions.length === 0) lines.push('', '  (no sessions)');
+    if (logs.more) lines.push('', `(the ${sessions.length} sessions updated last; older ones are not read)`);
+    ctx.out(`${lines.join('\n')}\n`);
+    return 0;
+  });
+}
+
+const percent = (ratio: number | null) => (ratio === null ? '-' : `${(ratio * 100).toFixed(1)}%`);

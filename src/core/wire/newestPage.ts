@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
 import type { TurnMode } from '../../protocol/modes';
-import { isKnown, parseRecordLine, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
+import { isKnown, parseRecordLine, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
 export interface PageCursor {
@@ -18,6 +18,8 @@ export interface MessagePage {
   readonly modes: ReadonlyMap<number, TurnMode>;
   /** What the user attached, by the id of the prompt it came with (its turn's first user message on the page). */
   readonly contexts: ReadonlyMap<string, ContextRecord>;
+  /** Cache breaks of the page's answers, by the answer's id. */
+  readonly breaks: ReadonlyMap<string, CacheBreakRecord>;
   /** Pass it back for the page before this one; undefined when this page reaches the start. */
   readonly before: PageCursor | undefined;
   /** Bytes read to build the page. */
@@ -37,13 +39,15 @@ export const PAGE_SIZE = 80;
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], modes: new Map(), contexts: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
+  if (fd === undefined)
+    return { messages: [], compactions: [], modes: new Map(), contexts: new Map(), breaks: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
     let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
     const modes = new Map<number, TurnMode>();
     const contextRecords: ContextRecord[] = [];
+    const breaks = new Map<string, CacheBreakRecord>();
     /** The earliest user message found of each turn: the prompt a context record of that turn goes with. */
     const prompts = new Map<number, string>();
     /**
@@ -73,6 +77,7 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
       else if (r.t === 'turn_begin' && r.turn < minRewind && r.mode) modes.set(r.turn, r.mode);
       else if (r.t === 'context' && r.turn < minRewind) contextRecords.push(r);
+      else if (r.t === 'cache_break' && r.turn < minRewind) breaks.set(r.messageId, r);
       else if (r.t === 'message' && r.turn < minRewind) {
         found.push(r);
         oldestFound = offset;
@@ -89,7 +94,7 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       if (prompt !== undefined && !contexts.has(prompt)) contexts.set(prompt, c);
     }
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, modes, contexts, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
+    return { messages: found, compactions, modes, contexts, breaks, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
   } finally {
     fs.closeSync(fd);
   }

@@ -2,7 +2,7 @@ import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
-import { compactionEntry, resultText, toEntries, toolCard, type ImageReader } from './transcript';
+import { cacheBreakEntry, compactionEntry, resultText, toEntries, toolCard, type ImageReader } from './transcript';
 import type { TurnMode } from '../../protocol/modes';
 
 /**
@@ -136,6 +136,9 @@ export class SessionStream {
         this.push({ kind: 'message-committed', entries, ...(request ? { requestId: request } : {}) });
         return;
       }
+      case 'cache-break':
+        this.push({ kind: 'message-committed', entries: [cacheBreakEntry(event.record)] });
+        return;
       case 'turn-end': {
         if (requestId) {
           // Both ends from the session's info (its own calls), so a fork's inherited history is not a turn's.

@@ -1,4 +1,5 @@
-import type { CompactionRecord, ContextRecord, MessageRecord } from '../../core/wire/records';
+import type { CacheBreakRecord, CompactionRecord, ContextRecord, MessageRecord } from '../../core/wire/records';
+import { cacheBreakLine } from '../../core/format/cacheBreaks';
 import { messageText, promptText } from '../../core/format/messageText';
 import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import type { TurnMode } from '../../protocol/modes';
@@ -37,6 +38,11 @@ export function compactionEntry(record: CompactionRecord): TranscriptEntry {
   return { kind: 'compaction', key: `compaction:${record.ts}:${record.firstKeptMessageId}`, summary: record.summary, summarized: record.summarized ?? 0 };
 }
 
+/** The transcript's marker of a cache break, under the answer whose call broke the cache; the same key live and from the log. */
+export function cacheBreakEntry(record: CacheBreakRecord): TranscriptEntry {
+  return { kind: 'cacheBreak', key: `cache-break:${record.messageId}`, cause: record.cause, text: cacheBreakLine(record) };
+}
+
 /** An image's `data:` URI from the session's blobs, or undefined when it cannot be shown. */
 export type ImageReader = (blob: string, mimeType: string) => string | undefined;
 
@@ -62,6 +68,8 @@ export interface PageFacts {
   readonly imageOf?: ImageReader;
   /** The records are an older page: newer messages exist. */
   readonly newerExist?: boolean;
+  /** Cache breaks, by the id of the answer whose call broke the cache. */
+  readonly breaks?: ReadonlyMap<string, CacheBreakRecord>;
 }
 
 /**
@@ -72,7 +80,7 @@ export interface PageFacts {
  */
 export function toEntries(
   records: readonly MessageRecord[],
-  { compactions = [], modes, contexts, imageOf, newerExist = false }: PageFacts = {},
+  { compactions = [], modes, contexts, imageOf, newerExist = false, breaks }: PageFacts = {},
 ): TranscriptEntry[] {
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const { message } of records) {
@@ -109,6 +117,8 @@ export function toEntries(
         entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : newerExist ? { ...card, status: 'done' } : card);
       }
     }
+    const broke = breaks?.get(id);
+    if (broke) entries.push(cacheBreakEntry(broke));
     entries.push(...(after.get(id) ?? []));
   }
   return entries;

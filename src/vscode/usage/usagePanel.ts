@@ -6,6 +6,7 @@ import { parseUsagePageMessage, type UsageHostMessage, type UsagePageMessage, ty
 import { Disposable } from '../disposable';
 import { webviewHtml } from '../webviewHtml';
 import { usageViewData } from './usageViewData';
+import { readUsageLogs } from '../../core/store/usageLogReader';
 
 /** Changes to the index come in bursts (a turn's end updates state, then the row): one redraw per burst. */
 const REDRAW_DELAY_MS = 300;
@@ -92,11 +93,12 @@ export class UsagePanel extends Disposable {
     if (!this.panel) return;
     const store = this.store;
     const key = this.scope === 'workspace' && this.workspaceDir ? workspaceKey(this.workspaceDir) : undefined;
-    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), {
-      scope: key ? 'workspace' : 'all',
+    const context = {
+      scope: key ? ('workspace' as const) : ('all' as const),
       workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? null,
       now: Date.now(),
-    });
+    };
+    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), context, readUsageLogs(store, key));
     const message: UsageHostMessage = { type: 'usage', data };
     void this.panel.webview.postMessage(message);
   }

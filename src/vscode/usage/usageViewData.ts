@@ -3,7 +3,9 @@
 import type { SessionRow } from '../../core/index/indexRows';
 import type { UsageFigures, UsageReport } from '../../core/index/usageRows';
 import { sessionLabel } from '../../core/format/titles';
-import type { UsageFiguresView, UsageScope, UsageSessionView, UsageViewData } from '../../protocol/usage';
+import type { UsageBreakView, UsageFiguresView, UsageLineView, UsageScope, UsageSessionView, UsageViewData } from '../../protocol/usage';
+import { SIDE_CALL_PURPOSES, type SideCallPurpose, type UsageLogs } from '../../core/store/usageLogReader';
+import { cacheBreakLine } from '../../core/format/cacheBreaks';
 
 function figures(f: UsageFigures): UsageFiguresView {
   return { calls: f.calls, input: f.input, cacheRead: f.cacheRead, cacheWrite: f.cacheWrite, output: f.output, cost: f.cost };
@@ -16,8 +18,23 @@ export interface UsageViewContext {
   readonly now: number;
 }
 
-/** The page's data; `row` looks a session up in the index (forks name their source, and a deleted one is not there). */
-export function usageViewData(report: UsageReport, row: (id: string) => SessionRow | undefined, context: UsageViewContext): UsageViewData {
+/** What each side call's purpose is called on the page. */
+const SIDE_CALL_NAMES: Record<SideCallPurpose, string> = {
+  suggestion: 'Next-prompt suggestions',
+  'side-question': 'Side questions (/btw)',
+  compaction: 'Compaction summaries',
+};
+
+/**
+ * The page's data; `row` looks a session up in the index (forks name their source, and a deleted
+ * one is not there); `logs` are what the sessions' logs say beyond the index (cache breaks, side calls).
+ */
+export function usageViewData(
+  report: UsageReport,
+  row: (id: string) => SessionRow | undefined,
+  context: UsageViewContext,
+  logs: UsageLogs = { sessions: [], more: false },
+): UsageViewData {
   const sessions = report.bySession.map((line): UsageSessionView => {
     const session = row(line.key);
     const source = session?.forkedFrom ? row(session.forkedFrom.sessionId) : undefined;
@@ -37,5 +54,37 @@ export function usageViewData(report: UsageReport, row: (id: string) => SessionR
     sessions,
     models: report.byModel.map((l) => ({ key: l.key, ...figures(l) })),
     days: report.byDay.map((l) => ({ key: l.key, ...figures(l) })),
+    breaks: breaksOf(logs),
+    sideCalls: sideCallsOf(logs),
+    logsRead: { sessions: logs.sessions.length, more: logs.more },
   };
+}
+
+function breaksOf(logs: UsageLogs): UsageBreakView[] {
+  const breaks = logs.sessions.flatMap(({ row, breaks }) =>
+    breaks.map((b) => ({
+      ts: b.ts,
+      view: { sessionId: row.id, sessionTitle: sessionLabel(row), turn: b.turn, cause: b.cause, text: cacheBreakLine(b), cost: b.cost },
+    })),
+  );
+  return breaks.sort((a, b) => b.ts - a.ts).map((b) => b.view);
+}
+
+function sideCallsOf(logs: UsageLogs): UsageLineView[] {
+  return SIDE_CALL_PURPOSES.flatMap((purpose) => {
+    const all = logs.sessions.map((s) => s.sideCalls[purpose]).filter((f) => f !== undefined);
+    if (all.length === 0) return [];
+    const sum = (k: 'calls' | 'input' | 'cacheRead' | 'output' | 'cost') => all.reduce((n, f) => n + f[k], 0);
+    return [
+      {
+        key: SIDE_CALL_NAMES[purpose],
+        calls: sum('calls'),
+        input: sum('input'),
+        cacheRead: sum('cacheRead'),
+        cacheWrite: 0,
+        output: sum('output'),
+        cost: sum('cost'),
+      },
+    ];
+  });
 }

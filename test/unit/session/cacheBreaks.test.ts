@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { streamSimple, type Api, type Context, type Message, type Model } from '@mariozechner/pi-ai';
 import { CacheWatch } from '../../../src/core/session/cacheWatch';
@@ -7,6 +8,13 @@ import type { CacheBreakRecord, MessageRecord } from '../../../src/core/wire/rec
 import { resolveModel } from '../../../src/core/model/modelSettings';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
+import { braidIn } from '../../support/cli';
+import { forkSession } from '../../../src/core/store/fork';
+import type { SessionEvent } from '../../../src/core/session/events';
+import { cacheBreakEntry, toEntries } from '../../../src/vscode/chat/transcript';
+import { usageViewData } from '../../../src/vscode/usage/usageViewData';
+import { readUsageLogs } from '../../../src/core/store/usageLogReader';
+import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 
 // The scripted server plays OpenAI's prompt cache: what it reports as cached follows from what
 // Braid sends, as a provider's report does. A system prompt of about 1,700 tokens and prompts of
@@ -90,7 +98,7 @@ test('another model: the cause is the model, both named, the cost estimated', as
   assert.ok(Math.abs(b!.cost - (b!.expected * 2.7) / 1e6) < 1e-12, 'the lost tokens at the input price over the cached one');
   const answer = f
     .records(session.id)
-    .filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'assistant')
+    .filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'assistant')
     .at(-1)!;
   assert.equal(b!.messageId, answer.id, 'the break names the call that broke');
 });
@@ -129,7 +137,7 @@ test('a compaction: the cause is the compaction', async () => {
 test('a rewind (or an edit and resend): the cause is the rewind', async () => {
   const session = await warmed();
   await turn(session, 3);
-  const prompts = f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'user');
+  const prompts = f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user');
   await session.rewind(prompts[1]!.id, { files: false });
   await turn(session, 5);
   const [b] = breaks(session.id);
@@ -189,4 +197,65 @@ test('tools changed, history rewritten, or nothing Braid can see: each is named'
     messages: [user(`reminder\n${long(1)}`), user('and now?'), user('more'), user('again')],
   });
   assert.equal(unknown?.cause, 'unknown');
+});
+
+test('braid usage --breaks lists each session with its cache-hit ratio and its breaks; a fork does not repeat its source’s', async () => {
+  let id = 'scripted-model';
+  const session = await warmed({ model: () => ({ model: modelNamed(id), thinking: 'off' }) });
+  id = 'other-model';
+  await turn(session, 3);
+  await session.close();
+  const fork = await forkSession(f.store, session.id, {});
+  const run = async (args: string[]) => braidIn(['--data-dir', path.join(f.root, 'store'), ...args], { cwd: f.workspace });
+  const text = await run(['usage', '--breaks']);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^Prompt cache breaks in /);
+  assert.match(text.out, new RegExp(`${session.id} .*cache hits \\d+\\.\\d%, 1 break`));
+  assert.match(
+    text.out,
+    /turn +3 +model +openai-compatible\/scripted-model → openai-compatible\/other-model: [\d,]+ tokens not read from the cache, about \$0\.\d+/,
+  );
+  assert.match(text.out, new RegExp(`${fork.id} .*0 breaks`), 'the fork inherited the break; it is counted under its source');
+  const json = await run(['usage', '--breaks', '--json']);
+  const value = JSON.parse(json.out) as { sessions: { id: string; hitRatio: number; breaks: CacheBreakRecord[] }[] };
+  const own = value.sessions.find((s) => s.id === session.id)!;
+  assert.equal(own.breaks[0]!.cause, 'model');
+  assert.ok(own.hitRatio > 0 && own.hitRatio < 1);
+  assert.equal((await run(['usage', '--breaks', '--by', 'day'])).code, 2, '--breaks takes no --by');
+});
+
+test('the transcript marks the answer whose call broke the cache, live and from the log; the Usage view lists the break and the side calls', async () => {
+  let id = 'scripted-model';
+  const session = await warmed({ model: () => ({ model: modelNamed(id), thinking: 'off' }) });
+  id = 'other-model';
+  const live: SessionEvent[] = [];
+  session.onEvent((e) => live.push(e));
+  await turn(session, 3);
+  await session.ask('what was that about?');
+  const event = live.find((e): e is Extract<SessionEvent, { type: 'cache-break' }> => e.type === 'cache-break');
+  assert.equal(event?.record.cause, 'model', 'the UI is told as it happens');
+
+  const page = f.store.newestPage(session.id);
+  const entries = toEntries(page.messages, page);
+  const marker = entries.findIndex((e) => e.kind === 'cacheBreak');
+  assert.ok(marker > 0, 'a marker in the transcript');
+  assert.equal(entries[marker - 1]!.kind, 'assistant', 'right under the answer whose call broke');
+  assert.deepEqual(entries[marker], cacheBreakEntry(event!.record), 'the same entry live and from the log');
+  assert.match((entries[marker] as { text: string }).text, /scripted-model → .*other-model: [\d,]+ tokens not read from the cache, about \$/);
+
+  const key = workspaceKey(f.workspace);
+  const data = usageViewData(
+    f.store.index.usageReport(key),
+    (s) => f.store.index.get(s),
+    { scope: 'workspace', workspaceName: 'w', now: Date.now() },
+    readUsageLogs(f.store, key),
+  );
+  assert.deepEqual(
+    data.breaks.map((b) => [b.sessionId, b.turn, b.cause]),
+    [[session.id, 3, 'model']],
+  );
+  assert.deepEqual(
+    data.sideCalls.map((l) => [l.key, l.calls]),
+    [['Side questions (/btw)', 1]],
+  );
 });
