@@ -198,6 +198,21 @@ export interface RelinkedRecord extends Base {
   readonly to: string;
 }
 
+/**
+ * Blobs `braid gc` removed from the session's folder (docs/reference.md, Wire records): the file
+ * images kept for rewinds of a session untouched for `days` days, or blobs no record names.
+ * Written before the files go, through the session's writer lease.
+ */
+export interface GcRecord extends Base {
+  readonly t: 'gc';
+  readonly reason: 'untouched' | 'orphaned';
+  /** How many blob files, and their bytes. */
+  readonly blobs: number;
+  readonly bytes: number;
+  /** For `untouched`: the days without a change the gc asked for (`--older-than`). */
+  readonly days?: number;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -213,7 +228,8 @@ export type KnownRecord =
   | CompactionRecord
   | ContextRecord
   | ImportedRecord
-  | RelinkedRecord;
+  | RelinkedRecord
+  | GcRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -241,6 +257,7 @@ const KNOWN_TYPES = new Set([
   'context',
   'imported',
   'relinked',
+  'gc',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -310,6 +327,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return typeof r.tool === 'string' && typeof r.sourceId === 'string';
     case 'relinked':
       return typeof r.from === 'string' && typeof r.to === 'string';
+    case 'gc':
+      return typeof r.reason === 'string' && isInt(r.blobs) && isInt(r.bytes);
     default:
       return true;
   }
