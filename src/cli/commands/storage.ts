@@ -1,14 +1,16 @@
 import { formatBytes } from '../../core/bytes';
 import { counted } from '../../core/counted';
-import { DEFAULT_GC_DAYS, planGc, runGc, type GcPlan } from '../../core/store/gc';
-import { storageReport, type StorageBytes, type StorageReport } from '../../core/store/storage';
-import { timeAgo } from '../../core/timeAgo';
+import { DEFAULT_GC_DAYS, planGc, runGc } from '../../core/store/gc';
+import { storageReport } from '../../core/store/storage';
+import { gcPlanText, storageText } from '../../core/store/storageText';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import { reportNoStore, type CliContext } from '../context';
-import { jsonText, oneLine } from '../terminalText';
+import { jsonText } from '../terminalText';
 
-/** The sessions `storage` lists without --json; the rest are counted. */
-const SESSION_LINES = 20;
+const CLI_NOTES = {
+  more: '--json lists every one',
+  footer: 'braid gc lists what could be removed (old checkpoints, orphaned blobs, expired trash); it removes nothing without --yes.',
+};
 
 /** `storage [--json]`: the data folder's bytes by workspace, by session (largest first) and by kind. Reads only. */
 export async function storage(ctx: CliContext, argv: readonly string[]): Promise<number> {
@@ -21,34 +23,9 @@ export async function storage(ctx: CliContext, argv: readonly string[]): Promise
   }
   return ctx.withStore(async (store) => {
     const report = storageReport(store.layout, store.index);
-    ctx.out(json ? `${jsonText(report, 2)}\n` : storageText(report));
+    ctx.out(json ? `${jsonText(report, 2)}\n` : storageText(report, CLI_NOTES));
     return 0;
   });
-}
-
-const size = (n: number) => formatBytes(n).padStart(10);
-const kinds = (b: StorageBytes) => `${size(b.logs)}  ${size(b.blobs)}  ${size(b.trash)}`;
-
-/** The report as `braid storage` prints it. */
-export function storageText(report: StorageReport): string {
-  const t = report.total;
-  const lines = [
-    `Braid's storage in ${oneLine(report.root)}: ${formatBytes(t.bytes)}`,
-    `  logs ${formatBytes(t.logs)}, checkpoints and images ${formatBytes(t.blobs)}, trash ${formatBytes(t.trash)}, other ${formatBytes(t.other)}`,
-    '',
-    'By workspace',
-    `  ${['total', 'logs', 'blobs', 'trash'].map((h) => h.padStart(10)).join('  ')}  folder`,
-  ];
-  if (report.workspaces.length === 0) lines.push('  (none)');
-  for (const w of report.workspaces)
-    lines.push(`  ${size(w.bytes)}  ${kinds(w)}  ${oneLine(w.workspaceDir ?? w.workspaceKey)} (${counted(w.sessions, 'session')})`);
-  lines.push('', 'By session, largest first', `  ${['total', 'logs', 'blobs'].map((h) => h.padStart(10)).join('  ')}  session`);
-  if (report.sessions.length === 0) lines.push('  (none)');
-  for (const s of report.sessions.slice(0, SESSION_LINES))
-    lines.push(`  ${size(s.bytes)}  ${size(s.logs)}  ${size(s.blobs)}  ${s.id}  ${s.title === null ? '(not indexed)' : oneLine(s.title) || '(untitled)'}`);
-  if (report.sessions.length > SESSION_LINES) lines.push(`  … and ${report.sessions.length - SESSION_LINES} more (--json lists every one)`);
-  lines.push('', 'braid gc lists what could be removed (old checkpoints, orphaned blobs, expired trash); it removes nothing without --yes.');
-  return `${lines.join('\n')}\n`;
 }
 
 /** `--older-than DAYS`: whole days, 0 or more. */
@@ -57,29 +34,6 @@ function daysOption(text: string | undefined): number {
   const days = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(days)) throw new UsageError('--older-than takes a number of days (0 or more)');
   return days;
-}
-
-/** The lines of a gc proposal: each thing it would remove with its size, and the sessions it must leave. */
-export function gcPlanText(plan: GcPlan): string[] {
-  const lines: string[] = [];
-  const title = (t: string | null) => (t === null ? '' : `  ${JSON.stringify(oneLine(t) || '(untitled)')}`);
-  for (const s of plan.sessions) {
-    if (s.busy) {
-      lines.push(`  skipped      ${size(s.bytes)}  ${s.id}${title(s.title)}: ${s.busy}`);
-      continue;
-    }
-    if (s.checkpoints.hashes.length)
-      lines.push(
-        `  checkpoints  ${size(s.checkpoints.bytes)}  ${s.id}${title(s.title)}  (${counted(s.checkpoints.hashes.length, 'file image')}; untouched for ${counted(s.untouchedDays, 'day')})`,
-      );
-    if (s.orphans.hashes.length)
-      lines.push(`  orphaned     ${size(s.orphans.bytes)}  ${s.id}${title(s.title)}  (${counted(s.orphans.hashes.length, 'blob')} no record names)`);
-  }
-  for (const t of plan.trash)
-    lines.push(
-      `  trash        ${size(t.bytes)}  ${t.kind === 'session' ? t.id : `partial folder ${oneLine(t.id)}`}  (deleted ${timeAgo(t.trashedAt, plan.now)})`,
-    );
-  return lines;
 }
 
 /**
