@@ -37,6 +37,8 @@ import {
 } from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
+import { storageCommands } from './vscode/commands/storageCommands';
+import { checkStorageBudget, StorageDocuments } from './vscode/storage/storageView';
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
@@ -95,6 +97,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
   );
 
+  const storageDocuments = store ? new StorageDocuments(store) : undefined;
+  if (storageDocuments) context.subscriptions.push(storageDocuments);
   registerCommands(context, logger, [
     showLogCommand(channel),
     refreshSessionsCommand(ctx, sessions),
@@ -123,6 +127,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       context.subscriptions.push(usage);
       return usage;
     }),
+    ...storageCommands(ctx, storageDocuments),
     selectModelCommand(context.secrets),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
   ]);
@@ -134,9 +139,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void store.index.catchUpWithFolders(ctx.workspaceKey).catch((err: unknown) => logger.warn(`reconciling sessions failed: ${errorMessage(err)}`));
     // Sessions a crash left running (their writer's lease gone stale) become interrupted.
     void store.recoverInterrupted(workspaceDir!).catch((err: unknown) => logger.warn(`recovering interrupted sessions failed: ${errorMessage(err)}`));
-    store.purgeTrash();
+    store.purgeTrash(); // each entry it purges is named in the log
     // A folder that was moved or renamed: its sessions are offered back.
     if (store.index.count({ workspaceKey: ctx.workspaceKey }) === 0) void offerRelink(store, workspaceDir!, logger);
+  }
+  if (store) {
+    // Once per window start, off the activation path: the measure walks the whole data folder.
+    const budgetCheck = setTimeout(() => checkStorageBudget(store, logger), 3000);
+    context.subscriptions.push({ dispose: () => clearTimeout(budgetCheck) });
   }
 }
 

@@ -200,6 +200,29 @@ source added since. The source files are only read. Exit 1 when a file could not
   --fix    repair what can be repaired without losing data
   --json   the report as JSON`,
       },
+      storage: {
+        usage: '[--json]',
+        summary: "the data folder's bytes by workspace, by session and by kind",
+        details: `Prints how much the data folder holds: in all, by workspace and by session (largest first),
+each split into logs, blobs (checkpoints of files and the prompts' images) and trash. A blob that
+forks share (hard links) counts once in the totals. Reads only.
+
+  --json   as JSON`,
+      },
+      gc: {
+        usage: '[--dry-run] [--yes] [--older-than DAYS]',
+        summary: 'list what could be removed (old checkpoints, orphaned blobs, expired trash); --yes removes it',
+        details: `Lists, with their sizes, what can be removed: the checkpoints (file images kept for rewinds) of
+sessions untouched for DAYS days, blobs no record of their session names, and what has been in the
+trash 7 days or more. Without --yes it removes nothing and says how to. With --yes it removes them
+and says what it removed; each session gets a gc record in its log, and a session another process
+writes now is skipped. A rewind that needs a removed checkpoint leaves that file as it is
+("checkpoint removed"). The prompts' images are never removed.
+
+  --older-than DAYS   sessions untouched this many days (default 30)
+  --dry-run           list only
+  --yes               remove what is listed`,
+      },
       where: {
         usage: '[--json]',
         summary: 'the data folder, how it was chosen, and the workspace',

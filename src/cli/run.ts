@@ -8,6 +8,7 @@ import * as worktree from './commands/worktree';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { show } from './commands/show';
+import { gc, storage } from './commands/storage';
 import { usage } from './commands/usage';
 import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
@@ -42,6 +43,8 @@ const COMMANDS: Record<string, Command> = {
   export: sessions.exportSession,
   'rebuild-index': maintenance.rebuildIndex,
   doctor: maintenance.doctor,
+  storage,
+  gc,
   // The agent kernel and the model catalogue load only for the commands that run a model.
   exec: (ctx, argv, env) => import('./commands/exec').then((m) => m.exec(ctx, argv, env)),
   fork: forkRewind.fork,

@@ -63,3 +63,9 @@ export function readCompactionSettings(): CompactionSettings {
 export function readWorktreeRoot(): string | undefined {
   return userSetting<string>('braid.worktrees', 'root', '').trim() || undefined;
 }
+
+/** `braid.storage.budgetMB` (application scope, the user's own): over it, the window says so at its start; 0 is no budget. */
+export function readStorageBudgetMB(): number {
+  const budget = userSetting<number>('braid.storage', 'budgetMB', 0);
+  return Number.isFinite(budget) && budget > 0 ? budget : 0;
+}

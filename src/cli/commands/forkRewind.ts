@@ -90,6 +90,7 @@ export async function undo(ctx: CliContext, argv: readonly string[]): Promise<nu
   return withSession(ctx, typed!, async (store, id) => {
     const result = await undoRewind(store, id);
     ctx.out(`undid the rewind: ${counted(result.turns, 'turn')} back, ${counted(result.files.length, 'file')} put back\n`);
+    for (const note of result.checkpointsRemoved ?? []) ctx.out(`  left alone: ${oneLine(note)}\n`);
     return 0;
   });
 }

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
 import { sha256Hex } from '../hash';
 
+/** What a rewind, an undo or a diff says of a file whose image `braid gc` removed (docs/reference.md, Operations). */
+export const CHECKPOINT_REMOVED = 'checkpoint removed';
+
 /** Content-addressed file images of a session: blobs/<aa>/<sha256>. */
 export class BlobStore {
   constructor(readonly dir: string) {}
@@ -20,6 +23,16 @@ export class BlobStore {
 
   get(hash: string): Buffer {
     return fs.readFileSync(this.pathOf(hash));
+  }
+
+  /** The bytes of a blob, or undefined when its file is gone (`braid gc` removed it: a checkpoint removed). */
+  find(hash: string): Buffer | undefined {
+    try {
+      return fs.readFileSync(this.pathOf(hash));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
   }
 
   pathOf(hash: string): string {

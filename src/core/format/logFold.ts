@@ -113,7 +113,8 @@ const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cance
  * differ. No I/O; unknown records change nothing but the time.
  */
 export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
-  if (isTime(record.ts)) {
+  // A gc record is housekeeping: the session was not touched (its place in the lists stays).
+  if (isTime(record.ts) && record.t !== 'gc') {
     // a damaged or hand-made record's impossible time is no time
     if (fold.startedAt === 0) fold.startedAt = record.ts;
     if (record.ts > fold.lastTs) fold.lastTs = record.ts;
@@ -143,7 +144,8 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       countCall(fold, record);
       break;
     case 'imported':
-      break; // where the session came from: no turn of its own
+    case 'gc':
+      break; // where the session came from, blobs removed: no turn of their own
     case 'turn_begin': {
       const turn = turnOf(fold, record.turn);
       if (turn.began) fold.ordered = false;

@@ -1,6 +1,7 @@
+import fs from 'node:fs';
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
-import { BlobStore } from '../format/blobStore';
+import { BlobStore, CHECKPOINT_REMOVED } from '../format/blobStore';
 import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
@@ -57,6 +58,13 @@ export interface RewindResult extends RewindPreview {
   readonly restored: string[];
   /** Files changed outside Braid and left alone (not confirmed). */
   readonly skipped: string[];
+}
+
+/** What an undo did: the turns back, the files put back, and those it could not (their checkpoint removed by braid gc). */
+export interface UndoResult {
+  readonly turns: number;
+  readonly files: string[];
+  readonly checkpointsRemoved?: string[];
 }
 
 /** Why there is no rewind to undo, in words the user can act on. */
@@ -125,6 +133,9 @@ interface Plan {
 }
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
+
+/** A file whose image the rewind needs was removed by `braid gc`: it is left as it is. */
+const removedNote = (file: string) => `${file}: ${CHECKPOINT_REMOVED} (braid gc removed the copy Braid kept of it), so it is left as it is`;
 
 /** What a plan needs of the log: the prompt, the dropped turns' file changes and shell calls, and how many of them began. */
 interface DroppedPart {
@@ -222,9 +233,13 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
       refused.push(errorMessage(err));
       continue;
     }
+    const restored = t.before ? blobs.find(t.before) : null;
+    if (restored === undefined) {
+      refused.push(removedNote(t.path));
+      continue;
+    }
     const root = t.root ?? state.workspaceDir;
     usable.set(keyOf(root, t.path), t);
-    const restored = t.before ? blobs.get(t.before) : null;
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
     files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: (current ? sha256Hex(current) : null) !== t.lastAfter });
   }
@@ -397,11 +412,11 @@ async function rewindHeld(
  * Undoes the last rewind when nothing happened since: the dropped records are appended again (the
  * log only grows) and the files it restored get the images they had just before it.
  */
-export async function undoRewind(store: StoreContext, sessionId: string, options: { fence?: () => void } = {}): Promise<{ turns: number; files: string[] }> {
+export async function undoRewind(store: StoreContext, sessionId: string, options: { fence?: () => void } = {}): Promise<UndoResult> {
   return withLease(store, sessionId, options.fence, (fence) => undoHeld(store, sessionId, fence));
 }
 
-async function undoHeld(store: StoreContext, sessionId: string, fence: () => void): Promise<{ turns: number; files: string[] }> {
+async function undoHeld(store: StoreContext, sessionId: string, fence: () => void): Promise<UndoResult> {
   const dir = store.locate(sessionId);
   const logFile = store.layout.agentLog(dir);
   const records = readWireLog(logFile).records;
@@ -425,10 +440,14 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
     });
   const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
   // Every file the rewind and its follow-ups restored, the latest first, gets its image from just before.
-  const restored = found.rewinds
+  const blobs = new BlobStore(store.layout.blobsDir(dir));
+  const all = found.rewinds
     .slice()
     .reverse()
     .flatMap((r) => r.restored ?? []);
+  // A file whose image from before the rewind braid gc removed is left as it is, and named.
+  const gone = all.filter((f) => f.was !== null && !fs.existsSync(blobs.pathOf(f.was)));
+  const restored = all.filter((f) => !gone.includes(f));
   await runPending(
     store,
     dir,
@@ -441,5 +460,5 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
     fence,
   );
   const files = restored.map((f) => f.path);
-  return { turns, files };
+  return { turns, files, ...(gone.length ? { checkpointsRemoved: gone.map((f) => removedNote(f.path)) } : {}) };
 }

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { folderGone, goneMeanwhile, SessionNotFoundError } from './errors';
 import path from 'node:path';
-import { safeReaddir, statMtime, statSize } from '../fs/probe';
+import { statMtime, statSize } from '../fs/probe';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { isSessionId, newSessionId } from '../ids';
 import { SessionIndex } from '../index/sessionIndex';
-import { listSessionFolders, sessionFolderLayout } from '../format/layout';
+import { listSessionFolders } from '../format/layout';
 import type { SessionRow } from '../index/indexRows';
 import type { Logger } from '../logger';
 import { readNewestPage, type MessagePage, type PageCursor } from '../wire/newestPage';
@@ -32,11 +32,13 @@ import { logProblem, readSessionFolder, type SessionSummary } from '../format/su
 import { SessionWriter } from './sessionWriter';
 import { isStale, readLease, SessionBusyError, withStateLock } from './writerLease';
 import { moveSessionFolder } from './moveSession';
+import { expiredTrash, listTrash, removeTrashEntry, type TrashedSession } from './trash';
+import { formatBytes } from '../bytes';
+import { timeAgo } from '../timeAgo';
 import { counted } from '../counted';
 import type { LiveWriter, StateUpdateOptions, StoreContext } from './storeContext';
 
-/** Trash older than this is purged. */
-export const TRASH_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export { TRASH_RETENTION_MS } from './trash';
 
 export interface StoreOptions {
   readonly root: string;
@@ -293,15 +295,8 @@ export class SessionStore implements StoreContext {
   }
 
   /** Sessions in the trash, newest deletion first. */
-  listTrash(): Array<{ id: string; workspaceKey: string; trashedAt: number }> {
-    const found: Array<{ id: string; workspaceKey: string; trashedAt: number }> = [];
-    for (const workspaceKey of safeReaddir(this.layout.trashDir).filter(isWorkspaceKey)) {
-      for (const id of safeReaddir(this.layout.trashedWorkspaceDir(workspaceKey))) {
-        if (!isSessionId(id)) continue;
-        found.push({ id, workspaceKey, trashedAt: trashedAt(this.layout.trashedSessionDir(workspaceKey, id)) });
-      }
-    }
-    return found.sort((a, b) => b.trashedAt - a.trashedAt);
+  listTrash(): TrashedSession[] {
+    return listTrash(this.layout);
   }
 
   /** Brings a deleted session back from the trash. */
@@ -324,16 +319,22 @@ export class SessionStore implements StoreContext {
     return this.get(id);
   }
 
-  /** Deletes for good what has been in the trash longer than 7 days. Returns the ids purged. */
+  /**
+   * Deletes for good what has been in the trash 7 days or longer (deleted sessions, and partial
+   * folders the doctor moved there), saying each in the log. Returns the ids (a partial: its folder's name).
+   */
   purgeTrash(now = Date.now()): string[] {
-    const purged: string[] = [];
-    for (const entry of this.listTrash()) {
-      if (now - entry.trashedAt < TRASH_RETENTION_MS) continue;
-      fs.rmSync(this.layout.trashedSessionDir(entry.workspaceKey, entry.id), { recursive: true, force: true });
-      purged.push(entry.id);
+    const expired = expiredTrash(this.layout, now);
+    for (const entry of expired) {
+      removeTrashEntry(entry);
+      const what = entry.kind === 'session' ? `session ${entry.id} (${entry.workspaceKey})` : `the partial folder ${entry.id}`;
+      this.logger.info(`purged ${what} from the trash, deleted ${timeAgo(entry.trashedAt, now)}: ${formatBytes(entry.bytes)}`);
     }
-    if (purged.length) this.logger.info(`purged ${counted(purged.length, 'session')} deleted more than 7 days ago`);
-    return purged;
+    if (expired.length) {
+      const bytes = expired.reduce((sum, e) => sum + e.bytes, 0);
+      this.logger.info(`purged ${counted(expired.length, 'entry', 'entries')} deleted more than 7 days ago from the trash: ${formatBytes(bytes)}`);
+    }
+    return expired.map((e) => e.id);
   }
 
   /** The whole effective history of a session's main agent. */
@@ -445,14 +446,4 @@ export class SessionStore implements StoreContext {
     this.noteLogProblems(id, report);
     return text;
   }
-}
-
-function trashedAt(dir: string): number {
-  try {
-    const value = Number(fs.readFileSync(sessionFolderLayout.trashedAtFile(dir), 'utf8').trim());
-    if (Number.isFinite(value)) return value;
-  } catch {
-    // fall back to the folder's time
-  }
-  return statMtime(dir) ?? 0;
 }

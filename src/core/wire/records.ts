@@ -226,6 +226,21 @@ export interface CacheBreakRecord extends Base {
   readonly cost: number;
 }
 
+/**
+ * Blobs `braid gc` removed from the session's folder (docs/reference.md, Wire records): the file
+ * images kept for rewinds of a session untouched for `days` days, or blobs no record names.
+ * Written before the files go, through the session's writer lease.
+ */
+export interface GcRecord extends Base {
+  readonly t: 'gc';
+  readonly reason: 'untouched' | 'orphaned';
+  /** How many blob files, and their bytes. */
+  readonly blobs: number;
+  readonly bytes: number;
+  /** For `untouched`: the days without a change the gc asked for (`--older-than`). */
+  readonly days?: number;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -242,7 +257,8 @@ export type KnownRecord =
   | ContextRecord
   | ImportedRecord
   | RelinkedRecord
-  | CacheBreakRecord;
+  | CacheBreakRecord
+  | GcRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -271,6 +287,7 @@ const KNOWN_TYPES = new Set([
   'imported',
   'relinked',
   'cache_break',
+  'gc',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -342,6 +359,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return typeof r.from === 'string' && typeof r.to === 'string';
     case 'cache_break':
       return isInt(r.turn) && typeof r.messageId === 'string' && typeof r.cause === 'string';
+    case 'gc':
+      return typeof r.reason === 'string' && isInt(r.blobs) && isInt(r.bytes);
     default:
       return true;
   }

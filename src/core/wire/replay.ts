@@ -99,7 +99,8 @@ export class HistoryBuilder {
         return;
       }
       case 'relinked':
-        return; // where the session's folder is, not part of its history
+      case 'gc':
+        return; // where the session's folder is, blobs removed: not part of its history
       default:
         this.scoped.push(record);
     }

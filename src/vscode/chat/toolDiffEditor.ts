@@ -3,7 +3,7 @@
 // session's checkpoint blobs through a read-only document provider, so the diff opens for any
 // call in the log, after a reload, a rewind or a change of the file on disk.
 import * as vscode from 'vscode';
-import { BlobStore } from '../../core/format/blobStore';
+import { BlobStore, CHECKPOINT_REMOVED } from '../../core/format/blobStore';
 import path from 'node:path';
 import type { FileDelta } from '../../core/store/changes';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -20,7 +20,8 @@ export function registerCheckpointDocuments(store: SessionStore): vscode.Disposa
     provideTextDocumentContent(uri) {
       const [sessionId, hash] = uri.path.split('/').slice(1, 3);
       if (!sessionId || !hash || hash === 'none') return '';
-      return new BlobStore(store.layout.blobsDir(store.locate(sessionId))).get(hash).toString('utf8');
+      const image = new BlobStore(store.layout.blobsDir(store.locate(sessionId))).find(hash);
+      return image?.toString('utf8') ?? `(${CHECKPOINT_REMOVED}: braid gc removed the copy Braid kept of this file)\n`;
     },
   });
 }

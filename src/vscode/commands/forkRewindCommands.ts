@@ -87,7 +87,11 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
   if (preview.commandsMayHaveRun.length)
     lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
   if (preview.refused.length)
-    lines.push('', "Left alone (outside this session's workspace folders, or not a regular file):", ...preview.refused.map((r) => `  ${r}`));
+    lines.push(
+      '',
+      "Left alone (outside this session's workspace folders, not a regular file, or its checkpoint removed):",
+      ...preview.refused.map((r) => `  ${r}`),
+    );
   const imported = importedTurnsNote(preview);
   if (imported) lines.push('', imported);
   const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];

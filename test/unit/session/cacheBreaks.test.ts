@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { streamSimple, type Api, type Context, type Message, type Model } from '@mariozechner/pi-ai';
 import { CacheWatch } from '../../../src/core/session/cacheWatch';
 import type { Session } from '../../../src/core/session/session';
-import type { CacheBreakRecord, MessageRecord } from '../../../src/core/wire/records';
+import type { CacheBreakRecord, MessageRecord, TurnBeginRecord } from '../../../src/core/wire/records';
+import { planGc } from '../../../src/core/store/gc';
 import { resolveModel } from '../../../src/core/model/modelSettings';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
@@ -79,10 +81,15 @@ async function warmed(options: Parameters<typeof open>[0] = {}): Promise<Session
   return session;
 }
 
-test('a steady session has no break', async () => {
+test('a steady session has no break; the blobs of its system prompt and tools are never proposed for removal', async () => {
   const session = await warmed();
   await turn(session, 3);
   assert.deepEqual(breaks(session.id), []);
+  const prompt = (f.records(session.id).find((r) => r.t === 'turn_begin') as TurnBeginRecord).prompt!;
+  assert.ok(fs.existsSync(path.join(f.store.locate(session.id), 'blobs', prompt.system.slice(0, 2), prompt.system)));
+  const plan = planGc(f.store, { olderThanDays: 0, now: Date.now() + 400 * 86_400_000 });
+  const proposed = plan.sessions.flatMap((s) => [...s.checkpoints.hashes, ...s.orphans.hashes]);
+  assert.ok(!proposed.includes(prompt.system) && !proposed.includes(prompt.tools), 'gc keeps them');
 });
 
 test('another model: the cause is the model, both named, the cost estimated', async () => {
