@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/compaction';
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
+import { SUGGESTION_SETTINGS, type SuggestionSetting } from '../core/session/suggestion';
 
 /**
  * A setting's value from the user's own settings, else its default. Workspace and folder values
@@ -62,4 +63,10 @@ export function readCompactionSettings(): CompactionSettings {
 /** Where Fork into Worktree puts worktrees (the user's own setting; undefined: beside the repository). */
 export function readWorktreeRoot(): string | undefined {
   return userSetting<string>('braid.worktrees', 'root', '').trim() || undefined;
+}
+
+/** `braid.suggestions`, the user's own: a workspace cannot switch on calls to a paid model. Anything else: `auto`. */
+export function readSuggestionSetting(): SuggestionSetting {
+  const value = userSetting<unknown>('braid', 'suggestions', 'auto');
+  return SUGGESTION_SETTINGS.find((s) => s === value) ?? 'auto';
 }
