@@ -264,6 +264,7 @@ export class CurrentSession {
   /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
   async rewind(messageId: string, files: boolean): Promise<RewindResult> {
     if (!this.session) throw new Error('no session is open for writing here');
+    this.nextPrompts.withdraw(); // it followed the turns the rewind drops
     const result = await this.session.rewind(messageId, { files });
     this.stream?.push({ kind: 'messages-rewound' });
     this.host.resync();
@@ -284,6 +285,7 @@ export class CurrentSession {
    */
   async undoRewind(id: string): Promise<{ turns: number; files: string[]; prompt?: string }> {
     if (this.following?.id === id) throw new Error(this.following.reason ?? 'Another window is writing this session; undo the rewind there.');
+    if (this.session?.id === id) this.nextPrompts.withdraw();
     const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.requireStore(), id);
     const prompt = this.rewound?.id === id ? this.rewound.prompt : undefined;
     if (this.rewound?.id === id) this.rewound = undefined;

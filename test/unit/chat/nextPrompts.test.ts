@@ -12,6 +12,7 @@ import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage } from '../../support/session';
 import { openStore, recordingLogger, tempRoots } from '../../support/store';
 import { readWireLog } from '../../../src/core/wire/wireReader';
+import { userMessageId } from '../../../src/core/ids';
 
 // The chat's next-prompt suggestions (NextPrompts, owned by CurrentSession) with a real Session on
 // the faux provider and an editor without VS Code.
@@ -153,5 +154,17 @@ test('an answer that arrives after another session is shown is dropped, and its 
     release();
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(host.suggestions(), [], 'nothing was shown, so nothing is withdrawn');
+  });
+});
+
+test('a rewind withdraws the suggestion: it followed the turns the rewind drops', async () => {
+  await withChat('on', async ({ chat, host, faux }) => {
+    faux.setResponses([fauxAssistantMessage('Hello there.'), fauxAssistantMessage('Say goodbye')]);
+    await chat.prompt('req-1', 'Say hello', false);
+    const id = chat.currentId!;
+    await until(() => host.suggestions().length > 0, 'a suggestion is posted');
+    await chat.rewind(userMessageId(id, 'req-1'), false);
+    assert.deepEqual(host.suggestions().at(-1), { type: 'suggestion', sessionId: id, text: null });
+    assert.equal(chat.view().session?.suggestion, undefined);
   });
 });
