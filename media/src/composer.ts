@@ -21,7 +21,8 @@ const MENTION = /(?:^|\s)@([^\s@]*)$/;
  * running turn; typing "/" offers the slash commands (arrows choose, Tab or Enter completes);
  * typing "@" offers files, open editors, folders, the problems list and the git diff, and the one
  * chosen becomes a chip above the input (its x removes it); Up on the first line and Down on the
- * last walk through earlier prompts.
+ * last walk through earlier prompts. A next-prompt suggestion shows as the empty input's
+ * placeholder (`data-suggestion`): Tab takes it, typing anything or Escape dismisses it.
  */
 export class Composer {
   private choices: typeof SLASH_HELP = [];
@@ -35,6 +36,11 @@ export class Composer {
   private history: string[] = [];
   private historyIndex = -1;
   private draft = '';
+  /** The suggestion shown as ghost text, and the last one dismissed (a snapshot does not bring it back). */
+  private suggestion: string | undefined;
+  private dismissed: string | undefined;
+  /** The input's own placeholder, shown when there is no suggestion. */
+  private readonly placeholder: string;
 
   constructor(
     private readonly input: HTMLTextAreaElement,
@@ -50,7 +56,9 @@ export class Composer {
     list.setAttribute('aria-label', 'Slash commands');
     input.setAttribute('aria-autocomplete', 'list');
     input.setAttribute('aria-controls', list.id);
+    this.placeholder = input.placeholder;
     input.addEventListener('input', () => {
+      this.dismissSuggestion();
       this.onDraft(input.value);
       this.suggest();
     });
@@ -62,9 +70,53 @@ export class Composer {
   }
 
   set value(text: string) {
+    if (text !== '') this.dismissSuggestion(); // a prompt put in the input (a rewind's, an example) replaces it
     this.input.value = text;
     this.onDraft(text);
     this.suggest();
+  }
+
+  /** Shows `text` as ghost text in the empty input (undefined: none); one the user dismissed stays dismissed. */
+  offer(text: string | undefined): void {
+    if (text !== undefined && text === this.dismissed) return;
+    this.suggestion = text;
+    if (text === undefined) {
+      this.input.placeholder = this.placeholder;
+      delete this.input.dataset.suggestion;
+    } else {
+      this.input.placeholder = text;
+      this.input.dataset.suggestion = text;
+    }
+  }
+
+  /** The suggestion shown, if any. */
+  get offered(): string | undefined {
+    return this.suggestion;
+  }
+
+  private dismissSuggestion(): void {
+    if (this.suggestion === undefined) return;
+    this.dismissed = this.suggestion;
+    this.offer(undefined);
+  }
+
+  /** Tab in the empty input takes the suggestion; Escape dismisses it. True when the key did. */
+  private suggestionKey(event: KeyboardEvent): boolean {
+    if (this.suggestion === undefined || this.input.value !== '') return false;
+    if (event.key === 'Tab' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      const text = this.suggestion;
+      this.dismissSuggestion();
+      this.value = text;
+      this.input.setSelectionRange(text.length, text.length);
+      return true;
+    }
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      this.dismissSuggestion();
+      return true;
+    }
+    return false;
   }
 
   /** The chips the next prompt carries. */
@@ -179,6 +231,7 @@ export class Composer {
 
   private key(event: KeyboardEvent): void {
     if (event.isComposing) return;
+    if (this.suggestionKey(event)) return;
     if (this.mentions.length > 0) {
       if (this.moveSelection(event, this.mentions.length)) return;
       if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey)) {

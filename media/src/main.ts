@@ -115,7 +115,10 @@ const composer = new Composer(
   input,
   part('completions'),
   (text, steer) => send(text, steer),
-  (draft) => saveState({ draft }),
+  (draft) => {
+    saveState({ draft });
+    refreshHint();
+  },
   part('chips'),
   (query) => {
     // Typing fast asks once, for what was typed last.
@@ -224,7 +227,7 @@ function refreshChrome(): void {
   part('stop').hidden = !model.running;
   changes.show(info?.changes, model.running !== undefined, model.readOnly);
   part('plan').hidden = model.readOnly || proposedPlan(model.entries, model.running !== undefined) === undefined;
-  part('hint').textContent = model.running ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.' : (composerNote ?? '');
+  refreshHint();
   const queue = part('queue');
   const chips = info?.queue ?? [];
   queue.hidden = chips.length === 0;
@@ -266,6 +269,13 @@ function refreshChrome(): void {
   }
 }
 
+/** The line under the input: the queue while a turn runs, a note about the chips, or how to take a suggestion. */
+function refreshHint(): void {
+  part('hint').textContent = model.running
+    ? 'A prompt sent now waits in the queue; Ctrl+Enter steers it into this turn.'
+    : (composerNote ?? (composer.offered !== undefined && composer.value === '' ? 'Tab takes the suggestion.' : ''));
+}
+
 function refresh(options: { keepAnchor?: boolean; toEnd?: boolean } = {}): void {
   list.setItems(model.entries, options);
   refreshChrome();
@@ -298,6 +308,7 @@ function send(raw: string, steer: boolean): void {
     return;
   }
   composer.value = '';
+  composer.offer(undefined); // the host withdraws it too, from every page
   if (parsed.kind === 'command') {
     host.postMessage({ type: 'command', name: parsed.name, ...(parsed.arg ? { arg: parsed.arg } : {}) });
     return;
@@ -437,6 +448,7 @@ onHostMessage((message: HostToWebview) => {
       const started = performance.now();
       const sameSession = message.session?.info.id === model.sessionId;
       model.applySnapshot(message);
+      composer.offer(message.session?.suggestion);
       // Another session shown goes on in the mode of its newest prompt; a new one keeps the choice.
       if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
       loadingOlder = false;
@@ -498,6 +510,11 @@ onHostMessage((message: HostToWebview) => {
     case 'attach':
       composer.attach(message.item);
       input.focus();
+      return;
+    case 'suggestion':
+      if (message.sessionId !== model.sessionId) return; // for a session this page no longer shows
+      composer.offer(typeof message.text === 'string' && !model.readOnly && !model.running ? message.text : undefined);
+      refreshHint();
       return;
   }
 });

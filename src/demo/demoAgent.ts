@@ -7,7 +7,7 @@
 import { afterCommand, afterEdit, afterWrite, defaultContent, describeFile, describeFolder, folderEntries, numberedLines, testCommand } from './demoAnswers';
 import { recognise, type Intent } from './demoIntents';
 import { readRequest, type ChatRequest, type DemoContext, type DoneCall } from './demoRequest';
-import { chatAnswer, compactionSummary, longAnswer, sideAnswer } from './demoTalk';
+import { chatAnswer, compactionSummary, longAnswer, nextPrompt, sideAnswer } from './demoTalk';
 
 /** A tool call the demo makes: the tool's name and its arguments as JSON text. */
 export interface DemoToolCall {
@@ -169,6 +169,8 @@ function stepFor(context: DemoContext): Step {
       return { answer: compactionSummary(context.userText) };
     case 'side-question':
       return { answer: sideAnswer(context.userText, context.earlierPrompts) };
+    case 'suggestion':
+      return { answer: nextPrompt(context.earlierPrompts) };
     case 'main':
       return mainStep(context);
   }

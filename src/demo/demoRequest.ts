@@ -23,8 +23,11 @@ export interface DoneCall {
   readonly result: string | undefined;
 }
 
-/** Whose request this is: Braid's main agent, a subagent, the summary of a compaction, or a side question. */
-export type Asker = 'main' | 'subagent' | 'compaction' | 'side-question';
+/** Whose request this is: Braid's main agent, a subagent, the summary of a compaction, a side question, or a next-prompt suggestion. */
+export type Asker = 'main' | 'subagent' | 'compaction' | 'side-question' | 'suggestion';
+
+/** The first words of Braid's next-prompt suggestion request (SUGGESTION_REQUEST in src/core/session/suggestion.ts; a test keeps them in step). */
+const SUGGESTION = /^Suggest the next prompt the user would most likely type/;
 
 /** What the demo agent reads from a request. */
 export interface DemoContext {
@@ -79,8 +82,8 @@ function askerOf(messages: readonly ChatMessage[], lastUser: ChatMessage | undef
   if (/subagent of Braid/i.test(system)) return 'subagent';
   if (/^You summarize the earlier part of a conversation/i.test(system.trim())) return 'compaction';
   // Braid builds every prompt of its main agent as content parts (reminders, then the user's text);
-  // a side question is asked as plain text after the history.
-  if (typeof lastUser?.content === 'string') return 'side-question';
+  // a side question and a suggestion request are asked as plain text after the history.
+  if (typeof lastUser?.content === 'string') return SUGGESTION.test(lastUser.content) ? 'suggestion' : 'side-question';
   return 'main';
 }
 

@@ -1,6 +1,7 @@
 // What the demo agent says when no tool is needed: answers about Braid itself, what the demo can
 // show, a long answer to watch streaming, side questions and compaction summaries.
 import { DEMO_FOOTER, plural } from './demoAnswers';
+import { DEMO_EXAMPLES } from './demoExamples';
 
 /** Questions about Braid the demo answers, by keyword. */
 const FAQ: Array<[RegExp, string]> = [
@@ -70,6 +71,12 @@ export function sideAnswer(question: string, earlierPrompts: readonly string[]):
     ? `This session has ${plural(earlierPrompts.length, 'prompt')} so far; the last was “${last.slice(0, 120)}”.`
     : 'This session has no prompts yet.';
   return `A side answer from the demo: ${context} A real model would answer “${question.slice(0, 120)}” from that conversation, and nothing of this enters the session unless you keep it as a fork.`;
+}
+
+/** A next-prompt suggestion: the first of the demo's example prompts not asked yet, or NONE once all were. */
+export function nextPrompt(earlierPrompts: readonly string[]): string {
+  const asked = new Set(earlierPrompts.map((p) => p.trim().toLowerCase()));
+  return DEMO_EXAMPLES.find((e) => !asked.has(e.toLowerCase())) ?? 'NONE';
 }
 
 /** A compaction's summary: the prompts the summarized part held. */

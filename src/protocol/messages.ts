@@ -91,6 +91,8 @@ export interface SessionView {
   readonly damagedLines?: number;
   /** Set while the rewind this window just made can be undone: what it did, shown beside an Undo button. */
   readonly undoableRewind?: string;
+  /** The next-prompt suggestion offered after the last turn, while it stands (see SuggestionMessage). */
+  readonly suggestion?: string;
 }
 
 /** What a prompt can carry besides its text: a chip of the composer, named; the host reads its content when the prompt arrives. */
@@ -362,6 +364,17 @@ export interface AttachMessage {
   readonly item: AttachmentRef;
 }
 
+/**
+ * A next-prompt suggestion for the composer of session `sessionId`, offered after its turn ended:
+ * shown as ghost text in the empty input, Tab takes it. `text` null withdraws it (a prompt was
+ * sent, a turn started, another session is shown).
+ */
+export interface SuggestionMessage {
+  readonly type: 'suggestion';
+  readonly sessionId: string;
+  readonly text: string | null;
+}
+
 /** Messages the host sends to the webview. */
 export type HostToWebview =
   | SnapshotMessage
@@ -372,7 +385,8 @@ export type HostToWebview =
   | ModelChoicesMessage
   | SideAnswerMessage
   | MentionResultsMessage
-  | AttachMessage;
+  | AttachMessage
+  | SuggestionMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

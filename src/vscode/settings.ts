@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/compaction';
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
+import { SUGGESTION_SETTINGS, type SuggestionSetting } from '../core/session/suggestion';
 
 /**
  * A setting's value from the user's own settings, else its default. Workspace and folder values
@@ -68,4 +69,10 @@ export function readWorktreeRoot(): string | undefined {
 export function readStorageBudgetMB(): number {
   const budget = userSetting<number>('braid.storage', 'budgetMB', 0);
   return Number.isFinite(budget) && budget > 0 ? budget : 0;
+}
+
+/** `braid.suggestions`, the user's own: a workspace cannot switch on calls to a paid model. Anything else: `auto`. */
+export function readSuggestionSetting(): SuggestionSetting {
+  const value = userSetting<unknown>('braid', 'suggestions', 'auto');
+  return SUGGESTION_SETTINGS.find((s) => s === value) ?? 'auto';
 }

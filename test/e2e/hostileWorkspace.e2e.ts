@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { SUGGESTION_REQUEST } from '../../src/core/session/suggestion';
 import { hostileRepo, type HostileRepo } from '../support/hostileRepo';
 import { ScriptedModelServer, type RecordedRequest } from '../support/modelServer';
 import { tempDir } from '../support/store';
@@ -9,7 +10,8 @@ import { Workbench } from '../support/workbench';
 
 // A cloned repository that attacks: its .git/config names programs git would run (fsmonitor,
 // hooks, filters, gpg, pagers...) and its .vscode/settings.json tries to weaken Braid (approvals
-// to allow, another provider and server for the user's key, a hook of its own, the demo badge).
+// to allow, another provider and server for the user's key, a hook of its own, the demo badge,
+// suggestions on: a paid call after every turn).
 // Opened untrusted, then trusted, in one real VS Code: nothing the workspace names runs or takes
 // effect; untrusted, no git context reaches the model (Braid starts no git: the unit tests show
 // that with a git on PATH that leaves a marker, which code-server's login-shell PATH rules out here).
@@ -38,6 +40,7 @@ before(async () => {
     'braid.contextWindow': 1100,
     'braid.maxOutputTokens': 1,
     'braid.hooks.userPromptSubmit': `touch '${path.join(markers, 'workspace-hook')}'`,
+    'braid.suggestions': 'on',
   };
   workbench = await Workbench.launch({
     name: 'hostile-workspace',
@@ -77,6 +80,7 @@ async function assertWorkspaceHadNoEffect(): Promise<void> {
     if (request.body.model !== 'scripted-model') breaches.push(`the user's server was asked for model ${request.body.model}`);
     if (request.headers.authorization !== `Bearer ${apiKey}`) breaches.push(`the user's server got authorization ${request.headers.authorization}`);
     if (request.body.max_tokens !== 8192) breaches.push(`the user's server was asked for answers of ${request.body.max_tokens} tokens`);
+    if (request.body.messages?.at(-1)?.content === SUGGESTION_REQUEST) breaches.push("the user's server was asked for a next-prompt suggestion");
   }
   if (repo.ran().length > 0) breaches.push(`programs of the repository or its settings ran: ${repo.ran().join(', ')}`);
   const hookEnv = fs.existsSync(userHookEnv) ? fs.readFileSync(userHookEnv, 'utf8') : '';

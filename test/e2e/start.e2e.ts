@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { DEMO_EXAMPLES } from '../../src/demo/demoExamples';
 import { freePort } from '../support/codeServer';
 import { Workbench } from '../support/workbench';
 
@@ -70,6 +71,8 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
   await answer.waitFor({ timeout: 20_000 });
   assert.doesNotMatch((await answer.textContent()) ?? '', /system-reminder|Git context/);
   await chat.locator('.turn-status', { hasText: 'out' }).waitFor();
+  // braid.suggestions is `auto`, and the demo's server is on 127.0.0.1: it suggests its first example prompt.
+  await chat.locator(`[data-role="input"][data-suggestion="${DEMO_EXAMPLES[0]}"]`).waitFor({ timeout: 15_000 });
   await workbench.screenshot('demo-answer');
   await workbench.close();
   workbench = undefined;

@@ -42,7 +42,7 @@ let chatPagesEngine: Promise<void> | undefined;
 export interface WorkbenchOptions {
   /** Name of the scenario: screenshots and logs go to test-output/<name>/. */
   readonly name: string;
-  /** User settings merged over the defaults (braid.* among them). */
+  /** User settings merged over the defaults (braid.* among them; `braid.suggestions` is `off` unless set here). */
   readonly settings?: Record<string, unknown>;
   /** Files to create in the fresh workspace folder. */
   readonly files?: Record<string, string>;
@@ -104,7 +104,9 @@ export class Workbench {
     const trustSettings = options.untrusted
       ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
       : {};
-    const profile = prepareProfile(path.join(runDir, 'profile'), { ...trustSettings, ...options.settings });
+    // Suggestions off unless a spec asks: with `auto` every turn against the scripted server on
+    // 127.0.0.1 would be followed by a suggestion request taking the spec's next scripted reply.
+    const profile = prepareProfile(path.join(runDir, 'profile'), { 'braid.suggestions': 'off', ...trustSettings, ...options.settings });
     installExtension(profile, vsix);
     for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
     const port = await freePort();

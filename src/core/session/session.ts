@@ -29,7 +29,8 @@ import { buildUserMessage, instructionReminders, runPromptHook, untold } from '.
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
-import { askSideQuestion } from './sideQuestion';
+import { askSideQuestion, sideCall } from './sideQuestion';
+import { SUGGESTION_MAX_TOKENS, suggestionContext, suggestionText } from './suggestion';
 import { callUsage } from './callUsage';
 import { SecretRedactor } from './secrets';
 import { SessionLog } from './sessionLog';
@@ -393,6 +394,7 @@ export class Session {
       history,
       tools: this.agent.state.tools,
       question,
+      sessionId: this.id,
       apiKey: await this.apiKey(model.provider),
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       ...(signal ? { signal } : {}),
@@ -400,15 +402,54 @@ export class Session {
     this.logger.info(
       `session ${this.id}: side question to ${model.provider}/${model.id} ${answer.message.stopReason === 'error' ? 'failed' : 'answered'} after ${duration(Date.now() - startedAt)}`,
     );
+    // The answer is still worth showing even when its usage could not be counted.
+    await this.recordSideUsage(answer.message, startedAt, 'side-question');
+    return answer;
+  }
+
+  /**
+   * A next-prompt suggestion after a turn (the Chat view's ghost text): one side call over the
+   * history exactly as the turns send it (same system prompt, tools and messages, so the
+   * provider's cached prefix is reused) with SUGGESTION_REQUEST last, thinking off, no tool run.
+   * Nothing enters the history; only its usage is recorded (`purpose: suggestion`). Undefined
+   * while a turn runs, or when the model has none (NONE, or an answer that is not one short line).
+   */
+  async suggest(signal?: AbortSignal): Promise<string | undefined> {
+    return this.secrets.guard(() => this.suggestUnguarded(signal));
+  }
+
+  private async suggestUnguarded(signal?: AbortSignal): Promise<string | undefined> {
+    if (this.active || this.current || this.closed) return undefined;
+    const { model } = await this.options.model();
+    const startedAt = Date.now();
+    const answer = await sideCall({
+      model,
+      systemPrompt: this.options.systemPrompt,
+      messages: suggestionContext(this.agent.state.messages as Message[]),
+      tools: this.agent.state.tools,
+      sessionId: this.id,
+      apiKey: await this.apiKey(model.provider),
+      maxTokens: SUGGESTION_MAX_TOKENS,
+      failure: 'The suggestion failed.',
+      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    this.logger.info(
+      `session ${this.id}: suggestion from ${model.provider}/${model.id} ${answer.message.stopReason} after ${duration(Date.now() - startedAt)}`,
+    );
+    await this.recordSideUsage(answer.message, startedAt, 'suggestion');
+    return answer.message.stopReason === 'aborted' ? undefined : suggestionText(answer.text);
+  }
+
+  /** Appends the usage of a side call (it was spent) and tells the views; a failure to record is logged, never thrown. */
+  private async recordSideUsage(message: AssistantMessage, startedAt: number, purpose: string): Promise<void> {
     try {
-      await this.writer.appendCallUsage(callUsage(answer.message, newMessageId(), startedAt, 'side-question'));
+      await this.writer.appendCallUsage(callUsage(message, newMessageId(), startedAt, purpose));
       // The session's usage changed: its views (the usage line, the status bar) read it again.
       this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {
-      // The answer is still worth showing; the log says what could not be counted.
-      this.logger.warn(`session ${this.id}: the usage of a side question could not be recorded (${errorMessage(err)})`);
+      this.logger.warn(`session ${this.id}: the usage of a ${purpose.replace('-', ' ')} could not be recorded (${errorMessage(err)})`);
     }
-    return answer;
   }
 
   /**

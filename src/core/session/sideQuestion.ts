@@ -21,9 +21,50 @@ export function sideQuestionContext(history: readonly Message[], question: strin
   return out;
 }
 
+/** What one side call (a side question, a next-prompt suggestion) is sent with. */
+export interface SideCallOptions {
+  readonly model: Model<Api>;
+  readonly systemPrompt: string;
+  /** The whole context, the request last. */
+  readonly messages: readonly Message[];
+  /** Passed so the model knows them (and the request's tool list matches the conversation's); never executed. */
+  readonly tools: readonly AgentTool[];
+  readonly apiKey?: string;
+  readonly streamFn?: StreamFn;
+  readonly signal?: AbortSignal;
+  /** The session's id: the provider's cache key, as the turns pass it (the call reuses their cached prefix). */
+  readonly sessionId?: string;
+  /** The longest answer asked for; the model's own limit when absent. */
+  readonly maxTokens?: number;
+  /** What the error says when the provider failed without a reason. */
+  readonly failure: string;
+}
+
 /**
- * Asks the model a side question over the current history: one call, thinking off, tools passed
- * so the model knows them but never executed, nothing persisted. Returns the answer's text.
+ * One model call beside the conversation: thinking off, tools described but never run, nothing
+ * persisted. Returns the answer's text and the message (its usage is the caller's to record).
+ * Throws when the provider answered with an error.
+ */
+export async function sideCall(options: SideCallOptions): Promise<{ text: string; message: AssistantMessage }> {
+  const context = { systemPrompt: options.systemPrompt, messages: [...options.messages], tools: [...options.tools] };
+  const stream = await (options.streamFn ?? streamSimple)(options.model, context, {
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+  });
+  const message = await stream.result();
+  if (message.stopReason === 'error') throw new Error(message.errorMessage ?? options.failure);
+  const text = message.content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('');
+  return { text, message };
+}
+
+/**
+ * Asks the model a side question over the current history: one side call over the history cut to
+ * text (sideQuestionContext), the question last. Returns the answer's text.
  */
 export async function askSideQuestion(options: {
   model: Model<Api>;
@@ -34,17 +75,8 @@ export async function askSideQuestion(options: {
   apiKey?: string;
   streamFn?: StreamFn;
   signal?: AbortSignal;
+  sessionId?: string;
 }): Promise<{ text: string; message: AssistantMessage }> {
-  const context = { systemPrompt: options.systemPrompt, messages: sideQuestionContext(options.history, options.question), tools: [...options.tools] };
-  const stream = await (options.streamFn ?? streamSimple)(options.model, context, {
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const message = await stream.result();
-  if (message.stopReason === 'error') throw new Error(message.errorMessage ?? 'The side question failed.');
-  const text = message.content
-    .filter((b) => b.type === 'text')
-    .map((b) => (b as { text: string }).text)
-    .join('');
-  return { text, message };
+  const { history, question, ...rest } = options;
+  return sideCall({ ...rest, messages: sideQuestionContext(history, question), failure: 'The side question failed.' });
 }

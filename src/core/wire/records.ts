@@ -73,7 +73,7 @@ export interface UsageRecord extends Base {
   readonly cost: number;
   readonly latencyMs: number;
   readonly stopReason: string;
-  /** Set for calls that are not answers of the conversation: `compaction`, `subagent:<agentId>`, `side-question`. */
+  /** Set for calls that are not answers of the conversation: `compaction`, `subagent:<agentId>`, `side-question`, `suggestion` (a next-prompt suggestion). */
   readonly purpose?: string;
 }
 

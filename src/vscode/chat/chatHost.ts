@@ -6,6 +6,7 @@ import type { CompactionSettings } from '../../core/session/compaction';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { SuggestionSetting } from '../../core/session/suggestion';
 import type { ApprovalPolicy, ApprovalUi } from '../../core/tools/approvals';
 import type { HostToWebview } from '../../protocol/messages';
 
@@ -23,6 +24,8 @@ export interface ChatHost {
   apiKey(provider: string): Promise<string | undefined>;
   /** Approvals, compaction and the prompt hook, as the settings say now. */
   sessionSettings(): { approvalPolicy: ApprovalPolicy; compaction: CompactionSettings; promptHook?: string };
+  /** `braid.suggestions`, the user's own; absent: no suggestions. */
+  suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */
   readonly shown: { get(): string | undefined; set(id: string | undefined): void };
   /** Posts to every Chat page. */

@@ -17,6 +17,8 @@ import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages'
 import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
+import { NextPrompts } from './nextPrompts';
+import { suggestionsWanted } from '../../core/session/suggestion';
 import type { TurnMode } from '../../protocol/modes';
 import type { FileDelta } from '../../core/store/changes';
 
@@ -46,6 +48,8 @@ export class CurrentSession {
   private readonly listeners = new Set<() => void>();
   readonly approvals: ChatApprovals;
   private readonly sides: SideQuestions;
+  /** The next-prompt suggestion offered after a turn of the open session. */
+  private readonly nextPrompts: NextPrompts;
   /** The rewind this window just made, while it can be undone: its session, what it did, the prompt it put back in the input. */
   private rewound: { id: string; note: string; prompt: string } | undefined;
 
@@ -55,6 +59,14 @@ export class CurrentSession {
     private readonly logger: Logger,
   ) {
     this.sides = new SideQuestions((m) => host.post(m));
+    this.nextPrompts = new NextPrompts(
+      async () => {
+        const setting = host.suggestionSetting?.() ?? 'off';
+        return setting !== 'off' && suggestionsWanted(setting, (await host.chooseModel()).model);
+      },
+      (m) => host.post(m),
+      logger,
+    );
     this.approvals = new ChatApprovals(
       (body) => {
         const requestId = this.stream?.active;
@@ -96,12 +108,14 @@ export class CurrentSession {
     const id = this.currentId;
     if (!id) return { session: null, live: [], cursor: 0, promptHistory: this.promptHistory([]) };
     const active = this.stream?.active;
+    const suggestion = this.nextPrompts.suggestionFor(id);
     const session: SessionView = {
       ...sessionPage(this.requireStore(), id, this.info()),
       ...(this.following ? { readOnly: true } : {}),
       ...(this.following?.reason ? { readOnlyReason: this.following.reason } : {}),
       ...(active ? { activeRequest: active } : {}),
       ...(this.rewound?.id === id ? { undoableRewind: this.rewound.note } : {}),
+      ...(suggestion ? { suggestion } : {}),
     };
     return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
   }
@@ -162,6 +176,7 @@ export class CurrentSession {
     { mode, attachments }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]> } = {},
   ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
+    this.nextPrompts.withdraw();
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
       await this.switching; // a switch under way ends first: the prompt is for the session shown next
@@ -249,6 +264,7 @@ export class CurrentSession {
   /** Rewinds the open session (it holds the writer lease) and shows the shortened transcript. */
   async rewind(messageId: string, files: boolean): Promise<RewindResult> {
     if (!this.session) throw new Error('no session is open for writing here');
+    this.nextPrompts.withdraw(); // it followed the turns the rewind drops
     const result = await this.session.rewind(messageId, { files });
     this.stream?.push({ kind: 'messages-rewound' });
     this.host.resync();
@@ -269,6 +285,7 @@ export class CurrentSession {
    */
   async undoRewind(id: string): Promise<{ turns: number; files: string[]; prompt?: string }> {
     if (this.following?.id === id) throw new Error(this.following.reason ?? 'Another window is writing this session; undo the rewind there.');
+    if (this.session?.id === id) this.nextPrompts.withdraw();
     const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.requireStore(), id);
     const prompt = this.rewound?.id === id ? this.rewound.prompt : undefined;
     if (this.rewound?.id === id) this.rewound = undefined;
@@ -307,6 +324,7 @@ export class CurrentSession {
     const previous = this.session;
     this.generation++;
     this.rewound = undefined;
+    this.nextPrompts.withdraw();
     this.approvals.denyAll();
     this.session = undefined;
     this.stream = undefined;
@@ -393,6 +411,7 @@ export class CurrentSession {
     session.onEvent((event) => {
       if (generation !== this.generation) return;
       stream.onEvent(event);
+      this.nextPrompts.onEvent(session, event);
       if (event.type === 'turn-end' || event.type === 'status') this.changed();
     });
     if (!id) stream.push({ kind: 'session-updated', info: this.infoOf(session) });
@@ -403,6 +422,7 @@ export class CurrentSession {
   dispose(): void {
     this.listeners.clear();
     this.generation++;
+    this.nextPrompts.dispose();
     this.approvals.denyAll();
     this.following?.follower.stop();
     void this.session?.close();

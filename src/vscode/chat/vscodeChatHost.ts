@@ -3,7 +3,7 @@ import type { HostToWebview } from '../../protocol/messages';
 import { lookUpApiKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
-import { readApprovalPolicy, readCompactionSettings, readPromptHook } from '../settings';
+import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
 
 /** The workspace-state key of the session the Chat view shows. */
@@ -29,6 +29,7 @@ export function vscodeChatHost(
       const promptHook = readPromptHook();
       return { approvalPolicy: readApprovalPolicy(), compaction: readCompactionSettings(), ...(promptHook ? { promptHook } : {}) };
     },
+    suggestionSetting: readSuggestionSetting,
     shown: {
       get: () => memory.get<string>(SHOWN_KEY),
       set: (id) => void memory.update(SHOWN_KEY, id),

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { demoAgentReply, type DemoReply } from '../../../src/demo/demoAgent';
 import { DEMO_EXAMPLES } from '../../../src/demo/demoExamples';
 import type { ChatMessage } from '../../../src/demo/demoRequest';
+import { SUGGESTION_REQUEST, suggestionText } from '../../../src/core/session/suggestion';
 
 // The demo agent alone: OpenAI-style requests in, the reply it streams out. Requests are built the
 // way pi-ai sends Braid's: a system prompt, user prompts as content parts (reminders first, the
@@ -162,4 +163,17 @@ test('the examples the Chat view offers are requests the demo acts on with tools
   const b = demoAgentReply(request('Create notes.md', [], [prompt('Create hello.txt'), { role: 'assistant', content: 'Done.' }]));
   assert.ok(a.kind === 'toolCalls' && b.kind === 'toolCalls');
   assert.notEqual(a.calls[0]!.id, b.calls[0]!.id);
+});
+
+test("a next-prompt suggestion request gets the first example prompt the conversation has not asked, then NONE; the request is Braid's own", () => {
+  const suggestion = (asked: readonly string[]) => {
+    const history = asked.flatMap((text): ChatMessage[] => [prompt(text, [GIT_REMINDER]), { role: 'assistant', content: 'Done.' }]);
+    return answer(demoAgentReply({ messages: [SYSTEM, ...history, { role: 'user', content: SUGGESTION_REQUEST }] }));
+  };
+  assert.equal(suggestion(['hello']), DEMO_EXAMPLES[0]);
+  assert.equal(suggestion([DEMO_EXAMPLES[0], 'create hello.txt']), DEMO_EXAMPLES[2], 'the examples asked are skipped, whatever their case');
+  assert.equal(suggestionText(suggestion([...DEMO_EXAMPLES])), undefined, 'every example asked: none');
+  assert.equal(suggestionText(suggestion([])), DEMO_EXAMPLES[0], 'Braid reads the answer as the suggestion');
+  // A side question is still answered as one.
+  assert.match(answer(demoAgentReply({ messages: [SYSTEM, prompt('hello'), { role: 'user', content: 'btw, what next?' }] })), /A side answer from the demo/);
 });
