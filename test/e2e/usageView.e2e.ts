@@ -3,6 +3,9 @@ import { after, before, test } from 'node:test';
 import { addTurn, openStore } from '../support/store';
 import { ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
+import { Session } from '../../src/core/session/session';
+import { resolveModel } from '../../src/core/model/modelSettings';
+import { silentLogger } from '../../src/core/logger';
 
 // The Usage view: opened from the palette and from /usage, a read-only webview with totals, a
 // chart of tokens per day and tables by session (a fork's inherited history counted under its
@@ -108,4 +111,68 @@ test('/usage in the chat opens the same view, and it closes without asking', asy
   assert.equal(await total('Calls'), '4');
   await workbench.screenshot('usage-from-slash-command');
   await closeUsage('usage-closed-again');
+});
+
+/** A system prompt of about 1,700 tokens, and prompts of about 2,000: every call is long enough to cache. */
+const LONG_SYSTEM = `You are a test agent.\n${'Follow the conventions of the project you work in.\n'.repeat(130)}`;
+const longPrompt = (n: number) => `Request ${n}: read this log and say what failed.\n${`line ${n}: all is well\n`.repeat(400)}`;
+
+test('a prompt cache break is listed in the Usage view with its cause, and marked in the transcript under the answer whose call broke the cache', async () => {
+  // Another process (as `braid exec` would) runs three turns against a server that plays OpenAI's
+  // prompt cache; the third turn runs on another model, so nothing of its prompt is cached.
+  const caching = new ScriptedModelServer(() => ({ kind: 'text', chunks: ['Looked at it: nothing failed.'] }));
+  caching.cachePrompts();
+  await caching.start();
+  const store = await openStore(workbench.globalStorage);
+  let modelId = 'scripted-model';
+  const priced = () => ({
+    model: {
+      ...resolveModel({ provider: 'openai-compatible', model: modelId, baseUrl: caching.baseUrl, demo: false }),
+      cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    },
+    thinking: 'off',
+  });
+  const session = await Session.open({
+    store,
+    workspaceDirs: [workbench.workspace],
+    model: priced,
+    apiKey: () => 'key',
+    systemPrompt: LONG_SYSTEM,
+    approvals: { request: async () => 'deny' },
+    trusted: true,
+    logger: silentLogger,
+    gitContext: false,
+  });
+  try {
+    for (const n of [1, 2, 3]) {
+      if (n === 3) modelId = 'other-model';
+      await session.submit(longPrompt(n));
+      await session.waitForIdle();
+    }
+  } finally {
+    await session.close();
+    await store.close();
+    await caching.close();
+  }
+
+  await workbench.runCommand('Braid: Show Usage');
+  await tab().waitFor({ timeout: 10_000 });
+  const broke = usage().locator('[data-role="breaks"] tbody tr').first();
+  await broke.waitFor({ timeout: 10_000 });
+  assert.deepEqual((await broke.locator('td').allTextContents()).slice(0, 2), ['3', 'model']);
+  assert.match(
+    (await broke.locator('td').nth(2).textContent()) ?? '',
+    /scripted-model → openai-compatible\/other-model: [\d,]+ tokens not read from the cache, about \$0\.\d+/,
+  );
+  const row = usage().locator('[data-role="sessions"] tbody tr', { hasText: 'Request 1: read this log' });
+  assert.match((await row.locator('td').last().textContent()) ?? '', /^\d+\.\d%$/, 'the session’s cache-hit ratio');
+  await broke.scrollIntoViewIfNeeded();
+  await workbench.screenshot('usage-cache-break');
+
+  await broke.locator('button').click();
+  const marker = workbench.chatFrame().locator('.cache-break');
+  await marker.waitFor({ timeout: 10_000 });
+  assert.match((await marker.textContent()) ?? '', /^Prompt cache broke: openai-compatible\/scripted-model → openai-compatible\/other-model/);
+  await marker.scrollIntoViewIfNeeded();
+  await workbench.screenshot('transcript-cache-break');
 });
