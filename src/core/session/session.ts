@@ -841,6 +841,7 @@ export class Session {
         ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
         tools: readOnlyTools(this.toolContext),
         secrets: this.secrets,
+        ...(this.options.cacheLifetimeMs ? { cacheLifetimeMs: this.options.cacheLifetimeMs } : {}),
       },
       description,
       prompt,

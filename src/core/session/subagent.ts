@@ -1,5 +1,6 @@
 import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
-import type { Api, AssistantMessage, Message, Model } from '@mariozechner/pi-ai';
+import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
+import { CacheWatch } from './cacheWatch';
 import { newAgentId, newMessageId } from '../ids';
 import type { SessionWriter } from '../store/sessionWriter';
 import { messageText } from '../format/messageText';
@@ -24,21 +25,29 @@ export interface SubagentContext {
   readonly tools: AgentTool[];
   /** The session's redactor: a provider error that echoes the key must not reach the subagent's log. */
   readonly secrets: SecretRedactor;
+  /** The provider's cache lifetime, as the session's watch has it. */
+  readonly cacheLifetimeMs?: number;
 }
 
 /**
  * Runs a subagent for the `task` tool: its own Agent and context, the given (read-only) tools, its
  * own log under agents/<agentId>/ whose records carry the parent's turn, its usage in the main log
- * marked with the agent. Returns the final text; Stop (the signal) aborts it with the parent.
+ * marked with the agent (and its cache breaks, by `agentId`). Returns the final text; Stop (the signal) aborts it with the parent.
  */
 export async function runSubagent(ctx: SubagentContext, description: string, prompt: string, signal?: AbortSignal): Promise<{ agentId: string; text: string }> {
   const agentId = newAgentId();
   const log = ctx.writer.openAgentLog(agentId, description);
   await log.append({ t: 'agent', agentId, parentAgentId: 'main', purpose: description }, { durable: true });
+  // The subagent's calls are compared with each other (its prompt is its own, not the session's).
+  const watch = new CacheWatch(ctx.cacheLifetimeMs);
+  const stream = ctx.streamFn ?? streamSimple;
   const child = new Agent({
     initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
     getApiKey: (provider) => ctx.apiKey(provider),
-    ...(ctx.streamFn ? { streamFn: ctx.streamFn } : {}),
+    streamFn: (model, context, options) => {
+      watch.sending(model, context, ctx.thinking);
+      return stream(model, context, options);
+    },
   });
   let startedAt = Date.now();
   child.subscribe(async (event) => {
@@ -49,6 +58,8 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
     await log.append({ t: 'message', turn: ctx.turn, id, message });
     if (message.role === 'assistant') {
       await ctx.writer.appendUsage(callUsage(message, id, startedAt, `subagent:${agentId}`));
+      const note = message.stopReason === 'error' || message.stopReason === 'aborted' ? undefined : watch.answered(message.usage, ctx.model);
+      if (note) await ctx.writer.append({ t: 'cache_break', turn: ctx.turn, messageId: id, agentId, ...note });
     }
   });
   const abort = () => child.abort();

@@ -216,6 +216,8 @@ export interface CacheBreakRecord extends Base {
   readonly turn: number;
   /** The call's usage id (its answer's message id). */
   readonly messageId: string;
+  /** A subagent's call (compared with that subagent's call before); absent: the main agent's. */
+  readonly agentId?: string;
   readonly cause: CacheBreakCause;
   /** Which part changed, in a short sentence ("added edit_file", "line 2 of the system prompt"). */
   readonly detail: string;

@@ -266,3 +266,26 @@ test('the transcript marks the answer whose call broke the cache, live and from 
     [['Side questions (/btw)', 1]],
   );
 });
+
+test("a subagent's calls are compared with its own calls before, and its break names it", async () => {
+  const session = await open();
+  const readme = { id: 'r', name: 'read_file', arguments: JSON.stringify({ path: 'README.md' }) };
+  server.enqueue(
+    { kind: 'toolCalls', calls: [{ id: 't', name: 'task', arguments: JSON.stringify({ description: 'read the readme', prompt: long(9) }) }] },
+    { kind: 'toolCalls', calls: [readme] },
+    { kind: 'toolCalls', calls: [{ ...readme, id: 'r2' }] },
+    { kind: 'text', chunks: ['The readme says hello.'] },
+    { kind: 'text', chunks: ['Done.'] },
+  );
+  // The provider drops what it cached before the subagent's third call (the turn's fourth).
+  const before = server.requests.length;
+  server.now = () => Date.now() + (server.requests.length - before >= 4 ? 10 * 60_000 : 0);
+  await session.submit('Ask a subagent to read the readme');
+  await session.waitForIdle();
+  const [b] = breaks(session.id);
+  assert.ok(b?.agentId, 'the break is the subagent’s');
+  assert.equal(b!.cause, 'unknown', 'its prompt began as its call before began: the provider dropped its cache');
+  const usage = f.records(session.id).find((r) => r.t === 'usage' && (r as { messageId: string }).messageId === b!.messageId) as { purpose?: string };
+  assert.equal(usage.purpose, `subagent:${b!.agentId}`, 'it names the subagent call that broke');
+  assert.match(cacheBreakEntry(b!).kind === 'cacheBreak' ? (cacheBreakEntry(b!) as { text: string }).text : '', /^a subagent: /);
+});
