@@ -95,7 +95,7 @@ async function cacheBreaks(ctx: CliContext, all: boolean, json: boolean): Promis
         '',
         `${s.id}  ${oneLine(s.title) || '(untitled)'}  cache hits ${percent(s.hitRatio)}, ${s.breaks.length === 1 ? '1 break' : `${s.breaks.length} breaks`}`,
       );
-      for (const b of s.breaks) lines.push(`  turn ${String(b.turn).padStart(3)}  ${b.cause.padEnd(17)} ${cacheBreakLine(b)}`);
+      for (const b of s.breaks) lines.push(oneLine(`  turn ${String(b.turn).padStart(3)}  ${b.cause.padEnd(17)} ${cacheBreakLine(b)}`));
     }
     if (sessions.length === 0) lines.push('', '  (no sessions)');
     if (logs.more) lines.push('', `(the ${sessions.length} sessions updated last; older ones are not read)`);

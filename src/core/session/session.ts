@@ -756,10 +756,13 @@ export class Session {
     if (!last || !model || !prompt) return;
     try {
       const systemPrompt = this.blobs.get(prompt.system).toString('utf8');
-      const tools = JSON.parse(this.blobs.get(prompt.tools).toString('utf8')) as [string, string][];
+      const tools: unknown = JSON.parse(this.blobs.get(prompt.tools).toString('utf8'));
+      const pairs = Array.isArray(tools) && tools.every((t) => Array.isArray(t) && t.length === 2 && t.every((x) => typeof x === 'string'));
       const { usage } = last;
-      const shape = { provider: model.provider, model: model.id, thinking: model.thinking, systemPrompt, tools };
-      this.cacheWatch.seed({ ...shape, at: usage.ts, cached: (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) }, this.agent.state.messages as Message[]);
+      const cached = [usage.cacheRead, usage.cacheWrite].reduce((n: number, x) => n + (Number.isFinite(x) && x > 0 ? x : 0), 0);
+      if (!pairs || typeof model.provider !== 'string' || typeof model.id !== 'string' || !Number.isFinite(usage.ts)) throw new Error('a record of it is damaged');
+      const shape = { provider: model.provider, model: model.id, thinking: String(model.thinking), systemPrompt, tools: tools as [string, string][] };
+      this.cacheWatch.seed({ ...shape, at: usage.ts, cached }, this.agent.state.messages as Message[]);
     } catch (err) {
       this.logger.warn(`session ${this.id}: the last call's prompt could not be read (${errorMessage(err)}); the next call is compared with nothing`);
     }

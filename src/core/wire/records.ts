@@ -360,7 +360,13 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
     case 'relinked':
       return typeof r.from === 'string' && typeof r.to === 'string';
     case 'cache_break':
-      return isInt(r.turn) && typeof r.messageId === 'string' && typeof r.cause === 'string';
+      return (
+        isInt(r.turn) &&
+        typeof r.messageId === 'string' &&
+        typeof r.cause === 'string' &&
+        typeof r.detail === 'string' &&
+        [r.cacheRead, r.expected, r.cost].every((n) => typeof n === 'number' && Number.isFinite(n))
+      );
     case 'gc':
       return typeof r.reason === 'string' && isInt(r.blobs) && isInt(r.bytes);
     default:

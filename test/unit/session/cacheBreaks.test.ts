@@ -10,7 +10,8 @@ import { planGc } from '../../../src/core/store/gc';
 import { resolveModel } from '../../../src/core/model/modelSettings';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
-import { braidIn } from '../../support/cli';
+import { braidIn, TERMINAL_UNSAFE } from '../../support/cli';
+import { parseRecordLine } from '../../../src/core/wire/records';
 import { forkSession } from '../../../src/core/store/fork';
 import type { SessionEvent } from '../../../src/core/session/events';
 import { cacheBreakEntry, toEntries } from '../../../src/vscode/chat/transcript';
@@ -288,4 +289,34 @@ test("a subagent's calls are compared with its own calls before, and its break n
   const usage = f.records(session.id).find((r) => r.t === 'usage' && (r as { messageId: string }).messageId === b!.messageId) as { purpose?: string };
   assert.equal(usage.purpose, `subagent:${b!.agentId}`, 'it names the subagent call that broke');
   assert.match(cacheBreakEntry(b!).kind === 'cacheBreak' ? (cacheBreakEntry(b!) as { text: string }).text : '', /^a subagent: /);
+});
+
+test('hostile records: a cache_break missing its figures is a bad line, a detail with terminal controls prints safely, a damaged prompt blob leaves the next turn working', async () => {
+  const line = (fields: object) => JSON.stringify({ v: 1, t: 'cache_break', turn: 1, messageId: 'msg_x', cause: 'tools', ts: 1, ...fields });
+  assert.deepEqual(parseRecordLine(line({ detail: 'x', cacheRead: 0, expected: 5000 })), { bad: 'missing-fields' }, 'no cost');
+  assert.deepEqual(parseRecordLine(line({ detail: 'x', cacheRead: 0, expected: 'lots', cost: 0 })), { bad: 'missing-fields' });
+
+  const first = await warmed();
+  await first.close();
+  const dir = f.store.locate(first.id);
+  const log = path.join(dir, 'agents', 'main', 'wire.jsonl');
+  fs.appendFileSync(log, `${line({ turn: 2, detail: 'added \u001b]0;owned\u0007 grep', cacheRead: 0, expected: 5000, cost: 0 })}\n`);
+  const prompt = (f.records(first.id).find((r) => r.t === 'turn_begin') as TurnBeginRecord).prompt!;
+  fs.writeFileSync(path.join(dir, 'blobs', prompt.tools.slice(0, 2), prompt.tools), '{"not": "pairs"}');
+  const listed = await braidIn(['--data-dir', path.join(f.root, 'store'), 'usage', '--breaks'], { cwd: f.workspace });
+  assert.equal(listed.code, 0, listed.err);
+  assert.match(listed.out, /added .*grep/);
+  assert.doesNotMatch(listed.out, TERMINAL_UNSAFE, 'no control character reaches the terminal');
+
+  const again = await open({}, first.id);
+  await turn(again, 3);
+  assert.equal(
+    (
+      f
+        .records(again.id)
+        .filter((r) => r.t === 'turn_end')
+        .at(-1) as { outcome: string }
+    ).outcome,
+    'completed',
+  );
 });
