@@ -45,7 +45,7 @@ async function loggedModes(): Promise<(string | undefined)[]> {
   return (await workbench.shownSessionRecords()).filter((r): r is TurnBeginRecord => r.t === 'turn_begin').map((r) => r.mode);
 }
 
-test('Ask answers with the read-only tools: a write the model tries changes nothing, and the prompt says Ask', async () => {
+test('Ask answers reading only: a write the model tries is refused and changes nothing, and the prompt says Ask', async () => {
   const picker = chat().locator('[data-role="mode"]');
   assert.deepEqual(await picker.locator('option').allTextContents(), ['Ask', 'Plan', 'Agent', 'Auto-accept edits']);
   assert.equal(await picker.inputValue(), 'agent', 'Agent is the default');
@@ -54,7 +54,13 @@ test('Ask answers with the read-only tools: a write the model tries changes noth
   model.enqueue(writeNotes('overwritten in Ask\n'), { kind: 'text', chunks: ['The notes hold a first draft.'] });
   await workbench.send('What do the notes say?');
   assert.equal(notes(), 'first draft\n');
-  assert.ok(!toolNames(model.requests[0]!).includes('write_file'), 'Ask offers no write tool');
+  // The same tools as every mode (the prompt's beginning stays the same); the approval gate refuses the write.
+  assert.ok(toolNames(model.requests[0]!).includes('write_file'), 'Ask is offered the tools Agent is');
+  assert.match(
+    JSON.stringify(model.requests[1]!.body.messages),
+    /This turn runs in Ask mode: it may not change files or run commands/,
+    'the model is told the write was refused',
+  );
   assert.equal(await chat().locator('.approval').count(), 0, 'nothing asked the user');
   const badge = chat().locator('.message.user', { hasText: 'What do the notes say?' }).locator('.mode-badge');
   assert.equal(await badge.textContent(), 'Ask');

@@ -10,11 +10,16 @@ export const CHECKPOINT_REMOVED = 'checkpoint removed';
 export class BlobStore {
   constructor(readonly dir: string) {}
 
-  /** Stores bytes (once) and returns their hash. */
+  /**
+   * Stores bytes (once) and returns their hash. The folder that holds `blobs/` (the session's) must
+   * be there: a session folder removed meanwhile is never brought back half-empty by a blob.
+   */
   put(data: Buffer): string {
     const hash = sha256Hex(data);
     const file = this.pathOf(hash);
     if (!fs.existsSync(file)) {
+      const owner = path.dirname(this.dir);
+      if (!fs.existsSync(owner)) throw new BlobFolderGoneError(owner);
       fs.mkdirSync(path.dirname(file), { recursive: true });
       writeFileAtomic(file, data);
     }
@@ -38,5 +43,13 @@ export class BlobStore {
   pathOf(hash: string): string {
     if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
     return path.join(this.dir, hash.slice(0, 2), hash);
+  }
+}
+
+/** The folder a blob was to be stored in is gone (the session was removed while open). */
+export class BlobFolderGoneError extends Error {
+  override readonly name = 'BlobFolderGoneError';
+  constructor(readonly folder: string) {
+    super(`the session folder ${folder} is gone, so nothing more can be stored in it`);
   }
 }

@@ -742,6 +742,7 @@ export class Session {
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */
   private promptBlobs(): { system: string; tools: string } {
+    this.writer.fence(); // a folder removed or a lease lost says so, and no blob brings the folder back
     this.prompt ??= {
       system: this.blobs.put(Buffer.from(this.options.systemPrompt)),
       tools: this.blobs.put(Buffer.from(JSON.stringify(toolShape(this.agent.state.tools)))),
