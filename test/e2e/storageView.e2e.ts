@@ -59,7 +59,7 @@ test('over its budget the window says so once; Show Storage lists the sizes by s
   await notice.locator('.monaco-button', { hasText: /^Show Storage$/ }).click();
   await workbench.page.locator('.tabs-container .tab', { hasText: 'Braid Storage' }).waitFor({ timeout: 10_000 });
   const text = await editorText();
-  assert.match(text, /^Braid's storage: \d+(\.\d+)? (KiB|MiB) in .+\n\s+logs [\d.]+ \w+, checkpoints and images [\d.]+ \w+, trash/);
+  assert.match(text, /^Braid's storage: \d+(\.\d+)? (KiB|MiB) in .+\n\s+logs [\d.]+ \w+, blobs \(checkpoints, images, prompts\) [\d.]+ \w+, trash/);
   const sizes = [row.bytes, row.logs, row.blobs].map((n) => escape(formatBytes(n))).join('\\s+');
   assert.match(text, new RegExp(`\\s${sizes}\\s+${session.id}\\s+A session with checkpoints`), text);
   assert.match(formatBytes(row.blobs), /^29\d\.\d KiB$/, 'the orphan and the checkpoint');

@@ -27,7 +27,7 @@ export function storageText(report: StorageReport, notes: StorageTextNotes): str
   const t = report.total;
   const lines = [
     `Braid's storage: ${formatBytes(t.bytes)} in ${oneLine(report.root)}`,
-    `  logs ${formatBytes(t.logs)}, checkpoints and images ${formatBytes(t.blobs)}, trash ${formatBytes(t.trash)}, other ${formatBytes(t.other)}`,
+    `  logs ${formatBytes(t.logs)}, blobs (checkpoints, images, prompts) ${formatBytes(t.blobs)}, trash ${formatBytes(t.trash)}, other ${formatBytes(t.other)}`,
     '',
     'By workspace',
     `  ${['total', 'logs', 'blobs', 'trash'].map((h) => h.padStart(10)).join('  ')}  folder`,
