@@ -761,7 +761,8 @@ export class Session {
       const pairs = Array.isArray(tools) && tools.every((t) => Array.isArray(t) && t.length === 2 && t.every((x) => typeof x === 'string'));
       const { usage } = last;
       const cached = [usage.cacheRead, usage.cacheWrite].reduce((n: number, x) => n + (Number.isFinite(x) && x > 0 ? x : 0), 0);
-      if (!pairs || typeof model.provider !== 'string' || typeof model.id !== 'string' || !Number.isFinite(usage.ts)) throw new Error('a record of it is damaged');
+      if (!pairs || typeof model.provider !== 'string' || typeof model.id !== 'string' || !Number.isFinite(usage.ts))
+        throw new Error('a record of it is damaged');
       const shape = { provider: model.provider, model: model.id, thinking: String(model.thinking), systemPrompt, tools: tools as [string, string][] };
       this.cacheWatch.seed({ ...shape, at: usage.ts, cached }, this.agent.state.messages as Message[]);
     } catch (err) {

@@ -28,7 +28,10 @@ test('braid storage --json is the report: totals by kind, sessions largest first
 test('braid storage prints the totals, the workspace and each session with its size', async () => {
   const r = await braid('storage');
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /^Braid's storage: \d+(\.\d)? KiB in .+\n {2}logs [\d.]+ KiB, blobs \(checkpoints, images, prompts\) [\d.]+ KiB, trash [\d.]+ (KiB|bytes)/);
+  assert.match(
+    r.out,
+    /^Braid's storage: \d+(\.\d)? KiB in .+\n {2}logs [\d.]+ KiB, blobs \(checkpoints, images, prompts\) [\d.]+ KiB, trash [\d.]+ (KiB|bytes)/,
+  );
   assert.ok(r.out.includes(`${f.workspace} (2 sessions)`), r.out);
   assert.match(r.out, new RegExp(`By session, largest first\\n.*session\\n\\s+[\\d.]+ KiB\\s+[\\d.]+ (KiB|bytes)\\s+[\\d.]+ KiB\\s+${f.changed.id}`));
   assert.match(r.out, /braid gc lists what could be removed/);
