@@ -96,14 +96,16 @@ export class CacheWatch {
     if (!shape) return undefined;
     const previous = this.previous;
     const since = this.since;
-    this.previous = { shape, cached: usage.cacheRead + usage.cacheWrite };
+    const [cacheRead, cacheWrite] = [tokens(usage.cacheRead), tokens(usage.cacheWrite)];
+    this.previous = { shape, cached: cacheRead + cacheWrite };
     this.since = { compaction: false, rewind: false };
     if (!previous) return undefined;
     const expected = previous.cached;
-    const lost = expected - usage.cacheRead;
+    const lost = expected - cacheRead;
     if (lost < CACHE_BREAK_MIN_TOKENS || lost <= expected * CACHE_BREAK_SHARE) return undefined;
     const { cause, detail } = causeOf(previous.shape, shape, since, this.lifetimeMs);
-    return { cause, detail, cacheRead: usage.cacheRead, expected, cost: lostCost(lost, model) };
+    const cost = lostCost(lost, model);
+    return { cause, detail, cacheRead, expected, cost: Number.isFinite(cost) ? cost : 0 };
   }
 
   /** A message's hash, as the provider reads it (its role and content; times and usage are not sent). */
@@ -167,6 +169,9 @@ function toolsChange(before: CallShape['tools'], now: CallShape['tools']): strin
   if (changed.length) parts.push(`changed ${changed.join(', ')}`);
   return parts.length ? parts.join('; ') : 'the tools were sent in another order';
 }
+
+/** A token count a provider reported, as a count: anything else (negative, NaN, missing) is none. */
+const tokens = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
 
 const minutes = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 

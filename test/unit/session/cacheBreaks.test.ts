@@ -320,3 +320,19 @@ test('hostile records: a cache_break missing its figures is a bad line, a detail
     'completed',
   );
 });
+
+test('a provider that reports nonsense counts (negative, not a number) writes no break and no unreadable record', () => {
+  const watch = new CacheWatch();
+  const model = modelNamed('scripted-model');
+  const context = { systemPrompt: SYSTEM, tools: [], messages: [user('hello')] };
+  const answer = (cacheRead: number, cacheWrite = 0) => {
+    watch.sending(model, context, 'off');
+    return watch.answered({ input: 10, cacheRead, cacheWrite }, model);
+  };
+  assert.equal(answer(Number.NaN, 5000), undefined);
+  const note = answer(-3);
+  assert.equal(note?.cacheRead, 0, 'a negative count is none');
+  assert.equal(note?.expected, 5000);
+  assert.ok(Number.isFinite(note!.cost));
+  assert.equal(answer(Number.POSITIVE_INFINITY), undefined, 'nothing expected after a call that cached nothing countable');
+});
