@@ -6,6 +6,9 @@ import { sha256Hex } from '../hash';
 /** What a rewind, an undo or a diff says of a file whose image `braid gc` removed (docs/reference.md, Operations). */
 export const CHECKPOINT_REMOVED = 'checkpoint removed';
 
+/** What a rewind or an undo says of a file it leaves as it is because its checkpoint was removed. */
+export const checkpointRemovedNote = (file: string) => `${file}: ${CHECKPOINT_REMOVED} (braid gc removed the copy Braid kept of it), so it is left as it is`;
+
 /** Content-addressed file images of a session: blobs/<aa>/<sha256>. */
 export class BlobStore {
   constructor(readonly dir: string) {}

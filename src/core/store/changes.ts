@@ -2,7 +2,8 @@ import { sha256Hex } from '../hash';
 import { newMessageId } from '../ids';
 import { statSize } from '../fs/probe';
 import { lineChanges } from '../format/lineDiff';
-import type { BlobStore } from '../format/blobStore';
+import fs from 'node:fs';
+import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
 import type { FileChangeRecord, FileReviewRecord, NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import type { ChangedFile, ChangeScope, ChangesInfo } from '../../protocol/frames';
@@ -177,6 +178,7 @@ export async function undoDeltas(
 ): Promise<{ undone: string[]; skipped: { path: string; why: string }[] }> {
   const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
+  const blobs = new BlobStore(store.layout.blobsDir(store.locate(sessionId)));
   const files: PendingFile[] = [];
   const records: NewRecord[] = [];
   const skipped: { path: string; why: string }[] = [];
@@ -189,6 +191,10 @@ export async function undoDeltas(
     const bytes = currentBytes(at, d.path);
     if ((bytes ? sha256Hex(bytes) : null) !== d.current) {
       skipped.push({ path: d.path, why: `${d.path} changed outside Braid since its last change; it is left alone` });
+      continue;
+    }
+    if (d.baseline !== null && !fs.existsSync(blobs.pathOf(d.baseline))) {
+      skipped.push({ path: d.path, why: checkpointRemovedNote(d.path) });
       continue;
     }
     const root = d.root ? { root: d.root } : {};

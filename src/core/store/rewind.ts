@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
-import { BlobStore, CHECKPOINT_REMOVED } from '../format/blobStore';
+import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
 import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
 import { replay, type History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
@@ -135,7 +135,6 @@ interface Plan {
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
 
 /** A file whose image the rewind needs was removed by `braid gc`: it is left as it is. */
-const removedNote = (file: string) => `${file}: ${CHECKPOINT_REMOVED} (braid gc removed the copy Braid kept of it), so it is left as it is`;
 
 /** What a plan needs of the log: the prompt, the dropped turns' file changes and shell calls, and how many of them began. */
 interface DroppedPart {
@@ -235,7 +234,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     }
     const restored = t.before ? blobs.find(t.before) : null;
     if (restored === undefined) {
-      refused.push(removedNote(t.path));
+      refused.push(checkpointRemovedNote(t.path));
       continue;
     }
     const root = t.root ?? state.workspaceDir;
@@ -460,5 +459,5 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
     fence,
   );
   const files = restored.map((f) => f.path);
-  return { turns, files, ...(gone.length ? { checkpointsRemoved: gone.map((f) => removedNote(f.path)) } : {}) };
+  return { turns, files, ...(gone.length ? { checkpointsRemoved: gone.map((f) => checkpointRemovedNote(f.path)) } : {}) };
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { planGc, runGc } from '../../../src/core/store/gc';
+import { ChangeLedger, pendingDeltas, undoDeltas } from '../../../src/core/store/changes';
 import { previewRewind, rewindSession } from '../../../src/core/store/rewind';
 import { storageReport } from '../../../src/core/store/storage';
 import { parseRecordLine, type GcRecord } from '../../../src/core/wire/records';
@@ -139,4 +140,23 @@ test('a gc record parses as a known record; one without its counts is a bad line
   const read = parseRecordLine(line);
   assert.ok('record' in read && !('unknown' in read.record));
   assert.deepEqual(parseRecordLine(JSON.stringify({ v: 1, t: 'gc', reason: 'orphaned', ts: 1 })), { bad: 'missing-fields' });
+});
+
+test('an Undo from the Changes list after gc says "checkpoint removed" for that file and leaves it alone', async () => {
+  const g = await storageFixture();
+  try {
+    await runGc(g.store, planGc(g.store, { now: Date.now() + 40 * DAY_MS }));
+    const { records, turn } = new ChangeLedger(g.store.layout.agentLog(g.changed.dir)).read();
+    const deltas = pendingDeltas(records, 'session', turn);
+    assert.deepEqual(
+      deltas.map((d) => d.path),
+      ['a.txt'],
+    );
+    const result = await undoDeltas(g.store, g.changed.id, deltas, turn, () => undefined);
+    assert.deepEqual(result.undone, []);
+    assert.match(result.skipped[0]!.why, /^a\.txt: checkpoint removed \(braid gc removed the copy Braid kept of it\), so it is left as it is$/);
+    assert.equal(fs.readFileSync(path.join(g.workspace, 'a.txt'), 'utf8'), 'two\n');
+  } finally {
+    await g.cleanup();
+  }
 });
