@@ -28,7 +28,7 @@ import { identityOf } from '../git/worktree';
 import { buildUserMessage, instructionReminders, runPromptHook, untold } from './preflight';
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
-import { rewindSession, RewindError, undoRewind, type RewindResult } from '../store/rewind';
+import { rewindSession, RewindError, undoRewind, type RewindResult, type UndoResult } from '../store/rewind';
 import { askSideQuestion, sideCall } from './sideQuestion';
 import { SUGGESTION_MAX_TOKENS, suggestionContext, suggestionText } from './suggestion';
 import { callUsage } from './callUsage';
@@ -499,7 +499,7 @@ export class Session {
   }
 
   /** Undoes the last rewind (when nothing happened since) and reloads the conversation. */
-  async undoRewind(): Promise<{ turns: number; files: string[] }> {
+  async undoRewind(): Promise<UndoResult> {
     if (this.active) throw new RewindError('a turn is running; stop it first');
     const result = await undoRewind(this.options.store, this.id, { fence: this.writer.fence });
     await this.reload();

@@ -6,7 +6,7 @@ import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { Session, SessionElsewhereError } from '../../core/session/session';
 import { LogFollower } from '../../core/store/logFollower';
-import { undoRewind, type RewindResult } from '../../core/store/rewind';
+import { undoRewind, type RewindResult, type UndoResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
 import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
@@ -283,7 +283,7 @@ export class CurrentSession {
    * otherwise under the session's lease. Returns what came back and the prompt the rewind had
    * put back in the input, if this window made it.
    */
-  async undoRewind(id: string): Promise<{ turns: number; files: string[]; prompt?: string }> {
+  async undoRewind(id: string): Promise<UndoResult & { prompt?: string }> {
     if (this.following?.id === id) throw new Error(this.following.reason ?? 'Another window is writing this session; undo the rewind there.');
     if (this.session?.id === id) this.nextPrompts.withdraw();
     const result = this.session?.id === id ? await this.session.undoRewind() : await undoRewind(this.requireStore(), id);

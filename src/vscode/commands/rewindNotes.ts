@@ -19,11 +19,12 @@ export function rewoundNote(result: RewindResult, files: boolean): string {
 }
 
 /** What an undone rewind brought back. */
-export function undoneNote(result: { turns: number; files: readonly string[] }): string {
+export function undoneNote(result: { turns: number; files: readonly string[]; checkpointsRemoved?: readonly string[] }): string {
   const parts = [...(result.turns ? [counted(result.turns, 'turn')] : []), ...(result.files.length ? [counted(result.files.length, 'file')] : [])];
-  if (parts.length === 0) return 'Undid the rewind.';
   const one = parts.length === 1 && (result.turns || result.files.length) === 1;
-  return `Undid the rewind: ${parts.join(' and ')} ${one ? 'is' : 'are'} back.`;
+  const done = parts.length === 0 ? 'Undid the rewind.' : `Undid the rewind: ${parts.join(' and ')} ${one ? 'is' : 'are'} back.`;
+  const removed = result.checkpointsRemoved ?? [];
+  return removed.length ? `${done} Left alone: ${removed.join('; ')}.` : done;
 }
 
 /** Said before a rewind into imported turns: their files were never checkpointed. */

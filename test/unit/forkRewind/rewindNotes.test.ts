@@ -43,6 +43,10 @@ test('the rewind dialog, its notification and the undo say turns and files in pr
   assert.equal(rewoundNote(result(0, ['a']), true), 'Restored 1 file the last rewind had left.');
   assert.equal(undoneNote({ turns: 1, files: ['hello.txt'] }), 'Undid the rewind: 1 turn and 1 file are back.');
   assert.equal(undoneNote({ turns: 1, files: [] }), 'Undid the rewind: 1 turn is back.');
+  assert.equal(
+    undoneNote({ turns: 1, files: [], checkpointsRemoved: ['a.txt: checkpoint removed (braid gc removed the copy Braid kept of it), so it is left as it is'] }),
+    'Undid the rewind: 1 turn is back. Left alone: a.txt: checkpoint removed (braid gc removed the copy Braid kept of it), so it is left as it is.',
+  );
   assert.equal(undoneNote({ turns: 2, files: [] }), 'Undid the rewind: 2 turns are back.');
   assert.equal(undoneNote({ turns: 0, files: ['a'] }), 'Undid the rewind: 1 file is back.');
   for (const text of [rewindQuestion(preview(1)), rewoundNote(result(1, ['a']), true), undoneNote({ turns: 1, files: ['a'] })])
