@@ -35,58 +35,95 @@ export interface UsageLogs {
 /** Sessions read by default: the most recently updated ones (their logs are read whole). */
 export const USAGE_LOG_SESSIONS = 50;
 
+/** What has been read of one log: its facts so far, and where its last whole line ended. */
+interface ReadSoFar {
+  readonly facts: Omit<SessionUsageLog, 'row'>;
+  readonly end: number;
+}
+
 /**
  * Reads the cache breaks and side calls of the most recently updated sessions of a workspace (or
  * of every one). A session's own records only: what a fork copied from its source comes before
  * the fork's last `forked` record and is counted under the source. Lines are picked by their head
  * (docs/reference.md, Wire records) and only those parsed; a log that cannot be read is skipped.
+ * One reader kept (the Usage view's) reads each log once, then only what was appended since:
+ * a redraw while a turn runs costs the new lines, not the logs.
  */
-export function readUsageLogs(store: SessionStore, workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS): UsageLogs {
-  const rows = store.index.list({ ...(workspaceKey ? { workspaceKey } : {}), limit: limit + 1 });
-  const sessions: SessionUsageLog[] = [];
-  for (const row of rows.slice(0, limit)) {
-    let file: string;
-    try {
-      file = store.layout.agentLog(store.locate(row.id));
-    } catch {
-      continue; // deleted since the index was read
+export class UsageLogReader {
+  private readonly read = new Map<string, ReadSoFar>();
+  /** Bytes read by the last `logs` call (what a redraw cost). */
+  lastBytesRead = 0;
+
+  constructor(private readonly store: SessionStore) {}
+
+  logs(workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS): UsageLogs {
+    const rows = this.store.index.list({ ...(workspaceKey ? { workspaceKey } : {}), limit: limit + 1 });
+    const sessions: SessionUsageLog[] = [];
+    this.lastBytesRead = 0;
+    for (const row of rows.slice(0, limit)) {
+      let file: string;
+      try {
+        file = this.store.layout.agentLog(this.store.locate(row.id));
+      } catch {
+        continue; // deleted since the index was read
+      }
+      const facts = this.readOn(row.id, file);
+      if (facts) sessions.push({ row, ...facts });
     }
-    const own = readOwnRecords(file);
-    if (own) sessions.push({ row, ...own });
+    return { sessions, more: rows.length > limit };
   }
-  return { sessions, more: rows.length > limit };
+
+  /** The log's facts, read from where the last read of it ended (from its start when it is new, or shorter: rewritten). */
+  private readOn(id: string, file: string): Omit<SessionUsageLog, 'row'> | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'r');
+    } catch {
+      this.read.delete(id);
+      return undefined;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const known = this.read.get(id);
+      const from = known && known.end <= size ? known : { facts: { breaks: [], sideCalls: {} }, end: 0 };
+      if (from.end === size) return from.facts;
+      const next = readLines(fd, from, size);
+      this.lastBytesRead += next.end - from.end;
+      this.read.set(id, next);
+      return next.facts;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
 }
 
-/** A log's own cache breaks and side calls (undefined when it cannot be opened). */
-function readOwnRecords(file: string): Omit<SessionUsageLog, 'row'> | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  let breaks: CacheBreakRecord[] = [];
-  let sideCalls: SessionUsageLog['sideCalls'] = {};
-  try {
-    walkLines(fd, 0, fs.fstatSync(fd).size, {
-      line: (buf, start, end) => {
-        const type = headType(buf, start, end);
-        if (type !== 'cache_break' && type !== 'usage' && type !== 'forked') return;
-        const parsed = parseRecordLine(buf.toString('utf8', start, end));
-        if (!('record' in parsed) || !isKnown(parsed.record)) return;
-        const r = parsed.record;
-        if (r.t === 'forked') {
-          breaks = [];
-          sideCalls = {};
-        } else if (r.t === 'cache_break') breaks.push(r);
-        else if (r.t === 'usage') addSideCall(sideCalls, r);
-      },
-      overlong: () => undefined,
-    });
-  } finally {
-    fs.closeSync(fd);
-  }
-  return { breaks, sideCalls };
+/** Reads once, with nothing kept: what the CLI does. */
+export function readUsageLogs(store: SessionStore, workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS): UsageLogs {
+  return new UsageLogReader(store).logs(workspaceKey, limit);
+}
+
+/** The facts of `so.facts` with the whole lines of bytes [so.end, size) added. */
+function readLines(fd: number, so: ReadSoFar, size: number): ReadSoFar {
+  let breaks = [...so.facts.breaks];
+  let sideCalls: SessionUsageLog['sideCalls'] = structuredClone(so.facts.sideCalls);
+  const walk = walkLines(fd, so.end, size, {
+    line: (buf, start, end) => {
+      const type = headType(buf, start, end);
+      if (type !== 'cache_break' && type !== 'usage' && type !== 'forked') return;
+      const parsed = parseRecordLine(buf.toString('utf8', start, end));
+      if (!('record' in parsed) || !isKnown(parsed.record)) return;
+      const r = parsed.record;
+      if (r.t === 'forked') {
+        breaks = [];
+        sideCalls = {};
+      } else if (r.t === 'cache_break') breaks.push(r);
+      else if (r.t === 'usage') addSideCall(sideCalls, r);
+    },
+    overlong: () => undefined,
+  });
+  // A line not ended yet (a writer mid-append) is read next time, whole.
+  const end = walk.tail ? walk.tail.offset + walk.tail.start : size;
+  return { facts: { breaks, sideCalls }, end };
 }
 
 function addSideCall(sideCalls: SessionUsageLog['sideCalls'], u: UsageRecord): void {

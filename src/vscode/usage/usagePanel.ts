@@ -6,7 +6,7 @@ import { parseUsagePageMessage, type UsageHostMessage, type UsagePageMessage, ty
 import { Disposable } from '../disposable';
 import { webviewHtml } from '../webviewHtml';
 import { usageViewData } from './usageViewData';
-import { readUsageLogs } from '../../core/store/usageLogReader';
+import { UsageLogReader } from '../../core/store/usageLogReader';
 
 /** Changes to the index come in bursts (a turn's end updates state, then the row): one redraw per burst. */
 const REDRAW_DELAY_MS = 300;
@@ -22,6 +22,8 @@ export class UsagePanel extends Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private scope: UsageScope;
   private redraw: NodeJS.Timeout | undefined;
+  /** Reads each session's log once, then what it appended: a redraw costs the new lines. */
+  private readonly logs: UsageLogReader;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -31,6 +33,7 @@ export class UsagePanel extends Disposable {
   ) {
     super();
     this.scope = workspaceDir ? 'workspace' : 'all';
+    this.logs = new UsageLogReader(store);
     this._register({ dispose: () => clearTimeout(this.redraw) });
     this._register({ dispose: store.index.onDidChange(() => this.scheduleRedraw()) });
     this._register({ dispose: () => this.panel?.dispose() });
@@ -98,7 +101,7 @@ export class UsagePanel extends Disposable {
       workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? null,
       now: Date.now(),
     };
-    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), context, readUsageLogs(store, key));
+    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), context, this.logs.logs(key));
     const message: UsageHostMessage = { type: 'usage', data };
     void this.panel.webview.postMessage(message);
   }

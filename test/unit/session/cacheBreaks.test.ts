@@ -16,7 +16,7 @@ import { forkSession } from '../../../src/core/store/fork';
 import type { SessionEvent } from '../../../src/core/session/events';
 import { cacheBreakEntry, toEntries } from '../../../src/vscode/chat/transcript';
 import { usageViewData } from '../../../src/vscode/usage/usageViewData';
-import { readUsageLogs } from '../../../src/core/store/usageLogReader';
+import { readUsageLogs, UsageLogReader } from '../../../src/core/store/usageLogReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 
 // The scripted server plays OpenAI's prompt cache: what it reports as cached follows from what
@@ -335,4 +335,45 @@ test('a provider that reports nonsense counts (negative, not a number) writes no
   assert.equal(note?.expected, 5000);
   assert.ok(Number.isFinite(note!.cost));
   assert.equal(answer(Number.POSITIVE_INFINITY), undefined, 'nothing expected after a call that cached nothing countable');
+});
+
+test('the Usage view’s reader reads a log once, then only what was appended, a line cut short when it is whole', async () => {
+  let id = 'scripted-model';
+  const session = await warmed({ model: () => ({ model: modelNamed(id), thinking: 'off' }) });
+  id = 'other-model';
+  await turn(session, 3);
+  const key = workspaceKey(f.workspace);
+  const reader = new UsageLogReader(f.store);
+  const log = path.join(f.store.locate(session.id), 'agents', 'main', 'wire.jsonl');
+  const first = reader.logs(key);
+  assert.equal(reader.lastBytesRead, fs.statSync(log).size, 'read whole once');
+  assert.equal(first.sessions[0]!.breaks.length, 1);
+  assert.deepEqual(reader.logs(key), first);
+  assert.equal(reader.lastBytesRead, 0, 'nothing read again');
+
+  const before = fs.statSync(log).size;
+  await session.ask('and the side question?');
+  const grown = reader.logs(key);
+  assert.equal(reader.lastBytesRead, fs.statSync(log).size - before, 'only the appended lines');
+  assert.deepEqual(grown, readUsageLogs(f.store, key), 'the same as reading it all');
+  assert.equal(grown.sessions[0]!.sideCalls['side-question']?.calls, 1);
+
+  // A line a writer has not ended yet waits until it is whole.
+  const line = JSON.stringify({
+    v: 1,
+    t: 'usage',
+    turn: 3,
+    messageId: 'msg_x',
+    purpose: 'side-question',
+    input: 5,
+    output: 1,
+    cacheRead: 0,
+    cacheWrite: 0,
+    cost: 0,
+    ts: 1,
+  });
+  fs.appendFileSync(log, line.slice(0, 40));
+  assert.equal(reader.logs(key).sessions[0]!.sideCalls['side-question']?.calls, 1);
+  fs.appendFileSync(log, `${line.slice(40)}\n`);
+  assert.equal(reader.logs(key).sessions[0]!.sideCalls['side-question']?.calls, 2);
 });
