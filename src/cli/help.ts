@@ -210,7 +210,7 @@ forks share (hard links) counts once in the totals. Reads only.
   --json   as JSON`,
       },
       gc: {
-        usage: '[--dry-run] [--yes] [--older-than DAYS]',
+        usage: '[--dry-run] [--yes] [--older-than DAYS] [--json]',
         summary: 'list what could be removed (old checkpoints, orphaned blobs, expired trash); --yes removes it',
         details: `Lists, with their sizes, what can be removed: the checkpoints (file images kept for rewinds) of
 sessions untouched for DAYS days, blobs no record of their session names, and what has been in the
@@ -221,7 +221,8 @@ writes now is skipped. A rewind that needs a removed checkpoint leaves that file
 
   --older-than DAYS   sessions untouched this many days (default 30)
   --dry-run           list only
-  --yes               remove what is listed`,
+  --yes               remove what is listed
+  --json              as JSON: {plan, removed} (removed: null unless --yes)`,
       },
       where: {
         usage: '[--json]',

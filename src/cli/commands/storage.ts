@@ -37,18 +37,25 @@ function daysOption(text: string | undefined): number {
 }
 
 /**
- * `gc [--dry-run] [--yes] [--older-than DAYS]`: lists what it would remove with sizes; removes it
- * only with --yes (never with --dry-run), and says what it removed.
+ * `gc [--dry-run] [--yes] [--older-than DAYS] [--json]`: lists what it would remove with sizes;
+ * removes it only with --yes (never with --dry-run), and says what it removed.
  */
 export async function gc(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['dry-run', 'yes'], valued: ['older-than'] });
+  const args = parseArgs(argv, { flags: ['dry-run', 'yes', 'json'], valued: ['older-than'] });
   expectPositionals(args, []);
   const olderThanDays = daysOption(args.options.get('older-than') as string | undefined);
   const dryRun = args.options.has('dry-run');
   if (dryRun && args.options.has('yes')) throw new UsageError('--dry-run and --yes contradict each other; give one');
-  if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to remove');
+  const json = args.options.has('json');
+  if (!ctx.hasStore()) return reportNoStore(ctx, 'Nothing to remove', json ? { empty: { plan: null, removed: null } } : undefined);
   return ctx.withStore(async (store) => {
     const plan = planGc(store, { olderThanDays });
+    if (json) {
+      // What would go, and (with --yes) what went: the same figures as the text, for scripts.
+      const removed = args.options.has('yes') && !dryRun ? await runGc(store, plan) : null;
+      ctx.out(`${jsonText({ plan, removed }, 2)}\n`);
+      return 0;
+    }
     const lines = gcPlanText(plan);
     const busy = plan.sessions.filter((s) => s.busy).length;
     if (plan.bytes === 0 && busy === 0) {

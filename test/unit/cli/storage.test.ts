@@ -58,6 +58,21 @@ test('braid gc without --yes lists, says how to remove, and removes nothing; --o
   assert.equal((await braid('gc', '--dry-run', '--yes')).code, 2);
 });
 
+test('braid gc --json gives the plan (and, only with --yes, what was removed)', async () => {
+  for (const args of [
+    ['gc', '--json'],
+    ['gc', '--dry-run', '--json'],
+  ]) {
+    const r = await braid(...args);
+    assert.equal(r.code, 0, r.err);
+    const value = JSON.parse(r.out) as { plan: { bytes: number; sessions: { id: string; orphans: { hashes: string[] } }[] }; removed: unknown };
+    assert.equal(value.plan.bytes, 4096 + 1000);
+    assert.deepEqual(value.plan.sessions.find((s) => s.id === f.changed.id)?.orphans.hashes, [f.changed.orphan]);
+    assert.equal(value.removed, null, 'nothing removed');
+  }
+  assert.ok(hasBlob(f.changed.dir, f.changed.orphan) && hasBlob(f.other.dir, f.other.orphan));
+});
+
 test('braid gc --yes removes what it listed and says so; then nothing is left', async () => {
   const r = await braid('gc', '--yes');
   assert.equal(r.code, 0, r.err);
