@@ -13,6 +13,7 @@ import { Workbench } from '../test/support/workbench';
 import { MemoryPeak, type ProcessKind } from './chatPaging/processMemory';
 import { median } from './table';
 import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
+import { numberArg } from './benchInputs';
 
 /** This bench's section of bench/RESULTS.md. */
 export const CHAT_PAGING_SECTION: ColumnSection = { heading: '## Chat view paging', rowHeader: 'per run (median)' };
@@ -32,14 +33,6 @@ interface Run extends PagingRun {
   readonly openedMs: number;
   readonly renderMs: number;
   readonly peakMb: Record<ProcessKind, number>;
-}
-
-function numberArg(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number, 1 or more`);
-  return value;
 }
 
 /** Runs the bench with the command line's options; writes RESULTS.md unless `--no-write`. */

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheRoot } from './cachedStore';
+import { random } from './benchInputs';
 
 /** Bumped whenever what this file writes changes, so a changed generator never measures old files. */
 export const CLAUDE_GENERATOR_VERSION = 1;
@@ -47,18 +48,6 @@ const WORDS =
   'the importer reads each line parses the record keeps its offset and writes the turn once the answer ends so a session of any size streams through'.split(
     ' ',
   );
-
-/** A deterministic stream of numbers in [0, 1) from a seed (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 

@@ -6,6 +6,7 @@ import { storedPart, type StoredState } from '../src/core/format/sessionState';
 import { WireLogWriter } from '../src/core/wire/wireLog';
 import type { NewRecord } from '../src/core/wire/records';
 import { workspaceKey } from '../src/core/workspace/workspaceKey';
+import { random } from './benchInputs';
 
 /**
  * Bumped whenever what generateSessions writes changes: cached stores (bench/cachedStore.ts) are
@@ -48,18 +49,6 @@ const OUTPUT_LINES = [
   'Tests: 1 failed, 41 passed, 42 total',
   'src/core/session.ts:120:7 - error TS2345: Argument of type string is not assignable',
 ];
-
-/** A deterministic stream of numbers in [0, 1) from a seed (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sentence(seed: number, words: number): string {
   const out: string[] = [];

@@ -21,6 +21,7 @@ import type { ImportFigures, ImportMeasure } from './importMeasure';
 import { bundleProgramFiles } from './processes';
 import { runNote, sectionOf } from './resultsSection';
 import { fmt, markdownTables, overFloor, plain, withGoal, type Row } from './table';
+import { numberArg } from './benchInputs';
 
 export const IMPORT_HEADING = "## Importing other agents' sessions";
 
@@ -31,14 +32,6 @@ interface ImportPlan {
   readonly files: number;
   readonly largeMb: number;
   readonly write: boolean;
-}
-
-function numberArg(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number, 1 or more`);
-  return value;
 }
 
 function planOf(argv: readonly string[]): ImportPlan {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 import { measurePrefix, type PrefixFigures } from './prefix/measurePrefix';
 import { wasmPathIn } from '../test/support/store';
+import { numberArg } from './benchInputs';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
@@ -39,9 +40,7 @@ function rows(f: PrefixFigures): Array<[string, string]> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
-  const at = argv.indexOf('--turns');
-  const turns = at >= 0 ? Number(argv[at + 1]) : 20;
-  if (!Number.isInteger(turns) || turns < 2) throw new Error('--turns takes a whole number of turns, 2 or more');
+  const turns = numberArg(argv, '--turns', 20, 2);
   const figures = await measurePrefix(wasmPathIn(repoRoot), turns);
   const table = rows(figures);
   console.log(`Prompt prefix over ${turns} turns (${column}):`);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { columnArg } from './resultsSection';
 import { DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
 import { wasmPathIn } from '../test/support/store';
+import { numberArg } from './benchInputs';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const wasmPath = wasmPathIn(repoRoot);
@@ -15,9 +16,7 @@ const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
-  const turnsAt = argv.indexOf('--turns');
-  const turns = turnsAt >= 0 ? Number(argv[turnsAt + 1]) : DEFAULT_TURNS;
-  if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns takes a whole number of turns, 1 or more');
+  const turns = numberArg(argv, '--turns', DEFAULT_TURNS);
   const results = await runTurnIo(wasmPath, turns);
   console.log(`Per turn, mean of ${turns} turns after a warm-up:\n\n${turnIoTable(results)}\n\nEvery counted fs call per turn:\n\n${turnIoBreakdown(results)}`);
   if (argv.includes('--no-write')) return;
