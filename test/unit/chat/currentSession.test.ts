@@ -13,6 +13,7 @@ import { NO_STORE, type ChatHost } from '../../../src/vscode/chat/chatHost';
 import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage, fauxToolCall } from '../../support/session';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
+import { until } from '../../support/until';
 
 const roots = tempRoots();
 after(roots.cleanup);
@@ -85,15 +86,6 @@ async function withChat(run: (f: Fixture) => Promise<void>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50)); // dispose closes sessions in the background
     faux.unregister();
     await store.close();
-  }
-}
-
-/** Resolves once `check` holds, polling; fails after a few seconds. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

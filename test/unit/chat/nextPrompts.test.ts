@@ -13,6 +13,7 @@ import { fauxAssistantMessage } from '../../support/session';
 import { openStore, recordingLogger, tempRoots } from '../../support/store';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { userMessageId } from '../../../src/core/ids';
+import { until } from '../../support/until';
 
 // The chat's next-prompt suggestions (NextPrompts, owned by CurrentSession) with a real Session on
 // the faux provider and an editor without VS Code.
@@ -61,14 +62,6 @@ async function withChat(
     await new Promise((resolve) => setTimeout(resolve, 50));
     faux.unregister();
     await store.close();
-  }
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
