@@ -223,6 +223,25 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
   return card;
 }
 
+/** A context block shows this much of its text; the log keeps all of it. */
+const CONTEXT_SHOWN = 20_000;
+
+/** Context another tool injected into an imported conversation: one faint collapsed line, its text verbatim when opened. */
+function injectedContext(entry: Extract<ViewEntry, { kind: 'context' }>, actions: EntryActions): HTMLElement {
+  const d = details(entry.key, 'injected-context', [icon('info'), el('span', '', `Context ${toolName(entry.by)} added: ${entry.what}`)], false, actions);
+  d.setAttribute('aria-label', `Context ${toolName(entry.by)} added to the conversation (${entry.what}), not a prompt`);
+  const more = entry.text.length - CONTEXT_SHOWN;
+  const body = el('pre', 'injected-context-text', more > 0 ? `${entry.text.slice(0, CONTEXT_SHOWN)}\n… ${more} more characters` : entry.text);
+  d.append(body);
+  return d;
+}
+
+/** The name a person knows an agent tool by. */
+function toolName(id: string): string {
+  const names: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', pi: 'pi', opencode: 'opencode' };
+  return Object.hasOwn(names, id) ? names[id]! : id;
+}
+
 /** The element of one entry. Text from the model goes through the sanitizer or textContent only. */
 export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
@@ -254,6 +273,8 @@ export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElemen
       d.append(body);
       return d;
     }
+    case 'context':
+      return injectedContext(entry, actions);
     case 'cacheBreak': {
       // Subtle: a fact about the bill, not the conversation.
       const c = el('div', 'cache-break');

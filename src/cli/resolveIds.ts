@@ -3,7 +3,7 @@ import { listSessionFolders } from '../core/format/layout';
 import { type SessionStore } from '../core/store/sessionStore';
 import { SessionNotFoundError } from '../core/store/errors';
 import { promptText } from '../core/format/messageText';
-import { isKnown, type MessageRecord, type RewindRecord } from '../core/wire/records';
+import { isKnown, isPromptRecord, type MessageRecord, type RewindRecord } from '../core/wire/records';
 import { scanWireLog } from '../core/wire/wireReader';
 import { rowLine } from './commands/format';
 import type { CliContext } from './context';
@@ -69,7 +69,7 @@ export function promptsOf(store: SessionStore, sessionId: string): Map<string, P
     (r) => {
       if (!isKnown(r) || r.t !== 'message') return;
       const m = r as MessageRecord;
-      if (m.message?.role === 'user' && typeof m.id === 'string') prompts.set(m.id, { turn: m.turn, text: promptText(m.message) });
+      if (m.message && isPromptRecord(m) && typeof m.id === 'string') prompts.set(m.id, { turn: m.turn, text: promptText(m.message) });
     },
     { only: ['message'] },
   );
@@ -95,7 +95,9 @@ export function resolvePromptId(store: SessionStore, sessionId: string, typed: s
 export function promptOfTurn(store: SessionStore, sessionId: string, turn: number): string {
   const history = store.history(sessionId);
   if (history.openTurn === turn) throw new Error(`turn ${turn} of ${sessionId} is still running; stop it before rewinding`);
-  const prompt = history.messages.find((m) => m.turn === turn && m.message.role === 'user');
+  // A turn another tool began with its own context (an imported command) has no prompt: its first user message marks it.
+  const prompt =
+    history.messages.find((m) => m.turn === turn && isPromptRecord(m)) ?? history.messages.find((m) => m.turn === turn && m.message.role === 'user');
   if (prompt) return prompt.id;
   const again = lastRewindTo(store, sessionId);
   if (again?.toTurn === turn) return again.messageId;

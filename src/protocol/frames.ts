@@ -50,6 +50,8 @@ export type TranscriptEntry =
     }
   | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly thinking: string }
   | ToolEntry
+  /** Context another tool put in an imported conversation as a user message (its environment, a reminder, a command's output): collapsed, the text expands. */
+  | { readonly kind: 'context'; readonly key: string; readonly by: string; readonly what: string; readonly text: string }
   /** A compaction: the messages above were summarized for the model; the summary expands. */
   | { readonly kind: 'compaction'; readonly key: string; readonly summary: string; readonly summarized: number }
   /** The call of the answer above read far less from the prompt cache than the one before: the cause, and what changed and cost. */

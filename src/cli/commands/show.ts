@@ -8,6 +8,8 @@ import { PROMPT_IDS, shortForms } from '../idPrefix';
 import { promptsOf, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
+import { injectedOf, isPromptRecord, type InjectedContext, type MessageRecord } from '../../core/wire/records';
+import type { History } from '../../core/wire/replay';
 
 /**
  * `show <id> [--json]`: the session record and its conversation, each prompt under its turn's
@@ -22,7 +24,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const history = store.history(id);
     if (args.options.has('json')) {
       ctx.out(
-        `${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message) })) }, 2)}\n`,
+        `${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message), ...contextOf(m) })) }, 2)}\n`,
       );
       return 0;
     }
@@ -32,27 +34,47 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
-    const compacted = (turn: number) =>
-      history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
-    const shortIds = promptShortIds(store, id);
-    let turn = 0;
-    for (const m of history.messages) {
-      const user = m.message.role === 'user';
-      if (m.turn !== turn) lines.push(...compacted(turn));
-      // Each prompt under its turn's number and id: what fork and rewind take.
-      if (user) lines.push(`turn ${m.turn}  prompt ${shortIds.get(m.id) ?? oneLine(m.id)}`);
-      else if (m.turn !== turn) lines.push(`turn ${m.turn}`);
-      turn = m.turn;
-      const text = promptText(m.message).trim();
-      if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${text.slice(0, 200)}`);
-      else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${oneLine(m.message.errorMessage ?? '')}`);
-      else lines.push(`${user ? '>' : ' '} ${text}`);
-    }
-    lines.push(...compacted(turn));
+    lines.push(...conversationLines(history, promptShortIds(store, id)));
     if (history.turnBegins.length > 0) lines.push('', `fork or rewind at a turn: braid fork ${id} --turn N; braid rewind ${id} --turn N (or --to <prompt id>)`);
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
   });
+}
+
+/**
+ * The conversation, a line or more a message: each turn under its number and its prompt's
+ * shortened id, context another tool injected as one line saying what it was.
+ */
+function conversationLines(history: History, shortIds: ReadonlyMap<string, string>): string[] {
+  const lines: string[] = [];
+  const compacted = (turn: number) =>
+    history.compactions.filter((c) => c.turn === turn).map((c) => `  --- context compacted: ${c.summarized} earlier messages summarized for the model ---`);
+  const promptOf = new Map<number, string>();
+  for (const m of history.messages) if (isPromptRecord(m) && !promptOf.has(m.turn)) promptOf.set(m.turn, m.id);
+  let turn = 0;
+  for (const m of history.messages) {
+    if (m.turn !== turn) {
+      lines.push(...compacted(turn));
+      // Each turn under its number and its prompt's id: what fork and rewind take.
+      const prompt = promptOf.get(m.turn);
+      lines.push(prompt ? `turn ${m.turn}  prompt ${shortIds.get(prompt) ?? oneLine(prompt)}` : `turn ${m.turn}`);
+      turn = m.turn;
+    } else if (isPromptRecord(m)) lines.push(`turn ${m.turn}  prompt ${shortIds.get(m.id) ?? oneLine(m.id)}`); // a prompt steered into the turn
+    const text = promptText(m.message).trim();
+    const injected = injectedOf(m);
+    if (injected) lines.push(`  [context ${oneLine(injected.by)} added: ${oneLine(injected.kind)}, ${counted(text.length, 'character')}]`);
+    else if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${text.slice(0, 200)}`);
+    else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${oneLine(m.message.errorMessage ?? '')}`);
+    else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
+  }
+  lines.push(...compacted(turn));
+  return lines;
+}
+
+/** `injected` in show's JSON: what another tool added, when the message is that. */
+function contextOf(m: MessageRecord): { injected?: InjectedContext } {
+  const injected = injectedOf(m);
+  return injected ? { injected } : {};
 }
 
 /** Each prompt's id shortened where unique among every prompt of the log, the set `rewind --to` resolves in. */

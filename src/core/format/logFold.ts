@@ -1,6 +1,6 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { callId } from '../wire/replay';
-import { isKnown, type ModelSnapshot, type TurnOutcome, type UsageRecord, type WireRecord } from '../wire/records';
+import { injectedOf, isKnown, type MessageRecord, type ModelSnapshot, type TurnOutcome, type UsageRecord, type WireRecord } from '../wire/records';
 import { messageText, previewOf, promptText } from './messageText';
 import { addToTotals, addUsage, type UsageBucket } from './usage';
 import { isTime, zeroUsage, type SessionStatus, type UsageTotals } from './sessionState';
@@ -12,7 +12,7 @@ export interface TurnFacts {
   began: boolean;
   model: ModelSnapshot | null;
   messages: number;
-  /** Preview of the turn's first user message; null when it has none. */
+  /** Preview of the turn's first prompt (a user message that is not injected context); null when it has none. */
   firstPrompt: string | null;
   /** Characters the turn's user prompts add to the search text (each prompt and its separator). */
   promptChars: number;
@@ -113,8 +113,9 @@ const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cance
  * differ. No I/O; unknown records change nothing but the time.
  */
 export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
-  // A gc record is housekeeping: the session was not touched (its place in the lists stays).
-  if (isTime(record.ts) && record.t !== 'gc') {
+  // A gc record is housekeeping and an imported record says when Braid read the source: neither
+  // touched the session (its place in the lists stays, an imported session keeps its own times).
+  if (isTime(record.ts) && record.t !== 'gc' && record.t !== 'imported') {
     // a damaged or hand-made record's impossible time is no time
     if (fold.startedAt === 0) fold.startedAt = record.ts;
     if (record.ts > fold.lastTs) fold.lastTs = record.ts;
@@ -161,7 +162,7 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       break;
     }
     case 'message':
-      noteMessage(fold, turnOf(fold, record.turn), record.message);
+      noteMessage(fold, turnOf(fold, record.turn), record);
       break;
     case 'relinked':
       fold.workspaceDir = record.to; // the folder moved (braid relink): a state rebuilt from the log names the new one
@@ -268,9 +269,11 @@ function pushed<T>(list: T[], item: T): T {
   return item;
 }
 
-function noteMessage(fold: LogFold, turn: TurnFacts, message: Message): void {
+function noteMessage(fold: LogFold, turn: TurnFacts, record: MessageRecord): void {
+  const message: Message = record.message;
   turn.messages++;
-  if (message.role === 'user') {
+  // Context another tool injected as a user message is no prompt: not a preview, not searched as one.
+  if (message.role === 'user' && injectedOf(record) === null) {
     const text = promptText(message);
     turn.firstPrompt ??= previewOf(text);
     turn.promptChars += text.length + 1;

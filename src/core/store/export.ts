@@ -1,8 +1,9 @@
 import type { Message } from '@mariozechner/pi-ai';
 import type { History } from '../wire/replay';
+import { injectedOf } from '../wire/records';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import type { SessionState } from '../format/sessionState';
-import { promptText } from '../format/messageText';
+import { messageText, promptText } from '../format/messageText';
 import { shownTitle } from '../format/titles';
 
 function fence(text: string, lang = ''): string {
@@ -57,13 +58,17 @@ export function exportMarkdown(state: SessionState, history: History, imageLink?
         '</details>',
       ]);
   let turn = 0;
-  for (const { message, turn: t } of history.messages) {
+  for (const record of history.messages) {
+    const { message, turn: t } = record;
     if (t !== turn) {
       out.push(...compactionsOf(turn));
       turn = t;
       out.push('', `## Turn ${t}`);
     }
-    if (message.role === 'user') {
+    const injected = injectedOf(record);
+    if (injected)
+      out.push('', `<details><summary>Context ${injected.by} added (${injected.kind})</summary>`, '', fence(messageText(message)), '', '</details>');
+    else if (message.role === 'user') {
       out.push('', '### User', '', promptText(message));
       for (const image of promptImages(message))
         out.push('', imageLink ? `![Attached image](${imageLink(image.blob, image.mimeType)})` : `*An image was attached (${image.mimeType}).*`);

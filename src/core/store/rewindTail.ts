@@ -5,7 +5,16 @@ import type { SessionSummary } from '../format/summary';
 import { recordFromHead } from '../format/headFold';
 import { headIdIs, readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
 import { walkLinesBackward } from '../wire/lineWalk';
-import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type FileChangeRecord, type MessageRecord, type ModelSnapshot, type WireRecord } from '../wire/records';
+import {
+  IMPORTED_MESSAGE,
+  isKnown,
+  isPromptRecord,
+  parseRecordLine,
+  type FileChangeRecord,
+  type MessageRecord,
+  type ModelSnapshot,
+  type WireRecord,
+} from '../wire/records';
 
 /** What a rewind needs of the turns it drops, and the session without them, read from the end of the log. */
 export interface DroppedTurns {
@@ -174,7 +183,7 @@ class TailReader {
       if (!message) return;
       totals.messages++;
       if (message.message.role === 'user') {
-        totals.promptChars += promptText(message.message).length + 1;
+        if (isPromptRecord(message)) totals.promptChars += promptText(message.message).length + 1; // as the fold counts them
         if (message.id.startsWith(IMPORTED_MESSAGE)) this.importedTurns.add(turn);
       } else this.messages.push(message);
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
 import type { TurnMode } from '../../protocol/modes';
-import { isKnown, parseRecordLine, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
+import { isKnown, isPromptRecord, parseRecordLine, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */
 export interface PageCursor {
@@ -81,7 +81,7 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       else if (r.t === 'message' && r.turn < minRewind) {
         found.push(r);
         oldestFound = offset;
-        if (r.message.role === 'user') prompts.set(r.turn, r.id);
+        if (isPromptRecord(r)) prompts.set(r.turn, r.id);
         for (const c of compactions) c.afterMessageId ??= r.id;
       }
       return found.length < limit || found.at(-1)!.message.role === 'user';

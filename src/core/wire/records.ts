@@ -45,12 +45,37 @@ export interface TurnBeginRecord extends Base {
   readonly prompt?: { readonly system: string; readonly tools: string };
 }
 
+/**
+ * Context another tool put in its conversation as a user-role message that no person typed (its
+ * environment, instructions, a command's output, a reminder, an interruption marker): kept
+ * verbatim for the model, shown collapsed, never a title or a turn's prompt.
+ */
+export interface InjectedContext {
+  /** The tool that added it (claude-code, codex, pi, opencode). */
+  readonly by: string;
+  /** What it is: the wrapper's tag (`environment_context`, `system-reminder`), or a word (`interrupted`, `command-output`). */
+  readonly kind: string;
+}
+
 /** A finished kernel message (user, assistant or toolResult). */
 export interface MessageRecord extends Base {
   readonly t: 'message';
   readonly turn: number;
   readonly id: string;
   readonly message: Message;
+  /** Set on an imported user-role message that is context, not a prompt (absent: a prompt, or no user message). */
+  readonly injected?: InjectedContext;
+}
+
+/** The injected context a message record carries, when it carries a well-formed one. */
+export function injectedOf(record: { readonly injected?: unknown }): InjectedContext | null {
+  const x = record.injected as { by?: unknown; kind?: unknown } | undefined;
+  return x && typeof x === 'object' && typeof x.by === 'string' && typeof x.kind === 'string' ? { by: x.by, kind: x.kind } : null;
+}
+
+/** Whether a message record is a prompt: a user message that is not injected context. */
+export function isPromptRecord(record: { readonly message: Message; readonly injected?: unknown }): boolean {
+  return record.message.role === 'user' && injectedOf(record) === null;
 }
 
 /** The tokens and cost of one model call. */

@@ -9,6 +9,7 @@ import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/m
 import { toEntries, type ImageReader } from './transcript';
 import { BlobStore } from '../../core/format/blobStore';
 import { IMAGE_TYPES } from '../../core/format/attachment';
+import { isPromptRecord } from '../../core/wire/records';
 
 /** The largest image the transcript shows as a thumbnail (bytes); a bigger one shows its chip alone. */
 const MAX_THUMBNAIL_BYTES = 4 * 1024 * 1024;
@@ -68,7 +69,7 @@ export function promptHistory(
   const prompts = entries
     ? entries.flatMap((e) => (e.kind === 'user' ? [e.text] : []))
     : currentId
-      ? store.newestPage(currentId, PAGE_SIZE).messages.flatMap((m) => (m.message.role === 'user' ? [promptText(m.message)] : []))
+      ? store.newestPage(currentId, PAGE_SIZE).messages.flatMap((m) => (isPromptRecord(m) ? [promptText(m.message)] : []))
       : [];
   const mine = prompts.reverse();
   const others = workspaceDir

@@ -1,4 +1,4 @@
-import type { CacheBreakRecord, CompactionRecord, ContextRecord, MessageRecord } from '../../core/wire/records';
+import { injectedOf, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from '../../core/wire/records';
 import { cacheBreakLine } from '../../core/format/cacheBreaks';
 import { messageText, promptText } from '../../core/format/messageText';
 import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
@@ -90,10 +90,13 @@ export function toEntries(
   const after = new Map<string, TranscriptEntry[]>();
   for (const c of compactions)
     if (c.afterMessageId !== undefined) after.set(c.afterMessageId, [...(after.get(c.afterMessageId) ?? []), compactionEntry(c.record)]);
-  for (const { message, id, turn } of records) {
+  for (const record of records) {
+    const { message, id, turn } = record;
     // Agent, the usual mode, goes unsaid; the others show on their prompts.
     const mode = modes?.get(turn) === 'agent' ? undefined : modes?.get(turn);
-    if (message.role === 'user') {
+    const injected = injectedOf(record);
+    if (injected) entries.push({ kind: 'context', key: id, by: injected.by, what: injected.kind, text: messageText(message) });
+    else if (message.role === 'user') {
       const context = contexts?.get(id);
       entries.push({
         kind: 'user',

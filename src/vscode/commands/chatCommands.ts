@@ -3,6 +3,7 @@ import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
 import { REWIND_FAILURE, rewindToMessage } from './forkRewindCommands';
+import { isPromptRecord } from '../../core/wire/records';
 
 /** Braid: Edit Last Prompt — rewinds the chat's session to before its last prompt and puts it back in the input. */
 export function editLastPromptCommand(ctx: CommandContext): BraidCommand {
@@ -16,10 +17,7 @@ export function editLastPromptCommand(ctx: CommandContext): BraidCommand {
         void vscode.window.showInformationMessage('Open a session in the Chat view first: Edit Last Prompt works on its last prompt.');
         return;
       }
-      const last = store
-        .newestPage(id, 40)
-        .messages.filter((m) => m.message.role === 'user')
-        .pop();
+      const last = store.newestPage(id, 40).messages.filter(isPromptRecord).pop();
       if (!last) {
         void vscode.window.showInformationMessage('This session has no prompt to edit yet.');
         return;

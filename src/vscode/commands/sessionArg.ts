@@ -3,6 +3,7 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/format/messageText';
 import { cutTitle, sessionLabel } from '../../core/format/titles';
 import type { CommandContext } from './commandContext';
+import { isPromptRecord } from '../../core/wire/records';
 
 /**
  * The session a command acts on: the tree row it was run on, else the session in the Chat view,
@@ -30,7 +31,7 @@ export async function sessionArg(arg: unknown, ctx: CommandContext, archived = f
 export async function pickPrompt(store: SessionStore, sessionId: string, placeHolder: string): Promise<{ id: string; turn: number; text: string } | undefined> {
   const prompts = store
     .history(sessionId)
-    .messages.filter((m) => m.message.role === 'user')
+    .messages.filter(isPromptRecord)
     .map((m) => ({ id: m.id, turn: m.turn, text: promptText(m.message) }));
   if (prompts.length === 0) {
     void vscode.window.showInformationMessage('This session has no prompts yet.');
