@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { claudeCode } from '../src/core/import/claudeCode';
+import { sessionFiles } from './importMeasure';
 import { cachedLargeSession, cachedSessionFiles, type ClaudeSource } from './claudeSessions';
 import type { ImportFigures, ImportMeasure } from './importMeasure';
 import { bundleProgramFiles } from './processes';
@@ -70,7 +70,7 @@ function mustRun(inChild: InChild, m: ImportMeasure): ImportFigures {
 /** Reads every source byte once, untimed, so each measure reads from the page cache alike. */
 function warmPageCache(source: string): void {
   const buffer = Buffer.allocUnsafe(1 << 20);
-  for (const file of claudeCode.findFiles(source)) {
+  for (const file of sessionFiles(source)) {
     const fd = fs.openSync(file, 'r');
     while (fs.readSync(fd, buffer, 0, buffer.length, null) > 0);
     fs.closeSync(fd);

@@ -3,7 +3,7 @@
 // is its own: the JSON.parse floor over the source files, and importSessions into a store.
 import fs from 'node:fs';
 import path from 'node:path';
-import { claudeCode } from '../src/core/import/claudeCode';
+import { filesUnder } from '../src/core/import/findFiles';
 import { Publisher } from '../src/core/import/publisher';
 import { importSessions, type ImportAction } from '../src/core/import/importer';
 import type { Logger } from '../src/core/logger';
@@ -42,7 +42,7 @@ const elapsedSince = (start: bigint) => Number(process.hrtime.bigint() - start) 
 function parseFloor(source: string): { ms: number; lines: number } {
   const start = process.hrtime.bigint();
   let lines = 0;
-  for (const file of claudeCode.findFiles(source)) lines += parseEveryLine(file);
+  for (const file of sessionFiles(source)) lines += parseEveryLine(file);
   return { ms: elapsedSince(start), lines };
 }
 
@@ -54,7 +54,7 @@ function parseFloor(source: string): { ms: number; lines: number } {
  */
 function folderFloor(source: string, root: string): { ms: number } {
   const start = process.hrtime.bigint();
-  const files = claudeCode.findFiles(source);
+  const files = sessionFiles(source);
   const publisher = new Publisher(() => undefined);
   const workspace = path.join(root, 'sessions', 'wd_floor_000000000000');
   fs.mkdirSync(workspace, { recursive: true });
@@ -127,4 +127,9 @@ export async function runImportMeasure(m: ImportMeasure, wasmPath: string): Prom
   const figures = m.kind === 'parse' ? parseFloor(m.source) : m.kind === 'folders' ? folderFloor(m.source, m.storeRoot) : await importInto(m, wasmPath);
   const used = process.cpuUsage(cpu);
   return { ...figures, startMb, peakMb: peakRssMb(), cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** The session files of a folder of Claude Code sessions, as the importer finds them. */
+export function sessionFiles(source: string): string[] {
+  return filesUnder(source, (f) => f.endsWith('.jsonl'), 3).map((r) => r.file);
 }

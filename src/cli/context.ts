@@ -12,6 +12,8 @@ export interface TextSink {
 
 /** What every command gets: where to write, the data folder, the workspace, and the store on demand. */
 export interface CliContext {
+  /** sql.js's wasm (the index, and databases an import reads). */
+  readonly wasmPath: string;
   readonly dataDir: string;
   readonly workspace: string;
   readonly logger: Logger;
@@ -79,6 +81,7 @@ export function createContext(options: ContextOptions): CliContext {
   };
   return {
     dataDir,
+    wasmPath: options.wasmPath,
     workspace: options.workspace,
     logger,
     debug: options.debug,

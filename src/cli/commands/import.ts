@@ -1,4 +1,4 @@
-import { importSessions, type ImportOutcome } from '../../core/import/importer';
+import { importFailed, importSessions, type ImportOutcome } from '../../core/import/importer';
 import { isSourceTool, SOURCE_TOOLS, type SourceTool } from '../../core/import/source';
 import { UsageError, parseArgs } from '../args';
 import type { CliContext } from '../context';
@@ -7,8 +7,8 @@ import { counted } from '../../core/counted';
 
 /**
  * `import [--from TOOL|auto] [PATH...] [--dry-run] [--json]`: imports other agents' sessions
- * (each tool's default folders without a PATH). Exit 1 when a file failed; skipped ones are
- * reported and do not fail the run.
+ * (each tool's default folders without a PATH). Exit 1 when a session failed or a PATH was
+ * refused (each named with its reason); skipped ones are reported and do not fail the run.
  */
 export async function importCommand(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const args = parseArgs(argv, { flags: ['dry-run', 'json'], valued: ['from'] });
@@ -26,6 +26,7 @@ export async function importCommand(ctx: CliContext, argv: readonly string[], en
       paths: args.positionals,
       dryRun,
       env,
+      wasmPath: ctx.wasmPath,
       onProgress: (done, total) => {
         if (!json) ctx.progress(`read ${done}/${total} source files`);
       },
@@ -36,7 +37,7 @@ export async function importCommand(ctx: CliContext, argv: readonly string[], en
   const ms = Date.now() - started;
   if (json) ctx.out(`${jsonText({ dryRun, ms, outcomes }, 2)}\n`);
   else printOutcomes(ctx, outcomes, dryRun, ms);
-  return outcomes.some((o) => o.action === 'failed') ? 1 : 0;
+  return importFailed(outcomes) ? 1 : 0;
 }
 
 function printOutcomes(ctx: CliContext, outcomes: readonly ImportOutcome[], dryRun: boolean, ms: number): void {
@@ -53,14 +54,15 @@ function printOutcomes(ctx: CliContext, outcomes: readonly ImportOutcome[], dryR
       o.forks?.length ? `${counted(o.forks.length, 'fork')} of other branches` : '',
       o.workspaceDir ? `in ${o.workspaceDir}` : '',
     ].filter(Boolean);
-    ctx.out(`${oneLine(`${what.padEnd(9)} ${o.tool} ${o.file}${detail.length ? ` -> ${detail.join(', ')}` : ''}`)}\n`);
-    if (o.reason && !dryRun) ctx.out(`${oneLine(`          ${o.reason}`)}\n`);
+    const source = `${o.tool ? `${o.tool} ` : ''}${o.file}${o.sourceId && o.file.endsWith('.db') ? ` (session ${o.sourceId})` : ''}`;
+    ctx.out(`${oneLine(`${what.padEnd(9)} ${source}${detail.length ? ` -> ${detail.join(', ')}` : ''}`)}\n`);
+    if (o.reason && (!dryRun || o.action === 'refused')) ctx.out(`${oneLine(`          ${o.reason}`)}\n`);
     if (o.skippedLines) ctx.out(`${oneLine(`          left out: ${o.skippedLines}`)}\n`);
   }
   const count = (a: string) => outcomes.filter((o) => o.action === a).length;
   const bytes = outcomes.reduce((n, o) => n + o.bytes, 0);
   const rate = ms > 0 ? ` (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s)` : '';
   ctx.out(
-    `${dryRun ? 'dry run, nothing written: ' : ''}${count('imported')} imported, ${count('appended')} appended, ${count('unchanged')} unchanged, ${count('skipped')} skipped, ${count('failed')} failed; ${(bytes / 1e6).toFixed(1)} MB read in ${ms} ms${rate}\n`,
+    `${dryRun ? 'dry run, nothing written: ' : ''}${count('imported')} imported, ${count('appended')} appended, ${count('repaired')} repaired, ${count('unchanged')} unchanged, ${count('skipped')} skipped, ${count('refused')} refused, ${count('failed')} failed; ${(bytes / 1e6).toFixed(1)} MB read in ${ms} ms${rate}\n`,
   );
 }

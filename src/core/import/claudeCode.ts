@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StopReason } from '@mariozechner/pi-ai';
-import type { ImportTarget } from './importLog';
+import type { ImportedMessage, ImportTarget } from './importLog';
 import {
   assistantMessage,
   callTokens,
   imageBlock,
   isObject,
   text,
+  fileTime,
   timeOf,
   toolResult,
   userMessage,
@@ -19,6 +20,9 @@ import { DigestSink, readSourceLines } from './sourceLines';
 import { readNodes, recordOf, SourceTree, type TreeNode } from './tree';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
+import { pathSegment, readSource, SourceRefusedError } from './sourceFile';
+import { injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
+import type { InjectedContext } from '../wire/records';
 import type { FileReport, ScannedSession, SourceFormat } from './source';
 
 type Rec = Record<string, unknown>;
@@ -37,16 +41,28 @@ export const claudeCode: SourceFormat = {
   defaultRoots(env, home) {
     return [path.join(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'), 'projects')];
   },
-  findFiles(root) {
+  async find(root) {
     // Subagent logs are read with their session, not as sessions of their own.
-    return filesUnder(
-      root,
-      (file) => file.endsWith('.jsonl') && !path.basename(file).startsWith('agent-') && !file.includes(`${path.sep}subagents${path.sep}`),
-      3,
-    );
+    return filesUnder(root, (file) => file.endsWith('.jsonl') && subagentOf(file) === null, 3);
   },
-  scan: scanClaudeCode,
+  claims(_file, head) {
+    return head.some((r) => typeof r.sessionId === 'string' || typeof r.leafUuid === 'string' || 'parentUuid' in r);
+  },
+  refusal(file) {
+    const session = subagentOf(file);
+    return session === null ? null : `a subagent's log: it is imported with its session${session ? `, ${session}` : ''}; name that file`;
+  },
+  scan: (ref, report) => scanClaudeCode(ref.file, ref.root, report),
 };
+
+/** For a subagent's log (`agent-<id>.jsonl`, alone or under `<session>/subagents/`), the session file it belongs to when it is there ('' when not found); null for any other file. */
+function subagentOf(file: string): string | null {
+  if (!path.basename(file).startsWith('agent-') && !file.includes(`${path.sep}subagents${path.sep}`)) return null;
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf('subagents');
+  const session = at > 0 ? `${parts.slice(0, at).join(path.sep)}.jsonl` : '';
+  return session && fs.existsSync(session) ? session : '';
+}
 
 interface Scan {
   tree: SourceTree;
@@ -61,7 +77,7 @@ interface Scan {
   sidechainIds: Set<string>;
 }
 
-async function scanClaudeCode(file: string, report: FileReport): Promise<ScannedSession | null> {
+async function scanClaudeCode(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();
   const scan: Scan = {
     tree: new SourceTree(),
@@ -73,7 +89,7 @@ async function scanClaudeCode(file: string, report: FileReport): Promise<Scanned
     sidechains: new Map(),
     sidechainIds: new Set(),
   };
-  for await (const line of readSourceLines(file, digest)) {
+  for (const line of readSourceLines(file, root, digest)) {
     const r = recordOf(line);
     if (!r) {
       report.skip('bad' in line ? line.bad : 'not a record');
@@ -94,13 +110,14 @@ async function scanClaudeCode(file: string, report: FileReport): Promise<Scanned
   return {
     tool: 'claude-code',
     file,
+    root,
     sourceId: sessionId,
     cwd: scan.cwd ?? '',
     title: custom ?? ai ?? summaries.get(leaf.id) ?? null,
-    startedAt: scan.firstTs || fs.statSync(file).mtimeMs,
+    startedAt: scan.firstTs || fileTime(file),
     digest: digest.finish(),
     branches,
-    convert: (branch, target, rep) => convertBranch(file, scan, branchPath(scan, branch), target, rep, branch === leaf.id),
+    convert: (branch, target, rep) => convertBranch({ file, root }, scan, branchPath(scan, branch), target, rep, branch === leaf.id),
   };
 }
 
@@ -183,11 +200,17 @@ interface Answer {
   error?: string;
 }
 
+/** A source file and the folder that bounds its reads. */
+interface Where {
+  readonly file: string;
+  readonly root: string;
+}
+
 /** Converts one path of the tree (the resumed branch, a fork's branch, a subagent's records) in order. */
-async function convertBranch(file: string, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport, resumed: boolean): Promise<void> {
-  const finder = new SubagentFinder(file, scan);
+async function convertBranch(where: Where, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport, resumed: boolean): Promise<void> {
+  const finder = new SubagentFinder(where, scan);
   const converter = new PathConverter(target, scan.cwd ?? '', report, finder);
-  for (const { value } of readNodes(file, nodes)) converter.record(value as Rec);
+  for (const { value } of readNodes(where.file, where.root, nodes)) converter.record(value as Rec);
   // Subagent files no task result names (a call cut short, a newer layout) still belong to the session: with its resumed branch.
   if (resumed) for (const orphan of finder.unclaimedFiles()) converter.addSubagent(orphan.key, orphan.title, orphan.source);
   await converter.finish();
@@ -202,26 +225,28 @@ interface SubagentSource {
 /**
  * Finds the records of the subagent a task call ran: its own file (2.1.x: `<session>/subagents/`;
  * 2.0.x: beside the session), else the session's inline sidechain records of its agent id, else
- * (versions before agent ids) the next inline sidechain nobody claimed, in file order.
+ * (versions before agent ids) the next inline sidechain nobody claimed, in file order. An agent
+ * id is a name in a folder of the session's, never a path of its own.
  */
 class SubagentFinder {
   private readonly claimed = new Set<string>();
 
   constructor(
-    private readonly file: string,
+    private readonly where: Where,
     private readonly scan: Scan,
   ) {}
 
   private get subagentsDir(): string {
-    return path.join(path.dirname(this.file), path.basename(this.file, '.jsonl'), 'subagents');
+    return path.join(path.dirname(this.where.file), path.basename(this.where.file, '.jsonl'), 'subagents');
   }
 
   find(agentId: string | null): { key: string; source: SubagentSource } | null {
-    if (agentId) {
-      for (const candidate of [path.join(this.subagentsDir, `agent-${agentId}.jsonl`), path.join(path.dirname(this.file), `agent-${agentId}.jsonl`)]) {
+    const name = agentId ? pathSegment(`agent-${agentId}.jsonl`) : null;
+    if (name) {
+      for (const candidate of [path.join(this.subagentsDir, name), path.join(path.dirname(this.where.file), name)]) {
         if (fs.existsSync(candidate) && !this.claimed.has(candidate)) {
           this.claimed.add(candidate);
-          return { key: agentId, source: { file: candidate, nodes: [] } };
+          return { key: agentId!, source: { file: candidate, nodes: [] } };
         }
       }
     }
@@ -231,7 +256,7 @@ class SubagentFinder {
     if (!own.length && !root) return null;
     if (agentId) this.claimed.add(agentId);
     const nodes = [...own, ...(root?.nodes ?? [])].sort((a, b) => a.order - b.order);
-    return { key: agentId ?? root!.key, source: { file: this.file, nodes } };
+    return { key: agentId ?? root!.key, source: { file: this.where.file, nodes } };
   }
 
   private nextRootGroup(): { key: string; nodes: TreeNode[] } | undefined {
@@ -244,34 +269,44 @@ class SubagentFinder {
   }
 
   unclaimedFiles(): Array<{ key: string; title: string; source: SubagentSource }> {
-    return filesUnder(this.subagentsDir, (f) => /agent-[^/\\]+\.jsonl$/.test(f) && !this.claimed.has(f), 0).map((f) => {
-      const key = path.basename(f, '.jsonl').slice('agent-'.length);
-      return { key, title: metaTitle(f.replace(/\.jsonl$/, '.meta.json')) ?? 'subagent', source: { file: f, nodes: [] } };
+    return filesUnder(this.subagentsDir, (f) => /agent-[^/\\]+\.jsonl$/.test(f) && !this.claimed.has(f), 0).map(({ file }) => {
+      const key = path.basename(file, '.jsonl').slice('agent-'.length);
+      return { key, title: this.metaTitle(file.replace(/\.jsonl$/, '.meta.json')) ?? 'subagent', source: { file, nodes: [] } };
     });
+  }
+
+  /** A subagent's description from its `.meta.json`, when there is one (a small file of the session's folder). */
+  private metaTitle(file: string): string | null {
+    try {
+      const meta: unknown = JSON.parse(readSource(file, this.where.root, 1 << 20).toString('utf8'));
+      const m = isObject(meta) ? meta : {};
+      return text(m.description) || text(m.agentType) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The folder a subagent's file must lie in. */
+  get root(): string {
+    return this.where.root;
   }
 }
 
-/** A subagent's description from its `.meta.json`, when there is one. */
-function metaTitle(file: string): string | null {
-  try {
-    const meta: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const m = isObject(meta) ? meta : {};
-    return text(m.description) || text(m.agentType) || null;
-  } catch {
-    return null;
-  }
-}
+/** A user-role message held until it is known which turn it goes with. */
+type Held = { sourceId: string; ts: number; message: ReturnType<typeof userMessage>; injected: InjectedContext };
 
 class PathConverter {
   private answer: Answer | null = null;
   private results: { sourceId: string; ts: number; message: ReturnType<typeof toolResult> }[] = [];
-  private meta: { sourceId: string; ts: number; message: ReturnType<typeof userMessage> }[] = [];
+  /** Injected context (a reminder, a caveat, a command's output) waiting for what follows it: a turn of its own, or the one it is in. */
+  private held: Held[] = [];
   private readonly toolNames = new Map<string, string>();
   private compactionAt: { ts: number; summary: string } | null = null;
   /** The subagents the path's task calls ran, written after the path. */
   private readonly subagents: { target: ImportTarget; source: SubagentSource }[] = [];
   private inTurn = false;
   private failed: string | null = null;
+  private interrupted = false;
 
   constructor(
     private readonly target: ImportTarget,
@@ -302,20 +337,36 @@ class PathConverter {
       this.compactionAt = { ts, summary: typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('\n') };
       return;
     }
-    const entry = { sourceId, ts, message: userMessage(prompt, ts) };
-    if (r.isMeta === true) {
-      // Injected, not typed (a command's output, a caveat): kept in the turn, never starting one.
-      this.flush();
-      if (this.inTurn) this.emit(entry);
-      else this.meta.push(entry);
+    const user = userMessage(prompt, ts);
+    const kind = wrapperKind(typeof prompt === 'string' ? prompt : (prompt.find((b) => b.type === 'text')?.text ?? '')) ?? (r.isMeta === true ? 'meta' : null);
+    this.flush();
+    if (kind === null || startsTurn(kind)) {
+      // A prompt, or a command the person ran: a turn of its own, with the context held before it.
+      this.startTurn(ts);
+      this.emitHeld();
+      this.emit({ sourceId, ts, message: user, ...(kind ? { injected: injectedBy('claude-code', kind) } : {}) });
       return;
     }
-    this.flush();
+    const held = { sourceId, ts, message: user, injected: injectedBy('claude-code', kind) };
+    if (isInterruption(kind)) {
+      // The person stopped the turn it follows.
+      this.emitHeld();
+      this.emit(held);
+      if (this.inTurn) this.interrupted = true;
+      return;
+    }
+    this.held.push(held);
+  }
+
+  private startTurn(ts: number): void {
     this.endTurn();
     this.target.beginTurn(ts);
     this.inTurn = true;
-    for (const m of this.meta.splice(0)) this.emit(m);
-    this.emit(entry);
+  }
+
+  /** Context held until now goes with the turn open (or a turn of its own when none is). */
+  private emitHeld(): void {
+    for (const m of this.held.splice(0)) this.emit(m);
   }
 
   private toolResult(r: Rec, b: Rec, ts: number): void {
@@ -414,6 +465,7 @@ class PathConverter {
         this.target.beginTurn(a.ts);
         this.inTurn = true;
       }
+      this.emitHeld();
       this.emit({ sourceId: a.sourceId, ts: a.ts, message });
       this.failed = a.stopReason === 'error' ? (a.error ?? null) : null;
     }
@@ -421,10 +473,11 @@ class PathConverter {
   }
 
   private flushResults(): void {
+    if (this.results.length) this.emitHeld();
     for (const r of this.results.splice(0)) this.emit(r);
   }
 
-  private emit(m: { sourceId: string; ts: number; message: Parameters<ImportTarget['message']>[0]['message'] }): void {
+  private emit(m: ImportedMessage): void {
     if (this.compactionAt) {
       // The summary replaces what came before; the history goes on with this message.
       this.target.compaction(this.compactionAt.ts, this.compactionAt.summary, null, 0);
@@ -435,25 +488,31 @@ class PathConverter {
 
   private endTurn(): void {
     if (!this.inTurn) return;
-    this.target.endTurn(this.failed ? 'failed' : 'completed', this.failed ?? undefined);
+    this.target.endTurn(this.failed ? 'failed' : this.interrupted ? 'cancelled' : 'completed', this.failed ?? undefined);
     this.inTurn = false;
     this.failed = null;
+    this.interrupted = false;
   }
 
   /** Ends the last turn, then writes each subagent the path's task calls ran (its own records converted the same way). */
   async finish(): Promise<void> {
     this.flush();
-    for (const m of this.meta.splice(0)) this.emit(m);
+    this.emitHeld();
     this.endTurn();
     for (const { target, source } of this.subagents) {
       const child = new PathConverter(target, this.cwd, this.report, null);
-      if (source.nodes.length) for (const { value } of readNodes(source.file, source.nodes)) child.record(value as Rec);
-      else
-        for await (const line of readSourceLines(source.file)) {
-          const r = recordOf(line);
-          if (r) child.record(r);
-          else child.report.skip(`${'bad' in line ? line.bad : 'not a record'} (a subagent's log)`);
-        }
+      try {
+        if (source.nodes.length) for (const { value } of readNodes(source.file, this.subagentsOf!.root, source.nodes)) child.record(value as Rec);
+        else
+          for (const line of readSourceLines(source.file, this.subagentsOf!.root)) {
+            const r = recordOf(line);
+            if (r) child.record(r);
+            else child.report.skip(`${'bad' in line ? line.bad : 'not a record'} (a subagent's log)`);
+          }
+      } catch (err) {
+        if (!(err instanceof SourceRefusedError)) throw err;
+        this.report.skip(`subagent logs not read: ${path.basename(source.file)} is ${err.message}`);
+      }
       await child.finish();
     }
   }

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { ImportTarget } from './importLog';
+import type { ImportedMessage, ImportTarget } from './importLog';
+import { injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
 import type { ModelSnapshot } from '../wire/records';
 import {
   assistantMessage,
@@ -8,6 +8,7 @@ import {
   imageBlock,
   isObject,
   text,
+  fileTime,
   timeOf,
   toolResult,
   userMessage,
@@ -36,17 +37,20 @@ export const codex: SourceFormat = {
     const root = env.CODEX_HOME || path.join(home, '.codex');
     return [path.join(root, 'sessions'), path.join(root, 'archived_sessions')];
   },
-  findFiles(root) {
+  async find(root) {
     return filesUnder(root, (file) => file.endsWith('.jsonl'), 4);
   },
-  identify(file) {
-    const first = firstRecord(file);
+  claims(_file, head) {
+    return head.some((r) => 'payload' in r && typeof r.type === 'string');
+  },
+  async identify(ref) {
+    const first = firstRecord(ref.file, ref.root);
     const meta = first?.type === 'session_meta' && isObject(first.payload) ? first.payload : null;
     if (!meta || typeof meta.id !== 'string') return null;
     const parent = threadSpawn(meta)?.parent_thread_id;
     return { sourceId: meta.id, ...(typeof parent === 'string' ? { parentSourceId: parent } : {}) };
   },
-  scan: scanCodex,
+  scan: (ref, report) => scanCodex(ref.file, ref.root, report),
 };
 
 /** A child thread's spawn record in its meta (`source.subagent.thread_spawn`), if it is one. */
@@ -54,15 +58,12 @@ function threadSpawn(meta: Rec): Rec | null {
   return isObject(meta.source) && isObject(meta.source.subagent) && isObject(meta.source.subagent.thread_spawn) ? meta.source.subagent.thread_spawn : null;
 }
 
-/** Texts Codex puts in the history as user messages that no person typed (instructions, the environment). */
-const INJECTED = /^\s*(<environment_context>|<user_instructions>|<permissions|<INSTRUCTIONS>|# AGENTS\.md|<user_shell_command>|<turn_aborted>)/;
-
-async function scanCodex(file: string, report: FileReport): Promise<ScannedSession | null> {
+async function scanCodex(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();
   let meta: Rec | null = null;
   let items = 0;
   let typed = 0;
-  for await (const line of readSourceLines(file, digest)) {
+  for (const line of readSourceLines(file, root, digest)) {
     const r = recordOf(line);
     if (!r) {
       report.skip('bad' in line ? line.bad : 'not a record');
@@ -82,16 +83,17 @@ async function scanCodex(file: string, report: FileReport): Promise<ScannedSessi
   return {
     tool: 'codex',
     file,
+    root,
     sourceId: text(m.id) || path.basename(file, '.jsonl'),
     cwd: text(m.cwd),
     title: nickname || null,
-    startedAt: timeOf(m.timestamp, fs.statSync(file).mtimeMs),
+    startedAt: timeOf(m.timestamp, fileTime(file)),
     digest: digest.finish(),
     branches: ['linear'],
     convert: async (_branch, target, rep) => {
       // Rollouts that keep no model-visible history (some child threads) have the typed prompts and answers as events.
       const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0);
-      for await (const line of readSourceLines(file)) {
+      for (const line of readSourceLines(file, root)) {
         const r = recordOf(line);
         if (r) converter.line(r, line.line);
       }
@@ -114,7 +116,8 @@ class CodexConverter {
   private outcome: { outcome: 'cancelled' | 'failed'; error?: string } | null = null;
   private readonly toolNames = new Map<string, string>();
   private item = 0;
-  private readonly injected: Parameters<ImportTarget['message']>[0][] = [];
+  /** Context Codex injected, held until what follows it says which turn it goes with. */
+  private held: ImportedMessage[] = [];
 
   constructor(
     private readonly target: ImportTarget,
@@ -187,18 +190,31 @@ class CodexConverter {
       return [];
     });
     this.flush();
-    const message = { sourceId, ts, message: userMessage(blocks, ts) };
-    // Instructions and the environment go to the model with the prompt they come before, in its turn.
-    if (blocks.every((b) => b.type === 'text' && INJECTED.test(b.text))) {
-      if (this.inTurn) this.target.message(message);
-      else this.injected.push(message);
+    const texts = blocks.filter((b) => b.type === 'text');
+    const kinds = texts.map((b) => wrapperKind(b.type === 'text' ? b.text : ''));
+    // Instructions, the environment, a reminder: context when every text of the message is one.
+    const kind = texts.length && kinds.every((k) => k !== null) ? kinds[0]! : null;
+    const message: ImportedMessage = { sourceId, ts, message: userMessage(blocks, ts), ...(kind ? { injected: injectedBy('codex', kind) } : {}) };
+    if (kind !== null && isInterruption(kind)) {
+      this.emitHeld();
+      this.emit(message);
+      this.outcome = { outcome: 'cancelled' };
+      return;
+    }
+    if (kind !== null && !startsTurn(kind)) {
+      this.held.push(message); // with the prompt it comes before, or the turn it is in when an answer follows
       return;
     }
     this.endTurn();
     this.target.beginTurn(ts, this.model);
     this.inTurn = true;
-    for (const m of this.injected.splice(0)) this.target.message(m);
+    this.emitHeld();
     this.target.message(message);
+  }
+
+  /** Context held until now goes with the turn open (or one of its own when none is). */
+  private emitHeld(): void {
+    for (const m of this.held.splice(0)) this.emit(m);
   }
 
   private call(p: Rec, sourceId: string, ts: number): void {
@@ -221,7 +237,8 @@ class CodexConverter {
     const out = p.output;
     const body = typeof out === 'string' ? out : isObject(out) ? text(out.content) || JSON.stringify(out) : '';
     const failed = isObject(out) && out.success === false;
-    this.emit(sourceId, ts, toolResult(id, this.toolNames.get(id) ?? 'unknown', [{ type: 'text', text: body }], failed, ts));
+    this.emitHeld();
+    this.emit({ sourceId, ts, message: toolResult(id, this.toolNames.get(id) ?? 'unknown', [{ type: 'text', text: body }], failed, ts) });
   }
 
   private event(p: Rec, sourceId: string, ts: number): void {
@@ -273,15 +290,16 @@ class CodexConverter {
       stopReason,
       ts: a.ts,
     });
-    this.emit(a.sourceId, a.ts, message);
+    this.emitHeld();
+    this.emit({ sourceId: a.sourceId, ts: a.ts, message });
   }
 
-  private emit(sourceId: string, ts: number, message: Parameters<ImportTarget['message']>[0]['message']): void {
+  private emit(m: ImportedMessage): void {
     if (!this.inTurn) {
-      this.target.beginTurn(ts, this.model);
+      this.target.beginTurn(m.ts, this.model);
       this.inTurn = true;
     }
-    this.target.message({ sourceId, ts, message });
+    this.target.message(m);
   }
 
   private endTurn(): void {
@@ -293,7 +311,7 @@ class CodexConverter {
 
   finish(): void {
     this.flush();
-    for (const m of this.injected.splice(0)) this.emit(m.sourceId, m.ts, m.message);
+    this.emitHeld();
     this.endTurn();
   }
 }

@@ -6,13 +6,15 @@ import { WireLogWriter } from '../wire/wireLog';
 import { BlobStore } from '../format/blobStore';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
-import { IMPORTED_MESSAGE, isMessage, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
+import { IMPORTED_MESSAGE, isMessage, type InjectedContext, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
 
 /** What a converter hands over for each message: the source's own id for it, its time, and the message as Braid's kernel holds it. */
 export interface ImportedMessage {
   readonly sourceId: string;
   readonly ts: number;
   readonly message: Message;
+  /** Set on a user-role message the tool injected (context, not a prompt). */
+  readonly injected?: InjectedContext;
 }
 
 /**
@@ -49,6 +51,24 @@ export interface ImportLogResult extends ImportedSoFar {
 }
 
 type BufferedTurn = { ts: number; model: ModelSnapshot | null; records: NewRecord[]; messageIds: string[]; sourceIds: string[] };
+
+/** How an {@link ImportLog} writes. */
+export interface ImportLogOptions {
+  /** Distinguishes this session's ids from another import's (the tool and the source session). */
+  readonly idScope: string;
+  /** The source session's start: the time of records whose source time is missing, until a later one is known. */
+  readonly startedAt: number;
+  /** Over a log that holds an earlier import: where it stands (only what the source added is written). */
+  readonly soFar?: ImportedSoFar | null;
+  /** A subagent's log: the main log its usage goes to, its purpose, and the parent's turn its records carry. */
+  readonly usageLog?: ImportLog;
+  readonly purpose?: string;
+  readonly parentTurn?: () => number;
+  /** A fork of another imported branch: that session, and the ids of its messages (the turns both hold come before the `forked` record). */
+  readonly forkOf?: { readonly sessionId: string; readonly ids: ReadonlySet<string> };
+  /** Over a log whose import was cut short: every turn is written again after a conversation-only rewind to the first. */
+  readonly rewrite?: boolean;
+}
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -88,19 +108,37 @@ export class ImportLog implements ImportTarget {
   /** The session's blobs: an image's bytes are stored there once and the log names them. */
   private readonly blobs: BlobStore;
 
+  /** Bytes in the file before this log wrote, and bytes it wrote: what the file must hold when it is done. */
+  private readonly startSize: number;
+  private written = 0;
+  /** The newest time written: a record whose source time is missing takes it. */
+  private lastTs: number;
+  private readonly idScope: string;
+  private readonly usageLog: ImportLog | null;
+  private readonly purpose: string | undefined;
+  private readonly soFar: ImportedSoFar | null;
+  private readonly parentTurn: () => number;
+  private readonly forkOf: ImportLogOptions['forkOf'];
+  private readonly rewrite: boolean;
+
   constructor(
     readonly file: string,
-    /** Distinguishes this session's ids from another import's (the tool and the source session). */
-    private readonly idScope: string,
-    private readonly usageLog: ImportLog | null,
-    private readonly purpose: string | undefined,
-    private readonly soFar: ImportedSoFar | null,
-    private readonly parentTurn: () => number,
-    /** A fork of another imported branch: that session, and the ids of its messages (the turns both hold come before the `forked` record). */
-    private readonly forkOf?: { readonly sessionId: string; readonly ids: ReadonlySet<string> },
+    options: ImportLogOptions,
   ) {
+    ({ idScope: this.idScope, soFar: this.soFar = null, forkOf: this.forkOf, rewrite: this.rewrite = false } = options);
+    this.usageLog = options.usageLog ?? null;
+    this.purpose = options.purpose;
+    this.parentTurn = options.parentTurn ?? (() => 0);
+    this.lastTs = options.startedAt;
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.fd = fs.openSync(file, 'a');
+    this.fd = fs.openSync(file, 'a+');
+    this.startSize = fs.fstatSync(this.fd).size;
+    // A log that ends in a torn line (a crash mid-append) gets a fresh line first, so the torn bytes stay a bad line of their own.
+    if (this.startSize > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(this.fd, last, 0, 1, this.startSize - 1);
+      if (last[0] !== 10) this.pending.push('\n');
+    }
     this.blobs = new BlobStore(path.join(path.dirname(path.dirname(path.dirname(file))), 'blobs'));
   }
 
@@ -117,7 +155,14 @@ export class ImportLog implements ImportTarget {
   beginTurn(ts: number, model: ModelSnapshot | null = null): void {
     if (this.turn) this.endTurn();
     this.turnNumber++;
-    this.turn = { ts, model, records: [], messageIds: [], sourceIds: [] };
+    this.turn = { ts: this.time(ts), model, records: [], messageIds: [], sourceIds: [] };
+  }
+
+  /** A record's time: the source's, or when it has none (0) the newest time written before. */
+  private time(ts: number): number {
+    const t = ts > 0 ? ts : this.lastTs;
+    if (t > this.lastTs) this.lastTs = t;
+    return t;
   }
 
   message(m: ImportedMessage): void {
@@ -127,11 +172,12 @@ export class ImportLog implements ImportTarget {
     }
     if (!this.turn) this.beginTurn(m.ts); // a source that starts with an answer: its turn has no prompt
     const turn = this.turn!;
+    const ts = this.time(m.ts);
     const id = this.messageId(m.sourceId);
     turn.messageIds.push(id);
     turn.sourceIds.push(m.sourceId);
     const number = this.recordTurn();
-    turn.records.push({ t: 'message', turn: number, id, message: withImageBlobs(m.message, this.blobs), ts: m.ts });
+    turn.records.push({ t: 'message', turn: number, id, message: withImageBlobs(m.message, this.blobs), ...(m.injected ? { injected: m.injected } : {}), ts });
     const before = this.compactionBefore;
     if (before) {
       // A compaction follows its first kept message in the log, as Braid's own compactions do (readers find it going back).
@@ -146,24 +192,25 @@ export class ImportLog implements ImportTarget {
       });
       this.keptFrom = before.from;
     }
-    if (m.message.role === 'user' && this.firstPrompt === null) this.firstPrompt = promptText(m.message);
+    if (m.message.role === 'user' && !m.injected && this.firstPrompt === null) this.firstPrompt = promptText(m.message);
     if (m.message.role !== 'assistant') return;
     const answer = m.message as AssistantMessage;
     turn.model ??= { provider: answer.provider, id: answer.model, thinking: 'off' };
     // The source did not record how long a call took: latency 0.
     const call = { ...callUsage(answer, id, Date.now(), this.purpose), latencyMs: 0 };
-    const usage: NewRecord = { t: 'usage', turn: this.usageLog ? this.parentTurn() : number, ...call, ts: m.ts };
+    const usage: NewRecord = { t: 'usage', turn: this.usageLog ? this.parentTurn() : number, ...call, ts };
     if (this.usageLog) this.usageLog.addUsage(usage);
     else turn.records.push(usage);
   }
 
   compaction(ts: number, summary: string, firstKeptSourceId: string | null, summarized: number): void {
     if (firstKeptSourceId === null) {
-      this.compactionBefore = { ts, summary, from: this.messages + (this.turn?.messageIds.length ?? 0) };
+      this.compactionBefore = { ts: this.time(ts), summary, from: this.messages + (this.turn?.messageIds.length ?? 0) };
       return;
     }
     if (!this.turn) this.beginTurn(ts);
-    this.turn!.records.push({ t: 'compaction', turn: this.recordTurn(), summary, firstKeptMessageId: this.messageId(firstKeptSourceId), summarized, ts });
+    const record = { summary, firstKeptMessageId: this.messageId(firstKeptSourceId), summarized, ts: this.time(ts) };
+    this.turn!.records.push({ t: 'compaction', turn: this.recordTurn(), ...record });
   }
 
   endTurn(outcome: TurnOutcome = 'completed', error?: string): void {
@@ -179,10 +226,19 @@ export class ImportLog implements ImportTarget {
   subagent(sourceId: string, title: string): { agentId: string; target: ImportTarget } {
     const agentId = `agent_imp${sha256Hex(`${this.idScope}\nagent\n${sourceId}`).slice(0, 23)}`;
     const file = path.join(path.dirname(path.dirname(this.file)), agentId, 'wire.jsonl');
-    if (this.soFar && fs.existsSync(file)) return { agentId, target: new DiscardTarget() }; // imported with the turns before
+    const exists = fs.existsSync(file);
+    if (this.soFar && !this.rewrite && exists) return { agentId, target: new DiscardTarget() }; // imported with the turns before
     const turn = this.turnNumber;
-    const child = new ImportLog(file, `${this.idScope}\n${agentId}`, this, `subagent:${agentId}`, null, () => turn);
-    child.head({ t: 'agent', agentId, parentAgentId: 'main', purpose: title });
+    const child = new ImportLog(file, {
+      idScope: `${this.idScope}\n${agentId}`,
+      startedAt: this.lastTs,
+      usageLog: this,
+      purpose: `subagent:${agentId}`,
+      parentTurn: () => turn,
+    });
+    // Written again over an import cut short: what the log held before is rewound, as the main log's turns are.
+    if (this.rewrite && exists) child.head({ t: 'rewind', toTurn: 1, messageId: '', files: false, ts: this.lastTs });
+    else child.head({ t: 'agent', agentId, parentAgentId: 'main', purpose: title, ts: this.lastTs });
     this.children.push(child);
     return { agentId, target: child };
   }
@@ -200,8 +256,14 @@ export class ImportLog implements ImportTarget {
     for (const record of tail(soFar)) this.write(record);
     this.flush();
     if (sync) fs.fsyncSync(this.fd);
+    const size = fs.fstatSync(this.fd).size;
     fs.closeSync(this.fd);
     this.closed = true;
+    // What is published or reported was written whole: a log another process changed meanwhile, or a short write, is not.
+    if (size !== this.startSize + this.written)
+      throw new Error(
+        `${path.basename(path.dirname(path.dirname(this.file)))}'s log holds ${size} bytes, not the ${this.startSize + this.written} written; nothing is published`,
+      );
     return { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier, messages: this.messages, appended: this.appended };
   }
 
@@ -242,7 +304,9 @@ export class ImportLog implements ImportTarget {
       if (grewFrom === null || turn.messageIds.length !== grewFrom) {
         if (grewFrom !== null && turn.messageIds.length < grewFrom) throw new SourceChangedError(`its turn ${number} holds fewer messages than were imported`);
         const first = turn.messageIds[0];
-        if (grewFrom !== null && first) this.write({ t: 'rewind', toTurn: number, messageId: first, files: false, ts: turn.ts });
+        // The last turn grew in the source, or (a repair) every turn is written again: the log's copy is rewound first, conversation only.
+        if (first && (grewFrom !== null || (this.rewrite && number === 1 && !this.usageLog)))
+          this.write({ t: 'rewind', toTurn: number, messageId: first, files: false, ts: turn.ts });
         this.writeTurn(turn);
       }
     }
@@ -255,7 +319,7 @@ export class ImportLog implements ImportTarget {
     if (!this.forkOf || this.forkedWritten) return;
     this.forkedWritten = true;
     this.lastSharedTurn = lastShared;
-    this.write({ t: 'forked', from: { sessionId: this.forkOf.sessionId, turn: lastShared } });
+    this.write({ t: 'forked', from: { sessionId: this.forkOf.sessionId, turn: lastShared }, ts: this.lastTs });
   }
 
   private writeTurn(turn: BufferedTurn): void {
@@ -279,7 +343,9 @@ export class ImportLog implements ImportTarget {
 
   private flush(): void {
     if (!this.pending.length) return;
-    fs.writeSync(this.fd, this.pending.join(''));
+    const text = this.pending.join('');
+    this.written += Buffer.byteLength(text);
+    fs.writeSync(this.fd, text);
     this.pending = [];
     this.pendingBytes = 0;
   }

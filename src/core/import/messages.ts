@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import {
   calculateCost,
   getModels,
@@ -81,14 +82,30 @@ export function toolResult(toolCallId: string, toolName: string, content: Prompt
   return { role: 'toolResult', toolCallId, toolName, content, isError, timestamp: ts, ...(details === undefined ? {} : { details }) };
 }
 
-/** A time from an ISO string or ms number; `fallback` when there is none. */
+/** A source's clock may run a little ahead of this machine's: a time up to this far ahead is taken as now. */
+const CLOCK_SKEW_MS = 24 * 3600_000;
+
+/**
+ * A time from an ISO string or a number (seconds or milliseconds), when it is plausible: after
+ * 1970 and not in the future (a few hours' clock skew is taken as now). `fallback` otherwise: a
+ * far-future or negative time in a source file is no time, as Braid's own records never hold one.
+ */
 export function timeOf(value: unknown, fallback: number): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value < 1e11 ? value * 1000 : value;
-  if (typeof value === 'string') {
-    const ms = Date.parse(value);
-    if (Number.isFinite(ms)) return ms;
+  let ms: number = NaN;
+  if (typeof value === 'number') ms = value < 1e11 ? value * 1000 : value;
+  else if (typeof value === 'string') ms = Date.parse(value);
+  const now = Date.now();
+  if (!Number.isFinite(ms) || ms <= 0 || ms > now + CLOCK_SKEW_MS) return fallback;
+  return Math.min(Math.round(ms), now);
+}
+
+/** A source file's modification time, the stand-in for a session whose records hold no time (never later than now). */
+export function fileTime(file: string): number {
+  try {
+    return Math.min(fs.lstatSync(file).mtimeMs, Date.now());
+  } catch {
+    return Date.now();
   }
-  return fallback;
 }
 
 /** An image block from a base64 source; text saying what it was when the data is not there. */

@@ -1,49 +1,78 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportTarget } from './importLog';
-import { assistantMessage, callTokens, isObject, text, timeOf, toolResult, userMessage, type AnswerBlock, type PromptBlock } from './messages';
-import { DigestSink } from './sourceLines';
+import { assistantMessage, callTokens, fileTime, isObject, text, timeOf, toolResult, userMessage, type AnswerBlock, type PromptBlock } from './messages';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
-import { FileReport, type ScannedSession, type SourceFormat } from './source';
+import { readSourceHead } from './sourceFile';
+import type { SourceDatabases } from './sourceDatabase';
+import { injectedBy, startsTurn, wrapperKind } from './injected';
+import { databaseSession, databaseSessions, exportSession, storageOf, storageSession, type OpencodeSession, type StoredMessage } from './opencodeStores';
+import { FileReport, type ScannedSession, type SourceFormat, type SourceRef } from './source';
 
 type Rec = Record<string, unknown>;
 
 /**
- * opencode (up to 1.1): JSON files under `~/.local/share/opencode/storage/` (`XDG_DATA_HOME`
- * moves `~/.local/share`): `session/<project>/<session>.json`, `message/<session>/<message>.json`,
- * `part/<message>/<part>.json` (older versions: every part in `part/`, naming its message).
- * A tool part holds a call and its result; a child session (`parentID`) is a subagent.
+ * opencode: its database `opencode.db` in its data folder (`~/.local/share/opencode`;
+ * `XDG_DATA_HOME` moves `~/.local/share`), read as a consistent copy with its WAL; the JSON
+ * files of its storage folder before 1.2 (`storage/`, which the database's migration leaves
+ * behind: a session in both is read from the database); and files `opencode export` wrote. A
+ * tool part holds a call and its result; a child session (`parentID`) is a subagent.
  */
 export const opencode: SourceFormat = {
   tool: 'opencode',
   defaultRoots(env, home) {
-    return [path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode', 'storage')];
+    return [path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode')];
   },
-  findFiles(root) {
-    if (root.endsWith('.json')) return storageOf(root) ? [root] : [];
+  async find(root, databases) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(root);
+    } catch {
+      return [];
+    }
+    if (stat.isFile()) return findInFile(root, databases);
+    if (!stat.isDirectory()) return [];
+    const inDatabases = (await Promise.all(databaseFiles(root).map((db) => findInFile(db, databases)))).flat();
+    const known = new Set(inDatabases.map((r) => r.key));
     // The storage folder given, or found in it, or in each folder it holds (a folder of copied storages).
-    const direct = storageOf(root);
-    const storages = direct ? [direct] : [...subfolders(root), ...subfolders(root).flatMap(subfolders)].map(storageOf).filter((s): s is string => s !== null);
-    return storages.flatMap((storage) => filesUnder(path.join(storage, 'session'), (file) => file.endsWith('.json'), 2));
+    const direct = storageOf(root, false, fs.existsSync);
+    const storages = direct ? [direct] : [...subfolders(root), ...subfolders(root).flatMap(subfolders)].map((d) => storageOf(d, false, fs.existsSync));
+    const inStorages = [...new Set(storages.filter((s): s is string => s !== null))].flatMap((storage) =>
+      filesUnder(path.join(storage, 'session'), (file) => file.endsWith('.json'), 2).map((ref) => ({ ...ref, root: storage })),
+    );
+    return [...inDatabases, ...inStorages.filter((ref) => !known.has(path.basename(ref.file, '.json')))];
   },
-  identify(file) {
-    const info = readJson(file, null, new FileReport());
+  claims(file, _head, bytes) {
+    return isDatabase(bytes) || (file.endsWith('.json') && (storageOf(file, true, fs.existsSync) !== null || /"messages"\s*:/.test(bytes.toString('utf8'))));
+  },
+  async identify(ref, databases) {
+    const session = await sessionOf(ref, databases, new FileReport());
+    const info = session?.info;
     if (!info || typeof info.id !== 'string') return null;
     return { sourceId: info.id, ...(typeof info.parentID === 'string' ? { parentSourceId: info.parentID } : {}) };
   },
   scan: scanOpencode,
 };
 
-/** The storage folder a path names: itself, its `storage/`, or the one a session file lies in. */
-function storageOf(p: string): string | null {
-  const start = p.endsWith('.json') ? path.dirname(p) : p;
-  // A session file lies two folders below its storage (session/<project>/); a folder given is the storage or holds it.
-  for (let dir = start, i = 0; i < (start === p ? 1 : 3); i++, dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'session')) && fs.existsSync(path.join(dir, 'message'))) return dir;
-    if (fs.existsSync(path.join(dir, 'storage', 'session'))) return path.join(dir, 'storage');
-  }
-  return null;
+/** Whether a file's first bytes are SQLite's. */
+function isDatabase(head: Buffer): boolean {
+  return head.subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
+}
+
+/** opencode's databases in a folder: `opencode.db`, and a channel's `opencode-<channel>.db`. */
+function databaseFiles(folder: string): string[] {
+  return filesUnder(folder, (f) => /^opencode(-[\w.-]+)?\.db$/.test(path.basename(f)), 0).map((r) => r.file);
+}
+
+/** The sessions of one file: each session of a database, an export's session, or a storage folder's session file. */
+async function findInFile(file: string, databases: SourceDatabases): Promise<SourceRef[]> {
+  const root = path.dirname(file);
+  const head = readSourceHead(file, root, 16);
+  if (head && isDatabase(head)) return (await databaseSessions(databases, file)).map((s) => ({ file, root, key: s.id }));
+  if (!file.endsWith('.json')) return [];
+  const storage = storageOf(file, true, fs.existsSync);
+  return [{ file, root: storage ?? root }];
 }
 
 function subfolders(dir: string): string[] {
@@ -57,64 +86,22 @@ function subfolders(dir: string): string[] {
   }
 }
 
-function readJson(file: string, digest: DigestSink | null, report: FileReport): Rec | null {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch {
-    report.skip('files that could not be read');
+/** The session a reference names, from whichever store holds it. */
+async function sessionOf(ref: SourceRef, databases: SourceDatabases, report: FileReport): Promise<OpencodeSession | null> {
+  if (ref.key !== undefined) return databaseSession(databases, ref.file, ref.key);
+  const exported = exportSession(ref.file, ref.root, report);
+  if (exported) return exported;
+  return storageOf(ref.file, true, fs.existsSync) ? storageSession(ref.file, ref.root, report) : null;
+}
+
+async function scanOpencode(ref: SourceRef, report: FileReport, databases: SourceDatabases): Promise<ScannedSession | null> {
+  const session = await sessionOf(ref, databases, report);
+  if (!session || typeof session.info.id !== 'string') {
+    report.skip("not an opencode session (a database, an export, or a storage folder's session file)");
     return null;
   }
-  digest?.update(bytes);
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8'));
-    if (isObject(value)) return value;
-  } catch {
-    // reported below
-  }
-  report.skip('files that are not JSON objects');
-  return null;
-}
-
-const jsonFiles = (dir: string): string[] => filesUnder(dir, (f) => f.endsWith('.json'), 0);
-
-interface StoredMessage {
-  info: Rec;
-  parts: Rec[];
-}
-
-/** A session's messages in order, each with its parts (both sorted by file name: their ids sort by time). */
-function readMessages(storage: string, sessionId: string, digest: DigestSink | null, report: FileReport): StoredMessage[] {
-  const infos = jsonFiles(path.join(storage, 'message', sessionId))
-    .map((f) => readJson(f, digest, report))
-    .filter((m): m is Rec => m !== null)
-    .sort((a, b) => timeOf(isObject(a.time) ? a.time.created : 0, 0) - timeOf(isObject(b.time) ? b.time.created : 0, 0));
-  let flat: Rec[] | null = null;
-  return infos.map((info) => {
-    const id = text(info.id);
-    let parts = jsonFiles(path.join(storage, 'part', id))
-      .map((f) => readJson(f, digest, report))
-      .filter((p): p is Rec => p !== null);
-    if (!parts.length) {
-      flat ??= jsonFiles(path.join(storage, 'part'))
-        .map((f) => readJson(f, digest, report))
-        .filter((p): p is Rec => p !== null);
-      parts = flat.filter((p) => p.messageID === id);
-    }
-    return { info, parts };
-  });
-}
-
-async function scanOpencode(file: string, report: FileReport): Promise<ScannedSession | null> {
-  const storage = storageOf(file);
-  const digest = new DigestSink();
-  const info = storage ? readJson(file, digest, report) : null;
-  if (!storage || !info || typeof info.id !== 'string') {
-    report.skip('not an opencode session file');
-    return null;
-  }
-  const sessionId = info.id;
-  const messages = readMessages(storage, sessionId, digest, report);
+  const { info } = session;
+  const messages = await session.messages(report);
   if (!messages.length) {
     report.skip('no messages stored for the session');
     return null;
@@ -122,16 +109,17 @@ async function scanOpencode(file: string, report: FileReport): Promise<ScannedSe
   const created = isObject(info.time) ? info.time.created : undefined;
   return {
     tool: 'opencode',
-    file,
-    sourceId: sessionId,
+    file: ref.file,
+    root: ref.root,
+    sourceId: String(info.id),
     cwd: text(info.directory),
     title: text(info.title) || null,
-    startedAt: timeOf(created, fs.statSync(file).mtimeMs),
-    digest: digest.finish(),
+    startedAt: timeOf(created, fileTime(ref.file)),
+    digest: session.digest,
     branches: ['linear'],
-    // Its files are written once each and added to: a session that changed grew (the import checks its earlier turns).
+    // Its messages and parts are added to, a part's state updated as it runs: a session that changed grew (the import checks its earlier turns).
     grewFrom: async () => true,
-    convert: async (_branch, target, rep) => convertMessages(readMessages(storage, sessionId, null, rep), text(info.directory), target, rep),
+    convert: async (_branch, target, rep) => convertMessages(messages, text(info.directory), target, rep),
   };
 }
 
@@ -142,12 +130,30 @@ function convertMessages(messages: StoredMessage[], cwd: string, target: ImportT
     const model = isObject(info.model) ? info.model : info;
     const snapshot = { provider: text(model.providerID) || 'unknown', id: text(model.modelID) || 'unknown', thinking: text(info.variant) || 'off' };
     if (info.role === 'user') {
-      if (inTurn) target.endTurn();
-      target.beginTurn(ts, snapshot);
-      inTurn = true;
-      const blocks = parts.flatMap(promptParts);
+      const typed = parts.flatMap(promptParts);
       const summary = isObject(info.summary) ? text(info.summary.body) || text(info.summary.title) : '';
-      target.message({ sourceId: text(info.id), ts, message: userMessage(blocks.length ? blocks : summary, ts) });
+      const prompt = typed.length ? typed : summary;
+      const kind = wrapperKind(typeof prompt === 'string' ? prompt : (prompt.find((b) => b.type === 'text')?.text ?? ''));
+      if (prompt.length && (kind === null || startsTurn(kind))) {
+        if (inTurn) target.endTurn();
+        target.beginTurn(ts, snapshot);
+        inTurn = true;
+        target.message({ sourceId: text(info.id), ts, message: userMessage(prompt, ts), ...(kind ? { injected: injectedBy('opencode', kind) } : {}) });
+      } else if (prompt.length) {
+        target.message({ sourceId: text(info.id), ts, message: userMessage(prompt, ts), injected: injectedBy('opencode', kind!) });
+        inTurn = true; // the turn open, or one the log began for it
+      }
+      // Text opencode added to the prompt (a file's content it read, a note): context in the turn.
+      const added = parts.filter((p) => p.type === 'text' && p.synthetic === true).map((p) => text(p.text));
+      if (added.length) {
+        target.message({
+          sourceId: `${text(info.id)}:synthetic`,
+          ts,
+          message: userMessage(added.join('\n\n'), ts),
+          injected: injectedBy('opencode', 'synthetic'),
+        });
+        inTurn = true;
+      }
       continue;
     }
     if (info.role !== 'assistant') {

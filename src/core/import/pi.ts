@@ -1,12 +1,13 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
 import type { ImportTarget } from './importLog';
 import type { ModelSnapshot } from '../wire/records';
-import { assistantMessage, callTokens, isObject, text, timeOf, userMessage, type AnswerBlock } from './messages';
+import { assistantMessage, callTokens, fileTime, isObject, text, timeOf, userMessage, type AnswerBlock } from './messages';
 import { DigestSink, readSourceLines } from './sourceLines';
 import { readNodes, recordOf, SourceTree } from './tree';
 import { mapToolCall } from './toolMap';
+import { injectedBy, startsTurn, wrapperKind } from './injected';
+import { messageText } from '../format/messageText';
 import { filesUnder } from './findFiles';
 import type { FileReport, ScannedSession, SourceFormat } from './source';
 
@@ -23,10 +24,13 @@ export const pi: SourceFormat = {
   defaultRoots(env, home) {
     return [path.join(env.PI_CODING_AGENT_DIR || path.join(home, '.pi', 'agent'), 'sessions')];
   },
-  findFiles(root) {
+  async find(root) {
     return filesUnder(root, (file) => file.endsWith('.jsonl'), 2);
   },
-  scan: scanPi,
+  claims(_file, head) {
+    return head.some((r) => r.type === 'session' && typeof r.cwd === 'string');
+  },
+  scan: (ref, report) => scanPi(ref.file, ref.root, report),
 };
 
 interface Header {
@@ -37,13 +41,13 @@ interface Header {
   model: ModelSnapshot | null;
 }
 
-async function scanPi(file: string, report: FileReport): Promise<ScannedSession | null> {
+async function scanPi(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();
   const tree = new SourceTree();
   let header: Header | null = null;
   let title: string | null = null;
   let messages = 0;
-  for await (const line of readSourceLines(file, digest)) {
+  for (const line of readSourceLines(file, root, digest)) {
     const r = recordOf(line);
     if (!r) {
       report.skip('bad' in line ? line.bad : 'not a record');
@@ -79,21 +83,22 @@ async function scanPi(file: string, report: FileReport): Promise<ScannedSession 
   return {
     tool: 'pi',
     file,
+    root,
     sourceId: h.id,
     cwd: h.cwd,
     title,
-    startedAt: h.ts || fs.statSync(file).mtimeMs,
+    startedAt: h.ts || fileTime(file),
     digest: digest.finish(),
     branches: leaves.length ? leaves.map((n) => n.id) : ['linear'],
     convert: async (branch, target, rep) => {
       const converter = new PiConverter(target, h, rep);
       if (branch === 'linear') {
         let index = 0;
-        for await (const line of readSourceLines(file)) {
+        for (const line of readSourceLines(file, root)) {
           const r = recordOf(line);
           if (r && r.type !== 'session') converter.entry(r, `entry-${index++}`);
         }
-      } else for (const { node, value } of readNodes(file, tree.pathTo(branch))) converter.entry(value as Rec, node.id);
+      } else for (const { node, value } of readNodes(file, root, tree.pathTo(branch))) converter.entry(value as Rec, node.id);
       converter.finish();
     },
   };
@@ -105,6 +110,15 @@ function headerOf(r: Rec, file: string): Header {
     typeof r.provider === 'string' && typeof r.modelId === 'string' ? { provider: r.provider, id: r.modelId, thinking: text(r.thinkingLevel) || 'off' } : null;
   return { id: text(r.id) || path.basename(file, '.jsonl'), cwd: text(r.cwd), ts: timeOf(r.timestamp, 0), version, model };
 }
+
+/** pi's own message roles that reach the model as user text: context, never a prompt. */
+const PI_ROLES: Record<string, string> = {
+  bashExecution: 'bash-execution',
+  custom: 'custom-message',
+  hookMessage: 'hook-message',
+  branchSummary: 'branch-summary',
+  compactionSummary: 'compaction-summary',
+};
 
 class PiConverter {
   private model: ModelSnapshot | null;
@@ -156,13 +170,14 @@ class PiConverter {
       this.report.skip(`${text(m.role) || 'role-less'} messages not in pi's shape`);
       return;
     }
-    if (message.role === 'user' && m.role === 'user') {
+    const kind = message.role === 'user' ? (PI_ROLES[text(m.role)] ?? wrapperKind(messageText(message))) : null;
+    if (message.role === 'user' && (kind === null || startsTurn(kind))) {
       if (this.inTurn) this.target.endTurn();
       this.target.beginTurn(ts, this.model);
       this.inTurn = true;
     }
     this.ordinals.set(sourceId, this.ordinals.size);
-    this.target.message({ sourceId, ts: timeOf(m.timestamp, ts), message });
+    this.target.message({ sourceId, ts: timeOf(m.timestamp, ts), message, ...(kind ? { injected: injectedBy('pi', kind) } : {}) });
   }
 
   /** pi-ai's messages are the kernel's; pi's own roles (a command the user ran, a summary) reach the model as user text. */

@@ -2,17 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
 
-/** A session built in its `.partial-<id>` folder, waiting to be published at `final`. */
+/** A session built in a `.partial-<id>…` folder of this process's own, waiting to be published at `final`. */
 interface Pending {
   readonly id: string;
   readonly partial: string;
   readonly final: string;
 }
 
-/** What could not be published, and why. */
+/** What could not be published, and why; `taken` when the session's folder was there already (another process published it). */
 export interface PublishFailure {
   readonly id: string;
+  readonly final: string;
   readonly reason: string;
+  readonly taken: boolean;
 }
 
 /**
@@ -55,7 +57,12 @@ export class Publisher {
         fs.rmSync(p.partial, { recursive: true, force: true });
         const code = (err as NodeJS.ErrnoException).code;
         const taken = code === 'ENOTEMPTY' || code === 'EEXIST';
-        this.failures.push({ id: p.id, reason: taken ? 'another process imported it at the same time' : `could not publish it: ${String(err)}` });
+        this.failures.push({
+          id: p.id,
+          final: p.final,
+          taken,
+          reason: taken ? 'another process imported it at the same time, from other source bytes; import again' : `could not publish it: ${String(err)}`,
+        });
       }
     }
     for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);

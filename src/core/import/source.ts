@@ -1,11 +1,15 @@
 import type { ImportTarget } from './importLog';
 import type { SourceDigest } from './sourceLines';
+import type { SourceDatabases } from './sourceDatabase';
 
 /** The agents Braid imports sessions from. */
 export const SOURCE_TOOLS = ['claude-code', 'codex', 'pi', 'opencode'] as const;
 export type SourceTool = (typeof SOURCE_TOOLS)[number];
 
 export const isSourceTool = (x: string): x is SourceTool => (SOURCE_TOOLS as readonly string[]).includes(x);
+
+/** The names people know the tools by. */
+export const TOOL_NAMES: Record<SourceTool, string> = { 'claude-code': 'Claude Code', codex: 'Codex', pi: 'pi', opencode: 'opencode' };
 
 /** What an import left out of one source file, counted by reason. */
 export class FileReport {
@@ -21,15 +25,28 @@ export class FileReport {
   }
 }
 
+/**
+ * Where one session of a source is: its file, the folder it was found in (no file outside that
+ * folder is read for it), and, for a database that holds many sessions, the session's id in it.
+ */
+export interface SourceRef {
+  readonly file: string;
+  readonly root: string;
+  readonly key?: string;
+}
+
 /** One session found in a source, read far enough to know where it belongs and what it holds. */
 export interface ScannedSession {
   readonly tool: SourceTool;
-  /** The file (or, for opencode, the session's file) the `imported` record names. */
+  /** The file (for opencode's JSON storage, the session's file; for its database, the database) the `imported` record names. */
   readonly file: string;
+  /** The folder it was found in: nothing outside it is read for the session. */
+  readonly root: string;
   readonly sourceId: string;
   /** The folder it was recorded in: the workspace it is imported into. */
   readonly cwd: string;
   readonly title: string | null;
+  /** When it began, by the source's own clock (a plausible time: never in the future). */
   readonly startedAt: number;
   readonly digest: SourceDigest;
   /** Its branches, the one the source tool would resume first; the others become forks of it. */
@@ -45,10 +62,17 @@ export interface SourceFormat {
   readonly tool: SourceTool;
   /** The folders it keeps sessions in, by default (its own override variable honoured). */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
-  /** The session files under `root` (a folder of sessions, or one session file). */
-  findFiles(root: string): string[];
-  /** A file's session id and the session it is a child thread of, read cheaply (its first line); for tools whose subagents have files of their own. */
-  identify?(file: string): { readonly sourceId: string; readonly parentSourceId?: string } | null;
-  /** Reads a file far enough to know it; null when it holds no conversation (with the reason in `report`). */
-  scan(file: string, report: FileReport): Promise<ScannedSession | null>;
+  /**
+   * The sessions under `root`: a folder of this tool's, or one of its files (whose own folder
+   * bounds what is read). Files that are not sessions (a subagent's log) are left out.
+   */
+  find(root: string, databases: SourceDatabases): Promise<SourceRef[]>;
+  /** Whether a file is this tool's, from its first records (the file's name and head bytes for a database): what `--from auto` sorts files by. */
+  claims(file: string, head: readonly Record<string, unknown>[], bytes: Buffer): boolean;
+  /** Why a file of this tool that {@link find} leaves out is not imported on its own (a subagent's log); null when it is not left out. */
+  refusal?(file: string): string | null;
+  /** A session's id and the session it is a child thread of, read cheaply; for tools whose subagents are sessions of their own. */
+  identify?(ref: SourceRef, databases: SourceDatabases): Promise<{ readonly sourceId: string; readonly parentSourceId?: string } | null>;
+  /** Reads a session far enough to know it; null when it holds no conversation (with the reason in `report`). */
+  scan(ref: SourceRef, report: FileReport, databases: SourceDatabases): Promise<ScannedSession | null>;
 }

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
+import { openSource, readSourceHead } from './sourceFile';
 
 /** One line of a source file: its parsed value, or why it could not be read. */
 export type SourceLine =
@@ -14,46 +15,61 @@ export interface SourceDigest {
 
 const CHUNK = 1 << 20;
 const NEWLINE = 10;
+/** A line longer than this is passed over, not held (a file of one endless line cannot fill memory). */
+const MAX_LINE = 256 << 20;
 
 /**
- * Reads a JSONL file a chunk at a time (memory bounded by the longest line, never the file),
- * yielding each line parsed. What real files contain is read, not thrown: a torn last line and
- * a line that is not JSON are `bad`, two JSON objects written on one line (a lost newline) come
- * out as two values, bytes that are not UTF-8 become U+FFFD. `digest` hashes every byte read.
+ * Reads a JSONL file of a source (opened by {@link openSource}: a regular file inside `root`, up
+ * to the size it had when opened) a chunk at a time, memory bounded by the longest line, yielding
+ * each line parsed. What real files contain is read, not thrown: a torn last line and a line that
+ * is not JSON are `bad`, two JSON objects written on one line (a lost newline) come out as two
+ * values, bytes that are not UTF-8 become U+FFFD. `digest` hashes every byte read.
  */
-export async function* readSourceLines(file: string, digest?: DigestSink): AsyncGenerator<SourceLine> {
-  const fd = fs.openSync(file, 'r');
+export function* readSourceLines(file: string, root: string, digest?: DigestSink): Generator<SourceLine> {
+  const { fd, size } = openSource(file, root);
   try {
-    // Reads are synchronous (from the page cache, a chunk takes well under a millisecond) and the
-    // generator yields between lines: no thread hop per read, and a small file gets a small buffer.
-    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, fs.fstatSync(fd).size + 1)));
+    // Reads are synchronous: from the page cache a chunk takes well under a millisecond, and a small file gets a small buffer.
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size)));
     let carry: Buffer[] = []; // the start of a line no chunk has ended yet
-    let offset = 0; // of carry's first byte in the file
+    let carried = 0; // its length, kept or not (a line past MAX_LINE is counted, not kept)
+    let lineStart = 0; // its offset in the file
     let line = 0;
-    for (;;) {
-      const bytesRead = fs.readSync(fd, chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
+    for (let position = 0; position < size;) {
+      const bytesRead = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
+      if (bytesRead === 0) break; // cut short since it was opened
       const read = chunk.subarray(0, bytesRead);
       digest?.update(read);
-      if (read.indexOf(NEWLINE) === -1) {
-        carry.push(Buffer.from(read)); // a long line: joined once, when it ends
-        continue;
-      }
-      const buffer = carry.length ? Buffer.concat([...carry, read]) : read;
+      const readAt = position;
+      position += bytesRead;
       let start = 0;
-      for (let end = buffer.indexOf(NEWLINE, start); end !== -1; end = buffer.indexOf(NEWLINE, start)) {
+      let end = read.indexOf(NEWLINE);
+      if (end !== -1 && carried > 0) {
+        // The line the chunks before began ends here.
         line++;
-        yield* parseLine(buffer.subarray(start, end), line, offset + start);
+        if (carried + end > MAX_LINE) yield { line, offset: lineStart, length: carried + end, bad: 'a line longer than 256 MB (passed over)' };
+        else yield* parseLine(Buffer.concat([...carry, read.subarray(0, end)]), line, lineStart);
+        carry = [];
+        carried = 0;
+        start = end + 1;
+        end = read.indexOf(NEWLINE, start);
+      }
+      for (; end !== -1; end = read.indexOf(NEWLINE, start)) {
+        line++;
+        yield* parseLine(read.subarray(start, end), line, readAt + start);
         start = end + 1;
       }
-      offset += start;
-      carry = start < buffer.length ? [Buffer.from(buffer.subarray(start))] : [];
+      if (start < read.length) {
+        if (carried === 0) lineStart = readAt + start;
+        if (carried + read.length - start <= MAX_LINE) carry.push(Buffer.from(read.subarray(start)));
+        else carry = [];
+        carried += read.length - start;
+      }
     }
-    if (carry.length) {
+    if (carried > 0) {
       line++;
-      const parsed = [...parseLine(Buffer.concat(carry), line, offset)];
       // A last line without its newline that parses was written whole; one that does not is torn.
-      yield* parsed.map((p) => ('bad' in p ? { ...p, bad: 'torn last line (the tool was writing it)' } : p));
+      if (carried > MAX_LINE) yield { line, offset: lineStart, length: carried, bad: 'a line longer than 256 MB (passed over)' };
+      else for (const p of parseLine(Buffer.concat(carry), line, lineStart)) yield 'bad' in p ? { ...p, bad: 'torn last line (the tool was writing it)' } : p;
     }
   } finally {
     fs.closeSync(fd);
@@ -75,12 +91,21 @@ export class DigestSink {
   }
 }
 
-/** The SHA-256 and size of the first `size` bytes of a file (a re-import checks the source only grew). */
-export async function digestPrefix(file: string, size: number): Promise<SourceDigest> {
+/** The SHA-256 and size of the first `size` bytes of a source file (a re-import checks the source only grew). */
+export function digestPrefix(file: string, root: string, size: number): SourceDigest {
   const sink = new DigestSink();
-  const stream = fs.createReadStream(file, { start: 0, end: Math.max(0, size - 1), highWaterMark: CHUNK });
-  if (size > 0) for await (const chunk of stream) sink.update(chunk as Buffer);
-  else stream.destroy();
+  const open = openSource(file, root);
+  try {
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size)));
+    for (let position = 0; position < Math.min(size, open.size);) {
+      const n = fs.readSync(open.fd, chunk, 0, Math.min(chunk.length, size - position), position);
+      if (n === 0) break;
+      sink.update(chunk.subarray(0, n));
+      position += n;
+    }
+  } finally {
+    fs.closeSync(open.fd);
+  }
   return sink.finish();
 }
 
@@ -138,30 +163,15 @@ function splitObjects(text: string): string[] {
   return parts;
 }
 
-/** The first line of a file (up to `limit` bytes), parsed; null when it is not a JSON object. */
-export function firstRecord(file: string, limit = 4 << 20): Record<string, unknown> | null {
-  let fd: number;
+/** The first line of a source file (up to `limit` bytes), parsed; null when it is not a JSON object or cannot be read. */
+export function firstRecord(file: string, root: string, limit = 4 << 20): Record<string, unknown> | null {
+  const head = readSourceHead(file, root, limit);
+  if (!head) return null;
+  const end = head.indexOf(NEWLINE);
   try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const chunks: Buffer[] = [];
-    for (let read = 0; read < limit;) {
-      const chunk = Buffer.alloc(65536);
-      const n = fs.readSync(fd, chunk, 0, chunk.length, read);
-      if (n === 0) break;
-      const end = chunk.subarray(0, n).indexOf(NEWLINE);
-      chunks.push(chunk.subarray(0, end === -1 ? n : end));
-      if (end !== -1) break;
-      read += n;
-    }
-    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const value: unknown = JSON.parse(head.subarray(0, end === -1 ? head.length : end).toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { valuesOfLine, type SourceLine } from './sourceLines';
+import { openSource } from './sourceFile';
 
 /** Where one record of a branching source lies in its file, and its place in the tree. */
 export interface TreeNode {
@@ -75,9 +76,9 @@ export class SourceTree {
   }
 }
 
-/** Reads the records of `nodes` back from the file (in the order given), one positioned read each. */
-export function* readNodes(file: string, nodes: readonly TreeNode[]): Generator<{ node: TreeNode; value: unknown }> {
-  const fd = fs.openSync(file, 'r');
+/** Reads the records of `nodes` back from a source file (in the order given), one positioned read each. */
+export function* readNodes(file: string, root: string, nodes: readonly TreeNode[]): Generator<{ node: TreeNode; value: unknown }> {
+  const { fd } = openSource(file, root);
   try {
     for (const node of nodes) {
       const buffer = Buffer.allocUnsafe(node.length);

@@ -300,13 +300,25 @@ export function sweepPartials(store: StoreContext, onlyWorkspace?: string, now =
     for (const name of safeReaddir(dir)) {
       if (!name.startsWith('.partial-')) continue;
       const full = path.join(dir, name);
-      if (now - (statMtime(full) ?? 0) < STALE_PARTIAL_MS) continue;
+      if (now - (statMtime(full) ?? 0) < STALE_PARTIAL_MS || builderAlive(name)) continue;
       fs.rmSync(full, { recursive: true, force: true });
       swept.push(full);
     }
   }
   if (swept.length) store.logger.info(`removed ${counted(swept.length, 'unfinished fork folder')}`);
   return swept;
+}
+
+/** Whether the process that builds a partial folder named `.partial-<id>.<pid>.<tag>` (an import's) still runs: a long import is not swept from under it. */
+export function builderAlive(name: string): boolean {
+  const pid = Number(/^\.partial-[^.]+\.(\d+)\.[0-9a-f]+$/.exec(name)?.[1]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
 }
 
 /** The note that opens a kept side conversation (docs/reference.md, Turns and prompts). */

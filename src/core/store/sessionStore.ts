@@ -76,6 +76,8 @@ export class SessionStore implements StoreContext {
     readonly index: SessionIndex,
     layout: StoreLayout,
     readonly logger: Logger,
+    /** sql.js's wasm, which the index uses (an import reads other tools' databases with it too). */
+    readonly wasmPath: string,
   ) {
     this.layout = layout;
   }
@@ -92,7 +94,7 @@ export class SessionStore implements StoreContext {
       saveDelayMs: options.saveDelayMs,
       verifyAfterMs: options.verifyAfterMs,
     });
-    const store = new SessionStore(index, layout, options.logger);
+    const store = new SessionStore(index, layout, options.logger, options.wasmPath);
     // Unfinished forks cost only disk: swept off the opening's path (a workspace folder may hold
     // thousands of sessions), the others' workspaces when a process opens there, or by the doctor.
     setTimeout(() => sweepPartials(store, options.workspaceKey), 1000).unref();

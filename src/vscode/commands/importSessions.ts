@@ -1,12 +1,11 @@
 import os from 'node:os';
 import * as vscode from 'vscode';
-import { findSources, importSessions, type ImportOutcome } from '../../core/import/importer';
-import type { SourceTool } from '../../core/import/source';
+import { findSources, importFailed, importSessions, type ImportOutcome } from '../../core/import/importer';
+import { SourceDatabases } from '../../core/import/sourceDatabase';
+import { TOOL_NAMES, type SourceTool } from '../../core/import/source';
 import { counted } from '../../core/counted';
 import type { BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
-
-const TOOL_NAMES: Record<SourceTool, string> = { 'claude-code': 'Claude Code', codex: 'Codex', pi: 'pi', opencode: 'opencode' };
 
 type SourcePick = vscode.QuickPickItem & { readonly from: SourceTool | 'auto'; readonly paths: readonly string[] };
 
@@ -18,7 +17,7 @@ export function importCommands(ctx: CommandContext): BraidCommand[] {
       failure: 'Braid could not import the sessions',
       run: async () => {
         const store = ctx.requireStore();
-        const picked = await pickSources();
+        const picked = await pickSources(store.wasmPath);
         if (!picked?.length) return;
         const outcomes: ImportOutcome[] = [];
         await vscode.window.withProgress(
@@ -32,6 +31,7 @@ export function importCommands(ctx: CommandContext): BraidCommand[] {
                 from: source.from,
                 paths: source.paths,
                 dryRun: false,
+                wasmPath: store.wasmPath,
                 signal: abort.signal,
                 onProgress: (n, total) => {
                   const pct = total ? (n / total) * 100 : 100;
@@ -53,11 +53,12 @@ export function importCommands(ctx: CommandContext): BraidCommand[] {
   ];
 }
 
-async function pickSources(): Promise<SourcePick[] | undefined> {
-  const found = findSources({ from: 'auto', paths: [] });
-  const items: SourcePick[] = found.map(({ format, files }) => ({
+async function pickSources(wasmPath: string): Promise<SourcePick[] | undefined> {
+  const databases = new SourceDatabases(wasmPath);
+  const found = await findSources({ from: 'auto', paths: [] }, databases).finally(() => databases.close());
+  const items: SourcePick[] = found.sources.map(({ format, refs }) => ({
     label: TOOL_NAMES[format.tool],
-    description: counted(files.length, 'session file'),
+    description: counted(refs.length, 'session'),
     detail: format.defaultRoots(process.env, os.homedir()).join(', '),
     from: format.tool,
     paths: [],
@@ -79,9 +80,10 @@ async function pickSources(): Promise<SourcePick[] | undefined> {
 async function sayOutcome(ctx: CommandContext, outcomes: readonly ImportOutcome[]): Promise<void> {
   const count = (action: string) => outcomes.filter((o) => o.action === action).length;
   const here = outcomes.filter((o) => (o.action === 'imported' || o.action === 'appended') && o.workspaceDir === ctx.workspaceDir && o.sessionId);
-  const text = `Imported ${counted(count('imported'), 'session')} (${count('appended')} grown since and appended, ${count('unchanged')} unchanged, ${count('skipped')} skipped, ${count('failed')} failed); ${here.length} in this workspace.`;
+  const refused = outcomes.filter((o) => o.action === 'refused').map((o) => `${o.file}: ${o.reason}`);
+  const text = `Imported ${counted(count('imported'), 'session')} (${count('appended')} grown since and appended, ${count('repaired')} repaired, ${count('unchanged')} unchanged, ${count('skipped')} skipped, ${count('failed')} failed); ${here.length} in this workspace.${refused.length ? ` Not imported: ${refused.slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}` : ''}`;
   const actions = [...(here.length ? ['Open Latest'] : []), 'Show Details'];
-  const show = count('failed') ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const show = importFailed(outcomes) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(text, ...actions);
   if (choice === 'Show Details') vscode.commands.executeCommand('braid.showLog');
   if (choice === 'Open Latest' && here[0]?.sessionId) {

@@ -25,7 +25,7 @@ test('a dry run says what it would import and writes nothing, not even the data 
   const run = await braid(['import', '--dry-run', path.join(src.sources, 'claude-code')]);
   assert.equal(run.code, 0, run.err);
   assert.match(run.out, /^would be imported claude-code .*0f1e2d3c-0000-4000-8000-000000000001\.jsonl -> ses_\w+, 1 fork of other branches, in /m);
-  assert.match(run.out, /dry run, nothing written: 1 imported, 0 appended, 0 unchanged, 0 skipped, 0 failed/);
+  assert.match(run.out, /dry run, nothing written: 1 imported, 0 appended, 0 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed/);
   assert.equal(fs.existsSync(data), false);
 });
 
@@ -37,7 +37,7 @@ test('an import from the default folders (the tools’ override variables), then
   fs.cpSync(path.join(src.sources, 'pi'), path.join(env.PI_CODING_AGENT_DIR, 'sessions', '--workspace--'), { recursive: true });
   const first = await braid(['import'], env);
   assert.equal(first.code, 0, first.err);
-  assert.match(first.out, /3 imported, 0 appended, 0 unchanged, 0 skipped, 0 failed; [\d.]+ MB read in \d+ ms/);
+  assert.match(first.out, /3 imported, 0 appended, 0 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed; [\d.]+ MB read in \d+ ms/);
   const again = await braid(['import', '--json'], env);
   const outcomes = (JSON.parse(again.out) as { outcomes: Array<{ action: string; tool: string }> }).outcomes;
   assert.deepEqual(outcomes.map((o) => `${o.tool} ${o.action}`).sort(), ['claude-code unchanged', 'pi unchanged', 'pi unchanged']);
