@@ -55,7 +55,7 @@ function parseFloor(source: string): { ms: number; lines: number } {
 function folderFloor(source: string, root: string): { ms: number } {
   const start = process.hrtime.bigint();
   const files = sessionFiles(source);
-  const publisher = new Publisher(() => undefined);
+  const publisher = new Publisher({ published: () => undefined });
   const workspace = path.join(root, 'sessions', 'wd_floor_000000000000');
   fs.mkdirSync(workspace, { recursive: true });
   files.forEach((file, i) => {
@@ -63,7 +63,7 @@ function folderFloor(source: string, root: string): { ms: number } {
     fs.mkdirSync(path.join(partial, 'agents', 'main'), { recursive: true });
     fs.writeFileSync(path.join(partial, 'agents', 'main', 'wire.jsonl'), fs.readFileSync(file));
     fs.writeFileSync(path.join(partial, 'state.json'), `{"v":2,"id":"${i}"}\n`);
-    publisher.add(String(i), partial, path.join(workspace, `s${i}`));
+    publisher.add({ id: String(i), partial, final: path.join(workspace, `s${i}`) });
   });
   publisher.flush();
   return { ms: elapsedSince(start) };

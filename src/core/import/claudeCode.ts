@@ -17,11 +17,11 @@ import {
   type PromptBlock,
 } from './messages';
 import { DigestSink, readSourceLines } from './sourceLines';
-import { readNodes, recordOf, SourceTree, type TreeNode } from './tree';
+import { readNodes, RecordCache, recordOf, SourceTree, type TreeNode } from './tree';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
 import { pathSegment, readSource, SourceRefusedError } from './sourceFile';
-import { injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
+import { closesTurn, injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
 import type { InjectedContext } from '../wire/records';
 import type { FileReport, ScannedSession, SourceFormat } from './source';
 
@@ -75,6 +75,8 @@ interface Scan {
   /** Inline subagent records, by agent (or, before agent ids, by their root); and the ids of all of them. */
   sidechains: Map<string, TreeNode[]>;
   sidechainIds: Set<string>;
+  /** The records read, kept when the file is small: a branch is then written without reading the file again. */
+  records: RecordCache;
 }
 
 async function scanClaudeCode(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
@@ -88,6 +90,7 @@ async function scanClaudeCode(file: string, root: string, report: FileReport): P
     firstTs: 0,
     sidechains: new Map(),
     sidechainIds: new Set(),
+    records: new RecordCache(),
   };
   for (const line of readSourceLines(file, root, digest)) {
     const r = recordOf(line);
@@ -157,6 +160,7 @@ function noteRecord(scan: Scan, r: Rec, offset: number, length: number, report: 
   if (parent === null && typeof r.logicalParentUuid === 'string') scan.bridges.set(r.uuid, r.logicalParentUuid);
   const isMessage = MESSAGE_TYPES.has(type) && isObject(r.message);
   scan.tree.add({ id: r.uuid, parent, offset, length, isMessage, ...(isMessage ? kindOf(type, r.message as Rec) : {}) });
+  scan.records.keep(r.uuid, r, length);
   if (r.isSidechain === true) {
     // Inline subagent records: grouped by their agent (or, in versions before agent ids, their root).
     const key = typeof r.agentId === 'string' ? r.agentId : rootOf(scan.tree, r.uuid);
@@ -210,7 +214,7 @@ interface Where {
 async function convertBranch(where: Where, scan: Scan, nodes: TreeNode[], target: ImportTarget, report: FileReport, resumed: boolean): Promise<void> {
   const finder = new SubagentFinder(where, scan);
   const converter = new PathConverter(target, scan.cwd ?? '', report, finder);
-  for (const { value } of readNodes(where.file, where.root, nodes)) converter.record(value as Rec);
+  for (const { value } of readNodes(where.file, where.root, nodes, scan.records)) converter.record(value as Rec);
   // Subagent files no task result names (a call cut short, a newer layout) still belong to the session: with its resumed branch.
   if (resumed) for (const orphan of finder.unclaimedFiles()) converter.addSubagent(orphan.key, orphan.title, orphan.source);
   await converter.finish();
@@ -290,6 +294,11 @@ class SubagentFinder {
   get root(): string {
     return this.where.root;
   }
+
+  /** The session file's records a first read kept (inline subagent records are among them). */
+  get records(): RecordCache {
+    return this.scan.records;
+  }
 }
 
 /** A user-role message held until it is known which turn it goes with. */
@@ -348,11 +357,11 @@ class PathConverter {
       return;
     }
     const held = { sourceId, ts, message: user, injected: injectedBy('claude-code', kind) };
-    if (isInterruption(kind)) {
-      // The person stopped the turn it follows.
+    if (closesTurn(kind)) {
+      // A command's output, or the person stopping the turn: it belongs to the turn it follows.
       this.emitHeld();
       this.emit(held);
-      if (this.inTurn) this.interrupted = true;
+      if (this.inTurn && isInterruption(kind)) this.interrupted = true;
       return;
     }
     this.held.push(held);
@@ -502,7 +511,8 @@ class PathConverter {
     for (const { target, source } of this.subagents) {
       const child = new PathConverter(target, this.cwd, this.report, null);
       try {
-        if (source.nodes.length) for (const { value } of readNodes(source.file, this.subagentsOf!.root, source.nodes)) child.record(value as Rec);
+        if (source.nodes.length)
+          for (const { value } of readNodes(source.file, this.subagentsOf!.root, source.nodes, this.subagentsOf!.records)) child.record(value as Rec);
         else
           for (const line of readSourceLines(source.file, this.subagentsOf!.root)) {
             const r = recordOf(line);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ImportedMessage, ImportTarget } from './importLog';
-import { injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
+import { closesTurn, injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
 import type { ModelSnapshot } from '../wire/records';
 import {
   assistantMessage,
@@ -58,17 +58,26 @@ function threadSpawn(meta: Rec): Rec | null {
   return isObject(meta.source) && isObject(meta.source.subagent) && isObject(meta.source.subagent.thread_spawn) ? meta.source.subagent.thread_spawn : null;
 }
 
+/** A rollout up to this size is kept parsed between its scan and its conversion; a larger one is read twice. */
+const KEEP_BYTES = 16 << 20;
+
 async function scanCodex(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();
   let meta: Rec | null = null;
   let items = 0;
   let typed = 0;
+  // The records of a small file are kept, so that writing it reads no byte again.
+  let kept: Array<[Rec, number]> | null = [];
+  let keptBytes = 0;
   for (const line of readSourceLines(file, root, digest)) {
     const r = recordOf(line);
     if (!r) {
       report.skip('bad' in line ? line.bad : 'not a record');
       continue;
     }
+    keptBytes += line.length;
+    if (kept && keptBytes > KEEP_BYTES) kept = null;
+    kept?.push([r, line.line]);
     // A child thread's file repeats its parents' meta after its own: the first is this thread's.
     if (r.type === 'session_meta' && !meta && isObject(r.payload)) meta = r.payload;
     if (r.type === 'response_item') items++;
@@ -93,10 +102,12 @@ async function scanCodex(file: string, root: string, report: FileReport): Promis
     convert: async (_branch, target, rep) => {
       // Rollouts that keep no model-visible history (some child threads) have the typed prompts and answers as events.
       const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0);
-      for (const line of readSourceLines(file, root)) {
-        const r = recordOf(line);
-        if (r) converter.line(r, line.line);
-      }
+      if (kept) for (const [r, line] of kept) converter.line(r, line);
+      else
+        for (const line of readSourceLines(file, root)) {
+          const r = recordOf(line);
+          if (r) converter.line(r, line.line);
+        }
       converter.finish();
     },
   };
@@ -195,10 +206,11 @@ class CodexConverter {
     // Instructions, the environment, a reminder: context when every text of the message is one.
     const kind = texts.length && kinds.every((k) => k !== null) ? kinds[0]! : null;
     const message: ImportedMessage = { sourceId, ts, message: userMessage(blocks, ts), ...(kind ? { injected: injectedBy('codex', kind) } : {}) };
-    if (kind !== null && isInterruption(kind)) {
+    if (kind !== null && closesTurn(kind)) {
+      // An interruption (or a command's output) belongs to the turn it follows.
       this.emitHeld();
       this.emit(message);
-      this.outcome = { outcome: 'cancelled' };
+      if (isInterruption(kind)) this.outcome = { outcome: 'cancelled' };
       return;
     }
     if (kind !== null && !startsTurn(kind)) {

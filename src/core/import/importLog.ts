@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../hash';
 import { WireLogWriter } from '../wire/wireLog';
+import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
 import { BlobStore } from '../format/blobStore';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
@@ -108,6 +109,12 @@ export class ImportLog implements ImportTarget {
   /** The session's blobs: an image's bytes are stored there once and the log names them. */
   private readonly blobs: BlobStore;
 
+  /**
+   * A new main log's fold of every record it writes (the one fold, as a live writer keeps it): the
+   * index learns of the session from it, without reading the log back. Null for a subagent's log
+   * and over a log written before.
+   */
+  readonly fold: LogFold | null;
   /** Bytes in the file before this log wrote, and bytes it wrote: what the file must hold when it is done. */
   private readonly startSize: number;
   private written = 0;
@@ -133,6 +140,7 @@ export class ImportLog implements ImportTarget {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.fd = fs.openSync(file, 'a+');
     this.startSize = fs.fstatSync(this.fd).size;
+    this.fold = this.startSize === 0 && !options.usageLog ? emptyFold() : null;
     // A log that ends in a torn line (a crash mid-append) gets a fresh line first, so the torn bytes stay a bad line of their own.
     if (this.startSize > 0) {
       const last = Buffer.alloc(1);
@@ -177,7 +185,9 @@ export class ImportLog implements ImportTarget {
     turn.messageIds.push(id);
     turn.sourceIds.push(m.sourceId);
     const number = this.recordTurn();
-    turn.records.push({ t: 'message', turn: number, id, message: withImageBlobs(m.message, this.blobs), ...(m.injected ? { injected: m.injected } : {}), ts });
+    // A message without a time of its own (a source that keeps none) carries its record's.
+    const message = m.message.timestamp > 0 ? m.message : ({ ...m.message, timestamp: ts } as Message);
+    turn.records.push({ t: 'message', turn: number, id, message: withImageBlobs(message, this.blobs), ...(m.injected ? { injected: m.injected } : {}), ts });
     const before = this.compactionBefore;
     if (before) {
       // A compaction follows its first kept message in the log, as Braid's own compactions do (readers find it going back).
@@ -267,6 +277,11 @@ export class ImportLog implements ImportTarget {
     return { turns: this.turnNumber, lastTurnMessages: this.lastTurnMessages, earlierTurns: this.earlier, messages: this.messages, appended: this.appended };
   }
 
+  /** Bytes the log holds (what it held before, and what this log wrote). */
+  get bytes(): number {
+    return this.startSize + this.written;
+  }
+
   /** Messages of the source left out because their shape is not a message's (this log's and its subagents'). */
   get unreadableMessages(): number {
     return this.unreadable + this.children.reduce((n, c) => n + c.unreadableMessages, 0);
@@ -335,7 +350,8 @@ export class ImportLog implements ImportTarget {
   }
 
   private write(record: NewRecord): void {
-    const { line } = WireLogWriter.serialize(record);
+    const { record: written, line } = WireLogWriter.serialize(record);
+    if (this.fold) applyRecord(this.fold, written);
     this.pending.push(line);
     this.pendingBytes += line.length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();

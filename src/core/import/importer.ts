@@ -9,7 +9,7 @@ import { Publisher, type PublishFailure } from './publisher';
 import { SourceDatabases } from './sourceDatabase';
 import { SourceRefusedError } from './sourceFile';
 import { findSources, type SourceQuery } from './sources';
-import { IMPORTER_VERSION, KnownSessions, indexFolder, writeNew, type Into } from './newSession';
+import { IMPORTER_VERSION, KnownSessions, indexHooks, writeNew, type Into } from './newSession';
 import { appendTo } from './reimport';
 import { FileReport, type ScannedSession, type SourceFormat, type SourceRef } from './source';
 import type { ImportOutcome } from './outcome';
@@ -62,7 +62,7 @@ export async function importSessions(store: SessionStore | null, options: Import
       outcomes.push(outcome);
       options.onProgress?.(outcomes.length, total, outcome);
     };
-    const into = store ? { store, known: new KnownSessions(store), publisher: new Publisher((dir) => indexFolder(store, dir)) } : null;
+    const into = store ? { store, known: new KnownSessions(store), publisher: new Publisher(indexHooks(store)) } : null;
     // One source session at a time (memory holds one), its child threads with it.
     for (const { format, refs } of found.sources) {
       const family = await familyOf(format, refs, databases);
@@ -75,6 +75,7 @@ export async function importSessions(store: SessionStore | null, options: Import
             file: ref.file,
             action: 'skipped',
             dryRun: options.dryRun,
+            ...(family.sourceIdOf(ref) ? { sourceId: family.sourceIdOf(ref) } : {}),
             reason: `a subagent of ${parent}: imported with it`,
             bytes: fileSize(ref),
           });
@@ -148,6 +149,7 @@ async function familyOf(format: SourceFormat, refs: readonly SourceRef[], databa
       return parent !== undefined && refOf.has(parent) && refOf.get(parent) !== ref ? parent : undefined;
     },
     childrenOf: (ref: SourceRef): SourceRef[] => children.get(identities.get(keyOf(ref))?.sourceId ?? '') ?? [],
+    sourceIdOf: (ref: SourceRef): string | undefined => identities.get(keyOf(ref))?.sourceId,
   };
 }
 

@@ -42,6 +42,14 @@ export function startsTurn(kind: string): boolean {
   return TURN_STARTERS.has(kind);
 }
 
+/** Wrappers that carry what a command the person ran printed: they belong to the turn of that command. */
+const OUTPUTS = new Set(['local-command-stdout', 'local-command-stderr', 'bash-stdout', 'bash-stderr']);
+
+/** Whether injected context of this kind ends what came before it (a command's output, an interruption) rather than leading into what follows. */
+export function closesTurn(kind: string): boolean {
+  return OUTPUTS.has(kind) || isInterruption(kind);
+}
+
 /** Whether it marks the person stopping the turn it follows. */
 export function isInterruption(kind: string): boolean {
   return kind === 'interrupted' || kind === 'turn_aborted';

@@ -102,7 +102,7 @@ export function timeOf(value: unknown, fallback: number): number {
 /** A source file's modification time, the stand-in for a session whose records hold no time (never later than now). */
 export function fileTime(file: string): number {
   try {
-    return Math.min(fs.lstatSync(file).mtimeMs, Date.now());
+    return Math.floor(Math.min(fs.lstatSync(file).mtimeMs, Date.now()));
   } catch {
     return Date.now();
   }

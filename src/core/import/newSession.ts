@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { normalizeState, stateText, type StoredState } from '../format/sessionState';
+import path from 'node:path';
+import { normalizeState, readState, stateText, type StoredState } from '../format/sessionState';
 import { listSessionFolders } from '../format/layout';
-import { readSessionSummary } from '../format/summary';
+import { readAgents, readSessionSummary, summarize } from '../format/summary';
 import { autoTitle, cutTitle } from '../format/titles';
 import { workspaceKey } from '../workspace/workspaceKey';
 import type { NewRecord } from '../wire/records';
 import type { SessionStore } from '../store/sessionStore';
-import type { Publisher } from './publisher';
+import type { Publisher, PublishHooks } from './publisher';
 import { ImportLog, type ImportedSoFar } from './importLog';
 import type { FileReport, ScannedSession } from './source';
 
@@ -51,6 +52,25 @@ export class KnownSessions {
 export function indexFolder(store: SessionStore, dir: string): void {
   const reading = readSessionSummary(dir);
   store.index.putSummary(reading.summary.state.id, reading.summary);
+}
+
+/**
+ * The publisher's hooks for a store: each workspace's index is loaded before sessions are renamed
+ * into it (a new one is built from its folders, which must not read them a second time), and a
+ * published session's row comes from its writer's fold (the log is not read back), else from its folder.
+ */
+export function indexHooks(store: SessionStore): PublishHooks {
+  return {
+    preparing: (workspaceDirs) => {
+      for (const dir of workspaceDirs) store.index.prepareWorkspace(path.basename(dir));
+    },
+    published: (p) => {
+      if (!p.fold || p.logBytes === undefined) return indexFolder(store, p.final);
+      const stateFile = store.layout.stateFile(p.final);
+      const summary = summarize(readState(stateFile), p.fold, readAgents(p.final), p.logBytes, fs.statSync(stateFile).mtimeMs);
+      store.index.putSummary(summary.state.id, summary);
+    },
+  };
 }
 
 /** The `imported` record: at the head of the log without `soFar`, at the end of each import with it. */
@@ -114,7 +134,7 @@ export async function writeNew(
     fs.writeFileSync(layout.stateFile(partial), stateText(importedState(id, key, session, log.firstPrompt, fork, log.lastSharedTurn)));
     const finalDir = layout.sessionDir(key, id);
     into.known.add(id, finalDir);
-    into.publisher.add(id, partial, finalDir);
+    into.publisher.add({ id, partial, final: finalDir, ...(log.fold ? { fold: log.fold, logBytes: log.bytes } : {}) });
     return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();

@@ -164,7 +164,8 @@ function convertMessages(messages: StoredMessage[], cwd: string, target: ImportT
       target.beginTurn(ts, snapshot);
       inTurn = true;
     }
-    answer(info, parts, snapshot, cwd, ts, target, report);
+    // Braid records an answer when it is finished: at its completion, when opencode says it.
+    answer(info, parts, snapshot, cwd, timeOf(isObject(info.time) ? info.time.completed : 0, ts), target, report);
   }
   if (inTurn) target.endTurn();
 }

@@ -4,7 +4,7 @@ import type { ImportTarget } from './importLog';
 import type { ModelSnapshot } from '../wire/records';
 import { assistantMessage, callTokens, fileTime, isObject, text, timeOf, userMessage, type AnswerBlock } from './messages';
 import { DigestSink, readSourceLines } from './sourceLines';
-import { readNodes, recordOf, SourceTree } from './tree';
+import { readNodes, RecordCache, recordOf, SourceTree } from './tree';
 import { mapToolCall } from './toolMap';
 import { injectedBy, startsTurn, wrapperKind } from './injected';
 import { messageText } from '../format/messageText';
@@ -44,6 +44,7 @@ interface Header {
 async function scanPi(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();
   const tree = new SourceTree();
+  const records = new RecordCache();
   let header: Header | null = null;
   let title: string | null = null;
   let messages = 0;
@@ -59,6 +60,7 @@ async function scanPi(file: string, root: string, report: FileReport): Promise<S
     }
     if (r.type === 'session_info' && typeof r.name === 'string') title = r.name;
     if (r.type === 'message') messages++;
+    if (typeof r.id === 'string') records.keep(r.id, r, line.length);
     if (typeof r.id === 'string')
       tree.add({
         id: r.id,
@@ -98,7 +100,7 @@ async function scanPi(file: string, root: string, report: FileReport): Promise<S
           const r = recordOf(line);
           if (r && r.type !== 'session') converter.entry(r, `entry-${index++}`);
         }
-      } else for (const { node, value } of readNodes(file, root, tree.pathTo(branch))) converter.entry(value as Rec, node.id);
+      } else for (const { node, value } of readNodes(file, root, tree.pathTo(branch), records)) converter.entry(value as Rec, node.id);
       converter.finish();
     },
   };

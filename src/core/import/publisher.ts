@@ -1,12 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
+import type { LogFold } from '../format/logFold';
 
-/** A session built in a `.partial-<id>…` folder of this process's own, waiting to be published at `final`. */
-interface Pending {
+/** A session built in a `.partial-<id>…` folder of this process's own, waiting to be published at `final`; `fold` and `logBytes`: its main log's, when its writer kept them. */
+export interface Pending {
   readonly id: string;
   readonly partial: string;
   readonly final: string;
+  readonly fold?: LogFold;
+  readonly logBytes?: number;
+}
+
+/** What a publisher tells its owner. */
+export interface PublishHooks {
+  /** Before a batch is renamed into place: the workspace folders it goes to. */
+  preparing?(workspaceDirs: readonly string[]): void;
+  /** After each session is in place (the index learns of it). */
+  published(session: Pending): void;
 }
 
 /** What could not be published, and why; `taken` when the session's folder was there already (another process published it). */
@@ -30,13 +41,12 @@ export class Publisher {
   private readonly failures: PublishFailure[] = [];
 
   constructor(
-    /** Runs for each session once it is published (the index learns of it). */
-    private readonly published: (dir: string) => void,
+    private readonly hooks: PublishHooks,
     private readonly batch = 64,
   ) {}
 
-  add(id: string, partial: string, final: string): void {
-    this.pending.push({ id, partial, final });
+  add(session: Pending): void {
+    this.pending.push(session);
     if (this.pending.length >= this.batch) this.flush();
   }
 
@@ -47,7 +57,9 @@ export class Publisher {
   /** Publishes every pending session. */
   flush(): void {
     const batch = this.pending.splice(0);
+    if (!batch.length) return;
     for (const p of batch) syncTree(p.partial);
+    this.hooks.preparing?.([...new Set(batch.map((p) => path.dirname(p.final)))]);
     const done: Pending[] = [];
     for (const p of batch) {
       try {
@@ -66,7 +78,7 @@ export class Publisher {
       }
     }
     for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);
-    for (const p of done) this.published(p.final);
+    for (const p of done) this.hooks.published(p);
   }
 
   /** The sessions that could not be published so far (each said once). */

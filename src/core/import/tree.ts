@@ -76,8 +76,39 @@ export class SourceTree {
   }
 }
 
-/** Reads the records of `nodes` back from a source file (in the order given), one positioned read each. */
-export function* readNodes(file: string, root: string, nodes: readonly TreeNode[]): Generator<{ node: TreeNode; value: unknown }> {
+/**
+ * The records a first read of a branching source kept, by id, so that writing a branch reads no
+ * byte again: all of them while the file is small; past `limit` bytes none (a large file's
+ * branch is read again by offsets, and memory stays bounded by the tree).
+ */
+export class RecordCache {
+  private values: Map<string, unknown> | null = new Map();
+  private bytes = 0;
+
+  constructor(private readonly limit = 16 << 20) {}
+
+  keep(id: string, value: unknown, length: number): void {
+    if (!this.values) return;
+    this.bytes += length;
+    if (this.bytes > this.limit) this.values = null;
+    else if (!this.values.has(id)) this.values.set(id, value); // a record written twice: the first one counts, as in the tree
+  }
+
+  /** The records of `nodes` in the order given, when every one was kept; null otherwise. */
+  recordsOf(nodes: readonly TreeNode[]): Array<{ node: TreeNode; value: unknown }> | null {
+    const values = this.values;
+    if (!values) return null;
+    return nodes.flatMap((node) => (values.has(node.id) ? [{ node, value: values.get(node.id) }] : []));
+  }
+}
+
+/** Reads the records of `nodes` back from a source file (in the order given): from `cache` when it kept them, else one positioned read each. */
+export function* readNodes(file: string, root: string, nodes: readonly TreeNode[], cache?: RecordCache): Generator<{ node: TreeNode; value: unknown }> {
+  const kept = cache?.recordsOf(nodes);
+  if (kept) {
+    yield* kept;
+    return;
+  }
   const { fd } = openSource(file, root);
   try {
     for (const node of nodes) {

@@ -216,6 +216,14 @@ export class SessionIndex {
     this.events.emit('change');
   }
 
+  /**
+   * Loads a workspace's index now (built from its folders when it has none yet). An import about
+   * to publish sessions there loads it first, so that building it does not read them again.
+   */
+  prepareWorkspace(workspaceKey: string): void {
+    this.shard(workspaceKey);
+  }
+
   /** Removes a session's row (its folder is gone) from every loaded index that has it, and tells listeners. */
   removeSession(id: string): void {
     for (const shard of this.shards.values()) if (shard.get(id)) shard.removeSession(id);
