@@ -1,6 +1,6 @@
 // Claude Code (`claude -p`), talking Anthropic's Messages API to the scripted server.
 import path from 'node:path';
-import { MARKERS, PROMPTS } from './conversation';
+import { MARKERS, PROMPTS, toolCall } from './conversation';
 import { INSTRUCTIONS, runTool, toolEnv } from './recording';
 import { WORKSPACE_PLACEHOLDER } from '../../test/support/importFixtures';
 import { copyTree, filesBelow, renameEntry, rewriteJsonLines, sanitizeTree, SYSTEM_PROMPT_REMOVED } from './sanitize';
@@ -11,7 +11,8 @@ export function claudeSlug(folder: string): string {
   return folder.replace(/[^a-zA-Z0-9]/g, '-');
 }
 
-const call = (id: string, name: string, input: object) => ({ id, name, arguments: JSON.stringify(input) });
+/** Marks the prompt that is interrupted before its answer. */
+const INTERRUPTED_MARKER = '[fixture interrupted]';
 
 /** The custom slash command the second prompt runs (its text ends in the arguments). */
 const COMMAND = 'check-todo';
@@ -26,15 +27,16 @@ export const claudeCode: ToolRecorder = {
     [`.claude/commands/${COMMAND}.md`]: `---\ndescription: Check TODO.md with a helper\n---\n${PROMPTS.second.replace(MARKERS.second, '$ARGUMENTS')}\n`,
   },
   vocabulary: (workspace) => ({
-    list: (id) => call(id, 'Bash', { command: 'ls -R', description: 'List the files' }),
-    read: (id, file) => call(id, 'Read', { file_path: path.join(workspace, file) }),
-    shell: (id, command) => call(id, 'Bash', { command, description: 'Count the lines' }),
-    write: (id, file, content) => call(id, 'Write', { file_path: path.join(workspace, file), content }),
-    edit: (id, file, oldText, newText) => call(id, 'Edit', { file_path: path.join(workspace, file), old_string: oldText, new_string: newText }),
-    subagent: (id, prompt) => call(id, 'Agent', { description: 'Check TODO.md', prompt, subagent_type: 'general-purpose' }),
+    list: (id) => toolCall(id, 'Bash', { command: 'ls -R', description: 'List the files' }),
+    read: (id, file) => toolCall(id, 'Read', { file_path: path.join(workspace, file) }),
+    shell: (id, command) => toolCall(id, 'Bash', { command, description: 'Count the lines' }),
+    write: (id, file, content) => toolCall(id, 'Write', { file_path: path.join(workspace, file), content }),
+    edit: (id, file, oldText, newText) => toolCall(id, 'Edit', { file_path: path.join(workspace, file), old_string: oldText, new_string: newText }),
+    subagent: (id, prompt) => toolCall(id, 'Agent', { description: 'Check TODO.md', prompt, subagent_type: 'general-purpose' }),
   }),
 
-  async record({ tool, recording, serverUrl }: RecordContext) {
+  async record(context: RecordContext) {
+    const { tool, recording, serverUrl } = context;
     const env = toolEnv(recording, {
       CLAUDE_CONFIG_DIR: path.join(recording.home, '.claude'),
       ANTHROPIC_BASE_URL: serverUrl,
@@ -54,6 +56,16 @@ export const claudeCode: ToolRecorder = {
     // A built-in command that runs locally (its output recorded with a caveat), then a compaction.
     await runTool(recording, tool.bin, ['-p', '/context', ...resume], { env });
     await runTool(recording, tool.bin, ['-p', '/compact', ...resume], { env });
+    // A prompt interrupted (Ctrl+C) while the model has not answered yet.
+    let asked: () => void = () => {};
+    const interruptWhen = new Promise<void>((resolve) => (asked = resolve));
+    context.intercept = (request) => {
+      if (!JSON.stringify(request.body).includes(INTERRUPTED_MARKER)) return undefined;
+      setTimeout(asked, 500);
+      return { kind: 'stall', chunks: [] };
+    };
+    await runTool(recording, tool.bin, ['-p', `Wait, one more thing. ${INTERRUPTED_MARKER}`, ...resume], { env, interruptWhen });
+    context.intercept = undefined;
   },
 
   collect({ recording }: RecordContext, out, SQL) {

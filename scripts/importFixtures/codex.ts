@@ -1,18 +1,12 @@
 // Codex (`codex exec`), talking OpenAI's Responses API to the scripted server.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROMPTS } from './conversation';
+import { PROMPTS, toolCall } from './conversation';
 import type { ResolvedCall } from './conversation';
 import { INSTRUCTIONS, runTool, toolEnv, type Recording } from './recording';
 import { copyTree, filesBelow, rewriteJsonLines, sanitizeTree, SYSTEM_PROMPT_REMOVED } from './sanitize';
 import type { RecordContext, ToolRecorder } from './toolRecorder';
 
-const call = (id: string, name: string, input: object, namespace?: string) => ({
-  id,
-  name,
-  arguments: JSON.stringify(input),
-  ...(namespace ? { namespace } : {}),
-});
 const patch = (id: string, body: string) => ({ id, name: 'apply_patch', arguments: `*** Begin Patch\n${body}*** End Patch\n`, custom: true });
 const lines = (text: string, prefix: string) =>
   text
@@ -99,14 +93,14 @@ export const codex: ToolRecorder = {
   idPrefix: 'call_fixture_',
   workspaceFiles: { 'AGENTS.md': INSTRUCTIONS },
   vocabulary: () => ({
-    list: (id) => call(id, 'exec_command', { cmd: 'ls -R' }),
-    read: (id, file) => call(id, 'exec_command', { cmd: `cat ${file}` }),
-    shell: (id, command) => call(id, 'exec_command', { cmd: command }),
+    list: (id) => toolCall(id, 'exec_command', { cmd: 'ls -R' }),
+    read: (id, file) => toolCall(id, 'exec_command', { cmd: `cat ${file}` }),
+    shell: (id, command) => toolCall(id, 'exec_command', { cmd: command }),
     write: (id, file, content) => patch(id, `*** Add File: ${file}\n${lines(content, '+')}`),
     edit: (id, file, oldText, newText) => patch(id, `*** Update File: ${file}\n@@\n${lines(oldText, '-')}${lines(newText, '+')}`),
-    subagent: (id, prompt) => call(id, 'spawn_agent', { message: prompt }, 'multi_agent_v1'),
+    subagent: (id, prompt) => toolCall(id, 'spawn_agent', { message: prompt }, 'multi_agent_v1'),
     awaitSubagent: (id, spawnId): ResolvedCall => ({
-      ...call(id, 'wait_agent', { targets: [] }, 'multi_agent_v1'),
+      ...toolCall(id, 'wait_agent', { targets: [] }, 'multi_agent_v1'),
       resolve: (text) => JSON.stringify({ targets: [spawnedAgent(text, spawnId)], timeout_ms: 30000 }),
     }),
   }),

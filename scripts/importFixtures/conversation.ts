@@ -21,6 +21,11 @@ export interface ResolvedCall extends ScriptedToolCall {
   resolve(requestText: string): string;
 }
 
+/** A call of tool `name` with `input` as its JSON arguments (in a Responses API `namespace` when given). */
+export function toolCall(id: string, name: string, input: object, namespace?: string): ScriptedToolCall {
+  return { id, name, arguments: JSON.stringify(input), ...(namespace ? { namespace } : {}) };
+}
+
 /** The markers that tell the prompts apart in any request (they are in the prompts' text). */
 export const MARKERS = { first: '[fixture turn 1]', second: '[fixture turn 2]', subagent: '[fixture subagent]' } as const;
 

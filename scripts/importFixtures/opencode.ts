@@ -3,13 +3,12 @@
 // `opencode export`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { MARKERS, PROMPTS } from './conversation';
+import { MARKERS, PROMPTS, toolCall } from './conversation';
 import { INSTRUCTIONS, runTool, toolEnv, type Recording } from './recording';
 import { sanitizeTree } from './sanitize';
 import { withWalApplied } from './sqliteWal';
+import type { SqlJsStatic } from '../../src/core/index/sqlite';
 import type { RecordContext, ToolRecorder } from './toolRecorder';
-
-const call = (id: string, name: string, input: object) => ({ id, name, arguments: JSON.stringify(input) });
 
 /** opencode's data root in the recording's HOME (XDG's default). */
 function dataRoot(recording: Recording): string {
@@ -68,6 +67,19 @@ function checkpoint(recording: Recording): void {
   fs.rmSync(`${db}-shm`, { force: true });
 }
 
+/** The database's CREATE statements, tables first, as `sqlite3 .schema` prints them. */
+function schemaOf(SQL: SqlJsStatic, bytes: Uint8Array): string {
+  const copy = Uint8Array.from(bytes);
+  copy[18] = copy[19] = 1; // sql.js's in-memory files cannot hold a WAL database
+  const db = new SQL.Database(copy);
+  try {
+    const rows = db.exec('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name')[0]?.values ?? [];
+    return `-- opencode's database (opencode.db), as its fixture was recorded; see README.md.\n${rows.map(([sql]) => `${String(sql)};\n`).join('')}`;
+  } finally {
+    db.close();
+  }
+}
+
 /** The session ids `opencode run --format json` printed events for. */
 function sessionIds(events: string): string[] {
   return [...new Set([...events.matchAll(/"sessionID"\s*:\s*"(ses_[^"]+)"/g)].map((m) => m[1]!))];
@@ -80,12 +92,12 @@ export const opencode: ToolRecorder = {
   idPrefix: 'call_fixture_',
   workspaceFiles: { 'AGENTS.md': INSTRUCTIONS },
   vocabulary: (workspace) => ({
-    list: (id) => call(id, 'glob', { pattern: '**/*' }),
-    read: (id, file) => call(id, 'read', { filePath: path.join(workspace, file) }),
-    shell: (id, command) => call(id, 'bash', { command, description: 'Count the lines' }),
-    write: (id, file, content) => call(id, 'write', { filePath: path.join(workspace, file), content }),
-    edit: (id, file, oldText, newText) => call(id, 'edit', { filePath: path.join(workspace, file), oldString: oldText, newString: newText }),
-    subagent: (id, prompt) => call(id, 'task', { description: 'Check TODO.md', prompt, subagent_type: 'general' }),
+    list: (id) => toolCall(id, 'glob', { pattern: '**/*' }),
+    read: (id, file) => toolCall(id, 'read', { filePath: path.join(workspace, file) }),
+    shell: (id, command) => toolCall(id, 'bash', { command, description: 'Count the lines' }),
+    write: (id, file, content) => toolCall(id, 'write', { filePath: path.join(workspace, file), content }),
+    edit: (id, file, oldText, newText) => toolCall(id, 'edit', { filePath: path.join(workspace, file), oldString: oldText, newString: newText }),
+    subagent: (id, prompt) => toolCall(id, 'task', { description: 'Check TODO.md', prompt, subagent_type: 'general' }),
   }),
 
   async record(context: RecordContext) {
@@ -105,14 +117,15 @@ export const opencode: ToolRecorder = {
     checkpoint(recording);
     // The live copy: taken when the subagent asks its first question, the main session's task call running.
     let copied = false;
-    context.onRequest = (request) => {
+    context.intercept = (request) => {
       const text = JSON.stringify(request.body);
-      if (copied || !text.includes(MARKERS.subagent) || text.includes(MARKERS.second)) return;
+      if (copied || !text.includes(MARKERS.subagent) || text.includes(MARKERS.second)) return undefined;
       copyLive(recording);
       copied = true;
+      return undefined;
     };
     await runTool(recording, tool.bin, [...run, '--session', session, PROMPTS.second], { env });
-    context.onRequest = undefined;
+    context.intercept = undefined;
     const exports = path.join(recording.root, 'export');
     fs.mkdirSync(exports, { recursive: true });
     const exported = await runTool(recording, tool.bin, ['export', session], { env });
@@ -134,5 +147,6 @@ export const opencode: ToolRecorder = {
     keep(liveCopy(recording), `${out}-live`, ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']);
     keep(path.join(recording.root, 'export'), `${out}-export`, fs.readdirSync(path.join(recording.root, 'export')));
     for (const dir of [out, `${out}-live`, `${out}-export`]) sanitizeTree(dir, recording, SQL);
+    fs.writeFileSync(`${out}-schema.sql`, schemaOf(SQL, fs.readFileSync(path.join(out, 'opencode.db'))));
   },
 };

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WORKSPACE_PLACEHOLDER } from '../../test/support/importFixtures';
-import { PROMPTS } from './conversation';
+import { PROMPTS, toolCall } from './conversation';
 import { INSTRUCTIONS, runTool, toolEnv } from './recording';
 import { copyTree, renameEntry, sanitizeTree } from './sanitize';
 import type { RecordContext, ToolRecorder } from './toolRecorder';
@@ -11,8 +11,6 @@ import type { RecordContext, ToolRecorder } from './toolRecorder';
 export function piSlug(folder: string): string {
   return `--${folder.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
 }
-
-const call = (id: string, name: string, input: object) => ({ id, name, arguments: JSON.stringify(input) });
 
 /** pi's custom provider for the scripted server, with its one model (reasoning, so thinking is kept). */
 function modelsJson(serverUrl: string): object {
@@ -35,11 +33,11 @@ export const pi: ToolRecorder = {
   idPrefix: 'call_fixture_',
   workspaceFiles: { 'AGENTS.md': INSTRUCTIONS },
   vocabulary: () => ({
-    list: (id) => call(id, 'ls', { path: '.' }),
-    read: (id, file) => call(id, 'read', { path: file }),
-    shell: (id, command) => call(id, 'bash', { command }),
-    write: (id, file, content) => call(id, 'write', { path: file, content }),
-    edit: (id, file, oldText, newText) => call(id, 'edit', { path: file, edits: [{ oldText, newText }] }),
+    list: (id) => toolCall(id, 'ls', { path: '.' }),
+    read: (id, file) => toolCall(id, 'read', { path: file }),
+    shell: (id, command) => toolCall(id, 'bash', { command }),
+    write: (id, file, content) => toolCall(id, 'write', { path: file, content }),
+    edit: (id, file, oldText, newText) => toolCall(id, 'edit', { path: file, edits: [{ oldText, newText }] }),
   }),
 
   async record({ tool, recording, serverUrl }: RecordContext) {

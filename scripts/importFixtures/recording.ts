@@ -68,6 +68,8 @@ export interface RunOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly timeoutMs?: number;
   readonly stdin?: string;
+  /** When this settles, the tool gets SIGINT, as a person pressing Ctrl+C. */
+  readonly interruptWhen?: Promise<unknown>;
 }
 
 /**
@@ -86,6 +88,7 @@ export function runTool(recording: Recording, command: string, args: readonly st
     });
     child.stderr.on('data', (chunk: Buffer) => fs.appendFileSync(recording.log, chunk));
     child.stdin.end(options.stdin ?? '');
+    void options.interruptWhen?.then(() => child.kill('SIGINT'));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

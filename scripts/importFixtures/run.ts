@@ -15,6 +15,7 @@ import { ensureTool } from './install';
 import { opencode } from './opencode';
 import { pi } from './pi';
 import { newRecording } from './recording';
+import { noteRecordedVersion } from './recordedVersions';
 import { leftoverPaths } from './sanitize';
 import type { RecordContext, ToolRecorder } from './toolRecorder';
 
@@ -36,8 +37,7 @@ async function recordTool(recorder: ToolRecorder): Promise<string> {
   const requests = path.join(recording.root, 'requests.jsonl');
   const server = new ScriptedModelServer((request) => {
     fs.appendFileSync(requests, JSON.stringify({ path: request.path, body: request.body }) + '\n');
-    context.onRequest?.(request);
-    return scriptedReply(turns, request, SIDE_TEXT);
+    return context.intercept?.(request) ?? scriptedReply(turns, request, SIDE_TEXT);
   });
   server.cachePrompts();
   const context: RecordContext = { tool, recording, serverUrl: (await server.start()).replace(/\/v1$/, '') };
@@ -64,6 +64,7 @@ async function main(): Promise<number> {
   for (const recorder of RECORDERS.filter((r) => wanted.length === 0 || wanted.includes(r.name))) {
     try {
       const version = await recordTool(recorder);
+      noteRecordedVersion(path.join(REAL_IMPORT_FIXTURES, 'README.md'), recorder.name, recorder.pkg, version, new Date().toISOString().slice(0, 10));
       progress(recorder.name, `done: test/fixtures/import/real/${recorder.name} (${recorder.pkg}@${version})`);
     } catch (err) {
       failed++;

@@ -1,5 +1,5 @@
 // What each tool's recorder provides to the fixture run (scripts/importFixtures/run.ts).
-import type { RecordedRequest } from '../../test/support/modelServer';
+import type { RecordedRequest, ScriptedReply } from '../../test/support/modelServer';
 import type { SqlJsStatic } from '../../src/core/index/sqlite';
 import type { ToolVocabulary } from './conversation';
 import type { InstalledTool } from './install';
@@ -11,8 +11,11 @@ export interface RecordContext {
   readonly recording: Recording;
   /** `http://127.0.0.1:<port>` (no path). */
   readonly serverUrl: string;
-  /** Called with every model request before it is answered (opencode copies its live database then). */
-  onRequest?: (request: RecordedRequest) => void;
+  /**
+   * Sees every model request before the script answers it; a reply it returns answers instead
+   * (opencode copies its live database then; Claude Code's interrupted prompt gets a stall).
+   */
+  intercept?: (request: RecordedRequest) => ScriptedReply | undefined;
 }
 
 /** One coding agent: how to install it, talk to it, run it headless and keep what it wrote. */
