@@ -2,25 +2,19 @@ import http from 'node:http';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { resolveModel } from '../../src/core/model/modelSettings';
 import type { AddressInfo } from 'node:net';
+import { anthropicMessages } from './modelWire/anthropicMessages';
+import { chatCompletions } from './modelWire/chatCompletions';
+import { responses } from './modelWire/responses';
+import type { AnswerReply, WireFormat, WireStream } from './modelWire/wire';
 
-/** Token usage the server reports for a reply. */
-export interface ScriptedUsage {
-  readonly prompt: number;
-  readonly completion: number;
-  readonly cached?: number;
-}
+/** The APIs the server speaks, by route. */
+const WIRE_FORMATS: readonly WireFormat[] = [chatCompletions, responses, anthropicMessages];
 
-/** One tool call the model "makes". `arguments` is the JSON text, streamed in pieces. */
-export interface ScriptedToolCall {
-  readonly id: string;
-  readonly name: string;
-  readonly arguments: string;
-}
+export type { ScriptedToolCall, ScriptedUsage } from './modelWire/wire';
 
 /** What the server answers to one request. */
 export type ScriptedReply =
-  | { readonly kind: 'text'; readonly chunks: readonly string[]; readonly usage?: ScriptedUsage; readonly chunkDelayMs?: number }
-  | { readonly kind: 'toolCalls'; readonly text?: string; readonly calls: readonly ScriptedToolCall[]; readonly usage?: ScriptedUsage }
+  | AnswerReply
   | { readonly kind: 'httpError'; readonly status: number; readonly message: string }
   /** Sends the chunks, then keeps the connection open without another byte until the client gives up. */
   | { readonly kind: 'stall'; readonly chunks: readonly string[] }
@@ -64,9 +58,15 @@ export const OPENAI_CACHE_RULES: PromptCacheRules = { minTokens: 1024, blockToke
 
 const BYTES_PER_TOKEN = 4;
 
-/** The prompt a request sends, as a cache sees it: what must match (model, effort) and the text compared by its beginning. */
+/**
+ * The prompt a request sends, as a cache sees it: what must match (model, effort) and the text
+ * compared by its beginning (tools, then the Responses API's instructions and input or the
+ * Messages API's system prompt, then the messages).
+ */
 export function promptOf(body: RecordedRequest['body']): { namespace: string; text: string } {
-  const parts = [JSON.stringify(body.tools ?? []), ...(body.messages ?? []).map((m) => JSON.stringify(m))];
+  const head = [body.instructions, body.system].filter((x) => x !== undefined).map((x) => JSON.stringify(x));
+  const turns = [...(body.messages ?? []), ...(Array.isArray(body.input) ? (body.input as unknown[]) : [])];
+  const parts = [JSON.stringify(body.tools ?? []), ...head, ...turns.map((m) => JSON.stringify(m))];
   return { namespace: `${body.model ?? ''}\0${String(body.reasoning_effort ?? '')}`, text: parts.join('\n') };
 }
 
@@ -111,10 +111,12 @@ export type FallbackReply = (request: RecordedRequest) => ScriptedReply;
 const refuse: FallbackReply = () => ({ kind: 'httpError', status: 500, message: 'the scripted model server has no reply queued for this request' });
 
 /**
- * An OpenAI-compatible `/v1/chat/completions` server on 127.0.0.1 whose answers are scripted:
- * each request takes the next queued reply (text in chunks, tool calls, usage with cached tokens,
- * an HTTP error, a stall, a broken stream), streamed as SSE or returned whole as the request asks.
- * Braid reaches it exactly as it reaches Ollama or vLLM.
+ * A model server on 127.0.0.1 whose answers are scripted: each request takes the next queued
+ * reply (text in chunks, tool calls, thinking, usage with cached tokens, an HTTP error, a stall, a
+ * broken stream), streamed as SSE or returned whole as the request asks, in the wire format of the
+ * route asked: OpenAI's Chat Completions (`/v1/chat/completions`, as Braid reaches Ollama or vLLM),
+ * OpenAI's Responses (`/v1/responses`, as Codex speaks) or Anthropic's Messages (`/v1/messages`,
+ * as Claude Code speaks).
  */
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
@@ -189,7 +191,8 @@ export class ScriptedModelServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (await this.answerLimits(req, res, path)) return;
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+    const wire = WIRE_FORMATS.find((w) => w.path === path);
+    if (req.method !== 'POST' || (!wire && path !== COUNT_TOKENS)) {
       sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found' } });
       return;
     }
@@ -200,25 +203,36 @@ export class ScriptedModelServer {
       sendJson(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
       return;
     }
-    const request: RecordedRequest = { path, headers: req.headers, body };
-    this.requests.push(request);
-    const reply = this.withCachedUsage(body, this.script.shift() ?? this.fallback(request));
-    this.replies.push(reply);
-    const id = `chatcmpl-${++this.counter}`;
-    const model = body.model ?? this.modelId;
-    if (reply.kind === 'httpError') {
-      sendJson(res, reply.status, { error: { message: reply.message, type: 'scripted_error', code: reply.status } });
+    if (!wire) {
+      // Anthropic's token counter: an estimate of the prompt, as the cache counts it.
+      sendJson(res, 200, { input_tokens: Math.ceil(Buffer.byteLength(promptOf(body).text) / BYTES_PER_TOKEN) });
       return;
     }
-    if (body.stream) await this.stream(res, id, model, reply);
-    else sendJson(res, 200, whole(id, model, reply));
+    const request: RecordedRequest = { path, headers: req.headers, body };
+    this.requests.push(request);
+    const reply = this.withCachedUsage(request, this.script.shift() ?? this.fallback(request));
+    this.replies.push(reply);
+    if (reply.kind === 'httpError') {
+      sendJson(res, reply.status, wire.errorBody(reply.status, reply.message));
+      return;
+    }
+    const meta = {
+      id: `${++this.counter}`,
+      model: body.model ?? this.modelId,
+      created: Math.floor(Date.now() / 1000),
+      ...('usage' in reply ? { usage: reply.usage } : {}),
+    };
+    if (body.stream) await this.stream(res, wire.stream(meta), reply);
+    else sendJson(res, 200, wire.whole(meta, reply as AnswerReply));
   }
 
   /** The reply with the prompt cache's counts, when the server plays one. */
-  private withCachedUsage(body: RecordedRequest['body'], reply: ScriptedReply): ScriptedReply {
+  private withCachedUsage(request: RecordedRequest, reply: ScriptedReply): ScriptedReply {
     if (!this.cache || (reply.kind !== 'text' && reply.kind !== 'toolCalls')) return reply;
-    const { prompt, cached } = this.cache.read(body);
-    return { ...reply, usage: { prompt, cached, completion: reply.usage?.completion ?? 10 } };
+    const { prompt, cached } = this.cache.read(request.body);
+    // Anthropic's API reports what a request wrote to the cache: here, all it did not read.
+    const cacheWrite = request.path === anthropicMessages.path ? prompt - cached : 0;
+    return { ...reply, usage: { prompt, cached, cacheWrite, completion: reply.usage?.completion ?? 10 } };
   }
 
   /** The endpoints that tell a model's limits; true when `path` was one of them. */
@@ -240,20 +254,15 @@ export class ScriptedModelServer {
     return true;
   }
 
-  private async stream(res: http.ServerResponse, id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): Promise<void> {
+  private async stream(res: http.ServerResponse, wire: WireStream, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): Promise<void> {
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const created = Math.floor(Date.now() / 1000);
-    const send = (choice: object | null, usage?: object) => {
-      const chunk = { id, object: 'chat.completion.chunk', created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...(usage ? { usage } : {}) };
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    };
-    send({ delta: { role: 'assistant', content: '' }, finish_reason: null });
+    res.write(wire.begin('thinking' in reply ? reply.thinking : undefined));
     const textChunks = reply.kind === 'toolCalls' ? (reply.text ? [reply.text] : []) : reply.chunks;
     for (const text of textChunks) {
       if (res.destroyed) return;
-      send({ delta: { content: text }, finish_reason: null });
+      res.write(wire.text(text));
       if (reply.kind === 'text' && reply.chunkDelayMs) await delay(reply.chunkDelayMs);
     }
     if (reply.kind === 'stall') return; // never another byte; close() or the client ends it
@@ -262,53 +271,12 @@ export class ScriptedModelServer {
       res.socket?.destroy();
       return;
     }
-    if (reply.kind === 'toolCalls') {
-      reply.calls.forEach((call, index) => {
-        send({ delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null });
-        for (const piece of splitInTwo(call.arguments)) {
-          send({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null });
-        }
-      });
-    }
-    send({ delta: {}, finish_reason: reply.kind === 'toolCalls' ? 'tool_calls' : 'stop' });
-    if (reply.usage) send(null, usageJson(reply.usage));
-    res.end('data: [DONE]\n\n');
+    res.end(wire.finish(reply));
   }
 }
 
-function whole(id: string, model: string, reply: Exclude<ScriptedReply, { kind: 'httpError' }>): object {
-  const text = reply.kind === 'toolCalls' ? (reply.text ?? null) : reply.chunks.join('');
-  const toolCalls =
-    reply.kind === 'toolCalls' ? reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) : undefined;
-  return {
-    id,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-        finish_reason: toolCalls ? 'tool_calls' : 'stop',
-      },
-    ],
-    ...('usage' in reply && reply.usage ? { usage: usageJson(reply.usage) } : {}),
-  };
-}
-
-function usageJson(usage: ScriptedUsage): object {
-  return {
-    prompt_tokens: usage.prompt,
-    completion_tokens: usage.completion,
-    total_tokens: usage.prompt + usage.completion,
-    prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
-  };
-}
-
-function splitInTwo(text: string): string[] {
-  const mid = Math.ceil(text.length / 2);
-  return text.length < 2 ? [text] : [text.slice(0, mid), text.slice(mid)];
-}
+/** Anthropic's `POST /v1/messages/count_tokens`, which Claude Code may ask before a request. */
+const COUNT_TOKENS = '/v1/messages/count_tokens';
 
 function sendJson(res: http.ServerResponse, status: number, body: object): void {
   const text = JSON.stringify(body);
