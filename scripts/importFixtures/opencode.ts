@@ -6,7 +6,7 @@ import path from 'node:path';
 import { MARKERS, PROMPTS, toolCall } from './conversation';
 import { INSTRUCTIONS, runTool, toolEnv, type Recording } from './recording';
 import { sanitizeTree } from './sanitize';
-import { withWalApplied } from './sqliteWal';
+import { withWal } from '../../src/core/import/sqliteSnapshot';
 import type { SqlJsStatic } from '../../src/core/index/sqlite';
 import type { RecordContext, ToolRecorder } from './toolRecorder';
 
@@ -62,7 +62,7 @@ function copyLive(recording: Recording): void {
 function checkpoint(recording: Recording): void {
   const db = path.join(dataRoot(recording), 'opencode.db');
   if (!fs.existsSync(`${db}-wal`)) return;
-  fs.writeFileSync(db, withWalApplied(fs.readFileSync(db), fs.readFileSync(`${db}-wal`)));
+  fs.writeFileSync(db, withWal(fs.readFileSync(db), fs.readFileSync(`${db}-wal`), { keepMode: true }));
   fs.rmSync(`${db}-wal`);
   fs.rmSync(`${db}-shm`, { force: true });
 }
@@ -143,7 +143,7 @@ export const opencode: ToolRecorder = {
     fs.mkdirSync(out, { recursive: true });
     const db = fs.readFileSync(path.join(dataRoot(recording), 'opencode.db'));
     const wal = path.join(dataRoot(recording), 'opencode.db-wal');
-    fs.writeFileSync(path.join(out, 'opencode.db'), fs.existsSync(wal) ? withWalApplied(db, fs.readFileSync(wal)) : db);
+    fs.writeFileSync(path.join(out, 'opencode.db'), fs.existsSync(wal) ? withWal(db, fs.readFileSync(wal), { keepMode: true }) : db);
     keep(liveCopy(recording), `${out}-live`, ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']);
     keep(path.join(recording.root, 'export'), `${out}-export`, fs.readdirSync(path.join(recording.root, 'export')));
     for (const dir of [out, `${out}-live`, `${out}-export`]) sanitizeTree(dir, recording, SQL);

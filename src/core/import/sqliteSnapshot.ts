@@ -70,8 +70,8 @@ function pageSizeOf(main: Buffer): number {
   return stored === 1 ? 65536 : stored;
 }
 
-/** The database with the WAL's committed frames laid over it. */
-export function withWal(main: Buffer, wal: Buffer | null): Uint8Array {
+/** The database with the WAL's committed frames laid over it, marked as a rollback-journal database unless `keepMode` (then as its header says). */
+export function withWal(main: Buffer, wal: Buffer | null, { keepMode = false } = {}): Uint8Array {
   const pageSize = pageSizeOf(main);
   const pages = wal ? committedFrames(wal, pageSize) : null;
   let image: Buffer;
@@ -79,8 +79,9 @@ export function withWal(main: Buffer, wal: Buffer | null): Uint8Array {
   else {
     image = Buffer.alloc(pages.pageCount * pageSize);
     main.copy(image, 0, 0, Math.min(main.length, image.length));
-    for (const [page, offset] of pages.frames) wal!.copy(image, (page - 1) * pageSize, offset, offset + pageSize);
+    for (const [page, offset] of pages.frames) if (page >= 1 && page <= pages.pageCount) wal!.copy(image, (page - 1) * pageSize, offset, offset + pageSize);
   }
+  if (keepMode) return image;
   // Read and write versions 1: a rollback-journal database, which opens without its WAL or shared memory.
   image[18] = 1;
   image[19] = 1;
