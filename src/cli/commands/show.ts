@@ -59,7 +59,7 @@ function conversationLines(history: History, shortIds: ReadonlyMap<string, strin
       const prompt = promptOf.get(m.turn);
       lines.push(prompt ? `turn ${m.turn}  prompt ${shortIds.get(prompt) ?? oneLine(prompt)}` : `turn ${m.turn}`);
       turn = m.turn;
-    } else if (isPromptRecord(m)) lines.push(`turn ${m.turn}  prompt ${shortIds.get(m.id) ?? oneLine(m.id)}`); // a prompt steered into the turn
+    } else if (isPromptRecord(m) && promptOf.get(m.turn) !== m.id) lines.push(`turn ${m.turn}  prompt ${shortIds.get(m.id) ?? oneLine(m.id)}`); // a prompt steered into the turn
     const text = promptText(m.message).trim();
     const injected = injectedOf(m);
     if (injected) lines.push(`  [context ${oneLine(injected.by)} added: ${oneLine(injected.kind)}, ${counted(text.length, 'character')}]`);

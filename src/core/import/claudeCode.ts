@@ -132,8 +132,22 @@ async function scanClaudeCode(file: string, root: string, report: FileReport): P
 function branchPath(scan: Scan, leaf: string): TreeNode[] {
   const chain = scan.tree.pathTo(leaf, (node) => scan.bridges.get(node.id) ?? null);
   const ids = new Set(chain.map((n) => n.id));
-  const results = [...scan.tree.nodes.values()].filter((n) => n.kind === 'result' && !ids.has(n.id) && n.parent !== null && ids.has(n.parent));
-  return [...chain, ...results].sort((a, b) => a.order - b.order);
+  const answers = new Set(chain.filter((n) => n.kind === 'answer').map((n) => n.key));
+  // Beside the chain: the records of an answer on it that hang off one another (Claude Code writes
+  // each of an answer's parallel calls as a record of its own, and the chain goes on from one of
+  // them), and the results of their calls.
+  const beside: TreeNode[] = [];
+  const children = scan.tree.children();
+  const queue = [...chain];
+  for (let i = 0; i < queue.length; i++) {
+    for (const child of children.get(queue[i]!.id) ?? []) {
+      if (ids.has(child.id) || !(child.kind === 'result' || (child.kind === 'answer' && answers.has(child.key)))) continue;
+      ids.add(child.id);
+      beside.push(child);
+      queue.push(child);
+    }
+  }
+  return [...chain, ...beside].sort((a, b) => a.order - b.order);
 }
 
 /** A branch is a fork of the resumed one when it holds a prompt or an answer that one has not (a rewind or an edit), not merely a parallel call's side record. */
@@ -215,9 +229,9 @@ async function convertBranch(where: Where, scan: Scan, nodes: TreeNode[], target
   const finder = new SubagentFinder(where, scan);
   const converter = new PathConverter(target, scan.cwd ?? '', report, finder);
   for (const { value } of readNodes(where.file, where.root, nodes, scan.records)) converter.record(value as Rec);
-  // Subagent files no task result names (a call cut short, a newer layout) still belong to the session: with its resumed branch.
+  // Subagent files no task result names (a call cut short, a newer layout) still belong to the session: with its resumed branch's last turn.
   if (resumed) for (const orphan of finder.unclaimedFiles()) converter.addSubagent(orphan.key, orphan.title, orphan.source);
-  await converter.finish();
+  converter.finish();
 }
 
 /** Where a subagent's records are: a file of its own (all of it), or some records of the session's file. */
@@ -311,8 +325,6 @@ class PathConverter {
   private held: Held[] = [];
   private readonly toolNames = new Map<string, string>();
   private compactionAt: { ts: number; summary: string } | null = null;
-  /** The subagents the path's task calls ran, written after the path. */
-  private readonly subagents: { target: ImportTarget; source: SubagentSource }[] = [];
   private inTurn = false;
   private failed: string | null = null;
   private interrupted = false;
@@ -329,6 +341,9 @@ class PathConverter {
     const ts = timeOf(r.timestamp, 0);
     if (type === 'assistant' && isObject(r.message)) this.assistant(r, r.message, ts);
     else if (type === 'user' && isObject(r.message)) this.user(r, r.message, ts);
+    else if (type === 'system' && r.subtype === 'local_command' && typeof r.content === 'string')
+      // A local command's output (`/context`): recorded beside the conversation, context of the turn it ran in.
+      this.user(r, { role: 'user', content: r.content }, ts);
   }
 
   private user(r: Rec, message: Rec, ts: number): void {
@@ -349,11 +364,11 @@ class PathConverter {
     const user = userMessage(prompt, ts);
     const kind = wrapperKind(typeof prompt === 'string' ? prompt : (prompt.find((b) => b.type === 'text')?.text ?? '')) ?? (r.isMeta === true ? 'meta' : null);
     this.flush();
-    if (kind === null || startsTurn(kind)) {
-      // A prompt, or a command the person ran: a turn of its own, with the context held before it.
+    if (kind === null) {
+      // A prompt: a turn of its own, with the context held before it.
       this.startTurn(ts);
       this.emitHeld();
-      this.emit({ sourceId, ts, message: user, ...(kind ? { injected: injectedBy('claude-code', kind) } : {}) });
+      this.emit({ sourceId, ts, message: user });
       return;
     }
     const held = { sourceId, ts, message: user, injected: injectedBy('claude-code', kind) };
@@ -408,8 +423,27 @@ class PathConverter {
   /** A subagent whose records are written after the path; returns Braid's id for it. */
   addSubagent(key: string, title: string, source: SubagentSource): string {
     const sub = this.target.subagent(`claude-code:${key}`, title);
-    this.subagents.push({ target: sub.target, source });
+    this.convertSubagent(sub.target, source);
     return sub.agentId;
+  }
+
+  /** Writes a subagent's records now, while the turn that ran it is open (its calls' usage belongs to that turn). */
+  private convertSubagent(target: ImportTarget, source: SubagentSource): void {
+    const child = new PathConverter(target, this.cwd, this.report, null);
+    const root = this.subagentsOf!.root;
+    try {
+      if (source.nodes.length) for (const { value } of readNodes(source.file, root, source.nodes, this.subagentsOf!.records)) child.record(value as Rec);
+      else
+        for (const line of readSourceLines(source.file, root)) {
+          const r = recordOf(line);
+          if (r) child.record(r);
+          else child.report.skip(`${'bad' in line ? line.bad : 'not a record'} (a subagent's log)`);
+        }
+    } catch (err) {
+      if (!(err instanceof SourceRefusedError)) throw err;
+      this.report.skip(`subagent logs not read: ${path.basename(source.file)} is ${err.message}`);
+    }
+    child.finish();
   }
 
   private assistant(r: Rec, message: Rec, ts: number): void {
@@ -470,10 +504,8 @@ class PathConverter {
         ts: a.ts,
         ...(a.error ? { errorMessage: a.error } : {}),
       });
-      if (!this.inTurn) {
-        this.target.beginTurn(a.ts);
-        this.inTurn = true;
-      }
+      // A command the person ran (a custom slash command) whose expansion the model answers is a turn of its own.
+      if (!this.inTurn || this.held.some((h) => startsTurn(h.injected.kind))) this.startTurn(a.ts);
       this.emitHeld();
       this.emit({ sourceId: a.sourceId, ts: a.ts, message });
       this.failed = a.stopReason === 'error' ? (a.error ?? null) : null;
@@ -503,28 +535,11 @@ class PathConverter {
     this.interrupted = false;
   }
 
-  /** Ends the last turn, then writes each subagent the path's task calls ran (its own records converted the same way). */
-  async finish(): Promise<void> {
+  /** Ends the last turn (the subagents its task calls ran were written as they were met). */
+  finish(): void {
     this.flush();
     this.emitHeld();
     this.endTurn();
-    for (const { target, source } of this.subagents) {
-      const child = new PathConverter(target, this.cwd, this.report, null);
-      try {
-        if (source.nodes.length)
-          for (const { value } of readNodes(source.file, this.subagentsOf!.root, source.nodes, this.subagentsOf!.records)) child.record(value as Rec);
-        else
-          for (const line of readSourceLines(source.file, this.subagentsOf!.root)) {
-            const r = recordOf(line);
-            if (r) child.record(r);
-            else child.report.skip(`${'bad' in line ? line.bad : 'not a record'} (a subagent's log)`);
-          }
-      } catch (err) {
-        if (!(err instanceof SourceRefusedError)) throw err;
-        this.report.skip(`subagent logs not read: ${path.basename(source.file)} is ${err.message}`);
-      }
-      await child.finish();
-    }
   }
 }
 

@@ -129,6 +129,8 @@ class CodexConverter {
   private item = 0;
   /** Context Codex injected, held until what follows it says which turn it goes with. */
   private held: ImportedMessage[] = [];
+  /** Results of the pending answer's calls, written after it. */
+  private readonly outputs: ImportedMessage[] = [];
 
   constructor(
     private readonly target: ImportTarget,
@@ -157,6 +159,10 @@ class CodexConverter {
       case 'compacted':
         this.flush();
         this.target.compaction(ts, text(p.message), null, 0);
+        return;
+      case 'token_usage_record':
+        // 0.17x: one per model response, right after its items, before its calls' outputs.
+        if (isObject(p.usage)) this.usage(p.usage);
         return;
       default:
         this.report.skip(`${text(r.type) || 'untyped'} lines (not part of the conversation)`);
@@ -201,10 +207,7 @@ class CodexConverter {
       return [];
     });
     this.flush();
-    const texts = blocks.filter((b) => b.type === 'text');
-    const kinds = texts.map((b) => wrapperKind(b.type === 'text' ? b.text : ''));
-    // Instructions, the environment, a reminder: context when every text of the message is one.
-    const kind = texts.length && kinds.every((k) => k !== null) ? kinds[0]! : null;
+    const kind = injectedKind(p, blocks);
     const message: ImportedMessage = { sourceId, ts, message: userMessage(blocks, ts), ...(kind ? { injected: injectedBy('codex', kind) } : {}) };
     if (kind !== null && closesTurn(kind)) {
       // An interruption (or a command's output) belongs to the turn it follows.
@@ -213,7 +216,7 @@ class CodexConverter {
       if (isInterruption(kind)) this.outcome = { outcome: 'cancelled' };
       return;
     }
-    if (kind !== null && !startsTurn(kind)) {
+    if (kind !== null) {
       this.held.push(message); // with the prompt it comes before, or the turn it is in when an answer follows
       return;
     }
@@ -244,13 +247,26 @@ class CodexConverter {
   }
 
   private output(p: Rec, sourceId: string, ts: number): void {
-    this.flush();
     const id = text(p.call_id);
     const out = p.output;
     const body = typeof out === 'string' ? out : isObject(out) ? text(out.content) || JSON.stringify(out) : '';
     const failed = isObject(out) && out.success === false;
-    this.emitHeld();
-    this.emit({ sourceId, ts, message: toolResult(id, this.toolNames.get(id) ?? 'unknown', [{ type: 'text', text: body }], failed, ts) });
+    const result = { sourceId, ts, message: toolResult(id, this.toolNames.get(id) ?? 'unknown', [{ type: 'text', text: body }], failed, ts) };
+    // The answer that made the call may still get its usage (a token count after the outputs): its results wait with it.
+    if (this.answer) this.outputs.push(result);
+    else {
+      this.emitHeld();
+      this.emit(result);
+    }
+  }
+
+  /** A response's usage (its input counts the cached part): the answer gets it, and is written with its results. */
+  private usage(u: Rec): void {
+    if (!this.answer) return; // the response's usage came already (a record and a count for the same response)
+    const cached = typeof u.cached_input_tokens === 'number' ? u.cached_input_tokens : 0;
+    const input = typeof u.input_tokens === 'number' ? u.input_tokens - cached : 0;
+    this.answer.tokens = callTokens(input, u.output_tokens, cached, u.cache_write_input_tokens);
+    this.flush();
   }
 
   private event(p: Rec, sourceId: string, ts: number): void {
@@ -263,13 +279,7 @@ class CodexConverter {
         return;
       case 'token_count': {
         const info = isObject(p.info) ? p.info : {};
-        const last = isObject(info.last_token_usage) ? info.last_token_usage : null;
-        if (last && this.answer) {
-          const cached = typeof last.cached_input_tokens === 'number' ? last.cached_input_tokens : 0;
-          const input = typeof last.input_tokens === 'number' ? last.input_tokens - cached : 0;
-          this.answer.tokens = callTokens(input, last.output_tokens, cached, 0);
-          this.flush(); // a token count ends a response
-        }
+        if (isObject(info.last_token_usage)) this.usage(info.last_token_usage); // a token count ends a response
         return;
       }
       case 'turn_aborted':
@@ -284,6 +294,7 @@ class CodexConverter {
   }
 
   private answerOf(sourceId: string, ts: number): Answer {
+    if (this.answer && this.outputs.length) this.flush(); // an item after the outputs of a response's calls begins the next response
     this.answer ??= { sourceId, ts, blocks: [], tokens: callTokens(0, 0, 0, 0) };
     return this.answer;
   }
@@ -292,6 +303,7 @@ class CodexConverter {
     const a = this.answer;
     if (!a) return;
     this.answer = null;
+    const outputs = this.outputs.splice(0);
     const stopReason = a.blocks.some((b) => b.type === 'toolCall') ? 'toolUse' : 'stop';
     const message = assistantMessage({
       provider: this.provider,
@@ -302,8 +314,11 @@ class CodexConverter {
       stopReason,
       ts: a.ts,
     });
+    // A command the person ran whose output the model answers is a turn of its own.
+    if (this.held.some((h) => h.injected && startsTurn(h.injected.kind))) this.endTurn();
     this.emitHeld();
     this.emit({ sourceId: a.sourceId, ts: a.ts, message });
+    for (const result of outputs) this.emit(result);
   }
 
   private emit(m: ImportedMessage): void {
@@ -326,6 +341,24 @@ class CodexConverter {
     this.emitHeld();
     this.endTurn();
   }
+}
+
+/**
+ * What context a user message is, or null for a prompt the person typed. Codex 0.17x says it of
+ * each text (`content_item_kinds`: `user.text` is typed; `environments.environment_context`,
+ * `agents_md.instructions`, ... are not); older rollouts are read by their wrappers. Every text
+ * of the message must be context for the message to be.
+ */
+function injectedKind(p: Rec, blocks: readonly PromptBlock[]): string | null {
+  const texts = blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+  const meta = isObject(p.internal_chat_message_metadata_passthrough) ? p.internal_chat_message_metadata_passthrough.content_item_kinds : undefined;
+  if (Array.isArray(meta) && meta.length > 0) {
+    const other = meta.find((k) => k !== 'user.text');
+    if (other === undefined) return null;
+    return (texts[0] !== undefined ? wrapperKind(texts[0]) : null) ?? String(other).split('.').pop()!;
+  }
+  const kinds = texts.map(wrapperKind);
+  return texts.length && kinds.every((k) => k !== null) ? kinds[0]! : null;
 }
 
 function contentText(content: unknown): string[] {

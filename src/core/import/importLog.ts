@@ -152,7 +152,7 @@ export class ImportLog implements ImportTarget {
 
   /** The Braid message id of a source message (stable across imports). */
   messageId(sourceId: string): string {
-    return `${IMPORTED_MESSAGE}${sha256Hex(`${this.idScope}\n${sourceId}`).slice(0, 32)}`;
+    return importedMessageId(this.idScope, sourceId);
   }
 
   /** Writes a record now, before any turn (the agent line, the `imported` and `forked` records). */
@@ -374,6 +374,28 @@ function promptText(message: Message): string {
     .map((b) => (b.type === 'text' ? b.text : ''))
     .join(' ')
     .trim();
+}
+
+/** The Braid id of a source's message: the same at every import of it (`idScope` names the tool and the source session). */
+export function importedMessageId(idScope: string, sourceId: string): string {
+  return `${IMPORTED_MESSAGE}${sha256Hex(`${idScope}\n${sourceId}`).slice(0, 32)}`;
+}
+
+/** Collects the Braid ids of a branch's messages without writing anything (is a source an earlier copy of what was imported?). */
+export class MessageIds implements ImportTarget {
+  readonly ids = new Set<string>();
+
+  constructor(private readonly idScope: string) {}
+
+  beginTurn(): void {}
+  message(m: ImportedMessage): void {
+    this.ids.add(importedMessageId(this.idScope, m.sourceId));
+  }
+  compaction(): void {}
+  endTurn(): void {}
+  subagent(): { agentId: string; target: ImportTarget } {
+    return { agentId: 'agent_discarded', target: new DiscardTarget() };
+  }
 }
 
 /** Takes a subagent's history that an earlier import wrote already, and drops it. */

@@ -11,6 +11,7 @@ import { SourceRefusedError } from './sourceFile';
 import { findSources, type SourceQuery } from './sources';
 import { IMPORTER_VERSION, KnownSessions, indexHooks, writeNew, type Into } from './newSession';
 import { appendTo } from './reimport';
+import { MessageIds } from './importLog';
 import { FileReport, type ScannedSession, type SourceFormat, type SourceRef } from './source';
 import type { ImportOutcome } from './outcome';
 
@@ -226,8 +227,10 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
     if (into.publisher.isPending(id)) into.publisher.flush(); // the same session twice in one batch
     const appended = await appendTo(into, existing, { ...base, sessionId: id }, session, report, false);
     main = appended.outcome;
-    // Rewound in the source tool since: the branch it resumes now is a fork of what was imported.
-    if (appended.rewoundInSource) forkBranches = [...session.branches];
+    // Rewound in the source tool since: the branch it resumes now is a fork of what was imported, unless it is an earlier copy of it.
+    if (appended.rewoundInSource && (await holdsOnly(into.store, existing, session)))
+      main = { ...main, reason: 'an earlier copy of the imported session (every message it holds was imported): nothing to add' };
+    else if (appended.rewoundInSource) forkBranches = [...session.branches];
   } else {
     const written = (await writeNew(into, id, session, session.branches[0]!, report, null, children))!;
     main = { ...base, sessionId: id, action: 'imported', turns: written.turns, messages: written.messages };
@@ -241,6 +244,14 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
     if (fork) forks.push(fork.id);
   }
   return { ...main, forks, skippedLines: report.summary() || undefined };
+}
+
+/** Whether every message of the branch a source resumes is in the session at `dir` already. */
+async function holdsOnly(store: SessionStore, dir: string, session: ScannedSession): Promise<boolean> {
+  const collect = new MessageIds(`${session.tool}\n${session.sourceId}`);
+  await session.convert(session.branches[0]!, collect, new FileReport());
+  const imported = new Set(messageIdsOf(store, dir));
+  return [...collect.ids].every((id) => imported.has(id));
 }
 
 /** The session ids of a source's branches that have no Braid session yet (a fork's id is derived from its branch). */

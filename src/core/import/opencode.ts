@@ -6,7 +6,7 @@ import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
 import { readSourceHead } from './sourceFile';
 import type { SourceDatabases } from './sourceDatabase';
-import { injectedBy, startsTurn, wrapperKind } from './injected';
+import { injectedBy, wrapperKind } from './injected';
 import { databaseSession, databaseSessions, exportSession, storageOf, storageSession, type OpencodeSession, type StoredMessage } from './opencodeStores';
 import { FileReport, type ScannedSession, type SourceFormat, type SourceRef } from './source';
 
@@ -41,7 +41,8 @@ export const opencode: SourceFormat = {
     const inStorages = [...new Set(storages.filter((s): s is string => s !== null))].flatMap((storage) =>
       filesUnder(path.join(storage, 'session'), (file) => file.endsWith('.json'), 2).map((ref) => ({ ...ref, root: storage })),
     );
-    return [...inDatabases, ...inStorages.filter((ref) => !known.has(path.basename(ref.file, '.json')))];
+    const exports = filesUnder(root, (f) => f.endsWith('.json') && isExportFile(f, root), 0);
+    return [...inDatabases, ...inStorages.filter((ref) => !known.has(path.basename(ref.file, '.json'))), ...exports];
   },
   claims(file, _head, bytes) {
     return isDatabase(bytes) || (file.endsWith('.json') && (storageOf(file, true, fs.existsSync) !== null || /"messages"\s*:/.test(bytes.toString('utf8'))));
@@ -58,6 +59,12 @@ export const opencode: SourceFormat = {
 /** Whether a file's first bytes are SQLite's. */
 function isDatabase(head: Buffer): boolean {
   return head.subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
+}
+
+/** Whether a JSON file begins as `opencode export` writes one (`{"info": …`). */
+function isExportFile(file: string, root: string): boolean {
+  const head = readSourceHead(file, root, 256);
+  return head !== null && /^\s*\{\s*"info"\s*:/.test(head.toString('utf8'));
 }
 
 /** opencode's databases in a folder: `opencode.db`, and a channel's `opencode-<channel>.db`. */
@@ -134,11 +141,11 @@ function convertMessages(messages: StoredMessage[], cwd: string, target: ImportT
       const summary = isObject(info.summary) ? text(info.summary.body) || text(info.summary.title) : '';
       const prompt = typed.length ? typed : summary;
       const kind = wrapperKind(typeof prompt === 'string' ? prompt : (prompt.find((b) => b.type === 'text')?.text ?? ''));
-      if (prompt.length && (kind === null || startsTurn(kind))) {
+      if (prompt.length && kind === null) {
         if (inTurn) target.endTurn();
         target.beginTurn(ts, snapshot);
         inTurn = true;
-        target.message({ sourceId: text(info.id), ts, message: userMessage(prompt, ts), ...(kind ? { injected: injectedBy('opencode', kind) } : {}) });
+        target.message({ sourceId: text(info.id), ts, message: userMessage(prompt, ts) });
       } else if (prompt.length) {
         target.message({ sourceId: text(info.id), ts, message: userMessage(prompt, ts), injected: injectedBy('opencode', kind!) });
         inTurn = true; // the turn open, or one the log began for it

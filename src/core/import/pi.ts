@@ -6,7 +6,7 @@ import { assistantMessage, callTokens, fileTime, isObject, text, timeOf, userMes
 import { DigestSink, readSourceLines } from './sourceLines';
 import { readNodes, RecordCache, recordOf, SourceTree } from './tree';
 import { mapToolCall } from './toolMap';
-import { injectedBy, startsTurn, wrapperKind } from './injected';
+import { injectedBy, wrapperKind } from './injected';
 import { messageText } from '../format/messageText';
 import { filesUnder } from './findFiles';
 import type { FileReport, ScannedSession, SourceFormat } from './source';
@@ -173,13 +173,14 @@ class PiConverter {
       return;
     }
     const kind = message.role === 'user' ? (PI_ROLES[text(m.role)] ?? wrapperKind(messageText(message))) : null;
-    if (message.role === 'user' && (kind === null || startsTurn(kind))) {
+    if (message.role === 'user' && kind === null) {
       if (this.inTurn) this.target.endTurn();
       this.target.beginTurn(ts, this.model);
       this.inTurn = true;
     }
     this.ordinals.set(sourceId, this.ordinals.size);
-    this.target.message({ sourceId, ts: timeOf(m.timestamp, ts), message, ...(kind ? { injected: injectedBy('pi', kind) } : {}) });
+    // The entry's time is when pi wrote the message down, at its end (the message's own is when it began).
+    this.target.message({ sourceId, ts: ts || timeOf(m.timestamp, 0), message, ...(kind ? { injected: injectedBy('pi', kind) } : {}) });
   }
 
   /** pi-ai's messages are the kernel's; pi's own roles (a command the user ran, a summary) reach the model as user text. */

@@ -26,10 +26,25 @@ export class SourceTree {
   readonly nodes = new Map<string, TreeNode>();
   /** Ids whose parent the file does not hold (a trimmed or damaged file): their branch starts there. */
   readonly dangling: string[] = [];
+  private childIndex: Map<string, TreeNode[]> | null = null;
 
   add(node: Omit<TreeNode, 'order'>): void {
     if (this.nodes.has(node.id)) return; // a record written twice: the first one counts
     this.nodes.set(node.id, { ...node, order: this.nodes.size });
+  }
+
+  /** Each node's children, by its id (made once, on first use). */
+  children(): Map<string, TreeNode[]> {
+    if (!this.childIndex) {
+      this.childIndex = new Map();
+      for (const node of this.nodes.values()) {
+        if (node.parent === null) continue;
+        const siblings = this.childIndex.get(node.parent);
+        if (siblings) siblings.push(node);
+        else this.childIndex.set(node.parent, [node]);
+      }
+    }
+    return this.childIndex;
   }
 
   /** The chain from the root down to `leaf`; `bridge` names a parent a root continues from (a compaction boundary's logical parent). */
