@@ -1,4 +1,6 @@
-import { importSessions, type ImportOutcome } from '../../core/import/importer';
+import fs from 'node:fs';
+import path from 'node:path';
+import { findSources, importSessions, type ImportOutcome } from '../../core/import/importer';
 import { isSourceTool, SOURCE_TOOLS, type SourceTool } from '../../core/import/source';
 import { UsageError, parseArgs } from '../args';
 import type { CliContext } from '../context';
@@ -16,15 +18,20 @@ export async function importCommand(ctx: CliContext, argv: readonly string[], en
   if (typeof from !== 'string' || (from !== 'auto' && !isSourceTool(from))) throw new UsageError(`--from takes ${SOURCE_TOOLS.join(', ')} or auto`);
   const dryRun = args.options.has('dry-run');
   const json = args.options.has('json');
-  // A dry run where there is no store yet creates none: every session it finds would be new.
-  const store = dryRun && !ctx.hasStore() ? null : await ctx.openStore({ create: true });
+  // A path that is not there fails the import before anything is made (no data folder, no index).
+  const missing = args.positionals.filter((p) => !fs.existsSync(path.resolve(p)));
+  if (missing.length)
+    throw new Error(`${missing.map((p) => oneLine(p)).join(', ')}: no such file or folder; give the files or folders of the sessions to import`);
+  // Where there is no store yet, a dry run, or an import that finds no source file, creates none.
+  const creates = !ctx.hasStore() && !dryRun && findSources({ from: from as SourceTool | 'auto', paths: args.positionals, env }).length > 0;
+  const store = ctx.hasStore() || creates ? await ctx.openStore({ create: true }) : null;
   let outcomes: ImportOutcome[];
   const started = Date.now();
   try {
     outcomes = await importSessions(store, {
       from: from as SourceTool | 'auto',
       paths: args.positionals,
-      dryRun,
+      dryRun: dryRun || store === null,
       env,
       onProgress: (done, total) => {
         if (!json) ctx.progress(`read ${done}/${total} source files`);

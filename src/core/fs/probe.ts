@@ -50,6 +50,15 @@ export function statSize(file: string): number {
   }
 }
 
+/** True when `dir` is a folder (not a file, not missing). */
+export function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The real path of `p` (links resolved), or undefined when it does not exist or cannot be resolved. */
 export function realPath(p: string): string | undefined {
   try {
