@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreLayout } from '../core/format/layout';
-import { fsReason } from '../core/fs/atomic';
+import { FileSystemError, fsReason } from '../core/fs/atomic';
+import { makeFolders } from '../core/fs/folders';
 
 /** The extension's id, which names its globalStorage folder. */
 export const EXTENSION_ID = 'braid-dev.braid';
@@ -41,34 +42,14 @@ export class DataDirError extends Error {
   override readonly name = 'DataDirError';
 }
 
-/**
- * Creates the data folder and its sessions folder one level at a time. Node's recursive mkdir
- * never returns on a file system that refuses new folders while saying the parent is missing
- * (/proc does), so the store's own recursive calls only ever meet folders that exist.
- */
+/** Creates the data folder and its sessions folder (one level at a time: makeFolders). */
 export function prepareDataDir(dataDir: string): void {
-  const missing: string[] = [];
-  for (let dir = new StoreLayout(path.resolve(dataDir)).sessionsDir; !isFolder(dir); dir = path.dirname(dir)) {
-    missing.unshift(dir);
-    if (path.dirname(dir) === dir) break;
-  }
-  for (const dir of missing) {
-    try {
-      fs.mkdirSync(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isFolder(dir)) continue; // another process made it just now
-      throw new DataDirError(
-        `cannot use ${dataDir} as the data folder: creating ${dir} failed: ${fsReason(err)}; pick a folder you can write with --data-dir or BRAID_HOME`,
-      );
-    }
-  }
-}
-
-/** True when `dir` is a folder (not a file, not missing). */
-export function isFolder(dir: string): boolean {
   try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
+    makeFolders(new StoreLayout(path.resolve(dataDir)).sessionsDir);
+  } catch (err) {
+    if (!(err instanceof FileSystemError)) throw err;
+    throw new DataDirError(
+      `cannot use ${dataDir} as the data folder: creating ${err.file} failed: ${fsReason(err.cause)}; pick a folder you can write with --data-dir or BRAID_HOME`,
+    );
   }
 }

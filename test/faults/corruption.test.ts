@@ -18,6 +18,7 @@ import {
   type ShownMessage,
 } from '../support/corruptStore';
 import { trials } from '../support/faults';
+import { withQuarantinedLines } from '../support/quarantine';
 import { addTurn, openStore, recordingLogger, tempDir } from '../support/store';
 import { readSessionFolder } from '../../src/core/format/summary';
 
@@ -26,7 +27,7 @@ import { readSessionFolder } from '../../src/core/format/summary';
 // what to do) on stderr or the store's logger; no crash (list, show, export, writing a turn to an
 // intact session); every whole record still read; then `doctor --fix` (CLI or runDoctor) leaves no
 // error or fixable finding, the index agreeing with disk, state.json rebuilt, and no byte of a log
-// or a damaged file lost (kept aside, never deleted).
+// or a damaged file lost (kept aside, never deleted; a log's unreadable lines in its quarantine file).
 const SEED = Number(process.env.BRAID_CORRUPTION_SEED ?? Date.now() % 2 ** 31);
 console.log(`corruption seed ${SEED} (replay with BRAID_CORRUPTION_SEED=${SEED})`);
 
@@ -429,14 +430,16 @@ async function checkRepaired(root: string, damage: Damage, label: string, cli: T
       assert.deepEqual(row[field], state[field], `${label}: index ${field} of ${row.id}`);
     assert.equal(row.messageCount, (await cli.shown(row.id)).length, `${label}: index messageCount of ${row.id}`);
   }
-  // No byte lost: every log keeps what it had (the damage included); broken files are kept aside.
+  // No byte lost: every log keeps what it had (the damage included: unreadable lines are in its
+  // quarantine file, each with its place); broken files are kept aside.
   for (const [id, dir] of folders) {
     const now = snapshotFiles(dir);
     const original = snapshotFiles(path.join(fixture.root, path.relative(root, dir)));
     for (const [rel, bytes] of original) {
       if (!rel.endsWith('wire.jsonl')) continue;
       const expected = damage.file === path.join(dir, rel) ? damage.damaged! : bytes;
-      assert.ok(now.get(rel)?.subarray(0, expected.length).equals(expected), `${label}: ${id}/${rel} lost bytes`);
+      const kept = now.has(rel) ? withQuarantinedLines(path.join(dir, rel)) : undefined;
+      assert.ok(kept?.subarray(0, expected.length).equals(expected), `${label}: ${id}/${rel} lost bytes`);
     }
     if (damage.kind === 'state' && damage.session === id && !now.get('state.json')!.equals(damage.damaged!)) {
       assert.ok(

@@ -8,10 +8,11 @@ import { readState } from '../../src/core/format/sessionState';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import { Checkpoints } from '../../src/core/tools/checkpoints';
 import { BlobStore } from '../../src/core/format/blobStore';
-import type { FileChangeRecord } from '../../src/core/wire/records';
+import { parseRecordLine, type FileChangeRecord } from '../../src/core/wire/records';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
 import { assertIndexAgrees, doctorFinds, runUntilKilled, trials } from '../support/faults';
+import { quarantined } from '../support/quarantine';
 import { assistantMessage, openStore, tempDir, userMessage, wasmPath } from '../support/store';
 
 // A child repeats one kind of operation (state writes, index saves, rewinds with files, trash and
@@ -84,6 +85,51 @@ test(`${TRIALS} SIGKILLs during index writes: each workspace's index.sqlite, ope
   const temps = workspaceFolders(root).flatMap((dir) => fs.readdirSync(dir).filter((n) => n.includes('.tmp-')));
   assert.deepEqual(temps, [], 'temp files of interrupted saves are swept');
   await assertIndexAgrees(root);
+});
+
+test(`${TRIALS} SIGKILLs during doctor --fix repairs of unreadable lines: the log is always whole, and every damaged line is in it or in its quarantine file`, async () => {
+  const { root, store } = await fresh('braid-crash-quarantine-');
+  const session = await store.create({ workspaceDir: '/quarantine-crash' });
+  const log = store.layout.agentLog(store.locate(session.id));
+  await store.close();
+  const turned = new Set<string>();
+  const damaged = new Set<string>();
+  const keptLines = () => new Set([...fs.readFileSync(log, 'utf8').split('\n'), ...quarantined(log).map((e) => e.text)]);
+  for (let i = 0; i < TRIALS; i++) {
+    for (const line of await runUntilKilled('faultWorker', [root, 'quarantine', session.id, wasmPath], Math.random() * 150)) {
+      if (line.startsWith('turned ')) turned.add(line.slice(7));
+      if (line.startsWith('damaged ')) damaged.add(line.slice(8));
+    }
+    // The old log or the new one, never a mix: each line is a record, a damaged line, or the start
+    // of a record an append killed part-way cut short (the next run's first append follows it).
+    const lines = fs.readFileSync(log, 'utf8').split('\n');
+    const stray = lines.filter((l) => l && !l.startsWith('junk ') && !l.startsWith('{"v":1,"t":"') && 'bad' in parseRecordLine(l));
+    assert.deepEqual(stray, [], `after kill ${i + 1}: lines of no record in the log`);
+    const prompts = new Set(replay(readWireLog(log).records).messages.map((m) => (m.message.role === 'user' ? m.message.content : '')));
+    assert.deepEqual(
+      [...turned].filter((p) => !prompts.has(p)),
+      [],
+      `after kill ${i + 1}: turns reported are missing`,
+    );
+    const kept = keptLines();
+    assert.deepEqual(
+      [...damaged].filter((d) => !kept.has(d)),
+      [],
+      `after kill ${i + 1}: damaged lines lost`,
+    );
+  }
+  assert.deepEqual((await doctorFinds(root)).left, []);
+  assert.equal(readWireLog(log).report.badLines, 0);
+  const kept = keptLines();
+  assert.deepEqual(
+    [...damaged].filter((d) => !kept.has(d)),
+    [],
+  );
+  assert.deepEqual(
+    fs.readdirSync(path.dirname(log)).filter((n) => n.includes('.tmp-')),
+    [],
+    'temp files of interrupted repairs are swept',
+  );
 });
 
 /** The store's workspace folders (sessions/<workspace key>). */

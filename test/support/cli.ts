@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { runCli } from '../../src/cli/run';
 import { spawnWorker } from './children';
-import { wasmPath } from './store';
+import { ScriptedModelServer } from './modelServer';
+import { tempDir, wasmPath } from './store';
 
 /** What one braid run printed and returned. */
 export interface CliRun {
@@ -94,3 +96,24 @@ export function filesNamed(dir: string, name: string): string[] {
 /** Characters a terminal acts on instead of showing (C0 but tab and newline, DEL, C1) and bidi controls. */
 // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 export const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * What a file of tests that run `braid exec` sets up: a temp folder with a `project` workspace in
+ * it and a scripted model server, started before the file's tests and closed after them (the
+ * folder removed). `env()` is the environment that points braid at the server.
+ */
+export function cliWithScriptedModel(prefix: string): { root: string; workspace: string; server: ScriptedModelServer; env: () => NodeJS.ProcessEnv } {
+  const root = tempDir(prefix);
+  const workspace = path.join(root, 'project');
+  const server = new ScriptedModelServer();
+  let env: NodeJS.ProcessEnv = {};
+  before(async () => {
+    fs.mkdirSync(workspace);
+    env = { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: await server.start() };
+  });
+  after(async () => {
+    await server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  return { root, workspace, server, env: () => env };
+}

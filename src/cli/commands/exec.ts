@@ -1,12 +1,11 @@
 import { DEFAULT_MODE, isTurnMode, TURN_MODES, type TurnMode } from '../../protocol/modes';
-import fs from 'node:fs';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { errorMessage } from '../../core/errors';
 import { resolveApiKey } from '../../core/model/apiKey';
 import { ENV_NAMES, resolveModel, resolveModelWithLimits } from '../../core/model/modelSettings';
 import { preloadProviders } from '../../core/model/preloadProviders';
 import type { Logger } from '../../core/logger';
-import { Session } from '../../core/session/session';
+import { requireWorkspaceFolder, Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionState } from '../../core/format/sessionState';
@@ -15,7 +14,7 @@ import { fixedApprovals } from '../../core/tools/approvals';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
-import { isFolder } from '../dataDir';
+import { isFolder } from '../../core/fs/probe';
 import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
 import { resolveSessionId } from '../resolveIds';
@@ -57,6 +56,8 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   const stop = new StopSignals();
   try {
     const continuing = args.options.has('continue') || args.options.has('session');
+    // A new session's folder is checked before anything is made (the data folder, its index).
+    if (!continuing) requireWorkspaceFolder(ctx.workspace);
     // Only a new session creates the data folder: one to continue must be there already.
     const store = await ctx.openStore({ create: !continuing });
     let result: { verdict: Verdict; sessionId: string; kept: boolean };
@@ -173,18 +174,8 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   if (denied > 0) ctx.err(`braid: ${denied === 1 ? 'a write or command was' : `${denied} writes or commands were`} denied; run with --yes to allow them\n`);
   const verdict = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
-  if (!sessionId && !verdict.turnBegan) discard(store, session.id);
+  if (!sessionId && !verdict.turnBegan) store.discard(session.id);
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
-}
-
-/** Removes a session this exec created when nothing of its prompt was written; its lease was given back when it closed. */
-function discard(store: SessionStore, id: string): void {
-  try {
-    fs.rmSync(store.locate(id), { recursive: true, force: true });
-  } catch {
-    return; // gone already
-  }
-  store.index.removeSession(id);
 }
 
 function sessionExists(store: SessionStore, id: string): boolean {

@@ -4,6 +4,7 @@ import { UsageError, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
+import type { SessionStore } from '../../core/store/sessionStore';
 
 /**
  * `import [--from TOOL|auto] [PATH...] [--dry-run] [--json]`: imports other agents' sessions
@@ -16,12 +17,14 @@ export async function importCommand(ctx: CliContext, argv: readonly string[], en
   if (typeof from !== 'string' || (from !== 'auto' && !isSourceTool(from))) throw new UsageError(`--from takes ${SOURCE_TOOLS.join(', ')} or auto`);
   const dryRun = args.options.has('dry-run');
   const json = args.options.has('json');
-  // A dry run where there is no store yet creates none: every session it finds would be new.
-  const store = dryRun && !ctx.hasStore() ? null : await ctx.openStore({ create: true });
+  // Where there is no store yet, a dry run, or an import that finds nothing to write, creates none.
+  let store: SessionStore | null = null;
+  const openStore = async () => (store ??= await ctx.openStore({ create: true }));
   let outcomes: ImportOutcome[];
   const started = Date.now();
   try {
-    outcomes = await importSessions(store, {
+    outcomes = await importSessions(ctx.hasStore() && !dryRun ? await openStore() : null, {
+      openStore,
       from: from as SourceTool | 'auto',
       paths: args.positionals,
       dryRun,
@@ -32,7 +35,7 @@ export async function importCommand(ctx: CliContext, argv: readonly string[], en
       },
     });
   } finally {
-    await store?.close();
+    await (store as SessionStore | null)?.close();
   }
   const ms = Date.now() - started;
   if (json) ctx.out(`${jsonText({ dryRun, ms, outcomes }, 2)}\n`);

@@ -65,12 +65,21 @@ export function fsyncDir(dir: string): void {
  * runs again to explain a failed rename).
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, beforeReplace?: () => void): void {
+  replaceFileAtomic(file, (fd) => fs.writeFileSync(fd, data), beforeReplace);
+}
+
+/**
+ * {@link writeFileAtomic} for content written piece by piece: `fill` writes the new content to
+ * the temp file's descriptor (a file too large to hold in memory is copied through it). The temp
+ * file is named `.<name>.tmp-<pid>-<n>`, as the doctor's sweep of stray temp files expects.
+ */
+export function replaceFileAtomic(file: string, fill: (fd: number) => void, beforeReplace?: () => void): void {
   naming('write', file, () => {
     const dir = path.dirname(file);
     const temp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++tempCounter}`);
     const fd = fs.openSync(temp, 'w');
     try {
-      fs.writeFileSync(fd, data);
+      fill(fd);
       fs.fsyncSync(fd);
     } catch (err) {
       fs.closeSync(fd);

@@ -22,12 +22,40 @@ export function statMtime(file: string): number | undefined {
   }
 }
 
+/**
+ * Which file a path names: its device, inode and birth time. A file replaced whole by a rename (a
+ * log `braid doctor --fix` took unreadable lines out of, a takeover's copy) is another file, so a
+ * byte offset into the old one means nothing in it.
+ */
+export function fileIdentity(stats: fs.Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.birthtimeMs}`;
+}
+
+/** A file's size and identity ({@link fileIdentity}), or undefined when it cannot be stat'ed. */
+export function statFile(file: string): { size: number; identity: string } | undefined {
+  try {
+    const stats = fs.statSync(file);
+    return { size: stats.size, identity: fileIdentity(stats) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A file's size in bytes, or 0 when it does not exist. */
 export function statSize(file: string): number {
   try {
     return fs.statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+/** True when `dir` is a folder (not a file, not missing). */
+export function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makeFolders } from '../fs/folders';
 import { NO_REPOSITORY, repoFingerprint } from './repoFingerprint';
 import { SafeGit, type GitRun } from './safeGit';
 
@@ -89,12 +90,23 @@ export async function branchState(git: SafeGit, name: string): Promise<'invalid'
   return exists.code === 0 ? 'taken' : 'free';
 }
 
-/** Adds a worktree at `folder` on a new branch `branch` from `base`, or on the existing `branch` when `base` is undefined. */
+/**
+ * Adds a worktree at `folder` on a new branch `branch` from `base`, or on the existing `branch`
+ * when `base` is undefined. A failed add leaves nothing behind: not the folders made for it, nor
+ * the new branch (git can make it before it fails to make the folder).
+ */
 export async function addWorktree(git: SafeGit, folder: string, branch: string, base: string | undefined): Promise<void> {
-  fs.mkdirSync(path.dirname(folder), { recursive: true });
+  const newBranch = base !== undefined && (await branchState(git, branch)) === 'free';
+  const folderWas = fs.existsSync(folder);
+  const made = makeFolders(path.dirname(folder)); // the first folder it made, if any
   const args = base === undefined ? ['worktree', 'add', folder, branch] : ['worktree', 'add', '-b', branch, folder, base];
   const run = await git.exec(args, WRITING);
-  if (run.code !== 0) throw new WorktreeError(`git could not add the worktree at ${folder}: ${gitReason(run)}`);
+  if (run.code === 0) return;
+  if (!folderWas) fs.rmSync(folder, { recursive: true, force: true });
+  if (made) fs.rmSync(made, { recursive: true, force: true });
+  await pruneWorktrees(git);
+  if (newBranch && (await branchState(git, branch)) === 'taken') await git.exec(['branch', '-D', branch], WRITING);
+  throw new WorktreeError(`git could not add the worktree at ${folder}: ${gitReason(run)}`);
 }
 
 /** Forgets worktrees whose folder is gone (a folder deleted by hand), so one can be added there again. */

@@ -23,6 +23,8 @@ export interface ImportOptions extends SourceQuery {
   readonly dryRun: boolean;
   /** sql.js's wasm (opencode's database is read with it); without it a database is refused, saying so. */
   readonly wasmPath?: string;
+  /** With no store given: opens (or makes) one, called only when the import has a session to write. */
+  readonly openStore?: () => Promise<SessionStore>;
   readonly signal?: AbortSignal;
   /** Called after each source session, with the counts so far. */
   readonly onProgress?: (done: number, total: number, outcome: ImportOutcome) => void;
@@ -45,11 +47,13 @@ export function importedSessionId(tool: string, sourceId: string, startedAt: num
  * and is written again when its import was cut short. One bad file never stops the batch: its
  * outcome says why; a path named that cannot be read is `refused`.
  */
-export async function importSessions(store: SessionStore | null, options: ImportOptions): Promise<ImportOutcome[]> {
-  if (!store && !options.dryRun) throw new Error('an import needs a store to write to (only a dry run goes without one)');
+export async function importSessions(given: SessionStore | null, options: ImportOptions): Promise<ImportOutcome[]> {
+  if (!given && !options.dryRun && !options.openStore) throw new Error('an import needs a store to write to (only a dry run goes without one)');
   const databases = new SourceDatabases(options.wasmPath);
   try {
     const found = await findSources(options, databases);
+    // A store is opened (made, where there is none yet) only when there is something to write.
+    const store = given ?? (!options.dryRun && found.sources.length ? await options.openStore!() : null);
     const outcomes: ImportOutcome[] = found.refused.map((r) => ({
       tool: r.tool,
       file: r.path,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import util from 'node:util';
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
+import { faultError } from '../fs/faults';
 import { hostFilesMount, type EmscriptenFs } from './hostFiles';
 
 export type { Database, SqlJsStatic, SqlValue };
@@ -96,12 +96,6 @@ function checkFence(file: string, action: 'read' | 'write'): void {
   fence.beforeWrite();
   const fault = process.env.BRAID_FAULT_INDEX_WRITES;
   if (fault) throw faultError(fault);
-}
-
-/** An error as Node's fs would make it for the errno code `code` ("ENOSPC: no space left on device, write"). */
-function faultError(code: string): NodeJS.ErrnoException {
-  const known = [...util.getSystemErrorMap().values()].find(([name]) => name === code);
-  return Object.assign(new Error(`${code}: ${known?.[1] ?? 'a fault made for a test'}, write`), { code });
 }
 
 function noteHostError(file: string, action: 'read' | 'write', error: NodeJS.ErrnoException): void {

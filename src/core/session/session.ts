@@ -39,7 +39,7 @@ import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { LeaseLostError } from '../store/writerLease';
 import { readContextTail } from '../wire/contextTail';
-import { realPath } from '../fs/probe';
+import { isFolder, realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
 import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta } from '../store/changes';
@@ -236,9 +236,12 @@ export class Session {
    */
   static async open(options: SessionOptions, sessionId?: string): Promise<Session> {
     const store = options.store;
-    const state = sessionId ? store.get(sessionId) : await store.create({ workspaceDir: options.workspaceDirs[0]!, ...(await identityHere(options)) });
+    const state = sessionId ? store.get(sessionId) : await createHere(options);
     const folders = foldersHere(state, options.workspaceDirs);
-    const writer = await store.openWriter(state.id);
+    const writer = await store.openWriter(state.id).catch((err: unknown) => {
+      if (!sessionId) store.discard(state.id); // made just now and holding nothing: not left behind
+      throw err;
+    });
     if (state.archived) await store.restore(state.id); // opening an archived session restores it
     // Crash recovery: a turn left open ends `interrupted` (its trailing tool calls get results
     // below); a status left `running` is set right.
@@ -906,6 +909,22 @@ export class Session {
         return;
     }
   }
+}
+
+/**
+ * Throws unless `dir` is a folder: a new session's tools act in its workspace folder, so a session
+ * is never made for one that is missing (nothing is created: no session, no index row).
+ */
+export function requireWorkspaceFolder(dir: string): void {
+  if (!isFolder(dir))
+    throw new Error(`the workspace folder ${dir} does not exist or is not a folder, so no session was started there; create it, or pick another folder`);
+}
+
+/** A new session in the first workspace folder, which must exist. */
+async function createHere(options: SessionOptions): Promise<SessionState> {
+  const workspaceDir = options.workspaceDirs[0]!;
+  requireWorkspaceFolder(workspaceDir);
+  return options.store.create({ workspaceDir, ...(await identityHere(options)) });
 }
 
 /** The repository a new session's folder holds, asked of git only where git context is (a trusted workspace). */

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../hash';
 import { newMessageId } from '../ids';
-import { statSize } from '../fs/probe';
+import { statFile } from '../fs/probe';
 import { lineChanges } from '../format/lineDiff';
 import fs from 'node:fs';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
@@ -37,11 +37,13 @@ export function fileKey(root: string | undefined, path: string): string {
 
 /**
  * The effective file changes and keeps of a log, read incrementally: each call reads only what
- * was appended since the last (the log only grows; a shorter file is read again from the start).
- * A rewind record drops what the turns it rewinds recorded.
+ * was appended since the last (the log only grows; a file replaced whole, as `braid doctor --fix`
+ * replaces one, is read again from the start). A rewind record drops what the turns it rewinds
+ * recorded.
  */
 export class ChangeLedger {
   private offset = 0;
+  private identity: string | undefined;
   private records: Kept[] = [];
   private turn = 0;
   /** Grows each time a read finds the file changed: what was derived from an older read is out of date. */
@@ -55,9 +57,11 @@ export class ChangeLedger {
 
   /** The records and the last effective turn, up to date with the file, and the read's version. */
   read(): { readonly records: readonly Kept[]; readonly turn: number; readonly version: number } {
-    const size = statSize(this.logFile);
-    if (size < this.offset) [this.offset, this.records, this.turn] = [0, [], 0];
-    if (size !== this.offset) {
+    const now = statFile(this.logFile);
+    const size = now?.size ?? 0;
+    const replaced = now?.identity !== this.identity || size < this.offset;
+    if (replaced) [this.offset, this.records, this.turn, this.identity] = [0, [], 0, now?.identity];
+    if (replaced || size !== this.offset) {
       this.version++;
       scanWireLog(
         this.logFile,

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { safeReaddir } from '../fs/probe';
 import { listSessionFolders } from '../format/layout';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
-import { WireLogWriter } from '../wire/wireLog';
 import { isAlive } from '../fs/fileLock';
 import { rowDisagreement } from '../index/indexRows';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
@@ -13,9 +12,11 @@ import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionBusyError, WriterLease } from './writerLease';
 import { checkWriter } from './doctorWriters';
+import { checkUnreadable, type DamagedLog } from './doctorQuarantine';
 import type { Finding } from './doctorFinding';
 import { TurnStructure } from '../wire/turnStructure';
 import { counted } from '../counted';
+import { builderAlive } from './fork';
 
 export type { Finding };
 
@@ -29,10 +30,10 @@ export interface DoctorReport {
 /**
  * Verifies every session folder, log and the index (`braid doctor`). With `fix` it
  * repairs what can be repaired without losing data: state.json rebuilt from the logs (the broken
- * file kept beside it), torn tails ended with a newline (the log is only appended to), orphan
- * `.partial-*` folders moved to the trash, temp files of dead writers removed, rewinds a crash
- * cut short finished, sessions whose writer died recovered (see checkWriter), index drift
- * reconciled.
+ * file kept beside it), unreadable lines and torn tails moved to a quarantine file beside their
+ * log (see checkUnreadable), orphan `.partial-*` folders moved to the trash, temp files of dead
+ * writers removed, rewinds a crash cut short finished, sessions whose writer died recovered (see
+ * checkWriter), index drift reconciled.
  */
 export async function runDoctor(store: SessionStore, options: { fix: boolean }): Promise<DoctorReport> {
   const layout = store.layout;
@@ -66,13 +67,15 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       });
     }
     const turns = new TurnStructure();
+    const damaged: DamagedLog[] = [];
     for (const agent of safeReaddir(layout.agentsDir(folder.dir))) {
       const log = layout.agentLog(folder.dir, agent);
       if (!fs.existsSync(log)) continue;
       report.logs++;
       const scan = scanWireLog(log, agent === 'main' ? (record, offset) => turns.add(record, offset) : () => undefined);
       report.records += scan.records;
-      if (await checkLog(scan, log, `${where}/agents/${agent}`, options.fix, note)) repaired = true;
+      checkLog(scan, `${where}/agents/${agent}`, note);
+      if (scan.badLines > 0 || scan.tornTail) damaged.push({ log, where: `${where}/agents/${agent}`, scan });
     }
     if (hasPending(folder.dir)) {
       const finding: Finding = {
@@ -85,6 +88,8 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
       note(finding);
     }
     await checkWriter(store, folder.dir, where, turns, options.fix, note);
+    // After the writer checks: a recovery appends to the log, and its torn last line becomes a line of its own, taken out here.
+    if (damaged.length > 0) await checkUnreadable(store, folder.dir, damaged, options.fix, note);
     const inside = (dir: string) => safeReaddir(dir).map((n) => path.join(dir, n));
     // Temp files live beside what they replace: state.json, blobs, and a log copied at a takeover.
     for (const dir of [folder.dir, ...inside(layout.blobsDir(folder.dir)), ...inside(layout.agentsDir(folder.dir))]) sweepTemps(dir, where, options.fix, note);
@@ -100,7 +105,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
   for (const workspaceKey of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
     sweepTemps(layout.workspaceDir(workspaceKey), workspaceKey, options.fix, note); // the workspace index's saves
     for (const name of safeReaddir(layout.workspaceDir(workspaceKey))) {
-      if (!name.startsWith('.partial-')) continue;
+      if (!name.startsWith('.partial-') || builderAlive(name)) continue; // an import still building it is no orphan
       const where = `${workspaceKey}/${name}`;
       const finding: Finding = { severity: 'warning', where, fixable: true, message: 'an orphan partial folder (a fork or import that did not finish)' };
       if (options.fix) {
@@ -138,35 +143,8 @@ async function checkStateFields(store: SessionStore, id: string, file: string, w
   return fix;
 }
 
-/** Reports what a scan of one log tolerated; with `fix` ends a torn last line. Returns whether it changed the file. */
-async function checkLog(scan: ScanReport, log: string, where: string, fix: boolean, note: (f: Finding) => void): Promise<boolean> {
-  let changed = false;
-  if (scan.tornTail) {
-    const finding: Finding = {
-      severity: 'warning',
-      where,
-      fixable: true,
-      message: `the last line is torn (${scan.tornBytes} bytes cut short by a crash); it is ignored`,
-    };
-    if (fix) {
-      const writer = WireLogWriter.open(log);
-      if (await writer.terminate()) {
-        finding.fixed = 'ended the torn line with a newline so the next append starts fresh';
-        changed = true;
-      }
-      await writer.close();
-    }
-    note(finding);
-  }
-  if (scan.badLines > 0) {
-    const first = scan.bad[0];
-    note({
-      severity: 'warning',
-      where,
-      fixable: false,
-      message: `${counted(scan.badLines, 'unreadable line')} skipped (first: line ${first?.line} at byte ${first?.offset}, ${first?.reason}); kept in the file, the other records read`,
-    });
-  }
+/** Reports what a scan of one log read with allowances (its unreadable lines are checkUnreadable's). */
+function checkLog(scan: ScanReport, where: string, note: (f: Finding) => void): void {
   if (scan.invalidUtf8Lines > 0)
     note({
       severity: 'warning',
@@ -178,7 +156,6 @@ async function checkLog(scan: ScanReport, log: string, where: string, fix: boole
     note({ severity: 'info', where, fixable: false, message: `${counted(scan.unknownRecords, 'record')} of unknown types skipped (kept on copy)` });
   if (scan.newerRecords > 0)
     note({ severity: 'info', where, fixable: false, message: `${counted(scan.newerRecords, 'record')} from a newer Braid read as far as known` });
-  return changed;
 }
 
 /**

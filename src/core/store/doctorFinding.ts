@@ -6,7 +6,7 @@ export interface Finding {
   readonly severity: 'error' | 'warning' | 'info';
   readonly where: string;
   readonly message: string;
-  /** Whether `--fix` can repair it; what it cannot (an unreadable line, kept as it is) is reported only. */
+  /** Whether `--fix` can repair it; what it cannot (a line with invalid UTF-8 that still reads, an interleaved turn structure) is reported only. */
   readonly fixable: boolean;
   /** What `--fix` did about it, when it did something. */
   fixed?: string;

@@ -1,25 +1,37 @@
 import fs from 'node:fs';
 import type { WireRecord } from '../wire/records';
 import { readWireLog } from '../wire/wireReader';
-import { statSize } from '../fs/probe';
+import { statFile } from '../fs/probe';
+
+/**
+ * Called with the records of the complete lines a look found; `fromStart` when the log was
+ * replaced whole since the last look (`braid doctor --fix` took unreadable lines out of it): the
+ * records are then all of the new file's, and what was handed over before is to be read anew.
+ */
+export type FollowedRecords = (records: WireRecord[], fromStart: boolean) => void;
 
 /**
  * Follows a log another process appends to (a session open read-only here): reads the complete
  * lines added since the last look and hands their records over. File events plus a 500 ms poll,
- * since file watching is unreliable on some file systems.
+ * since file watching is unreliable on some file systems. A byte offset means something only in
+ * the file it was taken in, so each look checks that the path still names that file (its
+ * identity, docs/reference.md, Wire records) and reads a replaced one from its start.
  */
 export class LogFollower {
   private offset: number;
+  private identity: string | undefined;
   private watcher: fs.FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
 
   constructor(
     private readonly file: string,
-    private readonly onRecords: (records: WireRecord[]) => void,
+    private readonly onRecords: FollowedRecords,
     fromOffset?: number,
   ) {
-    this.offset = fromOffset ?? statSize(file);
+    const now = statFile(file);
+    this.identity = now?.identity;
+    this.offset = fromOffset ?? now?.size ?? 0;
   }
 
   start(): this {
@@ -34,18 +46,20 @@ export class LogFollower {
     return this;
   }
 
-  /** Reads what was added since the last look; returns the records. */
+  /** Reads what was added since the last look (all of a replaced log); returns the records. */
   check(): WireRecord[] {
     if (this.reading) return [];
     this.reading = true;
     try {
-      const size = statSize(this.file);
-      if (size <= this.offset) return [];
-      const end = this.completeEnd(size);
-      if (end <= this.offset) return [];
-      const { records } = readWireLog(this.file, { start: this.offset, end });
+      const now = statFile(this.file);
+      if (!now) return [];
+      const fromStart = now.identity !== this.identity || now.size < this.offset;
+      if (fromStart) [this.identity, this.offset] = [now.identity, 0];
+      const end = now.size > this.offset ? this.completeEnd(now.size) : this.offset;
+      const records = end > this.offset ? readWireLog(this.file, { start: this.offset, end }).records : [];
+      if (statFile(this.file)?.identity !== now.identity) return []; // replaced while being read: the next look reads it from its start
       this.offset = end;
-      if (records.length) this.onRecords(records);
+      if (records.length || fromStart) this.onRecords(records, fromStart);
       return records;
     } finally {
       this.reading = false;

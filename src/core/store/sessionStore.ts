@@ -139,6 +139,20 @@ export class SessionStore implements StoreContext {
     return this.summaryAt(dir).state;
   }
 
+  /**
+   * Removes a session made moments ago that holds nothing of the user's (its first prompt never
+   * ran, or it could not be opened): its folder and its index row, not to the trash. Its lease,
+   * if it was opened, has been given back.
+   */
+  discard(id: string): void {
+    try {
+      fs.rmSync(this.locate(id), { recursive: true, force: true });
+    } catch {
+      return; // gone already
+    }
+    this.index.removeSession(id);
+  }
+
   /** The folder of a session, found through the index or, failing that, on disk. */
   locate(id: string): string {
     if (!isSessionId(id)) throw new SessionNotFoundError(`"${id}" is not a session id (they look like ses_01J...)`);

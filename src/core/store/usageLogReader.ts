@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { fileIdentity } from '../fs/probe';
 import type { SessionRow } from '../index/indexRows';
 import { headType } from '../wire/lineHead';
 import { walkLines } from '../wire/lineWalk';
@@ -35,10 +36,11 @@ export interface UsageLogs {
 /** Sessions read by default: the most recently updated ones (their logs are read whole). */
 export const USAGE_LOG_SESSIONS = 50;
 
-/** What has been read of one log: its facts so far, and where its last whole line ended. */
+/** What has been read of one log: its facts so far, where its last whole line ended, and in which file (fileIdentity). */
 interface ReadSoFar {
   readonly facts: Omit<SessionUsageLog, 'row'>;
   readonly end: number;
+  readonly identity: string;
 }
 
 /**
@@ -73,7 +75,7 @@ export class UsageLogReader {
     return { sessions, more: rows.length > limit };
   }
 
-  /** The log's facts, read from where the last read of it ended (from its start when it is new, or shorter: rewritten). */
+  /** The log's facts, read from where the last read of it ended (from its start when it is new, or was replaced whole, as `braid doctor --fix` replaces one). */
   private readOn(id: string, file: string): Omit<SessionUsageLog, 'row'> | undefined {
     let fd: number;
     try {
@@ -83,10 +85,11 @@ export class UsageLogReader {
       return undefined;
     }
     try {
-      const size = fs.fstatSync(fd).size;
+      const stats = fs.fstatSync(fd);
+      const [size, identity] = [stats.size, fileIdentity(stats)];
       const known = this.read.get(id);
-      const from = known && known.end <= size ? known : { facts: { breaks: [], sideCalls: {} }, end: 0 };
-      if (from.end === size) return from.facts;
+      const from = known && known.identity === identity && known.end <= size ? known : { facts: { breaks: [], sideCalls: {} }, end: 0, identity };
+      if (from.end === size && from === known) return from.facts;
       const next = readLines(fd, from, size);
       this.lastBytesRead += next.end - from.end;
       this.read.set(id, next);
@@ -123,7 +126,7 @@ function readLines(fd: number, so: ReadSoFar, size: number): ReadSoFar {
   });
   // A line not ended yet (a writer mid-append) is read next time, whole.
   const end = walk.tail ? walk.tail.offset + walk.tail.start : size;
-  return { facts: { breaks, sideCalls }, end };
+  return { facts: { breaks, sideCalls }, end, identity: so.identity };
 }
 
 function addSideCall(sideCalls: SessionUsageLog['sideCalls'], u: UsageRecord): void {

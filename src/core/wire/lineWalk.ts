@@ -160,7 +160,8 @@ export function walkLinesBackward(
   return bytesRead;
 }
 
-function readFully(fd: number, buffer: Buffer, at: number, length: number, position: number): void {
+/** Reads `length` bytes at file offset `position` into `buffer` at `at`; a file that ends first is an error. */
+export function readFully(fd: number, buffer: Buffer, at: number, length: number, position: number): void {
   for (let done = 0; done < length;) {
     const n = fs.readSync(fd, buffer, at + done, length - done, position + done);
     if (n === 0) throw new Error(`the file ended at byte ${position + done} while it was being read`);

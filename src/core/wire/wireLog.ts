@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { naming, namingFile } from '../fs/atomic';
+import { writeLogBytes } from '../fs/faults';
 import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
 
 /**
  * The one writer of one wire log. Appends are serialized in call order (no interleaving), each
  * record is one `write` of one line, and `sync` (or a durable append) fsyncs. If the file ends
  * with a torn line, the first append starts a fresh line, so the torn bytes stay a bad line of
- * their own and nothing after them is lost. The log is never rewritten. A `fence` (the writer
+ * their own and nothing after them is lost. The log is never rewritten in place (only `braid doctor
+ * --fix` replaces it whole, under the lease: logQuarantine.ts). A `fence` (the writer
  * lease's check) runs right before each write: when it throws, nothing is written, then or after.
  */
 export class WireLogWriter {
@@ -77,17 +79,6 @@ export class WireLogWriter {
     });
   }
 
-  /** Ends a torn last line with a newline (so it stays a bad line of its own) and fsyncs. Returns whether it wrote. */
-  terminate(): Promise<boolean> {
-    return this.enqueue(() => {
-      if (!this.needsNewline) return false;
-      this.write(Buffer.from('\n'));
-      this.needsNewline = false;
-      fs.fsyncSync(this.fd);
-      return true;
-    });
-  }
-
   /** fsyncs everything appended so far. */
   sync(): Promise<void> {
     return this.enqueue(() => fs.fsyncSync(this.fd));
@@ -112,7 +103,7 @@ export class WireLogWriter {
   private write(bytes: Buffer): void {
     this.fence?.();
     let written = 0;
-    while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written, bytes.length - written);
+    while (written < bytes.length) written += writeLogBytes(this.fd, bytes, written, bytes.length - written);
     this.size += bytes.length;
   }
 

@@ -162,6 +162,27 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** What readers make of one whole line: nothing (blank), a record (parsed from `raw`), or the reason it cannot be read. */
+export type LineVerdict =
+  { readonly blank: true } | { readonly record: WireRecord; readonly raw: string; readonly validUtf8: boolean } | { readonly bad: BadLine['reason'] };
+
+const BLANK: LineVerdict = { blank: true };
+
+/**
+ * The one rule every reader applies to a line (bytes [start, end) of `buf`, its newline
+ * excluded): blank lines are passed over, a line that parses as a record is read (invalid UTF-8
+ * read with replacement characters), any other line cannot be read and says why. `knownValid`
+ * and `text` spare a check and a decode already made for the line's chunk.
+ */
+export function judgeLine(buf: Buffer, start: number, end: number, knownValid = false, text?: string): LineVerdict {
+  if (isBlank(buf, start, end)) return BLANK;
+  const raw = text ?? buf.toString('utf8', start, end);
+  const parsed = parseRecordLine(raw);
+  const validUtf8 = knownValid || isUtf8(buf.subarray(start, end));
+  if ('bad' in parsed) return { bad: validUtf8 ? parsed.bad : 'invalid-utf8' };
+  return { record: parsed.record, raw, validUtf8 };
+}
+
 function readLine(
   buf: Buffer,
   start: number,
@@ -173,24 +194,23 @@ function readLine(
   visit: RecordVisitor,
   text?: string,
 ): boolean {
-  if (isBlank(buf, start, end)) {
+  const verdict = judgeLine(buf, start, end, knownValid, text);
+  if ('blank' in verdict) {
     report.lines++;
     report.blankLines++;
     return true;
   }
-  const raw = text ?? buf.toString('utf8', start, end);
-  const parsed = parseRecordLine(raw);
-  const validUtf8 = knownValid || isUtf8(buf.subarray(start, end));
-  if ('bad' in parsed) {
-    noteBad(report, offset, validUtf8 ? parsed.bad : 'invalid-utf8');
+  if ('bad' in verdict) {
+    noteBad(report, offset, verdict.bad);
     return false;
   }
+  const { record, raw } = verdict;
   report.lines++;
   report.records++;
-  if (!validUtf8) report.invalidUtf8Lines++;
-  if ('unknown' in parsed.record) report.unknownRecords++;
-  if (parsed.record.v > WIRE_VERSION) report.newerRecords++;
-  if (!wanted || wanted.has(parsed.record.t)) visit(parsed.record, offset, end - start, raw);
+  if (!verdict.validUtf8) report.invalidUtf8Lines++;
+  if ('unknown' in record) report.unknownRecords++;
+  if (record.v > WIRE_VERSION) report.newerRecords++;
+  if (!wanted || wanted.has(record.t)) visit(record, offset, end - start, raw);
   return true;
 }
 

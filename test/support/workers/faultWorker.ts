@@ -4,11 +4,15 @@
 //   index  -         creates sessions and saves the index after each ("saved <id>")
 //   rewind <id>      rewinds with files to a random prompt, then undoes it ("rewound", "undone")
 //   trash  <id>      moves the session to the trash and back ("deleted", "undeleted")
+//   quarantine <id>  adds a turn with a large answer ("turned <prompt>"), puts a line cut short
+//                    after it ("damaged <line>"), and runs doctor --fix ("repaired")
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../../src/core/logger';
 import { RewindError, rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import { SessionStore } from '../../../src/core/store/sessionStore';
+import { runDoctor } from '../../../src/core/store/doctor';
+import { addTurn } from '../store';
 
 const say = (line: string) => fs.writeSync(1, `${line}\n`);
 
@@ -42,6 +46,18 @@ async function main(): Promise<void> {
       say('rewound');
       await undoRewind(store, sessionId!);
       say('undone');
+    } else if (kind === 'quarantine') {
+      const prompt = `turn ${process.pid}-${n}`;
+      const writer = await store.openWriter(sessionId!);
+      await writer.recover(); // a turn a kill left open ends `interrupted`, as a Session opening it would
+      await addTurn(writer, prompt, 'a large answer '.repeat(20_000));
+      await writer.close();
+      say(`turned ${prompt}`);
+      const junk = `junk ${process.pid}-${n} {"v":1,"t":"message","cut sh`;
+      fs.appendFileSync(store.layout.agentLog(store.locate(sessionId!)), `${junk}\n`);
+      say(`damaged ${junk}`);
+      await runDoctor(store, { fix: true });
+      say('repaired');
     } else if (kind === 'trash') {
       await store.delete(sessionId!);
       say('deleted');

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { TurnEndRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { braidIn, braidProcess, filesNamed } from '../../support/cli';
-import { ScriptedModelServer } from '../../support/modelServer';
-import { sessionIdsIn, tempDir } from '../../support/store';
+import { braidIn, braidProcess, cliWithScriptedModel, filesNamed } from '../../support/cli';
+import { sessionIdsIn } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
 
 // The CLI as a real process: a stop signal cancels the turn cleanly, a full disk after the turn
 // is saved loses nothing and says so, and an unusable data folder is a one-line error.
-const root = tempDir('braid-exec-process-');
-const workspace = path.join(root, 'project');
-const server = new ScriptedModelServer();
-let env: NodeJS.ProcessEnv = {};
-
-before(async () => {
-  fs.mkdirSync(workspace);
-  env = { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: await server.start() };
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const { root, workspace, server, env } = cliWithScriptedModel('braid-exec-process-');
 
 function onlySession(store: string): { dir: string; turnEnds: TurnEndRecord[] } {
   const folder = path.join(store, 'sessions', workspaceKey(workspace));
@@ -42,7 +29,7 @@ for (const [signal, code] of [
   test(`${signal} while the model streams: the turn ends cancelled, the lease is given back, exit ${code}`, async () => {
     const store = path.join(root, `store-${signal}`);
     server.enqueue({ kind: 'stall', chunks: ['Working on it'] });
-    const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'a long task'], env);
+    const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'a long task'], env());
     await braid.printed('Working on it');
     braid.kill(signal);
     const r = await braid.exited();
@@ -64,7 +51,7 @@ test('SIGTERM while the prompt hook runs: no turn begins, the new session is not
   const mark = path.join(root, 'hook-started');
   const requests = server.requests.length;
   const braid = braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'slow hook'], {
-    ...env,
+    ...env(),
     BRAID_PROMPT_HOOK: `cat >/dev/null; touch "${mark}"; sleep 1; exit 0`,
   });
   for (let i = 0; i < 600 && !fs.existsSync(mark); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -82,7 +69,7 @@ test('a full disk when the index is saved after the turn: exit 0, the turn is sa
   // Every write to an index file fails as on a full disk (BRAID_FAULT_INDEX_WRITES): the log's do not.
   server.enqueue({ kind: 'text', chunks: ['Saved answer.'] });
   const r = await braidProcess(['--data-dir', store, '--workspace', workspace, 'exec', 'remember this'], {
-    ...env,
+    ...env(),
     BRAID_FAULT_INDEX_WRITES: 'ENOSPC',
   }).exited();
   assert.equal(r.code, 0, r.err);
@@ -104,7 +91,7 @@ test('a full disk when the index is saved after the turn: exit 0, the turn is sa
 
 test('a data folder where folders cannot be made (/proc) is a one-line error, not a hang', { skip: !fs.existsSync('/proc/self') }, async () => {
   // exec is what creates a data folder (a command that only reads creates none).
-  const r = await braidProcess(['--data-dir', '/proc', 'exec', 'hello'], env).exited(20_000);
+  const r = await braidProcess(['--data-dir', '/proc', 'exec', 'hello'], env()).exited(20_000);
   assert.equal(r.code, 1);
   assert.match(
     r.err,

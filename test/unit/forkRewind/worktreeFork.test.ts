@@ -8,6 +8,8 @@ import { hostileRepo } from '../../support/hostileRepo';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { linkedWorkspaces, worktreeMissing } from '../../../src/core/store/worktreeFork';
+import { addWorktree } from '../../../src/core/git/worktree';
+import { SafeGit } from '../../../src/core/git/safeGit';
 
 const read = (...parts: string[]) => fs.readFileSync(path.join(...parts), 'utf8');
 
@@ -162,6 +164,33 @@ test('a branch name that is taken or invalid is refused before anything is made;
     const placed = await cli(f, ['fork', id, '--worktree', '--branch', 'feature/x', '--json'], { BRAID_WORKTREE_ROOT: root });
     assert.equal(placed.code, 0, placed.err);
     assert.equal((JSON.parse(placed.out) as { runLocation: { worktree: string } }).runLocation.worktree, path.join(fs.realpathSync(root), 'feature-x'));
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a worktree that cannot be added leaves nothing: no session, no branch, no worktree, no folder made for it', async () => {
+  const { f, id, git } = await repoSession();
+  try {
+    const branches = git('branch', '--list');
+    const sessions = f.store.index.list({}).length;
+    // A worktree root that cannot be made (/proc takes no new folders; Node's recursive mkdir never returned there): refused before git runs.
+    if (fs.existsSync('/proc/self')) {
+      const refused = await cli(f, ['fork', id, '--worktree', '--worktree-root', '/proc/self/worktrees']);
+      assert.equal(refused.code, 1, refused.err);
+      assert.match(refused.err, /^braid: cannot create the folder \/proc\/self\/worktrees: .+\n$/);
+    }
+    // git itself fails (a base that is no commit) after the folders for the worktree were made: they go again, and so does the branch.
+    const repoGit = (await SafeGit.open(f.workspace, 10_000))!;
+    const deep = path.join(f.root, 'made', 'for', 'it');
+    await assert.rejects(
+      addWorktree(repoGit, path.join(deep, 'wt'), 'braid/never', '0123456789abcdef0123456789abcdef01234567'),
+      /git could not add the worktree/,
+    );
+    assert.equal(fs.existsSync(path.join(f.root, 'made')), false, 'the folders made for it are removed');
+    assert.equal(git('branch', '--list'), branches, 'no branch is left');
+    assert.equal(git('worktree', 'list').trim().split('\n').length, 1, 'no worktree is left');
+    assert.equal(f.store.index.list({}).length, sessions, 'no session was made');
   } finally {
     await f.cleanup();
   }
