@@ -1,55 +1,111 @@
-// Claude Code session files for the import benchmark (bench/import.ts), laid out as Claude Code
-// keeps them: `<root>/projects/<cwd with / and . as ->/<session uuid>.jsonl`, one record a line,
-// each record's parentUuid the one before it. A turn is a prompt, one to three tool calls (Read,
-// Bash, Grep), each answered by a tool result of 1 to 20 KB of file text or command output, and a
-// closing answer; every answer carries its usage. Kept between runs beside the cached stores
-// (bench/cachedStore.ts), under CLAUDE_GENERATOR_VERSION.
+// Claude Code session files for the import benchmark (bench/import.ts), shaped like real ones:
+// each turn is made of pieces cut from real Claude Code transcripts (a prompt with the notes and
+// attachments before its answer, steps that call tools with their results, a closing answer; every
+// record as Claude Code wrote it), so line sizes, record kinds and tool outputs follow what real
+// files hold. The pieces come from the real sessions beside the repository
+// (`../shared/real-sessions/claude-code/`) when that folder is there, else from the project's
+// fixtures that Claude Code itself wrote (test/fixtures/import/). A session has 4 to 36 turns, one
+// in twenty up to 150, each with about two tool calls; its records are chained anew (one branch),
+// with ids and times of its own and the project's folder in place of the recorded one. Laid out as Claude Code keeps them (`projects/<folder>/<uuid>.jsonl`) and kept
+// between runs beside the cached stores (bench/cachedStore.ts), under CLAUDE_GENERATOR_VERSION.
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheRoot } from './cachedStore';
 import { random } from './benchInputs';
 
 /** Bumped whenever what this file writes changes, so a changed generator never measures old files. */
-export const CLAUDE_GENERATOR_VERSION = 1;
+export const CLAUDE_GENERATOR_VERSION = 3;
 
-/** Workspaces (Claude Code project folders) the small sessions are spread over. */
+/** Workspaces (Claude Code project folders) the sessions are spread over. */
 const PROJECTS = 50;
 
-/** Lines of code a Read result is made of (with Claude Code's `cat -n`-like numbering). */
-const CODE = [
-  'export async function importSessions(store: SessionStore, options: ImportOptions): Promise<ImportOutcome[]> {',
-  '  const sources = findSources(options);',
-  '  if (!sources.length) throw new Error(`no sessions found under "${options.paths.join(\', \')}"`);',
-  '  for (const { format, files } of sources) {',
-  '    const report = new FileReport(); // what the file left out, by reason',
-  '      outcomes.push({ tool: format.tool, file, action: "skipped", bytes: stat.size });',
-  '  }',
-  '  return outcomes.filter((o) => o.action !== "unchanged");',
-  '}',
-  "import { createHash } from 'node:crypto';",
-  '',
-  '  // A torn last line is the tool still writing it: skip it, the next import reads it whole.',
-  '\tconst line = buffer.subarray(start, end).toString("utf8").trim();',
-];
-
-/** Lines a Bash or Grep result is made of. */
-const OUTPUT = [
-  '> braid@0.1.0 test',
-  '  ✔ imports a session with two branches (41ms)',
-  '  ✖ appends what the source added since the last import',
-  '    AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 3 !== 2',
-  '      at Context.<anonymous> (test/unit/import.test.ts:214:12)',
-  'src/core/import/importer.ts:131:  const scanned: Array<{ session: ScannedSession; report: FileReport }> = [];',
-  'src/core/import/claudeCode.ts:58:    noteRecord(scan, r, line.offset, line.length, report);',
-  '  42 passing (3s)',
-];
-
-const WORDS =
-  'the importer reads each line parses the record keeps its offset and writes the turn once the answer ends so a session of any size streams through'.split(
-    ' ',
-  );
-
 type Rng = () => number;
+type Rec = Record<string, unknown>;
+
+/** A run of records as Claude Code wrote them, and the folder they were recorded in. */
+interface RealRecords {
+  readonly records: readonly Rec[];
+  readonly cwd: string;
+}
+
+/**
+ * The pieces turns are made of, cut from real transcripts: prompts (a typed prompt and the notes
+ * and attachments before the first answer), steps that call tools (an answer's records and the
+ * results of its calls) and closing steps (an answer without a call).
+ */
+export interface TurnPool {
+  readonly name: string;
+  readonly files: readonly string[];
+  readonly prompts: readonly RealRecords[];
+  readonly calls: readonly RealRecords[];
+  readonly answers: readonly RealRecords[];
+  readonly bytes: number;
+}
+
+const jsonlUnder = (dir: string): string[] =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? jsonlUnder(path.join(dir, e.name)) : e.name.endsWith('.jsonl') ? [path.join(dir, e.name)] : []))
+    : [];
+
+const contentOf = (r: Rec): unknown => (typeof r.message === 'object' && r.message !== null ? (r.message as Rec).content : undefined);
+const blocksOf = (r: Rec): Rec[] => (Array.isArray(contentOf(r)) ? (contentOf(r) as Rec[]) : []);
+
+/** Whether a record is a prompt a person typed (a turn begins there). */
+function isPrompt(r: Rec): boolean {
+  if (r.type !== 'user' || r.isMeta === true) return false;
+  const content = contentOf(r);
+  if (typeof content === 'string') return !content.trimStart().startsWith('<');
+  return blocksOf(r).some((b) => b.type === 'text') && !blocksOf(r).some((b) => b.type === 'tool_result');
+}
+
+/** Cuts one transcript (its main thread) into prompts and steps. */
+function piecesOf(file: string, pool: { prompts: RealRecords[]; calls: RealRecords[]; answers: RealRecords[] }): void {
+  let cwd = '';
+  let piece: { kind: 'prompt' | 'step'; records: Rec[] } | null = null;
+  const close = () => {
+    if (!piece || !cwd) return;
+    const calls = piece.records.some((r) => r.type === 'assistant' && blocksOf(r).some((b) => b.type === 'tool_use'));
+    const to = piece.kind === 'prompt' ? pool.prompts : calls ? pool.calls : pool.answers;
+    to.push({ records: piece.records, cwd });
+  };
+  let lastAnswer = '';
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    let r: Rec;
+    try {
+      r = JSON.parse(line) as Rec;
+    } catch {
+      continue;
+    }
+    if (typeof r !== 'object' || r === null || r.isSidechain === true) continue;
+    if (typeof r.cwd === 'string' && r.cwd) cwd = r.cwd;
+    const answerId = r.type === 'assistant' ? String((r.message as Rec | undefined)?.id ?? r.uuid) : '';
+    if (isPrompt(r)) {
+      close();
+      piece = { kind: 'prompt', records: [r] };
+    } else if (answerId && answerId !== lastAnswer) {
+      close();
+      piece = { kind: 'step', records: [r] };
+    } else piece?.records.push(r);
+    if (answerId) lastAnswer = answerId;
+  }
+  close();
+}
+
+/** The pieces of real turns: of the real sessions beside the repository when they are there, else of the project's fixtures the tool wrote. */
+export function turnPool(repoRoot: string): TurnPool {
+  const real = path.join(repoRoot, '..', 'shared', 'real-sessions', 'claude-code');
+  const fixtures = [path.join(repoRoot, 'test', 'fixtures', 'import', 'real', 'claude-code'), path.join(repoRoot, 'test', 'fixtures', 'import', 'claude-code')];
+  const fromReal = jsonlUnder(real);
+  const files = (fromReal.length ? fromReal : fixtures.flatMap(jsonlUnder)).filter((f) => !path.basename(f).startsWith('agent-'));
+  const pieces = { prompts: [] as RealRecords[], calls: [] as RealRecords[], answers: [] as RealRecords[] };
+  for (const file of files) piecesOf(file, pieces);
+  if (!pieces.prompts.length || !pieces.calls.length || !pieces.answers.length)
+    throw new Error(`too few Claude Code turns to build sessions from in ${fromReal.length ? real : fixtures.join(', ')}`);
+  const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+  return { name: fromReal.length ? 'real-sessions' : 'fixtures', files, ...pieces, bytes };
+}
 
 const between = (next: Rng, low: number, high: number) => low + Math.floor(next() * (high - low + 1));
 
@@ -58,57 +114,21 @@ function uuid(next: Rng): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20)}`;
 }
 
-/** An id as Anthropic's API makes them: `msg_01…`, `toolu_01…`. */
-function apiId(prefix: string, next: Rng): string {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  return `${prefix}_01${Array.from({ length: 22 }, () => chars[Math.floor(next() * chars.length)]).join('')}`;
+/** Turns a session has: 4 to 36, one in twenty 37 to 150 (the tail of real use). */
+function turnCount(next: Rng): number {
+  return next() < 0.05 ? between(next, 37, 150) : between(next, 4, 36);
 }
 
-function prose(next: Rng, chars: number): string {
-  const out: string[] = [];
-  for (let length = 0; length < chars;) {
-    const word = WORDS[Math.floor(next() * WORDS.length)]!;
-    out.push(word);
-    length += word.length + 1;
-  }
-  return out.join(' ');
-}
-
-/** About `bytes` of lines from `lines`, numbered as Claude Code's Read numbers a file's lines. */
-function fileText(next: Rng, lines: readonly string[], bytes: number): string {
-  const out: string[] = [];
-  for (let n = 1, length = 0; length < bytes; n++) {
-    const line = `${String(n).padStart(6)}→${lines[Math.floor(next() * lines.length)]!}`;
-    out.push(line);
-    length += line.length + 1;
-  }
-  return out.join('\n');
-}
-
-/** One tool call and the text of its result. */
-function toolCall(next: Rng, cwd: string, n: number): { name: string; input: object; result: string } {
-  const bytes = between(next, 1024, 20 * 1024);
-  const file = `${cwd}/src/core/module${n % 40}.ts`;
-  switch (n % 3) {
-    case 0:
-      return { name: 'Read', input: { file_path: file }, result: fileText(next, CODE, bytes) };
-    case 1:
-      return { name: 'Bash', input: { command: 'npm test -- --grep import', description: 'Run the import tests' }, result: fileText(next, OUTPUT, bytes) };
-    default:
-      return { name: 'Grep', input: { pattern: 'importSessions', path: `${cwd}/src`, output_mode: 'content' }, result: fileText(next, OUTPUT, bytes) };
-  }
-}
-
-/** Writes one session's records as lines, a turn at a time, to `emit`. */
+/** Writes one session's lines, a turn at a time, to `emit`: real turns, chained anew, in the project's folder. */
 class SessionLines {
   private parent: string | null = null;
   private ts: number;
-  private calls = 0;
-  private cacheRead = 12_000;
+  private turns = 0;
   readonly sessionId: string;
 
   constructor(
     private readonly next: Rng,
+    private readonly pool: TurnPool,
     private readonly cwd: string,
     private readonly emit: (line: string) => void,
     startedAt: number,
@@ -117,59 +137,26 @@ class SessionLines {
     this.ts = startedAt;
   }
 
-  private record(type: 'user' | 'assistant', message: object, extra: object = {}): void {
-    const id = uuid(this.next);
-    this.ts += between(this.next, 500, 20_000);
-    const base = {
-      parentUuid: this.parent,
-      isSidechain: false,
-      userType: 'external',
-      cwd: this.cwd,
-      sessionId: this.sessionId,
-      version: '2.0.14',
-      gitBranch: 'main',
-    };
-    this.emit(JSON.stringify({ ...base, type, message, ...extra, uuid: id, timestamp: new Date(this.ts).toISOString() }));
-    this.parent = id;
-  }
-
-  private answer(content: object[], stop: 'tool_use' | 'end_turn'): void {
-    this.cacheRead += between(this.next, 500, 6_000);
-    const usage = {
-      input_tokens: between(this.next, 3, 12),
-      cache_creation_input_tokens: between(this.next, 200, 4_000),
-      cache_read_input_tokens: this.cacheRead,
-      output_tokens: between(this.next, 40, 900),
-    };
-    const message = {
-      id: apiId('msg', this.next),
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content,
-      stop_reason: stop,
-      stop_sequence: null,
-      usage,
-    };
-    this.record('assistant', message, { requestId: apiId('req', this.next) });
-  }
-
-  /** A prompt, 1 to 3 tool calls with their results, and the closing answer. */
+  /** A turn of real pieces, picked at random: a prompt, 0 to 4 steps that call tools (2 on average), a closing answer; each record with this session's ids, times and folder. */
   turn(): void {
-    this.record('user', { role: 'user', content: prose(this.next, between(this.next, 80, 600)) });
-    for (let i = between(this.next, 1, 3); i > 0; i--) {
-      const call = toolCall(this.next, this.cwd, this.calls++);
-      const id = apiId('toolu', this.next);
-      this.answer(
-        [
-          { type: 'text', text: prose(this.next, between(this.next, 40, 300)) },
-          { type: 'tool_use', id, name: call.name, input: call.input },
-        ],
-        'tool_use',
-      );
-      this.record('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: call.result }] });
+    const pick = (from: readonly RealRecords[]) => from[Math.floor(this.next() * from.length)]!;
+    const suffix = `_t${++this.turns}`; // one answer's records share its message id: each turn's are its own
+    const pieces = [pick(this.pool.prompts), ...Array.from({ length: between(this.next, 0, 4) }, () => pick(this.pool.calls)), pick(this.pool.answers)];
+    for (const piece of pieces) for (const r of piece.records) this.emit(this.restamped(r, suffix).split(piece.cwd).join(this.cwd));
+  }
+
+  private restamped(r: Rec, suffix: string): string {
+    this.ts += between(this.next, 200, 8_000);
+    const record: Rec = { ...r, sessionId: this.sessionId, timestamp: new Date(this.ts).toISOString() };
+    if ('uuid' in r) {
+      const id = uuid(this.next);
+      record.uuid = id;
+      record.parentUuid = this.parent;
+      this.parent = id;
     }
-    this.answer([{ type: 'text', text: prose(this.next, between(this.next, 200, 1_500)) }], 'end_turn');
+    if (r.type === 'assistant' && typeof r.message === 'object' && r.message !== null)
+      record.message = { ...(r.message as Rec), id: `${String((r.message as Rec).id ?? 'msg')}${suffix}` };
+    return JSON.stringify(record);
   }
 }
 
@@ -181,6 +168,8 @@ export interface ClaudeSource {
   readonly projects: string;
   readonly files: number;
   readonly bytes: number;
+  /** Lines of the sessions, and the median and 90th percentile of their lengths in bytes. */
+  readonly lines: { readonly count: number; readonly median: number; readonly p90: number; readonly max: number };
 }
 
 /** What `generate` made in the cache folder `name`, generated first when it is not there yet. */
@@ -204,36 +193,58 @@ function projectCwd(dir: string, n: number): string {
   return cwd;
 }
 
-/** `count` sessions of 1 to 3 turns over 50 projects (about 33 KB each), generated once and cached. */
-export function cachedSessionFiles(count: number, say: (line: string) => void): ClaudeSource {
-  return cached(`${count}-files`, say, (dir) => {
+/** Line lengths seen while generating, kept as a sample for the percentiles. */
+class LineLengths {
+  private readonly sample: number[] = [];
+  private count = 0;
+  private max = 0;
+
+  add(length: number): void {
+    this.count++;
+    this.max = Math.max(this.max, length);
+    if (this.sample.length < 200_000) this.sample.push(length);
+  }
+
+  summary(): ClaudeSource['lines'] {
+    const sorted = [...this.sample].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    return { count: this.count, median: at(0.5), p90: at(0.9), max: this.max };
+  }
+}
+
+/** `count` sessions over 50 projects, generated once and cached. */
+export function cachedSessionFiles(pool: TurnPool, count: number, say: (line: string) => void): ClaudeSource {
+  return cached(`${count}-files-from-${pool.name}`, say, (dir) => {
     const projects = path.join(dir, 'projects');
+    const lengths = new LineLengths();
     let bytes = 0;
     for (let i = 0; i < count; i++) {
       const next = random(i + 1);
       const cwd = projectCwd(dir, i % PROJECTS);
       const lines: string[] = [];
-      const session = new SessionLines(next, cwd, (line) => lines.push(line), Date.UTC(2026, 5, 1) + i * 60_000);
-      for (let t = between(next, 1, 3); t > 0; t--) session.turn();
+      const session = new SessionLines(next, pool, cwd, (line) => lines.push(line), Date.UTC(2026, 5, 1) + i * 60_000);
+      for (let t = turnCount(next); t > 0; t--) session.turn();
       const folder = path.join(projects, projectSlug(cwd));
       fs.mkdirSync(folder, { recursive: true });
+      for (const line of lines) lengths.add(Buffer.byteLength(line));
       const text = `${lines.join('\n')}\n`;
       fs.writeFileSync(path.join(folder, `${session.sessionId}.jsonl`), text);
       bytes += Buffer.byteLength(text);
-      if ((i + 1) % 2_000 === 0) say(`  generated ${i + 1}/${count}`);
+      if ((i + 1) % 1_000 === 0) say(`  generated ${i + 1}/${count}`);
     }
-    return { projects, files: count, bytes };
+    return { projects, files: count, bytes, lines: lengths.summary() };
   });
 }
 
-/** One session of turns up to `mb` MB (10^6 bytes), written a few MB at a time; generated once and cached. */
-export function cachedLargeSession(mb: number, say: (line: string) => void): ClaudeSource & { readonly file: string } {
-  return cached(`large-${mb}mb`, say, (dir) => {
+/** One session of real turns up to `mb` MB (10^6 bytes), written a few MB at a time; generated once and cached. */
+export function cachedLargeSession(pool: TurnPool, mb: number, say: (line: string) => void): ClaudeSource & { readonly file: string } {
+  return cached(`large-${mb}mb-from-${pool.name}`, say, (dir) => {
     const cwd = projectCwd(dir, 0);
     const folder = path.join(dir, 'projects', projectSlug(cwd));
     fs.mkdirSync(folder, { recursive: true });
     const partial = path.join(folder, 'partial.jsonl');
     const fd = fs.openSync(partial, 'w');
+    const lengths = new LineLengths();
     let pending: string[] = [];
     let pendingBytes = 0;
     let bytes = 0;
@@ -243,21 +254,19 @@ export function cachedLargeSession(mb: number, say: (line: string) => void): Cla
       pending = [];
       pendingBytes = 0;
     };
-    const session = new SessionLines(
-      random(7),
-      cwd,
-      (line) => {
-        pending.push(`${line}\n`);
-        pendingBytes += Buffer.byteLength(line) + 1;
-        if (pendingBytes >= 4 << 20) flush();
-      },
-      Date.UTC(2026, 5, 1),
-    );
+    const emit = (line: string) => {
+      const length = Buffer.byteLength(line);
+      lengths.add(length);
+      pending.push(`${line}\n`);
+      pendingBytes += length + 1;
+      if (pendingBytes >= 4 << 20) flush();
+    };
+    const session = new SessionLines(random(7), pool, cwd, emit, Date.UTC(2026, 5, 1));
     while (bytes + pendingBytes < mb * 1e6) session.turn();
     flush();
     fs.closeSync(fd);
     const file = path.join(folder, `${session.sessionId}.jsonl`);
     fs.renameSync(partial, file);
-    return { projects: path.join(dir, 'projects'), files: 1, bytes, file };
+    return { projects: path.join(dir, 'projects'), files: 1, bytes, file, lines: lengths.summary() };
   });
 }

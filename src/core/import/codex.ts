@@ -59,7 +59,7 @@ function threadSpawn(meta: Rec): Rec | null {
 }
 
 /** A rollout up to this size is kept parsed between its scan and its conversion; a larger one is read twice. */
-const KEEP_BYTES = 16 << 20;
+const KEEP_BYTES = 8 << 20;
 
 async function scanCodex(file: string, root: string, report: FileReport): Promise<ScannedSession | null> {
   const digest = new DigestSink();

@@ -71,6 +71,7 @@ export interface ImportLogOptions {
   readonly rewrite?: boolean;
 }
 
+/** What is written is handed to the file this much at a time. */
 const FLUSH_BYTES = 1 << 20;
 
 /**
@@ -83,7 +84,8 @@ const FLUSH_BYTES = 1 << 20;
  */
 export class ImportLog implements ImportTarget {
   private readonly fd: number;
-  private pending: string[] = [];
+  /** Lines written but not yet handed to the file: `pendingBytes` of `buffer`. */
+  private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
   private pendingBytes = 0;
   private turn: BufferedTurn | null = null;
   private turnNumber = 0;
@@ -145,7 +147,7 @@ export class ImportLog implements ImportTarget {
     if (this.startSize > 0) {
       const last = Buffer.alloc(1);
       fs.readSync(this.fd, last, 0, 1, this.startSize - 1);
-      if (last[0] !== 10) this.pending.push('\n');
+      if (last[0] !== 10) this.pendingBytes = this.buffer.write('\n');
     }
     this.blobs = new BlobStore(path.join(path.dirname(path.dirname(path.dirname(file))), 'blobs'));
   }
@@ -349,21 +351,24 @@ export class ImportLog implements ImportTarget {
     this.appended += turn.messageIds.length;
   }
 
+  /** Encodes a record's line straight into the write buffer (a line longer than the buffer is written on its own). */
   private write(record: NewRecord): void {
     const { record: written, line } = WireLogWriter.serialize(record);
     if (this.fold) applyRecord(this.fold, written);
-    this.pending.push(line);
-    this.pendingBytes += line.length;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    if (this.pendingBytes + line.length * 3 > this.buffer.length) this.flush(); // a UTF-16 unit is at most 3 bytes of UTF-8
+    if (line.length * 3 > this.buffer.length) this.writeOut(Buffer.from(line));
+    else this.pendingBytes += this.buffer.write(line, this.pendingBytes);
   }
 
   private flush(): void {
-    if (!this.pending.length) return;
-    const text = this.pending.join('');
-    this.written += Buffer.byteLength(text);
-    fs.writeSync(this.fd, text);
-    this.pending = [];
+    if (this.pendingBytes === 0) return;
+    this.writeOut(this.buffer.subarray(0, this.pendingBytes));
     this.pendingBytes = 0;
+  }
+
+  private writeOut(bytes: Buffer): void {
+    for (let done = 0; done < bytes.length;) done += fs.writeSync(this.fd, bytes, done, bytes.length - done);
+    this.written += bytes.length;
   }
 }
 

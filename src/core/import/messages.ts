@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import {
   calculateCost,
   getModels,
+  type Api,
   type AssistantMessage,
+  type Model,
   type ImageContent,
   type KnownProvider,
   type StopReason,
@@ -31,16 +33,28 @@ export function callTokens(input: unknown, output: unknown, cacheRead: unknown, 
   return { input: nonNegative(input), output: nonNegative(output), cacheRead: nonNegative(cacheRead), cacheWrite: nonNegative(cacheWrite) };
 }
 
+const catalogue = new Map<string, Model<Api> | null>();
+
+/** pi-ai's entry for a model, looked up once per provider and model (an import prices every answer). */
+function catalogued(provider: string, model: string): Model<Api> | null {
+  const key = `${provider}\n${model}`;
+  let known = catalogue.get(key);
+  if (known === undefined) {
+    try {
+      known = getModels(provider as KnownProvider).find((m) => m.id === model) ?? null;
+    } catch {
+      known = null; // a provider pi-ai does not list
+    }
+    catalogue.set(key, known);
+  }
+  return known;
+}
+
 /** The cost of a call by pi-ai's price list when it knows the model (sources rarely record a cost); 0 otherwise. */
 function costOf(provider: string, model: string, tokens: CallTokens, recorded: number | undefined): AssistantMessage['usage']['cost'] {
   const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
   if (recorded !== undefined && recorded > 0) return { ...zero, total: recorded };
-  let known;
-  try {
-    known = getModels(provider as KnownProvider).find((m) => m.id === model);
-  } catch {
-    return zero; // a provider pi-ai does not list
-  }
+  const known = catalogued(provider, model);
   if (!known) return zero;
   return calculateCost(known, { ...tokens, totalTokens: 0, cost: { ...zero } });
 }

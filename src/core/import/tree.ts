@@ -100,7 +100,7 @@ export class RecordCache {
   private values: Map<string, unknown> | null = new Map();
   private bytes = 0;
 
-  constructor(private readonly limit = 16 << 20) {}
+  constructor(private readonly limit = 8 << 20) {}
 
   keep(id: string, value: unknown, length: number): void {
     if (!this.values) return;
