@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
 import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../hash';
@@ -383,7 +384,15 @@ function promptText(message: Message): string {
 
 /** The Braid id of a source's message: the same at every import of it (`idScope` names the tool and the source session). */
 export function importedMessageId(idScope: string, sourceId: string): string {
-  return `${IMPORTED_MESSAGE}${sha256Hex(`${idScope}\n${sourceId}`).slice(0, 32)}`;
+  return `${IMPORTED_MESSAGE}${scopeHash(idScope).copy().update(sourceId).digest('hex').slice(0, 32)}`;
+}
+
+/** The hash of a scope's prefix (`<scope>\n`), made once and copied for each id: the same digest as hashing the whole text. */
+let scoped: { scope: string; hash: Hash } | null = null;
+
+function scopeHash(idScope: string): Hash {
+  if (scoped?.scope !== idScope) scoped = { scope: idScope, hash: createHash('sha256').update(`${idScope}\n`) };
+  return scoped.hash;
 }
 
 /** Collects the Braid ids of a branch's messages without writing anything (is a source an earlier copy of what was imported?). */

@@ -47,23 +47,44 @@ export function childPath(folder: string, ...names: string[]): string | null {
   return segments.every((s): s is string => s !== null) ? path.join(folder, ...segments) : null;
 }
 
-/** Whether `p` lies inside `folder` (or is it), by their real paths: a link on the way cannot take it out. */
-export function isInside(p: string, folder: string): boolean {
-  const real = (x: string): string | null => {
-    try {
-      return fs.realpathSync(x);
-    } catch {
-      return null;
-    }
-  };
-  const inner = real(p);
-  const outer = real(folder);
-  if (inner === null || outer === null) return false;
-  const relative = path.relative(outer, inner);
+function realPathOf(p: string): string | null {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The real paths of the folders files are found in: an import reads thousands of files from a few of them. */
+const realRoots = new Map<string, string | null>();
+
+function realRoot(folder: string): string | null {
+  let real = realRoots.get(folder);
+  if (real === undefined) {
+    real = realPathOf(folder);
+    if (realRoots.size > 1000) realRoots.clear();
+    realRoots.set(folder, real);
+  }
+  return real;
+}
+
+/** Whether the real path `real` lies inside the real path `folder` (or is it). */
+function within(real: string, folder: string): boolean {
+  const relative = path.relative(folder, real);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-/** Where the kernel says an open file is; undefined where /proc/self/fd is missing. */
+/** Whether `p` lies inside `folder` (or is it), by their real paths: a link on the way cannot take it out. */
+export function isInside(p: string, folder: string): boolean {
+  const inner = realPathOf(p);
+  const outer = realRoot(folder);
+  return inner !== null && outer !== null && within(inner, outer);
+}
+
+/** Whether this system names an open file's real path (Linux's /proc/self/fd). */
+const HAS_FD_PATHS = fs.existsSync('/proc/self/fd');
+
+/** Where the kernel says an open file is (a real path); undefined where /proc/self/fd is missing. */
 function locationOf(fd: number): string | undefined {
   try {
     return fs.readlinkSync(`/proc/self/fd/${fd}`);
@@ -85,7 +106,10 @@ export function openSource(file: string, root: string): OpenSource {
     throw new SourceRefusedError((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot be read (${(err as Error).message})`);
   }
   if (!stat.isFile()) throw new SourceRefusedError(fileKind(stat));
-  if (!isInside(path.dirname(file), root)) throw new SourceRefusedError(`outside the folder it was found in (${root}); a link on the way is not followed`);
+  const outside = () => new SourceRefusedError(`outside the folder it was found in (${root}); a link on the way is not followed`);
+  const realFolder = realRoot(root);
+  // Where the kernel can say where an open file is, that is checked after opening; elsewhere its folder's real path before.
+  if (!HAS_FD_PATHS && !isInside(path.dirname(file), root)) throw outside();
   let fd: number;
   try {
     fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -95,10 +119,10 @@ export function openSource(file: string, root: string): OpenSource {
   }
   try {
     const opened = fs.fstatSync(fd);
-    const located = locationOf(fd);
     // The file opened is the one checked: not swapped for another (a pipe, a link's target) in between.
-    if (!opened.isFile() || opened.ino !== stat.ino || opened.dev !== stat.dev || (located !== undefined && !isInside(located, root)))
-      throw new SourceRefusedError('changed while it was being opened; not read');
+    if (!opened.isFile() || opened.ino !== stat.ino || opened.dev !== stat.dev) throw new SourceRefusedError('changed while it was being opened; not read');
+    const located = locationOf(fd);
+    if (located !== undefined && (realFolder === null || !within(located, realFolder))) throw outside();
     return { fd, size: opened.size };
   } catch (err) {
     fs.closeSync(fd);

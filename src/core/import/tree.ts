@@ -28,9 +28,10 @@ export class SourceTree {
   readonly dangling: string[] = [];
   private childIndex: Map<string, TreeNode[]> | null = null;
 
-  add(node: Omit<TreeNode, 'order'>): void {
+  add(node: Omit<TreeNode, 'order'> & { order?: number }): void {
     if (this.nodes.has(node.id)) return; // a record written twice: the first one counts
-    this.nodes.set(node.id, { ...node, order: this.nodes.size });
+    node.order = this.nodes.size; // the caller's object is the node (one object a record: a large file has millions)
+    this.nodes.set(node.id, node as TreeNode);
   }
 
   /** Each node's children, by its id (made once, on first use). */
