@@ -2,6 +2,7 @@ import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/format/messageText';
 import { shownTitle } from '../../core/format/titles';
+import { textStart } from '../../core/format/textStart';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';
@@ -44,7 +45,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       else if (m.turn !== turn) lines.push(`turn ${m.turn}`);
       turn = m.turn;
       const text = promptText(m.message).trim();
-      if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${text.slice(0, 200)}`);
+      if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${textStart(text, 200)}`);
       else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${oneLine(m.message.errorMessage ?? '')}`);
       else lines.push(`${user ? '>' : ' '} ${text}`);
     }
