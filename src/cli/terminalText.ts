@@ -20,14 +20,18 @@ export function terminalSafe(text: string): string {
 
 const LINE_BREAKS = /\r?\n|[\t\u2028\u2029]/g;
 
+/** One line of a listing or a message (a title, a path, a reason): line breaks and tabs become spaces, so it cannot start a line of its own. */
+export function oneLine(text: string): string {
+  return terminalSafe(text.replace(LINE_BREAKS, ' '));
+}
+
 /**
- * One line of a listing or a message (a title, a path, a reason): line breaks and tabs become
- * spaces, so it cannot start a line of its own. With `max`, the line's first `max` units only
- * (never half a pair), cut before its characters are shown as code points: only the start of a
- * long text (a prompt, a tool's arguments) is read.
+ * The first `max` units of a long text (a prompt, a tool's arguments) as `oneLine` shows them:
+ * cut before its characters are shown as code points, never in half of a pair, and only the
+ * text's start is read.
  */
-export function oneLine(text: string, max = Infinity): string {
-  if (text.length <= max) return terminalSafe(text.replace(LINE_BREAKS, ' '));
+export function shortLine(text: string, max: number): string {
+  if (text.length <= max) return oneLine(text);
   // One unit more, so that a CRLF at the cut still counts as one line break.
   return terminalSafe(textStart(textStart(text, max + 1).replace(LINE_BREAKS, ' '), max));
 }

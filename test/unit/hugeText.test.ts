@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { oneLine } from '../../src/cli/terminalText';
+import { oneLine, shortLine } from '../../src/cli/terminalText';
 import { previewOf } from '../../src/core/format/messageText';
 import { autoTitle, cutTitle, sessionLabel, sessionTitle, shownTitle, storedTitleLabel } from '../../src/core/format/titles';
 import { describeModelError } from '../../src/core/session/modelErrors';
@@ -82,7 +82,7 @@ test("previews, the CLI's one line, and the error lines of a 60 MB text", () => 
     previewOf(START),
   );
   assert.equal(
-    shapesStart('oneLine', (t) => oneLine(t, 80)),
+    shapesStart('shortLine', (t) => shortLine(t, 80)),
     oneLine(START.slice(0, 80)),
   );
   assert.equal(
@@ -137,7 +137,7 @@ test('a cut for a display never leaves half of a surrogate pair', () => {
   const emoji = '👍🏽';
   // "bash " and 194 units: the pair of 👍 would be units 200 and 201 of the summary.
   assert.equal(toolSummary('bash', { command: `${'x'.repeat(194)}${emoji}` }), `bash ${'x'.repeat(194)}`);
-  assert.equal(oneLine(`${'x'.repeat(79)}${emoji}`, 80), 'x'.repeat(79));
+  assert.equal(shortLine(`${'x'.repeat(79)}${emoji}`, 80), 'x'.repeat(79));
   assert.equal(historyPicks([`${'x'.repeat(199)}${emoji}`])[0]!.label, 'x'.repeat(199));
   const card = resultText([{ type: 'text', text: `${'x'.repeat(3999)}${emoji}` }]);
   assert.equal(card, `${'x'.repeat(3999)}\n… 4 more characters`);
@@ -145,8 +145,8 @@ test('a cut for a display never leaves half of a surrogate pair', () => {
 });
 
 test('a CRLF at the CLI’s cut is one line break, and characters a terminal acts on are cut before they are shown', () => {
-  assert.equal(oneLine('ab\r\ncd', 3), 'ab ');
-  assert.equal(oneLine('ab\r\ncd', 2), 'ab');
-  assert.equal(oneLine('ab\u001bcd', 3), 'ab⟨U+001B⟩');
+  assert.equal(shortLine('ab\r\ncd', 3), 'ab ');
+  assert.equal(shortLine('ab\r\ncd', 2), 'ab');
+  assert.equal(shortLine('ab\u001bcd', 3), 'ab⟨U+001B⟩');
   assert.equal(oneLine('ab\u001bcd'), 'ab⟨U+001B⟩cd');
 });

@@ -20,7 +20,7 @@ import { isFolder } from '../dataDir';
 import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
 import { resolveSessionId } from '../resolveIds';
-import { oneLine } from '../terminalText';
+import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
 
@@ -208,10 +208,10 @@ class TurnOutput {
 
   show(e: SessionEvent): void {
     if (e.type === 'text-delta') this.write(e.delta);
-    else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${oneLine(JSON.stringify(e.args) ?? '', 200)}\n`);
-    else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${oneLine(firstLine(e.text), 200)}\n`);
+    else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${shortLine(JSON.stringify(e.args) ?? '', 200)}\n`);
+    else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${shortLine(firstLine(e.text), 200)}\n`);
     else if (e.type === 'turn-start' && this.earlier.has(e.promptId))
-      this.note(`running a prompt queued earlier: ${JSON.stringify(oneLine(this.earlier.get(e.promptId)!, 80))}`);
+      this.note(`running a prompt queued earlier: ${JSON.stringify(shortLine(this.earlier.get(e.promptId)!, 80))}`);
     else if (e.type === 'compaction') {
       this.note(
         e.phase === 'start'
