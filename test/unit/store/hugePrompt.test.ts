@@ -6,6 +6,7 @@ import { previewOf } from '../../../src/core/format/messageText';
 import { excerpt } from '../../../src/core/format/textStart';
 import { autoTitle } from '../../../src/core/format/titles';
 import { exportMarkdown } from '../../../src/core/store/export';
+import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { QUEUED_CHIP_TEXT, sessionInfo } from '../../../src/vscode/chat/sessionInfo';
 import { addTurn, openStore, tempDir } from '../../support/store';
@@ -19,15 +20,21 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 const START = 'Summarize this log.\n\n';
 const PROMPT = `${START}${'2024-05-01 12:00:00 INFO request served in 12 ms\n'.repeat((10 * 1024 * 1024) / 48)}`;
 
-test('a 10 MB first prompt: the title, the listing, a chip and the export take seconds and show its start', async () => {
-  const store = await openStore(path.join(root, 'store'));
-  const workspaceDir = path.join(root, 'project');
+/** A store of its own (in `name`) with one session of one turn: `prompt`, then an answer. */
+async function sessionOf(name: string, prompt: string): Promise<{ store: SessionStore; id: string }> {
+  const store = await openStore(path.join(root, name, 'store'));
+  const workspaceDir = path.join(root, name, 'project');
   fs.mkdirSync(workspaceDir);
   const { id } = await store.create({ workspaceDir });
   const writer = await store.openWriter(id);
-  const started = performance.now();
-  await addTurn(writer, PROMPT, 'It served every request in 12 ms.');
+  await addTurn(writer, prompt, 'Done.');
   await writer.close();
+  return { store, id };
+}
+
+test('a 10 MB first prompt: the title, the listing, a chip and the export take seconds and show its start', async () => {
+  const started = performance.now();
+  const { store, id } = await sessionOf('huge', PROMPT);
   // Generous: writing 10 MB to the log and folding it takes about a second.
   const took = performance.now() - started;
   assert.ok(took < 30_000, `a turn with a 10 MB prompt took ${Math.round(took)} ms`);
@@ -50,13 +57,7 @@ test('a 10 MB first prompt: the title, the listing, a chip and the export take s
 });
 
 test('an export fences a tool result of a million runs of backticks', async () => {
-  const store = await openStore(path.join(root, 'fences'));
-  const workspaceDir = path.join(root, 'fenced');
-  fs.mkdirSync(workspaceDir);
-  const { id } = await store.create({ workspaceDir });
-  const writer = await store.openWriter(id);
-  await addTurn(writer, 'Show me the file.', 'Here it is.');
-  await writer.close();
+  const { store, id } = await sessionOf('fences', 'Show me the file.');
   const history = store.history(id);
   const text = `${'`a'.repeat(1_000_000)}\`\`\`\`x`;
   const result: MessageRecord = {
