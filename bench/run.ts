@@ -7,6 +7,7 @@
 // `--as before|after` picks its column); `-- --chat-paging` the Chat view paging in a real VS Code
 // (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
 // `-- --prefix` the prompt's prefix across a session's turns (bench/prefix.ts; `--as before|after`);
+// `-- --huge-prompts` titles of first prompts of 100 KB to 60 MB (bench/hugePrompts.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
 // RESULTS.md; `-- --render` writes RESULTS.md again from the last full run's figures
@@ -36,6 +37,7 @@ const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 const FORK_REWIND_HEADING = '## Fork, rewind and full replay';
 const STARTUP_HEADING = '## Startup and the git context per turn';
 const PREFIX_HEADING = '## Prompt prefix across turns';
+const HUGE_PROMPTS_HEADING = '## Titles of huge first prompts';
 /** The last full run's figures, from which `--render` writes RESULTS.md again. */
 const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   if (argv[0] === '--startup-child') return startupChild(argv.slice(1), wasmPath);
   if (argv.includes('--turn-io')) return runTsBench('turnIo.ts', argv);
   if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
+  if (argv.includes('--huge-prompts')) return runTsBench('hugePrompts.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
   if (argv.includes('--import')) return importBench(argv, repoRoot, wasmPath, resultsFile);
@@ -143,12 +146,19 @@ function render(): void {
 
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
- * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing.
+ * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing, titles
+ * of huge first prompts.
  */
 function keptSections(previous: string): string {
-  const kept = [FORK_REWIND_HEADING, TURN_IO_SECTION.heading, PREFIX_HEADING, CHAT_PAGING_SECTION.heading, STARTUP_HEADING, IMPORT_HEADING].map((heading) =>
-    sectionOf(previous, heading).replace(/\n*$/, '\n'),
-  );
+  const kept = [
+    FORK_REWIND_HEADING,
+    TURN_IO_SECTION.heading,
+    PREFIX_HEADING,
+    CHAT_PAGING_SECTION.heading,
+    STARTUP_HEADING,
+    IMPORT_HEADING,
+    HUGE_PROMPTS_HEADING,
+  ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));
   return kept.filter((k) => k.trim()).join('\n');
 }
 
@@ -157,7 +167,7 @@ function machine(): string {
   return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
-/** Runs a bench of its own process that holds a core Session (bench/turnIo.ts, bench/prefix.ts), passing `--as`. */
+/** Runs a bench of its own process (bench/turnIo.ts, bench/prefix.ts, bench/hugePrompts.ts), passing `--as`. */
 function runTsBench(file: string, argv: readonly string[]): void {
   const as = argv.indexOf('--as');
   const args = as >= 0 ? ['--as', argv[as + 1] ?? ''] : [];

@@ -250,7 +250,8 @@ function refreshChrome(): void {
         b.type = 'button';
         b.textContent = label;
         b.title = title;
-        b.setAttribute('aria-label', `${title}: ${q.text.slice(0, 60)}`);
+        // The prompt's start, without half of a pair at the cut.
+        b.setAttribute('aria-label', `${title}: ${q.text.slice(0, 60).replace(/[\uD800-\uDBFF]$/, '')}`);
         b.addEventListener('click', run);
         chip.append(b);
       };

@@ -3,6 +3,7 @@ import { listSessionFolders } from '../core/format/layout';
 import { type SessionStore } from '../core/store/sessionStore';
 import { SessionNotFoundError } from '../core/store/errors';
 import { promptText } from '../core/format/messageText';
+import { textStart } from '../core/format/textStart';
 import { isKnown, isPromptRecord, type MessageRecord, type RewindRecord } from '../core/wire/records';
 import { scanWireLog } from '../core/wire/wireReader';
 import { rowLine } from './commands/format';
@@ -83,7 +84,7 @@ export function resolvePromptId(store: SessionStore, sessionId: string, typed: s
   const shown = shortForms(prompts.keys(), PROMPT_IDS);
   return resolveId(typed, prompts.keys(), PROMPT_IDS, {
     notFound: () => new Error(`no prompt of ${sessionId} has an id that begins with "${typed}" (braid show ${sessionId} lists them)`),
-    describe: (id) => oneLine(`${shown.get(id)}  turn ${prompts.get(id)!.turn}  ${JSON.stringify(prompts.get(id)!.text.slice(0, 60))}`),
+    describe: (id) => oneLine(`${shown.get(id)}  turn ${prompts.get(id)!.turn}  ${JSON.stringify(textStart(prompts.get(id)!.text, 60))}`),
   });
 }
 

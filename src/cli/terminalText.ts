@@ -5,6 +5,7 @@
  * before), and bidi controls reorder what follows. Each such character is printed as its code
  * point, ⟨U+001B⟩, the form the Chat view uses for invisible characters.
  */
+import { textStart } from '../core/format/textStart';
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidi and zero-width characters the Chat view reveals. */
 // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
@@ -17,9 +18,22 @@ export function terminalSafe(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, (ch) => `⟨U+${codePoint(ch)}⟩`);
 }
 
+const LINE_BREAKS = /\r?\n|[\t\u2028\u2029]/g;
+
 /** One line of a listing or a message (a title, a path, a reason): line breaks and tabs become spaces, so it cannot start a line of its own. */
 export function oneLine(text: string): string {
-  return terminalSafe(text.replace(/\r?\n|[\t\u2028\u2029]/g, ' '));
+  return terminalSafe(text.replace(LINE_BREAKS, ' '));
+}
+
+/**
+ * The first `max` units of a long text (a prompt, a tool's arguments) as `oneLine` shows them:
+ * cut before its characters are shown as code points, never in half of a pair, and only the
+ * text's start is read.
+ */
+export function shortLine(text: string, max: number): string {
+  if (text.length <= max) return oneLine(text);
+  // One unit more, so that a CRLF at the cut still counts as one line break.
+  return terminalSafe(textStart(textStart(text, max + 1).replace(LINE_BREAKS, ' '), max));
 }
 
 /**

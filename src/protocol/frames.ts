@@ -68,6 +68,7 @@ export interface UsageInfo {
 /** A prompt waiting in the queue, shown as a chip. */
 export interface QueuedChip {
   readonly promptId: string;
+  /** The prompt's start (its first 2,000 units, then an ellipsis when it goes on): a chip shows one line of it. */
   readonly text: string;
 }
 

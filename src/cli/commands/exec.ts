@@ -9,6 +9,7 @@ import { requireWorkspaceFolder, Session } from '../../core/session/session';
 import type { SessionEvent } from '../../core/session/events';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionState } from '../../core/format/sessionState';
+import { firstLine } from '../../core/format/textStart';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { fixedApprovals } from '../../core/tools/approvals';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
@@ -18,7 +19,7 @@ import { isFolder } from '../../core/fs/probe';
 import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
 import { resolveSessionId } from '../resolveIds';
-import { oneLine } from '../terminalText';
+import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
 
@@ -198,10 +199,10 @@ class TurnOutput {
 
   show(e: SessionEvent): void {
     if (e.type === 'text-delta') this.write(e.delta);
-    else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${oneLine(JSON.stringify(e.args) ?? '').slice(0, 200)}\n`);
-    else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${oneLine(e.text.split('\n')[0]!).slice(0, 200)}\n`);
+    else if (e.type === 'tool-start') this.write(`${this.lineBreak()}[${oneLine(e.name)}] ${shortLine(JSON.stringify(e.args) ?? '', 200)}\n`);
+    else if (e.type === 'tool-end' && e.isError) this.write(`[${oneLine(e.name)} failed] ${shortLine(firstLine(e.text), 200)}\n`);
     else if (e.type === 'turn-start' && this.earlier.has(e.promptId))
-      this.note(`running a prompt queued earlier: ${JSON.stringify(oneLine(this.earlier.get(e.promptId)!).slice(0, 80))}`);
+      this.note(`running a prompt queued earlier: ${JSON.stringify(shortLine(this.earlier.get(e.promptId)!, 80))}`);
     else if (e.type === 'compaction') {
       this.note(
         e.phase === 'start'

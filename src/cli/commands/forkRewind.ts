@@ -5,6 +5,7 @@ import type { CliContext } from '../context';
 import { promptOfTurn, resolvePromptId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
+import { textStart } from '../../core/format/textStart';
 import { forkWorktree } from './worktree';
 
 /** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id; with `--worktree`, see forkWorktree. */
@@ -34,7 +35,7 @@ function describe(p: RewindPreview): string {
   const what = p.alreadyRewound
     ? `already rewound to turn ${p.toTurn}; restores the files that rewind left`
     : `rewind to turn ${p.toTurn} (drops ${counted(p.turnsDropped, 'turn')})`;
-  const lines = [`${what}; your message was: ${JSON.stringify(p.text.slice(0, 200))}`];
+  const lines = [`${what}; your message was: ${JSON.stringify(textStart(p.text, 200))}`];
   for (const f of p.files)
     lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);

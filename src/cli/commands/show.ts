@@ -2,6 +2,7 @@ import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/format/messageText';
 import { shownTitle } from '../../core/format/titles';
+import { textStart } from '../../core/format/textStart';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';
@@ -63,7 +64,7 @@ function conversationLines(history: History, shortIds: ReadonlyMap<string, strin
     const text = promptText(m.message).trim();
     const injected = injectedOf(m);
     if (injected) lines.push(`  [context ${oneLine(injected.by)} added: ${oneLine(injected.kind)}, ${counted(text.length, 'character')}]`);
-    else if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${text.slice(0, 200)}`);
+    else if (m.message.role === 'toolResult') lines.push(`  [${oneLine(m.message.toolName)} result] ${textStart(text, 200)}`);
     else if (m.message.role === 'assistant' && m.message.stopReason === 'error') lines.push(`  [model error] ${oneLine(m.message.errorMessage ?? '')}`);
     else lines.push(`${m.message.role === 'user' ? '>' : ' '} ${text}`);
   }

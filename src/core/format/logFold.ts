@@ -277,7 +277,11 @@ function noteMessage(fold: LogFold, turn: TurnFacts, record: MessageRecord): voi
     const text = promptText(message);
     turn.firstPrompt ??= previewOf(text);
     turn.promptChars += text.length + 1;
-    if (fold.prompts.length < MAX_SEARCH_TEXT) fold.prompts = (fold.prompts ? `${fold.prompts}\n${text}` : text).slice(0, MAX_SEARCH_TEXT);
+    if (fold.prompts.length < MAX_SEARCH_TEXT) {
+      // The prompt cut before it is joined: joining a huge prompt first would copy all of it.
+      const before = fold.prompts ? `${fold.prompts}\n` : '';
+      fold.prompts = before + text.slice(0, MAX_SEARCH_TEXT - before.length);
+    }
   } else if (message.role === 'assistant') {
     const text = messageText(message);
     if (text.trim()) turn.lastPreview = previewOf(text);

@@ -1,5 +1,5 @@
 import type { Message } from '@mariozechner/pi-ai';
-import { labelText } from './titles';
+import { codePointsStart, oneLineStart } from './textStart';
 
 /** Previews keep this many characters. */
 const PREVIEW_CHARS = 200;
@@ -22,32 +22,8 @@ export function promptText(message: Message): string {
   return texts.at(-1)?.text ?? '';
 }
 
-/** A preview looks at this many UTF-16 units of a long text first: a preview of it is the whole text's unless spaces filled it. */
-const PREVIEW_WINDOW = 4096;
-
-/** The first PREVIEW_CHARS characters (code points) of a text on one line: runs of spaces and line breaks become one space, bidi controls go. */
+/** The first PREVIEW_CHARS characters (code points) of a text on one line: runs of spaces and line breaks become one space, bidi controls go. Only the text's start is read. */
 export function previewOf(text: string): string {
-  if (text.length > PREVIEW_WINDOW) {
-    // The flattened beginning of a text is the beginning of the flattened text (but for its last unit, which may be half of a pair).
-    const flat = oneLine(text.slice(0, PREVIEW_WINDOW));
-    const end = codePointsEnd(flat, PREVIEW_CHARS);
-    if (end <= flat.length - 2) return flat.slice(0, end);
-  }
-  const flat = oneLine(text);
-  return flat.slice(0, codePointsEnd(flat, PREVIEW_CHARS));
-}
-
-/** What flattening changes: a space other than U+0020, two in a row, one at either end, a bidi control. */
-const NOT_ONE_LINE = /[^\S ]| {2}|^ | $|[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
-
-function oneLine(text: string): string {
-  return NOT_ONE_LINE.test(text) ? labelText(text).replace(/\s+/g, ' ').trim() : text;
-}
-
-/** Where the first `count` code points of `text` end (a lone surrogate counts as one, as Array.from counts it). */
-function codePointsEnd(text: string, count: number): number {
-  if (text.length <= count) return text.length;
-  let end = 0;
-  for (let n = 0; n < count && end < text.length; n++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
-  return end;
+  // PREVIEW_CHARS code points take at most twice as many units.
+  return codePointsStart(oneLineStart(text, 2 * PREVIEW_CHARS).line, PREVIEW_CHARS);
 }

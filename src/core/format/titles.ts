@@ -1,20 +1,28 @@
 // Session titles: how they are made, cut and shown. One cut serves every surface (the tree,
 // pickers, the status bar, the CLI's listings, exports and usage reports), so a title never ends
-// in half a word and always says when it was cut.
+// in half a word and always says when it was cut. Each reads only the start of a text: a first
+// prompt can be tens of megabytes.
+import { BIDI_CONTROLS, oneLineStart } from './textStart';
 
 /** The longest title Braid makes (an automatic title, a fork's source), in characters as the user sees them. */
 export const TITLE_MAX = 50;
 
 const ELLIPSIS = '…';
 
-/** Bidi controls: in a title shown in a one-line label they would reorder what follows it (the row's description, the status bar). */
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+/**
+ * How much of a text a cut looks at, in UTF-16 units per character it may show: 64 is more than
+ * any emoji sequence or cluster of marks a user types takes, and bounds the work on a huge prompt.
+ */
+const UNITS_PER_CHARACTER = 64;
+
+/** A stored title longer than this (a user's rename, a subagent's task) is shown cut: no label is wider. */
+export const SHOWN_TITLE_MAX = 200;
 
 /** Scripts written without spaces between words (Chinese, Japanese): a line may break between any two of their characters. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF01-\uFF60]/u;
 
-/** What a cut title may not end with before its ellipsis. */
-const DANGLING = /[\s.,;:\-–—、。，；：]+$/u;
+/** A character a cut title may not end with before its ellipsis. */
+const DANGLING = /^[\s.,;:\-–—、。，；：]$/u;
 
 /** Made on first use: creating it loads ICU's segmentation data (about 7 ms, measured), which a listing never needs. */
 let graphemes: Intl.Segmenter | undefined;
@@ -24,15 +32,19 @@ export function labelText(text: string): string {
   return text.replace(BIDI_CONTROLS, '');
 }
 
-/** One line: line breaks and runs of spaces become one space, bidi controls go. */
-function flatten(text: string): string {
-  return labelText(text).replace(/\s+/g, ' ').trim();
-}
-
-/** The characters as the user sees them: an emoji with its modifiers or a flag is one, never split. */
-function characters(text: string): string[] {
+/**
+ * The first `count` characters of a text as the user sees them (an emoji with its modifiers or a
+ * flag is one), and no more: ICU's segmenter slows down with the length of what it is given, so
+ * it is only ever given the short start of a text.
+ */
+function characters(text: string, count: number): string[] {
   graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  return Array.from(graphemes.segment(text), (s) => s.segment);
+  const chars: string[] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    if (chars.length === count) break;
+    chars.push(segment);
+  }
+  return chars;
 }
 
 /** Whether a title may be cut just before `chars[i]`: at a space, or next to a character of an unspaced script. */
@@ -48,17 +60,23 @@ function cutAt(chars: readonly string[], room: number): string {
   let cut = room;
   while (cut > 0 && !isBoundary(chars, cut)) cut--;
   if (cut < room / 2) cut = room;
-  return chars.slice(0, cut).join('').replace(DANGLING, '') + ELLIPSIS;
+  while (cut > 0 && DANGLING.test(chars[cut - 1]!)) cut--;
+  return chars.slice(0, cut).join('') + ELLIPSIS;
 }
 
 /**
  * A title on one line of at most `max` characters (the ellipsis included): cut at a word
- * boundary with an ellipsis when longer, by characters in Chinese and Japanese text.
+ * boundary with an ellipsis when longer, by characters in Chinese and Japanese text. Only the
+ * text's start is read (the title's characters, at most 64 units each, and runs of spaces).
  */
 export function cutTitle(text: string, max = TITLE_MAX): string {
-  const flat = flatten(text);
-  const chars = characters(flat);
-  return chars.length <= max ? flat : cutAt(chars, max - 1);
+  const { line, more } = oneLineStart(text, (max + 1) * UNITS_PER_CHARACTER);
+  // One character more than a title shows says whether it must be cut, and the last of `line`
+  // may be cut short when the line goes on; the characters before it are whole.
+  const chars = characters(line, max + 2);
+  if (!more && chars.length <= max) return line;
+  const whole = more || chars.length > max + 1 ? chars.slice(0, -1) : chars;
+  return cutAt(whole, Math.min(max - 1, whole.length));
 }
 
 /** A session's automatic title: its first prompt on one line, cut. */
@@ -79,17 +97,28 @@ export interface TitleFields {
  * value is left alone (it is data; a rename replaces it).
  */
 function isOldCut(title: string, s: TitleFields): boolean {
-  if (s.titleSource !== 'auto' || Array.from(title).length !== 50 || title.endsWith(ELLIPSIS)) return false;
+  // 50 code points take at most 100 units: a longer title is not counted through.
+  if (s.titleSource !== 'auto' || title.length > 100 || Array.from(title).length !== 50 || title.endsWith(ELLIPSIS)) return false;
+  if (!s.firstPrompt) return true;
   // With the first prompt at hand, the title was cut only if the prompt goes on.
-  return s.firstPrompt ? flatten(s.firstPrompt).startsWith(title) && flatten(s.firstPrompt) !== title : true;
+  const { line } = oneLineStart(s.firstPrompt, title.length + 1);
+  return line.startsWith(title) && line.length > title.length;
+}
+
+/**
+ * A stored title (a session's, a subagent's task) as a label shows it: without bidi controls,
+ * and cut when longer than SHOWN_TITLE_MAX characters (a rename can be any length).
+ */
+export function storedTitleLabel(title: string): string {
+  return title.length <= SHOWN_TITLE_MAX ? labelText(title) : cutTitle(title, SHOWN_TITLE_MAX);
 }
 
 /** A session's title as displays show it ('' when it has none yet): stored titles of older versions cut mid-word are cut again. */
 export function shownTitle(s: TitleFields): string {
-  const title = labelText(s.title ?? '');
+  const title = storedTitleLabel(s.title ?? '');
   if (!isOldCut(title, s)) return title;
   // Without the prompt the last word may be whole; dropping it is the safe side.
-  return s.firstPrompt ? cutTitle(s.firstPrompt) : cutAt(characters(title), TITLE_MAX - 1);
+  return s.firstPrompt ? cutTitle(s.firstPrompt) : cutAt(characters(title, TITLE_MAX), TITLE_MAX - 1);
 }
 
 /** A session's title, else the start of its first prompt, cut ('' when it has neither). */

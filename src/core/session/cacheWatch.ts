@@ -1,5 +1,6 @@
 import type { Api, Context, Message, Model, Tool, Usage } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../hash';
+import { excerpt } from '../format/textStart';
 import type { CacheBreakCause, CacheBreakRecord } from '../wire/records';
 
 /** How long providers keep a prompt cache without a hit, by default (Anthropic's and OpenAI's short retention). */
@@ -152,7 +153,7 @@ function systemPromptChange(before: string, now: string): string {
   const line = a.findIndex((l, i) => b[i] !== l);
   const at = line < 0 ? a.length : line;
   const text = (b[at] ?? '').trim();
-  return `line ${at + 1} of the system prompt${text ? ` ("${text.length > 60 ? `${text.slice(0, 60)}…` : text}")` : ' (removed)'}`;
+  return `line ${at + 1} of the system prompt${text ? ` ("${excerpt(text, 60)}")` : ' (removed)'}`;
 }
 
 /** The tools added, removed, changed or reordered; undefined when the list is the same. */

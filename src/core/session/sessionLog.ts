@@ -4,6 +4,7 @@ import { duration, type Logger } from '../logger';
 import type { TurnOutcome } from '../wire/records';
 import { describeModelError } from './modelErrors';
 import { counted } from '../counted';
+import { excerpt, firstLine } from '../format/textStart';
 
 /**
  * The lines a user debugging a session needs in the Output channel (or `braid --verbose`): the
@@ -93,10 +94,9 @@ export class SessionLog {
   }
 }
 
-/** An error's first line, at most 300 characters: a provider that echoes the request cannot fill the log with it. */
+/** An error's first line, at most 300 characters: a provider that echoes the request cannot fill the log with it (nor take long: only its start is read). */
 function errorLine(text: string): string {
-  const line = text.split('\n')[0]!.trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+  return excerpt(firstLine(text).trim(), 300);
 }
 
 /**
@@ -108,7 +108,7 @@ export function toolTarget(name: string, args: unknown, workspaceDir: string): s
   const a = (args && typeof args === 'object' ? args : {}) as Record<string, unknown>;
   if (['read_file', 'write_file', 'edit_file', 'list_dir'].includes(name) && typeof a.path === 'string') {
     const relative = path.isAbsolute(a.path) ? path.relative(workspaceDir, a.path) : a.path;
-    return JSON.stringify(relative.length > 200 ? `${relative.slice(0, 200)}…` : relative);
+    return JSON.stringify(excerpt(relative, 200));
   }
   if (name === 'bash' && typeof a.command === 'string') {
     const program = /^\s*([A-Za-z0-9_./-]{1,64})(?:\s|$)/.exec(a.command)?.[1];

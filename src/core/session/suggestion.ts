@@ -46,11 +46,20 @@ export function suggestionContext(history: readonly Message[]): Message[] {
 }
 
 /** Quotes and labels a model may wrap its one line in. */
-const QUOTES = /^["'“”‘’`«»]+|["'“”‘’`«»]+$/g;
+const QUOTE = /["'“”‘’`«»]/;
 const LABEL = /^(next prompt|suggested prompt|suggestion|prompt)\s*:\s*/i;
 /** Control, zero-width and bidi characters: model text never steers how the input shows. */
 // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/** A line without the quotes around it; a step per quote (a pattern for the closing ones would try each start of a long run of them). */
+function unquoted(line: string): string {
+  let start = 0;
+  let end = line.length;
+  while (start < end && QUOTE.test(line[start]!)) start++;
+  while (end > start && QUOTE.test(line[end - 1]!)) end--;
+  return line.slice(start, end);
+}
 
 /**
  * The suggestion in a model's answer: its first line without thinking tags, quotes or a label,
@@ -63,7 +72,7 @@ export function suggestionText(answer: string): string | undefined {
     .map((l) => l.trim())
     .find((l) => l !== '');
   if (!line) return undefined;
-  const text = line.replace(INVISIBLE, ' ').replace(LABEL, '').replace(QUOTES, '').replace(/\s+/g, ' ').trim();
+  const text = unquoted(line.replace(INVISIBLE, ' ').replace(LABEL, '')).replace(/\s+/g, ' ').trim();
   if (!text || /^none\W*$/i.test(text)) return undefined;
   return text.length > SUGGESTION_MAX_CHARS ? undefined : text;
 }

@@ -6,8 +6,11 @@ import type { SessionState } from '../format/sessionState';
 import { messageText, promptText } from '../format/messageText';
 import { shownTitle } from '../format/titles';
 
+/** A code fence around `text`, longer than any run of backticks in it. */
 function fence(text: string, lang = ''): string {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  // A loop, not Math.max(...runs): a text of millions of runs would overflow the call's arguments.
+  let longest = 2;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }

@@ -1,6 +1,7 @@
 import { formatBytes } from '../bytes';
 import { counted } from '../counted';
 import { timeAgo } from '../timeAgo';
+import { storedTitleLabel } from '../format/titles';
 import type { GcPlan } from './gc';
 import type { StorageBytes, StorageReport } from './storage';
 
@@ -12,6 +13,8 @@ const SESSION_LINES = 20;
 
 /** A title or folder on one line. */
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** A stored title, which a rename lets be any length, as a label shows it. */
+const titleLine = (title: string) => oneLine(storedTitleLabel(title));
 
 const size = (n: number) => formatBytes(n).padStart(10);
 const kinds = (b: StorageBytes) => `${size(b.logs)}  ${size(b.blobs)}  ${size(b.trash)}`;
@@ -38,7 +41,7 @@ export function storageText(report: StorageReport, notes: StorageTextNotes): str
   lines.push('', 'By session, largest first', `  ${['total', 'logs', 'blobs'].map((h) => h.padStart(10)).join('  ')}  session`);
   if (report.sessions.length === 0) lines.push('  (none)');
   for (const s of report.sessions.slice(0, SESSION_LINES))
-    lines.push(`  ${size(s.bytes)}  ${size(s.logs)}  ${size(s.blobs)}  ${s.id}  ${s.title === null ? '(not indexed)' : oneLine(s.title) || '(untitled)'}`);
+    lines.push(`  ${size(s.bytes)}  ${size(s.logs)}  ${size(s.blobs)}  ${s.id}  ${s.title === null ? '(not indexed)' : titleLine(s.title) || '(untitled)'}`);
   if (report.sessions.length > SESSION_LINES) lines.push(`  … and ${report.sessions.length - SESSION_LINES} more (${notes.more})`);
   lines.push('', notes.footer);
   return `${lines.join('\n')}\n`;
@@ -47,7 +50,7 @@ export function storageText(report: StorageReport, notes: StorageTextNotes): str
 /** The lines of a gc proposal: each thing it would remove with its size, and the sessions it must leave. */
 export function gcPlanText(plan: GcPlan): string[] {
   const lines: string[] = [];
-  const title = (t: string | null) => (t === null ? '' : `  ${JSON.stringify(oneLine(t) || '(untitled)')}`);
+  const title = (t: string | null) => (t === null ? '' : `  ${JSON.stringify(titleLine(t) || '(untitled)')}`);
   for (const s of plan.sessions) {
     if (s.busy) {
       lines.push(`  skipped      ${size(s.bytes)}  ${s.id}${title(s.title)}: ${s.busy}`);

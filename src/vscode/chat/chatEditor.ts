@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { cutTitle, labelText } from '../../core/format/titles';
+import { cutTitle } from '../../core/format/titles';
 import { Disposable } from '../disposable';
 import type { ChatHub } from './chatHub';
 
@@ -8,10 +8,7 @@ const UNTITLED = 'Braid Chat';
 
 /** A tab title: the session's title on one line, cut to what a tab shows. */
 export function editorTitle(title: string | undefined): string {
-  const line = labelText(title ?? '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return line ? cutTitle(line, 40) : UNTITLED;
+  return cutTitle(title ?? '', 40) || UNTITLED;
 }
 
 /**

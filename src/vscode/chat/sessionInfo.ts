@@ -2,6 +2,7 @@
 // (title, status, model), the index's usage and the open session's queue. No state.json read:
 // frames come many per turn. No vscode import (test/unit/layering.test.ts checks it).
 import type { UsageTotals } from '../../core/format/sessionState';
+import { excerpt } from '../../core/format/textStart';
 import { shownTitle } from '../../core/format/titles';
 import type { SessionIndex } from '../../core/index/sessionIndex';
 import type { SessionInfo } from '../../protocol/frames';
@@ -11,6 +12,9 @@ export interface QueueView {
   readonly queue: readonly { readonly promptId: string; readonly text: string }[];
   readonly paused: boolean;
 }
+
+/** The units of a queued prompt its chip carries (it shows one line of them, and all in its tooltip): a prompt can be megabytes. */
+export const QUEUED_CHIP_TEXT = 2000;
 
 /** What the status bar shows of the current session. */
 export interface SessionStatus {
@@ -30,7 +34,7 @@ export function sessionInfo(index: SessionIndex, id: string, queue: QueueView): 
     title: shownTitle(row),
     usage: usageInfo(own),
     ...(inherited.calls > 0 ? { history: usageInfo(history) } : {}),
-    queue: queue.queue.map((q) => ({ promptId: q.promptId, text: q.text })),
+    queue: queue.queue.map((q) => ({ promptId: q.promptId, text: excerpt(q.text, QUEUED_CHIP_TEXT) })),
     paused: queue.paused,
   };
 }

@@ -1,6 +1,7 @@
 import { injectedOf, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from '../../core/wire/records';
 import { cacheBreakLine } from '../../core/format/cacheBreaks';
 import { messageText, promptText } from '../../core/format/messageText';
+import { textStart } from '../../core/format/textStart';
 import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
 import type { TurnMode } from '../../protocol/modes';
 import { toolDiff } from './lineDiff';
@@ -8,13 +9,20 @@ import { toolDiff } from './lineDiff';
 /** Longest argument or result text a tool card carries (characters). */
 const CARD_TEXT = 4000;
 
-const cut = (text: string) => (text.length > CARD_TEXT ? `${text.slice(0, CARD_TEXT)}\n… ${text.length - CARD_TEXT} more characters` : text);
+/** Longest summary of a tool call (characters). */
+const SUMMARY_TEXT = 200;
 
-/** One line describing a tool call: its name and its main argument. */
+function cut(text: string): string {
+  if (text.length <= CARD_TEXT) return text;
+  const shown = textStart(text, CARD_TEXT);
+  return `${shown}\n… ${text.length - shown.length} more characters`;
+}
+
+/** One line describing a tool call: its name and its main argument (its start: a command can be megabytes). */
 export function toolSummary(name: string, args: unknown): string {
   const a = (args ?? {}) as Record<string, unknown>;
   const main = a.path ?? a.command ?? a.pattern ?? a.description;
-  return typeof main === 'string' ? `${name} ${main}`.slice(0, 200) : name;
+  return typeof main === 'string' ? textStart(`${name} ${textStart(main, SUMMARY_TEXT)}`, SUMMARY_TEXT) : name;
 }
 
 /** A tool card for a call that has not ended yet. */

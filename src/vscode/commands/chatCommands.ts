@@ -4,6 +4,7 @@ import type { BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
 import { REWIND_FAILURE, rewindToMessage } from './forkRewindCommands';
 import { isPromptRecord } from '../../core/wire/records';
+import { historyPicks } from './promptPicks';
 
 /** Braid: Edit Last Prompt — rewinds the chat's session to before its last prompt and puts it back in the input. */
 export function editLastPromptCommand(ctx: CommandContext): BraidCommand {
@@ -71,10 +72,7 @@ export function promptHistoryCommand(chat: ChatHub): BraidCommand {
         void vscode.window.showInformationMessage('No earlier prompts in this workspace yet.');
         return;
       }
-      const pick = await vscode.window.showQuickPick(
-        prompts.map((p) => ({ label: p.split('\n')[0]!.slice(0, 200), detail: p.includes('\n') ? p.slice(0, 300) : undefined, prompt: p })),
-        { placeHolder: 'Earlier prompts, newest first', matchOnDetail: true },
-      );
+      const pick = await vscode.window.showQuickPick(historyPicks(prompts), { placeHolder: 'Earlier prompts, newest first', matchOnDetail: true });
       if (!pick) return;
       await chat.reveal();
       chat.prefill(pick.prompt);

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { promptText } from '../../core/format/messageText';
-import { cutTitle, sessionLabel } from '../../core/format/titles';
+import { sessionLabel } from '../../core/format/titles';
 import type { CommandContext } from './commandContext';
 import { isPromptRecord } from '../../core/wire/records';
+import { turnPicks } from './promptPicks';
 
 /**
  * The session a command acts on: the tree row it was run on, else the session in the Chat view,
@@ -37,9 +38,6 @@ export async function pickPrompt(store: SessionStore, sessionId: string, placeHo
     void vscode.window.showInformationMessage('This session has no prompts yet.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(
-    prompts.reverse().map((p) => ({ label: `Turn ${p.turn}`, description: cutTitle(p.text, 120), prompt: p })),
-    { placeHolder },
-  );
+  const pick = await vscode.window.showQuickPick(turnPicks(prompts), { placeHolder });
   return pick?.prompt;
 }

@@ -4,7 +4,7 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { readSubagents } from '../../core/store/subagents';
 import { linkedWorkspaces } from '../../core/store/worktreeFork';
 import type { WorktreeLocation } from '../../core/format/sessionState';
-import { sessionLabel } from '../../core/format/titles';
+import { sessionLabel, storedTitleLabel } from '../../core/format/titles';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { Disposable } from '../disposable';
 import { TimeRedraw } from './timeRedraw';
@@ -175,11 +175,12 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
 
   private subagentItem(node: SubagentNode): vscode.TreeItem {
     const { agent } = node;
-    const item = new vscode.TreeItem(agent.title || 'Subagent', vscode.TreeItemCollapsibleState.None);
+    const title = storedTitleLabel(agent.title);
+    const item = new vscode.TreeItem(title || 'Subagent', vscode.TreeItemCollapsibleState.None);
     item.id = node.id;
     item.description = `subagent · ${counted(agent.messageCount, 'message')}`;
     item.tooltip = new vscode.MarkdownString()
-      .appendText(`${agent.title}\n`)
+      .appendText(`${title}\n`)
       .appendMarkdown(`\n\`${agent.id}\` · ${agent.outcome}\n\n`)
       .appendText(usageLine(agent.usage));
     const parent = this.model.parent(node);

@@ -1,8 +1,21 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { test } from 'node:test';
-import { autoTitle, cutTitle, forkTitle, sessionLabel, sessionTitle, shownTitle, TITLE_MAX } from '../../../src/core/format/titles';
+import {
+  autoTitle,
+  cutTitle,
+  forkTitle,
+  SHOWN_TITLE_MAX,
+  sessionLabel,
+  sessionTitle,
+  shownTitle,
+  storedTitleLabel,
+  TITLE_MAX,
+} from '../../../src/core/format/titles';
 
-const graphemes = (s: string) => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s)).length;
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const characters = (s: string) => Array.from(segmenter.segment(s), (x) => x.segment);
+const graphemes = (s: string) => characters(s).length;
 
 test('a Latin title is cut at the last word boundary that fits, with an ellipsis, never mid-word', () => {
   const prompt = 'Please summarize the project layout for me. Please read README.md and docs/architecture.md first';
@@ -75,4 +88,90 @@ test('a fork says what it is, of which session, and forks that would read alike 
   assert.equal(forkTitle('Plan the notes', 2, taken), 'Fork at turn 2 of Plan the notes');
   // The source's title is cut like any title.
   assert.equal(forkTitle('word '.repeat(30), 2), `Fork at turn 2 of ${cutTitle('word '.repeat(30))}`);
+});
+
+/** A title as it was cut before only the prompt's start was read: the whole prompt flattened and segmented. */
+function cutWhole(text: string, max: number): string {
+  const flat = text
+    .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = characters(flat);
+  if (chars.length <= max) return flat;
+  const unspaced = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF01-\uFF60]/u;
+  const boundary = (i: number) => chars[i] === ' ' || unspaced.test(chars[i - 1]!) || unspaced.test(chars[i] ?? '');
+  const room = max - 1;
+  let cut = room;
+  while (cut > 0 && !boundary(cut)) cut--;
+  if (cut < room / 2) cut = room;
+  return `${chars
+    .slice(0, cut)
+    .join('')
+    .replace(/[\s.,;:\-–—、。，；：]+$/u, '')}…`;
+}
+
+const FAMILY = '👨‍👩‍👧‍👦';
+const THUMBS = '👍🏽';
+
+test('a title is the one the whole prompt gives, for prompts longer than what a title reads', () => {
+  const piece = fc.oneof(
+    { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
+    fc.constantFrom(' ', '\n\n', '\t', ', ', '. ', '\u200F', '\u202E', THUMBS, '\uD83D', '修复', 'テスト。', FAMILY),
+    // Long pieces: the cut falls inside a run of spaces, a word, an emoji sequence.
+    fc.constantFrom(' '.repeat(5000), '\n'.repeat(3300), 'x'.repeat(3300), `${THUMBS} `.repeat(900), FAMILY.repeat(400), '漢字'.repeat(2000)),
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 14 }), fc.integer({ min: 1, max: 130 }), (pieces, max) => {
+      const text = pieces.join('');
+      assert.equal(cutTitle(text, max), cutWhole(text, max));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a prompt that begins with a long run of spaces and line breaks is titled by its first words', () => {
+  const prompt = `${' \n\t\u200E'.repeat(1_000_000)}Fix the parser, then write the tests for every edge case of it`;
+  assert.equal(autoTitle(prompt), 'Fix the parser, then write the tests for every…');
+  assert.equal(autoTitle(`${'\n'.repeat(1_000_000)}Short`), 'Short');
+});
+
+test('a cut at the end of what is read never splits a character: a surrogate pair, an emoji sequence, CJK', () => {
+  // 64 units a character are read; these runs go on far past it.
+  assert.equal(cutTitle(THUMBS.repeat(100_000), 10), `${THUMBS.repeat(9)}…`);
+  assert.equal(cutTitle(`x${THUMBS.repeat(100_000)}`, 10), `x${THUMBS.repeat(8)}…`);
+  assert.equal(autoTitle(FAMILY.repeat(100_000)), `${FAMILY.repeat(TITLE_MAX - 1)}…`);
+  assert.equal(autoTitle('🇫🇷'.repeat(100_000)), `${'🇫🇷'.repeat(TITLE_MAX - 1)}…`);
+  const zh = '请帮我重构这个解析器并且为每一个边界情况都写好单元测试';
+  assert.equal(
+    autoTitle(zh.repeat(10_000)),
+    `${Array.from(zh.repeat(3))
+      .slice(0, TITLE_MAX - 1)
+      .join('')}…`,
+  );
+  // A character longer than all that is read (a letter under thousands of marks) is left out whole, never cut.
+  const heavy = `Fix ${'a'.concat('\u0301'.repeat(10_000))} now`;
+  const title = cutTitle(heavy, 10);
+  assert.ok(title.endsWith('…'));
+  assert.ok(
+    characters(title.slice(0, -1)).every((c, i) => c === characters(heavy)[i]),
+    `whole characters of the prompt: ${JSON.stringify(title)}`,
+  );
+});
+
+test('a stored title longer than any label (a rename, a subagent task) is shown cut; shorter ones as stored', () => {
+  const long = `${'word '.repeat(1_000_000)}end`;
+  const shown = storedTitleLabel(long);
+  // Its length first: segmenting a title of megabytes would take minutes.
+  assert.ok(shown.length <= 4 * SHOWN_TITLE_MAX && graphemes(shown) <= SHOWN_TITLE_MAX && shown.endsWith('…'), `${shown.length} units`);
+  assert.equal(shownTitle({ title: long, titleSource: 'user' }), shown);
+  const ordinary = 'A title of my own \u202Ewith a bidi control';
+  assert.equal(storedTitleLabel(ordinary), 'A title of my own with a bidi control');
+  assert.equal(storedTitleLabel('x'.repeat(SHOWN_TITLE_MAX)), 'x'.repeat(SHOWN_TITLE_MAX));
+});
+
+test('an older cut title is recognised from the start of a huge first prompt', () => {
+  const prompt = `Tell me what the app does. Please read README.md and the docs first ${'and more '.repeat(2_000_000)}`;
+  const old = Array.from(prompt.slice(0, 100)).slice(0, 50).join('');
+  assert.equal(shownTitle({ title: old, titleSource: 'auto', firstPrompt: prompt }), 'Tell me what the app does. Please read README.md…');
+  assert.equal(sessionLabel({ title: '', firstPrompt: prompt }), autoTitle(prompt));
 });
