@@ -113,6 +113,14 @@ export function storedTitleLabel(title: string): string {
   return title.length <= SHOWN_TITLE_MAX ? labelText(title) : cutTitle(title, SHOWN_TITLE_MAX);
 }
 
+/**
+ * A title as Braid stores one the user gave (a rename, or another tool's own title for a session
+ * it imports): one line, at most SHOWN_TITLE_MAX characters, cut at a word with an ellipsis.
+ */
+export function storedTitle(text: string): string {
+  return cutTitle(text, SHOWN_TITLE_MAX);
+}
+
 /** A session's title as displays show it ('' when it has none yet): stored titles of older versions cut mid-word are cut again. */
 export function shownTitle(s: TitleFields): string {
   const title = storedTitleLabel(s.title ?? '');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { normalizeState, readState, stateText, type StoredState } from '../format/sessionState';
 import { listSessionFolders } from '../format/layout';
 import { readAgents, readSessionSummary, summarize } from '../format/summary';
-import { autoTitle, cutTitle } from '../format/titles';
+import { autoTitle, storedTitle } from '../format/titles';
 import { workspaceKey } from '../workspace/workspaceKey';
 import type { NewRecord } from '../wire/records';
 import type { SessionStore } from '../store/sessionStore';
@@ -14,9 +14,6 @@ import type { FileReport, ScannedSession } from './source';
 
 /** The importer's version, written in each `imported` record (2: injected context marked, the source's times kept). */
 export const IMPORTER_VERSION = 2;
-
-/** A source's own title is kept up to this many characters (a title is a line in a list, not a document). */
-const SOURCE_TITLE_MAX = 200;
 
 /** Where an import writes, and the sessions there. */
 export interface Into {
@@ -149,7 +146,7 @@ export async function writeNew(
  * or, as Braid names its own sessions, its first prompt's beginning.
  */
 function importedState(id: string, key: string, session: ScannedSession, firstPrompt: string | null, fork: ForkOf | null, lastShared: number): StoredState {
-  const own = session.title ? cutTitle(session.title, SOURCE_TITLE_MAX) : '';
+  const own = session.title ? storedTitle(session.title) : '';
   const title = own || autoTitle(firstPrompt ?? '');
   return normalizeState({
     v: 2,

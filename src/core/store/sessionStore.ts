@@ -37,6 +37,7 @@ import { formatBytes } from '../bytes';
 import { timeAgo } from '../timeAgo';
 import { counted } from '../counted';
 import type { LiveWriter, StateUpdateOptions, StoreContext } from './storeContext';
+import { storedTitle } from '../format/titles';
 
 export { TRASH_RETENTION_MS } from './trash';
 
@@ -274,7 +275,7 @@ export class SessionStore implements StoreContext {
   }
 
   async rename(id: string, title: string): Promise<SessionState> {
-    const clean = title.replace(/\s+/g, ' ').trim();
+    const clean = storedTitle(title);
     if (!clean) throw new Error('A session title cannot be empty.');
     return this.update(id, (s) => ({ ...s, title: clean, titleSource: 'user' }));
   }
