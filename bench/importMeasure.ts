@@ -52,20 +52,20 @@ function parseFloor(source: string): { ms: number; lines: number } {
  * and a small state.json), published as the importer publishes (a batch of 64: files fsynced,
  * then renamed into place, then the workspace folder fsynced once). No parsing at all.
  */
-function folderFloor(source: string, root: string): { ms: number } {
+async function folderFloor(source: string, root: string): Promise<{ ms: number }> {
   const start = process.hrtime.bigint();
   const files = sessionFiles(source);
   const publisher = new Publisher({ published: () => undefined });
   const workspace = path.join(root, 'sessions', 'wd_floor_000000000000');
   fs.mkdirSync(workspace, { recursive: true });
-  files.forEach((file, i) => {
+  for (const [i, file] of files.entries()) {
     const partial = path.join(workspace, `.partial-${i}`);
     fs.mkdirSync(path.join(partial, 'agents', 'main'), { recursive: true });
     fs.writeFileSync(path.join(partial, 'agents', 'main', 'wire.jsonl'), fs.readFileSync(file));
     fs.writeFileSync(path.join(partial, 'state.json'), `{"v":2,"id":"${i}"}\n`);
-    publisher.add({ id: String(i), partial, final: path.join(workspace, `s${i}`) });
-  });
-  publisher.flush();
+    await publisher.add({ id: String(i), partial, final: path.join(workspace, `s${i}`) });
+  }
+  await publisher.flush();
   return { ms: elapsedSince(start) };
 }
 
@@ -124,7 +124,7 @@ async function importInto(m: Extract<ImportMeasure, { kind: 'import' }>, wasmPat
 export async function runImportMeasure(m: ImportMeasure, wasmPath: string): Promise<ImportFigures> {
   const startMb = process.memoryUsage().rss / 2 ** 20;
   const cpu = process.cpuUsage();
-  const figures = m.kind === 'parse' ? parseFloor(m.source) : m.kind === 'folders' ? folderFloor(m.source, m.storeRoot) : await importInto(m, wasmPath);
+  const figures = m.kind === 'parse' ? parseFloor(m.source) : m.kind === 'folders' ? await folderFloor(m.source, m.storeRoot) : await importInto(m, wasmPath);
   const used = process.cpuUsage(cpu);
   return { ...figures, startMb, peakMb: peakRssMb(), cpuMs: (used.user + used.system) / 1000 };
 }

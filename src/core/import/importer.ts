@@ -90,7 +90,7 @@ export async function importSessions(given: SessionStore | null, options: Import
       }
     }
     if (into) {
-      into.publisher.flush();
+      await into.publisher.flush();
       settleUnpublished(into, outcomes, into.publisher.takeFailures());
     }
     return outcomes;
@@ -228,7 +228,7 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
   let main: ImportOutcome;
   let forkBranches = session.branches.slice(1);
   if (existing) {
-    if (into.publisher.isPending(id)) into.publisher.flush(); // the same session twice in one batch
+    if (into.publisher.isPending(id)) await into.publisher.flush(); // the same session twice in one batch
     const appended = await appendTo(into, existing, { ...base, sessionId: id }, session, report, false);
     main = appended.outcome;
     // Rewound in the source tool since: the branch it resumes now is a fork of what was imported, unless it is an earlier copy of it.
@@ -241,7 +241,7 @@ async function importOne(into: Into | null, session: ScannedSession, report: Fil
   }
   const forks: string[] = [];
   const newForks = newBranches(into, session, forkBranches);
-  if (newForks.length && into.publisher.isPending(id)) into.publisher.flush(); // the forks read the session's message ids
+  if (newForks.length && into.publisher.isPending(id)) await into.publisher.flush(); // the forks read the session's message ids
   const shared = new Set(newForks.length ? messageIdsOf(into.store, into.known.find(id) as string) : []);
   for (const forkId of newForks) {
     const fork = await writeNew(into, forkId, session, branchOf(session, forkId), report, { sessionId: id, shared }, []);

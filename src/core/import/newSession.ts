@@ -131,7 +131,7 @@ export async function writeNew(
     fs.writeFileSync(layout.stateFile(partial), stateText(importedState(id, key, session, log.firstPrompt, fork, log.lastSharedTurn)));
     const finalDir = layout.sessionDir(key, id);
     into.known.add(id, finalDir);
-    into.publisher.add({ id, partial, final: finalDir, ...(log.fold ? { fold: log.fold, logBytes: log.bytes } : {}) });
+    await into.publisher.add({ id, partial, final: finalDir, ...(log.fold ? { fold: log.fold, logBytes: log.bytes } : {}) });
     return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();

@@ -32,33 +32,58 @@ export interface PublishFailure {
  * Publishes imported sessions in batches. An imported session is small and many come at once:
  * fsynced one by one, the fsyncs were most of an import. A batch's files are written unsynced,
  * then fsynced together (the first fsync's journal commit carries most of the others' data), then
- * each folder is renamed into place, then each workspace folder is fsynced once. A session is
- * never visible before its files are durable; a crash loses at most the batch, whose partial
- * folders the next start sweeps (an import run again brings them in).
+ * each folder is renamed into place, then each workspace folder is fsynced once. The fsyncs run
+ * on libuv's threads while the next batch is built (one batch at most waits on the disk). A
+ * session is never visible before its files are durable; a crash loses at most the batches in
+ * flight, whose partial folders the next start sweeps (an import run again brings them in).
  */
 export class Publisher {
   private pending: Pending[] = [];
   private readonly failures: PublishFailure[] = [];
+  /** The batch being published (its fsyncs, then its renames), and the ids in it. */
+  private inFlight: Promise<void> = Promise.resolve();
+  private readonly publishing = new Set<string>();
 
   constructor(
     private readonly hooks: PublishHooks,
     private readonly batch = 64,
   ) {}
 
-  add(session: Pending): void {
+  /** Adds a built session; a full batch starts publishing, waiting first for the batch before it. */
+  async add(session: Pending): Promise<void> {
     this.pending.push(session);
-    if (this.pending.length >= this.batch) this.flush();
+    if (this.pending.length >= this.batch) await this.startBatch();
   }
 
+  /** Whether a session is built and not yet in place. */
   isPending(id: string): boolean {
-    return this.pending.some((p) => p.id === id);
+    return this.publishing.has(id) || this.pending.some((p) => p.id === id);
   }
 
-  /** Publishes every pending session. */
-  flush(): void {
+  /** Publishes every session built so far; resolves when all are in place (or said to have failed). */
+  async flush(): Promise<void> {
+    if (this.pending.length) void this.startBatch();
+    await this.inFlight;
+  }
+
+  /** Starts publishing the pending sessions after the batch in flight; resolves when that one is done. */
+  private startBatch(): Promise<void> {
     const batch = this.pending.splice(0);
-    if (!batch.length) return;
-    for (const p of batch) syncTree(p.partial);
+    for (const p of batch) this.publishing.add(p.id);
+    const before = this.inFlight;
+    this.inFlight = before.then(() => this.publish(batch));
+    return before;
+  }
+
+  private async publish(batch: readonly Pending[]): Promise<void> {
+    try {
+      await Promise.all(batch.map((p) => syncTree(p.partial)));
+    } catch (err) {
+      for (const p of batch) this.fail(p, `could not make it durable: ${String(err)}`, false);
+      return;
+    } finally {
+      for (const p of batch) this.publishing.delete(p.id);
+    }
     this.hooks.preparing?.([...new Set(batch.map((p) => path.dirname(p.final)))]);
     const done: Pending[] = [];
     for (const p of batch) {
@@ -66,45 +91,53 @@ export class Publisher {
         fs.renameSync(p.partial, p.final);
         done.push(p);
       } catch (err) {
-        fs.rmSync(p.partial, { recursive: true, force: true });
         const code = (err as NodeJS.ErrnoException).code;
         const taken = code === 'ENOTEMPTY' || code === 'EEXIST';
-        this.failures.push({
-          id: p.id,
-          final: p.final,
+        this.fail(
+          p,
+          taken ? 'another process imported it at the same time, from other source bytes; import again' : `could not publish it: ${String(err)}`,
           taken,
-          reason: taken ? 'another process imported it at the same time, from other source bytes; import again' : `could not publish it: ${String(err)}`,
-        });
+        );
       }
     }
-    for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);
+    try {
+      for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);
+    } catch (err) {
+      // In place, but a crash now could lose the rename: said as a failure, never as imported.
+      for (const p of done) this.failures.push({ id: p.id, final: p.final, taken: false, reason: `its folder could not be made durable: ${String(err)}` });
+    }
     for (const p of done) this.hooks.published(p);
+  }
+
+  private fail(p: Pending, reason: string, taken: boolean): void {
+    fs.rmSync(p.partial, { recursive: true, force: true });
+    this.failures.push({ id: p.id, final: p.final, taken, reason });
   }
 
   /** The sessions that could not be published so far (each said once). */
   takeFailures(): PublishFailure[] {
     return this.failures.splice(0);
   }
-
-  /** Removes what was not published (an import that stops). */
-  abandon(): void {
-    for (const p of this.pending.splice(0)) fs.rmSync(p.partial, { recursive: true, force: true });
-  }
 }
 
-/** fsyncs every file under `dir`, then the folders, deepest first. */
-function syncTree(dir: string): void {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) syncTree(full);
-    else if (entry.isFile()) {
-      const fd = fs.openSync(full, 'r');
-      try {
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
+/** fsyncs every file under `dir`, then the folders, deepest first (on libuv's threads). */
+async function syncTree(dir: string): Promise<void> {
+  const entries = fs.readdirSync(dir, { withFileTypes: true });
+  await Promise.all(
+    entries.map((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return syncTree(full);
+      return entry.isFile() ? fsyncPath(full) : undefined;
+    }),
+  );
+  await fsyncPath(dir);
+}
+
+async function fsyncPath(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
-  fsyncDir(dir);
 }
