@@ -131,23 +131,27 @@ async function scanClaudeCode(file: string, root: string, report: FileReport): P
  */
 function branchPath(scan: Scan, leaf: string): TreeNode[] {
   const chain = scan.tree.pathTo(leaf, (node) => scan.bridges.get(node.id) ?? null);
-  const ids = new Set(chain.map((n) => n.id));
+  // On the path or not, by each node's place in the file: a byte a record (a Set of a million ids would not fit a small heap).
+  const onPath = new Uint8Array(scan.tree.nodes.size);
+  for (const n of chain) onPath[n.order] = 1;
+  const ids = { has: (id: string) => onPath[scan.tree.nodes.get(id)?.order ?? -1] === 1 };
   const answers = new Set(chain.filter((n) => n.kind === 'answer').map((n) => n.key));
   // Beside the chain: the records of an answer on it that hang off one another (Claude Code writes
   // each of an answer's parallel calls as a record of its own, and the chain goes on from one of
   // them), and the results of their calls.
+  // A pass over the nodes per level beside the chain (usually one or two), no index of children kept: memory stays the tree's.
   const beside: TreeNode[] = [];
-  const children = scan.tree.children();
-  const queue = [...chain];
-  for (let i = 0; i < queue.length; i++) {
-    for (const child of children.get(queue[i]!.id) ?? []) {
-      if (ids.has(child.id) || !(child.kind === 'result' || (child.kind === 'answer' && answers.has(child.key)))) continue;
-      ids.add(child.id);
-      beside.push(child);
-      queue.push(child);
+  for (let added = true; added;) {
+    added = false;
+    for (const node of scan.tree.nodes.values()) {
+      if (onPath[node.order] === 1 || node.parent === null || !ids.has(node.parent)) continue;
+      if (!(node.kind === 'result' || (node.kind === 'answer' && answers.has(node.key)))) continue;
+      onPath[node.order] = 1;
+      beside.push(node);
+      added = true;
     }
   }
-  return [...chain, ...beside].sort((a, b) => a.order - b.order);
+  return beside.length ? [...chain, ...beside].sort((a, b) => a.order - b.order) : chain;
 }
 
 /** A branch is a fork of the resumed one when it holds a prompt or an answer that one has not (a rewind or an edit), not merely a parallel call's side record. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../hash';
 import { WireLogWriter } from '../wire/wireLog';
-import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
+import { applyRecord, compactFold, emptyFold, type LogFold } from '../format/logFold';
 import { BlobStore } from '../format/blobStore';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
@@ -72,6 +72,9 @@ export interface ImportLogOptions {
   readonly rewrite?: boolean;
 }
 
+/** A new log's fold keeps this many turns in detail before the earlier ones become totals. */
+const COMPACT_AFTER = 64;
+
 /** What is written is handed to the file this much at a time. */
 const FLUSH_BYTES = 1 << 20;
 
@@ -97,8 +100,6 @@ export class ImportLog implements ImportTarget {
   private messages = 0;
   private appended = 0;
   private readonly children: ImportLog[] = [];
-  /** The ids of the messages of the main log's turns (a fork of this branch tells the turns it shares by them). */
-  readonly messageIds = new Set<string>();
   /** A fork's last turn that its source session holds too (the `forked` record's turn). */
   lastSharedTurn = 0;
   private forkedWritten = false;
@@ -117,7 +118,7 @@ export class ImportLog implements ImportTarget {
    * index learns of the session from it, without reading the log back. Null for a subagent's log
    * and over a log written before.
    */
-  readonly fold: LogFold | null;
+  fold: LogFold | null;
   /** Bytes in the file before this log wrote, and bytes it wrote: what the file must hold when it is done. */
   private readonly startSize: number;
   private written = 0;
@@ -345,7 +346,6 @@ export class ImportLog implements ImportTarget {
     const number = this.turnNumber;
     const forkOf = this.forkOf;
     if (forkOf && !turn.messageIds.every((id) => forkOf.ids.has(id))) this.writeForked(number - 1);
-    if (!this.usageLog) for (const id of turn.messageIds) this.messageIds.add(id);
     if (!this.usageLog) this.write({ t: 'turn_begin', turn: number, promptId: `imported-${number}`, model, ts: turn.ts });
     // A subagent's log has no turns of its own: its messages and notes only.
     for (const record of turn.records) if (!this.usageLog || record.t !== 'turn_end') this.write(record);
@@ -355,7 +355,11 @@ export class ImportLog implements ImportTarget {
   /** Encodes a record's line straight into the write buffer (a line longer than the buffer is written on its own). */
   private write(record: NewRecord): void {
     const { record: written, line } = WireLogWriter.serialize(record);
-    if (this.fold) applyRecord(this.fold, written);
+    if (this.fold) {
+      applyRecord(this.fold, written);
+      // Earlier turns kept as totals (as the index keeps a fold): a session of 100,000 turns is not held whole.
+      if (written.t === 'turn_end' && this.fold.turns.length > COMPACT_AFTER) this.fold = compactFold(this.fold);
+    }
     if (this.pendingBytes + line.length * 3 > this.buffer.length) this.flush(); // a UTF-16 unit is at most 3 bytes of UTF-8
     if (line.length * 3 > this.buffer.length) this.writeOut(Buffer.from(line));
     else this.pendingBytes += this.buffer.write(line, this.pendingBytes);

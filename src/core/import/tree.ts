@@ -26,26 +26,21 @@ export class SourceTree {
   readonly nodes = new Map<string, TreeNode>();
   /** Ids whose parent the file does not hold (a trimmed or damaged file): their branch starts there. */
   readonly dangling: string[] = [];
-  private childIndex: Map<string, TreeNode[]> | null = null;
+  /** Answer keys, interned: the records of one answer share one string. */
+  private readonly keys = new Map<string, string>();
 
-  add(node: Omit<TreeNode, 'order'> & { order?: number }): void {
+  add(node: Omit<TreeNode, 'order'> & { order?: number; parent: string | null; key?: string }): void {
     if (this.nodes.has(node.id)) return; // a record written twice: the first one counts
-    node.order = this.nodes.size; // the caller's object is the node (one object a record: a large file has millions)
-    this.nodes.set(node.id, node as TreeNode);
-  }
-
-  /** Each node's children, by its id (made once, on first use). */
-  children(): Map<string, TreeNode[]> {
-    if (!this.childIndex) {
-      this.childIndex = new Map();
-      for (const node of this.nodes.values()) {
-        if (node.parent === null) continue;
-        const siblings = this.childIndex.get(node.parent);
-        if (siblings) siblings.push(node);
-        else this.childIndex.set(node.parent, [node]);
-      }
+    // A large file has a million records: one object each (the caller's), the parent's id and an
+    // answer's key shared with the strings held already rather than copies of them.
+    node.order = this.nodes.size;
+    if (node.parent !== null) node.parent = this.nodes.get(node.parent)?.id ?? node.parent;
+    if (node.key !== undefined) {
+      const key = this.keys.get(node.key);
+      if (key === undefined) this.keys.set(node.key, node.key);
+      else node.key = key;
     }
-    return this.childIndex;
+    this.nodes.set(node.id, node as TreeNode);
   }
 
   /** The chain from the root down to `leaf`; `bridge` names a parent a root continues from (a compaction boundary's logical parent). */
