@@ -14,6 +14,7 @@ import { parseEveryLine } from './peers/patterns';
 /** What a child is asked to measure. */
 export type ImportMeasure =
   | { readonly kind: 'parse'; readonly source: string }
+  | { readonly kind: 'split'; readonly source: string }
   | { readonly kind: 'folders'; readonly source: string; readonly storeRoot: string }
   | { readonly kind: 'import'; readonly source: string; readonly storeRoot: string; readonly dryRun: boolean };
 
@@ -43,6 +44,19 @@ function parseFloor(source: string): { ms: number; lines: number } {
   const start = process.hrtime.bigint();
   let lines = 0;
   for (const file of sessionFiles(source)) lines += parseEveryLine(file);
+  return { ms: elapsedSince(start), lines };
+}
+
+/** (the simplest peer) Each file read whole as text, split into lines, each JSON.parsed: what a simple reader of sessions does. */
+function splitPeer(source: string): { ms: number; lines: number } {
+  const start = process.hrtime.bigint();
+  let lines = 0;
+  for (const file of sessionFiles(source))
+    for (const line of fs.readFileSync(file, 'utf8').split('\n'))
+      if (line) {
+        JSON.parse(line);
+        lines++;
+      }
   return { ms: elapsedSince(start), lines };
 }
 
@@ -124,7 +138,14 @@ async function importInto(m: Extract<ImportMeasure, { kind: 'import' }>, wasmPat
 export async function runImportMeasure(m: ImportMeasure, wasmPath: string): Promise<ImportFigures> {
   const startMb = process.memoryUsage().rss / 2 ** 20;
   const cpu = process.cpuUsage();
-  const figures = m.kind === 'parse' ? parseFloor(m.source) : m.kind === 'folders' ? await folderFloor(m.source, m.storeRoot) : await importInto(m, wasmPath);
+  const figures =
+    m.kind === 'parse'
+      ? parseFloor(m.source)
+      : m.kind === 'split'
+        ? splitPeer(m.source)
+        : m.kind === 'folders'
+          ? await folderFloor(m.source, m.storeRoot)
+          : await importInto(m, wasmPath);
   const used = process.cpuUsage(cpu);
   return { ...figures, startMb, peakMb: peakRssMb(), cpuMs: (used.user + used.system) / 1000 };
 }

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { SessionStore } from '../../src/core/store/sessionStore';
+import { openStore, tempDir } from './store';
 
 // Source sessions written by the tests in the shapes the tools write (test/fixtures/import/ holds
 // ones the tools themselves wrote): a Claude Code session of N turns, and opencode's database
@@ -164,4 +166,28 @@ export function runPython(program: string, input: unknown): string {
   const run = spawnSync('python3', ['-c', program], { input: JSON.stringify(input), encoding: 'utf8' });
   if (run.error || run.status !== 0) throw new Error(`python3 failed: ${run.error?.message ?? run.stderr}`);
   return run.stdout;
+}
+
+/** A store to import into and a workspace folder the sources name, under one temporary folder. */
+export interface ImportPlace {
+  readonly root: string;
+  readonly workspace: string;
+  readonly store: SessionStore;
+  cleanup(): Promise<void>;
+}
+
+export async function importPlace(prefix: string): Promise<ImportPlace> {
+  const root = tempDir(prefix);
+  const workspace = path.join(root, 'project');
+  fs.mkdirSync(workspace);
+  const store = await openStore(path.join(root, 'data'));
+  return {
+    root,
+    workspace,
+    store,
+    cleanup: async () => {
+      await store.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

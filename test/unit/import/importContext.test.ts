@@ -8,26 +8,22 @@ import { toEntries } from '../../../src/vscode/chat/transcript';
 import { exportMarkdown } from '../../../src/core/store/export';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { braidIn } from '../../support/cli';
-import { numberedTurns, writeClaudeSession } from '../../support/sourceSessions';
-import { openStore, tempDir, wasmPath } from '../../support/store';
+import { numberedTurns, writeClaudeSession, importPlace, type ImportPlace } from '../../support/sourceSessions';
+import { wasmPath } from '../../support/store';
 
 // What the tools inject as user-role messages (their environment, instructions, reminders, a
 // command's name and output, an interruption) is context, not the person's prompt: kept verbatim,
 // shown collapsed, never the title or a turn's prompt. And an imported session keeps its own
 // times: it sorts by when it happened, not by when it was imported.
+let place: ImportPlace;
 let root: string;
 let workspace: string;
 let store: SessionStore;
 beforeEach(async () => {
-  root = tempDir('braid-import-context-');
-  workspace = path.join(root, 'project');
-  fs.mkdirSync(workspace);
-  store = await openStore(path.join(root, 'data'));
+  place = await importPlace('braid-import-context-');
+  ({ root, workspace, store } = place);
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+afterEach(() => place.cleanup());
 
 const MARCH = Date.UTC(2026, 2, 3, 8, 0);
 const iso = (ms: number) => new Date(ms).toISOString();

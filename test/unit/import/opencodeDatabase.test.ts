@@ -11,25 +11,21 @@ import type { MessageRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { sha256Hex } from '../../../src/core/hash';
 import { promptText } from '../../../src/core/format/messageText';
-import { numberedTurns, runPython, writeOpencodeDatabase, type OpencodeMade } from '../../support/sourceSessions';
-import { openStore, tempDir, wasmPath } from '../../support/store';
+import { numberedTurns, runPython, writeOpencodeDatabase, type OpencodeMade, importPlace, type ImportPlace } from '../../support/sourceSessions';
+import { wasmPath } from '../../support/store';
 
 // opencode 1.2 and later keeps its sessions in SQLite (opencode.db, WAL mode). The importer reads
 // a consistent copy of it, its WAL included, without writing a byte of it; the databases here are
 // written by SQLite itself (Python's sqlite3), in the tables opencode 1.18 creates.
+let place: ImportPlace;
 let root: string;
-let store: SessionStore;
 let workspace: string;
+let store: SessionStore;
 beforeEach(async () => {
-  root = tempDir('braid-opencode-db-');
-  workspace = path.join(root, 'project');
-  fs.mkdirSync(workspace);
-  store = await openStore(path.join(root, 'data'));
+  place = await importPlace('braid-opencode-db-');
+  ({ root, workspace, store } = place);
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+afterEach(() => place.cleanup());
 
 const MARCH = Date.UTC(2026, 2, 10, 9, 0);
 const parent = (): OpencodeMade => ({ id: 'ses_parent', directory: workspace, title: 'Fix the parser', startMs: MARCH, turns: numberedTurns(3) });
