@@ -62,8 +62,11 @@ test('Import Sessions… lists the Claude Code and Codex sessions found, imports
   await row('Notes and TODOs (other branch)').waitFor({ timeout: 10_000 });
   await workbench.screenshot('imported');
 
+  // The latest by the sessions' own times: Codex's (recorded today), not Claude Code's (March).
   await toast.locator('a.monaco-button', { hasText: 'Open Latest' }).click();
   const chat = workbench.chatFrame();
+  await chat.locator('[data-role="title"]', { hasText: 'Look around this project, run the word count' }).waitFor({ timeout: 10_000 });
+  await row('Notes and TODOs').click();
   await chat.locator('[data-role="title"]', { hasText: 'Notes and TODOs' }).waitFor({ timeout: 10_000 });
   await chat.getByText('The subagent found one TODO.').waitFor({ timeout: 10_000 });
   await workbench.screenshot('opened');

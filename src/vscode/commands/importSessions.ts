@@ -86,8 +86,12 @@ async function sayOutcome(ctx: CommandContext, outcomes: readonly ImportOutcome[
   const show = importFailed(outcomes) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(text, ...actions);
   if (choice === 'Show Details') vscode.commands.executeCommand('braid.showLog');
-  if (choice === 'Open Latest' && here[0]?.sessionId) {
-    await ctx.chat.current.openSession(here.at(-1)!.sessionId!);
+  if (choice === 'Open Latest' && here.length) {
+    // The latest by the sessions' own times (an import keeps them), not the last one imported.
+    const store = ctx.requireStore();
+    const updated = (id: string) => store.index.get(id)?.updatedAt ?? 0;
+    const latest = here.map((o) => o.sessionId!).reduce((a, b) => (updated(b) > updated(a) ? b : a));
+    await ctx.chat.current.openSession(latest);
     await ctx.chat.reveal();
   }
 }
