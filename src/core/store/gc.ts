@@ -21,6 +21,11 @@ const HASH = /^[0-9a-f]{64}$/;
 /** Blob files of one session that gc would remove, for one reason. */
 export interface BlobSet {
   readonly hashes: string[];
+  /**
+   * The bytes removing them frees. A blob hard-linked into several sessions (a fork's) is freed
+   * only when its last link goes, and then counted once, in the first session of the plan that
+   * holds it: a link whose file another session keeps frees nothing.
+   */
   readonly bytes: number;
 }
 
@@ -61,15 +66,22 @@ export interface GcResult {
   readonly bytes: number;
 }
 
-/** The blobs of a session folder's `blobs/`, by hash, with their sizes. */
-function blobFiles(layout: StoreLayout, dir: string): Map<string, number> {
-  const files = new Map<string, number>();
+/** One blob file: its size, the file it is a link of (device and inode) and how many links that file has. */
+interface BlobFile {
+  readonly size: number;
+  readonly inode: string;
+  readonly links: number;
+}
+
+/** The blobs of a session folder's `blobs/`, by hash. */
+function blobFiles(layout: StoreLayout, dir: string): Map<string, BlobFile> {
+  const files = new Map<string, BlobFile>();
   const blobs = layout.blobsDir(dir);
   for (const prefix of safeReaddir(blobs)) {
     for (const name of safeReaddir(path.join(blobs, prefix))) {
       if (!HASH.test(name) || name.slice(0, 2) !== prefix) continue;
       const stat = fs.lstatSync(path.join(blobs, prefix, name), { throwIfNoEntry: false });
-      if (stat?.isFile()) files.set(name, stat.size);
+      if (stat?.isFile()) files.set(name, { size: stat.size, inode: `${stat.dev}:${stat.ino}`, links: stat.nlink });
     }
   }
   return files;
@@ -135,8 +147,16 @@ function lastTouched(store: StoreContext, dir: string): number {
 
 const holderText = (lease: LeaseInfo) => `being written by process ${lease.pid} on ${lease.host} (a window or the CLI)`;
 
-/** What gc would remove of one session folder now; undefined when nothing. */
-function sessionGc(store: StoreContext, folder: { workspaceKey: string; id: string; dir: string }, olderThanDays: number, now: number): SessionGc | undefined {
+/** What gc would remove of one session folder now, with each blob's file; undefined when nothing. */
+interface Candidate extends SessionGc {
+  readonly files: Map<string, BlobFile>;
+}
+
+/**
+ * What gc would remove of one session folder now; undefined when nothing. Its bytes count each
+ * blob whole; `freedBytes` turns them into what removing frees.
+ */
+function sessionGc(store: StoreContext, folder: { workspaceKey: string; id: string; dir: string }, olderThanDays: number, now: number): Candidate | undefined {
   const files = blobFiles(store.layout, folder.dir);
   if (files.size === 0) return undefined;
   const refs = blobReferences(store.layout, folder.dir);
@@ -150,7 +170,7 @@ function sessionGc(store: StoreContext, folder: { workspaceKey: string; id: stri
     else if (old) checkpoints.push(hash);
   }
   if (checkpoints.length + orphans.length === 0) return undefined;
-  const sum = (hashes: string[]) => hashes.reduce((n, h) => n + files.get(h)!, 0);
+  const sum = (hashes: string[]) => hashes.reduce((n, h) => n + files.get(h)!.size, 0);
   const lease = readLease(store.layout.writerLock(folder.dir));
   const busy = lease && !isStale(lease) ? holderText(lease) : undefined;
   const c = { hashes: checkpoints, bytes: sum(checkpoints) };
@@ -162,8 +182,44 @@ function sessionGc(store: StoreContext, folder: { workspaceKey: string; id: stri
     checkpoints: c,
     orphans: o,
     bytes: c.bytes + o.bytes,
+    files,
     ...(busy ? { busy } : {}),
   };
+}
+
+/**
+ * Counts what the plan frees: a file (an inode) frees its bytes only when the plan removes every
+ * link it has, and is counted once, in the first session that removes one of its links. Links
+ * in sessions left as they are (busy ones) keep their files.
+ */
+function freedBytes(candidates: readonly Candidate[]): SessionGc[] {
+  const removedLinks = new Map<string, number>();
+  for (const c of candidates) {
+    if (c.busy) continue;
+    for (const hash of [...c.checkpoints.hashes, ...c.orphans.hashes]) {
+      const inode = c.files.get(hash)!.inode;
+      removedLinks.set(inode, (removedLinks.get(inode) ?? 0) + 1);
+    }
+  }
+  const counted = new Set<string>();
+  const freed = (files: Map<string, BlobFile>, busy: boolean, set: BlobSet): BlobSet => {
+    let bytes = 0;
+    for (const hash of set.hashes) {
+      const file = files.get(hash)!;
+      if (busy)
+        bytes += file.size; // said as it is, never summed
+      else if (removedLinks.get(file.inode) === file.links && !counted.has(file.inode)) {
+        counted.add(file.inode);
+        bytes += file.size;
+      }
+    }
+    return { hashes: set.hashes, bytes };
+  };
+  return candidates.map(({ files, ...c }) => {
+    const checkpoints = freed(files, Boolean(c.busy), c.checkpoints);
+    const orphans = freed(files, Boolean(c.busy), c.orphans);
+    return { ...c, checkpoints, orphans, bytes: checkpoints.bytes + orphans.bytes };
+  });
 }
 
 /**
@@ -174,12 +230,12 @@ function sessionGc(store: StoreContext, folder: { workspaceKey: string; id: stri
 export function planGc(store: StoreContext, options: { olderThanDays?: number; now?: number } = {}): GcPlan {
   const olderThanDays = options.olderThanDays ?? DEFAULT_GC_DAYS;
   const now = options.now ?? Date.now();
-  const sessions: SessionGc[] = [];
+  const candidates: Candidate[] = [];
   for (const folder of listSessionFolders(store.layout)) {
     const found = sessionGc(store, folder, olderThanDays, now);
-    if (found) sessions.push(found);
+    if (found) candidates.push(found);
   }
-  sessions.sort((a, b) => b.bytes - a.bytes);
+  const sessions = freedBytes(candidates).sort((a, b) => b.bytes - a.bytes);
   const trash = expiredTrash(store.layout, now);
   const bytes = sessions.filter((s) => !s.busy).reduce((n, s) => n + s.bytes, 0) + trash.reduce((n, t) => n + t.bytes, 0);
   return { olderThanDays, now, sessions, trash, bytes };
@@ -221,10 +277,11 @@ export async function runGc(store: StoreContext, plan: GcPlan): Promise<GcResult
         records.push({ t: 'gc', reason: 'untouched', blobs: now.checkpoints.hashes.length, bytes: now.checkpoints.bytes, days: plan.olderThanDays });
       if (now.orphans.hashes.length) records.push({ t: 'gc', reason: 'orphaned', blobs: now.orphans.hashes.length, bytes: now.orphans.bytes });
       await writer.append(records, true);
-      for (const hash of [...now.checkpoints.hashes, ...now.orphans.hashes]) removeBlob(store.layout, planned.dir, hash);
+      let freed = 0;
+      for (const hash of [...now.checkpoints.hashes, ...now.orphans.hashes]) freed += removeBlob(store.layout, planned.dir, hash);
       store.index.putSummary(writer.id, writer.summary);
-      result.sessions.push({ id: planned.id, checkpoints: now.checkpoints.hashes.length, orphans: now.orphans.hashes.length, bytes: now.bytes });
-      bytes += now.bytes;
+      result.sessions.push({ id: planned.id, checkpoints: now.checkpoints.hashes.length, orphans: now.orphans.hashes.length, bytes: freed });
+      bytes += freed;
     } finally {
       await writer.close();
     }
@@ -242,13 +299,15 @@ export async function runGc(store: StoreContext, plan: GcPlan): Promise<GcResult
   return { ...result, bytes };
 }
 
-/** Removes one blob file, and its `blobs/<aa>` folder once empty. */
-function removeBlob(layout: StoreLayout, dir: string, hash: string): void {
+/** Removes one blob file, and its `blobs/<aa>` folder once empty; returns the bytes freed (none while another link keeps the file). */
+function removeBlob(layout: StoreLayout, dir: string, hash: string): number {
   const file = path.join(layout.blobsDir(dir), hash.slice(0, 2), hash);
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
   fs.rmSync(file, { force: true });
   try {
     fs.rmdirSync(path.dirname(file));
   } catch {
     // other blobs share the folder
   }
+  return stat && stat.nlink <= 1 ? stat.size : 0;
 }

@@ -72,7 +72,8 @@ export class Checkpoints {
   /**
    * Before a shell command: keeps the image of every file of the workspace folder `root`
    * (respecting .gitignore, at most 5,000 files of up to 1 MiB) so that files the command changes
-   * or deletes can be restored. Blobs are content-addressed, so unchanged files cost a read and a
+   * or deletes can be restored. The images are provisional: `recordCommand` keeps those its
+   * records name and removes the rest, so files the command left as they were cost a read and a
    * hash, not space. The listing runs in a worker with a deadline (a hostile .gitignore pattern
    * can take exponential time).
    */
@@ -85,13 +86,33 @@ export class Checkpoints {
       const stat = fs.lstatSync(full, { throwIfNoEntry: false });
       if (!stat?.isFile() || stat.size > SNAPSHOT_LIMITS.fileBytes) continue;
       const data = readRegular(workspace, full);
-      if (data) entries.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, hash: this.blobs.put(data) });
+      if (data) entries.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, hash: this.blobs.putProvisional(data) });
     }
     return { root, entries, partial: listing.partial };
   }
 
-  /** After a shell command: a file_change for each snapshotted file it modified or deleted, and each file it created. */
+  /**
+   * After a shell command: a file_change for each snapshotted file it modified or deleted, and
+   * each file it created; then the snapshot's images no record names are removed.
+   */
   async recordCommand(before: Snapshot, toolCallId: string): Promise<number> {
+    try {
+      return await this.recordChanges(before, toolCallId);
+    } finally {
+      this.releaseSnapshot(before);
+    }
+  }
+
+  /** Keeps the snapshot's images this turn's records name as a before-image and removes the others. */
+  releaseSnapshot(snapshot: Snapshot): void {
+    const named = new Set(this.before.values());
+    this.blobs.settleProvisional(
+      [...snapshot.entries.values()].map((e) => e.hash),
+      (hash) => named.has(hash),
+    );
+  }
+
+  private async recordChanges(before: Snapshot, toolCallId: string): Promise<number> {
     const { root, entries } = before;
     // Listed further than the snapshot went, so that files it tracked are seen again.
     const listing = await listFiles(root, undefined, SNAPSHOT_LIMITS.files * 4);

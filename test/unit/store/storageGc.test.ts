@@ -56,6 +56,30 @@ test('a blob hard-linked into a fork counts in both sessions and once in the tot
   }
 });
 
+test('a blob two sessions link is freed once, and only when gc removes both links', async () => {
+  const linked = path.join(f.other.dir, 'blobs', f.changed.orphan.slice(0, 2), f.changed.orphan);
+  fs.mkdirSync(path.dirname(linked), { recursive: true });
+  fs.linkSync(path.join(f.changed.dir, 'blobs', f.changed.orphan.slice(0, 2), f.changed.orphan), linked);
+  try {
+    const plan = planGc(f.store);
+    assert.equal(plan.bytes, 4096 + 1000, 'the shared 4 KiB once, not once per session');
+    assert.equal(
+      plan.sessions.reduce((n, s) => n + s.bytes, 0),
+      plan.bytes,
+    );
+    const holder = await f.store.openWriter(f.other.id);
+    try {
+      const held = planGc(f.store);
+      assert.equal(held.sessions.find((s) => s.id === f.changed.id)!.orphans.bytes, 0, 'the held session keeps the file: removing this link frees nothing');
+      assert.equal(held.bytes, 0);
+    } finally {
+      await holder.close();
+    }
+  } finally {
+    fs.rmSync(linked);
+  }
+});
+
 test('today gc proposes only orphaned blobs: checkpoints of recent sessions, prompt images and fresh trash stay', () => {
   const plan = planGc(f.store);
   const a = plan.sessions.find((s) => s.id === f.changed.id)!;
