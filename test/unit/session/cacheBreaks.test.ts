@@ -153,10 +153,27 @@ test('a rewind (or an edit and resend): the cause is the rewind', async () => {
   assert.ok(b!.cacheRead > 0 && b!.cacheRead < b!.expected, 'what came before the rewound turn was still read from the cache');
 });
 
-test('a pause longer than the provider keeps its cache: the cause is its expiry', async () => {
+/**
+ * A provider whose cache lives 300 ms: its clock stands still while the session warms up (so a
+ * slow machine never lets the cache expire between the first turns), and `pause` waits longer
+ * than the lifetime and moves the provider's clock past it.
+ */
+function shortLivedCache(): { pause: () => Promise<void> } {
   server.cachePrompts({ lifetimeMs: 300 });
+  const start = Date.now();
+  server.now = () => start;
+  return {
+    pause: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      server.now = () => start + 10_000;
+    },
+  };
+}
+
+test('a pause longer than the provider keeps its cache: the cause is its expiry', async () => {
+  const cache = shortLivedCache();
   const session = await warmed({ cacheLifetimeMs: 300 });
-  await new Promise((resolve) => setTimeout(resolve, 450));
+  await cache.pause();
   await turn(session, 3);
   const [b] = breaks(session.id);
   assert.equal(b?.cause, 'expired');
@@ -164,10 +181,10 @@ test('a pause longer than the provider keeps its cache: the cause is its expiry'
 });
 
 test('a pause across two runs of the session is compared with the last call in the log', async () => {
-  server.cachePrompts({ lifetimeMs: 300 });
+  const cache = shortLivedCache();
   const first = await warmed({ cacheLifetimeMs: 300 });
   await first.close();
-  await new Promise((resolve) => setTimeout(resolve, 450));
+  await cache.pause();
   const again = await open({ cacheLifetimeMs: 300 }, first.id);
   await turn(again, 3);
   assert.equal(breaks(again.id)[0]?.cause, 'expired');
