@@ -13,7 +13,7 @@ interface CommandHelp {
   readonly details: string;
 }
 
-const ID_NOTE = '<id> may be shortened to any unique beginning of it, with or without ses_ (ses_01M8QS, 01M8QS).';
+const ID_NOTE = '<id> may be its short form as braid list shows it (its end: 7QZK3M) or any unique beginning of it, with or without ses_ (ses_01M8QS, 01M8QS).';
 
 const SECTIONS: ReadonlyArray<readonly [string, Readonly<Record<string, CommandHelp>>]> = [
   [
@@ -82,7 +82,7 @@ ${ID_NOTE}`,
       undelete: {
         usage: '<id>',
         summary: 'bring a session back from the trash',
-        details: `Brings a deleted session back from the trash.\n<id> may be shortened to any unique beginning among the sessions in the trash.`,
+        details: `Brings a deleted session back from the trash.\n<id> may be shortened to any unique beginning or end among the sessions in the trash.`,
       },
       export: {
         usage: '<id> [--format md|jsonl]',

@@ -11,11 +11,14 @@ import { firstOf, ListedError } from './listedError';
 export interface IdKind {
   readonly noun: string;
   readonly prefixes: readonly string[];
+  /** How a shortened id relates to the ids it names, in an ambiguity's message. */
+  readonly matches: string;
 }
 
-export const SESSION_IDS: IdKind = { noun: 'session', prefixes: ['ses_'] };
+/** A session's id (`ses_` and a ULID), typed by its beginning or, without `ses_`, its end (the short form it is shown by). */
+export const SESSION_IDS: IdKind = { noun: 'session', prefixes: ['ses_'], matches: 'begins or ends' };
 /** A prompt's id: derived (`msg-user-v1-` and 64 hex digits), or a ULID one (`msg_`). */
-export const PROMPT_IDS: IdKind = { noun: 'prompt', prefixes: ['msg-user-v1-', 'msg_'] };
+export const PROMPT_IDS: IdKind = { noun: 'prompt', prefixes: ['msg-user-v1-', 'msg_'], matches: 'begins' };
 
 /** The fewest characters (after the prefix) an id may be shortened to, as git asks for 4. */
 export const MIN_TYPED = 4;
@@ -59,7 +62,7 @@ export function pickOne(
   if (found.length === 0) throw options.notFound();
   if (found.length === 1 && !options.truncated) return found[0]!;
   const count = options.truncated ? `at least ${found.length}` : String(found.length);
-  throw new ListedError(`"${typed}" begins ${count} ${kind.noun} ids; type more of the one you mean:`, firstOf(found.map(options.describe), LISTED));
+  throw new ListedError(`"${typed}" ${kind.matches} ${count} ${kind.noun} ids; type more of the one you mean:`, firstOf(found.map(options.describe), LISTED));
 }
 
 /** Picks the id `typed` names among `candidates` (each a full id): itself when whole, else the one it begins. */

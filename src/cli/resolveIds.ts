@@ -6,6 +6,7 @@ import { promptText } from '../core/format/messageText';
 import { textStart } from '../core/format/textStart';
 import { isKnown, isPromptRecord, type MessageRecord, type RewindRecord } from '../core/wire/records';
 import { scanWireLog } from '../core/wire/wireReader';
+import { sessionShortForms } from '../core/format/sessionShortIds';
 import { rowLine } from './commands/format';
 import type { CliContext } from './context';
 import { checkTypedLength, pickOne, PROMPT_IDS, resolveId, SESSION_IDS, shortForms, splitId } from './idPrefix';
@@ -18,42 +19,59 @@ const WHOLE_PROMPT_ID = /^(msg-user-v1-[0-9a-f]{64}|msg_[0-9A-HJKMNP-TV-Z]{26})$
 
 /**
  * The full id of the session `typed` names. A whole id is taken as it is (the store says when it
- * is missing or deleted). A shortened one is looked up among the sessions of every workspace,
- * archived and hidden ones too: through the index, then the session folders (a session the index
- * has not seen yet), then the trash, so that a deleted session's error says where it went.
- * `undelete` looks in the trash only.
+ * is missing or deleted). A shortened one is the beginning of an id (`ses_01M8QS`, `01M8QS`) or,
+ * typed without `ses_`, its end (the short form sessions are shown by: `7QZK3M`). It is looked up
+ * among the sessions of every workspace, archived and hidden ones too: through the index, then
+ * the session folders (a session the index has not seen yet), then the trash, so that a deleted
+ * session's error says where it went. `undelete` looks in the trash only.
  */
 export function resolveSessionId(store: SessionStore, typed: string, scope: 'live' | 'trash' = 'live'): string {
   if (isSessionId(typed)) return typed;
-  const { body } = splitId(typed, SESSION_IDS);
-  if (!/^[0-9A-Za-z]{0,26}$/.test(body)) throw new SessionNotFoundError(`"${typed}" is not a session id (they look like ses_01J...)`);
+  const { prefix: typedPrefix, body } = splitId(typed, SESSION_IDS);
+  if (!/^[0-9A-Za-z]{0,26}$/.test(body))
+    throw new SessionNotFoundError(`"${typed}" is not a session id (they look like ses_01J... and are shown by their end, like 7QZK3M)`);
   checkTypedLength(typed, SESSION_IDS);
-  const prefix = `ses_${body.toUpperCase()}`;
+  const start = `ses_${body.toUpperCase()}`;
+  const end = typedPrefix ? undefined : body.toUpperCase();
+  const named = (id: string) => id.startsWith(start) || (end !== undefined && id.endsWith(end));
   const trashed = () =>
     store
       .listTrash()
       .map((t) => t.id)
-      .filter((id) => id.startsWith(prefix));
-  let found = scope === 'trash' ? trashed() : store.index.idsStartingWith(prefix, QUERY_LIMIT);
+      .filter(named);
+  let found = scope === 'trash' ? trashed() : store.index.idsStartingWith(start, QUERY_LIMIT);
   const truncated = found.length === QUERY_LIMIT;
-  if (found.length === 0 && scope === 'live')
-    found = listSessionFolders(store.layout)
-      .map((f) => f.id)
-      .filter((id) => id.startsWith(prefix));
+  if (scope === 'live' && end !== undefined && !truncated) found = [...new Set([...found, ...folderIds(store).filter((id) => id.endsWith(end))])];
+  if (found.length === 0 && scope === 'live') found = folderIds(store).filter(named);
   if (found.length === 0 && scope === 'live') found = trashed();
   return pickOne(typed, found, SESSION_IDS, {
     truncated,
     notFound: () =>
       new SessionNotFoundError(
         scope === 'trash'
-          ? `no session in the trash has an id that begins with "${typed}"`
-          : `no session has an id that begins with "${typed}" (braid list --all shows them)`,
+          ? `no session in the trash has an id that begins or ends with "${typed}"`
+          : `no session has an id that begins or ends with "${typed}" (braid list --all shows them)`,
       ),
     describe: (id) => {
       const row = store.index.get(id);
-      return row ? rowLine(row, true) : `${id}  (in the trash, or not indexed yet)`;
+      return row ? rowLine(row, true, id) : `${id}  (in the trash, or not indexed yet)`;
     },
   });
+}
+
+/** The ids of every session folder of the store. */
+function folderIds(store: SessionStore): string[] {
+  return listSessionFolders(store.layout).map((f) => f.id);
+}
+
+/** Each session's short form among every session of the store (sessionShortForms), made once per store. */
+const shortFormsOf = new WeakMap<SessionStore, Map<string, string>>();
+
+/** The short form `id` is shown by in the CLI's messages; the whole id when the store has no such folder. */
+export function shortSessionId(store: SessionStore, id: string): string {
+  let forms = shortFormsOf.get(store);
+  if (!forms?.has(id)) shortFormsOf.set(store, (forms = sessionShortForms([...folderIds(store), id])));
+  return forms.get(id) ?? id;
 }
 
 /** A prompt of a session's main log: its turn and text. */
@@ -83,7 +101,10 @@ export function resolvePromptId(store: SessionStore, sessionId: string, typed: s
   const prompts = promptsOf(store, sessionId);
   const shown = shortForms(prompts.keys(), PROMPT_IDS);
   return resolveId(typed, prompts.keys(), PROMPT_IDS, {
-    notFound: () => new Error(`no prompt of ${sessionId} has an id that begins with "${typed}" (braid show ${sessionId} lists them)`),
+    notFound: () => {
+      const session = shortSessionId(store, sessionId);
+      return new Error(`no prompt of ${session} has an id that begins with "${typed}" (braid show ${session} lists them)`);
+    },
     describe: (id) => oneLine(`${shown.get(id)}  turn ${prompts.get(id)!.turn}  ${JSON.stringify(textStart(prompts.get(id)!.text, 60))}`),
   });
 }
@@ -95,7 +116,7 @@ export function resolvePromptId(store: SessionStore, sessionId: string, typed: s
  */
 export function promptOfTurn(store: SessionStore, sessionId: string, turn: number): string {
   const history = store.history(sessionId);
-  if (history.openTurn === turn) throw new Error(`turn ${turn} of ${sessionId} is still running; stop it before rewinding`);
+  if (history.openTurn === turn) throw new Error(`turn ${turn} of ${shortSessionId(store, sessionId)} is still running; stop it before rewinding`);
   // A turn another tool began with its own context (an imported command) has no prompt: its first user message marks it.
   const prompt =
     history.messages.find((m) => m.turn === turn && isPromptRecord(m)) ?? history.messages.find((m) => m.turn === turn && m.message.role === 'user');
@@ -103,8 +124,10 @@ export function promptOfTurn(store: SessionStore, sessionId: string, turn: numbe
   const again = lastRewindTo(store, sessionId);
   if (again?.toTurn === turn) return again.messageId;
   if (history.turnBegins.some((b) => b.turn === turn))
-    throw new Error(`turn ${turn} of ${sessionId} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
-  throw new Error(`session ${sessionId} has no turn ${turn}; it has ${counted(history.turnBegins.length, 'turn')} (braid show ${sessionId} numbers them)`);
+    throw new Error(`turn ${turn} of ${shortSessionId(store, sessionId)} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
+  throw new Error(
+    `session ${shortSessionId(store, sessionId)} has no turn ${turn}; it has ${counted(history.turnBegins.length, 'turn')} (braid show ${shortSessionId(store, sessionId)} numbers them)`,
+  );
 }
 
 /** The session's last rewind when nothing came after it (no turn, no message). */

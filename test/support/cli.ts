@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { runCli } from '../../src/cli/run';
+import { listSessionFolders, StoreLayout } from '../../src/core/format/layout';
 import { spawnWorker } from './children';
 import { ScriptedModelServer } from './modelServer';
 import { tempDir, wasmPath } from './store';
@@ -116,4 +118,18 @@ export function cliWithScriptedModel(prefix: string): { root: string; workspace:
     fs.rmSync(root, { recursive: true, force: true });
   });
   return { root, workspace, server, env: () => env };
+}
+
+/**
+ * The full id of the session `braid exec` names on stderr (`session <short form>; continue
+ * with: …`), found among the session folders of the data folder `dataDir`.
+ */
+export function execSessionId(stderr: string, dataDir: string): string {
+  const shown = /^session (\S+); continue with: braid exec --session \1 /m.exec(stderr)?.[1];
+  assert.ok(shown, `braid exec named no session: ${stderr}`);
+  const ids = listSessionFolders(new StoreLayout(dataDir))
+    .map((f) => f.id)
+    .filter((id) => id === shown || id.endsWith(shown));
+  assert.equal(ids.length, 1, `"${shown}" names ${ids.length} sessions`);
+  return ids[0]!;
 }

@@ -18,7 +18,7 @@ import type { CliContext } from '../context';
 import { isFolder } from '../../core/fs/probe';
 import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
-import { resolveSessionId } from '../resolveIds';
+import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
@@ -88,7 +88,10 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
       const message = oneLine(errorMessage(err));
       ctx.err(verdict.durable ? `braid: the turn is saved; the index will catch up (${message})\n` : `braid: ${message}\n`);
     }
-    if (kept) ctx.err(`session ${sessionId}; continue with: braid exec --session ${sessionId} "..."\n`);
+    if (kept) {
+      const shown = shortSessionId(store, sessionId);
+      ctx.err(`session ${shown}; continue with: braid exec --session ${shown} "..."\n`);
+    }
     if (verdict.line) ctx.err(`braid: ${verdict.line}\n`);
     return verdict.code;
   } finally {
@@ -103,17 +106,18 @@ function chooseSession(ctx: CliContext, store: SessionStore, options: ExecOption
     sessionId = store.latest(ctx.workspace)?.id;
     if (!sessionId) throw new Error(`there is no session to continue in ${oneLine(ctx.workspace)}; run braid exec without --continue to start one`);
   }
-  return { sessionId, workspace: sessionId ? sessionWorkspace(ctx, store.get(sessionId)) : ctx.workspace };
+  return { sessionId, workspace: sessionId ? sessionWorkspace(ctx, store, store.get(sessionId)) : ctx.workspace };
 }
 
 /** A session's tools act in the session's own folder, wherever the CLI was started; a folder that is gone is refused. */
-function sessionWorkspace(ctx: CliContext, state: SessionState): string {
+function sessionWorkspace(ctx: CliContext, store: SessionStore, state: SessionState): string {
   const dir = state.workspaceDir;
-  if (!dir) throw new Error(`session ${state.id} does not record its workspace folder, so its tools have nowhere to act; start a new session with braid exec`);
+  const shown = shortSessionId(store, state.id);
+  if (!dir) throw new Error(`session ${shown} does not record its workspace folder, so its tools have nowhere to act; start a new session with braid exec`);
   if (!isFolder(dir))
-    throw new Error(`session ${state.id} works in ${oneLine(dir)}, which no longer exists; restore that folder to continue it, or start a new session`);
+    throw new Error(`session ${shown} works in ${oneLine(dir)}, which no longer exists; restore that folder to continue it, or start a new session`);
   if (workspaceKey(dir) !== workspaceKey(ctx.workspace))
-    ctx.err(`braid: session ${state.id} works in ${oneLine(dir)}; its tools act there, not in ${oneLine(ctx.workspace)}\n`);
+    ctx.err(`braid: session ${shown} works in ${oneLine(dir)}; its tools act there, not in ${oneLine(ctx.workspace)}\n`);
   return dir;
 }
 
@@ -159,7 +163,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(
-          `braid: session ${session.id} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`,
+          `braid: session ${shortSessionId(store, session.id)} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`,
         );
         await session.resume();
       }

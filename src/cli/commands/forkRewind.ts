@@ -2,7 +2,7 @@ import { forkSession, leftOutNote } from '../../core/store/fork';
 import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '../../core/store/rewind';
 import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
-import { promptOfTurn, resolvePromptId, withSession } from '../resolveIds';
+import { promptOfTurn, resolvePromptId, shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
 import { textStart } from '../../core/format/textStart';
@@ -78,7 +78,7 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
     else {
       ctx.out(describe(result));
       ctx.out(
-        `${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${counted(result.restored.length, 'file')}${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${id}\n`,
+        `${result.alreadyRewound ? 'already rewound' : 'rewound'}; restored ${counted(result.restored.length, 'file')}${result.skipped.length ? `, skipped ${oneLine(result.skipped.join(', '))} (changed outside Braid; --confirm-outside to restore them too)` : ''}; undo with: braid undo-rewind ${shortSessionId(store, id)}\n`,
       );
     }
     return 0;

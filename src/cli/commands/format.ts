@@ -9,10 +9,11 @@ export function isoTime(ms: number): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** The JSON shape of a session in `list --json` and `search --json`. */
-export function rowJson(row: SessionRow): Record<string, unknown> {
+/** The JSON shape of a session in `list --json` and `search --json` (`shortId`: the form it is shown by). */
+export function rowJson(row: SessionRow, shortId: string = row.id): Record<string, unknown> {
   return {
     id: row.id,
+    shortId,
     title: row.title,
     status: row.status,
     workspaceDir: row.workspaceDir,
@@ -30,11 +31,14 @@ export function rowJson(row: SessionRow): Record<string, unknown> {
   };
 }
 
-/** One line per session for humans: a line break in a title or folder name cannot start a row of its own. */
-export function rowLine(row: SessionRow, withWorkspace: boolean): string {
+/**
+ * One line per session for humans, the session named by `shown` (its short form, or its whole id
+ * where the user must tell ids apart): a line break in a title or folder name cannot start a row of its own.
+ */
+export function rowLine(row: SessionRow, withWorkspace: boolean, shown: string): string {
   const title = sessionTitle(row) || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
   return oneLine(
-    `${row.id}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`,
+    `${shown}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`,
   );
 }

@@ -1,10 +1,12 @@
 import { counted } from '../../core/counted';
 import { listSessionFolders } from '../../core/format/layout';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { SessionRow } from '../../core/index/indexRows';
+import { sessionShortForms } from '../../core/format/sessionShortIds';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import { reportNoStore, type CliContext } from '../context';
-import { withSession } from '../resolveIds';
+import { shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { rowJson, rowLine } from './format';
 
@@ -24,11 +26,30 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
     await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived });
-    if (json) ctx.out(`${jsonText(rows.map(rowJson), 2)}\n`);
-    else if (rows.length > 0) ctx.out(rows.map((r) => rowLine(r, all)).join('\n') + '\n');
+    const short = shortFormsFor(store);
+    if (json)
+      ctx.out(
+        `${jsonText(
+          rows.map((r) => rowJson(r, short(r.id))),
+          2,
+        )}\n`,
+      );
+    else if (rows.length > 0) ctx.out(rowLines(rows, all, short));
     else ctx.out(`${noSessionsLine(ctx, store, { all, archived })}\n`);
     return 0;
   });
+}
+
+/** The short form of each session among every session of the store, for a listing. */
+function shortFormsFor(store: SessionStore): (id: string) => string {
+  const forms = sessionShortForms(listSessionFolders(store.layout).map((f) => f.id));
+  return (id) => forms.get(id) ?? id;
+}
+
+/** Rows as lines, each session by its short form, the forms padded to one width. */
+function rowLines(rows: readonly SessionRow[], all: boolean, short: (id: string) => string): string {
+  const width = Math.max(...rows.map((r) => short(r.id).length));
+  return rows.map((r) => rowLine(r, all, short(r.id).padEnd(width))).join('\n') + '\n';
 }
 
 /**
@@ -54,8 +75,15 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     const all = args.options.has('all');
     const rows = store.index.search(text, { workspaceKey: all ? undefined : workspaceKey(ctx.workspace), archived: args.options.has('archived') });
-    if (json) ctx.out(`${jsonText(rows.map(rowJson), 2)}\n`);
-    else ctx.out(rows.length ? rows.map((r) => rowLine(r, all)).join('\n') + '\n' : 'No matching sessions.\n');
+    const short = shortFormsFor(store);
+    if (json)
+      ctx.out(
+        `${jsonText(
+          rows.map((r) => rowJson(r, short(r.id))),
+          2,
+        )}\n`,
+      );
+    else ctx.out(rows.length ? rowLines(rows, all, short) : 'No matching sessions.\n');
     return 0;
   });
 }
@@ -76,10 +104,14 @@ function oneSession(action: (store: SessionStore, id: string) => Promise<string>
   };
 }
 
-export const archive = oneSession(async (s, id) => (await s.archive(id), `archived ${id}`));
-export const restore = oneSession(async (s, id) => (await s.restore(id), `restored ${id}`));
-export const remove = oneSession(async (s, id) => (await s.delete(id), `moved ${id} to the trash (braid undelete ${id} brings it back for 7 days)`));
-export const undelete = oneSession(async (s, id) => (await s.undelete(id), `restored ${id} from the trash`), 'trash');
+export const archive = oneSession(async (s, id) => (await s.archive(id), `archived ${shortSessionId(s, id)}`));
+export const restore = oneSession(async (s, id) => (await s.restore(id), `restored ${shortSessionId(s, id)}`));
+export const remove = oneSession(async (s, id) => {
+  const shown = shortSessionId(s, id);
+  await s.delete(id);
+  return `moved ${shown} to the trash (braid undelete ${shown} brings it back for 7 days)`;
+});
+export const undelete = oneSession(async (s, id) => (await s.undelete(id), `restored ${shortSessionId(s, id)} from the trash`), 'trash');
 
 /** `rename <id> <title>` */
 export async function rename(ctx: CliContext, argv: readonly string[]): Promise<number> {
@@ -88,7 +120,7 @@ export async function rename(ctx: CliContext, argv: readonly string[]): Promise<
   if (!typed || words.length === 0) throw new UsageError('expected <id> <title>');
   return withSession(ctx, typed, async (store, id) => {
     const state = await store.rename(id, words.join(' '));
-    ctx.out(`renamed ${id} to "${oneLine(state.title)}"\n`);
+    ctx.out(`renamed ${shortSessionId(store, id)} to "${oneLine(state.title)}"\n`);
     return 0;
   });
 }

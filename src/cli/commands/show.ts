@@ -6,7 +6,7 @@ import { textStart } from '../../core/format/textStart';
 import { expectPositionals, parseArgs } from '../args';
 import type { CliContext } from '../context';
 import { PROMPT_IDS, shortForms } from '../idPrefix';
-import { promptsOf, withSession } from '../resolveIds';
+import { promptsOf, shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
 import { injectedOf, isPromptRecord, type InjectedContext, type MessageRecord } from '../../core/wire/records';
@@ -30,13 +30,17 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       return 0;
     }
     const lines = [
-      oneLine(`${shownTitle(state) || '(untitled)'}  [${state.id}]`),
+      oneLine(`${shownTitle(state) || '(untitled)'}  [${shortSessionId(store, state.id)}: ${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
       ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
     lines.push(...conversationLines(history, promptShortIds(store, id)));
-    if (history.turnBegins.length > 0) lines.push('', `fork or rewind at a turn: braid fork ${id} --turn N; braid rewind ${id} --turn N (or --to <prompt id>)`);
+    if (history.turnBegins.length > 0)
+      lines.push(
+        '',
+        `fork or rewind at a turn: braid fork ${shortSessionId(store, id)} --turn N; braid rewind ${shortSessionId(store, id)} --turn N (or --to <prompt id>)`,
+      );
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
   });

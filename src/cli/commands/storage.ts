@@ -1,4 +1,5 @@
 import { formatBytes } from '../../core/bytes';
+import { storeShortForms } from '../../core/format/sessionShortIds';
 import { counted } from '../../core/counted';
 import { DEFAULT_GC_DAYS, planGc, runGc } from '../../core/store/gc';
 import { storageReport } from '../../core/store/storage';
@@ -56,7 +57,8 @@ export async function gc(ctx: CliContext, argv: readonly string[]): Promise<numb
       ctx.out(`${jsonText({ plan, removed }, 2)}\n`);
       return 0;
     }
-    const lines = gcPlanText(plan);
+    const shown = storeShortForms(store.layout);
+    const lines = gcPlanText(plan, shown);
     const busy = plan.sessions.filter((s) => s.busy).length;
     if (plan.bytes === 0 && busy === 0) {
       ctx.out(
@@ -79,7 +81,7 @@ export async function gc(ctx: CliContext, argv: readonly string[]): Promise<numb
     ctx.out(
       `removed ${formatBytes(result.bytes)}: ${counted(removed, 'blob')} of ${counted(result.sessions.length, 'session')}, ${counted(result.trash.length, 'trash entry', 'trash entries')}\n`,
     );
-    for (const s of result.skipped) ctx.out(`  skipped ${s.id}: ${s.why}; run braid gc again once it is closed\n`);
+    for (const s of result.skipped) ctx.out(`  skipped ${shown(s.id)}: ${s.why}; run braid gc again once it is closed\n`);
     return 0;
   });
 }

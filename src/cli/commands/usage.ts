@@ -1,3 +1,4 @@
+import { storeShortForms } from '../../core/format/sessionShortIds';
 import { zeroFigures, type UsageFigures, type UsageLine, type UsageReport } from '../../core/index/usageRows';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
@@ -30,16 +31,17 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
   if (!ctx.hasStore()) {
     // Nothing to count, and nothing is created: the empty report, and where the data folder is.
     ctx.err(`braid: there is no Braid data in ${ctx.dataDirText()}\n`);
-    return printUsage(ctx, { total: zeroFigures(), bySession: [], byModel: [], byDay: [] }, groups, all, args.options.has('json'));
+    return printUsage(ctx, { total: zeroFigures(), bySession: [], byModel: [], byDay: [] }, groups, all, args.options.has('json'), (id) => id);
   }
   return ctx.withStore(async (store) => {
     // Sessions changed behind the index's back (another process, a crash) are read first.
     await store.index.catchUpWithFolders(key);
-    return printUsage(ctx, store.index.usageReport(key), groups, all, args.options.has('json'));
+    return printUsage(ctx, store.index.usageReport(key), groups, all, args.options.has('json'), storeShortForms(store.layout));
   });
 }
 
-function printUsage(ctx: CliContext, report: UsageReport, groups: readonly Group[], all: boolean, json: boolean): number {
+/** Prints the report; `shown` is the form a session is named by (its short form). */
+function printUsage(ctx: CliContext, report: UsageReport, groups: readonly Group[], all: boolean, json: boolean, shown: (id: string) => string): number {
   if (json) {
     const value: Record<string, unknown> = { workspace: all ? null : ctx.workspace, total: report.total };
     for (const g of groups) value[GROUPS[g]] = report[GROUPS[g]];
@@ -52,15 +54,17 @@ function printUsage(ctx: CliContext, report: UsageReport, groups: readonly Group
     header(),
     row('Total', report.total),
   ];
-  for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g));
+  for (const g of groups) lines.push('', HEADINGS[g], ...linesOf(report, g, shown));
   ctx.out(`${lines.join('\n')}\n`);
   return 0;
 }
 
-function linesOf(report: UsageReport, group: Group): string[] {
+function linesOf(report: UsageReport, group: Group, shown: (id: string) => string): string[] {
   if (report[GROUPS[group]].length === 0) return ['  (no usage yet)'];
   if (group !== 'session') return report[GROUPS[group]].map((l: UsageLine) => row(l.key, l));
-  return report.bySession.map((l) => row(`${l.key}  ${l.title === null ? '(deleted; its calls are kept in forks)' : oneLine(l.title) || '(untitled)'}`, l));
+  return report.bySession.map((l) =>
+    row(`${shown(l.key)}  ${l.title === null ? '(deleted; its calls are kept in forks)' : oneLine(l.title) || '(untitled)'}`, l),
+  );
 }
 
 function header(): string {
@@ -89,11 +93,12 @@ async function cacheBreaks(ctx: CliContext, all: boolean, json: boolean): Promis
       ctx.out(`${jsonText({ workspace: all ? null : ctx.workspace, sessions, more: logs.more }, 2)}\n`);
       return 0;
     }
+    const shown = storeShortForms(store.layout);
     const lines = [`Prompt cache breaks ${all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`}`];
     for (const s of sessions) {
       lines.push(
         '',
-        `${s.id}  ${oneLine(s.title) || '(untitled)'}  cache hits ${percent(s.hitRatio)}, ${s.breaks.length === 1 ? '1 break' : `${s.breaks.length} breaks`}`,
+        `${shown(s.id)}  ${oneLine(s.title) || '(untitled)'}  cache hits ${percent(s.hitRatio)}, ${s.breaks.length === 1 ? '1 break' : `${s.breaks.length} breaks`}`,
       );
       for (const b of s.breaks) lines.push(oneLine(`  turn ${String(b.turn).padStart(3)}  ${b.cause.padEnd(17)} ${cacheBreakLine(b)}`));
     }

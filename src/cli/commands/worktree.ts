@@ -6,7 +6,7 @@ import { NotARepositoryError } from '../../core/git/worktree';
 import { counted } from '../../core/counted';
 import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
-import { withSession } from '../resolveIds';
+import { shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 
 /**
@@ -26,7 +26,7 @@ export async function forkWorktree(ctx: CliContext, typed: string, args: ParsedA
         carryChanges: args.options.has('carry-changes'),
       });
     } catch (err) {
-      if (err instanceof NotARepositoryError) err.message += ` (braid fork ${id}${turn !== undefined ? ` --turn ${turn}` : ''})`;
+      if (err instanceof NotARepositoryError) err.message += ` (braid fork ${shortSessionId(store, id)}${turn !== undefined ? ` --turn ${turn}` : ''})`;
       throw err;
     }
     const { fork, location, notes } = made;
@@ -36,7 +36,7 @@ export async function forkWorktree(ctx: CliContext, typed: string, args: ParsedA
         : `${fork.id}\n`,
     );
     ctx.err(
-      `braid: the fork runs in the worktree ${oneLine(location.worktree)} on branch ${oneLine(location.branch)}; continue it there: cd ${oneLine(fork.workspaceDir)} && braid exec --session ${fork.id} "..."\n`,
+      `braid: the fork runs in the worktree ${oneLine(location.worktree)} on branch ${oneLine(location.branch)}; continue it there: cd ${oneLine(fork.workspaceDir)} && braid exec --session ${shortSessionId(store, fork.id)} "..."\n`,
     );
     for (const note of notes) ctx.err(`braid: ${oneLine(note)}\n`);
     if (fork.leftOutTurn !== null) ctx.err(`braid: ${leftOutNote(fork)}\n`);

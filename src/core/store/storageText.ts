@@ -1,4 +1,5 @@
 import { formatBytes } from '../bytes';
+import { sessionShortForms } from '../format/sessionShortIds';
 import { counted } from '../counted';
 import { timeAgo } from '../timeAgo';
 import { storedTitleLabel } from '../format/titles';
@@ -28,6 +29,7 @@ export interface StorageTextNotes {
 /** The report as `braid storage` prints it and Show Storage shows it. */
 export function storageText(report: StorageReport, notes: StorageTextNotes): string {
   const t = report.total;
+  const shown = sessionShortForms(report.sessions.map((s) => s.id));
   const lines = [
     `Braid's storage: ${formatBytes(t.bytes)} in ${oneLine(report.root)}`,
     `  logs ${formatBytes(t.logs)}, blobs (checkpoints, images, prompts) ${formatBytes(t.blobs)}, trash ${formatBytes(t.trash)}, other ${formatBytes(t.other)}`,
@@ -41,27 +43,32 @@ export function storageText(report: StorageReport, notes: StorageTextNotes): str
   lines.push('', 'By session, largest first', `  ${['total', 'logs', 'blobs'].map((h) => h.padStart(10)).join('  ')}  session`);
   if (report.sessions.length === 0) lines.push('  (none)');
   for (const s of report.sessions.slice(0, SESSION_LINES))
-    lines.push(`  ${size(s.bytes)}  ${size(s.logs)}  ${size(s.blobs)}  ${s.id}  ${s.title === null ? '(not indexed)' : titleLine(s.title) || '(untitled)'}`);
+    lines.push(
+      `  ${size(s.bytes)}  ${size(s.logs)}  ${size(s.blobs)}  ${shown.get(s.id) ?? s.id}  ${s.title === null ? '(not indexed)' : titleLine(s.title) || '(untitled)'}`,
+    );
   if (report.sessions.length > SESSION_LINES) lines.push(`  … and ${report.sessions.length - SESSION_LINES} more (${notes.more})`);
   lines.push('', notes.footer);
   return `${lines.join('\n')}\n`;
 }
 
-/** The lines of a gc proposal: each thing it would remove with its size, and the sessions it must leave. */
-export function gcPlanText(plan: GcPlan): string[] {
+/**
+ * The lines of a gc proposal: each thing it would remove with its size, and the sessions it must
+ * leave, each session by the form `shown` gives (its short form).
+ */
+export function gcPlanText(plan: GcPlan, shown: (id: string) => string): string[] {
   const lines: string[] = [];
   const title = (t: string | null) => (t === null ? '' : `  ${JSON.stringify(titleLine(t) || '(untitled)')}`);
   for (const s of plan.sessions) {
     if (s.busy) {
-      lines.push(`  skipped      ${size(s.bytes)}  ${s.id}${title(s.title)}: ${s.busy}`);
+      lines.push(`  skipped      ${size(s.bytes)}  ${shown(s.id)}${title(s.title)}: ${s.busy}`);
       continue;
     }
     if (s.checkpoints.hashes.length)
       lines.push(
-        `  checkpoints  ${size(s.checkpoints.bytes)}  ${s.id}${title(s.title)}  (${counted(s.checkpoints.hashes.length, 'file image')}; untouched for ${counted(s.untouchedDays, 'day')})`,
+        `  checkpoints  ${size(s.checkpoints.bytes)}  ${shown(s.id)}${title(s.title)}  (${counted(s.checkpoints.hashes.length, 'file image')}; untouched for ${counted(s.untouchedDays, 'day')})`,
       );
     if (s.orphans.hashes.length)
-      lines.push(`  orphaned     ${size(s.orphans.bytes)}  ${s.id}${title(s.title)}  (${counted(s.orphans.hashes.length, 'blob')} no record names)`);
+      lines.push(`  orphaned     ${size(s.orphans.bytes)}  ${shown(s.id)}${title(s.title)}  (${counted(s.orphans.hashes.length, 'blob')} no record names)`);
   }
   for (const t of plan.trash)
     lines.push(

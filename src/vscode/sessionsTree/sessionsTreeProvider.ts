@@ -21,16 +21,21 @@ import {
   type SubagentNode,
 } from './sessionsTreeModel';
 import { counted } from '../../core/counted';
+import { listSessionFolders } from '../../core/format/layout';
+import { sessionShortForms } from '../../core/format/sessionShortIds';
 
 /** What the tree lists, and a way to hear that it changed. */
 export type FollowedSource = SessionsSource & {
   onDidChange(listener: () => void): () => void;
   /** Where a fork runs when it has a worktree of its own (read from its index row's state). */
   runLocationOf(id: string): WorktreeLocation | undefined;
+  /** The short form the session is shown by (the end of its id that no other session shares). */
+  shortIdOf(id: string): string;
 };
 
 /** The tree's rows from the store's index (which follows other windows and the CLI); subagents from their own logs, read on expand. */
 export function indexSource(store: SessionStore): FollowedSource {
+  let forms = new Map<string, string>();
   return {
     list: (filter) => store.index.list(filter),
     count: (filter) => store.index.count(filter),
@@ -46,6 +51,11 @@ export function indexSource(store: SessionStore): FollowedSource {
     },
     onDidChange: (listener) => store.index.onDidChange(listener),
     runLocationOf: (id) => store.index.summaryOf(id)?.state.runLocation,
+    shortIdOf: (id) => {
+      // Made again when a session it has not seen is asked for (one made since).
+      if (!forms.has(id)) forms = sessionShortForms([...listSessionFolders(store.layout).map((f) => f.id), id]);
+      return forms.get(id) ?? id;
+    },
   };
 }
 
@@ -59,6 +69,7 @@ export const NO_SESSIONS: FollowedSource = {
   subagents: () => [],
   onDidChange: () => () => undefined,
   runLocationOf: () => undefined,
+  shortIdOf: (id) => id,
 };
 
 /** The context key that says the tree shows every workspace (it swaps the toggle's icon). */
@@ -161,7 +172,7 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(
-      `\n\`${row.id}\` · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`,
+      `\n\`${this.source.shortIdOf(row.id)}\` (\`${row.id}\`) · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`,
     );
     tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);

@@ -9,6 +9,7 @@ import { planGc, runGc, type GcPlan } from '../../core/store/gc';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { storageReport } from '../../core/store/storage';
 import { gcPlanText, storageText } from '../../core/store/storageText';
+import { storeShortForms } from '../../core/format/sessionShortIds';
 import { Disposable } from '../disposable';
 import { readStorageBudgetMB } from '../settings';
 
@@ -51,7 +52,7 @@ export class StorageDocuments extends Disposable implements vscode.TextDocumentC
   private proposalText(): string {
     const plan = this.plan;
     if (!plan) return 'Nothing proposed yet: run Braid: Review Removable Storage….\n';
-    const lines = gcPlanText(plan);
+    const lines = gcPlanText(plan, storeShortForms(this.store.layout));
     if (lines.length === 0) return 'Nothing to remove.\n';
     return [
       `Braid could remove ${formatBytes(plan.bytes)}:`,

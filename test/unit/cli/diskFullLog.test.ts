@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { replay } from '../../../src/core/wire/replay';
 import type { TurnEndRecord } from '../../../src/core/wire/records';
-import { braidIn, braidProcess, cliWithScriptedModel } from '../../support/cli';
+import { braidIn, braidProcess, cliWithScriptedModel, execSessionId } from '../../support/cli';
 import { quarantined, withQuarantinedLines } from '../../support/quarantine';
 
 // The red team's disk that filled while a session's writer appended: each `braid exec` that ran out
@@ -36,7 +36,7 @@ test('a disk that fills while the log is appended: doctor --fix quarantines the 
   server.enqueue({ kind: 'text', chunks: ['First answer.'] });
   const first = await exec(['first prompt']);
   assert.equal(first.code, 0, first.err);
-  const id = /session (ses_\w+)/.exec(first.err)![1]!;
+  const id = execSessionId(first.err, data);
 
   // Four runs on a disk with a little room: a write past it is cut short, as on a full disk. The
   // cuts fall in a turn_begin, a prompt (its turn left open), the turn_end with which the next run

@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { braidIn, filesNamed } from '../../support/cli';
+import { braidIn, execSessionId, filesNamed } from '../../support/cli';
+import { StoreLayout } from '../../../src/core/format/layout';
+import { storeShortForms } from '../../../src/core/format/sessionShortIds';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { openStore, sessionIdsIn, tempDir } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
@@ -49,7 +51,7 @@ async function newSession(store: string, workspace: string): Promise<string> {
   server.enqueue({ kind: 'text', chunks: ['Hello.'] });
   const first = await braid(store, workspace, ['exec', 'hello']);
   assert.equal(first.code, 0, first.err);
-  return /braid exec --session (ses_\w+)/.exec(first.err)![1]!;
+  return execSessionId(first.err, store);
 }
 
 test('a queue a closed window left paused is resumed: the earlier prompt runs, then this one, and exec says so', async () => {
@@ -103,14 +105,19 @@ test("exec --session from another folder acts in the session's folder and says s
   );
   const r = await braid(store, folderB, ['exec', '--session', id, '--yes', 'write notes.txt']);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.err, new RegExp(`session ${id} works in ${home.replace(/[/\\]/g, '.')}; its tools act there, not in ${folderB.replace(/[/\\]/g, '.')}`));
+  assert.match(
+    r.err,
+    new RegExp(
+      `session ${storeShortForms(new StoreLayout(store))(id)} works in ${home.replace(/[/\\]/g, '.')}; its tools act there, not in ${folderB.replace(/[/\\]/g, '.')}`,
+    ),
+  );
   assert.equal(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8'), 'from the session');
   assert.equal(fs.existsSync(path.join(folderB, 'notes.txt')), false);
   fs.rmSync(home, { recursive: true });
   const requests = server.requests.length;
   const gone = await braid(store, folderB, ['exec', '--session', id, 'hello?']);
   assert.equal(gone.code, 1);
-  assert.match(gone.err, /^braid: session ses_\w+ works in .*home, which no longer exists; restore that folder to continue it, or start a new session\n$/);
+  assert.match(gone.err, /^braid: session [0-9A-Z]{6,} works in .*home, which no longer exists; restore that folder to continue it, or start a new session\n$/);
   assert.equal(server.requests.length, requests, 'no model call');
 });
 

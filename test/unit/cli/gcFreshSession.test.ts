@@ -8,7 +8,7 @@ import type { FileChangeRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import type { StorageReport } from '../../../src/core/store/storage';
-import { braidIn, cliWithScriptedModel } from '../../support/cli';
+import { braidIn, cliWithScriptedModel, execSessionId } from '../../support/cli';
 
 // What `braid gc` finds in sessions real commands made: a session of one shell command keeps the
 // images of the files the command changed, not of every file it might have, and a blob forks
@@ -25,7 +25,7 @@ async function commandSession(): Promise<string> {
   server.enqueue({ kind: 'text', chunks: ['Changed file-3.txt.'] });
   const r = await braid('exec', '--yes', 'change file 3');
   assert.equal(r.code, 0, r.err);
-  return /session (\S+);/.exec(r.err)![1]!;
+  return execSessionId(r.err, store);
 }
 
 const gcPlan = async (...args: string[]) => {

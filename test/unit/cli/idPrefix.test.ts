@@ -29,7 +29,7 @@ test('an ambiguous beginning lists every candidate; none is an error; too short 
     () => resolve('01M8QS', sessions),
     (err: unknown) => {
       assert.ok(err instanceof ListedError);
-      assert.equal(err.message, '"01M8QS" begins 2 session ids; type more of the one you mean:');
+      assert.equal(err.message, '"01M8QS" begins or ends 2 session ids; type more of the one you mean:');
       assert.deepEqual(err.details, [`candidate ${sessions[0]}`, `candidate ${sessions[1]}`]);
       return true;
     },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { storageReport } from '../../../src/core/store/storage';
+import { storeShortForms } from '../../../src/core/format/sessionShortIds';
 import { braidIn } from '../../support/cli';
 import { tempDir } from '../../support/store';
 import { hasBlob, storageFixture, type StorageFixture } from '../../support/storageFixture';
@@ -10,6 +11,8 @@ let f: StorageFixture;
 before(async () => (f = await storageFixture()));
 after(() => f.cleanup());
 
+/** The short form the CLI names a session of the fixture by. */
+const shown = (id: string) => storeShortForms(f.store.layout)(id);
 const braid = (...args: string[]) => braidIn(['--data-dir', f.root, ...args], { cwd: f.workspace });
 
 test('braid storage --json is the report: totals by kind, sessions largest first', async () => {
@@ -33,7 +36,7 @@ test('braid storage prints the totals, the workspace and each session with its s
     /^Braid's storage: \d+(\.\d)? KiB in .+\n {2}logs [\d.]+ KiB, blobs \(checkpoints, images, prompts\) [\d.]+ KiB, trash [\d.]+ (KiB|bytes)/,
   );
   assert.ok(r.out.includes(`${f.workspace} (2 sessions)`), r.out);
-  assert.match(r.out, new RegExp(`By session, largest first\\n.*session\\n\\s+[\\d.]+ KiB\\s+[\\d.]+ (KiB|bytes)\\s+[\\d.]+ KiB\\s+${f.changed.id}`));
+  assert.match(r.out, new RegExp(`By session, largest first\\n.*session\\n\\s+[\\d.]+ KiB\\s+[\\d.]+ (KiB|bytes)\\s+[\\d.]+ KiB\\s+${shown(f.changed.id)}`));
   assert.match(r.out, /braid gc lists what could be removed/);
 });
 
@@ -41,8 +44,8 @@ test('braid gc --dry-run lists what it would remove with sizes and removes nothi
   const r = await braid('gc', '--dry-run');
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^braid gc would remove 5\.0 KiB:\n/);
-  assert.match(r.out, new RegExp(`orphaned\\s+4\\.0 KiB\\s+${f.changed.id}.*\\(1 blob no record names\\)`));
-  assert.match(r.out, new RegExp(`orphaned\\s+1000 bytes\\s+${f.other.id}`));
+  assert.match(r.out, new RegExp(`orphaned\\s+4\\.0 KiB\\s+${shown(f.changed.id)}.*\\(1 blob no record names\\)`));
+  assert.match(r.out, new RegExp(`orphaned\\s+1000 bytes\\s+${shown(f.other.id)}`));
   assert.match(r.out, /dry run: nothing removed\n$/);
   assert.doesNotMatch(r.out, /checkpoints|trash {8}/, 'recent sessions keep their checkpoints; fresh trash stays');
   assert.ok(hasBlob(f.changed.dir, f.changed.orphan) && hasBlob(f.other.dir, f.other.orphan));
@@ -51,7 +54,7 @@ test('braid gc --dry-run lists what it would remove with sizes and removes nothi
 test('braid gc without --yes lists, says how to remove, and removes nothing; --older-than 0 lists checkpoints too', async () => {
   const r = await braid('gc', '--older-than', '0');
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, new RegExp(`checkpoints\\s+8 bytes\\s+${f.changed.id}.*\\(2 file images; untouched for 0 days\\)`));
+  assert.match(r.out, new RegExp(`checkpoints\\s+8 bytes\\s+${shown(f.changed.id)}.*\\(2 file images; untouched for 0 days\\)`));
   assert.match(r.out, /nothing removed; to remove it: braid gc --yes --older-than 0\n$/);
   assert.ok(hasBlob(f.changed.dir, f.changed.before));
   assert.equal((await braid('gc', '--older-than', 'soon')).code, 2);

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { helpTopics } from '../../../src/cli/help';
+import { StoreLayout } from '../../../src/core/format/layout';
+import { storeShortForms } from '../../../src/core/format/sessionShortIds';
 import { braidIn } from '../../support/cli';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture } from '../../support/session';
 import { addTurn, openStore, tempRoots, userMessage } from '../../support/store';
@@ -12,6 +14,9 @@ import { addTurn, openStore, tempRoots, userMessage } from '../../support/store'
 // help for each command.
 const roots = tempRoots();
 after(roots.cleanup);
+
+/** The short form the CLI shows a session of the data folder `root` by. */
+const shownIn = (root: string, id: string) => storeShortForms(new StoreLayout(root))(id);
 
 /** The shortest beginning of `id` (after ses_, at least 4 characters) that no other of `ids` shares. */
 function uniquePrefix(id: string, ids: readonly string[]): string {
@@ -54,7 +59,7 @@ test("show numbers the turns and prints each prompt's id shortened; rewind --tur
       assert.ok(prompts[i]!.startsWith(`msg-user-v1-${short}`), `${short} begins ${prompts[i]}`);
     });
     assert.match(shown.out, /^turn 2 {2}prompt \S+\n> change it\n/m);
-    assert.match(shown.out, /braid rewind ses_\w+ --turn N \(or --to <prompt id>\)\n$/);
+    assert.ok(shown.out.endsWith(`braid rewind ${shownIn(store, session.id)} --turn N (or --to <prompt id>)\n`), shown.out);
     const json = JSON.parse((await cli('show', session.id, '--json')).out) as { messages: Array<{ id: string; role: string }> };
     assert.deepEqual(
       json.messages.filter((m) => m.role === 'user').map((m) => m.id),
@@ -73,13 +78,14 @@ test("show numbers the turns and prints each prompt's id shortened; rewind --tur
 
     const noTurn = await cli('rewind', session.id, '--turn', '9');
     assert.equal(noTurn.code, 1);
-    assert.equal(noTurn.err, `braid: session ${session.id} has no turn 9; it has 3 turns (braid show ${session.id} numbers them)\n`);
+    const named = shownIn(store, session.id);
+    assert.equal(noTurn.err, `braid: session ${named} has no turn 9; it has 3 turns (braid show ${named} numbers them)\n`);
     for (const args of [['--turn', '0'], ['--turn', 'two'], ['--turn', '2', '--to', prompts[1]!], []]) {
       const bad = await cli('rewind', session.id, ...args);
       assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.err}`);
     }
     assert.match((await cli('rewind', session.id)).err, /--to <prompt id> or --turn N is required \(braid show <id> prints both\)/);
-    assert.match((await cli('rewind', session.id, '--to', 'ffffffff')).err, /no prompt of ses_\w+ has an id that begins with "ffffffff"/);
+    assert.match((await cli('rewind', session.id, '--to', 'ffffffff')).err, /no prompt of [0-9A-Z]{6,} has an id that begins with "ffffffff"/);
 
     // A file changed by hand is skipped; the same command with --confirm-outside restores it, by turn too.
     fs.writeFileSync(path.join(f.workspace, 'edit.txt'), 'edited by hand\n');
@@ -110,7 +116,7 @@ test('rewind --turn refuses the turn still running', async () => {
   await store.close();
   const r = await braidIn(['--data-dir', root, 'rewind', s.id, '--turn', '2'], { cwd: '/projects/app' });
   assert.equal(r.code, 1);
-  assert.equal(r.err, `braid: turn 2 of ${s.id} is still running; stop it before rewinding\n`);
+  assert.equal(r.err, `braid: turn 2 of ${shownIn(root, s.id)} is still running; stop it before rewinding\n`);
   await writer.close();
 });
 
@@ -132,9 +138,10 @@ test('every command that takes a session id takes a unique beginning of it, from
 
   assert.match((await cli('show', short(other))).out, /prompt in \/projects\/other/);
   assert.match((await cli('show', short(other).slice(4).toLowerCase())).out, /prompt in \/projects\/other/);
-  assert.equal((await cli('archive', short(a))).out, `archived ${a}\n`);
-  assert.equal((await cli('restore', short(a).slice(4))).out, `restored ${a}\n`);
-  assert.equal((await cli('rename', short(b), 'Second')).out, `renamed ${b} to "Second"\n`);
+  const shown = (id: string) => shownIn(root, id);
+  assert.equal((await cli('archive', short(a))).out, `archived ${shown(a)}\n`);
+  assert.equal((await cli('restore', short(a).slice(4))).out, `restored ${shown(a)}\n`);
+  assert.equal((await cli('rename', short(b), 'Second')).out, `renamed ${shown(b)} to "Second"\n`);
   assert.match((await cli('export', short(b))).out, /^# Second/);
   const forked = await cli('fork', short(b), '--turn', '1');
   assert.match(forked.out, /^ses_\w{26}\n$/);
@@ -143,7 +150,7 @@ test('every command that takes a session id takes a unique beginning of it, from
   const gone = await cli('show', short(trashed));
   assert.equal(gone.code, 1);
   assert.match(gone.err, /was deleted: it is in the trash/);
-  assert.equal((await cli('undelete', short(trashed))).out, `restored ${trashed} from the trash\n`);
+  assert.equal((await cli('undelete', short(trashed))).out, `restored ${shown(trashed)} from the trash\n`);
   assert.equal((await cli('undo-rewind', short(a))).code, 1); // resolved: the session was never rewound
   assert.match((await cli('undo-rewind', short(a))).err, /was never rewound/);
 
@@ -154,7 +161,7 @@ test('every command that takes a session id takes a unique beginning of it, from
   const ambiguous = await cli('show', shared);
   assert.equal(ambiguous.code, 1);
   const lines = ambiguous.err.trimEnd().split('\n');
-  assert.match(lines[0]!, new RegExp(`^braid: "${shared}" begins \\d+ session ids; type more of the one you mean:$`));
+  assert.match(lines[0]!, new RegExp(`^braid: "${shared}" begins or ends \\d+ session ids; type more of the one you mean:$`));
   assert.ok(
     sharing.every((id) => lines.some((l) => l.startsWith(`  ${id} `))),
     ambiguous.err,
@@ -162,7 +169,7 @@ test('every command that takes a session id takes a unique beginning of it, from
 
   const none = await cli('show', 'ses_7ZZZZZ');
   assert.equal(none.code, 1);
-  assert.equal(none.err, 'braid: no session has an id that begins with "ses_7ZZZZZ" (braid list --all shows them)\n');
+  assert.equal(none.err, 'braid: no session has an id that begins or ends with "ses_7ZZZZZ" (braid list --all shows them)\n');
   assert.equal((await cli('show', '01')).code, 2);
   assert.match((await cli('show', 'not-an-id')).err, /"not-an-id" is not a session id/);
 });
