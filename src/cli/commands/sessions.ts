@@ -2,7 +2,7 @@ import { counted } from '../../core/counted';
 import { listSessionFolders } from '../../core/format/layout';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { SessionRow } from '../../core/index/indexRows';
-import { sessionShortForms } from '../../core/format/sessionShortIds';
+import { storeShortForms } from '../../core/format/sessionShortIds';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import { reportNoStore, type CliContext } from '../context';
@@ -26,30 +26,22 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
     await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived });
-    const short = shortFormsFor(store);
-    if (json)
-      ctx.out(
-        `${jsonText(
-          rows.map((r) => rowJson(r, short(r.id))),
-          2,
-        )}\n`,
-      );
-    else if (rows.length > 0) ctx.out(rowLines(rows, all, short));
-    else ctx.out(`${noSessionsLine(ctx, store, { all, archived })}\n`);
+    if (!json && rows.length === 0) ctx.out(`${noSessionsLine(ctx, store, { all, archived })}\n`);
+    else ctx.out(rowsText(store, rows, { json, all }));
     return 0;
   });
 }
 
-/** The short form of each session among every session of the store, for a listing. */
-function shortFormsFor(store: SessionStore): (id: string) => string {
-  const forms = sessionShortForms(listSessionFolders(store.layout).map((f) => f.id));
-  return (id) => forms.get(id) ?? id;
-}
-
-/** Rows as lines, each session by its short form, the forms padded to one width. */
-function rowLines(rows: readonly SessionRow[], all: boolean, short: (id: string) => string): string {
+/** Rows as `--json` gives them, or as lines, each session by its short form (padded to one width). */
+function rowsText(store: SessionStore, rows: readonly SessionRow[], options: { json: boolean; all: boolean }): string {
+  const short = storeShortForms(store.layout);
+  if (options.json)
+    return `${jsonText(
+      rows.map((r) => rowJson(r, short(r.id))),
+      2,
+    )}\n`;
   const width = Math.max(...rows.map((r) => short(r.id).length));
-  return rows.map((r) => rowLine(r, all, short(r.id).padEnd(width))).join('\n') + '\n';
+  return rows.map((r) => rowLine(r, options.all, short(r.id).padEnd(width))).join('\n') + '\n';
 }
 
 /**
@@ -75,15 +67,7 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     const all = args.options.has('all');
     const rows = store.index.search(text, { workspaceKey: all ? undefined : workspaceKey(ctx.workspace), archived: args.options.has('archived') });
-    const short = shortFormsFor(store);
-    if (json)
-      ctx.out(
-        `${jsonText(
-          rows.map((r) => rowJson(r, short(r.id))),
-          2,
-        )}\n`,
-      );
-    else ctx.out(rows.length ? rowLines(rows, all, short) : 'No matching sessions.\n');
+    ctx.out(json || rows.length ? rowsText(store, rows, { json, all }) : 'No matching sessions.\n');
     return 0;
   });
 }
