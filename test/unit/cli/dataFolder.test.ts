@@ -136,15 +136,20 @@ test('braid where names the data folder, how it was chosen, whether it holds a s
   assert.ok(id);
 });
 
-test("npm start's store is used when it is the only one with sessions, and the CLI says so on stderr", async () => {
+test("npm start's store is used when it is the only one with sessions: braid where says so, other commands only with --verbose", async () => {
   const m = machine();
   const id = await storeWithSession(m.start, m.workspace, 'made in npm start');
   fs.mkdirSync(m.vscode, { recursive: true }); // VS Code made Braid's folder, but no session is in it
+  for (const args of [['list'], ['show', id], ['usage'], ['search', 'npm']]) {
+    const r = await braidIn(args, { env: m.env, cwd: m.workspace });
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.err, '', `${args.join(' ')} says nothing of the data folder on stderr`);
+  }
   const list = await braidIn(['list'], { env: m.env, cwd: m.workspace });
-  assert.equal(list.code, 0, list.err);
   assert.match(list.out, new RegExp(`^${id} `));
+  const verbose = await braidIn(['--verbose', 'list'], { env: m.env, cwd: m.workspace });
   assert.equal(
-    list.err,
+    verbose.err,
     `braid: using npm start's data folder ${m.start} (VS Code's folder for Braid holds no Braid data); --data-dir or BRAID_HOME picks another\n`,
   );
   const where = await braidIn(['where'], { env: m.env, cwd: m.workspace });
@@ -156,7 +161,7 @@ test("npm start's store is used when it is the only one with sessions, and the C
   );
   // An empty store in VS Code's folder does not hide npm start's sessions either.
   await (await openStore(m.vscode)).close();
-  const again = await braidIn(['list'], { env: m.env, cwd: m.workspace });
+  const again = await braidIn(['--verbose', 'list'], { env: m.env, cwd: m.workspace });
   assert.match(again.out, new RegExp(`^${id} `));
   assert.match(again.err, /VS Code's folder for Braid holds no sessions/);
   // XDG_CACHE_HOME moves the cache, as it does for npm start.
