@@ -12,7 +12,7 @@ import { StepReporter } from './stepReporter.mjs';
 import { cacheRoot, provisioned, setupLogFile } from './toolchain.mjs';
 
 /** What a first run costs on a 2-core machine, as measured (README.md says the same). */
-const FIRST_RUN_COST = 'FIRST_RUN_COST';
+const FIRST_RUN_COST = 'about 10 minutes on a busy 2-core machine, 7 of them building code-server';
 
 exitIfNodeTooOld();
 const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -20,7 +20,7 @@ const entry = path.join(root, 'scripts', 'start.ts');
 const steps = new StepReporter({ logFile: setupLogFile() });
 if (!provisioned())
   console.log(
-    `First run: installing Braid's dependencies and what a real VS Code needs (into ${cacheRoot()}): about 450 MB of downloads, ${FIRST_RUN_COST}. Later starts reuse them and take seconds.`,
+    `First run: installing Braid's dependencies and what a real VS Code needs (into ${cacheRoot()}): about 410 MB of downloads, more where Chromium is missing; ${FIRST_RUN_COST}. Later starts reuse them and take seconds.`,
   );
 let compiled;
 try {
