@@ -18,7 +18,8 @@ export function bundleIsCurrent(entry) {
   const compiled = bundlePath(entry);
   const built = fs.statSync(compiled, { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined || !fs.existsSync(`${compiled}.inputs.json`)) return false;
-  const inputs = [...JSON.parse(fs.readFileSync(`${compiled}.inputs.json`, 'utf8')), 'scripts/bundle-node.mjs', 'package-lock.json'];
+  // Beside the bundled files: how they are bundled, and the installed packages (their lockfile).
+  const inputs = [...JSON.parse(fs.readFileSync(`${compiled}.inputs.json`, 'utf8')), 'scripts/bundle-node.mjs', 'scripts/sqlJsBuild.mjs', 'package-lock.json'];
   return inputs.every((input) => (fs.statSync(path.join(root, input), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < built);
 }
 
