@@ -4,7 +4,7 @@
 // locks only (`apt-get update` fails at once on the lists lock), so the wait is done here too.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { formatElapsed } from './installProgress.mjs';
+import { formatElapsed } from './stepReporter.mjs';
 
 /** The locks apt-get takes: dpkg's frontend and database locks, the package lists', the archives'. */
 export const APT_LOCKS = ['/var/lib/dpkg/lock-frontend', '/var/lib/dpkg/lock', '/var/lib/apt/lists/lock', '/var/cache/apt/archives/lock'];
@@ -90,19 +90,26 @@ export async function waitForLocks(files, deadline, log, { pollMs = 1_000, repor
 }
 
 /**
- * Runs apt-get with its output passed through to this process's stderr (its stdout too: the
- * provisioning child's stdout carries only the toolchain's JSON to the e2e suite, and apt's
- * "(Reading database ..." there broke it); resolves with its exit code and stderr.
+ * Runs apt-get with its output in the step's log (never on stdout: the provisioning child's
+ * stdout carries only the toolchain's JSON to the e2e suite) and its progress, read from its
+ * status descriptor, on the step's line; resolves with its exit code and stderr.
  */
-function runAptGet(args, env) {
+function runAptGet(args, env, step) {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const [cmd, ...prefix] = asRoot ? ['apt-get'] : ['sudo', '-n', 'apt-get'];
+  // sudo closes descriptors past stderr, so apt-get reports its progress only when run as root.
+  const all = [...prefix, ...(asRoot ? ['-o', 'APT::Status-Fd=3'] : []), ...args];
+  step.log(`$ ${cmd} ${all.join(' ')}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, [...prefix, ...args], { env, stdio: ['ignore', process.stderr.fd, 'pipe'] });
+    const child = spawn(cmd, all, { env, stdio: ['ignore', step.logFd, 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk.toString();
-      process.stderr.write(chunk);
+      step.log(chunk.toString());
+    });
+    child.stdio[3].on('data', (chunk) => {
+      const said = aptStatus(chunk.toString());
+      if (said) step.progress(said);
     });
     child.once('error', (err) => reject(new Error(`cannot run ${cmd} (${err.message})`)));
     child.once('close', (code, signal) => resolve({ code: code ?? signal, stderr }));
@@ -110,28 +117,54 @@ function runAptGet(args, env) {
 }
 
 /**
+ * The last progress apt-get reported on its status descriptor, as words: "downloading, 40%",
+ * "installing, 75%: Unpacking chromium". Its lines are `dlstatus:<pkg>:<percent>:<what>` while
+ * it downloads and `pmstatus:<pkg>:<percent>:<what>` while dpkg works.
+ */
+export function aptStatus(text) {
+  let said;
+  for (const line of text.split('\n')) {
+    const [kind, , percent, ...what] = line.split(':');
+    if ((kind !== 'dlstatus' && kind !== 'pmstatus') || !percent) continue;
+    said = `${kind === 'dlstatus' ? 'downloading' : 'installing'}, ${Math.floor(Number(percent))}%${kind === 'pmstatus' && what.length ? `: ${what.join(':').trim()}` : ''}`;
+  }
+  return said;
+}
+
+/**
  * `apt-get <args>` that waits for another package manager's lock instead of failing: before each
  * try (and again when apt-get still lost the race for the lock) until the deadline.
+ * @param {string[]} args
+ * @param {number} deadline
+ * @param {import('./stepReporter.mjs').Step} step
  */
-export async function aptGet(args, deadline, log) {
+export async function aptGet(args, deadline, step) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (;;) {
-    await waitForLocks(APT_LOCKS, deadline, log);
+    await waitForLocks(APT_LOCKS, deadline, (line) => step.progress(line));
     const waitS = Math.max(1, Math.round((deadline - Date.now()) / 1000));
-    const { code, stderr } = await runAptGet(['-o', `DPkg::Lock::Timeout=${waitS}`, ...args], env);
+    const { code, stderr } = await runAptGet(['-o', `DPkg::Lock::Timeout=${waitS}`, ...args], env, step);
     if (code === 0) return;
     if (/Could not get lock|Unable to (acquire|lock)/i.test(stderr) && Date.now() < deadline) continue;
     throw new Error(`apt-get ${args.join(' ')} failed with ${code}`);
   }
 }
 
-/** Installs the Debian packages of `names` that are missing. */
-export async function ensureDebPackages(names, log) {
+/**
+ * Installs the Debian packages of `names` that are missing, as a step of `reporter`; nothing
+ * (and nothing said) when none is.
+ * @param {string[]} names
+ * @param {import('./stepReporter.mjs').StepReporter} reporter
+ */
+export async function ensureDebPackages(names, reporter) {
   const missing = missingDebPackages(names);
   if (missing.length === 0) return;
   const waitS = Number(process.env.BRAID_APT_LOCK_WAIT_S) || DEFAULT_WAIT_S;
   const deadline = Date.now() + waitS * 1000;
-  log(`installing Debian packages: ${missing.join(' ')}`);
-  await aptGet(['update', '-qq'], deadline, log);
-  await aptGet(['install', '-y', '-qq', '--no-install-recommends', ...missing], deadline, log);
+  await reporter.run(`Debian packages ${missing.join(', ')}`, async (step) => {
+    step.progress('updating the package lists');
+    await aptGet(['update', '-qq'], deadline, step);
+    await aptGet(['install', '-y', '-qq', '--no-install-recommends', ...missing], deadline, step);
+    step.progress(`${missing.length} installed`);
+  });
 }

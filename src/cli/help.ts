@@ -260,9 +260,13 @@ reports, else the catalogue's). The key comes from BRAID_API_KEY or the provider
 
 const COMMANDS = new Map(SECTIONS.flatMap(([, commands]) => Object.entries(commands)));
 
+/** The options every command takes, as the usage lines show them. */
+const GLOBAL_OPTIONS = '[--data-dir DIR] [--workspace DIR] [--verbose]';
+
 const GLOBAL = `The data folder is --data-dir, else BRAID_HOME, else VS Code's folder for Braid, or npm start's
 when only that one holds sessions (braid where says which). The workspace is --workspace, else
-the current folder.`;
+the current folder. --verbose prints the session log's info lines (and which data folder was
+found) on stderr.`;
 
 /** The commands help knows, in the order the general help lists them. */
 export function helpTopics(): string[] {
@@ -271,7 +275,7 @@ export function helpTopics(): string[] {
 
 /** `braid help`: every command, one line each. */
 export function generalHelp(): string {
-  const lines = ['Usage: braid [--data-dir DIR] [--workspace DIR] <command> [options]', ''];
+  const lines = [`Usage: braid ${GLOBAL_OPTIONS} <command> [options]`, ''];
   for (const [title, commands] of SECTIONS) {
     lines.push(`${title}:`);
     for (const [name, help] of Object.entries(commands)) {
@@ -288,7 +292,7 @@ export function generalHelp(): string {
 export function commandHelp(name: string): string | undefined {
   const help = COMMANDS.get(name);
   if (!help) return undefined;
-  return `Usage: braid [--data-dir DIR] [--workspace DIR] ${name}${help.usage ? ` ${help.usage}` : ''}\n\n${help.details}\n`;
+  return `Usage: braid ${GLOBAL_OPTIONS} ${name}${help.usage ? ` ${help.usage}` : ''}\n\n${help.details}\n`;
 }
 
 /** True when a command's arguments ask for its help (`--help` or `-h` before any `--`). */

@@ -97,7 +97,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);
   const dataDir = chooseDataDir(dataDirOption, io.env, cwd);
-  if (dataDir.note) io.stderr.write(`braid: ${oneLine(dataDir.note)}\n`);
+  // Which folder was found is braid where's to say (and an ambiguous one is an error): every
+  // command repeating it would bury what the command itself says. --verbose asks for it.
+  if (dataDir.note && global.options.has('verbose')) io.stderr.write(`braid: ${oneLine(dataDir.note)}\n`);
   const ctx = createContext({
     dataDir,
     workspace,

@@ -16,6 +16,15 @@ test('braid with no command prints usage and exits 2; help exits 0', async () =>
   assert.equal((await cli(['help'])).code, EXIT_OK);
 });
 
+test('the usage lines name every option braid takes before its command, --verbose too', async () => {
+  for (const args of [['help'], ['help', 'list'], ['list', '--help']]) {
+    const usage = (await cli(args)).out.split('\n')[0]!;
+    for (const option of ['--data-dir DIR', '--workspace DIR', '--verbose']) assert.ok(usage.includes(`[${option}]`), `${args.join(' ')}: ${usage}`);
+  }
+  const help = (await cli(['help'])).out;
+  assert.match(help, /--verbose prints the session log's info lines/);
+});
+
 test('an unknown command is bad usage with a one-line message', async () => {
   const r = await cli(['frobnicate']);
   assert.equal(r.code, EXIT_USAGE);

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { lockHolders, waitForLocks } from '../../scripts/aptPackages.mjs';
-import { describeActivity, runWithProgress } from '../../scripts/installProgress.mjs';
+import { aptStatus, lockHolders, waitForLocks } from '../../scripts/aptPackages.mjs';
+import { describeActivity, packagesInPlace, runLogged } from '../../scripts/installProgress.mjs';
+import { StepReporter } from '../../scripts/stepReporter.mjs';
 import { nodeVersionProblem } from '../../scripts/nodeVersion.mjs';
 
 // The provisioning of `npm start` and the e2e suite: waiting for another package manager's lock,
@@ -108,29 +109,81 @@ test('progress names the package whose native code compiles, and the one whose i
   fs.writeFileSync(stop, '');
 });
 
-test('a long install step logs its time and activity until it ends, and a failure carries its last output', async () => {
-  const started = path.join(scratch, 'progress-seen');
-  const lines: string[] = [];
-  await runWithProgress('sh', ['-c', `while [ ! -e '${started}' ]; do sleep 0.05; done`], {
-    cwd: scratch,
-    label: 'code-server 4.139.1',
-    intervalMs: 50,
-    log: (line: string) => {
-      lines.push(line);
-      fs.writeFileSync(started, '');
-    },
-  });
-  assert.match(lines[0]!, /^code-server 4\.139\.1: \d+s so far/);
-  assert.match(lines.at(-1)!, /^code-server 4\.139\.1: done in \d+s$/);
+/** A reporter writing to a collector (a terminal or not), its log in the scratch folder. */
+function reporter(tty: boolean, name: string): { steps: StepReporter; written: () => string; logFile: string } {
+  let text = '';
+  const logFile = path.join(scratch, `${name}.log`);
+  const steps = new StepReporter({ logFile, stream: { write: (t: string) => (text += t), isTTY: tty }, tickMs: 20, quietMs: 60_000 });
+  return { steps, written: () => text, logFile };
+}
 
+test('each step of a run is one line (what, how much, how long), its tools output only in the log', async () => {
+  const { steps, written, logFile } = reporter(false, 'quiet');
+  await steps.run('Node 24.21.0', (step) =>
+    runLogged('sh', ['-c', 'for i in 1 2 3; do echo "npm http fetch GET 200 package-$i"; done; echo "gyp info ok" >&2; sleep 0.3'], {
+      cwd: scratch,
+      step,
+      intervalMs: 20,
+      measure: () => '31 MB',
+    }),
+  );
+  await steps.run('Braid, installed into VS Code', async () => undefined);
+  steps.close();
+  const lines = written().split('\n').slice(0, -1);
+  assert.equal(lines.length, 2, written());
+  assert.match(lines[0]!, /^Node 24\.21\.0: done in \d+s \(31 MB\)$/);
+  assert.match(lines[1]!, /^Braid, installed into VS Code: done in \d+s$/);
+  const log = fs.readFileSync(logFile, 'utf8');
+  assert.match(log, /npm http fetch GET 200 package-3/);
+  assert.match(log, /gyp info ok/);
+});
+
+test('on a terminal the step line is rewritten in place while it runs, and ends as one line', async () => {
+  const { steps, written } = reporter(true, 'tty');
+  await steps.run('code-server 4.139.1', async (step) => {
+    step.progress("VS Code's modules: 12 of 179");
+    await new Promise((r) => setTimeout(r, 100));
+  });
+  steps.close();
+  const text = written();
+  assert.ok(text.includes("\r\x1b[Kcode-server 4.139.1: VS Code's modules: 12 of 179, 0s so far"), JSON.stringify(text));
+  // What stays on the screen once the line is done: one line.
+  const screen = text.split('\n').map((line) => line.split('\r').at(-1)!.replace('\x1b[K', ''));
+  assert.equal(screen.length, 2, JSON.stringify(text));
+  assert.equal(screen[1], '');
+  assert.match(screen[0]!, /^code-server 4\.139\.1: done in \d+s \(VS Code's modules: 12 of 179\)$/);
+});
+
+test('a failed step says so on its line, and its error names the log file with the last lines its tools wrote', async () => {
+  const { steps, written, logFile } = reporter(false, 'failing');
   await assert.rejects(
-    runWithProgress('sh', ['-c', 'echo building; echo "gyp ERR! missing krb5.h" >&2; exit 3'], { cwd: scratch, label: 'step', log: () => {} }),
+    steps.run('code-server 4.139.1', (step) => runLogged('sh', ['-c', 'echo building; echo "gyp ERR! missing krb5.h" >&2; exit 3'], { cwd: scratch, step })),
     (err: Error) => {
-      assert.match(err.message, /^step: sh .* failed with 3; its last output:\n/);
+      assert.match(err.message, /^code-server 4\.139\.1 failed: sh .* failed with 3\nThe tools' output is in /);
+      assert.ok(err.message.includes(logFile), err.message);
       assert.match(err.message, /gyp ERR! missing krb5\.h/);
       return true;
     },
   );
+  steps.close();
+  assert.match(written(), /^code-server 4\.139\.1: failed after \d+s\n$/);
+  assert.match(fs.readFileSync(logFile, 'utf8'), /building\ngyp ERR! missing krb5\.h/);
+});
+
+test("progress counts a lockfile's packages in place, and reads apt-get's status lines", () => {
+  const dir = path.join(scratch, 'lockfile');
+  const lock = {
+    packages: { '': {}, 'node_modules/a': {}, 'node_modules/@s/b': {}, 'node_modules/a/node_modules/c': {}, 'node_modules/@x/bin': { optional: true } },
+  };
+  fs.mkdirSync(path.join(dir, 'node_modules', '@s', 'b'), { recursive: true });
+  assert.equal(packagesInPlace(dir), undefined);
+  fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lock));
+  assert.deepEqual(packagesInPlace(dir), { present: 0, total: 3 });
+  fs.writeFileSync(path.join(dir, 'node_modules', '@s', 'b', 'package.json'), '{}');
+  assert.deepEqual(packagesInPlace(dir), { present: 1, total: 3 });
+  assert.equal(aptStatus('dlstatus:1:12.5:Retrieving file 1 of 80\ndlstatus:1:40.1:Retrieving file 30 of 80\n'), 'downloading, 40%');
+  assert.equal(aptStatus('pmstatus:chromium:75.3:Unpacking chromium (156.0)\n'), 'installing, 75%: Unpacking chromium (156.0)');
+  assert.equal(aptStatus('Reading database ...\n'), undefined);
 });
 
 test('npm start and CI name the Node they need in one sentence when this one is older', () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ImageContent, Message, TextContent, UserMessage } from '@mariozechner/pi-ai';
 import { childEnvironment } from '../process/childEnvironment';
+import { reminderBlock, reminderText } from '../format/reminder';
 
 /** What the UserPromptSubmit hook decided. */
 export type HookResult = { readonly blocked: true; readonly reason: string } | { readonly blocked: false; readonly context: string };
@@ -58,9 +59,6 @@ export function instructionReminders(workspaceDir: string): string[] {
   return out;
 }
 
-const REMINDER_OPEN = '<system-reminder>\n';
-const REMINDER_CLOSE = '\n</system-reminder>';
-
 /**
  * Of the context reminders a turn would give (instruction files, git context), the ones the model
  * does not have now: not in its context (a new session, or compacted away), or changed since the
@@ -74,9 +72,8 @@ export function untold(reminders: readonly string[], context: readonly Message[]
   for (const m of context) {
     if (m.role !== 'user' || typeof m.content === 'string') continue;
     for (const b of m.content) {
-      if (b.type !== 'text' || !b.text.startsWith(REMINDER_OPEN) || !b.text.endsWith(REMINDER_CLOSE)) continue;
-      const text = b.text.slice(REMINDER_OPEN.length, -REMINDER_CLOSE.length);
-      latest.set(kindOf(text), text);
+      const text = b.type === 'text' ? reminderText(b.text) : undefined;
+      if (text !== undefined) latest.set(kindOf(text), text);
     }
   }
   return reminders.filter((r) => latest.get(kindOf(r)) !== r);
@@ -86,7 +83,8 @@ const kindOf = (reminder: string) => reminder.split('\n', 1)[0]!;
 
 /**
  * The user message: one-shot reminders first, then static reminders, then the attachments'
- * `<attachment …>` blocks and images, the user's text always last.
+ * `<attachment …>` blocks and images, the user's text always last. Every block before the
+ * user's text ends its line, so the text starts on a line of its own however a provider joins them.
  */
 export function buildUserMessage(
   text: string,
@@ -96,11 +94,8 @@ export function buildUserMessage(
   attachments: readonly string[] = [],
   images: readonly ImageContent[] = [],
 ): UserMessage {
-  const blocks: (TextContent | ImageContent)[] = [...oneShot, ...staticReminders].map((r) => ({
-    type: 'text',
-    text: `${REMINDER_OPEN}${r}${REMINDER_CLOSE}`,
-  }));
-  for (const a of attachments) blocks.push({ type: 'text', text: a });
+  const blocks: (TextContent | ImageContent)[] = [...oneShot, ...staticReminders].map((r) => ({ type: 'text', text: reminderBlock(r) }));
+  for (const a of attachments) blocks.push({ type: 'text', text: a.endsWith('\n') ? a : `${a}\n` });
   blocks.push(...images);
   blocks.push({ type: 'text', text });
   return { role: 'user', content: blocks, timestamp: now };

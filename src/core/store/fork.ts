@@ -18,6 +18,7 @@ import { goneMeanwhile } from './errors';
 import type { StoreContext } from './storeContext';
 import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
+import { reminderBlock } from '../format/reminder';
 
 /** The result given to tool calls a fork cuts off. */
 export const FORK_OPEN_CALL_TEXT = 'This tool call was still running when the session was forked; its result is unknown.';
@@ -347,7 +348,7 @@ export async function keepSideQuestion(
         message: {
           role: 'user',
           content: [
-            { type: 'text', text: `<system-reminder>\n${SIDE_BOUNDARY_NOTE}\n</system-reminder>` },
+            { type: 'text', text: reminderBlock(SIDE_BOUNDARY_NOTE) },
             { type: 'text', text: question },
           ],
           timestamp: Date.now(),

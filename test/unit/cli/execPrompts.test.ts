@@ -8,6 +8,7 @@ import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { braidIn, execSessionId, filesNamed } from '../../support/cli';
 import { StoreLayout } from '../../../src/core/format/layout';
 import { storeShortForms } from '../../../src/core/format/sessionShortIds';
+import { initRepo } from '../../support/gitRepo';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { openStore, sessionIdsIn, tempDir } from '../../support/store';
 import { readSessionFolder } from '../../../src/core/format/summary';
@@ -136,4 +137,19 @@ test('the data folder removed while exec streams: exit 1, one line saying the tu
   assert.match(r.err, /^braid: the turn was not saved: the folder of session ses_\w+ was removed while it was open/m);
   assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
   assert.doesNotMatch(r.err, /continue with/);
+});
+
+test('the prompt exec sends starts on a line of its own after the git reminder, however the server joins the text parts', async () => {
+  const store = path.join(root, 'store-reminder');
+  const repo = path.join(root, 'repo');
+  initRepo(repo, { 'README.md': '# hi\n' });
+  server.enqueue({ kind: 'text', chunks: ['Hi.'] });
+  const seen = server.requests.length;
+  const r = await braid(store, repo, ['exec', 'What does this project do?']);
+  assert.equal(r.code, 0, r.err);
+  const user = server.requests[seen]!.body.messages!.find((m) => m.role === 'user')!;
+  const parts = (user.content as { type: string; text: string }[]).map((p) => p.text);
+  assert.match(parts[0]!, /^<system-reminder>\nGit context of the workspace:\n[\s\S]*\n<\/system-reminder>\n$/);
+  // OpenAI's APIs join a message's text parts with nothing between them.
+  assert.match(parts.join(''), /\n<\/system-reminder>\nWhat does this project do\?$/);
 });

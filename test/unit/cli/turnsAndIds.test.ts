@@ -188,7 +188,7 @@ test('help: braid help lists every command; braid help <command>, <command> --he
     ]) {
       const r = await braidIn(args, { env });
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`);
-      assert.ok(r.out.startsWith(`Usage: braid [--data-dir DIR] [--workspace DIR] ${topic}`), `${args.join(' ')}: ${r.out}`);
+      assert.ok(r.out.startsWith(`Usage: braid [--data-dir DIR] [--workspace DIR] [--verbose] ${topic}`), `${args.join(' ')}: ${r.out}`);
       assert.ok(r.out.split('\n').length >= 3, `${args.join(' ')} says more than its usage line`);
     }
   }

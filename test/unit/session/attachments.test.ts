@@ -73,7 +73,11 @@ test('a prompt with attachments: a context record after turn_begin, the blocks b
     const blocks = texts(user);
     assert.equal(blocks.at(-1), 'What does it do?', "the user's text is the last block");
     assert.equal(userTextOf(user.message as never), 'What does it do?');
-    assert.match(blocks.at(-3)!, /^<attachment kind="file" label="main.ts" path="src\/main.ts">\nexport const answer = 42;\n<\/attachment>$/);
+    assert.match(
+      blocks.at(-3)!,
+      /^<attachment kind="file" label="main.ts" path="src\/main.ts">\nexport const answer = 42;\n<\/attachment>\n$/,
+      'an attachment ends its line, so the prompt starts on one of its own',
+    );
     assert.match(blocks.at(-2)!, /^<attachment kind="problems"/);
     // The model got the attachment.
     assert.match(JSON.stringify(f.store.history(session.id).messages[0]!.message), /export const answer = 42/);
