@@ -73,11 +73,18 @@ test('a context diff shows three unchanged lines around each change, under git-s
   const two = before.flatMap((l) => (l === 'l2' ? [l, 'new'] : l === 'l25' ? ['L25'] : [l]));
   assert.equal(
     contextDiff(file(before), file(two)).diff,
-    ['@@ -1,5 +1,6 @@', ' l1', ' l2', '+new', ' l3', ' l4', ' l5', '@@ -22,7 +23,7 @@', ' l22', ' l23', ' l24', '-l25', '+L25', ' l26', ' l27', ' l28'].join('\n'),
+    ['@@ -1,5 +1,6 @@', ' l1', ' l2', '+new', ' l3', ' l4', ' l5', '@@ -22,7 +23,7 @@', ' l22', ' l23', ' l24', '-l25', '+L25', ' l26', ' l27', ' l28'].join(
+      '\n',
+    ),
   );
   // Changes closer than twice the context share one hunk.
   const near = before.map((l) => (l === 'l10' || l === 'l15' ? l.toUpperCase() : l));
-  assert.equal(contextDiff(file(before), file(near)).diff.split('\n').filter((l) => l.startsWith('@@')).length, 1);
+  assert.equal(
+    contextDiff(file(before), file(near))
+      .diff.split('\n')
+      .filter((l) => l.startsWith('@@')).length,
+    1,
+  );
   // A new file is all added lines, without a header; nothing changed is no diff.
   assert.equal(contextDiff('', 'a\nb\n').diff, '+a\n+b');
   assert.equal(contextDiff(file(before), file(before)).diff, '');
