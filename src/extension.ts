@@ -5,6 +5,7 @@ import { SessionStore } from './core/store/sessionStore';
 import { workspaceKey } from './core/workspace/workspaceKey';
 import { ChatEditor } from './vscode/chat/chatEditor';
 import { ChatHub } from './vscode/chat/chatHub';
+import { chatBesideEditorCommand, registerStartPointer } from './vscode/chat/chatPlace';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { reported } from './vscode/commands/command';
@@ -78,7 +79,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // One chat per window, shown in the side bar's Chat view and, on demand, in an editor tab.
   const chat = new ChatHub(context.extensionUri, store, context.secrets, context.workspaceState, logger);
   const chatEditor = new ChatEditor(chat);
-  context.subscriptions.push(chat, chatEditor, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(chat)));
+  const startPointer = registerStartPointer(context);
+  context.subscriptions.push(
+    chat,
+    chatEditor,
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(chat, () => startPointer.chatOpened())),
+  );
 
   const statusBar = new SessionStatusBar();
   context.subscriptions.push(
@@ -130,6 +136,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...storageCommands(ctx, storageDocuments),
     selectModelCommand(context.secrets),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
+    chatBesideEditorCommand(),
   ]);
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(GIT_CONTENT_SCHEME, gitContentProvider));
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);

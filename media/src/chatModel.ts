@@ -176,7 +176,12 @@ export class ChatModel {
             this.upsert(event.tool);
             return;
           case 'tool-end':
-            this.patch(event.key, 'tool', (e) => ({ ...e, status: event.isError ? 'error' : 'done', result: event.result }));
+            this.patch(event.key, 'tool', (e) => ({
+              ...e,
+              status: event.isError ? 'error' : 'done',
+              result: event.result,
+              ...(event.diff ? { diff: event.diff } : {}),
+            }));
             return;
           case 'approval':
             this.upsert({

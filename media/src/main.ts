@@ -39,7 +39,7 @@ app.innerHTML = `
     <span class="session-title" data-role="title"></span>
     <span class="model-line">
       <button type="button" class="model-picker" data-role="model-picker"><span class="codicon codicon-sparkle" aria-hidden="true"></span><span class="model-name" data-role="model">…</span><span class="codicon codicon-chevron-down" aria-hidden="true"></span></button>
-      <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo model</span>
+      <span class="badge demo" data-role="demo" hidden title="Answers come from Braid's scripted demo server, not a real model">Demo<span class="badge-more"> model</span></span>
     </span>
     <span class="context-meter" data-role="context" role="meter" aria-label="Context window" aria-valuemin="0" aria-valuemax="100" hidden><span class="context-bar"><span class="context-fill"></span></span><span class="context-text"></span></span>
     <button type="button" class="context-compact" data-role="compact" title="Compact: summarize the older part of the conversation" aria-label="Compact the conversation" hidden><span class="codicon codicon-fold" aria-hidden="true"></span></button>

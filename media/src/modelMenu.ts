@@ -68,7 +68,8 @@ export class ModelMenu {
       ...(info.id
         ? [
             span('model-provider', info.provider),
-            span('model-id', ` · ${info.id}`),
+            span('model-separator', ' · '),
+            span('model-id', info.id),
             ...(limits ? [span('model-limits', ` · ${kTokens(limits.contextWindow)} context · ${kTokens(limits.maxOutputTokens)} out`)] : []),
           ]
         : [span('model-id', label)]),

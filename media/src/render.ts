@@ -139,7 +139,7 @@ const STATUS_ICON: Record<ToolEntry['status'], string> = { running: 'loading cod
 function diffView(diff: string, className = ''): HTMLElement {
   const pre = el('pre', className ? `diff ${className}` : 'diff');
   for (const line of diff.split('\n')) {
-    const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+    const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'ctx';
     // Model-chosen text: its invisible characters shown, as in every other part of a card.
     const span = revealed('span', `diff-${kind}`, `${line}\n`);
     pre.append(span);
@@ -159,9 +159,16 @@ function toolCard(entry: ToolEntry, actions: EntryActions): HTMLElement {
     if (entry.status === 'done') label.append(button('Open Diff', 'Open this change in the diff editor', 'diff', () => actions.openDiff(entry.key)));
     card.append(label, diffView(entry.diff));
   }
-  card.append(el('div', 'card-label', 'Arguments'), revealed('pre', 'tool-args', entry.args));
+  card.append(argumentsDisclosure(`${entry.key}:args`, 'tool-card-args', entry.args, actions));
   if (entry.result) card.append(el('div', 'card-label', entry.status === 'error' ? 'Error' : 'Result'), revealed('pre', 'tool-result', entry.result));
   return card;
+}
+
+/** A call's JSON arguments, closed until asked for: the card's summary and diff say what it does. */
+function argumentsDisclosure(key: string, className: string, args: string, actions: EntryActions): HTMLElement {
+  const d = details(key, `${className} args-disclosure`, [el('span', 'card-label', 'Arguments')], false, actions);
+  d.append(revealed('pre', 'tool-args', args));
+  return d;
 }
 
 /** A write's file, whether it is new, and the lines it adds and removes: "src/a.ts  +3 −1". */
@@ -193,14 +200,11 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
   if (entry.change) card.append(changeLine(entry.change));
   if (entry.tool === 'bash') {
     if (entry.detail) card.append(revealed('div', 'approval-cwd', entry.detail));
-  } else if (entry.detail) {
-    card.append(diffView(entry.detail, 'approval-detail')); // a write's detail is its line diff
+  } else if (entry.detail && (entry.decision === undefined || entry.decision === 'deny')) {
+    // A write's detail is its diff; once allowed, the tool card shows it (the diff is shown once).
+    card.append(diffView(entry.detail, 'approval-detail'));
   }
-  if (entry.args) {
-    const args = details(`${entry.key}:args`, 'approval-args', [el('span', 'card-label', 'Arguments')], false, actions);
-    args.append(revealed('pre', 'tool-args', entry.args));
-    card.append(args);
-  }
+  if (entry.args) card.append(argumentsDisclosure(`${entry.key}:args`, 'approval-args', entry.args, actions));
   if (entry.decision) {
     card.dataset.decision = entry.decision;
     card.append(el('div', 'approval-decision', DECISION_TEXT[entry.decision]));

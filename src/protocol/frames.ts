@@ -15,7 +15,11 @@ export interface ToolEntry {
   readonly summary: string;
   /** The arguments as pretty JSON, cut to a readable size. */
   readonly args: string;
-  /** A line diff for write_file / edit_file (`+`, `-`, ` ` prefixed lines), or empty. */
+  /**
+   * A write_file / edit_file call's diff (`+`, `-`, ` ` prefixed lines, `@@` hunk lines), shown
+   * once the call is done (while it waits, its approval card shows it); empty before, and for
+   * other tools.
+   */
   readonly diff: string;
   readonly status: 'running' | 'done' | 'error';
   /** The result text, cut to a readable size; empty while it runs. */
@@ -134,7 +138,14 @@ export type LiveEvent =
   | { readonly type: 'text-delta'; readonly requestId: string; readonly delta: string }
   | { readonly type: 'thinking-delta'; readonly requestId: string; readonly delta: string }
   | { readonly type: 'tool-start'; readonly tool: ToolEntry }
-  | { readonly type: 'tool-end'; readonly key: string; readonly isError: boolean; readonly result: string }
+  | {
+      readonly type: 'tool-end';
+      readonly key: string;
+      readonly isError: boolean;
+      readonly result: string;
+      /** The diff of the change the call made (its card shows it). */
+      readonly diff?: string;
+    }
   | {
       readonly type: 'approval';
       readonly approvalId: string;

@@ -48,12 +48,16 @@ test('a new session streams an answer with a tool call that asks approval and ed
   assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Edit greet\.ts/);
   const card = chat().locator('.tool', { hasText: 'edit_file greet.ts' });
   assert.equal(await card.getAttribute('data-status'), 'running');
-  assert.deepEqual(await card.locator('.diff-del, .diff-add').allTextContents(), ["-'hi'\n", "+'hello'\n"]);
+  assert.equal(await card.locator('.diff').count(), 0, 'while asked, the approval card alone shows the diff');
   // The card says which file, how many lines it adds and removes, and shows the change as a diff;
   // the call's arguments are one click away.
   assert.equal(await approval.locator('.approval-change').getAttribute('aria-label'), 'greet.ts: 1 line added, 1 line removed');
   assert.deepEqual(await approval.locator('.approval-change span').allTextContents(), ['greet.ts', '+1', '\u22121']);
-  assert.deepEqual(await approval.locator('.approval-detail .diff-del, .approval-detail .diff-add').allTextContents(), ["-'hi'\n", "+'hello'\n"]);
+  // The whole lines the edit changes, as a diff editor shows them.
+  assert.deepEqual(await approval.locator('.approval-detail .diff-del, .approval-detail .diff-add').allTextContents(), [
+    "-export const greeting = 'hi';\n",
+    "+export const greeting = 'hello';\n",
+  ]);
   assert.equal(await approval.locator('.approval-args .tool-args').isVisible(), false, 'the arguments start folded');
   await approval.locator('.approval-args > summary').click();
   assert.deepEqual(JSON.parse((await approval.locator('.approval-args .tool-args').textContent()) ?? ''), {
@@ -67,6 +71,7 @@ test('a new session streams an answer with a tool call that asks approval and ed
   await chat().locator('body[data-turn="idle"]').waitFor();
   assert.equal(fs.readFileSync(path.join(workbench.workspace, 'greet.ts'), 'utf8'), "export const greeting = 'hello';\n");
   assert.equal(await card.getAttribute('data-status'), 'done');
+  assert.deepEqual(await card.locator('.diff-del, .diff-add').allTextContents(), ["-export const greeting = 'hi';\n", "+export const greeting = 'hello';\n"]);
   // The card's Open Diff shows the change in VS Code's diff editor, both sides from the checkpoints.
   await card.locator('button', { hasText: 'Open Diff' }).click();
   const diffTab = workbench.page.locator('.tab', { hasText: 'greet.ts (turn 1: before ↔ after)' });

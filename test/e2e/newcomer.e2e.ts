@@ -149,8 +149,8 @@ test('creating a file asks first with the diff; after Allow the file exists', as
   const approval = chat().locator('.approval');
   await approval.waitFor({ timeout: 20_000 });
   assert.match((await approval.textContent()) ?? '', /Braid wants to change a file: Create hello\.txt/);
-  const card = chat().locator('.tool', { hasText: 'write_file hello.txt' });
-  assert.deepEqual(await card.locator('.diff-add').allTextContents(), ['+Hello from Braid!\n']);
+  assert.deepEqual(await approval.locator('.approval-detail .diff-add').allTextContents(), ['+Hello from Braid!\n']);
+  assert.equal(await chat().locator('.tool', { hasText: 'write_file hello.txt' }).locator('.diff').count(), 0, 'the diff is shown once, in the approval');
   assert.equal(fs.existsSync(hello()), false, 'nothing is written before Allow');
   await shot('approval-with-diff', 'approval-diff');
   await approval.locator('button', { hasText: /^Allow$/ }).click();

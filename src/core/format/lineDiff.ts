@@ -86,8 +86,48 @@ export function lineChanges(before: string, after: string): { added: number; rem
   return changesIn(middleDiff(a.slice(head, a.length - tail), b.slice(head, b.length - tail)));
 }
 
-/** {@link lineDiff} and {@link lineChanges} of one change, from one diff. */
-export function lineDiffAndChanges(before: string, after: string): { diff: string; added: number; removed: number } {
+/** Unchanged lines a {@link contextDiff} shows on each side of a change. */
+export const CONTEXT_LINES = 3;
+
+/**
+ * The lines of a diff that a diff editor would show: each change with `context` unchanged lines
+ * around it; changes further apart than twice that each get a hunk of their own under git's
+ * `@@ -start,count +start,count @@` line. A new file (empty `before`) has no header: its one
+ * hunk is the whole file.
+ */
+function hunkLines(lines: readonly string[], before: string, context: number): string[] {
+  const changed = lines.map((l) => l[0] === '+' || l[0] === '-');
+  const shown = changed.map((_, i) => changed.slice(Math.max(0, i - context), i + context + 1).some(Boolean));
+  const out: string[] = [];
+  let oldLine = 1;
+  let newLine = 1;
+  for (let i = 0; i < lines.length;) {
+    if (!shown[i]) {
+      oldLine++;
+      newLine++;
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < lines.length && shown[end]) end++;
+    const hunk = lines.slice(i, end);
+    const olds = hunk.filter((l) => l[0] !== '+').length;
+    const news = hunk.filter((l) => l[0] !== '-').length;
+    if (before !== '') out.push(`@@ -${olds ? oldLine : oldLine - 1},${olds} +${news ? newLine : newLine - 1},${news} @@`);
+    out.push(...hunk);
+    oldLine += olds;
+    newLine += news;
+    i = end;
+  }
+  return out;
+}
+
+/**
+ * A diff of a whole file's change as a diff editor shows it: every change with
+ * {@link CONTEXT_LINES} unchanged lines around it (see {@link hunkLines}), cut at MAX_LINES lines;
+ * with how many lines it adds and removes. Empty when nothing changed.
+ */
+export function contextDiff(before: string, after: string, context = CONTEXT_LINES): { diff: string; added: number; removed: number } {
   const lines = diffLines(before, after);
-  return { diff: shown(lines), ...changesIn(lines) };
+  return { diff: shown(hunkLines(lines, before, context)), ...changesIn(lines) };
 }

@@ -22,7 +22,16 @@ export type SessionEvent =
   | { readonly type: 'text-delta'; readonly turn: number; readonly delta: string }
   | { readonly type: 'thinking-delta'; readonly turn: number; readonly delta: string }
   | { readonly type: 'tool-start'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly args: unknown }
-  | { readonly type: 'tool-end'; readonly turn: number; readonly toolCallId: string; readonly name: string; readonly isError: boolean; readonly text: string }
+  | {
+      readonly type: 'tool-end';
+      readonly turn: number;
+      readonly toolCallId: string;
+      readonly name: string;
+      readonly isError: boolean;
+      readonly text: string;
+      /** A write's or edit's diff with context lines (its result's `details.diff`). */
+      readonly diff?: string;
+    }
   /** A finished message; a turn's prompt comes with what the user attached to it. */
   | { readonly type: 'message'; readonly record: MessageRecord; readonly context?: ContextRecord }
   | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }

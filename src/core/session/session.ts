@@ -900,9 +900,18 @@ export class Session {
       case 'tool_execution_end': {
         this.log.toolEnded(active.turn, event.toolCallId, event.toolName, event.isError);
         await this.writer.append({ t: 'tool', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, phase: 'end', isError: event.isError });
-        const result = event.result as { content?: Array<{ type: string; text?: string }> } | undefined;
+        const result = event.result as { content?: Array<{ type: string; text?: string }>; details?: { diff?: unknown } } | undefined;
         const text = (result?.content ?? []).map((b) => b.text ?? '').join('\n');
-        this.emit({ type: 'tool-end', turn: active.turn, toolCallId: event.toolCallId, name: event.toolName, isError: event.isError, text });
+        const diff = typeof result?.details?.diff === 'string' ? result.details.diff : undefined;
+        this.emit({
+          type: 'tool-end',
+          turn: active.turn,
+          toolCallId: event.toolCallId,
+          name: event.toolName,
+          isError: event.isError,
+          text,
+          ...(diff ? { diff } : {}),
+        });
         return;
       }
       default:

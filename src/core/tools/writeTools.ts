@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { counted } from '../counted';
-import { lineChanges, lineDiff, lineDiffAndChanges } from '../format/lineDiff';
+import { contextDiff } from '../format/lineDiff';
 import { commandRisk } from './commandRisk';
 import { readWhole, replaceFile } from './confinedFile';
 import { LIMITS, textResult, type ToolContext } from './context';
@@ -21,33 +21,30 @@ function currentImage(ctx: ToolContext, file: string, asGiven: string): Buffer |
     .data;
 }
 
-/** What the user is asked to allow: a write of `after` over `before` (null: the file is new), with the shown diff. */
+/** What the user is asked to allow: a write of `after` over `before` (null: the file is new). */
 interface WriteAsked {
   readonly tool: 'write_file' | 'edit_file';
   readonly file: string;
   readonly summary: string;
   readonly before: Buffer | null;
   readonly after: string;
-  /** The diff shown; the whole file's when absent. */
-  readonly diff?: string;
   readonly args: unknown;
 }
 
-/** Asks for a write, as a command when the file can make programs run later (a git hook, a VS Code task). */
-async function approveWrite(ctx: ToolContext, asked: WriteAsked, signal?: AbortSignal): Promise<void> {
+/**
+ * Asks for a write, as a command when the file can make programs run later (a git hook, a VS Code
+ * task). Returns the diff the card showed: the whole file's change with a few lines of context
+ * around each part, as a diff editor shows it (the tool card shows it too once the call is done).
+ */
+async function approveWrite(ctx: ToolContext, asked: WriteAsked, signal?: AbortSignal): Promise<string> {
   const risk = commandRisk(ctx.workspace.place(asked.file).relative);
-  const before = asked.before?.toString('utf8') ?? '';
-  // One diff of the whole file gives both, unless the card shows a diff of its own (an edit's).
-  const {
-    diff: detail,
-    added,
-    removed,
-  } = asked.diff === undefined ? lineDiffAndChanges(before, asked.after) : { diff: asked.diff, ...lineChanges(before, asked.after) };
+  const { diff, added, removed } = contextDiff(asked.before?.toString('utf8') ?? '', asked.after);
   const change = { path: ctx.workspace.display(asked.file), created: asked.before === null, added, removed };
   await ctx.approvals.check(
-    { tool: asked.tool, summary: asked.summary, detail, change, args: JSON.stringify(asked.args, null, 2), ...(risk ? { commandRisk: risk } : {}) },
+    { tool: asked.tool, summary: asked.summary, detail: diff, change, args: JSON.stringify(asked.args, null, 2), ...(risk ? { commandRisk: risk } : {}) },
     signal,
   );
+  return diff;
 }
 
 /** Writes through the checkpoints: before-image kept, file replaced, file_change appended. */
@@ -75,11 +72,11 @@ export function writeFileTool(ctx: ToolContext): AgentTool {
       const before = currentImage(ctx, file, params.path);
       const shown = ctx.workspace.display(file);
       const summary = `${before ? 'Replace' : 'Create'} ${shown}`;
-      await approveWrite(ctx, { tool: 'write_file', file, summary, before, after: params.content, args: raw }, signal);
+      const diff = await approveWrite(ctx, { tool: 'write_file', file, summary, before, after: params.content, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, params.content, id, params.path);
       // Counted as read_file numbers them: a final newline ends the last line, it starts none.
       const lines = params.content === '' ? 0 : params.content.split('\n').length - (params.content.endsWith('\n') ? 1 : 0);
-      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).`, { path: shown, created: !before });
+      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).`, { path: shown, created: !before, diff });
     },
   };
 }
@@ -111,12 +108,12 @@ export function editFileTool(ctx: ToolContext): AgentTool {
         throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
       const next = params.replace_all ? text.split(params.old_text).join(params.new_text) : text.replace(params.old_text, () => params.new_text);
       const shown = ctx.workspace.display(file);
-      const diff = lineDiff(params.old_text, params.new_text);
-      await approveWrite(ctx, { tool: 'edit_file', file, summary: `Edit ${shown}`, before, after: next, diff, args: raw }, signal);
+      const diff = await approveWrite(ctx, { tool: 'edit_file', file, summary: `Edit ${shown}`, before, after: next, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, next, id, params.path);
       return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, {
         path: shown,
         replacements: params.replace_all ? count : 1,
+        diff,
       });
     },
   };

@@ -13,9 +13,14 @@ export interface ChatPageHost {
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = 'braid.chat';
 
-  constructor(private readonly hub: ChatPageHost) {}
+  constructor(
+    private readonly hub: ChatPageHost,
+    /** Told each time the view is shown with a page (the first screen's pointer to Braid then goes). */
+    private readonly onResolved: () => void = () => undefined,
+  ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    this.onResolved();
     // A view that is moved or re-created is resolved again, with a page of its own.
     this.hub.attach({
       webview: view.webview,

@@ -52,3 +52,35 @@ export function rankMatches<T>(query: string, candidates: readonly T[], pathOf: 
   scored.sort((a, b) => b.score - a.score);
   return scored.slice(0, limit).map((s) => s.item);
 }
+
+/** What a file listing knows of ignored paths (a `.gitignore`'s): {@link IgnoredPaths} has this shape. */
+export interface IgnoreList {
+  has(path: string): boolean;
+}
+
+/**
+ * Whether `query` asks for ignored files: it names a folder that is ignored (`node_modules/`,
+ * `node_modules/rea`), or, for one ignored file, that file's whole name (`.env`).
+ */
+function asksForIgnored(query: string, path: string, ignored: IgnoreList): boolean {
+  const slash = query.lastIndexOf('/');
+  if (slash > 0 && ignored.has(query.slice(0, slash)) && path.toLowerCase().startsWith(query.slice(0, slash + 1).toLowerCase())) return true;
+  return query.toLowerCase() === path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+}
+
+/**
+ * The files matching `query`, best first, at most `limit`: the files git tracks or could track,
+ * then the ignored ones the query asks for (see {@link asksForIgnored}); other ignored files are
+ * not listed.
+ */
+export function rankFiles(query: string, files: readonly string[], ignored: IgnoreList | undefined, limit: number): string[] {
+  if (!ignored) return rankMatches(query, files, (p) => p, limit);
+  const kept: string[] = [];
+  const asked: string[] = [];
+  for (const path of files) {
+    if (!ignored.has(path)) kept.push(path);
+    else if (asksForIgnored(query, path, ignored)) asked.push(path);
+  }
+  const best = rankMatches(query, kept, (p) => p, limit);
+  return best.length < limit ? [...best, ...rankMatches(query, asked, (p) => p, limit - best.length)] : best;
+}

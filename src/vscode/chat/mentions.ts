@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
 import type { Attachment } from '../../core/format/attachment';
+import { readIgnoredPaths, type IgnoredPaths } from '../../core/git/ignoredPaths';
 import { readFileText, readGitDiff } from '../../core/session/attachmentReads';
 import { WorkspaceFs } from '../../core/tools/workspaceFs';
 import type { AttachmentRef, MentionItem } from '../../protocol/messages';
-import { rankMatches, subsequenceGlob } from './mentionRank';
+import { rankFiles, rankMatches, subsequenceGlob } from './mentionRank';
 
 /** Files VS Code's search returns for one query; ranked here, the best shown. */
 const SEARCH_RESULTS = 300;
@@ -14,6 +15,8 @@ const CACHED_FILES = 250_000;
 const SHOWN = 30;
 /** Files a folder's listing names at most. */
 const FOLDER_LISTING = 500;
+/** How old the list of ignored paths may get before a query reads it again (in the background). */
+const IGNORED_MAX_AGE_MS = 30_000;
 
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
@@ -42,6 +45,9 @@ export class Mentions {
   /** The listing, read on the first query. */
   private loading: Promise<void> | undefined;
   private watcher: vscode.FileSystemWatcher | undefined;
+  /** What `.gitignore` ignores in the first folder, read with git in a trusted workspace; undefined without. */
+  private ignored: IgnoredPaths | undefined;
+  private ignoredRead: { at: number; reading: Promise<void> } | undefined;
 
   dispose(): void {
     this.search?.cancel();
@@ -56,16 +62,17 @@ export class Mentions {
     const fixed: MentionItem[] = [{ kind: 'problems', label: 'Problems', detail: 'The problems list (errors and warnings)' }];
     if (vscode.workspace.isTrusted) fixed.push({ kind: 'gitDiff', label: 'Git diff', detail: 'Uncommitted changes against HEAD' });
     const editors = this.openEditors();
-    const files = q ? await this.candidates(q, search.token) : [];
+    // The first query, `@` alone among them, waits for the listing: it lists files too.
+    const files = await this.candidates(q, search.token);
     if (search.token.isCancellationRequested) return [];
-    const best = rankMatches(q, files, (p) => p, SEARCH_RESULTS);
+    const best = rankFiles(q, files, this.ignored, SEARCH_RESULTS);
     const folders = [...new Set(best.flatMap((f) => folderSteps(f)))].map((p): MentionItem => ({ kind: 'folder', label: baseName(p), path: p, detail: p }));
     const editorPaths = new Set(editors.map((e) => e.path));
     const fileItems = best.filter((f) => !editorPaths.has(f)).map((p): MentionItem => ({ kind: 'file', label: baseName(p), path: p, detail: p }));
     const ranked = (items: MentionItem[], limit: number) => rankMatches(q, items, (i) => i.path ?? i.label, limit);
     return [
       ...ranked(editors, 10),
-      ...ranked(fileItems, SHOWN),
+      ...fileItems.slice(0, SHOWN), // ranked already, ignored files the query asks for last
       ...(q ? rankMatches(q, folders, (i) => baseName(i.path!), 5) : []),
       ...(q ? rankMatches(q, fixed, (i) => i.label, 2) : fixed),
     ].slice(0, SHOWN);
@@ -152,11 +159,28 @@ export class Mentions {
    * for the query's subsequence glob.
    */
   private async candidates(query: string, token: vscode.CancellationToken): Promise<string[]> {
+    const first = !this.loading;
     this.loading ??= this.load();
+    const ignored = this.readIgnored();
     await this.loading;
+    if (first) await ignored; // later queries use the list they have while it is read again
     if (this.cache) return [...this.cache];
-    const glob = subsequenceGlob(query);
+    // A folder too big to keep listed: its top level for `@` alone.
+    const glob = query ? subsequenceGlob(query) : '*';
     return glob ? this.files(glob, token) : [];
+  }
+
+  /** Reads the ignored paths again when the list is older than IGNORED_MAX_AGE_MS (git only in a trusted workspace). */
+  private readIgnored(): Promise<void> {
+    const folder = primaryFolder();
+    if (!folder || folder.uri.scheme !== 'file' || !vscode.workspace.isTrusted) return Promise.resolve();
+    if (this.ignoredRead && Date.now() - this.ignoredRead.at < IGNORED_MAX_AGE_MS) return this.ignoredRead.reading;
+    const reading = readIgnoredPaths(folder.uri.fsPath).then(
+      (ignored) => void (this.ignored = ignored),
+      () => undefined, // no list: nothing is held back
+    );
+    this.ignoredRead = { at: Date.now(), reading };
+    return reading;
   }
 
   private async load(): Promise<void> {

@@ -114,7 +114,13 @@ export class SessionStream {
           this.push(
             {
               kind: 'runtime-event',
-              event: { type: 'tool-end', key: event.toolCallId, isError: event.isError, result: resultText([{ type: 'text', text: event.text }]) },
+              event: {
+                type: 'tool-end',
+                key: event.toolCallId,
+                isError: event.isError,
+                result: resultText([{ type: 'text', text: event.text }]),
+                ...(event.diff ? { diff: event.diff } : {}),
+              },
             },
             true,
           );

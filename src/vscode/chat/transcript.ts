@@ -25,7 +25,7 @@ export function toolSummary(name: string, args: unknown): string {
   return typeof main === 'string' ? textStart(`${name} ${textStart(main, SUMMARY_TEXT)}`, SUMMARY_TEXT) : name;
 }
 
-/** A tool card for a call that has not ended yet. */
+/** A tool card for a call that has not ended yet: no diff yet (an approval card shows it while asked). */
 export function toolCard(key: string, name: string, args: unknown): ToolEntry {
   let json: string;
   try {
@@ -33,7 +33,7 @@ export function toolCard(key: string, name: string, args: unknown): ToolEntry {
   } catch {
     json = String(args);
   }
-  return { kind: 'tool', key, name, summary: toolSummary(name, args), args: cut(json), diff: toolDiff(name, args), status: 'running', result: '' };
+  return { kind: 'tool', key, name, summary: toolSummary(name, args), args: cut(json), diff: '', status: 'running', result: '' };
 }
 
 /** A tool result's text for its card. */
@@ -90,9 +90,14 @@ export function toEntries(
   records: readonly MessageRecord[],
   { compactions = [], modes, contexts, imageOf, newerExist = false, breaks }: PageFacts = {},
 ): TranscriptEntry[] {
-  const results = new Map<string, { isError: boolean; text: string }>();
+  const results = new Map<string, { isError: boolean; text: string; diff: unknown }>();
   for (const { message } of records) {
-    if (message.role === 'toolResult') results.set(message.toolCallId, { isError: message.isError, text: resultText(message.content) });
+    if (message.role === 'toolResult')
+      results.set(message.toolCallId, {
+        isError: message.isError,
+        text: resultText(message.content),
+        diff: (message.details as { diff?: unknown } | undefined)?.diff,
+      });
   }
   const entries: TranscriptEntry[] = compactions.filter((c) => c.afterMessageId === undefined).map((c) => compactionEntry(c.record));
   const after = new Map<string, TranscriptEntry[]>();
@@ -125,7 +130,11 @@ export function toEntries(
         const result = results.get(block.id);
         // Without its result here, a call still runs, unless newer messages (an older page's
         // caller knows) hold the result.
-        entries.push(result ? { ...card, status: result.isError ? 'error' : 'done', result: result.text } : newerExist ? { ...card, status: 'done' } : card);
+        // A done write's diff: the one its result keeps (with context lines), or, in a log written
+        // before results kept one, the replaced fragment from its arguments.
+        const diff = typeof result?.diff === 'string' ? result.diff : toolDiff(block.name, block.arguments);
+        if (result) entries.push({ ...card, status: result.isError ? 'error' : 'done', result: result.text, diff: result.isError ? '' : diff });
+        else entries.push(newerExist ? { ...card, status: 'done', diff } : card);
       }
     }
     const broke = breaks?.get(id);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lineChanges, lineDiff } from '../../../src/core/format/lineDiff';
+import { contextDiff, lineChanges, lineDiff } from '../../../src/core/format/lineDiff';
 import { toolDiff } from '../../../src/vscode/chat/lineDiff';
 
 test('a line diff keeps common lines and marks removed and added ones', () => {
@@ -58,4 +58,36 @@ test('lines counted agree with the diff on random edits', () => {
       after,
     );
   }
+});
+
+test('a context diff shows three unchanged lines around each change, under git-style hunk lines', () => {
+  const file = (lines: string[]) => `${lines.join('\n')}\n`;
+  const before = Array.from({ length: 30 }, (_, i) => `l${i + 1}`);
+  const hello = before.map((l) => (l === 'l10' ? 'Hello' : l));
+  assert.deepEqual(contextDiff(file(before), file(hello)), {
+    diff: ['@@ -7,7 +7,7 @@', ' l7', ' l8', ' l9', '-l10', '+Hello', ' l11', ' l12', ' l13'].join('\n'),
+    added: 1,
+    removed: 1,
+  });
+  // Two changes far apart: two hunks, the second's numbers counting the first's added line.
+  const two = before.flatMap((l) => (l === 'l2' ? [l, 'new'] : l === 'l25' ? ['L25'] : [l]));
+  assert.equal(
+    contextDiff(file(before), file(two)).diff,
+    ['@@ -1,5 +1,6 @@', ' l1', ' l2', '+new', ' l3', ' l4', ' l5', '@@ -22,7 +23,7 @@', ' l22', ' l23', ' l24', '-l25', '+L25', ' l26', ' l27', ' l28'].join(
+      '\n',
+    ),
+  );
+  // Changes closer than twice the context share one hunk.
+  const near = before.map((l) => (l === 'l10' || l === 'l15' ? l.toUpperCase() : l));
+  assert.equal(
+    contextDiff(file(before), file(near))
+      .diff.split('\n')
+      .filter((l) => l.startsWith('@@')).length,
+    1,
+  );
+  // A new file is all added lines, without a header; nothing changed is no diff.
+  assert.equal(contextDiff('', 'a\nb\n').diff, '+a\n+b');
+  assert.equal(contextDiff(file(before), file(before)).diff, '');
+  // Removing the whole file: the new side is empty, at line 0.
+  assert.equal(contextDiff('a\nb\n', '').diff, '@@ -1,2 +0,0 @@\n-a\n-b');
 });

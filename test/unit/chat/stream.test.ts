@@ -13,6 +13,9 @@ const SESSION = 'ses_test';
 const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
 
 /** A turn as a Session emits it: a prompt that streams text, calls a tool that edits a file, then answers. */
+/** An edit's diff as the edit tool's result keeps it: the change with the file's lines around it. */
+const DIFF = '@@ -1,3 +1,3 @@\n export const a = 1;\n-hi\n+hello\n export const b = 2;';
+
 function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { events: SessionEvent[]; records: MessageRecord[] } {
   const user: MessageRecord = {
     v: 1,
@@ -40,6 +43,7 @@ function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { e
     toolCallId: 'call_1',
     toolName: 'edit_file',
     content: [{ type: 'text', text: 'Edited a.ts' }],
+    details: { path: 'a.ts', replacements: 1, diff: DIFF },
     isError: false,
     timestamp: 3,
   } as Message;
@@ -62,7 +66,7 @@ function turnEvents(key: string, usage = { ...zero, input: 30, output: 9 }): { e
     { type: 'text-delta', turn: 1, delta: 'edit it.' },
     { type: 'message', record: records[1]! },
     { type: 'tool-start', turn: 1, toolCallId: 'call_1', name: 'edit_file', args: { path: 'a.ts', old_text: 'hi', new_text: 'hello' } },
-    { type: 'tool-end', turn: 1, toolCallId: 'call_1', name: 'edit_file', isError: false, text: 'Edited a.ts' },
+    { type: 'tool-end', turn: 1, toolCallId: 'call_1', name: 'edit_file', isError: false, text: 'Edited a.ts', diff: DIFF },
     { type: 'message', record: records[2]! },
     { type: 'text-delta', turn: 1, delta: 'Done: it ' },
     { type: 'text-delta', turn: 1, delta: 'says hello.' },
@@ -133,7 +137,7 @@ test('a page that comes back at any point of a turn ends with the same transcrip
   );
   const tool = watcher.entries[2]!;
   assert.equal(tool.kind === 'tool' && tool.status, 'done');
-  assert.equal(tool.kind === 'tool' && tool.diff, '-hi\n+hello');
+  assert.equal(tool.kind === 'tool' && tool.diff, DIFF, "the edit's diff with its context, live as from the log");
 
   for (const s of snapshots) {
     const page = new ChatModel();

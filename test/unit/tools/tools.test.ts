@@ -135,7 +135,24 @@ test('approvals summarize a write (its file, new or not, lines added and removed
   const edit = asked.at(-1)!;
   assert.equal(edit.summary, 'Edit asked/long.txt');
   assert.deepEqual(edit.change, { path: 'asked/long.txt', created: false, added: 3, removed: 2 });
-  assert.equal(edit.detail, '-line 150\n-line 151\n+one\n+two\n+three');
+  // The edit's diff shows three lines of the file on each side, under the hunk's line numbers.
+  assert.equal(
+    edit.detail,
+    [
+      '@@ -148,8 +148,9 @@',
+      ' line 147',
+      ' line 148',
+      ' line 149',
+      '-line 150',
+      '-line 151',
+      '+one',
+      '+two',
+      '+three',
+      ' line 152',
+      ' line 153',
+      ' line 154',
+    ].join('\n'),
+  );
   assert.deepEqual(JSON.parse(edit.args ?? ''), { path: 'asked/long.txt', old_text: 'line 150\nline 151\n', new_text: 'one\ntwo\nthree\n' });
   await run('write_file', { path: 'asked/long.txt', content: 'short\n' });
   assert.deepEqual(asked.at(-1)?.change, { path: 'asked/long.txt', created: false, added: 1, removed: 301 });
