@@ -4,6 +4,7 @@ import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { TurnMode } from '../../protocol/modes';
 import {
   PROTOCOL_VERSION,
   type AttachmentRef,
@@ -67,6 +68,8 @@ export class ChatHub extends Disposable {
   private readonly mentions = this._register(new Mentions());
   /** Chips added while no page was ready, for the first page that says `ready`. */
   private waitingChips: AttachmentRef[] = [];
+  /** The mode each session's composer was set to in this window ('' for a new session): one session, one mode on every page. */
+  private readonly chosenModes = new Map<string, TurnMode>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -236,6 +239,10 @@ export class ChatHub extends Disposable {
         });
         return;
       }
+      case 'chooseMode':
+        this.chosenModes.set(this.current.currentId ?? '', message.mode);
+        this.post({ type: 'modeChosen', mode: message.mode });
+        return;
       case 'mentionQuery':
         page.post({ type: 'mentionResults', id: message.id, items: await this.mentions.find(message.query) });
         return;
@@ -312,6 +319,7 @@ export class ChatHub extends Disposable {
     if (!pages.some((p) => p.isReady)) return;
     const model = await this.modelInfo();
     const { session, live, cursor, promptHistory } = this.current.view();
+    const mode = this.chosenModes.get(session?.info.id ?? '');
     for (const page of pages) {
       page.post({
         type: 'snapshot',
@@ -321,6 +329,7 @@ export class ChatHub extends Disposable {
         live,
         cursor,
         promptHistory,
+        ...(mode ? { mode } : {}),
       });
     }
   }
