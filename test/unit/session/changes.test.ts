@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Session } from '../../../src/core/session/session';
 import type { FileChangeRecord, FileReviewRecord, MessageRecord } from '../../../src/core/wire/records';
+import { forkSession } from '../../../src/core/store/fork';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
 
@@ -137,4 +138,19 @@ test('Undo is refused while a turn runs', async () => {
   await assert.rejects(session.undoChanges('all', 'session'), /a turn is running/);
   await session.cancel();
   await session.waitForIdle();
+});
+
+test("a fork at the last turn carries the source's Undos: a file undone before the fork is not listed in it", async () => {
+  const session = await twoTurns();
+  await session.undoChanges([session.changes().thisTurn[0]!.key], 'turn');
+  await session.undoChanges([session.changes().session.find((c) => c.path === 'new.md')!.key], 'session');
+  assert.equal(read('new.md'), null);
+  const fork = await forkSession(f.store, session.id, { turn: 2 });
+  const forked = await f.open({ model: httpModel }, fork.id);
+  assert.deepEqual(listed(forked.changes().thisTurn), [], "turn 2's change was undone");
+  assert.deepEqual(listed(forked.changes().session), ['a.md'], "new.md was undone; a.md is still turn 1's change");
+  assert.deepEqual(listed(forked.changes().session), listed(session.changes().session), 'the fork lists what its source does');
+  // A fork at an earlier turn: turn 2's Undo is of turn 2's image, which that fork never had.
+  const early = await f.open({ model: httpModel }, (await forkSession(f.store, session.id, { turn: 1 })).id);
+  assert.deepEqual(listed(early.changes().session), ['a.md'], "turn 1's a.md is listed; new.md's Undo undid turn 1's image, so it is carried");
 });
