@@ -66,6 +66,9 @@ export class ChatHub extends Disposable {
   private model: Promise<ModelInfo> | undefined;
   /** The `@` list's search and the reading of the chips a prompt carries. */
   private readonly mentions = this._register(new Mentions());
+  private readonly modelChange = this._register(new vscode.EventEmitter<void>());
+  /** Fires when the model the pages show changed (settings, VS Code's models). */
+  readonly onDidChangeModel = this.modelChange.event;
   /** Chips added while no page was ready, for the first page that says `ready`. */
   private waitingChips: AttachmentRef[] = [];
   /** The mode each session's composer was set to in this window ('' for a new session): one session, one mode on every page. */
@@ -108,7 +111,10 @@ export class ChatHub extends Disposable {
       clearTimeout(settle);
       settle = setTimeout(() => {
         this.model = undefined; // a snapshot meanwhile may have looked up a half-written choice
-        void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+        void this.modelInfo().then((model) => {
+          this.post({ type: 'modelChanged', model });
+          this.modelChange.fire();
+        });
       }, 100);
     };
     this._register({ dispose: () => clearTimeout(settle) });
@@ -334,7 +340,8 @@ export class ChatHub extends Disposable {
     }
   }
 
-  private modelInfo(): Promise<ModelInfo> {
+  /** The model the pages show: the one the next prompt uses. */
+  modelInfo(): Promise<ModelInfo> {
     this.model ??= this.lookUpModel();
     return this.model;
   }
