@@ -1,9 +1,9 @@
 import type { FileChangeRecord, NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
-import { ChangeLedger, fileKey, UNDO_CALL } from './changes';
+import { ChangeLedger, fileKey, REDO_CALL, UNDO_CALL } from './changes';
 
 /**
- * The source's Undos from its Changes list that a fork cut at a turn would leave out: they were
+ * The source's Undos from its Changes list (and their own undos) that a fork cut at a turn would leave out: they were
  * recorded after that turn ended, yet the files they put back are back on disk for the fork too.
  * An Undo is carried when it undoes the image the fork's copy last recorded for its file (a later
  * turn of the source that changed the file again makes its Undos that turn's, not the fork's).
@@ -18,7 +18,8 @@ export function carriedUndos(sourceLog: string, from: number, to: number, forkLo
     (r) => {
       if ('unknown' in r || r.t !== 'file_change') return;
       const key = fileKey(r.root, r.path);
-      if (!r.toolCallId.startsWith(UNDO_CALL)) {
+      // An Undo, or an undone Undo: what the user did from the Changes list.
+      if (!r.toolCallId.startsWith(UNDO_CALL) && !r.toolCallId.startsWith(REDO_CALL)) {
         current.delete(key); // a later turn's change: the fork's image is no longer the one undone
         return;
       }
