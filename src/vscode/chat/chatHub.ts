@@ -22,6 +22,7 @@ import { openChangeDiff, openToolDiff, registerCheckpointDocuments } from './too
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
+import { showChangesUndone } from './changesUndo';
 import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { vscodeChatHost } from './vscodeChatHost';
@@ -301,11 +302,8 @@ export class ChatHub extends Disposable {
           if (file) await openChangeDiff(this.store, sessionId, file, message.scope);
           return;
         }
-        const skipped = await this.current.changeFiles(message.action, message.scope, message.keys);
-        if (skipped.length > 0)
-          void vscode.window.showWarningMessage(
-            `Undo left ${skipped.length === 1 ? 'a file' : `${skipped.length} files`} alone: ${skipped.map((s) => s.why).join('; ')}`,
-          );
+        const result = await this.current.changeFiles(message.action, message.scope, message.keys);
+        if (message.action === 'undo') showChangesUndone(this.current, sessionId, result, this.logger);
         return;
       }
       case 'messageAction': {
