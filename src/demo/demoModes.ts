@@ -45,7 +45,11 @@ function finish(mode: LookingMode, facts: string, steps: readonly string[], inst
     };
   }
   return {
-    answer: [facts, `${instead} This turn runs in Ask mode, which reads but changes nothing and runs no command: choose **Agent** in the mode picker and ask again, or **Plan** to see the steps first.`, DEMO_FOOTER].join('\n\n'),
+    answer: [
+      facts,
+      `${instead} This turn runs in Ask mode, which reads but changes nothing and runs no command: choose **Agent** in the mode picker and ask again, or **Plan** to see the steps first.`,
+      DEMO_FOOTER,
+    ].join('\n\n'),
   };
 }
 
@@ -88,7 +92,10 @@ function lookBeforeEdit(intent: Extract<Intent, { kind: 'edit' }>, mode: Looking
     return finish(
       mode,
       `${size} “${from}” appears on ${plural(found.length, 'line')}: ${found.join(', ')}.`,
-      [`In \`${path}\`, change “${from}” to “${to}” on ${found.length === 1 ? `line ${found[0]}` : `lines ${found.join(', ')}`}.`, 'Check the diff in the approval card, then allow the edit.'],
+      [
+        `In \`${path}\`, change “${from}” to “${to}” on ${found.length === 1 ? `line ${found[0]}` : `lines ${found.join(', ')}`}.`,
+        'Check the diff in the approval card, then allow the edit.',
+      ],
       'I did not change it.',
     );
   }

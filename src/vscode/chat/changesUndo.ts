@@ -15,7 +15,12 @@ export function showChangesUndone(current: CurrentSession, sessionId: string, re
   warnLeftAlone(result);
   if (result.undone.length === 0) return;
   showUndoToast(`changes:${sessionId}`, changesUndoneNote(result.undone), () =>
-    reported(logger, 'undo an undo of changes', async () => warnLeftAlone(await current.redoChanges(sessionId, result.reverse)), 'Braid could not undo the undo'),
+    reported(
+      logger,
+      'undo an undo of changes',
+      async () => warnLeftAlone(await current.redoChanges(sessionId, result.reverse)),
+      'Braid could not undo the undo',
+    ),
   );
 }
 
