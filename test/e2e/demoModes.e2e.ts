@@ -2,28 +2,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { demoAgentReply } from '../../src/demo/demoAgent';
-import { ScriptedModelServer } from '../support/modelServer';
+import { demoModelServer, demoSettings } from '../support/demoModel';
 import { Workbench } from '../support/workbench';
 
 // The demo agent in Plan and Ask, in a real VS Code, and the mode one session has wherever it is
 // shown: Plan reads, then writes a numbered plan that Carry Out Plan carries out; Ask answers from
 // what it read and never says a command ran; the mode picked in the side view is the editor tab's,
 // and the other way round.
-const demo = new ScriptedModelServer((request) => demoAgentReply(request.body), 'braid-demo');
+const demo = demoModelServer();
 let workbench: Workbench;
 
 before(async () => {
-  const baseUrl = await demo.start();
   workbench = await Workbench.launch({
     name: 'demo-modes',
-    settings: {
-      'braid.provider': 'openai-compatible',
-      'braid.model': 'braid-demo',
-      'braid.baseUrl': baseUrl,
-      'braid.demoModel': true,
-      'workbench.startupEditor': 'none',
-    },
+    settings: demoSettings(await demo.start()),
     files: { 'hello.txt': 'Hello from Braid!\n', 'package.json': '{\n  "name": "sprocket"\n}\n' },
   });
   await workbench.openChat();
