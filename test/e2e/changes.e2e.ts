@@ -104,7 +104,12 @@ test('Undo restores exactly that file; Keep takes a file off the list; Undo All 
   const records = await workbench.shownSessionRecords();
   const changes = records.filter((r) => r.t === 'file_change') as FileChangeRecord[];
   const undone = changes.filter((r) => r.toolCallId.startsWith('undo_')).map((r) => r.path);
-  assert.deepEqual(undone, ['todo.md', 'plan.md']);
+  assert.deepEqual(undone, ['todo.md', 'todo.md', 'plan.md']);
+  assert.deepEqual(
+    changes.filter((r) => r.toolCallId.startsWith('redo_')).map((r) => r.path),
+    ['todo.md'],
+    "the toast's Undo of the Undo",
+  );
   const kept = (records.filter((r) => r.t === 'file_review') as FileReviewRecord[]).map((r) => r.path);
   assert.deepEqual(kept, ['notes.md']);
   await workbench.screenshot('changes-all-undone');

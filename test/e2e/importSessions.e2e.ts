@@ -73,7 +73,7 @@ test('Import Sessions… lists the Claude Code and Codex sessions found, imports
   const header = (await chat.locator('[data-role="model"]').textContent()) ?? '';
   const status = page().locator('.part.statusbar .statusbar-item', { hasText: 'Notes and TODOs' });
   await status.waitFor({ timeout: 10_000 });
-  assert.match(header, / · scripted-model$/);
+  assert.match(header, / · scripted-model\b/);
   assert.match((await status.textContent()) ?? '', /Notes and TODOs · scripted-model · /);
   await workbench.screenshot('opened');
 

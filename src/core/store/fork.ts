@@ -16,6 +16,7 @@ import { writeState, type SessionKind, type SessionState, type StoredState, type
 import { readAgents, summarize, type SessionSummary } from '../format/summary';
 import { goneMeanwhile } from './errors';
 import type { StoreContext } from './storeContext';
+import { chainTitles } from './forkTitles';
 import { carriedUndos } from './forkUndos';
 import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
@@ -269,7 +270,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
       createdAt: Date.now(),
       title:
         options.title ??
-        forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
+        forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, chainTitles(store, source.workspaceKey, sourceId)),
       titleSource: 'user',
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',

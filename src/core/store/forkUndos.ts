@@ -1,7 +1,6 @@
 import type { FileChangeRecord, NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import { ChangeLedger, fileKey, REDO_CALL, UNDO_CALL } from './changes';
-
 /**
  * The source's Undos from its Changes list (and their own undos) that a fork cut at a turn would leave out: they were
  * recorded after that turn ended, yet the files they put back are back on disk for the fork too.
