@@ -268,9 +268,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
             ...(source.runLocation ? { runLocation: source.runLocation } : {}),
           }),
       createdAt: Date.now(),
-      title:
-        options.title ??
-        forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, chainTitles(store, source.workspaceKey, sourceId)),
+      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, chainTitles(store, source.workspaceKey, sourceId)),
       titleSource: 'user',
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',
