@@ -87,10 +87,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   const statusBar = new SessionStatusBar();
-  context.subscriptions.push(
-    statusBar,
-    chat.current.onDidChange(() => statusBar.update(chat.current.status())),
-  );
+  // The model named is the header's, so the two never disagree.
+  const showStatus = () => void chat.modelInfo().then((model) => statusBar.update(chat.current.status(), model));
+  context.subscriptions.push(statusBar, chat.current.onDidChange(showStatus), chat.onDidChangeModel(showStatus));
 
   const ctx = commandContext({ chat, logger, store, workspaceDir, revealSession });
   chat.setSessionRevealer(revealSession);

@@ -2,6 +2,12 @@ import type { ChangedFile, ChangeScope, ChangesInfo } from '../../src/protocol/f
 import type { ChangesMessage } from '../../src/protocol/messages';
 
 /** What each file status shows: a letter, as VS Code's Source Control does, and its words. */
+/** What an empty list says: nothing is left to review there (kept, undone, or never changed). */
+const EMPTY: Record<ChangeScope, string> = {
+  turn: 'Nothing left to review from the last turn.',
+  session: 'Nothing left to review in this session.',
+};
+
 const STATUS: Record<ChangedFile['status'], { letter: string; words: string }> = {
   added: { letter: 'A', words: 'new file' },
   modified: { letter: 'M', words: 'modified' },
@@ -104,7 +110,7 @@ export class ChangesList {
     const list = document.createElement('ul');
     list.className = 'changes-list';
     list.setAttribute('aria-label', this.scope === 'turn' ? 'Files changed in the last turn' : 'Files changed in this session');
-    if (files.length === 0) list.append(span('changes-empty', this.scope === 'turn' ? 'The last turn changed no file still listed.' : 'No file is listed.'));
+    if (files.length === 0) list.append(span('changes-empty', EMPTY[this.scope]));
     for (const file of files) {
       const row = document.createElement('li');
       row.className = 'change';

@@ -21,7 +21,7 @@ import { contextLevel, contextTooltip } from './contextMeter';
 import { ModePicker } from './modePicker';
 import { ChangesList } from './changesList';
 import { lastMode, proposedPlan } from './turnModes';
-import { carryOutPlanPrompt, isTurnMode } from '../../src/protocol/modes';
+import { carryOutPlanPrompt, isTurnMode, type TurnMode } from '../../src/protocol/modes';
 import { VirtualList } from './virtualList';
 import { host, onHostMessage, saveState } from './vscodeApi';
 import { Welcome } from './welcome';
@@ -92,7 +92,7 @@ const actions: EntryActions = {
   message: (action, ids) => host.postMessage({ type: 'messageAction', action, ...ids }),
   approve: (approvalId, decision) => host.postMessage({ type: 'approval', approvalId, decision }),
   openDiff: (toolCallId) => host.postMessage({ type: 'openDiff', toolCallId }),
-  useMode: (mode) => (modePicker.value = mode),
+  useMode: (mode) => chooseMode(mode),
   expanded,
   readOnly: () => model.readOnly,
 };
@@ -138,10 +138,20 @@ let firstToken: { requestId: string; sentAt: number } | undefined;
 
 composer.value = host.getState()?.draft ?? '';
 /** What the next prompt may do; kept across reloads, taken from a session's newest prompt when another session is shown. */
-const modePicker = new ModePicker(part<HTMLSelectElement>('mode'), (mode) => {
+const modePicker = new ModePicker(part<HTMLSelectElement>('mode'), (mode) => chooseMode(mode));
+
+/** Sets the composer's mode; it is the session's, so the host tells every page showing it. */
+function chooseMode(mode: TurnMode): void {
+  showMode(mode);
+  host.postMessage({ type: 'chooseMode', mode });
+}
+
+/** Shows a mode in the picker, kept across reloads of this page. */
+function showMode(mode: TurnMode): void {
+  modePicker.value = mode;
   saveState({ mode });
   refreshChrome();
-});
+}
 const savedScope = host.getState()?.changesScope;
 const changes = new ChangesList(
   part('changes'),
@@ -437,8 +447,7 @@ part('compact').addEventListener('click', () => host.postMessage({ type: 'comman
 part('carry-out').addEventListener('click', () => {
   const plan = proposedPlan(model.entries, model.running !== undefined);
   if (plan === undefined) return;
-  modePicker.value = 'agent';
-  saveState({ mode: 'agent' });
+  chooseMode('agent');
   send(carryOutPlanPrompt(plan), false);
 });
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
@@ -450,8 +459,10 @@ onHostMessage((message: HostToWebview) => {
       const sameSession = message.session?.info.id === model.sessionId;
       model.applySnapshot(message);
       composer.offer(message.session?.suggestion);
-      // Another session shown goes on in the mode of its newest prompt; a new one keeps the choice.
-      if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
+      // The mode chosen for this session on any page; else another session shown goes on in the
+      // mode of its newest prompt, and a new one keeps the choice.
+      if (message.mode) showMode(message.mode);
+      else if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
       loadingOlder = false;
       olderPageSize.reset();
       showModel(message.model);
@@ -511,6 +522,9 @@ onHostMessage((message: HostToWebview) => {
     case 'attach':
       composer.attach(message.item);
       input.focus();
+      return;
+    case 'modeChosen':
+      showMode(message.mode);
       return;
     case 'suggestion':
       if (message.sessionId !== model.sessionId) return; // for a session this page no longer shows

@@ -6,7 +6,9 @@
 // gets an answer built from what the tools returned. Deterministic: the same request, the same reply.
 import { afterCommand, afterEdit, afterWrite, defaultContent, describeFile, describeFolder, folderEntries, numberedLines, testCommand } from './demoAnswers';
 import { recognise, type Intent } from './demoIntents';
+import { changes, lookingStep } from './demoModes';
 import { readRequest, type ChatRequest, type DemoContext, type DoneCall } from './demoRequest';
+import { call, doneWith, resolveTarget, type Step } from './demoSteps';
 import { chatAnswer, compactionSummary, longAnswer, nextPrompt, sideAnswer } from './demoTalk';
 
 /** A tool call the demo makes: the tool's name and its arguments as JSON text. */
@@ -25,23 +27,6 @@ export type DemoReply =
 export interface DemoUsage {
   readonly prompt: number;
   readonly completion: number;
-}
-
-/** The next thing to do: call tools (saying why first), or answer. */
-type Step = { readonly say: string; readonly calls: ReadonlyArray<{ name: string; args: Record<string, unknown> }> } | { readonly answer: string };
-
-const call = (say: string, name: string, args: Record<string, unknown>): Step => ({ say, calls: [{ name, args }] });
-const doneWith = (done: readonly DoneCall[], name: string) => done.filter((c) => c.name === name).at(-1);
-
-/** The file the request is about: named in the prompt, or found by listing the top folder (a README). */
-function resolveTarget(intent: { path?: string; hint?: string }, done: readonly DoneCall[]): { path: string } | Step {
-  if (intent.path) return { path: intent.path };
-  const listing = doneWith(done, 'list_dir');
-  if (!listing) return call(`I'll look for the ${intent.hint} in the workspace first.`, 'list_dir', { path: '.' });
-  const entries = folderEntries(listing.result ?? '');
-  const found = entries.find((e) => !e.endsWith('/') && e.toLowerCase().replace(/\.[a-z0-9]+$/, '') === intent.hint?.toLowerCase());
-  if (found) return { path: found };
-  return { answer: `There is no ${intent.hint} in the workspace's top folder. ${describeFolder(listing.result ?? '')}` };
 }
 
 function readStep(intent: Extract<Intent, { kind: 'read' }>, done: readonly DoneCall[]): Step {
@@ -136,9 +121,15 @@ function subagentWork(done: readonly DoneCall[]): Step {
   return { answer: describeFolder(listing.result ?? '') };
 }
 
+/** The first words of the prompt Carry Out Plan sends (carryOutPlanPrompt in src/protocol/modes.ts; a test keeps them in step). */
+const CARRY_OUT = /^Carry out this plan:/;
+
 function mainStep(context: DemoContext): Step {
-  const intent = recognise(context.userText);
+  // Carrying out a plan does what the planned prompt asked, now in Agent mode.
+  const asked = CARRY_OUT.test(context.userText) && context.plannedPrompt ? context.plannedPrompt : context.userText;
+  const intent = recognise(asked);
   const { done } = context;
+  if (context.mode !== 'agent' && changes(intent)) return lookingStep(intent, context.mode, done);
   switch (intent.kind) {
     case 'read':
       return readStep(intent, done);
@@ -149,7 +140,7 @@ function mainStep(context: DemoContext): Step {
     case 'run':
       return runStep(intent, done);
     case 'subagent':
-      return subagentStep(context.userText, done);
+      return subagentStep(asked, done);
     case 'list': {
       const listing = doneWith(done, 'list_dir');
       return listing ? { answer: describeFolder(listing.result ?? '') } : call('Let me list the top folder.', 'list_dir', { path: '.' });
@@ -157,7 +148,7 @@ function mainStep(context: DemoContext): Step {
     case 'long':
       return { answer: longAnswer() };
     case 'chat':
-      return { answer: chatAnswer(context.userText) };
+      return { answer: chatAnswer(asked) };
   }
 }
 

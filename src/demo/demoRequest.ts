@@ -38,11 +38,21 @@ export interface DemoContext {
   readonly done: readonly DoneCall[];
   /** Prompts of the conversation before this one (user texts), oldest first. */
   readonly earlierPrompts: readonly string[];
+  /** The turn's mode, as Braid's reminder in the user message tells it (Agent when none does). */
+  readonly mode: DemoMode;
+  /** The user's text of the latest earlier prompt asked in Plan mode: what "Carry out this plan" carries out. */
+  readonly plannedPrompt: string | undefined;
   /** Characters the request holds, for a plausible token count. */
   readonly size: number;
   /** The number of messages, to keep tool call ids unique within a conversation. */
   readonly messageCount: number;
 }
+
+/** The modes the demo tells apart; Auto-accept edits behaves as Agent for it. */
+export type DemoMode = 'ask' | 'plan' | 'agent';
+
+/** The first words of Braid's mode reminder (modeReminder in src/core/session/modes.ts; a test keeps them in step). */
+const MODE_REMINDER = /This turn runs in (Ask|Plan) mode/;
 
 const REMINDER = /<system-reminder>[\s\S]*?(<\/system-reminder>|$)/g;
 
@@ -63,6 +73,12 @@ export function ownText(content: unknown): string {
     .map((t) => t.replace(REMINDER, '').trim())
     .filter(Boolean);
   return parts.at(-1) ?? '';
+}
+
+/** The mode a user message's reminders name. */
+function modeOf(message: ChatMessage | undefined): DemoMode {
+  const named = message ? MODE_REMINDER.exec(textParts(message.content).join('\n'))?.[1] : undefined;
+  return named === 'Ask' ? 'ask' : named === 'Plan' ? 'plan' : 'agent';
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {
@@ -101,15 +117,15 @@ export function readRequest(body: ChatRequest): DemoContext {
       done.push({ name: call.function?.name ?? '', args: parseArgs(call.function?.arguments), result: call.id ? results.get(call.id) : undefined });
     }
   }
+  const earlierUsers = messages.slice(0, Math.max(at, 0)).filter((m) => m.role === 'user');
+  const planned = earlierUsers.filter((m) => modeOf(m) === 'plan').at(-1);
   return {
     asker: askerOf(messages, lastUser),
     userText: lastUser ? ownText(lastUser.content) : '',
     done,
-    earlierPrompts: messages
-      .slice(0, Math.max(at, 0))
-      .filter((m) => m.role === 'user')
-      .map((m) => ownText(m.content))
-      .filter(Boolean),
+    earlierPrompts: earlierUsers.map((m) => ownText(m.content)).filter(Boolean),
+    mode: modeOf(lastUser),
+    plannedPrompt: planned ? ownText(planned.content) : undefined,
     size: messages.reduce((n, m) => n + textParts(m.content).join('').length, 0),
     messageCount: messages.length,
   };

@@ -268,6 +268,15 @@ export interface KeepSideMessage {
   readonly id: string;
 }
 
+/**
+ * The user picked a mode in the composer: it is the session's, so every page showing the session
+ * shows it (the host answers all of them with `modeChosen`).
+ */
+export interface ChooseModeMessage {
+  readonly type: 'chooseMode';
+  readonly mode: TurnMode;
+}
+
 /** Messages the webview sends to the host. */
 export type WebviewToHost =
   | ReadyMessage
@@ -285,7 +294,8 @@ export type WebviewToHost =
   | SelectModelMessage
   | SideQuestionMessage
   | KeepSideMessage
-  | MentionQueryMessage;
+  | MentionQueryMessage
+  | ChooseModeMessage;
 
 // ---- host -> webview -------------------------------------------------------------------------
 
@@ -305,6 +315,8 @@ export interface SnapshotMessage {
   readonly cursor: number;
   /** Earlier prompts for Up/Down in the input, newest first: this session's, then the workspace's. */
   readonly promptHistory: readonly string[];
+  /** The mode chosen for the session shown, when a page of this window chose one (else the page takes its newest prompt's). */
+  readonly mode?: TurnMode;
 }
 
 /** Frames of the current session, in cursor order. */
@@ -375,6 +387,12 @@ export interface SuggestionMessage {
   readonly text: string | null;
 }
 
+/** The mode chosen for the session shown, on one page: every page's picker takes it. */
+export interface ModeChosenMessage {
+  readonly type: 'modeChosen';
+  readonly mode: TurnMode;
+}
+
 /** Messages the host sends to the webview. */
 export type HostToWebview =
   | SnapshotMessage
@@ -386,7 +404,8 @@ export type HostToWebview =
   | SideAnswerMessage
   | MentionResultsMessage
   | AttachMessage
-  | SuggestionMessage;
+  | SuggestionMessage
+  | ModeChosenMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

@@ -200,6 +200,9 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       if (typeof t !== 'string') return fail(t.reason);
       return ok({ type: 'sideQuestion', id: raw.id, text: t });
     }
+    case 'chooseMode':
+      if (!isTurnMode(raw.mode)) return fail('chooseMode without a known mode');
+      return ok({ type: 'chooseMode', mode: raw.mode });
     case 'keepSide':
       if (!isId(raw.id)) return fail('keepSide without an id');
       return ok({ type: 'keepSide', id: raw.id });

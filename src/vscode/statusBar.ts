@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { cutTitle, labelText } from '../core/format/titles';
+import type { ModelInfo } from '../protocol/messages';
 import { Disposable } from './disposable';
 
 /** The status bar is shared with other extensions: a title takes at most this many characters there. */
@@ -8,7 +9,6 @@ const STATUS_TITLE_MAX = 30;
 /** What the status bar shows of the Chat view's session. */
 export interface StatusInfo {
   readonly title: string;
-  readonly model: string;
   readonly tokens: number;
 }
 
@@ -20,11 +20,12 @@ export class SessionStatusBar extends Disposable {
     super();
     this.item.name = 'Braid Session';
     this.item.command = 'braid.openSession';
-    this.update(undefined);
+    this.update(undefined, undefined);
     this.item.show();
   }
 
-  update(info: StatusInfo | undefined): void {
+  /** Shows the session, with the model the Chat page's header names (the one its next prompt uses). */
+  update(info: StatusInfo | undefined, model: ModelInfo | undefined): void {
     if (!info) {
       this.item.text = '$(comment-discussion) Braid';
       this.item.tooltip = 'Braid: open a session';
@@ -32,7 +33,9 @@ export class SessionStatusBar extends Disposable {
     }
     const tokens = info.tokens >= 1000 ? `${(info.tokens / 1000).toFixed(1)}k` : String(info.tokens);
     const title = labelText(info.title) || 'New session';
-    this.item.text = `$(comment-discussion) ${cutTitle(title, STATUS_TITLE_MAX)} · ${info.model} · ${tokens} tokens`;
-    this.item.tooltip = `Braid session "${title}"\nModel: ${info.model}\nTokens so far: ${info.tokens}\nClick to open another session`;
+    const id = model?.id || 'no model';
+    const named = model?.id ? `${model.provider} · ${model.id}` : 'none configured';
+    this.item.text = `$(comment-discussion) ${cutTitle(title, STATUS_TITLE_MAX)} · ${id} · ${tokens} tokens`;
+    this.item.tooltip = `Braid session "${title}"\nModel: ${named} (the next prompt's)\nTokens so far: ${info.tokens}\nClick to open another session`;
   }
 }

@@ -74,10 +74,27 @@ test('Undo restores exactly that file; Keep takes a file off the list; Undo All 
   assert.equal(read('todo.md'), null, 'a file the session created is removed');
   assert.equal(read('plan.md'), '# Plan\n- draft\n- ship\n', 'the other files are untouched');
 
+  // The Undo says what it did, with an Undo of its own, as a rewind does: it brings the file back.
+  const toast = workbench.page.locator('.notification-toast', { hasText: "Undid Braid's changes to todo.md." });
+  await toast.waitFor({ timeout: 10_000 });
+  await workbench.screenshot('changes-undo-toast');
+  await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
+  await row('todo.md').waitFor({ timeout: 10_000 });
+  assert.equal(read('todo.md'), '- one\n- two\n', "the toast's Undo gives the file back");
+  assert.deepEqual(await rows().locator('.change-path').allTextContents(), ['plan.md', 'todo.md', 'notes.md'], 'listed as before');
+  await row('todo.md').locator('[data-action="undo"]').click();
+  await row('todo.md').waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(read('todo.md'), null);
+
   await row('notes.md').locator('[data-action="keep"]').click();
   await row('notes.md').waitFor({ state: 'detached', timeout: 10_000 });
   assert.equal(read('notes.md'), 'better notes\n', 'Keep leaves the file as it is');
   await workbench.screenshot('changes-after-undo-and-keep');
+  // The last turn's one file was kept: its list says nothing is left to review.
+  await chat().locator('[data-role="changes"] [data-scope="turn"]').click();
+  assert.equal(await chat().locator('[data-role="changes"] .changes-empty').textContent(), 'Nothing left to review from the last turn.');
+  await workbench.screenshot('changes-turn-empty');
+  await chat().locator('[data-role="changes"] [data-scope="session"]').click();
 
   await chat().locator('[data-role="changes-undo-all"]').click();
   await chat().locator('[data-role="changes"]').waitFor({ state: 'hidden', timeout: 10_000 });
@@ -87,8 +104,31 @@ test('Undo restores exactly that file; Keep takes a file off the list; Undo All 
   const records = await workbench.shownSessionRecords();
   const changes = records.filter((r) => r.t === 'file_change') as FileChangeRecord[];
   const undone = changes.filter((r) => r.toolCallId.startsWith('undo_')).map((r) => r.path);
-  assert.deepEqual(undone, ['todo.md', 'plan.md']);
+  assert.deepEqual(undone, ['todo.md', 'todo.md', 'plan.md']);
+  assert.deepEqual(
+    changes.filter((r) => r.toolCallId.startsWith('redo_')).map((r) => r.path),
+    ['todo.md'],
+    "the toast's Undo of the Undo",
+  );
   const kept = (records.filter((r) => r.t === 'file_review') as FileReviewRecord[]).map((r) => r.path);
   assert.deepEqual(kept, ['notes.md']);
   await workbench.screenshot('changes-all-undone');
+});
+
+test("the chat's own Undo of a rewind takes the rewind's notification off the screen", async () => {
+  const prompt = chat().locator('.message.user', { hasText: 'Improve the notes' });
+  await prompt.hover();
+  await prompt.locator('.message-actions button', { hasText: 'Rewind' }).click();
+  const dialog = workbench.page.locator('.monaco-dialog-box');
+  await dialog.waitFor();
+  await dialog.locator('.monaco-button', { hasText: /^Rewind( Conversation Only)?$/ }).click();
+  const toast = workbench.page.locator('.notification-toast', { hasText: 'Rewound 1 turn' });
+  await toast.waitFor({ timeout: 10_000 });
+  await chat().locator('[data-role="rewound"]').waitFor();
+  await workbench.screenshot('rewind-toast-and-bar');
+  await chat().locator('[data-role="undo-rewind"]').click();
+  await chat().locator('.message.user', { hasText: 'Improve the notes' }).waitFor({ timeout: 10_000 });
+  await toast.waitFor({ state: 'hidden', timeout: 5_000 });
+  await workbench.page.locator('.notification-toast', { hasText: 'Undid the rewind' }).waitFor({ timeout: 5_000 });
+  await workbench.screenshot('rewind-undone-toast-gone');
 });

@@ -69,6 +69,12 @@ test('Import Sessions… lists the Claude Code and Codex sessions found, imports
   await row('Notes and TODOs').click();
   await chat.locator('[data-role="title"]', { hasText: 'Notes and TODOs' }).waitFor({ timeout: 10_000 });
   await chat.getByText('The subagent found one TODO.').waitFor({ timeout: 10_000 });
+  // The status bar names the model the header does (the next prompt's), not the one Claude Code used.
+  const header = (await chat.locator('[data-role="model"]').textContent()) ?? '';
+  const status = page().locator('.part.statusbar .statusbar-item', { hasText: 'Notes and TODOs' });
+  await status.waitFor({ timeout: 10_000 });
+  assert.match(header, / · scripted-model\b/);
+  assert.match((await status.textContent()) ?? '', /Notes and TODOs · scripted-model · /);
   await workbench.screenshot('opened');
 
   model.enqueue({ kind: 'text', chunks: ['We counted and edited notes.md, then found one TODO.'] });

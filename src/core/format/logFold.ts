@@ -80,6 +80,13 @@ export interface LogFold {
   rewinds: number;
 }
 
+/** Purposes of usage records of calls whose answers never enter the conversation. */
+const SIDE_CALLS: ReadonlySet<unknown> = new Set(['side-question', 'suggestion']);
+
+function isSideCall(record: WireRecord): boolean {
+  return record.t === 'usage' && SIDE_CALLS.has((record as { purpose?: unknown }).purpose);
+}
+
 /** A fold before any record. */
 export function emptyFold(): LogFold {
   return {
@@ -113,9 +120,10 @@ const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cance
  * differ. No I/O; unknown records change nothing but the time.
  */
 export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
-  // A gc record is housekeeping and an imported record says when Braid read the source: neither
+  // A gc record is housekeeping, an imported record says when Braid read the source, and a side
+  // call's usage (a /btw question, a next-prompt suggestion) left the conversation alone: none
   // touched the session (its place in the lists stays, an imported session keeps its own times).
-  if (isTime(record.ts) && record.t !== 'gc' && record.t !== 'imported') {
+  if (isTime(record.ts) && record.t !== 'gc' && record.t !== 'imported' && !isSideCall(record)) {
     // a damaged or hand-made record's impossible time is no time
     if (fold.startedAt === 0) fold.startedAt = record.ts;
     if (record.ts > fold.lastTs) fold.lastTs = record.ts;

@@ -139,15 +139,26 @@ export function sessionLabel(s: TitleFields): string {
   return sessionTitle(s) || 'Untitled session';
 }
 
+/** A fork's own title as forkTitle makes it: its number, its turn, and the title of what it forked. */
+const FORK_TITLE = /^Fork(?: \d+)?(?: at turn \d+)? of (.+)$/s;
+
+/** The title a chain of forks began with: "Plan the notes" of "Fork at turn 2 of Plan the notes"; any other title as it is. */
+export function forkOrigin(title: string): string {
+  return FORK_TITLE.exec(title)?.[1] ?? title;
+}
+
 /**
  * A fork's title: what it is and of which session ("Fork at turn 3 of Plan the notes", "Fork of
- * Plan the notes"). `taken` holds the titles of the source's other forks: a fork that would read
- * like one of them gets the first free number, up front where a narrow tree still shows it
- * ("Fork 2 at turn 3 of Plan the notes"), so two forks are never told apart by their time alone.
+ * Plan the notes"). A fork of a fork names the session the chain began with, not "Fork of Fork
+ * of …" (the Sessions tree nests forks under their source, which tells the chain). `taken` holds
+ * the titles of the source's other forks, and the source's own title is taken too: a fork that
+ * would read like one of them gets the first free number, up front where a narrow tree still shows
+ * it ("Fork 2 at turn 3 of Plan the notes"), so two forks are never told apart by their time alone.
  */
 export function forkTitle(sourceTitle: string, turn: number | null, taken: ReadonlySet<string> = new Set()): string {
-  const title = (n: number) => `Fork${n > 1 ? ` ${n}` : ''}${turn === null ? '' : ` at turn ${turn}`} of ${cutTitle(sourceTitle)}`;
+  const origin = forkOrigin(sourceTitle);
+  const title = (n: number) => `Fork${n > 1 ? ` ${n}` : ''}${turn === null ? '' : ` at turn ${turn}`} of ${cutTitle(origin)}`;
   let n = 1;
-  while (taken.has(title(n))) n++;
+  while (taken.has(title(n)) || title(n) === sourceTitle) n++;
   return title(n);
 }

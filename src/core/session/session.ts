@@ -42,7 +42,7 @@ import { readContextTail } from '../wire/contextTail';
 import { isFolder, realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
-import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta } from '../store/changes';
+import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, REDO_CALL, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
 import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
@@ -484,10 +484,21 @@ export class Session {
    * scope back, each recorded as a file_change. Refused while a turn runs (its tools may be
    * writing the same files).
    */
-  async undoChanges(keys: readonly string[] | 'all', scope: ChangeScope): Promise<{ undone: string[]; skipped: { path: string; why: string }[] }> {
+  async undoChanges(keys: readonly string[] | 'all', scope: ChangeScope): Promise<UndoneChanges> {
     if (this.active) throw new RewindError('a turn is running; stop it before undoing its changes');
     const result = await undoDeltas(this.options.store, this.id, this.listed(keys, scope), this.writer.currentTurn, this.writer.fence);
     if (result.undone.length > 0) await this.writer.reload(); // the journal appended to the log
+    return result;
+  }
+
+  /**
+   * Undoes an Undo of the Changes list (its notification's Undo): each file it undid gets the
+   * image it had before back, unless changed since (left alone and named); the files are listed again.
+   */
+  async redoChanges(reverse: readonly FileDelta[]): Promise<UndoneChanges> {
+    if (this.active) throw new RewindError('a turn is running; stop it before undoing an undo');
+    const result = await undoDeltas(this.options.store, this.id, reverse, this.writer.currentTurn, this.writer.fence, REDO_CALL);
+    if (result.undone.length > 0) await this.writer.reload();
     return result;
   }
 

@@ -52,12 +52,18 @@ const LABEL = /^(next prompt|suggested prompt|suggestion|prompt)\s*:\s*/i;
 // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
-/** A line without the quotes around it; a step per quote (a pattern for the closing ones would try each start of a long run of them). */
+/**
+ * A line without the quotes around it: a quote is taken off only with one at the other end, so a
+ * quote the prompt itself ends with (Run `ls -la`) stays. A step per pair (a pattern for the
+ * closing ones would try each start of a long run of them).
+ */
 function unquoted(line: string): string {
   let start = 0;
   let end = line.length;
-  while (start < end && QUOTE.test(line[start]!)) start++;
-  while (end > start && QUOTE.test(line[end - 1]!)) end--;
+  while (end - start >= 2 && QUOTE.test(line[start]!) && QUOTE.test(line[end - 1]!)) {
+    start++;
+    end--;
+  }
   return line.slice(start, end);
 }
 

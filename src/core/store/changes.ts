@@ -84,23 +84,37 @@ export class ChangeLedger {
 /** The tool call id of an Undo's `file_change` starts so. */
 export const UNDO_CALL = 'undo_';
 
+/** The tool call id of an undone Undo's `file_change` starts so: a change like a tool's, listed again in both lists. */
+export const REDO_CALL = 'redo_';
+
 /**
  * The files of `records` in `scope` (the last turn's records, or all) whose image differs from
  * their baseline, in the order first changed. A Keep makes the image its baseline; so does an
  * Undo in the turn's list (the user has dealt with the file), while in the session's list an
- * Undo is a change like any other, listed until the file is as the session found it.
+ * Undo is a change like any other, listed until the file is as the session found it. An undone
+ * Undo lists the file again as it was listed before.
  */
 export function pendingDeltas(records: readonly Kept[], scope: ChangeScope, turn: number): FileDelta[] {
-  const files = new Map<string, { path: string; root?: string; baseline: string | null; current: string | null }>();
+  type Listed = { path: string; root?: string; baseline: string | null; current: string | null };
+  const files = new Map<string, Listed>();
+  /** In the turn's list, each file as it was before its Undo (null: not listed), for an undone Undo to put back. */
+  const beforeUndo = new Map<string, Listed | null>();
   for (const r of records) {
     if (scope === 'turn' && r.turn !== turn) continue;
     const key = fileKey(r.root, r.path);
     const file = files.get(key);
     const undo = r.t === 'file_change' && r.toolCallId.startsWith(UNDO_CALL);
+    const redo = r.t === 'file_change' && r.toolCallId.startsWith(REDO_CALL);
     if (r.t === 'file_review') {
       if (file) file.baseline = file.current;
     } else if (undo && scope === 'turn') {
+      beforeUndo.set(key, file ? { ...file } : null);
       if (file) file.baseline = file.current = r.after;
+    } else if (redo && scope === 'turn' && beforeUndo.has(key)) {
+      const was = beforeUndo.get(key)!;
+      beforeUndo.delete(key);
+      if (was) files.set(key, { ...was, current: r.after });
+      else files.delete(key);
     } else if (file) file.current = r.after;
     else files.set(key, { path: r.path, ...(r.root ? { root: r.root } : {}), baseline: r.before, current: r.after });
   }
@@ -166,12 +180,20 @@ export function keepRecords(deltas: readonly FileDelta[], turn: number): NewReco
   return deltas.map((d) => ({ t: 'file_review', turn, path: d.path, ...(d.root ? { root: d.root } : {}), decision: 'keep' }));
 }
 
+/** What an Undo did: the files undone, each as the change that undoes the Undo again; the files left alone, and why. */
+export interface UndoneChanges {
+  readonly undone: string[];
+  readonly reverse: FileDelta[];
+  readonly skipped: { path: string; why: string }[];
+}
+
 /**
  * Undo for these files: each gets its baseline image back, and a `file_change` of its own records
  * that (so a rewind and the lists see it like any change). Journaled like a rewind: a crash part
  * way is finished by the next process that opens the session. A file changed outside Braid since
  * its last recorded image, or outside the session's folders, is left alone and named. The caller
- * holds the session's writer; `fence` is its lease check.
+ * holds the session's writer; `fence` is its lease check. `call` names the records: an Undo's, or
+ * (REDO_CALL) an undone Undo's, which puts `reverse` of an earlier Undo back.
  */
 export async function undoDeltas(
   store: StoreContext,
@@ -179,13 +201,15 @@ export async function undoDeltas(
   deltas: readonly FileDelta[],
   turn: number,
   fence: () => void,
-): Promise<{ undone: string[]; skipped: { path: string; why: string }[] }> {
+  call: typeof UNDO_CALL | typeof REDO_CALL = UNDO_CALL,
+): Promise<UndoneChanges> {
   const state = store.get(sessionId);
   const located = new SessionFiles(state, store.layout);
   const blobs = new BlobStore(store.layout.blobsDir(store.locate(sessionId)));
   const files: PendingFile[] = [];
   const records: NewRecord[] = [];
   const skipped: { path: string; why: string }[] = [];
+  const reverse: FileDelta[] = [];
   for (const d of deltas) {
     const at = located.locate(d.root, d.path);
     if ('refused' in at) {
@@ -203,10 +227,11 @@ export async function undoDeltas(
     }
     const root = d.root ? { root: d.root } : {};
     files.push({ path: d.path, ...root, from: d.current, to: d.baseline });
-    records.push({ t: 'file_change', turn, toolCallId: `${UNDO_CALL}${newMessageId()}`, path: d.path, before: d.current, after: d.baseline, ...root });
+    records.push({ t: 'file_change', turn, toolCallId: `${call}${newMessageId()}`, path: d.path, before: d.current, after: d.baseline, ...root });
+    reverse.push({ ...d, baseline: d.current, current: d.baseline });
   }
   if (files.length > 0) {
     await runPending(store, store.locate(sessionId), { op: 'undo of changes', workspaceDir: state.workspaceDir, records, files }, fence);
   }
-  return { undone: files.map((f) => f.path), skipped };
+  return { undone: files.map((f) => f.path), reverse, skipped };
 }

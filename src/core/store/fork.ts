@@ -16,6 +16,8 @@ import { writeState, type SessionKind, type SessionState, type StoredState, type
 import { readAgents, summarize, type SessionSummary } from '../format/summary';
 import { goneMeanwhile } from './errors';
 import type { StoreContext } from './storeContext';
+import { chainTitles } from './forkTitles';
+import { carriedUndos } from './forkUndos';
 import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 import { reminderBlock } from '../format/reminder';
@@ -242,6 +244,8 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     // again right after the copy, so each copied usage record still names the session that made the call.
     const records: NewRecord[] = inheritedFrom ? [{ t: 'forked', from: inheritedFrom }] : [];
     records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
+    // Undos the source made after the cut put files back for the fork too.
+    if (options.turn !== undefined) records.push(...carriedUndos(mainLog, cut.bytes, statSize(mainLog), newMain, turn));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
     // Folded as a reader will read them back, as the writer folds what it appends.
@@ -265,9 +269,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
             ...(source.runLocation ? { runLocation: source.runLocation } : {}),
           }),
       createdAt: Date.now(),
-      title:
-        options.title ??
-        forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, new Set(store.index.forkTitles(source.workspaceKey, sourceId))),
+      title: options.title ?? forkTitle(sessionLabel(store.index.get(sourceId) ?? source), from.turn, chainTitles(store, source.workspaceKey, sourceId)),
       titleSource: 'user',
       kind: options.kind ?? source.kind,
       visibility: options.visibility ?? 'visible',

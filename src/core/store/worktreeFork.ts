@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { counted } from '../counted';
+import { forkOrigin } from '../format/titles';
 import { SafeGit } from '../git/safeGit';
 import {
   addWorktree,
@@ -16,7 +17,7 @@ import {
   type RepositoryFacts,
 } from '../git/worktree';
 import { safeReaddir } from '../fs/probe';
-import { isWorkspaceKey, workspaceSlug } from '../workspace/workspaceKey';
+import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { SessionState, WorktreeLocation } from '../format/sessionState';
 import { forkSession, type ForkedSession } from './fork';
 import type { StoreContext } from './storeContext';
@@ -64,6 +65,25 @@ function submoduleNote(repo: RepositoryFacts, folder: string): string | undefine
   return `the worktree's submodules (${repo.submodules.join(', ')}) are not checked out; run \`git submodule update --init\` in ${folder} if the work needs them`;
 }
 
+/** The longest slug of a title a branch name takes. */
+const BRANCH_SLUG_MAX = 40;
+
+/**
+ * A title as the last part of a branch name: lower case, words joined by "-", cut after a whole
+ * word ("rewrite-the-notes", never "rewrite-the-no"); a first word longer than the limit is cut.
+ */
+export function branchSlug(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // accents off: "é" is "e", not a cut
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  if (slug.length <= BRANCH_SLUG_MAX) return slug;
+  const cut = slug.lastIndexOf('-', BRANCH_SLUG_MAX);
+  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, BRANCH_SLUG_MAX);
+}
+
 /** A branch name and folder for the worktree: the ones asked for, else the first free `braid/<title>[-N]`. */
 async function placeFor(repo: RepositoryFacts, title: string, options: WorktreeForkOptions): Promise<{ branch: string; folder: string }> {
   const root = options.root ? path.resolve(options.root) : path.join(path.dirname(repo.top), `${path.basename(repo.top)}.worktrees`);
@@ -77,7 +97,7 @@ async function placeFor(repo: RepositoryFacts, title: string, options: WorktreeF
     if (fs.existsSync(folder)) throw new WorktreeError(`${folder} exists already; choose another branch name, or remove that folder`);
     return { branch: options.branch, folder };
   }
-  const stem = `braid/${workspaceSlug(title || 'fork')}`;
+  const stem = `braid/${branchSlug(forkOrigin(title)) || 'fork'}`;
   for (let n = 1; n < 100; n++) {
     const branch = n === 1 ? stem : `${stem}-${n}`;
     if ((await branchState(repo.git, branch)) === 'free' && !fs.existsSync(folderOf(branch))) return { branch, folder: folderOf(branch) };

@@ -4,6 +4,7 @@ import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { TurnMode } from '../../protocol/modes';
 import {
   PROTOCOL_VERSION,
   type AttachmentRef,
@@ -21,6 +22,7 @@ import { openChangeDiff, openToolDiff, registerCheckpointDocuments } from './too
 import { listModelChoices, switchModel } from '../model/modelPicker';
 import { affectsModelSettings, readModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
+import { showChangesUndone } from './changesUndo';
 import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { vscodeChatHost } from './vscodeChatHost';
@@ -65,8 +67,13 @@ export class ChatHub extends Disposable {
   private model: Promise<ModelInfo> | undefined;
   /** The `@` list's search and the reading of the chips a prompt carries. */
   private readonly mentions = this._register(new Mentions());
+  private readonly modelChange = this._register(new vscode.EventEmitter<void>());
+  /** Fires when the model the pages show changed (settings, VS Code's models). */
+  readonly onDidChangeModel = this.modelChange.event;
   /** Chips added while no page was ready, for the first page that says `ready`. */
   private waitingChips: AttachmentRef[] = [];
+  /** The mode each session's composer was set to in this window ('' for a new session): one session, one mode on every page. */
+  private readonly chosenModes = new Map<string, TurnMode>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -105,7 +112,10 @@ export class ChatHub extends Disposable {
       clearTimeout(settle);
       settle = setTimeout(() => {
         this.model = undefined; // a snapshot meanwhile may have looked up a half-written choice
-        void this.modelInfo().then((model) => this.post({ type: 'modelChanged', model }));
+        void this.modelInfo().then((model) => {
+          this.post({ type: 'modelChanged', model });
+          this.modelChange.fire();
+        });
       }, 100);
     };
     this._register({ dispose: () => clearTimeout(settle) });
@@ -236,6 +246,10 @@ export class ChatHub extends Disposable {
         });
         return;
       }
+      case 'chooseMode':
+        this.chosenModes.set(this.current.currentId ?? '', message.mode);
+        this.post({ type: 'modeChosen', mode: message.mode });
+        return;
       case 'mentionQuery':
         page.post({ type: 'mentionResults', id: message.id, items: await this.mentions.find(message.query) });
         return;
@@ -288,11 +302,8 @@ export class ChatHub extends Disposable {
           if (file) await openChangeDiff(this.store, sessionId, file, message.scope);
           return;
         }
-        const skipped = await this.current.changeFiles(message.action, message.scope, message.keys);
-        if (skipped.length > 0)
-          void vscode.window.showWarningMessage(
-            `Undo left ${skipped.length === 1 ? 'a file' : `${skipped.length} files`} alone: ${skipped.map((s) => s.why).join('; ')}`,
-          );
+        const result = await this.current.changeFiles(message.action, message.scope, message.keys);
+        if (message.action === 'undo') showChangesUndone(this.current, sessionId, result, this.logger);
         return;
       }
       case 'messageAction': {
@@ -312,6 +323,7 @@ export class ChatHub extends Disposable {
     if (!pages.some((p) => p.isReady)) return;
     const model = await this.modelInfo();
     const { session, live, cursor, promptHistory } = this.current.view();
+    const mode = this.chosenModes.get(session?.info.id ?? '');
     for (const page of pages) {
       page.post({
         type: 'snapshot',
@@ -321,11 +333,13 @@ export class ChatHub extends Disposable {
         live,
         cursor,
         promptHistory,
+        ...(mode ? { mode } : {}),
       });
     }
   }
 
-  private modelInfo(): Promise<ModelInfo> {
+  /** The model the pages show: the one the next prompt uses. */
+  modelInfo(): Promise<ModelInfo> {
     this.model ??= this.lookUpModel();
     return this.model;
   }

@@ -20,7 +20,7 @@ import { SideQuestions } from './sideQuestions';
 import { NextPrompts } from './nextPrompts';
 import { suggestionsWanted } from '../../core/session/suggestion';
 import type { TurnMode } from '../../protocol/modes';
-import type { FileDelta } from '../../core/store/changes';
+import type { FileDelta, UndoneChanges } from '../../core/store/changes';
 
 /** What a page needs to render the current session from scratch. */
 export interface ChatView {
@@ -228,15 +228,29 @@ export class CurrentSession {
    * Keep or Undo from the Changes list, in the open session; the page's lists follow. Returns the
    * files an undo left alone, and why.
    */
-  async changeFiles(action: 'keep' | 'undo', scope: ChangeScope, keys: readonly string[] | 'all'): Promise<{ path: string; why: string }[]> {
-    if (this.following) throw new Error('Another window is writing this session; keep or undo its changes there.');
-    const session = this.session;
-    if (!session) return [];
-    let skipped: { path: string; why: string }[] = [];
+  async changeFiles(action: 'keep' | 'undo', scope: ChangeScope, keys: readonly string[] | 'all'): Promise<UndoneChanges> {
+    const session = this.changing();
+    let result: UndoneChanges = { undone: [], reverse: [], skipped: [] };
     if (action === 'keep') await session.keepChanges(keys, scope);
-    else skipped = (await session.undoChanges(keys, scope)).skipped;
+    else result = await session.undoChanges(keys, scope);
     this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
-    return skipped;
+    return result;
+  }
+
+  /** Undoes an Undo of the Changes list in `sessionId` (its notification's Undo), when that session is still open here. */
+  async redoChanges(sessionId: string, reverse: readonly FileDelta[]): Promise<UndoneChanges> {
+    const session = this.changing();
+    if (session.id !== sessionId) throw new Error('Another session is open in the Chat view now; open that session to undo its changes again.');
+    const result = await session.redoChanges(reverse);
+    this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
+    return result;
+  }
+
+  /** The open session, for Keep and Undo: refused while another window writes it. */
+  private changing(): Session {
+    if (this.following) throw new Error('Another window is writing this session; keep or undo its changes there.');
+    if (!this.session) throw new Error('Open a session in the Chat view first.');
+    return this.session;
   }
 
   /** A file of the open session's Changes list with the images it is compared by, for its diff. */

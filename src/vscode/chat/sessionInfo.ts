@@ -16,10 +16,13 @@ export interface QueueView {
 /** The units of a queued prompt its chip carries (it shows one line of them, and all in its tooltip): a prompt can be megabytes. */
 export const QUEUED_CHIP_TEXT = 2000;
 
-/** What the status bar shows of the current session. */
+/**
+ * What the status bar shows of the current session. No model: the status bar names the model the
+ * Chat page's header does (the one the next prompt uses), not the one the log last names (an
+ * imported session's is another tool's).
+ */
 export interface SessionStatus {
   readonly title: string;
-  readonly model: string;
   readonly tokens: number;
 }
 
@@ -44,12 +47,12 @@ export function missingInfo(id: string): SessionInfo {
   return { id, title: '', usage: { input: 0, output: 0, cacheRead: 0, costTotal: 0 }, queue: [], paused: false };
 }
 
-/** The status bar's title, model and token count (as the Chat view's usage line counts them). */
+/** The status bar's title and token count (as the Chat view's usage line counts them). */
 export function sessionStatus(index: SessionIndex, id: string): SessionStatus | undefined {
   const row = index.get(id);
   if (!row) return undefined;
   const u = index.sessionUsage(id).own;
-  return { title: shownTitle(row), model: row.model?.id ?? '', tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+  return { title: shownTitle(row), tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
 }
 
 function usageInfo(u: UsageTotals): SessionInfo['usage'] {

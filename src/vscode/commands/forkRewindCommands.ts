@@ -4,6 +4,7 @@ import { previewRewind, rewindSession } from '../../core/store/rewind';
 import { sessionLabel } from '../../core/format/titles';
 import { UserFacingError, type BraidCommand } from './command';
 import type { CommandContext } from './commandContext';
+import { settleUndoToast, showUndoToast } from '../undoToast';
 import { importedTurnsNote, rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
@@ -109,8 +110,11 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
   // Undo is offered twice, as in an editor: on the notification and in the chat, until the session goes on.
   const note = rewoundNote(result, files);
   chat.current.noteRewind(id, note, result.text);
-  void vscode.window.showInformationMessage(note, 'Undo').then((pick) => pick && vscode.commands.executeCommand('braid.undoRewind', id));
+  showUndoToast(rewindToast(id), note, () => vscode.commands.executeCommand('braid.undoRewind', id));
 }
+
+/** What the notification of a session's rewind undoes. */
+const rewindToast = (sessionId: string) => `rewind:${sessionId}`;
 
 /**
  * Braid: Undo Rewind — undoes the last rewind of the chat's session (or of the session given, as
@@ -130,6 +134,7 @@ export function undoRewindCommand(ctx: CommandContext): BraidCommand {
       }
       const result = await ctx.chat.current.undoRewind(id);
       if (result.prompt !== undefined) ctx.chat.prefill('', result.prompt);
+      await settleUndoToast(rewindToast(id)); // undone from the chat: the rewind's notification goes
       void vscode.window.showInformationMessage(undoneNote(result));
     },
   };

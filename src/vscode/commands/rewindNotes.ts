@@ -32,3 +32,16 @@ export function importedTurnsNote(preview: Pick<RewindPreview, 'importedTurns'>)
   if (!preview.importedTurns) return undefined;
   return `${counted(preview.importedTurns, 'turn')} of these ${preview.importedTurns === 1 ? 'was' : 'were'} imported from another agent: Braid has no checkpoints of the files ${preview.importedTurns === 1 ? 'it' : 'they'} changed, so only the conversation is rewound there.`;
 }
+
+/** What an Undo from the Changes list did: "Undid Braid's changes to a.md.", "… to 2 files: a.md, b.md." */
+export function changesUndoneNote(undone: readonly string[]): string {
+  if (undone.length === 1) return `Undid Braid's changes to ${undone[0]}.`;
+  const shown = undone.slice(0, 3).join(', ');
+  return `Undid Braid's changes to ${counted(undone.length, 'file')}: ${shown}${undone.length > 3 ? ', …' : ''}.`;
+}
+
+/** The files an Undo (or the undo of one) left alone, and why; undefined when none. */
+export function leftAloneNote(skipped: readonly { why: string }[]): string | undefined {
+  if (skipped.length === 0) return undefined;
+  return `Undo left ${skipped.length === 1 ? 'a file' : `${skipped.length} files`} alone: ${skipped.map((s) => s.why).join('; ')}`;
+}

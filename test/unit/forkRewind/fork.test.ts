@@ -124,9 +124,12 @@ test('forks say what they are and of which session, and two forks of one session
       'Fork 2 at turn 2 of first prompt',
       'Fork at turn 3 of first prompt',
     ]);
-    // A fork of a fork names the fork; a title given (the CLI's --title, a kept side question) is kept.
+    // A fork of a fork names the session the chain began with, never "Fork of Fork of …", and reads
+    // like none of the chain's sessions and forks; a title given (the CLI's --title, a kept side question) is kept.
     const fork = f.store.index.list({ workspaceKey: f.store.get(source).workspaceKey }).find((r) => r.title === 'Fork of first prompt')!;
-    assert.equal((await forkSession(f.store, fork.id, { turn: 1 })).title, 'Fork at turn 1 of Fork of first prompt');
+    assert.equal((await forkSession(f.store, fork.id, { turn: 1 })).title, 'Fork at turn 1 of first prompt');
+    assert.equal((await forkSession(f.store, fork.id, { turn: 2 })).title, 'Fork 3 at turn 2 of first prompt', 'the source has two forks at turn 2');
+    assert.equal((await forkSession(f.store, fork.id)).title, 'Fork 3 of first prompt');
     assert.equal((await forkSession(f.store, source, { title: 'My own name' })).title, 'My own name');
     // A deleted fork frees its title for the next one.
     const second = f.store.index.list({ workspaceKey: fork.workspaceKey }).find((r) => r.title === 'Fork 2 of first prompt')!;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { counted } from '../../../src/core/counted';
 import { leftOutNote, type ForkedSession } from '../../../src/core/store/fork';
 import type { RewindPreview, RewindResult } from '../../../src/core/store/rewind';
-import { rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/commands/rewindNotes';
+import { changesUndoneNote, leftAloneNote, rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/commands/rewindNotes';
 
 // What VS Code says about rewinds, undos and forks: numbers in proper English, never "turn(s)".
 const preview = (turnsDropped: number, files: string[] = []): RewindPreview => ({
@@ -58,4 +58,12 @@ test('a fork that left the running turn out says how many turns it holds, in pro
   assert.equal(leftOutNote(fork(1)), 'turn 2 was still running, so the fork leaves it out and holds the 1 turn that had ended');
   assert.equal(leftOutNote(fork(2)), 'turn 3 was still running, so the fork leaves it out and holds the 2 turns that had ended');
   assert.equal(leftOutNote(fork(0)), 'turn 1 was still running, so the fork leaves it out and holds no turn yet');
+});
+
+test("the Changes list's Undo says which files it undid, and which it left alone", () => {
+  assert.equal(changesUndoneNote(['a.md']), "Undid Braid's changes to a.md.");
+  assert.equal(changesUndoneNote(['a.md', 'b.md']), "Undid Braid's changes to 2 files: a.md, b.md.");
+  assert.equal(changesUndoneNote(['a', 'b', 'c', 'd']), "Undid Braid's changes to 4 files: a, b, c, ….");
+  assert.equal(leftAloneNote([]), undefined);
+  assert.equal(leftAloneNote([{ why: 'a.md changed outside Braid' }]), 'Undo left a file alone: a.md changed outside Braid');
 });

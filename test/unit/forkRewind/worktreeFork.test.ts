@@ -7,7 +7,7 @@ import { initRepo, gitIn } from '../../support/gitRepo';
 import { hostileRepo } from '../../support/hostileRepo';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
-import { linkedWorkspaces, worktreeMissing } from '../../../src/core/store/worktreeFork';
+import { branchSlug, linkedWorkspaces, worktreeMissing } from '../../../src/core/store/worktreeFork';
 import { addWorktree } from '../../../src/core/git/worktree';
 import { SafeGit } from '../../../src/core/git/safeGit';
 
@@ -239,4 +239,13 @@ test('a hostile repository: forking into a worktree and finishing run none of it
   } finally {
     await f.cleanup();
   }
+});
+
+test('a branch name is cut after a whole word of the title', () => {
+  assert.equal(branchSlug('Rewrite the notes'), 'rewrite-the-notes');
+  const long = branchSlug('Rewrite the notes as a checklist with dates and owners');
+  assert.equal(long, 'rewrite-the-notes-as-a-checklist-with');
+  assert.ok('rewrite-the-notes-as-a-checklist-with-dates-and-owners'.startsWith(`${long}-`), 'whole words only');
+  assert.equal(branchSlug('x'.repeat(60)), 'x'.repeat(40), 'one long word is cut');
+  assert.equal(branchSlug('Ünïcode — only'), 'unicode-only');
 });

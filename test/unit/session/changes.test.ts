@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Session } from '../../../src/core/session/session';
 import type { FileChangeRecord, FileReviewRecord, MessageRecord } from '../../../src/core/wire/records';
+import { forkSession } from '../../../src/core/store/fork';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
 
@@ -65,7 +66,7 @@ test("Undo in the turn's list restores the file as the turn found it, and record
   const session = await twoTurns();
   const key = session.changes().thisTurn[0]!.key;
   const result = await session.undoChanges([key], 'turn');
-  assert.deepEqual(result, { undone: ['a.md'], skipped: [] });
+  assert.deepEqual([result.undone, result.skipped], [['a.md'], []]);
   assert.equal(read('a.md'), 'one\nTWO\n');
   const undo = f
     .records(session.id)
@@ -137,4 +138,50 @@ test('Undo is refused while a turn runs', async () => {
   await assert.rejects(session.undoChanges('all', 'session'), /a turn is running/);
   await session.cancel();
   await session.waitForIdle();
+});
+
+test("a fork at the last turn carries the source's Undos: a file undone before the fork is not listed in it", async () => {
+  const session = await twoTurns();
+  await session.undoChanges([session.changes().thisTurn[0]!.key], 'turn');
+  await session.undoChanges([session.changes().session.find((c) => c.path === 'new.md')!.key], 'session');
+  assert.equal(read('new.md'), null);
+  const fork = await forkSession(f.store, session.id, { turn: 2 });
+  const forked = await f.open({ model: httpModel }, fork.id);
+  assert.deepEqual(listed(forked.changes().thisTurn), [], "turn 2's change was undone");
+  assert.deepEqual(listed(forked.changes().session), ['a.md'], "new.md was undone; a.md is still turn 1's change");
+  assert.deepEqual(listed(forked.changes().session), listed(session.changes().session), 'the fork lists what its source does');
+  // A fork at an earlier turn: turn 2's Undo is of turn 2's image, which that fork never had.
+  const early = await f.open({ model: httpModel }, (await forkSession(f.store, session.id, { turn: 1 })).id);
+  assert.deepEqual(listed(early.changes().session), ['a.md'], "turn 1's a.md is listed; new.md's Undo undid turn 1's image, so it is carried");
+});
+
+test('an Undo is undone again: the files get back what the Undo took, and both lists show them again', async () => {
+  const session = await twoTurns();
+  const before = session.changes();
+  const undo = await session.undoChanges('all', 'session');
+  assert.deepEqual(undo.undone, ['a.md', 'new.md']);
+  assert.equal(read('a.md'), 'one\ntwo\n');
+  assert.deepEqual(listed(session.changes().session), []);
+  const redo = await session.redoChanges(undo.reverse);
+  assert.deepEqual(redo, { undone: ['a.md', 'new.md'], reverse: undo.reverse.map((d) => ({ ...d, baseline: d.current, current: d.baseline })), skipped: [] });
+  assert.equal(read('a.md'), 'one\nTWO\nthree\n');
+  assert.equal(read('new.md'), 'fresh\n');
+  assert.deepEqual(session.changes(), before, 'the lists are as before the Undo');
+  const redone = f
+    .records(session.id)
+    .filter((r): r is FileChangeRecord => r.t === 'file_change')
+    .slice(-2);
+  assert.ok(redone.every((r) => r.toolCallId.startsWith('redo_')));
+  // The same from the turn's list.
+  const turnUndo = await session.undoChanges('all', 'turn');
+  assert.deepEqual(listed(session.changes().thisTurn), []);
+  await session.redoChanges(turnUndo.reverse);
+  assert.deepEqual(session.changes(), before, "the turn's list too");
+  // A file changed by hand since the Undo is left alone.
+  const again = await session.undoChanges('all', 'session');
+  fs.writeFileSync(path.join(f.workspace, 'a.md'), 'by hand\n');
+  const partly = await session.redoChanges(again.reverse);
+  assert.deepEqual(partly.undone, ['new.md']);
+  assert.match(partly.skipped[0]!.why, /a\.md changed outside Braid/);
+  assert.equal(read('a.md'), 'by hand\n');
 });

@@ -369,6 +369,8 @@ test('a side question sees the history cut to text, runs no tool, and leaves the
     await session.submit('what is in x.txt?');
     await session.waitForIdle();
     const before = f.records(session.id).length;
+    const changedAt = f.store.get(session.id).updatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a side question later than the turn's last record
     const events: string[] = [];
     session.onEvent((e) => events.push(e.type));
     const answer = await session.ask('btw, what was this about?');
@@ -390,6 +392,8 @@ test('a side question sees the history cut to text, runs no tool, and leaves the
     assert.equal(f.store.index.sessionUsage(session.id).own.calls, 3, 'the side question counts as a call of the session');
     assert.equal(session.messages.length, 4, 'the history is unchanged');
     assert.equal(f.approvals.length, 0, 'the tool call was never executed');
+    assert.equal(f.store.get(session.id).updatedAt, changedAt, 'a side question is no change of the session: its last-change time stays');
+    assert.equal(f.store.index.get(session.id)?.updatedAt, changedAt, 'nor in the index');
 
     // Kept as a fork: kind peek, the whole history, then the boundary note, the question and the answer.
     const peek = await keepSideQuestion(f.store, session.id, 'btw, what was this about?', answer.message);

@@ -129,6 +129,9 @@ test('suggestionText: one clean line, or none', () => {
   assert.equal(suggestionText('Run the tests'), 'Run the tests');
   assert.equal(suggestionText('  “Run the tests”  \n'), 'Run the tests');
   assert.equal(suggestionText('Next prompt: `Commit this`'), 'Commit this');
+  assert.equal(suggestionText('Run `ls -la`'), 'Run `ls -la`', 'a quote the prompt ends with stays');
+  assert.equal(suggestionText('"Run `ls -la`"'), 'Run `ls -la`', 'the quotes around it go');
+  assert.equal(suggestionText('`git status` first'), '`git status` first');
   assert.equal(suggestionText('\n\nAdd   a\ttest\nBecause it is missing.'), 'Add a test', 'the first line only, whitespace collapsed');
   assert.equal(suggestionText('<think>The user will want tests.</think>\nWrite the tests'), 'Write the tests');
   assert.equal(suggestionText('Fix\u202e the\u0007 bug'), 'Fix the bug', 'no control or bidi characters');

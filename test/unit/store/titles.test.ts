@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   autoTitle,
   cutTitle,
+  forkOrigin,
   forkTitle,
   SHOWN_TITLE_MAX,
   sessionLabel,
@@ -88,6 +89,13 @@ test('a fork says what it is, of which session, and forks that would read alike 
   assert.equal(forkTitle('Plan the notes', 2, taken), 'Fork at turn 2 of Plan the notes');
   // The source's title is cut like any title.
   assert.equal(forkTitle('word '.repeat(30), 2), `Fork at turn 2 of ${cutTitle('word '.repeat(30))}`);
+  // A fork of a fork names the session the chain began with, never "Fork of Fork of …".
+  assert.equal(forkOrigin('Fork 2 at turn 3 of Plan the notes'), 'Plan the notes');
+  assert.equal(forkOrigin('Fork the road'), 'Fork the road');
+  assert.equal(forkTitle('Fork at turn 2 of Plan the notes', 3), 'Fork at turn 3 of Plan the notes');
+  assert.equal(forkTitle('Fork 2 of Plan the notes', null), 'Fork of Plan the notes');
+  assert.equal(forkTitle('Fork of Plan the notes', null), 'Fork 2 of Plan the notes', 'never the title of the fork it forks');
+  assert.equal(forkTitle('Fork at turn 2 of Plan the notes', 2, new Set(['Fork 2 at turn 2 of Plan the notes'])), 'Fork 3 at turn 2 of Plan the notes');
 });
 
 /** A title as it was cut before only the prompt's start was read: the whole prompt flattened and segmented. */
