@@ -110,7 +110,7 @@ test('fork --worktree outside a repository says so and offers a plain fork; noth
     assert.equal(out.code, 1);
     assert.equal(
       out.err,
-      `braid: ${f.workspace} is not in a git repository, so there is no worktree to fork into; a plain fork works anywhere (braid fork ${s.id})\n`,
+      `braid: ${f.workspace} is not in a git repository, so there is no worktree to fork into; a plain fork works anywhere (braid fork ${s.id.slice(-6)})\n`,
     );
     assert.equal(f.store.index.list({}).length, 1, 'no session was made');
     assert.equal(
