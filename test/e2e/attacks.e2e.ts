@@ -251,7 +251,7 @@ async function openCards(): Promise<void> {
       .getAttribute('data-key', { timeout: 2_000 })
       .catch(() => undefined);
     if (key === undefined) continue;
-    await closed.first().locator('summary').click({ timeout: 5_000 });
+    await closed.first().locator(':scope > summary').click({ timeout: 5_000 });
     await chat()
       .locator(`details.tool[data-key="${key}"][open]`)
       .waitFor({ timeout: 5_000 })

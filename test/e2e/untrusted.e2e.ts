@@ -56,7 +56,7 @@ test('an untrusted workspace shows a banner, and its tools cannot write files or
   for (const summary of ['write_file evil.sh', 'bash touch ran.txt']) {
     const card = chat.locator('.tool', { hasText: summary });
     assert.equal(await card.getAttribute('data-status'), 'error', summary);
-    await card.locator('summary').click();
+    await card.locator(':scope > summary').click();
     assert.match((await card.locator('.tool-result').textContent()) ?? '', /not trusted/);
   }
   assert.equal(fs.existsSync(path.join(workbench.workspace, 'evil.sh')), false);
