@@ -41,8 +41,10 @@ export function resolveSessionId(store: SessionStore, typed: string, scope: 'liv
       .filter(named);
   let found = scope === 'trash' ? trashed() : store.index.idsStartingWith(start, QUERY_LIMIT);
   const truncated = found.length === QUERY_LIMIT;
-  if (scope === 'live' && end !== undefined && !truncated) found = [...new Set([...found, ...folderIds(store).filter((id) => id.endsWith(end))])];
-  if (found.length === 0 && scope === 'live') found = folderIds(store).filter(named);
+  let folders: string[] | undefined; // the session folders' ids, listed once when needed
+  const listed = () => (folders ??= folderIds(store));
+  if (scope === 'live' && end !== undefined && !truncated) found = [...new Set([...found, ...listed().filter((id) => id.endsWith(end))])];
+  if (found.length === 0 && scope === 'live') found = listed().filter(named);
   if (found.length === 0 && scope === 'live') found = trashed();
   return pickOne(typed, found, SESSION_IDS, {
     truncated,
