@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { formatBytes } from '../../src/core/bytes';
 import { BlobStore } from '../../src/core/format/blobStore';
+import { storeShortForms } from '../../src/core/format/sessionShortIds';
 import { storageReport } from '../../src/core/store/storage';
 import { readWireLog } from '../../src/core/wire/wireReader';
 import { addTurn, openStore } from '../support/store';
@@ -49,6 +50,9 @@ test('over its budget the window says so once; Show Storage lists the sizes by s
   await writer.append({ t: 'file_change', turn: 1, toolCallId: 'c1', path: 'README.md', root: workbench.workspace, before: checkpoint, after: null });
   await writer.close();
   const row = storageReport(store.layout, store.index).sessions.find((s) => s.id === session.id)!;
+  // The view names a session by its short form, as the CLI does.
+  const shown = storeShortForms(store.layout)(session.id);
+  assert.ok(shown.length < session.id.length && session.id.toUpperCase().endsWith(shown.toUpperCase()), shown);
   await store.close();
 
   const notice = workbench.page.locator('.notifications-toasts .notification-toast', {
@@ -61,7 +65,7 @@ test('over its budget the window says so once; Show Storage lists the sizes by s
   const text = await editorText();
   assert.match(text, /^Braid's storage: \d+(\.\d+)? (KiB|MiB) in .+\n\s+logs [\d.]+ \w+, blobs \(checkpoints, images, prompts\) [\d.]+ \w+, trash/);
   const sizes = [row.bytes, row.logs, row.blobs].map((n) => escape(formatBytes(n))).join('\\s+');
-  assert.match(text, new RegExp(`\\s${sizes}\\s+${session.id}\\s+A session with checkpoints`), text);
+  assert.match(text, new RegExp(`\\s${sizes}\\s+${shown}\\s+A session with checkpoints`), text);
   assert.match(formatBytes(row.blobs), /^29\d\.\d KiB$/, 'the orphan and the checkpoint');
   assert.match(text, new RegExp(escape(workbench.workspace)));
   assert.match(text, /Budget \(braid\.storage\.budgetMB\): 0\.01 MB, exceeded/);
@@ -72,7 +76,7 @@ test('over its budget the window says so once; Show Storage lists the sizes by s
   await dialog.waitFor({ timeout: 10_000 });
   assert.match((await dialog.textContent()) ?? '', /Remove 293\.0 KiB of Braid's storage\?/);
   const proposal = await editorText();
-  assert.match(proposal, new RegExp(`orphaned\\s+293\\.0 KiB\\s+${session.id}\\s+"A session with checkpoints"\\s+\\(1 blob no record names\\)`), proposal);
+  assert.match(proposal, new RegExp(`orphaned\\s+293\\.0 KiB\\s+${shown}\\s+"A session with checkpoints"\\s+\\(1 blob no record names\\)`), proposal);
   assert.doesNotMatch(proposal, /checkpoints\s+\d/, 'a session touched today keeps its checkpoints');
   await workbench.screenshot('review-removable-storage');
   assert.ok(fs.existsSync(blobs.pathOf(orphan)), 'nothing is removed before the confirmation');
