@@ -19,6 +19,7 @@ const root = import.meta.dirname;
 //   wire    wire records, the log writer and readers
 //   format  the disk format of a session folder: layout, state.json, summary, titles, blobs
 //   index | tools | model   the sql.js index; the agent's tools; model settings (siblings)
+//   setup   what the user brings: settings files, MCP servers, skills, commands, hooks, permission rules
 //   store   the session store: lifecycle, writer, lease, fork, rewind, doctor
 //   session the Session seam over the kernel
 const coreLayers = [
@@ -26,6 +27,7 @@ const coreLayers = [
   ['wire'],
   ['format'],
   ['index', 'tools', 'model'],
+  ['setup'],
   ['store'],
   ['session'],
 ];

@@ -20,7 +20,7 @@ import { DigestSink, readSourceLines } from './sourceLines';
 import { readNodes, RecordCache, recordOf, SourceTree, type TreeNode } from './tree';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
-import { pathSegment, readSource, SourceRefusedError } from './sourceFile';
+import { pathSegment, readSource, SourceRefusedError } from '../fs/sourceFile';
 import { closesTurn, injectedBy, isInterruption, startsTurn, wrapperKind } from './injected';
 import type { InjectedContext } from '../wire/records';
 import type { FileReport, ScannedSession, SourceFormat } from './source';

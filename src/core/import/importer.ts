@@ -7,7 +7,7 @@ import type { ImportedRecord, MessageRecord, WireRecord } from '../wire/records'
 import type { SessionStore } from '../store/sessionStore';
 import { Publisher, type PublishFailure } from './publisher';
 import { SourceDatabases } from './sourceDatabase';
-import { SourceRefusedError } from './sourceFile';
+import { SourceRefusedError } from '../fs/sourceFile';
 import { findSources, type SourceQuery } from './sources';
 import { IMPORTER_VERSION, KnownSessions, indexHooks, writeNew, type Into } from './newSession';
 import { appendTo } from './reimport';

@@ -4,7 +4,7 @@ import type { ImportTarget } from './importLog';
 import { assistantMessage, callTokens, fileTime, isObject, text, timeOf, toolResult, userMessage, type AnswerBlock, type PromptBlock } from './messages';
 import { mapToolCall } from './toolMap';
 import { filesUnder } from './findFiles';
-import { readSourceHead } from './sourceFile';
+import { readSourceHead } from '../fs/sourceFile';
 import type { SourceDatabases } from './sourceDatabase';
 import { injectedBy, wrapperKind } from './injected';
 import { databaseSession, databaseSessions, exportSession, storageOf, storageSession, type OpencodeSession, type StoredMessage } from './opencodeStores';

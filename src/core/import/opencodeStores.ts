@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isObject, text } from './messages';
 import { DigestSink, type SourceDigest } from './sourceLines';
-import { childPath, readSource, SourceRefusedError } from './sourceFile';
+import { childPath, readSource, SourceRefusedError } from '../fs/sourceFile';
 import { filesUnder } from './findFiles';
 import type { SourceDatabases } from './sourceDatabase';
 import type { FileReport } from './source';

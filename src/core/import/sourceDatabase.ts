@@ -1,6 +1,6 @@
 import { loadSqlJs, queryAll, type Database, type SqlValue } from '../index/sqlite';
 import { readSnapshot, SnapshotError } from './sqliteSnapshot';
-import { SourceRefusedError } from './sourceFile';
+import { SourceRefusedError } from '../fs/sourceFile';
 
 /** A source database is read whole into memory: larger ones are refused with this limit named. */
 const MAX_DATABASE_BYTES = 2 * 1024 ** 3;

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
-import { openSource, readSourceHead } from './sourceFile';
+import { openSource, readSourceHead } from '../fs/sourceFile';
 
 /** One line of a source file: its parsed value, or why it could not be read. */
 export type SourceLine =

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileKind, readSourceHead } from './sourceFile';
+import { fileKind, readSourceHead } from '../fs/sourceFile';
 import { valuesOfLine } from './sourceLines';
 import type { SourceDatabases } from './sourceDatabase';
 import { TOOL_NAMES, type SourceFormat, type SourceRef, type SourceTool } from './source';

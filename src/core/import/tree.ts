@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { valuesOfLine, type SourceLine } from './sourceLines';
-import { openSource } from './sourceFile';
+import { openSource } from '../fs/sourceFile';
 
 /** Where one record of a branching source lies in its file, and its place in the tree. */
 export interface TreeNode {
