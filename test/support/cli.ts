@@ -102,7 +102,8 @@ export const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\
 /**
  * What a file of tests that run `braid exec` sets up: a temp folder with a `project` workspace in
  * it and a scripted model server, started before the file's tests and closed after them (the
- * folder removed). `env()` is the environment that points braid at the server.
+ * folder removed). `env()` is the environment that points braid at the server, with a home of
+ * its own (`HOME`, `XDG_CONFIG_HOME`) under the temp folder.
  */
 export function cliWithScriptedModel(prefix: string): { root: string; workspace: string; server: ScriptedModelServer; env: () => NodeJS.ProcessEnv } {
   const root = tempDir(prefix);
@@ -111,7 +112,16 @@ export function cliWithScriptedModel(prefix: string): { root: string; workspace:
   let env: NodeJS.ProcessEnv = {};
   before(async () => {
     fs.mkdirSync(workspace);
-    env = { BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: await server.start() };
+    // The user's own setup (settings file, skills, commands, approvals) is read from these homes, never the real ones.
+    const home = path.join(root, 'home');
+    fs.mkdirSync(home);
+    env = {
+      BRAID_PROVIDER: 'openai-compatible',
+      BRAID_MODEL: 'scripted-model',
+      BRAID_BASE_URL: await server.start(),
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+    };
   });
   after(async () => {
     await server.close();
