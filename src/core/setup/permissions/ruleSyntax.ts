@@ -19,7 +19,7 @@ export const KNOWN_RULE_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'WebFetch', 'G
 export function parseRule(text: unknown): PermissionRule | { error: string } {
   if (typeof text !== 'string') return { error: `a rule must be a string, not ${JSON.stringify(text)}` };
   const trimmed = text.trim();
-  const match = /^([A-Za-z][\w-]*)(?:\((.*)\))?$/s.exec(trimmed);
+  const match = /^([A-Za-z][\w-]*(?:__\*)?)(?:\((.*)\))?$/s.exec(trimmed);
   if (!match) return { error: `"${trimmed}" is not a rule (expected Tool or Tool(specifier))` };
   const [, tool, specifier] = match;
   if (specifier !== undefined && specifier.trim() === '') return { text: trimmed, tool: tool! };
