@@ -6,7 +6,9 @@ import { SessionHooks } from '../../src/core/setup/hooks/sessionHooks';
 
 /** The old `braid.hooks.userPromptSubmit` setting's hook as a session runs it. */
 export function promptHooks(command: string, timeoutSec = 60): SessionHooks {
-  return new SessionHooks([{ event: 'UserPromptSubmit', command, timeoutSec, origin: 'vscode', file: 'braid.hooks.userPromptSubmit', runs: true, legacy: true }]);
+  return new SessionHooks([
+    { event: 'UserPromptSubmit', command, timeoutSec, origin: 'vscode', file: 'braid.hooks.userPromptSubmit', runs: true, legacy: true },
+  ]);
 }
 
 /** One user hook of an event. */

@@ -81,7 +81,8 @@ export async function permissions(argv: readonly string[], input: SetupCommandIn
     const kind = (args.options.get('kind') as string | undefined) ?? 'allow';
     if (kind !== 'allow' && kind !== 'ask' && kind !== 'deny') throw new UsageError('--kind must be allow, ask or deny');
     const file = userSettingsFile(input.env);
-    if (!(await removeUserRule(file, kind as RuleKind, rule!))) throw new Error(`${kind} ${rule} is not in ${file}; braid permissions lists the rules and their files`);
+    if (!(await removeUserRule(file, kind as RuleKind, rule!)))
+      throw new Error(`${kind} ${rule} is not in ${file}; braid permissions lists the rules and their files`);
     input.out(`Removed ${kind} ${oneLine(rule!)} from ${oneLine(file)}.\n`);
     return 0;
   }

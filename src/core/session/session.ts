@@ -243,7 +243,11 @@ export class Session {
       },
       recordId: (m) => this.recordIds.get(m),
       beforeCompact: async (reason, focus) =>
-        void (await this.guards.fire('PreCompact', { trigger: reason === 'manual' ? 'manual' : 'auto', custom_instructions: focus ?? '' }, { matchValue: reason === 'manual' ? 'manual' : 'auto' })),
+        void (await this.guards.fire(
+          'PreCompact',
+          { trigger: reason === 'manual' ? 'manual' : 'auto', custom_instructions: focus ?? '' },
+          { matchValue: reason === 'manual' ? 'manual' : 'auto' },
+        )),
       emit: (event) => {
         if (event.type === 'compaction' && event.phase === 'end') {
           this.countsBeforeCompaction();

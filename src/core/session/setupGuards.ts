@@ -39,7 +39,17 @@ export class SetupGuards implements ApprovalRules {
   constructor(private readonly host: GuardHost) {
     const read = host.setup ? readHooks(host.setup) : { hooks: [], problems: [] };
     const legacy: HookCommand[] = host.promptHook
-      ? [{ event: 'UserPromptSubmit', command: host.promptHook, timeoutSec: 60, origin: 'vscode', file: 'braid.hooks.userPromptSubmit', runs: true, legacy: true }]
+      ? [
+          {
+            event: 'UserPromptSubmit',
+            command: host.promptHook,
+            timeoutSec: 60,
+            origin: 'vscode',
+            file: 'braid.hooks.userPromptSubmit',
+            runs: true,
+            legacy: true,
+          },
+        ]
       : [];
     this.hooks = new SessionHooks([...legacy, ...read.hooks]);
     this.rules = host.setup ? PermissionRules.fromSources(host.setup) : new PermissionRules([]);
@@ -63,11 +73,19 @@ export class SetupGuards implements ApprovalRules {
     const name = ctx.toolCall.name;
     const verdict = this.rules.decide(name, ctx.args, this.workspaceDir);
     if (verdict?.kind === 'deny')
-      return { block: true, reason: `The permission rule deny ${verdict.rule.rule.text} (${verdict.rule.file}) forbids this call; do not try to get around it.` };
-    const hook = await this.fire('PreToolUse', { tool_input: hookToolInput(name, ctx.args, this.workspaceDir) }, { toolName: name, ...(signal ? { signal } : {}) });
+      return {
+        block: true,
+        reason: `The permission rule deny ${verdict.rule.rule.text} (${verdict.rule.file}) forbids this call; do not try to get around it.`,
+      };
+    const hook = await this.fire(
+      'PreToolUse',
+      { tool_input: hookToolInput(name, ctx.args, this.workspaceDir) },
+      { toolName: name, ...(signal ? { signal } : {}) },
+    );
     const blocked = hook.block ?? hook.stop;
     if (blocked) return { block: true, reason: `A PreToolUse hook blocked this call: ${blocked}` };
-    const ruling = hook.permission === 'ask' || verdict?.kind === 'ask' ? 'ask' : hook.permission === 'allow' || verdict?.kind === 'allow' ? 'allow' : undefined;
+    const ruling =
+      hook.permission === 'ask' || verdict?.kind === 'ask' ? 'ask' : hook.permission === 'allow' || verdict?.kind === 'allow' ? 'allow' : undefined;
     if (GATED.has(name)) this.host.gate.rule(name, ctx.args, ruling);
     else if (ruling === 'ask') {
       const why = verdict?.kind === 'ask' ? `the rule ask ${verdict.rule.rule.text}` : (hook.permissionReason ?? 'a PreToolUse hook');
@@ -148,7 +166,12 @@ export class SetupGuards implements ApprovalRules {
     try {
       if (this.host.alwaysAllow) await this.host.alwaysAllow(rule);
       else if (file) await addUserRule(file, 'allow', rule);
-      this.rules.addUserRule('allow', rule, this.host.alwaysAllow ? 'VS Code user settings' : (file ?? 'this session'), this.host.alwaysAllow ? 'vscode' : 'user');
+      this.rules.addUserRule(
+        'allow',
+        rule,
+        this.host.alwaysAllow ? 'VS Code user settings' : (file ?? 'this session'),
+        this.host.alwaysAllow ? 'vscode' : 'user',
+      );
     } catch (err) {
       // Allowed this once all the same; the rule is added for the session so it is not asked again now.
       this.host.logger.warn(`setup: the rule ${rule} could not be saved (${(err as Error).message}); it applies to this session only`);

@@ -12,7 +12,8 @@ import { braidIn, cliWithScriptedModel, execSessionId } from '../../support/cli'
 // by braid hooks and braid permissions, approved by braid hooks trust, then at work.
 const { root, workspace, server, env } = cliWithScriptedModel('braid-claude-settings-');
 const store = () => path.join(root, 'store');
-const braid = (args: string[]) => braidIn(['--data-dir', store(), '--workspace', workspace, ...args], { env: { ...env(), HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') } });
+const braid = (args: string[]) =>
+  braidIn(['--data-dir', store(), '--workspace', workspace, ...args], { env: { ...env(), HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') } });
 
 function writeProject(): void {
   fs.mkdirSync(path.join(workspace, '.claude', 'hooks'), { recursive: true });
@@ -28,7 +29,9 @@ function writeProject(): void {
   const settings = {
     hooks: {
       PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.js"' }] }],
-      PostToolUse: [{ matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR/.claude/hooks/log-edits.js"', timeout: 30 }] }],
+      PostToolUse: [
+        { matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR/.claude/hooks/log-edits.js"', timeout: 30 }] },
+      ],
     },
     permissions: { allow: ['Bash(npm test:*)'], deny: ['Read(./.env)', 'Bash(curl:*)'] },
   };
@@ -41,7 +44,7 @@ function toolResults(err: string): string[] {
   const id = execSessionId(err, store());
   const log = path.join(store(), 'sessions', workspaceKey(workspace), id, 'agents', 'main', 'wire.jsonl');
   return readWireLog(log)
-    .records.filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'toolResult')
+    .records.filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult')
     .map((r) => (r.message.content as { text?: string }[]).map((b) => b.text ?? '').join('\n'));
 }
 
@@ -51,14 +54,22 @@ test("a Claude Code project's hooks and rules: listed, not run until approved (i
   writeProject();
   const listed = await braid(['hooks']);
   assert.equal(listed.code, 0, listed.err);
-  assert.match(listed.out, /^PreToolUse +Bash +node "\$CLAUDE_PROJECT_DIR\/\.claude\/hooks\/guard\.js" +\(project: \.claude\/settings\.json, timeout 60s\) +\[not approved: braid hooks trust\]$/m);
+  assert.match(
+    listed.out,
+    /^PreToolUse +Bash +node "\$CLAUDE_PROJECT_DIR\/\.claude\/hooks\/guard\.js" +\(project: \.claude\/settings\.json, timeout 60s\) +\[not approved: braid hooks trust\]$/m,
+  );
   assert.match(listed.out, /^PostToolUse +Write\|Edit\|MultiEdit .*timeout 30s\) +\[not approved/m);
   const rules = await braid(['permissions']);
   assert.match(rules.out, /^deny +Read\(\.\/\.env\) +\(project: \.claude\/settings\.json\)$/m);
   assert.match(rules.out, /^allow +Bash\(npm test:\*\) +\(project: \.claude\/settings\.json\) +\[ignored/m);
 
   // Not approved: the hooks do not run, the allow rule does not allow, the deny rules deny even with --yes.
-  server.enqueue(call('w1', 'write_file', { path: 'a.md', content: 'x' }), call('r1', 'read_file', { path: '.env' }), call('c1', 'bash', { command: 'curl example.com' }), { kind: 'text', chunks: ['Done.'] });
+  server.enqueue(
+    call('w1', 'write_file', { path: 'a.md', content: 'x' }),
+    call('r1', 'read_file', { path: '.env' }),
+    call('c1', 'bash', { command: 'curl example.com' }),
+    { kind: 'text', chunks: ['Done.'] },
+  );
   const before = await braid(['exec', '--yes', 'work']);
   assert.equal(before.code, 0, before.err);
   assert.equal(fs.existsSync(path.join(workspace, 'edits.log')), false, 'the PostToolUse hook did not run');

@@ -15,10 +15,19 @@ import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture
 type Hooks = Record<string, { matcher?: string; command: string }[]>;
 
 /** A session whose user settings file holds these hooks and permissions (and the project's files, if any). */
-async function openWith(f: SessionFixture, settings: { hooks?: Hooks; permissions?: unknown }, options: { trusted?: boolean; sessionId?: string } = {}): Promise<Session> {
+async function openWith(
+  f: SessionFixture,
+  settings: { hooks?: Hooks; permissions?: unknown },
+  options: { trusted?: boolean; sessionId?: string } = {},
+): Promise<Session> {
   const config = path.join(f.root, 'config');
   fs.mkdirSync(path.join(config, 'braid'), { recursive: true });
-  const hooks = Object.fromEntries(Object.entries(settings.hooks ?? {}).map(([e, list]) => [e, list.map((h) => ({ matcher: h.matcher ?? '', hooks: [{ type: 'command', command: h.command }] }))]));
+  const hooks = Object.fromEntries(
+    Object.entries(settings.hooks ?? {}).map(([e, list]) => [
+      e,
+      list.map((h) => ({ matcher: h.matcher ?? '', hooks: [{ type: 'command', command: h.command }] })),
+    ]),
+  );
   fs.writeFileSync(path.join(config, 'braid', 'settings.json'), JSON.stringify({ hooks, permissions: settings.permissions ?? {} }));
   const setup = readSetupSources({ workspaceDir: f.workspace, trusted: options.trusted ?? true, env: { HOME: f.root, XDG_CONFIG_HOME: config } });
   return f.open({ setup }, options.sessionId);
@@ -26,27 +35,36 @@ async function openWith(f: SessionFixture, settings: { hooks?: Hooks; permission
 
 const toolResults = (records: WireRecord[]) =>
   records
-    .filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'toolResult')
+    .filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult')
     .map((r) => (r.message.content as { text?: string }[]).map((b) => b.text ?? '').join('\n'));
 const userTexts = (records: WireRecord[]) =>
   records
-    .filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'user')
+    .filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user')
     .map((r) => (typeof r.message.content === 'string' ? r.message.content : r.message.content.map((b) => ('text' in b ? b.text : '')).join('\n')));
 const bash = (command: string, id = 'b1') => fauxAssistantMessage([fauxToolCall('bash', { command }, { id })], { stopReason: 'toolUse' });
 
 test('SessionStart (startup, then resume) gives context to the next turn; SessionEnd runs on close', async () => {
   const f = await sessionFixture();
   try {
-    const hooks = { SessionStart: [{ command: `${recordingHook(f.root, 'start')}; echo "started here"` }], SessionEnd: [{ command: recordingHook(f.root, 'end') }] };
+    const hooks = {
+      SessionStart: [{ command: `${recordingHook(f.root, 'start')}; echo "started here"` }],
+      SessionEnd: [{ command: recordingHook(f.root, 'end') }],
+    };
     const session = await openWith(f, { hooks });
     f.faux.setResponses([fauxAssistantMessage('ok')]);
     await session.submit('hello');
     await session.waitForIdle();
     assert.match(userTexts(f.records(session.id))[0]!, /started here[\s\S]*hello$/);
     await session.close();
-    assert.deepEqual(hookInputs(f.root, 'end').map((i) => [i.hook_event_name, i.reason, i.session_id]), [['SessionEnd', 'other', session.id]]);
+    assert.deepEqual(
+      hookInputs(f.root, 'end').map((i) => [i.hook_event_name, i.reason, i.session_id]),
+      [['SessionEnd', 'other', session.id]],
+    );
     await openWith(f, { hooks }, { sessionId: session.id });
-    assert.deepEqual(hookInputs(f.root, 'start').map((i) => i.source), ['startup', 'resume']);
+    assert.deepEqual(
+      hookInputs(f.root, 'start').map((i) => i.source),
+      ['startup', 'resume'],
+    );
     assert.equal(hookInputs(f.root, 'start')[0]!.transcript_path, path.join(f.store.locate(session.id), 'agents', 'main', 'wire.jsonl'));
   } finally {
     await f.cleanup();
@@ -76,7 +94,9 @@ test('PreToolUse: exit 2 blocks the call (the command never runs, the model read
   const f = await sessionFixture();
   try {
     const mark = path.join(f.root, 'ran');
-    const session = await openWith(f, { hooks: { PreToolUse: [{ matcher: 'Bash', command: recordingHook(f.root, 'pre', { code: 2, stderr: 'no shell today' }) }] } });
+    const session = await openWith(f, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', command: recordingHook(f.root, 'pre', { code: 2, stderr: 'no shell today' }) }] },
+    });
     f.faux.setResponses([bash(`touch ${mark}`), fauxAssistantMessage('ok')]);
     await session.submit('run it');
     await session.waitForIdle();
@@ -94,18 +114,35 @@ test('PreToolUse permissionDecision allow skips the approval prompt; ask asks ev
   const f = await sessionFixture();
   try {
     const decide = (d: string) => `cat >/dev/null; echo '{"hookSpecificOutput":{"permissionDecision":"${d}"}}'`;
-    const session = await openWith(f, { hooks: { PreToolUse: [{ matcher: 'Write', command: decide('allow') }, { matcher: 'Bash', command: decide('ask') }] } });
-    f.faux.setResponses([fauxAssistantMessage([fauxToolCall('write_file', { path: 'a.txt', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }), fauxAssistantMessage('ok')]);
+    const session = await openWith(f, {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Write', command: decide('allow') },
+          { matcher: 'Bash', command: decide('ask') },
+        ],
+      },
+    });
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'a.txt', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
     await session.submit('write');
     await session.waitForIdle();
     assert.equal(fs.readFileSync(path.join(f.workspace, 'a.txt'), 'utf8'), 'x');
     assert.equal(f.approvals.length, 0, 'the hook allowed it');
     await session.close();
-    const allowing = await f.open({ setup: readSetupSources({ workspaceDir: f.workspace, trusted: true, env: { HOME: f.root, XDG_CONFIG_HOME: path.join(f.root, 'config') } }), approvalPolicy: { writes: 'allow', shell: 'allow' } });
+    const allowing = await f.open({
+      setup: readSetupSources({ workspaceDir: f.workspace, trusted: true, env: { HOME: f.root, XDG_CONFIG_HOME: path.join(f.root, 'config') } }),
+      approvalPolicy: { writes: 'allow', shell: 'allow' },
+    });
     f.faux.setResponses([bash('echo hi'), fauxAssistantMessage('ok')]);
     await allowing.submit('run');
     await allowing.waitForIdle();
-    assert.deepEqual(f.approvals.map((a) => a.summary), ['echo hi'], 'the hook asked');
+    assert.deepEqual(
+      f.approvals.map((a) => a.summary),
+      ['echo hi'],
+      'the hook asked',
+    );
   } finally {
     await f.cleanup();
   }
@@ -135,7 +172,10 @@ test('Stop: a block sends the agent back with the reason, once per block, stop_h
     f.faux.setResponses([fauxAssistantMessage('done'), fauxAssistantMessage('tests pass, done')]);
     await session.submit('work');
     await session.waitForIdle();
-    assert.deepEqual(hookInputs(f.root, 'stop').map((i) => i.stop_hook_active), [false, true]);
+    assert.deepEqual(
+      hookInputs(f.root, 'stop').map((i) => i.stop_hook_active),
+      [false, true],
+    );
     const texts = userTexts(f.records(session.id));
     assert.equal(texts.length, 2);
     assert.match(texts[1]!, /A Stop hook asks you to go on: run the tests first/);
@@ -162,7 +202,9 @@ test('SubagentStop: a block sends the subagent back once; PreCompact runs before
   const f = await sessionFixture();
   try {
     const sub = `input=$(cat); printf '%s\\n' "$input" >> ${f.root}/sub.json; if echo "$input" | grep -q '"stop_hook_active":false'; then echo "look deeper" >&2; exit 2; fi`;
-    const session = await openWith(f, { hooks: { SubagentStop: [{ command: sub }], PreCompact: [{ matcher: 'manual', command: recordingHook(f.root, 'compact') }] } });
+    const session = await openWith(f, {
+      hooks: { SubagentStop: [{ command: sub }], PreCompact: [{ matcher: 'manual', command: recordingHook(f.root, 'compact') }] },
+    });
     f.faux.setResponses([
       fauxAssistantMessage([fauxToolCall('task', { description: 'look around', prompt: 'look' }, { id: 't' })], { stopReason: 'toolUse' }),
       fauxAssistantMessage('first look'),
@@ -171,13 +213,22 @@ test('SubagentStop: a block sends the subagent back once; PreCompact runs before
     ]);
     await session.submit('delegate');
     await session.waitForIdle();
-    assert.deepEqual(hookInputs(f.root, 'sub').map((i) => [i.hook_event_name, i.stop_hook_active]), [['SubagentStop', false], ['SubagentStop', true]]);
+    assert.deepEqual(
+      hookInputs(f.root, 'sub').map((i) => [i.hook_event_name, i.stop_hook_active]),
+      [
+        ['SubagentStop', false],
+        ['SubagentStop', true],
+      ],
+    );
     assert.match(toolResults(f.records(session.id))[0]!, /deeper look/);
     f.faux.setResponses([fauxAssistantMessage('second'), fauxAssistantMessage('Summary.')]);
     await session.submit('more');
     await session.waitForIdle();
     assert.equal(await session.compact('the plan'), true);
-    assert.deepEqual(hookInputs(f.root, 'compact').map((i) => [i.trigger, i.custom_instructions]), [['manual', 'the plan']]);
+    assert.deepEqual(
+      hookInputs(f.root, 'compact').map((i) => [i.trigger, i.custom_instructions]),
+      [['manual', 'the plan']],
+    );
   } finally {
     await f.cleanup();
   }
@@ -191,7 +242,10 @@ test('Notification runs when the session asks for approval', async () => {
     await session.submit('run');
     await session.waitForIdle();
     for (let i = 0; i < 50 && hookInputs(f.root, 'note').length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(hookInputs(f.root, 'note').map((i) => i.message), ['Braid needs your permission to use Bash']);
+    assert.deepEqual(
+      hookInputs(f.root, 'note').map((i) => i.message),
+      ['Braid needs your permission to use Bash'],
+    );
   } finally {
     await f.cleanup();
   }
@@ -221,8 +275,14 @@ test('rules: deny blocks even an allowed call (reason to the model), allow skips
     assert.match(results[3]!, /\[1 result hidden by a permission rule\]/);
     assert.equal(f.approvals.length, 0, 'echo was allowed by its rule; rm and the read were denied without asking');
     await session.close();
-    const allowing = await f.open({ setup: readSetupSources({ workspaceDir: f.workspace, trusted: true, env: { HOME: f.root, XDG_CONFIG_HOME: path.join(f.root, 'config') } }), approvalPolicy: { writes: 'allow', shell: 'allow' } });
-    f.faux.setResponses([fauxAssistantMessage([fauxToolCall('write_file', { path: 'notes/a.md', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }), fauxAssistantMessage('ok')]);
+    const allowing = await f.open({
+      setup: readSetupSources({ workspaceDir: f.workspace, trusted: true, env: { HOME: f.root, XDG_CONFIG_HOME: path.join(f.root, 'config') } }),
+      approvalPolicy: { writes: 'allow', shell: 'allow' },
+    });
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'notes/a.md', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
     await allowing.submit('note');
     await allowing.waitForIdle();
     assert.equal(f.approvals.length, 1, 'the ask rule asked');
@@ -245,7 +305,10 @@ test('"Always allow" writes the rule into the user settings file and applies at 
     const file = path.join(f.root, 'config', 'braid', 'settings.json');
     assert.deepEqual((JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions: unknown }).permissions, { allow: ['Bash(npm test:*)'] });
     f.decide = 'allow-session';
-    f.faux.setResponses([fauxAssistantMessage([fauxToolCall('write_file', { path: 'a.txt', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }), fauxAssistantMessage('ok')]);
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'a.txt', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
     await session.submit('write');
     await session.waitForIdle();
     assert.deepEqual(

@@ -80,7 +80,10 @@ test('hooks of one event run in parallel; the strictest permission wins; the mat
   assert.equal(outcome.permission, 'ask');
   assert.equal(hooks.selected('PreToolUse', { toolName: 'bash' }).length, 1);
   assert.equal(hooks.selected('PreToolUse', { toolName: 'read_file' }).length, 0);
-  assert.equal(new SessionHooks([userHook('PreToolUse', 'true', { matcher: 'mcp__github__.*' })]).selected('PreToolUse', { toolName: 'mcp__github__issue' }).length, 1);
+  assert.equal(
+    new SessionHooks([userHook('PreToolUse', 'true', { matcher: 'mcp__github__.*' })]).selected('PreToolUse', { toolName: 'mcp__github__issue' }).length,
+    1,
+  );
 });
 
 test('a hook past its timeout is stopped, and a failing hook blocks nothing: both are warnings', async () => {
@@ -95,6 +98,8 @@ test('a hook past its timeout is stopped, and a failing hook blocks nothing: bot
 });
 
 test('hooks get the project folder in CLAUDE_PROJECT_DIR and BRAID_PROJECT_DIR', async () => {
-  const outcome = await new SessionHooks([userHook('SessionStart', 'echo "$CLAUDE_PROJECT_DIR|$BRAID_PROJECT_DIR"')]).run('SessionStart', info, { source: 'startup' });
+  const outcome = await new SessionHooks([userHook('SessionStart', 'echo "$CLAUDE_PROJECT_DIR|$BRAID_PROJECT_DIR"')]).run('SessionStart', info, {
+    source: 'startup',
+  });
   assert.deepEqual(outcome.context, [`${dir}|${dir}`]);
 });

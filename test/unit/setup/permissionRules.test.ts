@@ -112,7 +112,11 @@ test("a project's allow rules apply only when trusted and approved; its ask and 
   fs.writeFileSync(file, JSON.stringify({ permissions: { allow: ['Bash(make:*)'], ask: ['Bash(git push:*)'], deny: ['Read(./.env)'] } }));
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(root, 'config') };
   const read = (trusted: boolean) => PermissionRules.fromSources(readSetupSources({ workspaceDir: project, trusted, env }), home);
-  const kinds = (r: PermissionRules) => [r.decide('bash', { command: 'make' }, project)?.kind, r.decide('bash', { command: 'git push' }, project)?.kind, r.decide('read_file', { path: '.env' }, project)?.kind];
+  const kinds = (r: PermissionRules) => [
+    r.decide('bash', { command: 'make' }, project)?.kind,
+    r.decide('bash', { command: 'git push' }, project)?.kind,
+    r.decide('read_file', { path: '.env' }, project)?.kind,
+  ];
   assert.deepEqual(kinds(read(true)), [undefined, 'ask', 'deny'], 'not approved');
   await approveProjectSettings(readSetupSources({ workspaceDir: project, trusted: true, env }));
   assert.deepEqual(kinds(read(true)), ['allow', 'ask', 'deny'], 'approved');

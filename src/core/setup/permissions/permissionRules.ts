@@ -103,7 +103,12 @@ export class PermissionRules {
   /** True when a Read deny rule covers this absolute path (a search's results inside it are hidden). */
   readDenied(file: string, workspaceDir: string): boolean {
     return this.listed.some(
-      (r) => r.kind === 'deny' && r.applies && r.rule.tool === 'Read' && r.rule.specifier !== undefined && pathMatches(r.rule.specifier, file, { workspaceDir, home: this.home }),
+      (r) =>
+        r.kind === 'deny' &&
+        r.applies &&
+        r.rule.tool === 'Read' &&
+        r.rule.specifier !== undefined &&
+        pathMatches(r.rule.specifier, file, { workspaceDir, home: this.home }),
     );
   }
 }
