@@ -52,7 +52,7 @@ function readObject(file: string): Record<string, unknown> {
   try {
     value = JSON.parse(stripJsonComments(text));
   } catch (err) {
-    throw new Error(`${file} is not valid JSON (${(err as Error).message}); fix it, then try again`);
+    throw new Error(`${file} is not valid JSON (${(err as Error).message}); fix it, then try again`, { cause: err });
   }
   if (!isObject(value)) throw new Error(`${file} is not a JSON object; fix it, then try again`);
   return value;
