@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { childEnvironment } from '../../process/childEnvironment';
+import { killProcessGroup } from '../../process/processGroup';
 import { isObject } from '../settingsFiles';
 
 /** What one hook process did. */
@@ -44,13 +45,7 @@ export function runHookProcess(
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
+    const kill = () => killProcessGroup(child);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
