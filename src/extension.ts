@@ -43,6 +43,7 @@ import { checkStorageBudget, StorageDocuments } from './vscode/storage/storageVi
 import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
+import { showPermissionRulesCommand } from './vscode/commands/permissionRules';
 import { addSelectionCommand, compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
@@ -106,6 +107,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   if (storageDocuments) context.subscriptions.push(storageDocuments);
   registerCommands(context, logger, [
     showLogCommand(channel),
+    showPermissionRulesCommand(chat),
     refreshSessionsCommand(ctx, sessions),
     ...workspaceToggleCommands(sessions, context.workspaceState),
     newSessionCommand(chat),

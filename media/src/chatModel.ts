@@ -23,6 +23,7 @@ export type ViewEntry =
       readonly commandRisk?: string;
       readonly change?: ApprovalChange;
       readonly args?: string;
+      readonly alwaysRule?: string;
       readonly decision?: ApprovalChoice;
     }
   | { readonly kind: 'status'; readonly key: string; readonly outcome: string; readonly text: string }
@@ -193,6 +194,7 @@ export class ChatModel {
               ...(event.commandRisk ? { commandRisk: event.commandRisk } : {}),
               ...(event.change ? { change: event.change } : {}),
               ...(event.args ? { args: event.args } : {}),
+              ...(event.alwaysRule ? { alwaysRule: event.alwaysRule } : {}),
             });
             return;
           case 'approval-resolved':

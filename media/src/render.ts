@@ -182,7 +182,12 @@ function changeLine(change: ApprovalChange): HTMLElement {
   return line;
 }
 
-const DECISION_TEXT: Record<ApprovalChoice, string> = { allow: 'Allowed once.', 'allow-session': 'Allowed for this session.', deny: 'Denied.' };
+const DECISION_TEXT: Record<ApprovalChoice, string> = {
+  allow: 'Allowed once.',
+  'allow-session': 'Allowed for this session.',
+  'allow-always': 'Always allowed: the rule is in your settings.',
+  deny: 'Denied.',
+};
 
 function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: EntryActions): HTMLElement {
   const card = el('div', 'approval card');
@@ -220,6 +225,16 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
         'check-all',
         () => actions.approve(entry.key, 'allow-session'),
       ),
+      ...(entry.alwaysRule
+        ? [
+            button(
+              'Always allow',
+              `Allow from now on: adds the rule ${entry.alwaysRule} to your settings (Braid: Show Permission Rules lists and removes it)`,
+              'pass',
+              () => actions.approve(entry.key, 'allow-always'),
+            ),
+          ]
+        : []),
       button('Deny', 'Deny: the model is told you refused', 'close', () => actions.approve(entry.key, 'deny')),
     );
     card.append(bar);

@@ -32,6 +32,9 @@ Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the ses
   --mode <mode>     ask (read only), plan (read only, proposes a plan), agent (the default),
                     auto-edit (writes without asking; commands follow --yes)
 
+Hooks and permission rules apply (braid hooks, braid permissions): a deny rule blocks a call even
+with --yes; an ask rule is answered by --yes.
+
 The model comes from BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL (see braid help model).
 ${ID_NOTE}`,
       },
@@ -247,6 +250,30 @@ window and answer limit (BRAID_CONTEXT_WINDOW and BRAID_MAX_OUTPUT_TOKENS, else 
 reports, else the catalogue's). The key comes from BRAID_API_KEY or the provider's usual variable.
 
   --json   as JSON`,
+      },
+      hooks: {
+        usage: '[trust] [--json]',
+        summary: "the hooks of your and this workspace's settings; trust approves the project's",
+        details: `Prints every hook (Claude Code's format, the "hooks" key of settings files) with its event,
+matcher, command, the file it is in and, for a project's, whether it is approved. Braid's user
+settings file is $XDG_CONFIG_HOME/braid/settings.json; the project's are .claude/settings.json,
+.claude/settings.local.json and .braid/settings.json. A project's hooks and allow rules apply only
+once approved as they are now.
+
+  trust    approve this workspace's project settings files (their hooks and permission rules),
+           printing what is approved; a changed file asks again
+  --json   as JSON`,
+      },
+      permissions: {
+        usage: '[remove <rule> [--kind allow|ask|deny]] [--json]',
+        summary: 'the permission rules (allow, ask, deny) with their origin',
+        details: `Prints every permission rule (Claude Code's syntax: Bash(npm test:*), Read(./secrets/**),
+Edit(src/**), mcp__server__tool) with its kind, the file it is in, and whether it applies (a
+project's allow rules apply only once approved with braid hooks trust). Deny wins over ask, ask
+over allow.
+
+  remove <rule>   remove a rule from Braid's user settings file (--kind allow by default)
+  --json          as JSON`,
       },
       version: { usage: '', summary: "Braid's version", details: "Prints Braid's version." },
       help: {

@@ -93,6 +93,10 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return (await import('./commands/model')).showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
     case 'where':
       return where(rest, { option: dataDirOption, env: io.env, cwd, workspace, out });
+    case 'hooks':
+      return (await import('./commands/hooks')).hooks(rest, { env: io.env, workspace, out });
+    case 'permissions':
+      return (await import('./commands/hooks')).permissions(rest, { env: io.env, workspace, out });
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);

@@ -156,6 +156,8 @@ export type LiveEvent =
       readonly change?: ApprovalChange;
       /** The tool call's arguments (JSON), shown folded under the card. */
       readonly args?: string;
+      /** The permission rule "Always allow" writes into the user's settings; no such button without it. */
+      readonly alwaysRule?: string;
     }
   | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
   /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
@@ -170,7 +172,7 @@ export interface ApprovalChange {
 }
 
 /** The user's answer to an approval prompt. */
-export type ApprovalChoice = 'allow' | 'allow-session' | 'deny';
+export type ApprovalChoice = 'allow' | 'allow-session' | 'allow-always' | 'deny';
 
 /** How a turn ended, as the page shows it. */
 export type TurnOutcomeView = 'completed' | 'failed' | 'cancelled';

@@ -134,7 +134,8 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return ok({ type: 'queueAction', action: raw.action, promptId: raw.promptId });
     case 'approval':
       if (!isId(raw.approvalId)) return fail('approval without an approvalId');
-      if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'deny') return fail('approval with an unknown decision');
+      if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'allow-always' && raw.decision !== 'deny')
+        return fail('approval with an unknown decision');
       return ok({ type: 'approval', approvalId: raw.approvalId, decision: raw.decision });
     case 'openDiff':
       if (!isId(raw.toolCallId)) return fail('openDiff without a toolCallId');

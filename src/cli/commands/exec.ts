@@ -22,6 +22,7 @@ import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
+import { readSetupSources } from '../../core/setup/sources';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -146,6 +147,8 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       trusted: true,
       logger,
       ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
+      // The user's hooks and rules, and the workspace's once approved (braid hooks trust).
+      setup: readSetupSources({ workspaceDir: workspace, trusted: true, env }),
     },
     sessionId,
   );

@@ -31,6 +31,8 @@ export interface CompactorHost {
   /** The wire record id of a message the kernel holds (undefined for a summary at the head). */
   recordId(message: object): string | undefined;
   emit(event: SessionEvent): void;
+  /** PreCompact hooks, run before a compaction's summary call. */
+  beforeCompact?(reason: CompactionReason, focus?: string): Promise<void>;
 }
 
 /**
@@ -102,6 +104,7 @@ export class Compactor {
     const boundary = keepBoundary(messages, budget) ?? (reason === 'threshold' ? undefined : keepBoundary(messages, 0));
     const firstKept = boundary === undefined ? undefined : this.host.recordId(messages[boundary]!);
     if (boundary === undefined || !firstKept) return false;
+    await this.host.beforeCompact?.(reason, focus);
     const controller = new AbortController();
     this.running = controller;
     this.host.emit({ type: 'compaction', phase: 'start', reason });

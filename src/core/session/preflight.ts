@@ -1,46 +1,7 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImageContent, Message, TextContent, UserMessage } from '@mariozechner/pi-ai';
-import { childEnvironment } from '../process/childEnvironment';
 import { reminderBlock, reminderText } from '../format/reminder';
-
-/** What the UserPromptSubmit hook decided. */
-export type HookResult = { readonly blocked: true; readonly reason: string } | { readonly blocked: false; readonly context: string };
-
-/**
- * Runs the user's UserPromptSubmit hook: a shell command that gets `{prompt, sessionId, cwd}` as
- * JSON on stdin. Exit code 2 blocks the prompt (stderr is the reason); with exit 0, stdout is
- * extra context for the model. Other failures are reported but do not block.
- */
-export function runPromptHook(
-  command: string,
-  input: { prompt: string; sessionId: string; cwd: string },
-  timeoutMs = 30_000,
-): Promise<HookResult & { warning?: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], { cwd: input.cwd, env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook could not start: ${err.message}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 2) resolve({ blocked: true, reason: stderr.trim() || 'blocked by the UserPromptSubmit hook' });
-      else if (code === 0) resolve({ blocked: false, context: stdout.trim() });
-      else resolve({ blocked: false, context: '', warning: `the UserPromptSubmit hook exited with ${code}: ${stderr.trim().slice(0, 200)}` });
-    });
-    // A hook may exit without reading its input (one that blocks every prompt, say); writing to
-    // its closed stdin then fails with EPIPE, which is no failure of the hook.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(JSON.stringify(input));
-  });
-}
 
 /** Instruction files read into every turn, in this order. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];

@@ -25,7 +25,11 @@ import { Compactor } from './compactor';
 import { gitContext } from './gitContext';
 import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
-import { buildUserMessage, instructionReminders, runPromptHook, untold } from './preflight';
+import { buildUserMessage, instructionReminders, untold } from './preflight';
+import { MAX_STOP_CONTINUATIONS, SetupGuards } from './setupGuards';
+import type { SetupSources } from '../setup/sources';
+import type { PermissionRules } from '../setup/permissions/permissionRules';
+import { reminderBlock } from '../format/reminder';
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult, type UndoResult } from '../store/rewind';
@@ -62,6 +66,10 @@ export interface SessionOptions {
   readonly logger: Logger;
   /** The UserPromptSubmit hook command, if the user configured one. */
   readonly promptHook?: string;
+  /** The user's and the project's setup: hooks and permission rules (docs/setup-hooks-permissions.md). */
+  readonly setup?: SetupSources;
+  /** Writes an "Always allow" rule into the user's settings (VS Code's `braid.permissions.allow`); Braid's user settings file when absent. */
+  readonly alwaysAllow?: (rule: string) => Promise<void>;
   /** Read git context into each turn of a trusted workspace (off in tests that need no git). */
   readonly gitContext?: boolean;
   /** When and how much to compact; DEFAULT_COMPACTION when absent. */
@@ -152,6 +160,10 @@ export class Session {
   private readonly cacheWatch: CacheWatch;
   /** The blobs of the system prompt and the tools' shape, once stored. */
   private prompt: { system: string; tools: string } | undefined;
+  /** The user's hooks and permission rules at work. */
+  private readonly guards: SetupGuards;
+  /** Context SessionStart hooks gave, for the next turn's message. */
+  private readonly startContext: string[] = [];
 
   private constructor(
     private readonly options: SessionOptions,
@@ -190,6 +202,14 @@ export class Session {
       logger: this.logger,
     };
     this.cacheWatch = new CacheWatch(options.cacheLifetimeMs);
+    this.guards = new SetupGuards({
+      ...(options.setup ? { setup: options.setup } : {}),
+      ...(options.promptHook ? { promptHook: options.promptHook } : {}),
+      ...(options.alwaysAllow ? { alwaysAllow: options.alwaysAllow } : {}),
+      gate: this.toolContext.approvals,
+      logger: this.logger,
+      info: () => ({ sessionId: this.id, transcriptPath: options.store.layout.agentLog(writer.dir), workspaceDir: options.workspaceDirs[0]! }),
+    });
     const stream = options.streamFn ?? streamSimple;
     const task = taskTool((d, p, signal) => this.runSubagent(d, p, signal));
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
@@ -206,6 +226,8 @@ export class Session {
       },
       // The provider's cache key where it takes one (pi-ai passes it on: OpenAI's prompt_cache_key, session affinity headers).
       sessionId: state.id,
+      beforeToolCall: (ctx, signal) => this.guards.beforeToolCall(ctx, signal),
+      afterToolCall: (ctx, signal) => this.guards.afterToolCall(ctx, signal),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
     this.compactor = new Compactor({
@@ -220,6 +242,12 @@ export class Session {
         return { model, apiKey: await this.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
       },
       recordId: (m) => this.recordIds.get(m),
+      beforeCompact: async (reason, focus) =>
+        void (await this.guards.fire(
+          'PreCompact',
+          { trigger: reason === 'manual' ? 'manual' : 'auto', custom_instructions: focus ?? '' },
+          { matchValue: reason === 'manual' ? 'manual' : 'auto' },
+        )),
       emit: (event) => {
         if (event.type === 'compaction' && event.phase === 'end') {
           this.countsBeforeCompaction();
@@ -277,6 +305,9 @@ export class Session {
     if (replayed.compactions.length > 0) session.countsBeforeCompaction();
     if (sessionId) session.seedCacheWatch();
     session.log.opened(!sessionId, current.turnCount, current.queue.length);
+    const source = sessionId ? 'resume' : 'startup';
+    const started = await session.guards.fire('SessionStart', { source }, { matchValue: source });
+    session.startContext.push(...started.context);
     return session;
   }
 
@@ -325,6 +356,11 @@ export class Session {
    */
   private countsBeforeCompaction(): void {
     for (const m of this.agent.state.messages) this.countedBeforeCompaction.add(m);
+  }
+
+  /** The session's permission rules: the user's, the project's, and those made for this session ("Allow for this session"). */
+  get permissionRules(): PermissionRules {
+    return this.guards.rules;
   }
 
   /** The effective conversation so far (the kernel's messages). */
@@ -590,6 +626,7 @@ export class Session {
     this.agent.abort();
     this.compactor.abort();
     await this.idle.catch(() => undefined);
+    await this.guards.fire('SessionEnd', { reason: 'other' }).catch(() => undefined);
     try {
       if (this.queue.length > 0) await this.saveState((s) => ({ ...s, paused: { reason: 'window-closed' } }));
     } finally {
@@ -676,19 +713,15 @@ export class Session {
   private async runTurn(prompt: Prompt): Promise<void> {
     const cwd = this.options.workspaceDirs[0]!;
     // 1. The UserPromptSubmit hook may block (nothing persisted) or add context.
-    const oneShot: string[] = [];
-    if (this.options.promptHook) {
-      const hook = await runPromptHook(this.options.promptHook, { prompt: prompt.text, sessionId: this.id, cwd });
-      if ('warning' in hook && hook.warning) this.logger.warn(hook.warning);
-      if (hook.blocked) {
-        prompt.state = 'blocked';
-        prompt.reason = hook.reason;
-        this.emit({ type: 'prompt', prompt: this.info(prompt) });
-        return;
-      }
-      // 3. Hook context becomes a one-shot reminder.
-      if (hook.context) oneShot.push(hook.context);
+    const hook = await this.guards.promptSubmitted(prompt.text);
+    if (hook.block !== undefined) {
+      prompt.state = 'blocked';
+      prompt.reason = hook.block;
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      return;
     }
+    // 3. Hook context (SessionStart's, then UserPromptSubmit's) becomes one-shot reminders.
+    const oneShot: string[] = [...this.startContext.splice(0), ...hook.context];
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
     let choice: ModelChoice;
     try {
@@ -746,12 +779,25 @@ export class Session {
       await run;
       // A request the provider rejected for its length: compact once and retry.
       if (await this.compactor.afterOverflow(model)) await this.agent.continue();
+      await this.runStopHooks(prompt);
     } catch (err) {
       runError = errorMessage(err);
     }
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /**
+   * Stop hooks when the agent is done: a hook that blocks sends it back to work with its reason
+   * (at most MAX_STOP_CONTINUATIONS times; `stop_hook_active` is true after the first).
+   */
+  private async runStopHooks(prompt: Prompt): Promise<void> {
+    for (let i = 0; i < MAX_STOP_CONTINUATIONS && !prompt.stop && this.endedCleanly(); i++) {
+      const reason = await this.guards.stopReason('Stop', i > 0);
+      if (reason === undefined || prompt.stop) return;
+      await this.agent.prompt(buildUserMessage(reminderBlock(`A Stop hook asks you to go on: ${reason}`), [], []));
+    }
   }
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */
@@ -860,6 +906,8 @@ export class Session {
         ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
         tools: readOnlyTools(this.toolContext),
         secrets: this.secrets,
+        stopReason: (active) => this.guards.stopReason('SubagentStop', active),
+        toolGuards: { beforeToolCall: (c, s) => this.guards.beforeToolCall(c, s), afterToolCall: (c, s) => this.guards.afterToolCall(c, s) },
         ...(this.options.cacheLifetimeMs ? { cacheLifetimeMs: this.options.cacheLifetimeMs } : {}),
       },
       description,

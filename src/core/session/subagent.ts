@@ -1,4 +1,4 @@
-import { Agent, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentOptions, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { CacheWatch } from './cacheWatch';
 import { newAgentId, newMessageId } from '../ids';
@@ -27,7 +27,14 @@ export interface SubagentContext {
   readonly secrets: SecretRedactor;
   /** The provider's cache lifetime, as the session's watch has it. */
   readonly cacheLifetimeMs?: number;
+  /** SubagentStop hooks: the reason the subagent must go on, if one blocks (`active`: it went on already). */
+  readonly stopReason?: (active: boolean) => Promise<string | undefined>;
+  /** The session's permission rules and tool hooks, for the subagent's calls too. */
+  readonly toolGuards?: Pick<AgentOptions, 'beforeToolCall' | 'afterToolCall'>;
 }
+
+/** How many times SubagentStop hooks may send a subagent back to work. */
+const MAX_SUBAGENT_CONTINUATIONS = 3;
 
 /**
  * Runs a subagent for the `task` tool: its own Agent and context, the given (read-only) tools, its
@@ -48,6 +55,7 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
       watch.sending(model, context, ctx.thinking);
       return stream(model, context, options);
     },
+    ...ctx.toolGuards,
   });
   let startedAt = Date.now();
   child.subscribe(async (event) => {
@@ -66,6 +74,11 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   signal?.addEventListener('abort', abort, { once: true });
   try {
     await child.prompt({ role: 'user', content: prompt, timestamp: Date.now() });
+    for (let i = 0; ctx.stopReason && i < MAX_SUBAGENT_CONTINUATIONS && !signal?.aborted && finishedCleanly(child); i++) {
+      const reason = await ctx.stopReason(i > 0);
+      if (reason === undefined || signal?.aborted) break;
+      await child.prompt({ role: 'user', content: `A SubagentStop hook asks you to go on: ${reason}`, timestamp: Date.now() });
+    }
   } finally {
     signal?.removeEventListener('abort', abort);
     await log.close();
@@ -74,4 +87,9 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   if (!last || last.stopReason === 'aborted') throw new Error(`the subagent "${description}" was stopped`);
   if (last.stopReason === 'error') throw new Error(`the subagent "${description}" failed: ${describeModelError(last.errorMessage)}`);
   return { agentId, text: messageText(last) };
+}
+
+function finishedCleanly(agent: Agent): boolean {
+  const last = (agent.state.messages as Message[]).at(-1);
+  return last?.role === 'assistant' && last.stopReason !== 'error' && last.stopReason !== 'aborted';
 }

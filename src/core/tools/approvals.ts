@@ -3,7 +3,8 @@ import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
-  readonly tool: 'write_file' | 'edit_file' | 'bash';
+  /** The tool: one of Braid's that asks (write_file, edit_file, bash), or another a permission rule or hook said to ask for. */
+  readonly tool: 'write_file' | 'edit_file' | 'bash' | (string & {});
   /** One line: the file written or the command run. */
   readonly summary: string;
   /** More: the change as a line diff, or the working folder of a command. */
@@ -17,13 +18,18 @@ export interface ApprovalRequest {
    * write needs the approval a shell command needs, and the prompt says why.
    */
   readonly commandRisk?: string;
+  /** The permission rule "Always allow" writes into the user's settings (`Bash(npm test:*)`, `Edit(./src/a.ts)`), when there is one. */
+  readonly alwaysRule?: string;
 }
 
 /** What a write does to its file, in a few words: the file, new or not, lines added and removed (what its approval card shows). */
 export type FileChangeSummary = ApprovalChange;
 
-/** The user's answer. `allow-session` allows this kind of action for the rest of the session. */
-export type ApprovalDecision = 'allow' | 'allow-session' | 'deny';
+/**
+ * The user's answer. `allow-session` allows this kind of action for the rest of the session;
+ * `allow-always` allows it and writes the request's `alwaysRule` into the user's settings.
+ */
+export type ApprovalDecision = 'allow' | 'allow-session' | 'allow-always' | 'deny';
 
 /** The UI's side of approvals: VS Code shows a prompt in the chat; the CLI answers from `--yes`. */
 export interface ApprovalUi {
@@ -44,6 +50,21 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
   return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
 }
 
+/** What permission rules and PreToolUse hooks said of a call before it ran: allow skips the prompt, ask forces it. */
+export type CallRuling = 'allow' | 'ask';
+
+/** The session's side of rules: the rule "Always allow" would write, and what to do with the user's choice. */
+export interface ApprovalRules {
+  /** The rule "Always allow" writes for a request, if any. */
+  suggest(request: ApprovalRequest): string | undefined;
+  /** "Allow for this session" was chosen: the session's visible rule for this kind. */
+  allowedForSession(kind: 'writes' | 'shell'): void;
+  /** "Always allow" was chosen: the rule is written to the user's settings (by the host). */
+  allowAlways(rule: string): Promise<void>;
+  /** The session is about to ask the user (the Notification hook). */
+  asking?(request: ApprovalRequest): void;
+}
+
 /**
  * Approvals for one session: the policy, the UI, what the user allowed for the session, and the
  * running turn's mode. Ask and Plan turns are offered no tool that changes anything; the gate
@@ -51,6 +72,10 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
  */
 export class ApprovalGate {
   private readonly allowedForSession = new Set<'writes' | 'shell'>();
+  /** Rulings of calls about to run, by tool and arguments (set before the tool runs, taken when it asks). */
+  private readonly rulings = new Map<string, CallRuling>();
+  /** The session's permission rules, when it has any. */
+  rules: ApprovalRules | undefined;
   /** The running turn's mode (set as each turn begins). */
   mode: TurnMode = DEFAULT_MODE;
 
@@ -59,18 +84,52 @@ export class ApprovalGate {
     private readonly policy: ApprovalPolicy = DEFAULT_POLICY,
   ) {}
 
+  /** Records what the rules and hooks said of a call before it runs; its approval check takes it. */
+  rule(tool: string, args: unknown, ruling: CallRuling | undefined): void {
+    const key = rulingKey(tool, JSON.stringify(args, null, 2));
+    if (ruling) this.rulings.set(key, ruling);
+    else this.rulings.delete(key);
+  }
+
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
     const kind = approvalKind(request);
+    const key = rulingKey(request.tool, request.args);
+    const ruling = this.rulings.get(key);
+    this.rulings.delete(key);
     if (this.mode === 'ask' || this.mode === 'plan')
       throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
-    if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
-    // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
-    if (this.mode === 'auto-edit' && kind === 'writes') return;
-    const decision = await this.ui.request(request, signal);
-    if (decision === 'allow-session') this.allowedForSession.add(kind);
+    if (ruling === 'allow') return;
+    if (ruling !== 'ask') {
+      if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+      // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
+      if (this.mode === 'auto-edit' && kind === 'writes') return;
+    }
+    const decision = await this.askUser(request, signal);
+    if (decision === 'allow-session') {
+      this.allowedForSession.add(kind);
+      this.rules?.allowedForSession(kind);
+    }
     if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);
   }
+
+  /**
+   * Asks the user about a request whatever the policy (a rule or hook said ask): the Notification
+   * hook fires, and an "Always allow" answer writes the request's rule.
+   */
+  async askUser(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {
+    const alwaysRule = this.rules?.suggest(request);
+    const asked = alwaysRule ? { ...request, alwaysRule } : request;
+    this.rules?.asking?.(asked);
+    const decision = await this.ui.request(asked, signal);
+    if (decision === 'allow-always' && alwaysRule) await this.rules?.allowAlways(alwaysRule);
+    return decision;
+  }
+}
+
+/** The key a call's ruling is kept by: its tool and its arguments as the tool shows them (`JSON.stringify(args, null, 2)`). */
+export function rulingKey(tool: string, args: string | undefined): string {
+  return `${tool}\n${args ?? ''}`;
 }
 
 /** For headless runs: allow everything (`--yes`) or deny everything. */

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { childEnvironment } from '../process/childEnvironment';
+import { killProcessGroup } from '../process/processGroup';
 import { capText, LIMITS, textResult, type ToolContext } from './context';
 import { ToolError } from './workspaceFs';
 
@@ -72,13 +73,7 @@ export function runCommand(command: string, cwd: string, timeoutMs: number, sign
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
+    const kill = () => killProcessGroup(child);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();

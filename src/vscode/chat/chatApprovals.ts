@@ -14,7 +14,7 @@ function bounded(text: string, max: number): string {
 
 /**
  * Approval prompts inside the chat: a request becomes a live frame the page shows as a card with
- * Allow / Allow for this session / Deny; the page's answer resolves it. A stopped turn denies.
+ * Allow / Allow for this session / Always allow (when the request has a rule to write) / Deny; the page's answer resolves it. A stopped turn denies.
  */
 export class ChatApprovals implements ApprovalUi {
   private readonly pending = new Map<string, (decision: ApprovalDecision) => void>();
@@ -49,6 +49,7 @@ export class ChatApprovals implements ApprovalUi {
           ...(request.commandRisk ? { commandRisk: request.commandRisk } : {}),
           ...(request.change ? { change: request.change } : {}),
           ...(request.args ? { args: bounded(request.args, MAX_ARGS) } : {}),
+          ...(request.alwaysRule ? { alwaysRule: request.alwaysRule } : {}),
         },
       });
       if (!shown) finish('deny');

@@ -1,5 +1,6 @@
 // What the chat's current session needs of the editor it runs in, and the options its sessions
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
+import type { SetupSources } from '../../core/setup/sources';
 import type { StreamFn } from '@mariozechner/pi-agent-core';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
@@ -23,7 +24,13 @@ export interface ChatHost {
   /** A provider's API key (the editor's secret store, BRAID_API_KEY, the provider's variable). */
   apiKey(provider: string): Promise<string | undefined>;
   /** Approvals, compaction and the prompt hook, as the settings say now. */
-  sessionSettings(): { approvalPolicy: ApprovalPolicy; compaction: CompactionSettings; promptHook?: string };
+  sessionSettings(): {
+    approvalPolicy: ApprovalPolicy;
+    compaction: CompactionSettings;
+    promptHook?: string;
+    setup?: SetupSources;
+    alwaysAllow?: (rule: string) => Promise<void>;
+  };
   /** `braid.suggestions`, the user's own; absent: no suggestions. */
   suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */
@@ -47,7 +54,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
   await host.chooseModel();
   const workspaceDirs = host.workspaceDirs();
   if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-  const { approvalPolicy, compaction, promptHook } = host.sessionSettings();
+  const { approvalPolicy, compaction, promptHook, setup, alwaysAllow } = host.sessionSettings();
   return {
     store,
     workspaceDirs,
@@ -60,6 +67,9 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     compaction,
     trusted: () => host.isTrusted(),
     logger,
-    ...(promptHook ? { promptHook } : {}),
+    // With the setup, the old prompt hook comes in through it (braid.hooks.userPromptSubmit): not twice.
+    ...(promptHook && !setup ? { promptHook } : {}),
+    ...(setup ? { setup } : {}),
+    ...(alwaysAllow ? { alwaysAllow } : {}),
   };
 }

@@ -92,6 +92,11 @@ export class CurrentSession {
     return this.session?.id ?? this.following?.id;
   }
 
+  /** The open session's permission rules, its session rules included; undefined when none is open here. */
+  get permissionRules(): Session['permissionRules'] | undefined {
+    return this.session?.permissionRules;
+  }
+
   /** The last frame's cursor of the current session (0 when none). */
   get cursor(): number {
     return this.stream?.ring.cursor ?? 0;

@@ -5,6 +5,7 @@ import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
+import { changeVscodeRule, vscodeSetupSources } from '../setupSettings';
 
 /** The workspace-state key of the session the Chat view shows. */
 const SHOWN_KEY = 'braid.chat.shownSession';
@@ -27,7 +28,13 @@ export function vscodeChatHost(
     apiKey: (provider) => lookUpApiKey(secrets, provider),
     sessionSettings: () => {
       const promptHook = readPromptHook();
-      return { approvalPolicy: readApprovalPolicy(), compaction: readCompactionSettings(), ...(promptHook ? { promptHook } : {}) };
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      return {
+        approvalPolicy: readApprovalPolicy(),
+        compaction: readCompactionSettings(),
+        ...(promptHook ? { promptHook } : {}),
+        ...(folder ? { setup: vscodeSetupSources(folder), alwaysAllow: (rule: string) => changeVscodeRule('allow', rule, 'add') } : {}),
+      };
     },
     suggestionSetting: readSuggestionSetting,
     shown: {

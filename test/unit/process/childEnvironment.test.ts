@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { silentLogger } from '../../../src/core/logger';
 import { gitEnvironment } from '../../../src/core/git/safeGit';
-import { runPromptHook } from '../../../src/core/session/preflight';
+import { promptHooks } from '../../support/hooks';
 import { workspaceTools } from '../../../src/core/tools';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { Checkpoints } from '../../../src/core/tools/checkpoints';
@@ -75,9 +75,10 @@ test("a bash command gets an environment without Braid's or any provider's API k
 });
 
 test('the prompt hook gets an environment without the keys', async () => {
-  const hook = await runPromptHook('env', { prompt: 'hello', sessionId: 'ses_x', cwd: root });
-  assert.equal(hook.blocked, false);
-  assertNoKeys(hook.blocked ? '' : hook.context, 'the prompt hook');
+  const hook = await promptHooks('env').run('UserPromptSubmit', { sessionId: 'ses_x', transcriptPath: '', workspaceDir: root }, { prompt: 'hello' });
+  assert.equal(hook.block, undefined);
+  assert.equal(hook.context.length, 1);
+  assertNoKeys(hook.context.join('\n'), 'the prompt hook');
 });
 
 test('git gets an environment without the keys and without the GIT_* variables Braid inherited', () => {
