@@ -38,6 +38,7 @@ import {
 } from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
+import { chooseVscodeToolsCommand } from './vscode/commands/chooseVscodeTools';
 import { storageCommands } from './vscode/commands/storageCommands';
 import { checkStorageBudget, StorageDocuments } from './vscode/storage/storageView';
 import { SessionStatusBar } from './vscode/statusBar';
@@ -134,6 +135,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     ...storageCommands(ctx, storageDocuments),
     selectModelCommand(context.secrets),
+    chooseVscodeToolsCommand(),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
     chatBesideEditorCommand(),
   ]);

@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -44,6 +44,7 @@ import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
 import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, REDO_CALL, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
 import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
+import type { SetupSources } from '../setup/sources';
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -68,6 +69,13 @@ export interface SessionOptions {
   readonly compaction?: CompactionSettings;
   /** How long the provider keeps a prompt cache unused (a longer pause is a cache break's likely cause); 5 minutes when absent. */
   readonly cacheLifetimeMs?: number;
+  /** The workspace's setup as read when the session opened (MCP servers, hooks, permission rules; docs/setup.md). */
+  readonly setup?: SetupSources;
+  /**
+   * Tools from outside Braid (VS Code's own, a server's), asked for at each turn's start: a change
+   * applies from the next turn. Each must ask the context's approval gate before it acts.
+   */
+  readonly extraTools?: (ctx: ToolContext) => readonly AgentTool[];
 }
 
 /** A model and its thinking level. */
@@ -150,8 +158,10 @@ export class Session {
   private readonly log: SessionLog;
   /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
   private readonly cacheWatch: CacheWatch;
-  /** The blobs of the system prompt and the tools' shape, once stored. */
+  /** The blobs of the system prompt and the tools' shape, once stored (again when the tools change). */
   private prompt: { system: string; tools: string } | undefined;
+  /** Braid's own tools; the host's extra tools join them at each turn's start. */
+  private readonly ownTools: readonly AgentTool[];
 
   private constructor(
     private readonly options: SessionOptions,
@@ -195,7 +205,8 @@ export class Session {
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
     // changed would change the start of every prompt, and the provider's prompt cache with it.
     // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
-    const tools = sortedByName([...workspaceTools(this.toolContext), task]);
+    this.ownTools = [...workspaceTools(this.toolContext), task];
+    const tools = sortedByName([...this.ownTools, ...(options.extraTools?.(this.toolContext) ?? [])]);
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
@@ -714,6 +725,7 @@ export class Session {
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
+    this.refreshTools();
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
@@ -752,6 +764,16 @@ export class Session {
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** The host's extra tools as they are now; a changed list is stored and counted again (the prompt cache breaks once). */
+  private refreshTools(): void {
+    if (!this.options.extraTools) return;
+    const tools = sortedByName([...this.ownTools, ...this.options.extraTools(this.toolContext)]);
+    if (JSON.stringify(toolShape(tools)) === JSON.stringify(toolShape(this.agent.state.tools))) return;
+    this.agent.state.tools = tools;
+    this.prompt = undefined;
+    this.fixedTokens = undefined;
   }
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */

@@ -3,7 +3,10 @@ import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
-  readonly tool: 'write_file' | 'edit_file' | 'bash';
+  /** Braid's own tool, or `external`: a tool another program provides (a VS Code extension's), called `name`. */
+  readonly tool: 'write_file' | 'edit_file' | 'bash' | 'external';
+  /** An external tool's name as the model calls it: "Allow for this session" allows that tool only. */
+  readonly name?: string;
   /** One line: the file written or the command run. */
   readonly summary: string;
   /** More: the change as a line diff, or the working folder of a command. */
@@ -39,8 +42,9 @@ export interface ApprovalPolicy {
 /** Asking is the default for both: a model's output must not change files or run commands unseen. */
 export const DEFAULT_POLICY: ApprovalPolicy = { writes: 'ask', shell: 'ask' };
 
-/** The kind of approval a request needs: a write that can run programs counts as a command. */
-export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
+/** The kind of approval a request needs: a write that can run programs counts as a command; another program's tool is its own kind. */
+export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' | 'external' {
+  if (request.tool === 'external') return 'external';
   return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
 }
 
@@ -50,7 +54,8 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
  * refuses such a call anyway, so a model naming one cannot get past the mode.
  */
 export class ApprovalGate {
-  private readonly allowedForSession = new Set<'writes' | 'shell'>();
+  /** `writes`, `shell`, or `external:<name>`: what "Allow for this session" allowed. */
+  private readonly allowedForSession = new Set<string>();
   /** The running turn's mode (set as each turn begins). */
   mode: TurnMode = DEFAULT_MODE;
 
@@ -62,14 +67,17 @@ export class ApprovalGate {
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
     const kind = approvalKind(request);
+    // An external tool may change anything: no policy allows it, and each one is allowed on its own.
+    const allowed = kind === 'external' ? `external:${request.name ?? request.summary}` : kind;
     if (this.mode === 'ask' || this.mode === 'plan')
       throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
-    if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+    if ((kind !== 'external' && this.policy[kind] === 'allow') || this.allowedForSession.has(allowed)) return;
     // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
     if (this.mode === 'auto-edit' && kind === 'writes') return;
     const decision = await this.ui.request(request, signal);
-    if (decision === 'allow-session') this.allowedForSession.add(kind);
-    if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);
+    if (decision === 'allow-session') this.allowedForSession.add(allowed);
+    const what = request.tool === 'bash' ? 'command' : kind === 'external' ? 'call' : 'change';
+    if (decision === 'deny') throw new Error(`The user denied this ${what}: ${request.summary}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // What the chat's current session needs of the editor it runs in, and the options its sessions
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
-import type { StreamFn } from '@mariozechner/pi-agent-core';
+import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
@@ -8,6 +8,8 @@ import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { SuggestionSetting } from '../../core/session/suggestion';
 import type { ApprovalPolicy, ApprovalUi } from '../../core/tools/approvals';
+import type { SetupSources } from '../../core/setup/sources';
+import type { ToolContext } from '../../core/tools/context';
 import type { HostToWebview } from '../../protocol/messages';
 
 /** What the current session needs of the editor it runs in (VS Code: vscodeChatHost.ts). */
@@ -24,6 +26,12 @@ export interface ChatHost {
   apiKey(provider: string): Promise<string | undefined>;
   /** Approvals, compaction and the prompt hook, as the settings say now. */
   sessionSettings(): { approvalPolicy: ApprovalPolicy; compaction: CompactionSettings; promptHook?: string };
+  /** The workspace's setup as read last (read again when a setting, a setup file or trust changes); throws without a folder. */
+  setupSources(): SetupSources;
+  /** Hears of the setup read again; absent: the host never reads it again. */
+  onDidChangeSetup?(listener: (sources: SetupSources) => void): { dispose(): void };
+  /** Tools the editor offers besides Braid's (VS Code's tools the user chose), asked for at each turn's start. */
+  extraTools?(ctx: ToolContext): readonly AgentTool[];
   /** `braid.suggestions`, the user's own; absent: no suggestions. */
   suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */
@@ -61,5 +69,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     trusted: () => host.isTrusted(),
     logger,
     ...(promptHook ? { promptHook } : {}),
+    setup: host.setupSources(),
+    ...(host.extraTools ? { extraTools: (ctx: ToolContext) => host.extraTools!(ctx) } : {}),
   };
 }

@@ -3,6 +3,8 @@ import type { HostToWebview } from '../../protocol/messages';
 import { lookUpApiKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
+import { vscodeLmTools } from '../lm/vscodeLmTools';
+import type { SetupWatcher } from '../setup/setupWatcher';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
 
@@ -12,12 +14,13 @@ const SHOWN_KEY = 'braid.chat.shownSession';
 /**
  * The current session's host in VS Code: the window's folders and trust, the model the settings
  * (or VS Code's models) give, API keys from SecretStorage, settings read at each session's opening,
- * and the shown session kept in the workspace state. `pages` says how the Chat pages are reached.
+ * the setup `setup` keeps read, the VS Code tools the user chose, and the shown session kept in the workspace state. `pages` says how the Chat pages are reached.
  */
 export function vscodeChatHost(
   secrets: vscode.SecretStorage,
   memory: vscode.Memento,
   pages: { post(message: HostToWebview): void; resync(): void; reveal(): void },
+  setup: SetupWatcher,
 ): ChatHost {
   return {
     workspaceDirs: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -29,6 +32,9 @@ export function vscodeChatHost(
       const promptHook = readPromptHook();
       return { approvalPolicy: readApprovalPolicy(), compaction: readCompactionSettings(), ...(promptHook ? { promptHook } : {}) };
     },
+    setupSources: () => setup.current(),
+    onDidChangeSetup: (listener) => setup.onDidChange(listener),
+    extraTools: vscodeLmTools,
     suggestionSetting: readSuggestionSetting,
     shown: {
       get: () => memory.get<string>(SHOWN_KEY),
