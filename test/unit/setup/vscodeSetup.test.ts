@@ -106,7 +106,10 @@ after(async () => {
 });
 const toolNames = (r: RecordedRequest) => ((r.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 const toolResults = (records: WireRecord[]) =>
-  records.flatMap((r) => (r.t === 'message' && (r as MessageRecord).message.role === 'toolResult' ? [(r as MessageRecord).message] : []));
+  records.flatMap((r) => {
+    const message = r.t === 'message' ? (r as MessageRecord).message : undefined;
+    return message?.role === 'toolResult' ? [message] : [];
+  });
 
 test('the tools chosen join at the next turn, sorted by name; the model calls one and gets its text', async () => {
   let chosen: string[] = [];
