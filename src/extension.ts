@@ -38,6 +38,9 @@ import {
 } from './vscode/commands/worktreeCommands';
 import { selectModelCommand } from './vscode/commands/selectModel';
 import { showUsageCommand } from './vscode/commands/showUsage';
+import { chooseVscodeToolsCommand } from './vscode/commands/chooseVscodeTools';
+import { showSetupCommand } from './vscode/commands/showSetup';
+import { SetupDocument } from './vscode/setup/setupView';
 import { storageCommands } from './vscode/commands/storageCommands';
 import { checkStorageBudget, StorageDocuments } from './vscode/storage/storageView';
 import { SessionStatusBar } from './vscode/statusBar';
@@ -103,6 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           reported(logger, `${action} at a message`, () => rewindToMessage(ctx, sessionId, messageId), REWIND_FAILURE),
   );
 
+  const setupDocument = new SetupDocument(chat.setup);
+  context.subscriptions.push(setupDocument);
   const storageDocuments = store ? new StorageDocuments(store) : undefined;
   if (storageDocuments) context.subscriptions.push(storageDocuments);
   registerCommands(context, logger, [
@@ -136,6 +141,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     ...storageCommands(ctx, storageDocuments),
     selectModelCommand(context.secrets),
+    chooseVscodeToolsCommand(),
+    showSetupCommand(setupDocument),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
     chatBesideEditorCommand(),
   ]);

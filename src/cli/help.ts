@@ -275,6 +275,16 @@ over allow.
   remove <rule>   remove a rule from Braid's user settings file (--kind allow by default)
   --json          as JSON`,
       },
+      setup: {
+        usage: '',
+        summary: "where this workspace's MCP servers, hooks, rules, skills and commands come from",
+        details: `Lists each source of this workspace's setup: your settings file ($XDG_CONFIG_HOME/braid/
+settings.json, by default ~/.config/braid/settings.json), then the project's .mcp.json,
+.vscode/mcp.json, .claude/settings.json, .claude/settings.local.json and .braid/settings.json,
+with their MCP servers, hooks and permission rules; then the skills and commands found. A broken
+file is listed with its error. A project's servers and hooks need your approval (braid mcp trust
+<name>, braid hooks trust); each says whether it has it. Reads only (docs/setup.md).`,
+      },
       version: { usage: '', summary: "Braid's version", details: "Prints Braid's version." },
       help: {
         usage: '[<command>]',

@@ -8,6 +8,7 @@ import * as worktree from './commands/worktree';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { show } from './commands/show';
+import { setup } from './commands/setup';
 import { gc, storage } from './commands/storage';
 import { usage } from './commands/usage';
 import { where } from './commands/where';
@@ -54,6 +55,7 @@ const COMMANDS: Record<string, Command> = {
   'recreate-worktree': worktree.recreate,
   relink: worktree.relink,
   usage,
+  setup,
   import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
 };
 

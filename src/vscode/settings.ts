@@ -3,6 +3,8 @@ import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/com
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
 import { SUGGESTION_SETTINGS, type SuggestionSetting } from '../core/session/suggestion';
+import type { SetupSettings } from '../core/setup/settingsFiles';
+import { SETUP_SETTINGS, vscodeSetupSettings } from './setup/setupSettings';
 
 /**
  * A setting's value from the user's own settings, else its default. Workspace and folder values
@@ -75,4 +77,18 @@ export function readStorageBudgetMB(): number {
 export function readSuggestionSetting(): SuggestionSetting {
   const value = userSetting<unknown>('braid', 'suggestions', 'auto');
   return SUGGESTION_SETTINGS.find((s) => s === value) ?? 'auto';
+}
+
+/** `braid.mcpServers`, `braid.hooks` and `braid.permissions` from the user's own settings: a workspace's values are never read. */
+export function readVscodeSetup(): SetupSettings {
+  return vscodeSetupSettings({
+    mcpServers: userSetting<unknown>('braid', 'mcpServers', undefined),
+    hooks: userSetting<unknown>('braid', 'hooks', undefined),
+    permissions: userSetting<unknown>('braid', 'permissions', undefined),
+  });
+}
+
+/** True when a change touches the setup's settings. */
+export function affectsSetupSettings(event: vscode.ConfigurationChangeEvent): boolean {
+  return SETUP_SETTINGS.some((key) => event.affectsConfiguration(key));
 }

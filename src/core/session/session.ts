@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -66,8 +66,6 @@ export interface SessionOptions {
   readonly logger: Logger;
   /** The UserPromptSubmit hook command, if the user configured one. */
   readonly promptHook?: string;
-  /** The user's and the project's setup: hooks and permission rules (docs/setup-hooks-permissions.md). */
-  readonly setup?: SetupSources;
   /** Writes an "Always allow" rule into the user's settings (VS Code's `braid.permissions.allow`); Braid's user settings file when absent. */
   readonly alwaysAllow?: (rule: string) => Promise<void>;
   /** Read git context into each turn of a trusted workspace (off in tests that need no git). */
@@ -76,6 +74,13 @@ export interface SessionOptions {
   readonly compaction?: CompactionSettings;
   /** How long the provider keeps a prompt cache unused (a longer pause is a cache break's likely cause); 5 minutes when absent. */
   readonly cacheLifetimeMs?: number;
+  /** The workspace's setup as read when the session opened: hooks and permission rules, MCP servers, skills (docs/setup.md). */
+  readonly setup?: SetupSources;
+  /**
+   * Tools from outside Braid (VS Code's own, a server's), asked for at each turn's start: a change
+   * applies from the next turn. Each must ask the context's approval gate before it acts.
+   */
+  readonly extraTools?: (ctx: ToolContext) => readonly AgentTool[];
 }
 
 /** A model and its thinking level. */
@@ -158,12 +163,14 @@ export class Session {
   private readonly log: SessionLog;
   /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
   private readonly cacheWatch: CacheWatch;
-  /** The blobs of the system prompt and the tools' shape, once stored. */
+  /** The blobs of the system prompt and the tools' shape, once stored (again when the tools change). */
   private prompt: { system: string; tools: string } | undefined;
   /** The user's hooks and permission rules at work. */
   private readonly guards: SetupGuards;
   /** Context SessionStart hooks gave, for the next turn's message. */
   private readonly startContext: string[] = [];
+  /** Braid's own tools; the host's extra tools join them at each turn's start. */
+  private readonly ownTools: readonly AgentTool[];
 
   private constructor(
     private readonly options: SessionOptions,
@@ -215,7 +222,8 @@ export class Session {
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
     // changed would change the start of every prompt, and the provider's prompt cache with it.
     // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
-    const tools = sortedByName([...workspaceTools(this.toolContext), task]);
+    this.ownTools = [...workspaceTools(this.toolContext), task];
+    const tools = sortedByName([...this.ownTools, ...(options.extraTools?.(this.toolContext) ?? [])]);
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
@@ -747,6 +755,7 @@ export class Session {
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
     this.agent.state.systemPrompt = this.options.systemPrompt;
+    this.refreshTools();
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
@@ -798,6 +807,16 @@ export class Session {
       if (reason === undefined || prompt.stop) return;
       await this.agent.prompt(buildUserMessage(reminderBlock(`A Stop hook asks you to go on: ${reason}`), [], []));
     }
+  }
+
+  /** The host's extra tools as they are now; a changed list is stored and counted again (the prompt cache breaks once). */
+  private refreshTools(): void {
+    if (!this.options.extraTools) return;
+    const tools = sortedByName([...this.ownTools, ...this.options.extraTools(this.toolContext)]);
+    if (JSON.stringify(toolShape(tools)) === JSON.stringify(toolShape(this.agent.state.tools))) return;
+    this.agent.state.tools = tools;
+    this.prompt = undefined;
+    this.fixedTokens = undefined;
   }
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */

@@ -3,8 +3,14 @@ import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
-  /** The tool: one of Braid's that asks (write_file, edit_file, bash), or another a permission rule or hook said to ask for. */
-  readonly tool: 'write_file' | 'edit_file' | 'bash' | (string & {});
+  /**
+   * The tool: one of Braid's that asks (write_file, edit_file, bash); `mcp`, a tool of an MCP
+   * server; `external`, a tool another program offers (a VS Code extension's); or another tool a
+   * permission rule or hook said to ask for.
+   */
+  readonly tool: 'write_file' | 'edit_file' | 'bash' | 'mcp' | 'external' | (string & {});
+  /** The tool's name as the model calls it, when `tool` is not (`mcp__<server>__<tool>`, `vscode__<name>`): what rules match, and what "Allow for this session" allows. */
+  readonly toolName?: string;
   /** One line: the file written or the command run. */
   readonly summary: string;
   /** More: the change as a line diff, or the working folder of a command. */
@@ -50,6 +56,16 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
   return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
 }
 
+/** Braid's own tools, which `braid.approval.*` and Auto-accept edits speak of; any other tool (an MCP server's, an extension's) asks unless a rule allows it. */
+function isBraidTool(request: ApprovalRequest): boolean {
+  return request.tool === 'write_file' || request.tool === 'edit_file' || request.tool === 'bash';
+}
+
+/** What "Allow for this session" allows: a kind of Braid's actions, or one other tool by name (never every server's tools at once). */
+function sessionKey(request: ApprovalRequest): string {
+  return isBraidTool(request) ? approvalKind(request) : `tool:${request.toolName ?? request.tool}`;
+}
+
 /** What permission rules and PreToolUse hooks said of a call before it ran: allow skips the prompt, ask forces it. */
 export type CallRuling = 'allow' | 'ask';
 
@@ -71,7 +87,8 @@ export interface ApprovalRules {
  * refuses such a call anyway, so a model naming one cannot get past the mode.
  */
 export class ApprovalGate {
-  private readonly allowedForSession = new Set<'writes' | 'shell'>();
+  /** `writes`, `shell`, or `tool:<name>`: what "Allow for this session" allowed. */
+  private readonly allowedForSession = new Set<string>();
   /** Rulings of calls about to run, by tool and arguments (set before the tool runs, taken when it asks). */
   private readonly rulings = new Map<string, CallRuling>();
   /** The session's permission rules, when it has any. */
@@ -86,7 +103,7 @@ export class ApprovalGate {
 
   /** Records what the rules and hooks said of a call before it runs; its approval check takes it. */
   rule(tool: string, args: unknown, ruling: CallRuling | undefined): void {
-    const key = rulingKey(tool, JSON.stringify(args, null, 2));
+    const key = rulingKey(tool, JSON.stringify(args));
     if (ruling) this.rulings.set(key, ruling);
     else this.rulings.delete(key);
   }
@@ -94,23 +111,23 @@ export class ApprovalGate {
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
     const kind = approvalKind(request);
-    const key = rulingKey(request.tool, request.args);
+    const key = rulingKey(request.toolName ?? request.tool, request.args);
     const ruling = this.rulings.get(key);
     this.rulings.delete(key);
     if (this.mode === 'ask' || this.mode === 'plan')
       throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
     if (ruling === 'allow') return;
     if (ruling !== 'ask') {
-      if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+      if ((isBraidTool(request) && this.policy[kind] === 'allow') || this.allowedForSession.has(sessionKey(request))) return;
       // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
-      if (this.mode === 'auto-edit' && kind === 'writes') return;
+      if (this.mode === 'auto-edit' && isBraidTool(request) && kind === 'writes') return;
     }
     const decision = await this.askUser(request, signal);
     if (decision === 'allow-session') {
-      this.allowedForSession.add(kind);
-      this.rules?.allowedForSession(kind);
+      this.allowedForSession.add(sessionKey(request));
+      if (isBraidTool(request)) this.rules?.allowedForSession(kind);
     }
-    if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);
+    if (decision === 'deny') throw new Error(`The user denied this ${deniedWhat(request)}: ${request.summary}`);
   }
 
   /**
@@ -127,9 +144,20 @@ export class ApprovalGate {
   }
 }
 
-/** The key a call's ruling is kept by: its tool and its arguments as the tool shows them (`JSON.stringify(args, null, 2)`). */
+function deniedWhat(request: ApprovalRequest): string {
+  if (request.tool === 'bash') return 'command';
+  return isBraidTool(request) ? 'change' : 'tool call';
+}
+
+/** The key a call's ruling is kept by: its tool and its arguments as JSON, however the tool spaced them. */
 export function rulingKey(tool: string, args: string | undefined): string {
-  return `${tool}\n${args ?? ''}`;
+  let canonical = args ?? '';
+  try {
+    canonical = JSON.stringify(JSON.parse(canonical));
+  } catch {
+    // not JSON: compared as given
+  }
+  return `${tool}\n${canonical}`;
 }
 
 /** For headless runs: allow everything (`--yes`) or deny everything. */

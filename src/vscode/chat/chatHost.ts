@@ -1,7 +1,7 @@
 // What the chat's current session needs of the editor it runs in, and the options its sessions
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
 import type { SetupSources } from '../../core/setup/sources';
-import type { StreamFn } from '@mariozechner/pi-agent-core';
+import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
@@ -9,6 +9,7 @@ import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { SuggestionSetting } from '../../core/session/suggestion';
 import type { ApprovalPolicy, ApprovalUi } from '../../core/tools/approvals';
+import type { ToolContext } from '../../core/tools/context';
 import type { HostToWebview } from '../../protocol/messages';
 
 /** What the current session needs of the editor it runs in (VS Code: vscodeChatHost.ts). */
@@ -28,9 +29,15 @@ export interface ChatHost {
     approvalPolicy: ApprovalPolicy;
     compaction: CompactionSettings;
     promptHook?: string;
-    setup?: SetupSources;
+    /** Writes an "Always allow" rule into the user's own settings. */
     alwaysAllow?: (rule: string) => Promise<void>;
   };
+  /** The workspace's setup as read last (read again when a setting, a setup file or trust changes); throws without a folder. */
+  setupSources(): SetupSources;
+  /** Hears of the setup read again; absent: the host never reads it again. */
+  onDidChangeSetup?(listener: (sources: SetupSources) => void): { dispose(): void };
+  /** Tools the editor offers besides Braid's (VS Code's tools the user chose), asked for at each turn's start. */
+  extraTools?(ctx: ToolContext): readonly AgentTool[];
   /** `braid.suggestions`, the user's own; absent: no suggestions. */
   suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */
@@ -54,7 +61,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
   await host.chooseModel();
   const workspaceDirs = host.workspaceDirs();
   if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-  const { approvalPolicy, compaction, promptHook, setup, alwaysAllow } = host.sessionSettings();
+  const { approvalPolicy, compaction, promptHook, alwaysAllow } = host.sessionSettings();
   return {
     store,
     workspaceDirs,
@@ -67,9 +74,10 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     compaction,
     trusted: () => host.isTrusted(),
     logger,
-    // With the setup, the old prompt hook comes in through it (braid.hooks.userPromptSubmit): not twice.
-    ...(promptHook && !setup ? { promptHook } : {}),
-    ...(setup ? { setup } : {}),
+    // The old prompt hook (braid.hooks.userPromptSubmit) is kept out of the setup's hooks: it runs once, as this.
+    ...(promptHook ? { promptHook } : {}),
+    setup: host.setupSources(),
     ...(alwaysAllow ? { alwaysAllow } : {}),
+    ...(host.extraTools ? { extraTools: (ctx: ToolContext) => host.extraTools!(ctx) } : {}),
   };
 }

@@ -26,6 +26,7 @@ import { showChangesUndone } from './changesUndo';
 import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { vscodeChatHost } from './vscodeChatHost';
+import { SetupWatcher } from '../setup/setupWatcher';
 import { Mentions } from './mentions';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
@@ -65,6 +66,8 @@ export class ChatHub extends Disposable {
   private restored = false;
   /** The model the pages show; looked up once and again only when settings or VS Code's models change. */
   private model: Promise<ModelInfo> | undefined;
+  /** The window's setup (MCP servers, hooks, rules, skills), read again when it changes. */
+  readonly setup: SetupWatcher;
   /** The `@` list's search and the reading of the chips a prompt carries. */
   private readonly mentions = this._register(new Mentions());
   private readonly modelChange = this._register(new vscode.EventEmitter<void>());
@@ -92,16 +95,22 @@ export class ChatHub extends Disposable {
       },
     });
     if (store) this._register(registerCheckpointDocuments(store));
+    this.setup = this._register(new SetupWatcher(logger));
     this.current = this._register(
       new CurrentSession(
         store,
-        vscodeChatHost(secrets, memory, {
-          post: (m) => this.post(m),
-          resync: () => void this.snapshot(),
-          reveal: () => {
-            if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
+        vscodeChatHost(
+          secrets,
+          memory,
+          {
+            post: (m) => this.post(m),
+            resync: () => void this.snapshot(),
+            reveal: () => {
+              if (![...this.pages].some((p) => p.surface.visible())) void this.reveal();
+            },
           },
-        }),
+          this.setup,
+        ),
         logger,
       ),
     );

@@ -3,9 +3,11 @@ import type { HostToWebview } from '../../protocol/messages';
 import { lookUpApiKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
+import { vscodeLmTools } from '../lm/vscodeLmTools';
+import type { SetupWatcher } from '../setup/setupWatcher';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
-import { changeVscodeRule, vscodeSetupSources } from '../setupSettings';
+import { changeVscodeRule } from '../setup/permissionSetting';
 
 /** The workspace-state key of the session the Chat view shows. */
 const SHOWN_KEY = 'braid.chat.shownSession';
@@ -13,12 +15,13 @@ const SHOWN_KEY = 'braid.chat.shownSession';
 /**
  * The current session's host in VS Code: the window's folders and trust, the model the settings
  * (or VS Code's models) give, API keys from SecretStorage, settings read at each session's opening,
- * and the shown session kept in the workspace state. `pages` says how the Chat pages are reached.
+ * the setup `setup` keeps read, the VS Code tools the user chose, and the shown session kept in the workspace state. `pages` says how the Chat pages are reached.
  */
 export function vscodeChatHost(
   secrets: vscode.SecretStorage,
   memory: vscode.Memento,
   pages: { post(message: HostToWebview): void; resync(): void; reveal(): void },
+  setup: SetupWatcher,
 ): ChatHost {
   return {
     workspaceDirs: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -28,14 +31,16 @@ export function vscodeChatHost(
     apiKey: (provider) => lookUpApiKey(secrets, provider),
     sessionSettings: () => {
       const promptHook = readPromptHook();
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       return {
         approvalPolicy: readApprovalPolicy(),
         compaction: readCompactionSettings(),
         ...(promptHook ? { promptHook } : {}),
-        ...(folder ? { setup: vscodeSetupSources(folder), alwaysAllow: (rule: string) => changeVscodeRule('allow', rule, 'add') } : {}),
+        alwaysAllow: (rule: string) => changeVscodeRule('allow', rule, 'add'),
       };
     },
+    setupSources: () => setup.current(),
+    onDidChangeSetup: (listener) => setup.onDidChange(listener),
+    extraTools: vscodeLmTools,
     suggestionSetting: readSuggestionSetting,
     shown: {
       get: () => memory.get<string>(SHOWN_KEY),

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { PermissionRules, type ListedRule } from '../../core/setup/permissions/permissionRules';
 import { removeUserRule } from '../../core/setup/permissions/userRuleFile';
 import type { ChatHub } from '../chat/chatHub';
-import { changeVscodeRule, vscodeSetupSources } from '../setupSettings';
+import { changeVscodeRule, vscodeSetupSources } from '../setup/permissionSetting';
 import { UserFacingError, type BraidCommand } from './command';
 
 /**

@@ -9,6 +9,7 @@ import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { SessionWriter } from '../../../src/core/store/sessionWriter';
 import type { StreamFrame } from '../../../src/protocol/frames';
 import type { HostToWebview } from '../../../src/protocol/messages';
+import { readSetupSources } from '../../../src/core/setup/sources';
 import { NO_STORE, type ChatHost } from '../../../src/vscode/chat/chatHost';
 import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage, fauxToolCall } from '../../support/session';
@@ -36,6 +37,8 @@ class FakeHost implements ChatHost {
   chooseModel = async () => ({ model: this.faux.getModel(), thinking: 'off' });
   apiKey = async () => 'faux-key';
   sessionSettings = () => ({ approvalPolicy: { writes: 'ask' as const, shell: 'ask' as const }, compaction: DEFAULT_COMPACTION });
+  setupSources = () =>
+    readSetupSources({ workspaceDir: this.folders[0]!, trusted: true, env: { XDG_CONFIG_HOME: path.join(this.folders[0]!, '.no-user-config') } });
   shown = { get: () => this.memory.get('shown'), set: (id: string | undefined) => void (id ? this.memory.set('shown', id) : this.memory.delete('shown')) };
   post = (message: HostToWebview) => void this.posted.push(message);
   resync = () => void this.resyncs++;

@@ -7,6 +7,7 @@ import { DEFAULT_COMPACTION } from '../../../src/core/session/compaction';
 import { SUGGESTION_REQUEST, type SuggestionSetting } from '../../../src/core/session/suggestion';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import type { HostToWebview, SuggestionMessage } from '../../../src/protocol/messages';
+import { readSetupSources } from '../../../src/core/setup/sources';
 import type { ChatHost } from '../../../src/vscode/chat/chatHost';
 import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage } from '../../support/session';
@@ -33,6 +34,8 @@ class FakeHost implements ChatHost {
   chooseModel = async () => ({ model: this.faux.getModel(), thinking: 'off' });
   apiKey = async () => 'faux-key';
   sessionSettings = () => ({ approvalPolicy: { writes: 'ask' as const, shell: 'ask' as const }, compaction: DEFAULT_COMPACTION });
+  setupSources = () =>
+    readSetupSources({ workspaceDir: this.workspace, trusted: true, env: { XDG_CONFIG_HOME: path.join(this.workspace, '.no-user-config') } });
   suggestionSetting = () => this.setting ?? 'off';
   shown = { get: () => this.memory.get('shown'), set: (id: string | undefined) => void (id ? this.memory.set('shown', id) : this.memory.delete('shown')) };
   post = (message: HostToWebview) => void this.posted.push(message);

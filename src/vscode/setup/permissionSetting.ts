@@ -1,18 +1,6 @@
 import * as vscode from 'vscode';
-import type { SetupSettings } from '../core/setup/settingsFiles';
-import { readSetupSources, type SetupSources } from '../core/setup/sources';
-
-/**
- * VS Code's user settings of the setup (`braid.hooks`, `braid.permissions`), from the user's own
- * settings only: a workspace's value could make Braid run its commands or allow its calls.
- * `braid.hooks` may hold the old `userPromptSubmit` command beside Claude Code's event keys.
- */
-export function readVscodeSetup(): SetupSettings {
-  const config = vscode.workspace.getConfiguration('braid');
-  const hooks = config.inspect<unknown>('hooks')?.globalValue;
-  const permissions = config.inspect<unknown>('permissions')?.globalValue;
-  return { ...(hooks !== undefined ? { hooks } : {}), ...(permissions !== undefined ? { permissions } : {}) };
-}
+import { readSetupSources, type SetupSources } from '../../core/setup/sources';
+import { readVscodeSetup } from '../settings';
 
 /** Every setup source of the window's main folder, as they are now. */
 export function vscodeSetupSources(workspaceDir: string): SetupSources {
