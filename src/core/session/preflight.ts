@@ -43,7 +43,7 @@ export function runPromptHook(
 }
 
 /** Instruction files read into every turn, in this order. */
-export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
+export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md'];
 
 /** The workspace's instruction files as reminders. */
 export function instructionReminders(workspaceDir: string): string[] {
