@@ -93,6 +93,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return (await import('./commands/model')).showModel(rest, io.env, out, (text) => void io.stderr.write(terminalSafe(text)));
     case 'where':
       return where(rest, { option: dataDirOption, env: io.env, cwd, workspace, out });
+    case 'skills':
+      return (await import('./commands/skills')).skills(rest, { workspace, env: io.env, out });
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);

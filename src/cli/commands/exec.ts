@@ -22,6 +22,9 @@ import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
+import { discoverCommands, expandCommand, slashInvocation } from '../../core/setup/skills/commands';
+import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
+import { userConfigDir } from '../../core/setup/settingsFiles';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -125,6 +128,8 @@ function sessionWorkspace(ctx: CliContext, store: SessionStore, state: SessionSt
 async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOptions): Promise<{ verdict: Verdict; sessionId: string; kept: boolean }> {
   const { sessionId, workspace } = chooseSession(ctx, store, options);
   const { env, stop } = options;
+  const places = setupPlaces(workspace, true, userConfigDir(env), env);
+  const prompt = promptToSend(options.prompt, places);
   let denied = 0;
   const approvals = fixedApprovals(options.allowWrites);
   // The end of the prompt (and why it failed) is reported once, below; the stack only with BRAID_DEBUG.
@@ -145,6 +150,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       },
       trusted: true,
       logger,
+      skills: { userConfigDir: places.userConfigDir, home: places.home },
       ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
     },
     sessionId,
@@ -159,7 +165,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   let promptId: string | undefined;
   try {
     if (!stop.signal) {
-      promptId = (await session.submit(options.prompt, { mode: options.mode })).promptId;
+      promptId = (await session.submit(prompt, { mode: options.mode })).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(
@@ -181,6 +187,19 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
   if (!sessionId && !verdict.turnBegan) store.discard(session.id);
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
+}
+
+/**
+ * The prompt as sent: "/name args" is the custom command's text (docs/setup-skills-commands.md),
+ * "//x" is "/x"; any other prompt as typed. A "/name" that names no command is a usage error.
+ */
+function promptToSend(prompt: string, places: SetupPlaces): string {
+  if (prompt.startsWith('//')) return prompt.slice(1);
+  const call = slashInvocation(prompt);
+  if (!call) return prompt;
+  const command = discoverCommands(places).items.find((c) => c.name === call.name);
+  if (!command) throw new UsageError(`/${call.name} is not a command here (braid skills lists them); start the prompt with // to send it as it is`);
+  return expandCommand(command, call.args);
 }
 
 function sessionExists(store: SessionStore, id: string): boolean {

@@ -1,6 +1,8 @@
 // What the chat's current session needs of the editor it runs in, and the options its sessions
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
+import os from 'node:os';
 import type { StreamFn } from '@mariozechner/pi-agent-core';
+import { userConfigDir } from '../../core/setup/settingsFiles';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
@@ -60,6 +62,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     compaction,
     trusted: () => host.isTrusted(),
     logger,
+    skills: { userConfigDir: userConfigDir(), home: os.homedir() },
     ...(promptHook ? { promptHook } : {}),
   };
 }
