@@ -22,7 +22,7 @@ import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
-import { discoverCommands, expandCommand, slashInvocation } from '../../core/setup/skills/commands';
+import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
 import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
 import { userConfigDir } from '../../core/setup/settingsFiles';
 
@@ -189,17 +189,14 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
 }
 
-/**
- * The prompt as sent: "/name args" is the custom command's text (docs/setup-skills-commands.md),
- * "//x" is "/x"; any other prompt as typed. A "/name" that names no command is a usage error.
- */
+/** The prompt as sent ({@link typedPrompt}); a "/name" that names no command is a usage error. */
 function promptToSend(prompt: string, places: SetupPlaces): string {
-  if (prompt.startsWith('//')) return prompt.slice(1);
-  const call = slashInvocation(prompt);
-  if (!call) return prompt;
-  const command = discoverCommands(places).items.find((c) => c.name === call.name);
-  if (!command) throw new UsageError(`/${call.name} is not a command here (braid skills lists them); start the prompt with // to send it as it is`);
-  return expandCommand(command, call.args);
+  try {
+    return typedPrompt(prompt, prompt.startsWith('/') ? discoverCommands(places).items : []);
+  } catch (err) {
+    if (err instanceof UnknownCommandError) throw new UsageError(`${err.message} (braid skills lists them); start the prompt with // to send it as it is`);
+    throw err;
+  }
 }
 
 function sessionExists(store: SessionStore, id: string): boolean {

@@ -188,4 +188,13 @@ test('copilot-instructions.md is given always; an applyTo instruction only after
   assert.equal(count(afterTs!), 1, 'given after src/a.ts was read');
   assert.match(textsOf(afterTs!, 'tool'), /Instructions from \.github\/instructions\/ts\.instructions\.md in the workspace \(for files matching \*\*\/\*\.ts\)/);
   assert.equal(count(afterTs2!), 1, 'not given a second time');
+  // The next turn has it in its context: reading the file again does not give it again; a changed one is given.
+  server.enqueue(read('call_ts3', 'src/a.ts'), { kind: 'text', chunks: ['Read.'] });
+  assert.equal((await braid(ws, ['exec', '--continue', 'again'])).code, 0);
+  assert.equal(count(server.requests.at(-1)!), 1, 'told in an earlier turn: not given again');
+  write(path.join(ws, '.github/instructions/ts.instructions.md'), '---\napplyTo: "**/*.ts"\n---\nTS_RULE: no any, no casts.\n');
+  server.enqueue(read('call_ts4', 'src/a.ts'), { kind: 'text', chunks: ['Read.'] });
+  assert.equal((await braid(ws, ['exec', '--continue', 'once more'])).code, 0);
+  assert.equal(count(server.requests.at(-1)!), 2, 'changed: given again');
+  assert.match(textsOf(server.requests.at(-1)!, 'tool'), /TS_RULE: no any, no casts\./);
 });

@@ -123,10 +123,12 @@ test("a project's skill that is a link out of the workspace is not read; a user'
   fs.symlinkSync(outside, path.join(p.workspaceDir, '.github/skills'));
   fs.mkdirSync(path.join(p.home, '.claude/skills'), { recursive: true });
   fs.symlinkSync(path.join(outside, 'linked'), path.join(p.home, '.claude/skills/linked'));
+  const found = discoverSkills(p);
   assert.deepEqual(
-    discoverSkills(p).items.map((s) => s.name),
+    found.items.map((s) => s.name),
     ['linked'],
   );
+  assert.deepEqual(found.problems, [], 'a link in a project folder is not looked into at all');
 });
 
 test('commands: .claude/commands with sub-folders joined by ":", .github/prompts/*.prompt.md, user folders; descriptions and hints', () => {

@@ -122,6 +122,25 @@ export function expandCommand(command: CustomCommand, args: string): string {
   return `${typed}\n\n${body}`;
 }
 
+/** A prompt `/name …` whose name is no command here. */
+export class UnknownCommandError extends Error {
+  override readonly name = 'UnknownCommandError';
+}
+
+/**
+ * The prompt a typed line sends: "/name args" is the command's expansion ({@link expandCommand}),
+ * "//x" is "/x", any other line as typed. Throws UnknownCommandError for a "/name" that names
+ * no command of `commands`.
+ */
+export function typedPrompt(text: string, commands: readonly CustomCommand[]): string {
+  if (text.startsWith('//')) return text.slice(1);
+  const call = slashInvocation(text);
+  if (!call) return text;
+  const command = commands.find((c) => c.name === call.name);
+  if (!command) throw new UnknownCommandError(`/${call.name} is not a command here`);
+  return expandCommand(command, call.args);
+}
+
 /** Words of an argument line: split at spaces, a "double" or 'single' quoted part kept whole. */
 function splitWords(args: string): string[] {
   const words: string[] = [];
