@@ -201,7 +201,12 @@ export class Session {
     // changed would change the start of every prompt, and the provider's prompt cache with it.
     // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
     const skills = options.skills
-      ? new SessionSkills(options.workspaceDirs[0]!, () => this.toolContext.trusted, options.skills, () => this.agent.state.messages as Message[])
+      ? new SessionSkills(
+          options.workspaceDirs[0]!,
+          () => this.toolContext.trusted,
+          options.skills,
+          () => this.agent.state.messages as Message[],
+        )
       : undefined;
     this.skills = skills;
     const tools = sortedByName(skills ? skills.tools([...workspaceTools(this.toolContext), task]) : [...workspaceTools(this.toolContext), task]);

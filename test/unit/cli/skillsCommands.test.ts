@@ -59,7 +59,10 @@ const skillMd = (name: string, description: string, body: string) => `---\nname:
 // A Claude Code user's own skills and commands, where Claude Code keeps them.
 write(path.join(home, '.claude/skills/changelog/SKILL.md'), skillMd('changelog', 'Write a changelog entry', 'Read git log, then write CHANGELOG.md.'));
 write(path.join(home, '.claude/skills/changelog/scripts/mark.sh'), `#!/bin/sh\necho ran > "$1"\n`);
-write(path.join(home, '.claude/commands/review.md'), '---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $1 carefully. All arguments: $ARGUMENTS\n');
+write(
+  path.join(home, '.claude/commands/review.md'),
+  '---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $1 carefully. All arguments: $ARGUMENTS\n',
+);
 
 test('braid skills lists the skills and commands of every folder with their origin and file; --json too', async () => {
   const ws = workspace('listing');
@@ -68,7 +71,10 @@ test('braid skills lists the skills and commands of every folder with their orig
   write(path.join(ws, '.claude/commands/review.md'), 'The project review, hidden by the user one');
   const text = await braid(ws, ['skills']);
   assert.equal(text.code, 0, text.err);
-  assert.match(text.out, /Skills\n {2}changelog {2}Write a changelog entry\n {6}user, ~\/\.claude\/skills\/changelog\/SKILL\.md\n {2}deploy {2}Deploy the app\n {6}project, \.claude\/skills\/deploy\/SKILL\.md\n/);
+  assert.match(
+    text.out,
+    /Skills\n {2}changelog {2}Write a changelog entry\n {6}user, ~\/\.claude\/skills\/changelog\/SKILL\.md\n {2}deploy {2}Deploy the app\n {6}project, \.claude\/skills\/deploy\/SKILL\.md\n/,
+  );
   assert.match(text.out, /\/explain {2}Explain code\n {6}project, \.github\/prompts\/explain\.prompt\.md/);
   assert.match(text.out, /\/review \[file\] {2}Review a file\n {6}user, ~\/\.claude\/commands\/review\.md/);
   assert.match(text.out, /review {2}\(\.claude\/commands\/review\.md\) is hidden by ~\/\.claude\/commands\/review\.md/);
@@ -125,7 +131,10 @@ test("the skill tool returns a user skill's instructions and files; its script r
   const ws = workspace('skill-tool');
   const marker = path.join(ws, 'marker.txt');
   const script = path.join(home, '.claude/skills/changelog/scripts/mark.sh');
-  const script_call = (id: string) => ({ kind: 'toolCalls' as const, calls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `sh ${script} ${marker}` }) }] });
+  const script_call = (id: string) => ({
+    kind: 'toolCalls' as const,
+    calls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `sh ${script} ${marker}` }) }],
+  });
   for (const yes of [false, true]) {
     const from = server.requests.length;
     server.enqueue(
@@ -186,7 +195,10 @@ test('copilot-instructions.md is given always; an applyTo instruction only after
   const count = (req: RecordedRequest) => textsOf(req, 'tool').split('TS_RULE').length - 1;
   assert.equal(count(afterMd!), 0, 'notes.md is not a .ts file');
   assert.equal(count(afterTs!), 1, 'given after src/a.ts was read');
-  assert.match(textsOf(afterTs!, 'tool'), /Instructions from \.github\/instructions\/ts\.instructions\.md in the workspace \(for files matching \*\*\/\*\.ts\)/);
+  assert.match(
+    textsOf(afterTs!, 'tool'),
+    /Instructions from \.github\/instructions\/ts\.instructions\.md in the workspace \(for files matching \*\*\/\*\.ts\)/,
+  );
   assert.equal(count(afterTs2!), 1, 'not given a second time');
   // The next turn has it in its context: reading the file again does not give it again; a changed one is given.
   server.enqueue(read('call_ts3', 'src/a.ts'), { kind: 'text', chunks: ['Read.'] });

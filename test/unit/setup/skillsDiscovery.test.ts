@@ -56,7 +56,10 @@ test('front matter: plain, quoted and block values, lists in both forms; a broke
   assert.equal(f.body, 'Body');
   assert.equal(readFrontMatter('no front matter').body, 'no front matter');
   assert.throws(() => readFrontMatter('---\nname: x\n'), /no closing ---/);
-  assert.throws(() => readFrontMatter('---\nname: x\njust words\n---\n'), (e: unknown) => e instanceof FrontMatterError && /line 3/.test(e.message));
+  assert.throws(
+    () => readFrontMatter('---\nname: x\njust words\n---\n'),
+    (e: unknown) => e instanceof FrontMatterError && /line 3/.test(e.message),
+  );
   assert.throws(() => readFrontMatter('---\nname: x\nname: y\n---\n'), /given twice/);
   assert.throws(() => readFrontMatter('---\nname: "x\n---\n'), /not closed/);
 });
@@ -135,7 +138,10 @@ test('commands: .claude/commands with sub-folders joined by ":", .github/prompts
   const p = places('commands');
   write(path.join(p.workspaceDir, '.claude/commands/review.md'), '---\ndescription: Review a file\nargument-hint: [file] [focus]\n---\nReview $1 for $2.\n');
   write(path.join(p.workspaceDir, '.claude/commands/frontend/test.md'), '# Run the frontend tests\nnpm test -- $ARGUMENTS\n');
-  write(path.join(p.workspaceDir, '.github/prompts/explain.prompt.md'), '---\ndescription: Explain code\nmode: ask\n---\nExplain ${input:topic:what to explain}.\n');
+  write(
+    path.join(p.workspaceDir, '.github/prompts/explain.prompt.md'),
+    '---\ndescription: Explain code\nmode: ask\n---\nExplain ${input:topic:what to explain}.\n',
+  );
   write(path.join(p.workspaceDir, '.github/prompts/notes.md'), 'not a prompt file');
   write(path.join(p.userConfigDir, 'commands/standup.md'), 'Write my standup.');
   write(path.join(p.home, '.claude/commands/commit.md'), '---\ndescription: Commit\n---\nCommit the staged changes.');

@@ -73,7 +73,11 @@ function readCommand(file: string, name: string, folder: SetupFolder, shown: str
   const { fields, raw, body } = readFrontMatter(readSetupText(file, folder, MAX_COMMAND_BYTES));
   const text = body.replace(/^\s*\n/, '').trimEnd();
   // Claude Code describes a command without a description by its first line.
-  const firstLine = text.split('\n').find((l) => l.trim())?.trim() ?? '';
+  const firstLine =
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
   const description = (textField(fields, 'description') ?? firstLine.replace(/^#+\s*/, '')).replace(/\s+/g, ' ').trim().slice(0, 200);
   const hint = raw.get('argument-hint') || textField(fields, 'arguments');
   return {

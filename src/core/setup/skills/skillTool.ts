@@ -21,7 +21,7 @@ export function skillTool(places: () => SetupPlaces): AgentTool {
   return {
     name: 'skill',
     label: 'Use skill',
-    description: "Load a skill listed in the system prompt: returns its instructions (SKILL.md), its folder and its files. Run its scripts with the bash tool.",
+    description: 'Load a skill listed in the system prompt: returns its instructions (SKILL.md), its folder and its files. Run its scripts with the bash tool.',
     parameters: Type.Object({ name: Type.String({ description: "The skill's name, as listed" }) }),
     async execute(_id, raw: unknown) {
       const { name } = raw as { name: string };

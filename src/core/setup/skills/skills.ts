@@ -58,7 +58,8 @@ function readSkill(file: string, dir: string, folder: SetupFolder, places: Setup
   const { fields } = readFrontMatter(readSetupText(file, folder, MAX_SKILL_BYTES));
   const name = textField(fields, 'name') ?? '';
   const description = (textField(fields, 'description') ?? '').replace(/\s+/g, ' ').trim();
-  if (!NAME.test(name)) throw new Error(name ? `its name "${name.slice(0, 80)}" is not lowercase letters, digits and hyphens (at most 64)` : 'its front matter has no name');
+  if (!NAME.test(name))
+    throw new Error(name ? `its name "${name.slice(0, 80)}" is not lowercase letters, digits and hyphens (at most 64)` : 'its front matter has no name');
   if (!description) throw new Error('its front matter has no description');
   if (description.length > MAX_DESCRIPTION) throw new Error(`its description is longer than ${MAX_DESCRIPTION} characters`);
   const shown = shownPath(file, places.workspaceDir, places.home);
