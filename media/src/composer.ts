@@ -1,6 +1,6 @@
-import type { AttachmentChip, AttachmentRef, MentionItem } from '../../src/protocol/messages';
+import type { AttachmentChip, AttachmentRef, CustomCommandItem, MentionItem } from '../../src/protocol/messages';
 import { attachmentChip, attachmentIcon } from './attachmentChips';
-import { completions, SLASH_HELP } from './slashCommands';
+import { completions, SLASH_HELP, type SlashChoice } from './slashCommands';
 
 /** How a chip of the composer shows (an image with its thumbnail). */
 export function chipOf(item: AttachmentRef): AttachmentChip {
@@ -25,8 +25,10 @@ const MENTION = /(?:^|\s)@([^\s@]*)$/;
  * placeholder (`data-suggestion`): Tab takes it, typing anything or Escape dismisses it.
  */
 export class Composer {
-  private choices: typeof SLASH_HELP = [];
+  private choices: SlashChoice[] = [];
   private selected = 0;
+  /** The custom slash commands the host found (the `/` menu lists them after the built-in ones). */
+  commands: readonly CustomCommandItem[] = [];
   /** The `@` list's lines, and where its `@` is in the input (-1: no list). */
   private mentions: readonly MentionItem[] = [];
   private mentionAt = -1;
@@ -287,17 +289,18 @@ export class Composer {
   /** The text is exactly a command that needs no argument: Enter runs it. */
   private exact(): boolean {
     const name = this.input.value.trim().slice(1);
-    return name !== 'btw' && SLASH_HELP.some((c) => c.name === name);
+    return name !== 'btw' && (SLASH_HELP.some((c) => c.name === name) || this.commands.some((c) => c.name === name));
   }
 
   private complete(name: string): void {
-    this.value = `/${name}${name === 'btw' ? ' ' : ''}`;
+    const takesText = name === 'btw' || this.commands.some((c) => c.name === name && c.argumentHint);
+    this.value = `/${name}${takesText ? ' ' : ''}`;
     this.close();
     this.input.focus();
   }
 
   private suggest(): void {
-    this.choices = completions(this.input.value);
+    this.choices = completions(this.input.value, this.commands);
     this.selected = Math.min(this.selected, Math.max(0, this.choices.length - 1));
     const mention = this.choices.length === 0 ? MENTION.exec(this.input.value.slice(0, this.input.selectionStart)) : null;
     if (mention) {

@@ -313,7 +313,7 @@ function scheduleRefresh(): void {
 
 function send(raw: string, steer: boolean): void {
   if (model.readOnly) return;
-  const parsed = parseInput(raw);
+  const parsed = parseInput(raw, composer.commands);
   if (parsed.kind === 'error') {
     part('hint').textContent = parsed.message;
     return;
@@ -329,6 +329,7 @@ function send(raw: string, steer: boolean): void {
     return;
   }
   composer.remember(parsed.text);
+  const custom = parsed.kind === 'custom';
   const requestId = ids.next('req');
   composerNote = undefined;
   const attachments = [...composer.attachments];
@@ -348,6 +349,7 @@ function send(raw: string, steer: boolean): void {
     ...(steer ? { steer: true } : {}),
     ...(mode !== 'agent' ? { mode } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
+    ...(custom ? { command: true as const } : {}),
   });
 }
 
@@ -459,6 +461,7 @@ onHostMessage((message: HostToWebview) => {
       const sameSession = message.session?.info.id === model.sessionId;
       model.applySnapshot(message);
       composer.offer(message.session?.suggestion);
+      composer.commands = message.commands ?? [];
       // The mode chosen for this session on any page; else another session shown goes on in the
       // mode of its newest prompt, and a new one keeps the choice.
       if (message.mode) showMode(message.mode);

@@ -1,4 +1,4 @@
-import type { SlashCommand } from '../../src/protocol/messages';
+import type { CustomCommandItem, SlashCommand } from '../../src/protocol/messages';
 
 /** The slash commands the composer completes, with what each does. */
 export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: string }[] = [
@@ -14,11 +14,27 @@ export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: 
   { name: 'usage', hint: 'Show token usage and cost' },
 ];
 
+/** A line of the `/` menu: a built-in command, or a custom one (its hint says where it is from). */
+export interface SlashChoice {
+  readonly name: string;
+  readonly hint: string;
+}
+
+/** The `/` menu: the built-in commands, then the custom ones whose names no built-in has. */
+export function slashChoices(custom: readonly CustomCommandItem[] = []): SlashChoice[] {
+  const builtIn = new Set<string>(SLASH_HELP.map((c) => c.name));
+  const extra = custom
+    .filter((c) => !builtIn.has(c.name.toLowerCase()))
+    .map((c) => ({ name: c.name, hint: `${c.argumentHint ? `${c.argumentHint}  ` : ''}${c.description} (${c.origin})` }));
+  return [...SLASH_HELP, ...extra];
+}
+
 /** The commands matching what the user typed so far ("/fo" -> fork), or none when it is not a command. */
-export function completions(input: string): typeof SLASH_HELP {
-  const m = /^\/(\w*)$/.exec(input);
+export function completions(input: string, custom: readonly CustomCommandItem[] = []): SlashChoice[] {
+  const m = /^\/([\w.:-]*)$/.exec(input);
   if (!m) return [];
-  return SLASH_HELP.filter((c) => c.name.startsWith(m[1]!.toLowerCase()));
+  const typed = m[1]!.toLowerCase();
+  return slashChoices(custom).filter((c) => c.name.toLowerCase().startsWith(typed));
 }
 
 /** What a line typed into the composer asks for. */
@@ -26,20 +42,29 @@ export type Parsed =
   | { readonly kind: 'prompt'; readonly text: string }
   | { readonly kind: 'command'; readonly name: Exclude<SlashCommand, 'btw'>; readonly arg?: string }
   | { readonly kind: 'btw'; readonly question: string }
+  /** A custom command: `text` (as typed) goes to the host, which sends the command's expansion. */
+  | { readonly kind: 'custom'; readonly text: string }
   | { readonly kind: 'error'; readonly message: string };
 
-/** Reads the composer's text: a slash command, a side question, or a prompt. `//x` sends "/x". */
-export function parseInput(raw: string): Parsed {
+/** Reads the composer's text: a slash command (built-in, then custom), a side question, or a prompt. `//x` sends "/x". */
+export function parseInput(raw: string, custom: readonly CustomCommandItem[] = []): Parsed {
   const text = raw.trim();
   if (text.startsWith('//')) return { kind: 'prompt', text: text.slice(1) };
-  const m = /^\/(\w+)(?:\s+([\s\S]*))?$/.exec(text);
+  const m = /^\/([\w][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(text);
   if (!m) return { kind: 'prompt', text };
   const name = m[1]!.toLowerCase();
   const rest = (m[2] ?? '').trim();
   if (name === 'btw') return rest ? { kind: 'btw', question: rest } : { kind: 'error', message: 'Type the side question after /btw.' };
   const known = SLASH_HELP.find((c) => c.name === name);
-  if (!known)
-    return { kind: 'error', message: `Unknown command /${name}. Commands: ${SLASH_HELP.map((c) => `/${c.name}`).join(' ')} (start with // to send a slash).` };
+  if (!known) {
+    if (custom.some((c) => c.name === m[1])) return { kind: 'custom', text };
+    return {
+      kind: 'error',
+      message: `Unknown command /${m[1]}. Commands: ${slashChoices(custom)
+        .map((c) => `/${c.name}`)
+        .join(' ')} (start with // to send a slash).`,
+    };
+  }
   if (rest && known.name !== 'compact') return { kind: 'error', message: `/${known.name} takes no argument.` };
   return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw'>, ...(rest ? { arg: rest } : {}) };
 }

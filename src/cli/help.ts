@@ -36,7 +36,20 @@ Hooks and permission rules apply (braid hooks, braid permissions): a deny rule b
 with --yes; an ask rule is answered by --yes.
 
 The model comes from BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL (see braid help model).
-${ID_NOTE}`,
+${ID_NOTE}
+
+A prompt "/name args" runs a custom command (braid skills lists them): its file's text is sent,
+with $ARGUMENTS and $1..$9 filled in; an unknown /name is a usage error. "//x" sends "/x".`,
+      },
+      skills: {
+        usage: '[--json]',
+        summary: 'the skills, custom slash commands and file instructions a session here has, with their origin',
+        details: `Lists the skills (SKILL.md folders) and custom slash commands (.claude/commands, .github/prompts)
+of this workspace and of the user (Braid's folder and ~/.claude), each with its origin and file,
+the ones a same-named one hides, the .github/instructions files with their applyTo globs, and the
+files that could not be used and why. Reads only; runs nothing.
+
+  --json   as JSON: {skills, commands, instructions, problems}`,
       },
     },
   ],

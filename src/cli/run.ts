@@ -99,6 +99,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return (await import('./commands/hooks')).hooks(rest, { env: io.env, workspace, out });
     case 'permissions':
       return (await import('./commands/hooks')).permissions(rest, { env: io.env, workspace, out });
+    case 'skills':
+      return (await import('./commands/skills')).skills(rest, { workspace, env: io.env, out });
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);

@@ -149,6 +149,17 @@ export interface PromptMessage {
   readonly mode?: TurnMode;
   /** The composer's chips; a prompt with any is queued while a turn runs, never steered. */
   readonly attachments?: readonly AttachmentRef[];
+  /** The text is `/name args` of a custom command: the host sends the command's expansion. */
+  readonly command?: true;
+}
+
+/** A custom slash command for the `/` menu (docs/setup-skills-commands.md). */
+export interface CustomCommandItem {
+  readonly name: string;
+  readonly description: string;
+  /** Where its file is: the user's folders or the project's. */
+  readonly origin: 'user' | 'project';
+  readonly argumentHint?: string;
 }
 
 /** The user typed `@query` in the composer: the host answers with `mentionResults` of the same id. */
@@ -317,6 +328,8 @@ export interface SnapshotMessage {
   readonly promptHistory: readonly string[];
   /** The mode chosen for the session shown, when a page of this window chose one (else the page takes its newest prompt's). */
   readonly mode?: TurnMode;
+  /** The custom slash commands, for the `/` menu after the built-in ones. */
+  readonly commands?: readonly CustomCommandItem[];
 }
 
 /** Frames of the current session, in cursor order. */

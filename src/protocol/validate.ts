@@ -119,6 +119,7 @@ export function parseWebviewMessage(raw: unknown): Parsed {
         ...(raw.steer === true ? { steer: true } : {}),
         ...(mode ? { mode } : {}),
         ...(attached.length > 0 ? { attachments: attached } : {}),
+        ...(raw.command === true ? { command: true } : {}),
       });
     }
     case 'mentionQuery':

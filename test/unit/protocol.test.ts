@@ -12,6 +12,14 @@ test('valid webview messages parse to their typed form, extra fields dropped', (
     ok: true,
     message: { type: 'prompt', requestId: 'r1', text: 'hi' },
   });
+  assert.deepEqual(parseWebviewMessage({ type: 'prompt', requestId: 'r2', text: '/review a.ts', command: true }), {
+    ok: true,
+    message: { type: 'prompt', requestId: 'r2', text: '/review a.ts', command: true },
+  });
+  assert.deepEqual(parseWebviewMessage({ type: 'prompt', requestId: 'r3', text: '/review', command: 'yes' }), {
+    ok: true,
+    message: { type: 'prompt', requestId: 'r3', text: '/review' },
+  });
   assert.deepEqual(
     parseWebviewMessage({ type: 'cancel', requestId: 'r1' }),
     { ok: true, message: { type: 'cancel' } },

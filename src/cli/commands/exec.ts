@@ -23,6 +23,9 @@ import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
 import { readSetupSources } from '../../core/setup/sources';
+import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
+import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
+import { userConfigDir } from '../../core/setup/settingsFiles';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -126,6 +129,8 @@ function sessionWorkspace(ctx: CliContext, store: SessionStore, state: SessionSt
 async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOptions): Promise<{ verdict: Verdict; sessionId: string; kept: boolean }> {
   const { sessionId, workspace } = chooseSession(ctx, store, options);
   const { env, stop } = options;
+  const places = setupPlaces(workspace, true, userConfigDir(env), env);
+  const prompt = promptToSend(options.prompt, places);
   let denied = 0;
   const approvals = fixedApprovals(options.allowWrites);
   // The end of the prompt (and why it failed) is reported once, below; the stack only with BRAID_DEBUG.
@@ -146,6 +151,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       },
       trusted: true,
       logger,
+      skills: { userConfigDir: places.userConfigDir, home: places.home },
       ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
       // The user's hooks and rules, and the workspace's once approved (braid hooks trust).
       setup: readSetupSources({ workspaceDir: workspace, trusted: true, env }),
@@ -162,7 +168,7 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   let promptId: string | undefined;
   try {
     if (!stop.signal) {
-      promptId = (await session.submit(options.prompt, { mode: options.mode })).promptId;
+      promptId = (await session.submit(prompt, { mode: options.mode })).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(
@@ -184,6 +190,16 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
   if (!sessionId && !verdict.turnBegan) store.discard(session.id);
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
+}
+
+/** The prompt as sent ({@link typedPrompt}); a "/name" that names no command is a usage error. */
+function promptToSend(prompt: string, places: SetupPlaces): string {
+  try {
+    return typedPrompt(prompt, prompt.startsWith('/') ? discoverCommands(places).items : []);
+  } catch (err) {
+    if (err instanceof UnknownCommandError) throw new UsageError(`${err.message} (braid skills lists them); start the prompt with // to send it as it is`);
+    throw err;
+  }
 }
 
 function sessionExists(store: SessionStore, id: string): boolean {

@@ -4,7 +4,7 @@ import type { ImageContent, Message, TextContent, UserMessage } from '@mariozech
 import { reminderBlock, reminderText } from '../format/reminder';
 
 /** Instruction files read into every turn, in this order. */
-export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
+export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md'];
 
 /** The workspace's instruction files as reminders. */
 export function instructionReminders(workspaceDir: string): string[] {

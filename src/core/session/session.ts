@@ -30,6 +30,7 @@ import { MAX_STOP_CONTINUATIONS, SetupGuards } from './setupGuards';
 import type { SetupSources } from '../setup/sources';
 import type { PermissionRules } from '../setup/permissions/permissionRules';
 import { reminderBlock } from '../format/reminder';
+import { SessionSkills, type UserSetupDirs } from '../setup/skills/sessionSkills';
 import { attachContext, type Attachment } from './attachments';
 import { withImageBlobs, withImageData } from './imageBlobs';
 import { rewindSession, RewindError, undoRewind, type RewindResult, type UndoResult } from '../store/rewind';
@@ -81,6 +82,8 @@ export interface SessionOptions {
    * applies from the next turn. Each must ask the context's approval gate before it acts.
    */
   readonly extraTools?: (ctx: ToolContext) => readonly AgentTool[];
+  /** Skills (listed in the system prompt, the `skill` tool) and `.github/instructions`, from these user folders and the workspace's; none when absent. */
+  readonly skills?: UserSetupDirs;
 }
 
 /** A model and its thinking level. */
@@ -163,14 +166,16 @@ export class Session {
   private readonly log: SessionLog;
   /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
   private readonly cacheWatch: CacheWatch;
-  /** The blobs of the system prompt and the tools' shape, once stored (again when the tools change). */
-  private prompt: { system: string; tools: string } | undefined;
+  /** The blobs of the system prompt and the tools' shape, once stored (again when the tools or the system prompt change). */
+  private prompt: { system: string; tools: string; text: string } | undefined;
   /** The user's hooks and permission rules at work. */
   private readonly guards: SetupGuards;
   /** Context SessionStart hooks gave, for the next turn's message. */
   private readonly startContext: string[] = [];
   /** Braid's own tools; the host's extra tools join them at each turn's start. */
   private readonly ownTools: readonly AgentTool[];
+  /** The session's skills and scoped instructions, when its host reads them. */
+  private readonly skills: SessionSkills | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -222,11 +227,21 @@ export class Session {
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
     // changed would change the start of every prompt, and the provider's prompt cache with it.
     // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
-    this.ownTools = [...workspaceTools(this.toolContext), task];
+    const skills = options.skills
+      ? new SessionSkills(
+          options.workspaceDirs[0]!,
+          () => this.toolContext.trusted,
+          options.skills,
+          () => this.agent.state.messages as Message[],
+        )
+      : undefined;
+    this.skills = skills;
+    const own = [...workspaceTools(this.toolContext), task];
+    this.ownTools = skills ? skills.tools(own) : own;
     const tools = sortedByName([...this.ownTools, ...(options.extraTools?.(this.toolContext) ?? [])]);
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
-      initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
+      initialState: { systemPrompt: this.systemPromptNow(), thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => this.apiKey(provider),
       streamFn: (model, context, streamOptions) => {
         this.cacheWatch.sending(model, context, this.agent.state.thinkingLevel);
@@ -353,7 +368,7 @@ export class Session {
 
   /** How full the model's context would be at the next request, and of what (the context meter). */
   contextUse(): ContextUse {
-    this.fixedTokens ??= fixedTokens(this.options.systemPrompt, this.agent.state.tools);
+    this.fixedTokens ??= fixedTokens(this.agent.state.systemPrompt, this.agent.state.tools);
     const threshold = (this.options.compaction ?? DEFAULT_COMPACTION).threshold;
     return contextUse(this.agent.state.messages as Message[], this.fixedTokens, threshold, (m) => !this.countedBeforeCompaction.has(m));
   }
@@ -437,7 +452,7 @@ export class Session {
     const startedAt = Date.now();
     const answer = await askSideQuestion({
       model,
-      systemPrompt: this.options.systemPrompt,
+      systemPrompt: this.agent.state.systemPrompt,
       history,
       tools: this.agent.state.tools,
       question,
@@ -471,7 +486,7 @@ export class Session {
     const startedAt = Date.now();
     const answer = await sideCall({
       model,
-      systemPrompt: this.options.systemPrompt,
+      systemPrompt: this.agent.state.systemPrompt,
       messages: suggestionContext(this.agent.state.messages as Message[]),
       tools: this.agent.state.tools,
       sessionId: this.id,
@@ -754,7 +769,9 @@ export class Session {
     const { model, thinking } = choice;
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;
-    this.agent.state.systemPrompt = this.options.systemPrompt;
+    // The skills' list is read again: the same skills give the same bytes (the cached prefix stays).
+    this.agent.state.systemPrompt = this.systemPromptNow();
+    this.skills?.turnStarted();
     this.refreshTools();
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
@@ -819,14 +836,22 @@ export class Session {
     this.fixedTokens = undefined;
   }
 
+  /** The host's system prompt with the skills' list (when the session has skills). */
+  private systemPromptNow(): string {
+    return this.skills ? this.skills.systemPrompt(this.options.systemPrompt) : this.options.systemPrompt;
+  }
+
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */
   private promptBlobs(): { system: string; tools: string } {
     this.writer.fence(); // a folder removed or a lease lost says so, and no blob brings the folder back
-    this.prompt ??= {
-      system: this.blobs.put(Buffer.from(this.options.systemPrompt)),
-      tools: this.blobs.put(Buffer.from(JSON.stringify(toolShape(this.agent.state.tools)))),
-    };
-    return this.prompt;
+    const text = this.agent.state.systemPrompt;
+    if (this.prompt?.text !== text)
+      this.prompt = {
+        system: this.blobs.put(Buffer.from(text)),
+        tools: this.prompt?.tools ?? this.blobs.put(Buffer.from(JSON.stringify(toolShape(this.agent.state.tools)))),
+        text,
+      };
+    return { system: this.prompt.system, tools: this.prompt.tools };
   }
 
   /** The call the log says this session made last, for the cache watch to compare the next call with (nothing when unreadable). */

@@ -1,7 +1,9 @@
 // What the chat's current session needs of the editor it runs in, and the options its sessions
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
+import os from 'node:os';
 import type { SetupSources } from '../../core/setup/sources';
 import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
+import { userConfigDir } from '../../core/setup/settingsFiles';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
@@ -75,6 +77,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     trusted: () => host.isTrusted(),
     logger,
     // The old prompt hook (braid.hooks.userPromptSubmit) is kept out of the setup's hooks: it runs once, as this.
+    skills: { userConfigDir: userConfigDir(), home: os.homedir() },
     ...(promptHook ? { promptHook } : {}),
     setup: host.setupSources(),
     ...(alwaysAllow ? { alwaysAllow } : {}),

@@ -4,6 +4,9 @@ import { errorMessage } from '../../core/errors';
 import { userMessageId } from '../../core/ids';
 import type { Logger } from '../../core/logger';
 import type { SessionStore } from '../../core/store/sessionStore';
+import { discoverCommands, typedPrompt, type CustomCommand } from '../../core/setup/skills/commands';
+import { setupPlaces } from '../../core/setup/skills/places';
+import { userConfigDir } from '../../core/setup/settingsFiles';
 import type { TurnMode } from '../../protocol/modes';
 import {
   PROTOCOL_VERSION,
@@ -252,6 +255,7 @@ export class ChatHub extends Disposable {
         await this.current.prompt(message.requestId, message.text, message.steer === true, {
           ...(message.mode ? { mode: message.mode } : {}),
           ...(refs ? { attachments: () => this.mentions.resolve(refs) } : {}),
+          ...(message.command ? { expand: (text: string) => typedPrompt(text, this.customCommands()) } : {}),
         });
         return;
       }
@@ -333,6 +337,12 @@ export class ChatHub extends Disposable {
     const model = await this.modelInfo();
     const { session, live, cursor, promptHistory } = this.current.view();
     const mode = this.chosenModes.get(session?.info.id ?? '');
+    const commandItems = this.customCommands().map((c) => ({
+      name: c.name,
+      description: c.description,
+      origin: c.origin,
+      ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}),
+    }));
     for (const page of pages) {
       page.post({
         type: 'snapshot',
@@ -343,8 +353,16 @@ export class ChatHub extends Disposable {
         cursor,
         promptHistory,
         ...(mode ? { mode } : {}),
+        commands: commandItems,
       });
     }
+  }
+
+  /** The custom slash commands of this window's workspace and of the user (docs/setup-skills-commands.md). */
+  private customCommands(): CustomCommand[] {
+    const dir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!dir) return [];
+    return [...discoverCommands(setupPlaces(dir, vscode.workspace.isTrusted, userConfigDir())).items];
   }
 
   /** The model the pages show: the one the next prompt uses. */

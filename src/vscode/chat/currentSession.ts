@@ -178,7 +178,7 @@ export class CurrentSession {
     requestId: string,
     text: string,
     steer: boolean,
-    { mode, attachments }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]> } = {},
+    { mode, attachments, expand }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]>; expand?: (text: string) => string } = {},
   ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     this.nextPrompts.withdraw();
@@ -196,7 +196,8 @@ export class CurrentSession {
         this.changed();
       }
       const attached = attachments ? await attachments() : [];
-      const info = await this.session.submit(text, {
+      // A custom slash command is sent as its expansion (one that is gone fails the prompt, saying so).
+      const info = await this.session.submit(expand ? expand(text) : text, {
         messageKey: requestId,
         steerIfActive: steer,
         ...(mode ? { mode } : {}),

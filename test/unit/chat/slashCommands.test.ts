@@ -38,3 +38,28 @@ test('the composer tells commands, side questions and prompts apart', () => {
   assert.deepEqual(parseInput('/history'), { kind: 'command', name: 'history' });
   assert.match((parseInput('/new please') as { message: string }).message, /takes no argument/);
 });
+
+test('custom commands follow the built-in ones in the menu with their origin; a built-in name wins; typed, they go to the host as typed', () => {
+  const custom = [
+    { name: 'review', description: 'Review a file', origin: 'project' as const, argumentHint: '[file]' },
+    { name: 'frontend:test', description: 'Run the frontend tests', origin: 'user' as const },
+    { name: 'new', description: 'A project command named like a built-in', origin: 'project' as const },
+  ];
+  assert.deepEqual(
+    completions('/', custom).map((c) => c.name),
+    [...SLASH_COMMANDS, 'review', 'frontend:test'],
+  );
+  assert.deepEqual(completions('/re', custom), [
+    { name: 'rewind', hint: 'Rewind to a prompt (with a preview of files)' },
+    { name: 'review', hint: '[file]  Review a file (project)' },
+  ]);
+  assert.deepEqual(
+    completions('/frontend:', custom).map((c) => c.name),
+    ['frontend:test'],
+  );
+  assert.deepEqual(parseInput('/review src/a.ts', custom), { kind: 'custom', text: '/review src/a.ts' });
+  assert.deepEqual(parseInput('/frontend:test', custom), { kind: 'custom', text: '/frontend:test' });
+  assert.deepEqual(parseInput('/new', custom), { kind: 'command', name: 'new' });
+  assert.match((parseInput('/review src/a.ts') as { message: string }).message, /Unknown command \/review/);
+  assert.match((parseInput('/deploy', custom) as { message: string }).message, /Commands: .*\/usage \/review \/frontend:test \(/);
+});
