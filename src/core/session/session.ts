@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import { Agent, type AgentEvent, type AgentTool, type AgentMessage, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -14,6 +14,8 @@ import { BlobStore } from '../format/blobStore';
 import type { ToolContext } from '../tools/context';
 import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
+import type { McpHub } from '../setup/mcp/hub';
+import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { CacheBreakRecord, ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
@@ -68,6 +70,8 @@ export interface SessionOptions {
   readonly compaction?: CompactionSettings;
   /** How long the provider keeps a prompt cache unused (a longer pause is a cache break's likely cause); 5 minutes when absent. */
   readonly cacheLifetimeMs?: number;
+  /** The window's MCP servers: their tools join each turn's (started when a turn first needs them; the host closes the hub). */
+  readonly mcp?: McpHub;
 }
 
 /** A model and its thinking level. */
@@ -152,6 +156,9 @@ export class Session {
   private readonly cacheWatch: CacheWatch;
   /** The blobs of the system prompt and the tools' shape, once stored. */
   private prompt: { system: string; tools: string } | undefined;
+  /** Braid's own tools; a turn's list adds the MCP servers' tools to them. */
+  private readonly ownTools: AgentTool[];
+  private readonly mcpTools: McpTurnTools | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -195,7 +202,8 @@ export class Session {
     // Every turn, whatever its mode, is offered the same tools in the same order: a tool list that
     // changed would change the start of every prompt, and the provider's prompt cache with it.
     // Ask and Plan are enforced by the approval gate, which refuses a change in those modes.
-    const tools = sortedByName([...workspaceTools(this.toolContext), task]);
+    const tools = (this.ownTools = sortedByName([...workspaceTools(this.toolContext), task]));
+    this.mcpTools = options.mcp ? new McpTurnTools(options.mcp, this.toolContext.approvals) : undefined;
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: options.systemPrompt, thinkingLevel: 'off', tools, messages: history },
@@ -689,6 +697,7 @@ export class Session {
       // 3. Hook context becomes a one-shot reminder.
       if (hook.context) oneShot.push(hook.context);
     }
+    if (this.mcpTools) oneShot.push(...(await this.useMcpTools(this.mcpTools)));
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
     let choice: ModelChoice;
     try {
@@ -752,6 +761,18 @@ export class Session {
     // End of run: a context near its limit is compacted before the turn ends (docs/reference.md, Turns and prompts).
     if (!runError && this.endedCleanly() && this.compactor.nearLimit(model)) await this.compactor.run('threshold');
     await this.finishTurn(turn, prompt, runError);
+  }
+
+  /** This turn's tools: Braid's and the running MCP servers'; a changed list is stored again. Returns reminders for the model. */
+  private async useMcpTools(mcp: McpTurnTools): Promise<string[]> {
+    const { tools, reminders } = await mcp.prepare();
+    const next = sortedByName([...this.ownTools, ...tools]);
+    if (toolsDiffer(next, this.agent.state.tools)) {
+      this.prompt = undefined;
+      this.fixedTokens = undefined;
+    }
+    this.agent.state.tools = next;
+    return reminders;
   }
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */

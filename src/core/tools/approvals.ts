@@ -3,8 +3,10 @@ import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {
-  readonly tool: 'write_file' | 'edit_file' | 'bash';
-  /** One line: the file written or the command run. */
+  readonly tool: 'write_file' | 'edit_file' | 'bash' | 'mcp';
+  /** The called tool's name (`mcp__<server>__<tool>` for an MCP call): what permission rules match. */
+  readonly toolName?: string;
+  /** One line: the file written, the command run, or an MCP call's "server: tool". */
   readonly summary: string;
   /** More: the change as a line diff, or the working folder of a command. */
   readonly detail?: string;
@@ -39,9 +41,14 @@ export interface ApprovalPolicy {
 /** Asking is the default for both: a model's output must not change files or run commands unseen. */
 export const DEFAULT_POLICY: ApprovalPolicy = { writes: 'ask', shell: 'ask' };
 
-/** The kind of approval a request needs: a write that can run programs counts as a command. */
+/** The kind of approval a request needs: a write that can run programs, and an MCP call, count as a command. */
 export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
-  return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
+  return request.tool === 'bash' || request.tool === 'mcp' || request.commandRisk ? 'shell' : 'writes';
+}
+
+/** What "allow for this session" allows: a kind of action, or one MCP tool (never every server's tools at once). */
+function sessionKey(request: ApprovalRequest): string {
+  return request.tool === 'mcp' ? `mcp:${request.toolName ?? request.summary}` : approvalKind(request);
 }
 
 /**
@@ -50,7 +57,7 @@ export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
  * refuses such a call anyway, so a model naming one cannot get past the mode.
  */
 export class ApprovalGate {
-  private readonly allowedForSession = new Set<'writes' | 'shell'>();
+  private readonly allowedForSession = new Set<string>();
   /** The running turn's mode (set as each turn begins). */
   mode: TurnMode = DEFAULT_MODE;
 
@@ -64,13 +71,17 @@ export class ApprovalGate {
     const kind = approvalKind(request);
     if (this.mode === 'ask' || this.mode === 'plan')
       throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
-    if (this.policy[kind] === 'allow' || this.allowedForSession.has(kind)) return;
+    if (this.policy[kind] === 'allow' || this.allowedForSession.has(sessionKey(request))) return;
     // Auto-accept edits: plain writes go ahead; commands, and writes that can run programs, still ask.
     if (this.mode === 'auto-edit' && kind === 'writes') return;
     const decision = await this.ui.request(request, signal);
-    if (decision === 'allow-session') this.allowedForSession.add(kind);
-    if (decision === 'deny') throw new Error(`The user denied this ${request.tool === 'bash' ? 'command' : 'change'}: ${request.summary}`);
+    if (decision === 'allow-session') this.allowedForSession.add(sessionKey(request));
+    if (decision === 'deny') throw new Error(`The user denied this ${deniedWhat(request)}: ${request.summary}`);
   }
+}
+
+function deniedWhat(request: ApprovalRequest): string {
+  return request.tool === 'bash' ? 'command' : request.tool === 'mcp' ? 'MCP tool call' : 'change';
 }
 
 /** For headless runs: allow everything (`--yes`) or deny everything. */
