@@ -86,8 +86,10 @@ async function connectWith(transport: Transport, options: { readonly version: st
   let lastError = '';
   let closedByUs = false;
   const listeners: Array<(reason: string) => void> = [];
+  const tooLarge = `it sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB, so Braid stopped it`;
   client.onerror = (err) => {
-    lastError = /ReadBuffer exceeded/.test(err.message) ? `it sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB, so Braid stopped it` : err.message;
+    // The rest of an oversized message arrives as broken JSON: the size stays the reason given.
+    if (lastError !== tooLarge) lastError = /ReadBuffer exceeded/.test(err.message) ? tooLarge : err.message;
   };
   client.onclose = () => {
     if (closedByUs) return;
