@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { previewRewind } from '../../../src/core/store/rewind';
 import type { MessageRecord, TurnEndRecord } from '../../../src/core/wire/records';
 import { EVERYTHING, mcpFixture, testServer } from '../../support/mcp';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
@@ -168,4 +169,24 @@ test('a server that fails to start is told to the model once; the turn goes on w
   assert.match(users[0]!, /The MCP server \\"broken\\" is not available: it did not start: .*configuration is missing/);
   assert.doesNotMatch(users[1]!, /not available/);
   assert.deepEqual(outcomes(f, session.id), ['completed', 'completed']);
+});
+
+test("a rewind's preview lists the MCP calls of the dropped turns", async () => {
+  const { f, m } = await setup({ t: testServer() });
+  f.faux.setResponses([
+    fauxAssistantMessage('Nothing yet.'),
+    fauxAssistantMessage(fauxToolCall('mcp__t__good', { text: 'deploy' }, { id: 'g1' }), { stopReason: 'toolUse' }),
+    fauxAssistantMessage('Done.'),
+  ]);
+  const session = await f.open({ mcp: m.hub() });
+  await session.submit('first');
+  await session.waitForIdle();
+  await session.submit('call the server');
+  await session.waitForIdle();
+  const prompt = f
+    .records(session.id)
+    .find((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user' && JSON.stringify((r as MessageRecord).message.content).includes('call the server'));
+  const preview = previewRewind(f.store, session.id, prompt!.id);
+  assert.deepEqual(preview.mcpCalls, ['mcp__t__good {"text":"deploy"}']);
+  assert.deepEqual(preview.commands, []);
 });
