@@ -180,7 +180,9 @@ export const mcpClientOutside = {
   name: 'mcp-client-outside',
   setup(build) {
     build.onResolve({ filter: /^\.\/sdkClient$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'core', 'setup', 'mcp', 'hub.ts')) ? { path: './mcp-client.js', external: true } : undefined,
+      args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'core', 'setup', 'mcp', 'hub.ts'))
+        ? { path: './mcp-client.js', external: true }
+        : undefined,
     );
   },
 };

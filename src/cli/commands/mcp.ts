@@ -43,7 +43,8 @@ async function list(ctx: CliContext, argv: readonly string[], env: NodeJS.Proces
   try {
     await hub.startAll();
     const statuses = hub.statuses();
-    if (args.options.has('json')) ctx.out(`${jsonText(statuses.map((s) => ({ ...s, tools: s.tools.map((t) => ({ name: t.agentName, tool: t.name, description: t.description })) })))}\n`);
+    if (args.options.has('json'))
+      ctx.out(`${jsonText(statuses.map((s) => ({ ...s, tools: s.tools.map((t) => ({ name: t.agentName, tool: t.name, description: t.description })) })))}\n`);
     else if (statuses.length === 0) ctx.out('no MCP servers: define them in .mcp.json, .vscode/mcp.json or your Braid settings file (docs/setup-mcp.md)\n');
     else for (const s of statuses) ctx.out(describe(ctx, s));
   } finally {
@@ -84,7 +85,9 @@ async function trust(ctx: CliContext, argv: readonly string[], env: NodeJS.Proce
     d.transport === 'stdio'
       ? [`command: ${d.command}`, `args: ${JSON.stringify(d.args)}`, `env names: ${Object.keys(d.env).sort().join(', ') || '(none)'}`]
       : [`${d.transport}: ${d.url}`, `header names: ${Object.keys(d.headers).sort().join(', ') || '(none)'}`];
-  ctx.out(`approved ${oneLine(name)} (${oneLine(path.relative(ctx.workspace, entry.file))}) for ${oneLine(ctx.workspace)}:\n${what.map((l) => `  ${oneLine(l)}\n`).join('')}`);
+  ctx.out(
+    `approved ${oneLine(name)} (${oneLine(path.relative(ctx.workspace, entry.file))}) for ${oneLine(ctx.workspace)}:\n${what.map((l) => `  ${oneLine(l)}\n`).join('')}`,
+  );
   ctx.out('a change to its command, arguments, variable names, address or header names asks again\n');
   return 0;
 }

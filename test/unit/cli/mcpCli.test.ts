@@ -39,7 +39,7 @@ interface Listed {
   tools: Array<{ name: string }>;
 }
 
-test("mcp list --json: a Claude Code .mcp.json unchanged, a user server, each with its origin, approval, state and tools", async () => {
+test('mcp list --json: a Claude Code .mcp.json unchanged, a user server, each with its origin, approval, state and tools', async () => {
   m.userServers({ everything: { command: EVERYTHING } });
   // Claude Code's own shape, as a project commits it.
   m.projectServers({ helper: { command: process.execPath, args: testServer().args as string[], env: { HELPER_MODE: 'quiet' } } });
@@ -97,7 +97,7 @@ test('exec: the model calls an MCP tool with --yes; without it the call is denie
   assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /denied this MCP tool call: everything: echo/);
 });
 
-test("exec \"/mcp__everything__args-prompt Paris\" sends the server's prompt", async () => {
+test('exec "/mcp__everything__args-prompt Paris" sends the server\'s prompt', async () => {
   server.enqueue({ kind: 'text', chunks: ['Sunny.'] });
   const r = await braid(['exec', '/mcp__everything__args-prompt Paris']);
   assert.equal(r.code, 0, r.err);

@@ -144,7 +144,10 @@ test('a 50 MB answer does not exhaust memory: the model is told it was too large
 
 test('a long answer within the message bound is capped like other tools output', async () => {
   const { f, m } = await setup({ t: testServer() });
-  f.faux.setResponses([fauxAssistantMessage(fauxToolCall('mcp__t__huge', { megabytes: 1 }, { id: 'u2' }), { stopReason: 'toolUse' }), fauxAssistantMessage('Ok.')]);
+  f.faux.setResponses([
+    fauxAssistantMessage(fauxToolCall('mcp__t__huge', { megabytes: 1 }, { id: 'u2' }), { stopReason: 'toolUse' }),
+    fauxAssistantMessage('Ok.'),
+  ]);
   const session = await f.open({ mcp: m.hub() });
   await session.submit('a megabyte');
   await session.waitForIdle();
@@ -185,7 +188,10 @@ test("a rewind's preview lists the MCP calls of the dropped turns", async () => 
   await session.waitForIdle();
   const prompt = f
     .records(session.id)
-    .find((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user' && JSON.stringify((r as MessageRecord).message.content).includes('call the server'));
+    .find(
+      (r): r is MessageRecord =>
+        r.t === 'message' && (r as MessageRecord).message.role === 'user' && JSON.stringify((r as MessageRecord).message.content).includes('call the server'),
+    );
   const preview = previewRewind(f.store, session.id, prompt!.id);
   assert.deepEqual(preview.mcpCalls, ['mcp__t__good {"text":"deploy"}']);
   assert.deepEqual(preview.commands, []);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { definitionHash } from '../../../src/core/setup/projectApprovals';
 import { approvedShape, mcpServerEntries } from '../../../src/core/setup/mcp/definitions';
@@ -37,7 +38,7 @@ test('a user server from the settings file starts and lists its tools, sorted an
 test('the filesystem server reads a file of the folder it is given', async () => {
   const f = fixture();
   f.userServers({ files: { command: FILESYSTEM, args: [f.workspace] } });
-  require('node:fs').writeFileSync(`${f.workspace}/notes.txt`, 'remember the milk\n');
+  fs.writeFileSync(`${f.workspace}/notes.txt`, 'remember the milk\n');
   const hub = f.hub();
   await hub.startAll();
   assert.equal(hub.statuses()[0]!.state, 'running', hub.statuses()[0]!.error);
@@ -101,7 +102,7 @@ test('a server sees only its base environment and the variables its definition n
   assert.ok(env.PATH);
 });
 
-test("a project server may not read a model key through ${VAR}; an unset variable says which", async () => {
+test('a project server may not read a model key through ${VAR}; an unset variable says which', async () => {
   const f = fixture({ OPENAI_API_KEY: 'openai-secret' });
   // Braid holds the key in its own environment (where the key lookup finds it).
   const before = process.env.OPENAI_API_KEY;

@@ -40,10 +40,11 @@ function agentTool(hub: McpHub, gate: ApprovalGate, tool: McpToolInfo, timeoutMs
       try {
         result = await hub.request(tool.server, 'tools/call', { name: tool.name, arguments: args }, { timeoutMs, ...(signal ? { signal } : {}) });
       } catch (err) {
-        throw new Error(`MCP server "${tool.server}", tool "${tool.name}": ${(err as Error).message}`);
+        throw new Error(`MCP server "${tool.server}", tool "${tool.name}": ${(err as Error).message}`, { cause: err });
       }
       const content = resultContent(result);
-      if (result.isError === true) throw new Error(capText(content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n') || 'the tool reported an error'));
+      if (result.isError === true)
+        throw new Error(capText(content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n') || 'the tool reported an error'));
       return { content, details: { server: tool.server, tool: tool.name } };
     },
   };

@@ -59,7 +59,8 @@ export function parseDefinition(raw: unknown): { definition: McpServerDefinition
   const type = raw.type;
   if (type !== undefined && type !== 'stdio' && type !== 'http' && type !== 'sse' && type !== 'streamable-http')
     return { error: `unknown "type" ${JSON.stringify(type)} (stdio, http or sse)` };
-  const transport: McpTransport = type === 'sse' ? 'sse' : type === 'http' || type === 'streamable-http' || (type === undefined && raw.url !== undefined) ? 'http' : 'stdio';
+  const transport: McpTransport =
+    type === 'sse' ? 'sse' : type === 'http' || type === 'streamable-http' || (type === undefined && raw.url !== undefined) ? 'http' : 'stdio';
   const args = raw.args ?? [];
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) return { error: '"args" must be a list of strings' };
   const env = stringMap(raw.env, 'env');

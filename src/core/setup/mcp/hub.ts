@@ -102,14 +102,22 @@ export class McpHub {
   }
 
   /** Sends a request to a running server (started now if it may run); throws a sentence for the model and the user. */
-  async request(server: string, method: string, params: Record<string, unknown> | undefined, options: Partial<CallOptions> = {}): Promise<Record<string, unknown>> {
+  async request(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: Partial<CallOptions> = {},
+  ): Promise<Record<string, unknown>> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`there is no MCP server named "${server}"`);
     await this.start(slot);
     const gate = this.gate(slot.entry);
     if (gate) throw new Error(`the MCP server "${server}" may not run: ${this.gateReason(gate)}`);
     if (!slot.connection) throw new Error(`the MCP server "${server}" is not running${slot.error ? `: ${slot.error}` : ''}`);
-    return slot.connection.request(method, params, { timeoutMs: options.timeoutMs ?? slot.entry.definition!.callTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+    return slot.connection.request(method, params, {
+      timeoutMs: options.timeoutMs ?? slot.entry.definition!.callTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /** Ends every server (and each program's process tree). The hub starts none after. */

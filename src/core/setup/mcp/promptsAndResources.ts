@@ -42,7 +42,11 @@ export async function listMcpPrompts(hub: McpHub): Promise<McpPromptInfo[]> {
         name: p.name,
         command: agentToolName(server, p.name),
         description: typeof p.description === 'string' ? p.description : '',
-        arguments: args.map((a) => ({ name: String(a.name), ...(typeof a.description === 'string' ? { description: a.description } : {}), required: a.required === true })),
+        arguments: args.map((a) => ({
+          name: String(a.name),
+          ...(typeof a.description === 'string' ? { description: a.description } : {}),
+          required: a.required === true,
+        })),
       });
     }
   }
@@ -76,7 +80,8 @@ export async function resolveMcpPrompt(hub: McpHub, text: string): Promise<strin
     if (value) args[a.name] = value;
   });
   const missing = prompt.arguments.filter((a) => a.required && !(a.name in args)).map((a) => a.name);
-  if (missing.length) throw new Error(`/${prompt.command} needs ${missing.join(', ')} (${prompt.arguments.map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ')})`);
+  if (missing.length)
+    throw new Error(`/${prompt.command} needs ${missing.join(', ')} (${prompt.arguments.map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ')})`);
   return getMcpPrompt(hub, prompt.server, prompt.name, args);
 }
 
@@ -105,7 +110,9 @@ export async function readMcpResource(hub: McpHub, server: string, uri: string):
   const result = await hub.request(server, 'resources/read', { uri }, { timeoutMs: LIST_TIMEOUT_MS });
   const contents = Array.isArray(result.contents) ? result.contents.filter(isObject) : [];
   return capText(
-    contents.map((c) => (typeof c.text === 'string' ? c.text : `[binary content of ${String(c.uri ?? uri)} (${String(c.mimeType ?? 'unknown type')}) not shown]`)).join('\n'),
+    contents
+      .map((c) => (typeof c.text === 'string' ? c.text : `[binary content of ${String(c.uri ?? uri)} (${String(c.mimeType ?? 'unknown type')}) not shown]`))
+      .join('\n'),
   );
 }
 

@@ -81,7 +81,11 @@ async function connectStdio(launch: McpLaunch, options: { readonly version: stri
   };
 }
 
-async function connectWith(transport: Transport, options: { readonly version: string; readonly timeoutMs: number }, tail: () => string): Promise<McpConnection> {
+async function connectWith(
+  transport: Transport,
+  options: { readonly version: string; readonly timeoutMs: number },
+  tail: () => string,
+): Promise<McpConnection> {
   const client = new Client({ name: 'braid', version: options.version }, { capabilities: {} });
   let lastError = '';
   let closedByUs = false;
@@ -101,7 +105,7 @@ async function connectWith(transport: Transport, options: { readonly version: st
   } catch (err) {
     closedByUs = true;
     await client.close().catch(() => undefined);
-    throw new Error(`${(err as Error).message}${tail()}`);
+    throw new Error(`${(err as Error).message}${tail()}`, { cause: err });
   }
   return {
     async request(method, params, call) {
@@ -112,10 +116,12 @@ async function connectWith(transport: Transport, options: { readonly version: st
         });
         return result as Record<string, unknown>;
       } catch (err) {
-        if (call.signal?.aborted) throw new Error('stopped by the user');
+        if (call.signal?.aborted) throw new Error('stopped by the user', { cause: err });
         const message = (err as Error).message;
-        if (/Connection closed/i.test(message)) throw new Error(`the server stopped during the call${lastError ? ` (${lastError})` : ''}${tail()}`);
-        if (/timed out|RequestTimeout|-32001/i.test(message)) throw new Error(`no answer within ${Math.round(call.timeoutMs / 1000)} s (the call was cancelled)`);
+        if (/Connection closed/i.test(message))
+          throw new Error(`the server stopped during the call${lastError ? ` (${lastError})` : ''}${tail()}`, { cause: err });
+        if (/timed out|RequestTimeout|-32001/i.test(message))
+          throw new Error(`no answer within ${Math.round(call.timeoutMs / 1000)} s (the call was cancelled)`, { cause: err });
         throw err;
       }
     },

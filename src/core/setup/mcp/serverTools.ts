@@ -54,7 +54,8 @@ export async function readServerTools(server: string, connection: McpConnection,
   for (const item of raw) {
     const checked = checkTool(server, item);
     if ('error' in checked) errors.push(checked.error);
-    else if (taken.has(checked.tool.agentName)) errors.push(`tool "${checked.tool.name}" left out: its name is the same as another tool's once written as ${checked.tool.agentName}`);
+    else if (taken.has(checked.tool.agentName))
+      errors.push(`tool "${checked.tool.name}" left out: its name is the same as another tool's once written as ${checked.tool.agentName}`);
     else {
       taken.add(checked.tool.agentName);
       tools.push(checked.tool);
