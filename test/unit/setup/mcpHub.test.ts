@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { definitionHash } from '../../../src/core/setup/projectApprovals';
 import { approvedShape, mcpServerEntries } from '../../../src/core/setup/mcp/definitions';
+import { listMcpPrompts, listMcpResources, readMcpResource, resolveMcpPrompt } from '../../../src/core/setup/mcp/promptsAndResources';
 import { EVERYTHING, FILESYSTEM, mcpFixture, testServer } from '../../support/mcp';
 
 // The hub against real servers: the reference servers of the MCP project and Braid's test server.
@@ -157,4 +158,28 @@ test('a broken definition is reported as invalid, not started', () => {
   assert.equal(byName.nothing!.state, 'invalid');
   assert.match(byName.nothing!.error!, /needs a "command"/);
   assert.match(byName.odd!.error!, /unknown "type"/);
+});
+
+test("a server's prompts (as slash commands) and resources (for @ attachments) are listed and read", async () => {
+  const f = fixture();
+  f.userServers({ everything: { command: EVERYTHING } });
+  const hub = f.hub();
+  const prompts = await listMcpPrompts(hub);
+  const args = prompts.find((p) => p.command === 'mcp__everything__args-prompt');
+  assert.deepEqual(
+    args?.arguments.map((a) => [a.name, a.required]),
+    [
+      ['city', true],
+      ['state', false],
+    ],
+  );
+  // Words fill the arguments in order; the last argument takes the rest of the line.
+  assert.equal(await resolveMcpPrompt(hub, '/mcp__everything__args-prompt Paris'), "What's weather in Paris?");
+  assert.equal(await resolveMcpPrompt(hub, '/mcp__everything__args-prompt Springfield North Dakota'), "What's weather in Springfield, North Dakota?");
+  assert.equal(await resolveMcpPrompt(hub, '/mcp__everything__no-such-prompt x'), undefined);
+  assert.equal(await resolveMcpPrompt(hub, 'not a command'), undefined);
+  const resources = await listMcpResources(hub);
+  const text = resources.find((r) => r.mimeType?.startsWith('text/'));
+  assert.ok(text, JSON.stringify(resources.slice(0, 3)));
+  assert.ok((await readMcpResource(hub, text.server, text.uri)).length > 0);
 });

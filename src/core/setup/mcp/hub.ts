@@ -163,7 +163,7 @@ export class McpHub {
       });
     } catch (err) {
       Object.assign(slot, { state: 'failed', error: `it did not start: ${errorMessage(err)}`, tools: [], toolErrors: [] });
-      this.options.logger.warn(`MCP server ${entry.name} ${slot.error}`);
+      this.options.logger.warn(`MCP server ${entry.name}: ${slot.error}`);
     }
   }
 

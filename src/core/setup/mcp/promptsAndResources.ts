@@ -30,25 +30,21 @@ const MAX_PAGES = 20;
 
 /** Every prompt of the running servers (each server started if it may run), sorted by command. */
 export async function listMcpPrompts(hub: McpHub): Promise<McpPromptInfo[]> {
-  await hub.startAll();
   const out: McpPromptInfo[] = [];
-  for (const { server } of hub.running()) {
-    const items = await listAll(hub, server, 'prompts/list', 'prompts').catch(() => []);
-    for (const p of items) {
-      if (!isObject(p) || typeof p.name !== 'string') continue;
-      const args = Array.isArray(p.arguments) ? p.arguments.filter(isObject) : [];
-      out.push({
-        server,
-        name: p.name,
-        command: agentToolName(server, p.name),
-        description: typeof p.description === 'string' ? p.description : '',
-        arguments: args.map((a) => ({
-          name: String(a.name),
-          ...(typeof a.description === 'string' ? { description: a.description } : {}),
-          required: a.required === true,
-        })),
-      });
-    }
+  for (const { server, item: p } of await eachServersItems(hub, 'prompts/list', 'prompts')) {
+    if (typeof p.name !== 'string') continue;
+    const args = Array.isArray(p.arguments) ? p.arguments.filter(isObject) : [];
+    out.push({
+      server,
+      name: p.name,
+      command: agentToolName(server, p.name),
+      description: typeof p.description === 'string' ? p.description : '',
+      arguments: args.map((a) => ({
+        name: String(a.name),
+        ...(typeof a.description === 'string' ? { description: a.description } : {}),
+        required: a.required === true,
+      })),
+    });
   }
   return out.sort((a, b) => (a.command < b.command ? -1 : a.command > b.command ? 1 : 0));
 }
@@ -87,20 +83,16 @@ export async function resolveMcpPrompt(hub: McpHub, text: string): Promise<strin
 
 /** Every resource of the running servers, for `@` attachments (sorted by server, then URI). */
 export async function listMcpResources(hub: McpHub): Promise<McpResourceInfo[]> {
-  await hub.startAll();
   const out: McpResourceInfo[] = [];
-  for (const { server } of hub.running()) {
-    const items = await listAll(hub, server, 'resources/list', 'resources').catch(() => []);
-    for (const r of items) {
-      if (!isObject(r) || typeof r.uri !== 'string') continue;
-      out.push({
-        server,
-        uri: r.uri,
-        name: typeof r.name === 'string' ? r.name : r.uri,
-        ...(typeof r.description === 'string' ? { description: r.description } : {}),
-        ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}),
-      });
-    }
+  for (const { server, item: r } of await eachServersItems(hub, 'resources/list', 'resources')) {
+    if (typeof r.uri !== 'string') continue;
+    out.push({
+      server,
+      uri: r.uri,
+      name: typeof r.name === 'string' ? r.name : r.uri,
+      ...(typeof r.description === 'string' ? { description: r.description } : {}),
+      ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}),
+    });
   }
   return out.sort((a, b) => (a.server !== b.server ? (a.server < b.server ? -1 : 1) : a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
@@ -114,6 +106,17 @@ export async function readMcpResource(hub: McpHub, server: string, uri: string):
       .map((c) => (typeof c.text === 'string' ? c.text : `[binary content of ${String(c.uri ?? uri)} (${String(c.mimeType ?? 'unknown type')}) not shown]`))
       .join('\n'),
   );
+}
+
+/** The items every running server lists (servers started first; one that cannot list gives none). */
+async function eachServersItems(hub: McpHub, method: string, key: string): Promise<Array<{ server: string; item: Record<string, unknown> }>> {
+  await hub.startAll();
+  const out: Array<{ server: string; item: Record<string, unknown> }> = [];
+  for (const { server } of hub.running()) {
+    const items = await listAll(hub, server, method, key).catch(() => []);
+    for (const item of items) if (isObject(item)) out.push({ server, item });
+  }
+  return out;
 }
 
 async function listAll(hub: McpHub, server: string, method: string, key: string): Promise<unknown[]> {
