@@ -11,7 +11,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandsOutside, families, piAiLayout, providersBundle, providersEntryPoints, providersOutside } from './scripts/lazyBundles.mjs';
+import { commandsOutside, families, mcpClientOutside, piAiLayout, providersBundle, providersEntryPoints, providersOutside } from './scripts/lazyBundles.mjs';
 import { SQL_JS_WASM, sqlJsWithHostFiles } from './scripts/sqlJsBuild.mjs';
 
 const argv = process.argv.slice(2);
@@ -60,17 +60,23 @@ const builds = [
     ...node,
     entryPoints: { extension: 'src/extension.ts' },
     external: ['vscode', ...optionalExternals],
-    plugins: [providersOutside(piAi), sqlJsWithHostFiles(root)],
+    plugins: [providersOutside(piAi), mcpClientOutside, sqlJsWithHostFiles(root)],
   },
   {
     ...node,
     // The search tools' worker thread is started from both bundles by file name (dist/toolWorker.js).
-    entryPoints: { cli: 'src/cli/main.ts', 'cli-commands': 'src/cli/process.ts', toolWorker: 'src/core/tools/worker/toolWorker.ts' },
+    // dist/mcp-client.js (the MCP SDK) is loaded by both main bundles when a server first starts.
+    entryPoints: {
+      cli: 'src/cli/main.ts',
+      'cli-commands': 'src/cli/process.ts',
+      toolWorker: 'src/core/tools/worker/toolWorker.ts',
+      'mcp-client': 'src/core/setup/mcp/sdkClient.ts',
+    },
     banner: { js: '#!/usr/bin/env node' },
     // import('./process') becomes a require() of dist/cli-commands.js: a real import() would take
     // Node's ESM loader, whose CommonJS lexer parses the whole bundle first (about 200 ms).
     supported: { 'dynamic-import': false },
-    plugins: [commandsOutside, providersOutside(piAi), sqlJsWithHostFiles(root)],
+    plugins: [commandsOutside, mcpClientOutside, providersOutside(piAi), sqlJsWithHostFiles(root)],
   },
   {
     ...node,
@@ -110,7 +116,7 @@ function writeMeta(name, result) {
 function reportSizes() {
   const browser = nodeOnly ? [] : ['webview.js', 'webview-style.css', 'usage.js', 'usage-style.css'];
   const providers = families(piAi).map((family) => `providers-${family}.js`);
-  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', ...providers, 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
+  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', 'mcp-client.js', ...providers, 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
     const size = fs.statSync(path.join(dist, file)).size;
     console.log(`  ${path.relative(root, path.join(dist, file)).padEnd(23)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }

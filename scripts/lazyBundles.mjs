@@ -9,6 +9,8 @@
 //   request to an OpenAI-compatible server reads the OpenAI family's file only, not the Mistral
 //   and Google SDKs (most of the bytes).
 // - dist/cli-commands.js: the CLI's commands; dist/cli.js answers `version` and `help` alone.
+// - dist/mcp-client.js: the MCP SDK (with its schema and HTTP libraries) and the one module of Braid
+//   that uses it, loaded by both main bundles when an MCP server first starts.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -165,6 +167,22 @@ export const commandsOutside = {
   setup(build) {
     build.onResolve({ filter: /^\.\/process$/ }, (args) =>
       args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'cli', 'main.ts')) ? { path: './cli-commands.js', external: true } : undefined,
+    );
+  },
+};
+
+/**
+ * For both main bundles: the MCP hub's import('./sdkClient') stays a run-time load of
+ * dist/mcp-client.js (built from that module as an entry of its own), so commands and windows that
+ * start no MCP server never read the SDK.
+ */
+export const mcpClientOutside = {
+  name: 'mcp-client-outside',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/sdkClient$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'core', 'setup', 'mcp', 'hub.ts'))
+        ? { path: './mcp-client.js', external: true }
+        : undefined,
     );
   },
 };

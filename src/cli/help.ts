@@ -39,7 +39,9 @@ The model comes from BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL (see braid help
 ${ID_NOTE}
 
 A prompt "/name args" runs a custom command (braid skills lists them): its file's text is sent,
-with $ARGUMENTS and $1..$9 filled in; an unknown /name is a usage error. "//x" sends "/x".`,
+with $ARGUMENTS and $1..$9 filled in; an unknown /name is a usage error. "//x" sends "/x".
+The workspace's MCP servers are started for the turn and stopped when exec ends (braid help mcp);
+a prompt "/mcp__<server>__<prompt> args" sends that server's prompt.`,
       },
       skills: {
         usage: '[--json]',
@@ -50,6 +52,20 @@ the ones a same-named one hides, the .github/instructions files with their apply
 files that could not be used and why. Reads only; runs nothing.
 
   --json   as JSON: {skills, commands, instructions, problems}`,
+      },
+      mcp: {
+        usage: '(list [--json] | trust <name>)',
+        summary: "the MCP servers of this workspace and the user's settings; approve a project's server",
+        details: `list: each MCP server with where it is defined (your Braid settings file, or the project's
+.mcp.json / .vscode/mcp.json), for a project's server whether you approved its definition, and its
+state (running with its tools, failed: why, unapproved, invalid). Starts the servers that may run
+to list their tools (10 s each at most) and stops them after.
+
+trust <name>: approves the current definition of a project's server for this workspace and prints
+what was approved (command, arguments, the names of its variables; or its address and header
+names). A change to any of those asks again. Your own servers need no approval.
+
+  --json   list as JSON`,
       },
     },
   ],

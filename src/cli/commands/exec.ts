@@ -11,7 +11,10 @@ import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionState } from '../../core/format/sessionState';
 import { firstLine } from '../../core/format/textStart';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { fixedApprovals } from '../../core/tools/approvals';
+import { fixedApprovals, type ApprovalUi } from '../../core/tools/approvals';
+import type { McpHub } from '../../core/setup/mcp/hub';
+import { resolveMcpPrompt } from '../../core/setup/mcp/promptsAndResources';
+import { cliMcpHub } from './mcp';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
@@ -125,16 +128,61 @@ function sessionWorkspace(ctx: CliContext, store: SessionStore, state: SessionSt
   return dir;
 }
 
-/** Opens the session, runs the prompt (after any queued earlier), closes it, and judges what happened. */
+/** Starts the MCP hub and the approvals for the run, and ends the hub's servers after it. */
 async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOptions): Promise<{ verdict: Verdict; sessionId: string; kept: boolean }> {
   const { sessionId, workspace } = chooseSession(ctx, store, options);
-  const { env, stop } = options;
-  const places = setupPlaces(workspace, true, userConfigDir(env), env);
+  const places = setupPlaces(workspace, true, userConfigDir(options.env), options.env);
   const prompt = promptToSend(options.prompt, places);
-  let denied = 0;
+  const denied = { count: 0 };
   const approvals = fixedApprovals(options.allowWrites);
   // The end of the prompt (and why it failed) is reported once, below; the stack only with BRAID_DEBUG.
   const logger: Logger = { ...ctx.logger, error: (m) => ctx.debug && ctx.logger.error(m) };
+  // The workspace's MCP servers start when the turn first needs tools, and end with this command.
+  const mcp = cliMcpHub(ctx, options.env, { workspaceDir: workspace });
+  try {
+    return await runWithServers(ctx, store, options, {
+      sessionId,
+      workspace,
+      places,
+      prompt,
+      logger,
+      mcp,
+      approvals: {
+        request: async (r) => {
+          const decision = await approvals.request(r);
+          if (decision === 'deny') denied.count++;
+          return decision;
+        },
+      },
+      denied,
+    });
+  } finally {
+    await mcp.close();
+  }
+}
+
+interface ServerRun {
+  readonly sessionId: string | undefined;
+  readonly workspace: string;
+  /** Where the user's and the workspace's skills and commands are. */
+  readonly places: SetupPlaces;
+  /** The prompt as sent: a custom command's expansion, or the prompt as typed. */
+  readonly prompt: string;
+  readonly logger: Logger;
+  readonly mcp: McpHub;
+  readonly approvals: ApprovalUi;
+  readonly denied: { count: number };
+}
+
+/** Opens the session, runs the prompt (after any queued earlier), closes it, and judges what happened. */
+async function runWithServers(
+  ctx: CliContext,
+  store: SessionStore,
+  options: ExecOptions,
+  run: ServerRun,
+): Promise<{ verdict: Verdict; sessionId: string; kept: boolean }> {
+  const { sessionId, workspace, places, prompt, logger, mcp, denied } = run;
+  const { env, stop } = options;
   const session = await Session.open(
     {
       store,
@@ -142,14 +190,9 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
       model: () => ({ model: options.model, thinking: 'off' }),
       apiKey: (provider) => resolveApiKey(provider, env),
       systemPrompt: systemPrompt(workspace),
-      approvals: {
-        request: async (r) => {
-          const decision = await approvals.request(r);
-          if (decision === 'deny') denied++;
-          return decision;
-        },
-      },
+      approvals: run.approvals,
       trusted: true,
+      mcp,
       logger,
       skills: { userConfigDir: places.userConfigDir, home: places.home },
       ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
@@ -168,7 +211,9 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   let promptId: string | undefined;
   try {
     if (!stop.signal) {
-      promptId = (await session.submit(prompt, { mode: options.mode })).promptId;
+      // `/mcp__<server>__<prompt> args`: the server's prompt is what is sent.
+      const text = (await resolveMcpPrompt(mcp, prompt)) ?? prompt;
+      promptId = (await session.submit(text, { mode: options.mode })).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(
@@ -185,7 +230,10 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
     output.end();
     await session.close();
   }
-  if (denied > 0) ctx.err(`braid: ${denied === 1 ? 'a write or command was' : `${denied} writes or commands were`} denied; run with --yes to allow them\n`);
+  if (denied.count > 0)
+    ctx.err(
+      `braid: ${denied.count === 1 ? 'a write, command or MCP call was' : `${denied.count} writes, commands or MCP calls were`} denied; run with --yes to allow them\n`,
+    );
   const verdict = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
   if (!sessionId && !verdict.turnBegan) store.discard(session.id);
@@ -195,6 +243,8 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
 /** The prompt as sent ({@link typedPrompt}); a "/name" that names no command is a usage error. */
 function promptToSend(prompt: string, places: SetupPlaces): string {
   try {
+    // `/mcp__<server>__<prompt>` is a server's prompt, found when the servers run.
+    if (prompt.startsWith('/mcp__')) return prompt;
     return typedPrompt(prompt, prompt.startsWith('/') ? discoverCommands(places).items : []);
   } catch (err) {
     if (err instanceof UnknownCommandError) throw new UsageError(`${err.message} (braid skills lists them); start the prompt with // to send it as it is`);

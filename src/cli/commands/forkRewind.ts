@@ -3,7 +3,7 @@ import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '..
 import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
 import { promptOfTurn, resolvePromptId, shortSessionId, withSession } from '../resolveIds';
-import { jsonText, oneLine } from '../terminalText';
+import { jsonText, oneLine, shortLine } from '../terminalText';
 import { counted } from '../../core/counted';
 import { textStart } from '../../core/format/textStart';
 import { forkWorktree } from './worktree';
@@ -40,6 +40,7 @@ function describe(p: RewindPreview): string {
     lines.push(`  ${f.action.padEnd(8)} ${oneLine(f.path)}  +${f.added} -${f.removed}${f.changedOutside ? '  (changed outside Braid since)' : ''}`);
   for (const c of p.commands) lines.push(`  command that ran (cannot be undone): ${oneLine(c)}`);
   for (const c of p.commandsMayHaveRun) lines.push(`  command that may have run (Braid stopped before its result came back; cannot be undone): ${oneLine(c)}`);
+  for (const c of p.mcpCalls) lines.push(`  MCP call (may have changed things outside Braid's checkpoints): ${shortLine(c, 200)}`);
   for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
   if (p.importedTurns)
     lines.push(`  ${counted(p.importedTurns, 'turn')} imported from another agent: no file checkpoints, only the conversation is rewound there`);

@@ -8,7 +8,7 @@ const OWN_KEY_VARIABLES = ['BRAID_API_KEY', 'AWS_BEARER_TOKEN_BEDROCK'];
  * provider: `BRAID_API_KEY` and every provider variable pi-ai reads (OPENAI_API_KEY,
  * ANTHROPIC_API_KEY, GH_TOKEN for Copilot, ...), asked of pi-ai so the list follows its providers.
  */
-function modelKeyVariables(): Set<string> {
+export function modelKeyVariables(): Set<string> {
   const names = new Set(OWN_KEY_VARIABLES);
   for (const provider of getProviders()) for (const name of findEnvKeys(provider) ?? []) names.add(name);
   return names;

@@ -14,6 +14,8 @@ import { BlobStore } from '../format/blobStore';
 import type { ToolContext } from '../tools/context';
 import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
 import { taskTool } from '../tools/taskTool';
+import type { McpHub } from '../setup/mcp/hub';
+import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { CacheBreakRecord, ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
@@ -84,6 +86,8 @@ export interface SessionOptions {
   readonly extraTools?: (ctx: ToolContext) => readonly AgentTool[];
   /** Skills (listed in the system prompt, the `skill` tool) and `.github/instructions`, from these user folders and the workspace's; none when absent. */
   readonly skills?: UserSetupDirs;
+  /** The window's MCP servers: their tools join each turn's (started when a turn first needs them; the host closes the hub). */
+  readonly mcp?: McpHub;
 }
 
 /** A model and its thinking level. */
@@ -176,6 +180,10 @@ export class Session {
   private readonly ownTools: readonly AgentTool[];
   /** The session's skills and scoped instructions, when its host reads them. */
   private readonly skills: SessionSkills | undefined;
+  /** The window's MCP servers, as a turn asks for their tools. */
+  private readonly mcpTools: McpTurnTools | undefined;
+  /** The running MCP servers' tools, as the latest turn found them. */
+  private mcpNow: readonly AgentTool[] = [];
 
   private constructor(
     private readonly options: SessionOptions,
@@ -239,6 +247,7 @@ export class Session {
     const own = [...workspaceTools(this.toolContext), task];
     this.ownTools = skills ? skills.tools(own) : own;
     const tools = sortedByName([...this.ownTools, ...(options.extraTools?.(this.toolContext) ?? [])]);
+    this.mcpTools = options.mcp ? new McpTurnTools(options.mcp, this.toolContext.approvals) : undefined;
     // The model is chosen at each turn's start; the kernel gets it then.
     this.agent = new Agent({
       initialState: { systemPrompt: this.systemPromptNow(), thinkingLevel: 'off', tools, messages: history },
@@ -745,6 +754,7 @@ export class Session {
     }
     // 3. Hook context (SessionStart's, then UserPromptSubmit's) becomes one-shot reminders.
     const oneShot: string[] = [...this.startContext.splice(0), ...hook.context];
+    if (this.mcpTools) oneShot.push(...(await this.useMcpTools(this.mcpTools)));
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
     let choice: ModelChoice;
     try {
@@ -826,11 +836,13 @@ export class Session {
     }
   }
 
-  /** The host's extra tools as they are now; a changed list is stored and counted again (the prompt cache breaks once). */
+  /**
+   * This turn's tools: Braid's, the host's extra tools as they are now, and the running MCP
+   * servers'; a changed list is stored and counted again (the prompt cache breaks once).
+   */
   private refreshTools(): void {
-    if (!this.options.extraTools) return;
-    const tools = sortedByName([...this.ownTools, ...this.options.extraTools(this.toolContext)]);
-    if (JSON.stringify(toolShape(tools)) === JSON.stringify(toolShape(this.agent.state.tools))) return;
+    const tools = sortedByName([...this.ownTools, ...(this.options.extraTools?.(this.toolContext) ?? []), ...this.mcpNow]);
+    if (!toolsDiffer(tools, this.agent.state.tools)) return;
     this.agent.state.tools = tools;
     this.prompt = undefined;
     this.fixedTokens = undefined;
@@ -839,6 +851,14 @@ export class Session {
   /** The host's system prompt with the skills' list (when the session has skills). */
   private systemPromptNow(): string {
     return this.skills ? this.skills.systemPrompt(this.options.systemPrompt) : this.options.systemPrompt;
+  }
+
+  /** Starts (or finds) the MCP servers' tools for this turn. Returns reminders for the model (a server that failed). */
+  private async useMcpTools(mcp: McpTurnTools): Promise<string[]> {
+    const { tools, reminders } = await mcp.prepare();
+    this.mcpNow = tools;
+    this.refreshTools();
+    return reminders;
   }
 
   /** The system prompt and the tools' shape as blobs of the session, for turn_begin (stored once each). */

@@ -43,6 +43,8 @@ export interface RewindPreview {
   readonly commands: string[];
   /** Shell commands of the dropped turns whose result is unknown (Braid stopped before it came back): they may have run. */
   readonly commandsMayHaveRun: string[];
+  /** MCP tool calls of the dropped turns: they may have changed things outside Braid's checkpoints. */
+  readonly mcpCalls: string[];
   /**
    * The conversation is already rewound to this prompt (by the session's last rewind, with nothing
    * since): this rewind only restores the files that one left (changed outside Braid, or not asked for).
@@ -242,7 +244,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     const action = t.before === null ? 'delete' : current === null ? 'recreate' : 'restore';
     files.push({ path: t.path, root, action, ...lineDelta(current, restored), changedOutside: (current ? sha256Hex(current) : null) !== t.lastAfter });
   }
-  const { ran, mayHaveRun } = droppedCommands(history, toTurn);
+  const { ran, mayHaveRun, mcpCalls } = droppedCommands(history, toTurn);
   const preview: RewindPreview = {
     toTurn,
     messageId,
@@ -251,6 +253,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     files,
     commands: ran,
     commandsMayHaveRun: mayHaveRun,
+    mcpCalls,
     alreadyRewound: restoredAlready !== undefined,
     refused,
     importedTurns,

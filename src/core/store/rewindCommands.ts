@@ -7,6 +7,8 @@ export interface DroppedCommands {
   readonly ran: string[];
   /** Commands whose result is unknown (Braid stopped or crashed before it came back): they may have run. */
   readonly mayHaveRun: string[];
+  /** MCP tool calls (`mcp__<server>__<tool> <arguments>`): they may have changed things outside Braid's checkpoints. */
+  readonly mcpCalls: string[];
 }
 
 /**
@@ -23,10 +25,13 @@ export function droppedCommands(history: Pick<History, 'messages' | 'fileChanges
   const changedFiles = new Set(history.fileChanges.filter((c) => c.turn >= toTurn).map((c) => c.toolCallId));
   const ran: string[] = [];
   const mayHaveRun: string[] = [];
+  const mcpCalls: string[] = [];
   for (const m of history.messages) {
     const message = m.message;
     if (m.turn < toTurn || message.role !== 'assistant' || message.stopReason === 'error' || message.stopReason === 'aborted') continue;
     for (const block of message.content) {
+      // What a server did is beyond Braid's checkpoints whether or not its answer came back.
+      if (block.type === 'toolCall' && block.name.startsWith('mcp__')) mcpCalls.push(`${block.name} ${JSON.stringify(block.arguments ?? {})}`);
       if (block.type !== 'toolCall' || block.name !== 'bash') continue;
       const command = String((block.arguments as { command?: unknown }).command ?? '');
       const result = results.get(block.id);
@@ -35,5 +40,5 @@ export function droppedCommands(history: Pick<History, 'messages' | 'fileChanges
       else if (details === undefined) mayHaveRun.push(command);
     }
   }
-  return { ran, mayHaveRun };
+  return { ran, mayHaveRun, mcpCalls };
 }

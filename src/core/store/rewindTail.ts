@@ -36,6 +36,8 @@ export interface DroppedTurns {
 const TURN_RECORDS = new Set(['turn_begin', 'turn_end', 'message', 'tool', 'file_change', 'compaction', 'context']);
 const BASH = 'bash';
 const BASH_CALL = Buffer.from(`"name":"${BASH}"`);
+/** An MCP call: the preview lists them too (they may have changed things outside the checkpoints). */
+const MCP_CALL = Buffer.from('"name":"mcp__');
 
 /** What the dropped turns add up to in the fold. */
 interface Totals {
@@ -174,7 +176,7 @@ class TailReader {
     } else if (type === 'message') {
       const role = line.role();
       // An assistant message or a tool result counts from its head (as copyAndFold counts it), unless the preview needs it.
-      const shellCall = role === 'assistant' ? line.includes(BASH_CALL) : role === 'toolResult' && line.toolIs(BASH);
+      const shellCall = role === 'assistant' ? line.includes(BASH_CALL) || line.includes(MCP_CALL) : role === 'toolResult' && line.toolIs(BASH);
       if ((role === 'assistant' || role === 'toolResult') && !shellCall) {
         totals.messages++;
         return;

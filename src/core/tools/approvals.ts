@@ -11,7 +11,7 @@ export interface ApprovalRequest {
   readonly tool: 'write_file' | 'edit_file' | 'bash' | 'mcp' | 'external' | (string & {});
   /** The tool's name as the model calls it, when `tool` is not (`mcp__<server>__<tool>`, `vscode__<name>`): what rules match, and what "Allow for this session" allows. */
   readonly toolName?: string;
-  /** One line: the file written or the command run. */
+  /** One line: the file written, the command run, or an MCP call's "server: tool". */
   readonly summary: string;
   /** More: the change as a line diff, or the working folder of a command. */
   readonly detail?: string;
@@ -51,9 +51,9 @@ export interface ApprovalPolicy {
 /** Asking is the default for both: a model's output must not change files or run commands unseen. */
 export const DEFAULT_POLICY: ApprovalPolicy = { writes: 'ask', shell: 'ask' };
 
-/** The kind of approval a request needs: a write that can run programs counts as a command. */
+/** The kind of approval a request needs: a write that can run programs, and any tool not Braid's, count as a command. */
 export function approvalKind(request: ApprovalRequest): 'writes' | 'shell' {
-  return request.tool === 'bash' || request.commandRisk ? 'shell' : 'writes';
+  return request.tool === 'bash' || !isBraidTool(request) || request.commandRisk ? 'shell' : 'writes';
 }
 
 /** Braid's own tools, which `braid.approval.*` and Auto-accept edits speak of; any other tool (an MCP server's, an extension's) asks unless a rule allows it. */
@@ -146,6 +146,7 @@ export class ApprovalGate {
 
 function deniedWhat(request: ApprovalRequest): string {
   if (request.tool === 'bash') return 'command';
+  if (request.tool === 'mcp') return 'MCP tool call';
   return isBraidTool(request) ? 'change' : 'tool call';
 }
 

@@ -87,6 +87,7 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
   if (preview.commands.length) lines.push('', 'Commands that ran and cannot be undone:', ...preview.commands.map((c) => `  ${c}`));
   if (preview.commandsMayHaveRun.length)
     lines.push('', 'Commands that may have run (Braid stopped before their result came back):', ...preview.commandsMayHaveRun.map((c) => `  ${c}`));
+  if (preview.mcpCalls.length) lines.push('', "MCP calls (may have changed things outside Braid's checkpoints):", ...preview.mcpCalls.map((c) => `  ${c}`));
   if (preview.refused.length)
     lines.push(
       '',

@@ -61,7 +61,10 @@ function lmAgentTool(info: LmToolInfo, name: string, call: LmToolCall, ctx: Tool
       if (!ctx.trusted) throw new Error(`The workspace is not trusted: VS Code tools do not run in it (${info.name}).`);
       const input = typeof params === 'object' && params !== null ? params : {};
       const args = JSON.stringify(input);
-      await ctx.approvals.check({ tool: 'external', toolName: name, summary: `${info.name} ${args.length > 160 ? `${args.slice(0, 160)}…` : args}`, args }, signal);
+      await ctx.approvals.check(
+        { tool: 'external', toolName: name, summary: `${info.name} ${args.length > 160 ? `${args.slice(0, 160)}…` : args}`, args },
+        signal,
+      );
       const parts = await call(info.name, input, signal);
       return textResult(capText(parts.join('\n')) || '(the tool returned nothing)', { tool: info.name });
     },

@@ -15,6 +15,7 @@ const preview = (turnsDropped: number, files: string[] = []): RewindPreview => (
   importedTurns: 0,
   commands: [],
   commandsMayHaveRun: [],
+  mcpCalls: [],
   refused: [],
   files: files.map((path) => ({ path, root: '/w', action: 'delete', added: 0, removed: 1, changedOutside: false })),
 });
