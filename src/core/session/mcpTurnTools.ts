@@ -14,22 +14,24 @@ export class McpTurnTools {
   private readonly told = new Set<string>();
 
   constructor(
-    private readonly hub: McpHub,
+    /** The window's hub, or how to find it now (a window makes a new one when its servers' definitions change). */
+    private readonly hubNow: McpHub | (() => McpHub),
     private readonly gate: ApprovalGate,
   ) {}
 
   /** The tools for this turn and the reminders of problems not told yet. */
   async prepare(): Promise<{ tools: AgentTool[]; reminders: string[] }> {
-    await this.hub.startAll();
+    const hub = typeof this.hubNow === 'function' ? this.hubNow() : this.hubNow;
+    await hub.startAll();
     const reminders: string[] = [];
-    for (const s of this.hub.statuses()) {
+    for (const s of hub.statuses()) {
       if (!s.error || (s.state !== 'failed' && s.state !== 'not started')) continue;
       const note = `The MCP server "${s.name}" is not available: ${s.error}. Its tools are not offered in this turn.`;
       if (this.told.has(note)) continue;
       this.told.add(note);
       reminders.push(note);
     }
-    return { tools: mcpAgentTools(this.hub, this.gate), reminders };
+    return { tools: mcpAgentTools(hub, this.gate), reminders };
   }
 }
 

@@ -86,8 +86,8 @@ export interface SessionOptions {
   readonly extraTools?: (ctx: ToolContext) => readonly AgentTool[];
   /** Skills (listed in the system prompt, the `skill` tool) and `.github/instructions`, from these user folders and the workspace's; none when absent. */
   readonly skills?: UserSetupDirs;
-  /** The window's MCP servers: their tools join each turn's (started when a turn first needs them; the host closes the hub). */
-  readonly mcp?: McpHub;
+  /** The window's MCP servers, or how to find them at a turn's start: their tools join each turn's (started when a turn first needs them; the host closes the hub). */
+  readonly mcp?: McpHub | (() => McpHub);
 }
 
 /** A model and its thinking level. */

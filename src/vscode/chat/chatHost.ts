@@ -2,6 +2,7 @@
 // open with. No vscode import (test/unit/layering.test.ts checks it); vscodeChatHost.ts maps it.
 import os from 'node:os';
 import type { SetupSources } from '../../core/setup/sources';
+import type { McpHub } from '../../core/setup/mcp/hub';
 import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
 import { userConfigDir } from '../../core/setup/settingsFiles';
 import type { Logger } from '../../core/logger';
@@ -40,6 +41,8 @@ export interface ChatHost {
   onDidChangeSetup?(listener: (sources: SetupSources) => void): { dispose(): void };
   /** Tools the editor offers besides Braid's (VS Code's tools the user chose), asked for at each turn's start. */
   extraTools?(ctx: ToolContext): readonly AgentTool[];
+  /** The window's MCP servers as the setup is now (one hub a window; absent: none). */
+  mcp?(): McpHub;
   /** `braid.suggestions`, the user's own; absent: no suggestions. */
   suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */
@@ -82,5 +85,6 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     setup: host.setupSources(),
     ...(alwaysAllow ? { alwaysAllow } : {}),
     ...(host.extraTools ? { extraTools: (ctx: ToolContext) => host.extraTools!(ctx) } : {}),
+    ...(host.mcp ? { mcp: () => host.mcp!() } : {}),
   };
 }

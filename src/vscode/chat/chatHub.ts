@@ -30,6 +30,7 @@ import { CurrentSession } from './currentSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { vscodeChatHost } from './vscodeChatHost';
 import { SetupWatcher } from '../setup/setupWatcher';
+import { WindowMcp } from '../setup/windowMcp';
 import { Mentions } from './mentions';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
@@ -99,6 +100,7 @@ export class ChatHub extends Disposable {
     });
     if (store) this._register(registerCheckpointDocuments(store));
     this.setup = this._register(new SetupWatcher(logger));
+    const mcp = this._register(new WindowMcp(this.setup, logger));
     this.current = this._register(
       new CurrentSession(
         store,
@@ -113,6 +115,7 @@ export class ChatHub extends Disposable {
             },
           },
           this.setup,
+          mcp,
         ),
         logger,
       ),

@@ -5,6 +5,7 @@ import { chooseModel } from '../lm/chooseModel';
 import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { vscodeLmTools } from '../lm/vscodeLmTools';
 import type { SetupWatcher } from '../setup/setupWatcher';
+import type { WindowMcp } from '../setup/windowMcp';
 import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
 import { changeVscodeRule } from '../setup/permissionSetting';
@@ -22,6 +23,7 @@ export function vscodeChatHost(
   memory: vscode.Memento,
   pages: { post(message: HostToWebview): void; resync(): void; reveal(): void },
   setup: SetupWatcher,
+  mcp: WindowMcp,
 ): ChatHost {
   return {
     workspaceDirs: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -41,6 +43,7 @@ export function vscodeChatHost(
     setupSources: () => setup.current(),
     onDidChangeSetup: (listener) => setup.onDidChange(listener),
     extraTools: vscodeLmTools,
+    mcp: () => mcp.current(),
     suggestionSetting: readSuggestionSetting,
     shown: {
       get: () => memory.get<string>(SHOWN_KEY),
