@@ -109,27 +109,8 @@ test('untrusted: a prompt starts no git, sends no git context, and the workspace
 });
 
 test("trusted: a write and a command still ask, and the git context comes from a git that runs none of the repository's programs", async () => {
-  await workbench.runCommand('Workspaces: Manage Workspace Trust');
-  const trustButton = workbench.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
-  await trustButton.waitFor({ timeout: 15_000 });
-  await workbench.screenshot('trust-editor');
-  await trustButton.click();
-  await workbench.page.locator('.workspace-trust-editor', { hasText: 'You trust this folder' }).waitFor({ timeout: 15_000 });
-  // The trust editor opens as a modal; it must close before the chat can be used.
-  const modal = workbench.page.locator('.monaco-modal-editor-block');
-  await workbench.page.keyboard.press('Escape');
-  if (
-    !(await modal.waitFor({ state: 'hidden', timeout: 3_000 }).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    await modal.locator('[aria-label^="Close"]').first().click();
-    await modal.waitFor({ state: 'hidden', timeout: 5_000 });
-  }
+  await workbench.trustWorkspace();
   const chat = workbench.chatFrame();
-  await workbench.openBraid();
-  await chat.locator('body[data-trusted="true"]').waitFor({ timeout: 15_000 });
   // A new session reads the approval settings now, in the trusted workspace.
   await workbench.newSession();
   const before = userModel.requests.length;

@@ -238,6 +238,29 @@ export class Workbench {
     }
   }
 
+  /** Trusts the workspace folder through VS Code's trust editor, closes it, and waits for the chat to say so. */
+  async trustWorkspace(): Promise<void> {
+    await this.runCommand('Workspaces: Manage Workspace Trust');
+    const trustButton = this.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
+    await trustButton.waitFor({ timeout: 15_000 });
+    await this.screenshot('trust-editor');
+    await trustButton.click();
+    await this.page.locator('.workspace-trust-editor', { hasText: 'You trust this folder' }).waitFor({ timeout: 15_000 });
+    // The trust editor opens as a modal; it must close before the chat can be used.
+    const modal = this.page.locator('.monaco-modal-editor-block');
+    await this.page.keyboard.press('Escape');
+    const closed = await modal.waitFor({ state: 'hidden', timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!closed) {
+      await modal.locator('[aria-label^="Close"]').first().click();
+      await modal.waitFor({ state: 'hidden', timeout: 5_000 });
+    }
+    await this.openBraid();
+    await this.chatFrame().locator('body[data-trusted="true"]').waitFor({ timeout: 15_000 });
+  }
+
   /** Clicks the Braid container in the activity bar. */
   async openBraid(): Promise<void> {
     // Clicking the icon of the container already shown would close the side bar.
