@@ -11,9 +11,9 @@ export function promptHooks(command: string, timeoutSec = 60): SessionHooks {
   ]);
 }
 
-/** One user hook of an event. */
+/** One user hook of an event (a minute to finish, the default: a loaded machine may be slow to start bash). */
 export function userHook(event: HookEvent, command: string, extra: Partial<HookCommand> = {}): HookCommand {
-  return { event, command, timeoutSec: 10, origin: 'user', file: 'settings.json', runs: true, ...extra };
+  return { event, command, timeoutSec: 60, origin: 'user', file: 'settings.json', runs: true, ...extra };
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, test } from 'node:test';
 import { SessionHooks } from '../../../src/core/setup/hooks/sessionHooks';
 import { hookInputs, recordingHook, userHook } from '../../support/hooks';
@@ -69,14 +70,18 @@ test('JSON output: decision, permissionDecision, additionalContext, continue fal
 });
 
 test('hooks of one event run in parallel; the strictest permission wins; the matcher selects by tool name', async () => {
+  // Each of the two hooks waits (up to 20 s) for the other to have started: run one after the
+  // other, the first would wait in vain and answer nothing.
+  const meet = (me: string, other: string, decision: string) =>
+    `touch '${path.join(dir, me)}'; for i in $(seq 200); do [ -e '${path.join(dir, other)}' ] && break; sleep 0.1; done; ` +
+    `[ -e '${path.join(dir, other)}' ] && touch '${path.join(dir, `${me}-met`)}' && echo '{"hookSpecificOutput":{"permissionDecision":"${decision}"}}'`;
   const hooks = new SessionHooks([
-    userHook('PreToolUse', `sleep 1; echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, { matcher: 'Write|Edit' }),
-    userHook('PreToolUse', `sleep 1; echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}'`, { matcher: 'write_file' }),
+    userHook('PreToolUse', meet('a-started', 'b-started', 'allow'), { matcher: 'Write|Edit' }),
+    userHook('PreToolUse', meet('b-started', 'a-started', 'ask'), { matcher: 'write_file' }),
     userHook('PreToolUse', `echo '{"hookSpecificOutput":{"permissionDecision":"deny"}}'`, { matcher: 'Bash' }),
   ]);
-  const started = Date.now();
   const outcome = await hooks.run('PreToolUse', info, {}, { toolName: 'write_file' });
-  assert.ok(Date.now() - started < 1900, `two one-second hooks took ${Date.now() - started} ms: not in parallel`);
+  assert.ok(fs.existsSync(path.join(dir, 'a-started-met')) && fs.existsSync(path.join(dir, 'b-started-met')), 'each hook saw the other running');
   assert.equal(outcome.permission, 'ask');
   assert.equal(hooks.selected('PreToolUse', { toolName: 'bash' }).length, 1);
   assert.equal(hooks.selected('PreToolUse', { toolName: 'read_file' }).length, 0);

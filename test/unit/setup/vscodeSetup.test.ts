@@ -72,7 +72,7 @@ test('a call asks first, passes the input and the signal, and returns the text b
   assert.ok(text.startsWith('first part\n') && text.length < 31_000 && /characters cut/.test(text), 'the result is bounded');
 
   const [denied] = lmAgentTools(offered, ['zeta.search'], call, context(true, [], 'deny'));
-  await assert.rejects(denied!.execute('id', { q: 'x' }), /The user denied this call: zeta\.search/);
+  await assert.rejects(denied!.execute('id', { q: 'x' }), /The user denied this tool call: zeta\.search/);
   const [untrusted] = lmAgentTools(offered, ['zeta.search'], call, context(false, []));
   await assert.rejects(untrusted!.execute('id', { q: 'x' }), /not trusted/);
   assert.equal(calls.length, 1, 'neither reached VS Code');
