@@ -192,7 +192,7 @@ const DECISION_TEXT: Record<ApprovalChoice, string> = {
 function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: EntryActions): HTMLElement {
   const card = el('div', 'approval card');
   card.setAttribute('role', 'group');
-  const what = entry.tool === 'bash' ? 'run a command' : entry.tool === 'external' ? 'call a tool' : 'change a file';
+  const what = entry.tool === 'bash' ? 'run a command' : entry.tool === 'write_file' || entry.tool === 'edit_file' ? 'change a file' : 'call a tool';
   card.setAttribute('aria-label', `Braid wants to ${what}`);
   card.append(el('div', 'approval-title', `Braid wants to ${what}: `));
   card.lastElementChild!.append(revealInvisible(entry.summary));
@@ -203,7 +203,7 @@ function approvalCard(entry: Extract<ViewEntry, { kind: 'approval' }>, actions: 
     card.append(el('div', 'approval-risk', `This change can make programs run later: ${entry.commandRisk}. It needs the approval a command needs.`));
   }
   if (entry.change) card.append(changeLine(entry.change));
-  if (entry.tool === 'bash' || entry.tool === 'external') {
+  if (entry.tool !== 'write_file' && entry.tool !== 'edit_file') {
     if (entry.detail) card.append(revealed('div', 'approval-cwd', entry.detail));
   } else if (entry.detail && (entry.decision === undefined || entry.decision === 'deny')) {
     // A write's detail is its diff; once allowed, the tool card shows it (the diff is shown once).

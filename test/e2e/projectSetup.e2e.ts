@@ -129,7 +129,13 @@ test("approved with the CLI: the project's server answers the model, its hooks r
     { kind: 'text', chunks: ['Listed.'] },
   );
   await send('List the project through the files server');
-  await chat.locator('.message.assistant', { hasText: 'Listed.' }).waitFor({ timeout: 30_000 });
+  await chat
+    .locator('.message.assistant', { hasText: 'Listed.' })
+    .waitFor({ timeout: 30_000 })
+    .catch(async (err: unknown) => {
+      await workbench.screenshot('approved-not-answered');
+      throw new Error(`${String(err)}\nthe chat shows: ${await chat.locator('body').innerText()}`);
+    });
   await workbench.screenshot('approved');
   assert.ok(toolNames(model.requests[before]!).includes('mcp__files__list_directory'), toolNames(model.requests[before]!).join(', '));
   assert.match(JSON.stringify(model.requests[before + 1]!.body.messages), /README\.md/, "the server's answer went back to the model");

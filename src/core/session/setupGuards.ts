@@ -13,6 +13,11 @@ import type { ApprovalGate, ApprovalRules } from '../tools/approvals';
 /** Tools that ask the approval gate themselves; a ruling for another tool is asked here. */
 const GATED = new Set(['bash', 'write_file', 'edit_file']);
 
+/** Tools that ask the approval gate themselves (Braid's that change things, MCP servers', VS Code's): a rule's ruling goes to the gate. */
+function asksTheGate(name: string): boolean {
+  return GATED.has(name) || name.startsWith('mcp__') || name.startsWith('vscode__');
+}
+
 /** How many times a Stop (or SubagentStop) hook may send the agent back to work in one turn. */
 export const MAX_STOP_CONTINUATIONS = 3;
 
@@ -86,7 +91,7 @@ export class SetupGuards implements ApprovalRules {
     if (blocked) return { block: true, reason: `A PreToolUse hook blocked this call: ${blocked}` };
     const ruling =
       hook.permission === 'ask' || verdict?.kind === 'ask' ? 'ask' : hook.permission === 'allow' || verdict?.kind === 'allow' ? 'allow' : undefined;
-    if (GATED.has(name)) this.host.gate.rule(name, ctx.args, ruling);
+    if (asksTheGate(name)) this.host.gate.rule(name, ctx.args, ruling);
     else if (ruling === 'ask') {
       const why = verdict?.kind === 'ask' ? `the rule ask ${verdict.rule.rule.text}` : (hook.permissionReason ?? 'a PreToolUse hook');
       const args = JSON.stringify(ctx.args, null, 2);
