@@ -9,8 +9,8 @@ import { ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // The Sessions tree in a real VS Code: archive / restore / delete / undo from the context menu,
-// Open Session finding a session by a word of a later prompt, the all-workspaces toggle, and
-// relative times that stay true.
+// Open Session finding a session by a word of a later prompt, the all-workspaces toggle,
+// relative times that stay true, and a fork made elsewhere showing under a folded source.
 // Sessions are made with the CLI against the profile's storage, so nothing here depends on the
 // Chat webview's markup beyond `body[data-session]`.
 const model = new ScriptedModelServer();
@@ -200,4 +200,21 @@ test('relative times stay true: a session turns "1 min ago" when it is a minute 
   assert.ok(late >= 0, 'not before the minute');
   console.log(`"1 min ago" shown ${late} ms after the session turned a minute old (as seen by the test's polling)`);
   await workbench.screenshot('times-one-minute-ago');
+});
+
+test('a fork made elsewhere (the CLI, another window, an import) shows under a source the tree had shown folded', async () => {
+  // A session with a subagent is shown folded (its subagents are read on expand).
+  model.enqueue({ kind: 'toolCalls', calls: [{ id: 'task1', name: 'task', arguments: '{"description":"Look around","prompt":"List the files."}' }] });
+  model.enqueue({ kind: 'text', chunks: ['One file: README.md.'] });
+  await exec('Delegate a look at the files');
+  const source = (await list()).find((s) => s.title === 'Delegate a look at the files')!.id;
+  const sourceRow = row('Delegate a look at the files');
+  await sourceRow.waitFor({ timeout: 5_000 });
+  assert.equal(await sourceRow.getAttribute('aria-expanded'), 'false', 'folded while it has only subagents');
+
+  // Its first fork comes from outside this window: the source unfolds to show it.
+  await braid(['fork', source, '--title', 'Second look at the files']);
+  await row('Second look at the files').waitFor({ timeout: 10_000 });
+  assert.equal(await row('Second look at the files').getAttribute('aria-level'), '2', 'under its source');
+  await workbench.screenshot('fork-from-elsewhere');
 });

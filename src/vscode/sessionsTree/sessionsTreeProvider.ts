@@ -165,7 +165,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
           ? vscode.TreeItemCollapsibleState.Collapsed
           : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(sessionLabel(row), state);
-    item.id = node.id;
+    // VS Code keeps the folding it last showed for an id: a session shown folded (for its
+    // subagents) would hide a first fork made by the CLI, another window or an import. Having forks
+    // changes the id, so the row unfolds then; the user's folding of it is kept from there on.
+    item.id = node.forks.length > 0 ? `${node.id}:forks` : node.id;
     // Only forks can run in a worktree of their own: the other rows cost no read of their state.
     const location = row.forkedFrom ? this.source.runLocationOf(row.id) : undefined;
     item.description = location ? `${worktreeWords(location)} · ${sessionDescription(row)}` : sessionDescription(row);
