@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { approvalItem, approvedShape, parseDefinition } from './mcp/definitions';
 import { definitionHash } from './projectApprovals';
 import { isObject, type SettingsSource } from './settingsFiles';
 import { scanCommands, scanSkills, SETUP_FOLDERS, type FolderScan } from './setupFolders';
@@ -49,7 +50,13 @@ function serverLines(source: SettingsSource, sources: SetupSources, userServers:
     if (source.origin !== 'project') return line;
     if (userServers.has(name)) return `${line} (not used: your own server of the same name is used)`;
     if (!sources.trusted) return `${line} (${UNTRUSTED})`;
-    const approved = sources.approvals.isApproved({ workspace: sources.workspaceDir, item: `mcp:${name}` }, definitionHash(definition));
+    // The hash the hub starts a server by (braid mcp trust writes it): the parsed definition's approved shape.
+    const parsed = parseDefinition(definition);
+    if ('error' in parsed) return `${line} (not used: ${parsed.error})`;
+    const approved = sources.approvals.isApproved(
+      { workspace: sources.workspaceDir, item: approvalItem(name) },
+      definitionHash(approvedShape(parsed.definition)),
+    );
     return `${line} (${approved ? 'approved' : `needs approval: braid mcp trust ${name}`})`;
   });
 }

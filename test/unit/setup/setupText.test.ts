@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { approvedShape, parseDefinition } from '../../../src/core/setup/mcp/definitions';
 import { definitionHash } from '../../../src/core/setup/projectApprovals';
 import { setupText } from '../../../src/core/setup/setupText';
 import { readSetupSources } from '../../../src/core/setup/sources';
@@ -87,7 +88,10 @@ test('an approved definition says so; a changed definition needs approval again'
   const server = { command: 'node', args: ['server.js'] };
   const s = setup({ '.mcp.json': JSON.stringify({ mcpServers: { local: server } }), '.claude/settings.json': claudeSettings });
   const sources = s.read();
-  await sources.approvals.approve({ workspace: s.workspace, item: 'mcp:local' }, definitionHash(server));
+  // Approved as `braid mcp trust local` approves it: the hash of the parsed definition's approved shape.
+  const parsed = parseDefinition(server);
+  assert.ok('definition' in parsed);
+  await sources.approvals.approve({ workspace: s.workspace, item: 'mcp:local' }, definitionHash(approvedShape(parsed.definition)));
   await sources.approvals.approve({ workspace: s.workspace, item: 'settings:.claude/settings.json' }, definitionHash(JSON.parse(claudeSettings)));
   const approved = setupText(s.read());
   assert.match(approved, /MCP server local: node server\.js \(approved\)/);
