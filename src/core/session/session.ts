@@ -77,8 +77,11 @@ export interface SessionOptions {
   readonly compaction?: CompactionSettings;
   /** How long the provider keeps a prompt cache unused (a longer pause is a cache break's likely cause); 5 minutes when absent. */
   readonly cacheLifetimeMs?: number;
-  /** The workspace's setup as read when the session opened: hooks and permission rules, MCP servers, skills (docs/setup.md). */
-  readonly setup?: SetupSources;
+  /**
+   * The workspace's setup (hooks and permission rules; docs/setup.md), or how to have it as it is
+   * now: a host that reads it again when it changes gives a function, and the session follows.
+   */
+  readonly setup?: SetupSources | (() => SetupSources | undefined);
   /**
    * Tools from outside Braid (VS Code's own, a server's), asked for at each turn's start: a change
    * applies from the next turn. Each must ask the context's approval gate before it acts.
@@ -223,7 +226,7 @@ export class Session {
     };
     this.cacheWatch = new CacheWatch(options.cacheLifetimeMs);
     this.guards = new SetupGuards({
-      ...(options.setup ? { setup: options.setup } : {}),
+      ...(options.setup ? { setup: typeof options.setup === 'function' ? options.setup : () => options.setup as SetupSources } : {}),
       ...(options.promptHook ? { promptHook: options.promptHook } : {}),
       ...(options.alwaysAllow ? { alwaysAllow: options.alwaysAllow } : {}),
       gate: this.toolContext.approvals,

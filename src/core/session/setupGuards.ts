@@ -23,7 +23,8 @@ export const MAX_STOP_CONTINUATIONS = 3;
 
 /** What the guards need from their session. */
 export interface GuardHost {
-  readonly setup?: SetupSources;
+  /** The setup as it is now: a different object than last time means it was read again (hooks and rules follow at the next call). */
+  readonly setup?: () => SetupSources | undefined;
   /** The old `braid.hooks.userPromptSubmit` command. */
   readonly promptHook?: string;
   readonly gate: ApprovalGate;
@@ -38,12 +39,11 @@ export interface GuardHost {
  * afterToolCall, the approval gate's rules, and the session's moments (start, prompt, stop, end).
  */
 export class SetupGuards implements ApprovalRules {
-  readonly hooks: SessionHooks;
-  readonly rules: PermissionRules;
+  private readonly legacy: readonly HookCommand[];
+  private read: { readonly sources: SetupSources | undefined; readonly hooks: SessionHooks; readonly rules: PermissionRules } | undefined;
 
   constructor(private readonly host: GuardHost) {
-    const read = host.setup ? readHooks(host.setup) : { hooks: [], problems: [] };
-    const legacy: HookCommand[] = host.promptHook
+    this.legacy = host.promptHook
       ? [
           {
             event: 'UserPromptSubmit',
@@ -56,10 +56,39 @@ export class SetupGuards implements ApprovalRules {
           },
         ]
       : [];
-    this.hooks = new SessionHooks([...legacy, ...read.hooks]);
-    this.rules = host.setup ? PermissionRules.fromSources(host.setup) : new PermissionRules([]);
-    for (const problem of [...read.problems, ...this.rules.problems]) host.logger.warn(`setup: ${problem}`);
     host.gate.rules = this;
+  }
+
+  /** The hooks of the setup as it is now. */
+  get hooks(): SessionHooks {
+    return this.current().hooks;
+  }
+
+  /** The permission rules of the setup as it is now, with the rules made for this session. */
+  get rules(): PermissionRules {
+    return this.current().rules;
+  }
+
+  /**
+   * Hooks and rules read from the setup the host has now: an open session follows a settings file
+   * edited, a project approved or trust granted, without being opened again. The rules made for
+   * this session ("Allow for this session") carry over.
+   */
+  private current(): { hooks: SessionHooks; rules: PermissionRules } {
+    let sources: SetupSources | undefined;
+    try {
+      sources = this.host.setup?.();
+    } catch (err) {
+      if (this.read) return this.read; // the setup as last read holds (its deny rules with it)
+      throw err;
+    }
+    if (this.read && this.read.sources === sources) return this.read;
+    const read = sources ? readHooks(sources) : { hooks: [], problems: [] };
+    const rules = sources ? PermissionRules.fromSources(sources) : new PermissionRules([]);
+    for (const r of this.read?.rules.rules ?? []) if (r.origin === 'session') rules.addSessionRule(r.kind, r.rule.text);
+    for (const problem of [...read.problems, ...rules.problems]) this.host.logger.warn(`setup: ${problem}`);
+    this.read = { sources, hooks: new SessionHooks([...this.legacy, ...read.hooks]), rules };
+    return this.read;
   }
 
   private get workspaceDir(): string {
@@ -167,7 +196,8 @@ export class SetupGuards implements ApprovalRules {
   }
 
   async allowAlways(rule: string): Promise<void> {
-    const file = this.host.setup ? path.join(this.host.setup.userConfigDir, 'settings.json') : undefined;
+    const setup = this.host.setup?.();
+    const file = setup ? path.join(setup.userConfigDir, 'settings.json') : undefined;
     try {
       if (this.host.alwaysAllow) await this.host.alwaysAllow(rule);
       else if (file) await addUserRule(file, 'allow', rule);

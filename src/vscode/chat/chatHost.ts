@@ -82,7 +82,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     // The old prompt hook (braid.hooks.userPromptSubmit) is kept out of the setup's hooks: it runs once, as this.
     skills: { userConfigDir: userConfigDir(), home: os.homedir() },
     ...(promptHook ? { promptHook } : {}),
-    setup: host.setupSources(),
+    setup: () => host.setupSources(),
     ...(alwaysAllow ? { alwaysAllow } : {}),
     ...(host.extraTools ? { extraTools: (ctx: ToolContext) => host.extraTools!(ctx) } : {}),
     ...(host.mcp ? { mcp: () => host.mcp!() } : {}),

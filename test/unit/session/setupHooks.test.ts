@@ -346,3 +346,51 @@ test("a project's hooks run only in a trusted workspace and once its settings fi
     await f.cleanup();
   }
 });
+
+test('an open session follows its setup read again: a deny rule added, a hook removed; rules made for the session stay', async () => {
+  const f = await sessionFixture();
+  try {
+    const config = path.join(f.root, 'config');
+    const env = { HOME: f.root, XDG_CONFIG_HOME: config };
+    const file = path.join(config, 'braid', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const hook = { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `echo ran >> ${f.root}/hook-ran` }] }] };
+    fs.writeFileSync(file, JSON.stringify({ hooks: hook }));
+    // The host reads the setup again when its files change, as VS Code's watcher does.
+    let setup = readSetupSources({ workspaceDir: f.workspace, trusted: true, env });
+    const session = await f.open({ setup: () => setup });
+    f.decide = 'allow-session';
+    f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'a.txt', content: 'x' }, { id: 'w' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
+    await session.submit('first');
+    await session.waitForIdle();
+    assert.equal(fs.readFileSync(path.join(f.root, 'hook-ran'), 'utf8'), 'ran\n');
+
+    fs.writeFileSync(file, JSON.stringify({ permissions: { deny: ['Bash(rm:*)'] } }));
+    setup = readSetupSources({ workspaceDir: f.workspace, trusted: true, env });
+    fs.writeFileSync(path.join(f.workspace, 'keep.txt'), 'keep');
+    f.faux.setResponses([
+      bash('rm keep.txt', 'b1'),
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'b.txt', content: 'y' }, { id: 'w2' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('ok'),
+    ]);
+    await session.submit('second');
+    await session.waitForIdle();
+    assert.match(toolResults(f.records(session.id)).at(-2)!, /deny Bash\(rm:\*\)/, 'the new deny rule applied without reopening');
+    assert.ok(fs.existsSync(path.join(f.workspace, 'keep.txt')));
+    assert.equal(fs.readFileSync(path.join(f.root, 'hook-ran'), 'utf8'), 'ran\n', 'the removed hook ran no more');
+    assert.equal(f.approvals.length, 1, 'the second write was allowed by the session rule made before the setup changed');
+    assert.deepEqual(
+      session.permissionRules.rules.map((r) => [r.kind, r.rule.text, r.origin]),
+      [
+        ['deny', 'Bash(rm:*)', 'user'],
+        ['allow', 'Edit', 'session'],
+      ],
+    );
+    await session.close();
+  } finally {
+    await f.cleanup();
+  }
+});
