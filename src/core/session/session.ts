@@ -972,6 +972,7 @@ export class Session {
         apiKey: this.apiKey,
         ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
         tools: readOnlyTools(this.toolContext),
+        ...(this.skills ? { skills: this.skills } : {}),
         secrets: this.secrets,
         stopReason: (active) => this.guards.stopReason('SubagentStop', active),
         toolGuards: { beforeToolCall: (c, s) => this.guards.beforeToolCall(c, s), afterToolCall: (c, s) => this.guards.afterToolCall(c, s) },

@@ -7,6 +7,7 @@ import { messageText } from '../format/messageText';
 import { callUsage } from './callUsage';
 import { describeModelError } from './modelErrors';
 import type { SecretRedactor } from './secrets';
+import type { SessionSkills } from '../setup/skills/sessionSkills';
 
 /** The system prompt of a subagent. */
 const SUBAGENT_PROMPT =
@@ -23,6 +24,8 @@ export interface SubagentContext {
   readonly apiKey: (provider: string) => Promise<string | undefined> | string | undefined;
   readonly streamFn?: StreamFn;
   readonly tools: AgentTool[];
+  /** The session's skills: listed in the subagent's prompt too, with the `skill` tool and scoped instructions. */
+  readonly skills?: Pick<SessionSkills, 'systemPrompt' | 'subagentTools'>;
   /** The session's redactor: a provider error that echoes the key must not reach the subagent's log. */
   readonly secrets: SecretRedactor;
   /** The provider's cache lifetime, as the session's watch has it. */
@@ -48,8 +51,11 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
   // The subagent's calls are compared with each other (its prompt is its own, not the session's).
   const watch = new CacheWatch(ctx.cacheLifetimeMs);
   const stream = ctx.streamFn ?? streamSimple;
-  const child = new Agent({
-    initialState: { model: ctx.model, systemPrompt: SUBAGENT_PROMPT, thinkingLevel: ctx.thinking as ThinkingLevel, tools: ctx.tools },
+  const context = (): readonly Message[] => child.state.messages as Message[];
+  const tools = ctx.skills ? ctx.skills.subagentTools(ctx.tools, context) : ctx.tools;
+  const systemPrompt = ctx.skills ? ctx.skills.systemPrompt(SUBAGENT_PROMPT) : SUBAGENT_PROMPT;
+  const child: Agent = new Agent({
+    initialState: { model: ctx.model, systemPrompt, thinkingLevel: ctx.thinking as ThinkingLevel, tools },
     getApiKey: (provider) => ctx.apiKey(provider),
     streamFn: (model, context, options) => {
       watch.sending(model, context, ctx.thinking);

@@ -46,6 +46,14 @@ export class SessionSkills {
     return this.instructions.wrap([...tools, skillTool(() => this.places())]);
   }
 
+  /**
+   * A subagent's tools: the `skill` tool added, and the file tools giving scoped instructions by
+   * what the subagent's own conversation (`context`) holds.
+   */
+  subagentTools(tools: readonly AgentTool[], context: () => readonly Message[]): AgentTool[] {
+    return new ScopedInstructionGate(this.workspaceDir, context).wrap([...tools, skillTool(() => this.places())]);
+  }
+
   /** Call at each turn's start. */
   turnStarted(): void {
     this.instructions.turnStarted();
