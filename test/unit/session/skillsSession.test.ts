@@ -75,7 +75,7 @@ test("a subagent is told the session's skills, loads one with the skill tool, an
     const agent = f.store.get(session.id).agents.find((a) => a.parentId === 'main');
     const { records } = readWireLog(path.join(f.store.locate(session.id), 'agents', agent!.id, 'wire.jsonl'));
     const results = records
-      .filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'toolResult')
+      .filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'toolResult')
       .map((r) => JSON.stringify(r.message.content));
     assert.equal(results.length, 2);
     assert.match(results[0]!, /Run DEPLOY_STEPS\./);

@@ -7,6 +7,7 @@ import { parseRule } from '../../../src/core/setup/permissions/ruleSyntax';
 import { approveProjectSettings } from '../../../src/core/setup/permissions/settingsApproval';
 import { addUserRule, removeUserRule } from '../../../src/core/setup/permissions/userRuleFile';
 import { readSetupSources } from '../../../src/core/setup/sources';
+import { stripJsonComments } from '../../../src/core/setup/settingsFiles';
 import { tempDir } from '../../support/store';
 
 const root = tempDir('braid-rules-');
@@ -144,9 +145,16 @@ test('"Always allow": the suggested rule for a command and a file, written to an
   fs.writeFileSync(file, '{\n  // mine\n  "hooks": {"Stop": []},\n  "permissions": {"deny": ["Bash(rm:*)"]}\n}\n');
   await addUserRule(file, 'allow', 'Bash(npm test:*)');
   await addUserRule(file, 'allow', 'Bash(npm test:*)');
-  const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  assert.deepEqual(written, { hooks: { Stop: [] }, permissions: { deny: ['Bash(rm:*)'], allow: ['Bash(npm test:*)'] } });
+  const written = fs.readFileSync(file, 'utf8');
+  assert.match(written, /^\{\n {2}\/\/ mine\n {2}"hooks": \{"Stop": \[\]\},\n/, 'the comment and the other keys stay as they were');
+  assert.deepEqual(JSON.parse(stripJsonComments(written)), { hooks: { Stop: [] }, permissions: { deny: ['Bash(rm:*)'], allow: ['Bash(npm test:*)'] } });
   assert.equal(await removeUserRule(file, 'allow', 'Bash(npm test:*)'), true);
   assert.equal(await removeUserRule(file, 'allow', 'Bash(npm test:*)'), false);
-  assert.deepEqual((JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions: unknown }).permissions, { deny: ['Bash(rm:*)'], allow: [] });
+  const removed = fs.readFileSync(file, 'utf8');
+  assert.match(removed, /\/\/ mine/);
+  assert.deepEqual((JSON.parse(stripJsonComments(removed)) as { permissions: unknown }).permissions, { deny: ['Bash(rm:*)'], allow: [] });
+  // A file not there yet is made with the rule alone.
+  const fresh = path.join(root, 'user', 'fresh.json');
+  await addUserRule(fresh, 'allow', 'Bash(ls:*)');
+  assert.deepEqual(JSON.parse(fs.readFileSync(fresh, 'utf8')), { permissions: { allow: ['Bash(ls:*)'] } });
 });

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+// The ES module build: the UMD one requires its parts at run time, which a bundle cannot follow.
+import { applyEdits, modify } from 'jsonc-parser/lib/esm/main.js';
 import { writeFileAtomic } from '../../fs/atomic';
 import { withFileLock } from '../../fs/fileLock';
 import { makeFolders } from '../../fs/folders';
@@ -8,8 +10,8 @@ import type { RuleKind } from './permissionRules';
 import { parseRule } from './ruleSyntax';
 
 // "Always allow" on the approval card, and `braid permissions remove`, change the rules in Braid's
-// user settings file. The file is rewritten as plain JSON (comments in it are not kept); every
-// other key stays as it was. A file that is not a JSON object is left alone, with an error.
+// user settings file. Only the rule list changes: the file's comments, other keys and layout stay
+// as they were. A file that is not a JSON object is left alone, with an error.
 
 /** Adds a rule to `permissions.<kind>` of the user's settings file (created if missing); a rule already there is not added twice. */
 export async function addUserRule(file: string, kind: RuleKind, rule: string): Promise<void> {
@@ -32,22 +34,27 @@ export async function removeUserRule(file: string, kind: RuleKind, rule: string)
 async function changeRules(file: string, kind: RuleKind, change: (rules: string[]) => string[]): Promise<void> {
   makeFolders(path.dirname(file));
   await withFileLock(`${file}.lock`, { staleMs: 30_000, timeoutMs: 10_000 }, () => {
-    const settings = readObject(file);
-    const permissions = isObject(settings.permissions) ? { ...settings.permissions } : {};
+    const text = readText(file);
+    const settings = parseObject(file, text);
+    const permissions = isObject(settings.permissions) ? settings.permissions : {};
     const current = Array.isArray(permissions[kind]) ? (permissions[kind] as unknown[]).filter((r): r is string => typeof r === 'string') : [];
-    permissions[kind] = change(current);
-    writeFileAtomic(file, `${JSON.stringify({ ...settings, permissions }, null, 2)}\n`);
+    const edits = modify(text || '{}', ['permissions', kind], change(current), { formattingOptions: { insertSpaces: true, tabSize: 2 } });
+    const changed = applyEdits(text || '{}', edits);
+    writeFileAtomic(file, changed.endsWith('\n') ? changed : `${changed}\n`);
   });
 }
 
-function readObject(file: string): Record<string, unknown> {
-  let text: string;
+function readText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw err;
   }
+}
+
+function parseObject(file: string, text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(stripJsonComments(text));
