@@ -25,7 +25,6 @@ import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
 import { judge, PromptTracker, type Verdict } from './execOutcome';
 import { counted } from '../../core/counted';
-import { readSetupSources } from '../../core/setup/sources';
 import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
 import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
 import { userConfigDir } from '../../core/setup/settingsFiles';
@@ -196,8 +195,8 @@ async function runWithServers(
       logger,
       skills: { userConfigDir: places.userConfigDir, home: places.home },
       ...(env.BRAID_PROMPT_HOOK ? { promptHook: env.BRAID_PROMPT_HOOK } : {}),
-      // The user's hooks and rules, and the workspace's once approved (braid hooks trust).
-      setup: readSetupSources({ workspaceDir: workspace, trusted: true, env }),
+      // The user's hooks and rules, and the workspace's once approved (braid hooks trust): the setup the servers were read from.
+      setup: mcp.sources,
     },
     sessionId,
   );
