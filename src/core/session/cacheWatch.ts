@@ -21,6 +21,8 @@ interface CallShape {
   readonly tools: readonly (readonly [string, string])[];
   /** Each message's hash, in order. */
   readonly messages: readonly string[];
+  /** Each message's length as sent (characters), in order: how much of the prompt a common beginning is. */
+  readonly sizes: readonly number[];
   readonly at: number;
 }
 
@@ -29,11 +31,14 @@ interface Answered {
   readonly shape: CallShape;
   /** Tokens of its prompt the provider had cached once it answered (read, or written for later). */
   readonly cached: number;
+  /** Tokens of its prompt (0 when not known). */
+  readonly sent: number;
 }
 
 /** What the log says of a session's last call: the shape the next call is compared with. */
-export interface LastCall extends Omit<CallShape, 'messages'> {
+export interface LastCall extends Omit<CallShape, 'messages' | 'sizes'> {
   readonly cached: number;
+  readonly sent: number;
 }
 
 /** Each tool's name and the hash of its definition, in the order given: what a prompt's tools are to its cache. */
@@ -48,15 +53,16 @@ export type CacheBreakNote = Omit<CacheBreakRecord, 'v' | 'ts' | 't' | 'turn' | 
  * names the likely cause when a call reads far less from the prompt cache than the one before:
  * the model or thinking changed, the system prompt or the tools changed, the messages before the
  * cache point were rewritten (a compaction, a rewind, something else), or the time since the last
- * call outlived the provider's cache. What it compares lives in memory: after the session is
- * opened again, the first call is compared with nothing.
+ * call outlived the provider's cache. What a rewind took out of the prompt is not counted as lost.
+ * After the session is opened again, the first call is compared with the last call its log
+ * records ({@link seed}).
  */
 export class CacheWatch {
   private pending: CallShape | undefined;
   private previous: Answered | undefined;
   /** What happened to the history since the previous call. */
   private since: { compaction: boolean; rewind: boolean } = { compaction: false, rewind: false };
-  private readonly hashes = new WeakMap<object, string>();
+  private readonly hashes = new WeakMap<object, { hash: string; size: number }>();
 
   constructor(private readonly lifetimeMs = DEFAULT_CACHE_LIFETIME_MS) {}
 
@@ -68,7 +74,8 @@ export class CacheWatch {
       thinking,
       systemPrompt: context.systemPrompt ?? '',
       tools: toolShape(context.tools ?? []),
-      messages: context.messages.map((m) => this.hashOf(m)),
+      messages: context.messages.map((m) => this.hashOf(m).hash),
+      sizes: context.messages.map((m) => this.hashOf(m).size),
       at,
     };
   }
@@ -78,8 +85,9 @@ export class CacheWatch {
    * the next call is compared with it. `messages` is the conversation as it stands now.
    */
   seed(last: LastCall, messages: readonly Message[]): void {
-    const { provider, model, thinking, systemPrompt, tools, at, cached } = last;
-    this.previous = { shape: { provider, model, thinking, systemPrompt, tools, messages: messages.map((m) => this.hashOf(m)), at }, cached };
+    const { provider, model, thinking, systemPrompt, tools, at, cached, sent } = last;
+    const [hashes, sizes] = [messages.map((m) => this.hashOf(m).hash), messages.map((m) => this.hashOf(m).size)];
+    this.previous = { shape: { provider, model, thinking, systemPrompt, tools, messages: hashes, sizes, at }, cached, sent };
   }
 
   compacted(): void {
@@ -98,10 +106,13 @@ export class CacheWatch {
     const previous = this.previous;
     const since = this.since;
     const [cacheRead, cacheWrite] = [tokens(usage.cacheRead), tokens(usage.cacheWrite)];
-    this.previous = { shape, cached: cacheRead + cacheWrite };
+    const sent = tokens(usage.input) + cacheRead + cacheWrite;
+    this.previous = { shape, cached: cacheRead + cacheWrite, sent };
     this.since = { compaction: false, rewind: false };
     if (!previous) return undefined;
-    const expected = previous.cached;
+    // No call can read more than it sent; after a rewind, nor more of the call before than it
+    // sends again: what the rewind took out of the prompt is not a loss.
+    const expected = Math.min(previous.cached, sent > 0 ? sent : Infinity, since.rewind ? resentTokens(previous, shape) : Infinity);
     const lost = expected - cacheRead;
     if (lost < CACHE_BREAK_MIN_TOKENS || lost <= expected * CACHE_BREAK_SHARE) return undefined;
     const { cause, detail } = causeOf(previous.shape, shape, since, this.lifetimeMs);
@@ -110,16 +121,37 @@ export class CacheWatch {
   }
 
   /** A message's hash, as the provider reads it (its role and content; times and usage are not sent). */
-  private hashOf(m: Message): string {
-    let hash = this.hashes.get(m);
-    if (hash === undefined) {
+  private hashOf(m: Message): { hash: string; size: number } {
+    let known = this.hashes.get(m);
+    if (known === undefined) {
       const { role, content } = m;
       const extra = m.role === 'toolResult' ? [m.toolCallId, m.isError] : [];
-      hash = sha256Hex(JSON.stringify([role, content, ...extra]));
-      this.hashes.set(m, hash);
+      const text = JSON.stringify([role, content, ...extra]);
+      known = { hash: sha256Hex(text), size: text.length };
+      this.hashes.set(m, known);
     }
-    return hash;
+    return known;
   }
+}
+
+/**
+ * The tokens of the call before that this call sends again, in proportion to their characters:
+ * the system prompt and tools, and each of its messages this call still holds. No bound when the
+ * model, system prompt or tools changed (then all is lost) or the size is not known.
+ */
+function resentTokens(before: Answered, now: CallShape): number {
+  const { shape } = before;
+  if (before.sent === 0 || shape.provider !== now.provider || shape.model !== now.model || shape.systemPrompt !== now.systemPrompt) return Infinity;
+  if (JSON.stringify(shape.tools) !== JSON.stringify(now.tools)) return Infinity;
+  const fixed = shape.systemPrompt.length + JSON.stringify(shape.tools).length;
+  const held = new Set(now.messages);
+  let total = fixed;
+  let again = fixed;
+  shape.messages.forEach((hash, i) => {
+    total += shape.sizes[i]!;
+    if (held.has(hash)) again += shape.sizes[i]!;
+  });
+  return again === total ? Infinity : Math.floor((before.sent * again) / total);
 }
 
 /** The first difference between two calls that a prompt cache depends on, most decisive first. */
@@ -136,10 +168,11 @@ export function causeOf(
   const tools = toolsChange(before.tools, now.tools);
   if (tools) return { cause: 'tools', detail: tools };
   const first = before.messages.findIndex((h, i) => now.messages[i] !== h);
-  if (first >= 0) {
+  // A rewind (or an edit and resend) only takes messages off the end, and what it took is not
+  // expected (see answered): a loss after it lies in what it kept, so its cause is further down.
+  if (first >= 0 && (since.compaction || !since.rewind)) {
     const where = `from message ${first + 1} of ${before.messages.length}`;
     if (since.compaction) return { cause: 'compaction', detail: `the conversation was summarized (${where})` };
-    if (since.rewind) return { cause: 'rewind', detail: `a rewind, or an edit and resend, changed the conversation ${where}` };
     return { cause: 'history-rewritten', detail: `the conversation sent changed ${where}` };
   }
   const idle = now.at - before.at;

@@ -877,21 +877,27 @@ export class Session {
     return { system: this.prompt.system, tools: this.prompt.tools };
   }
 
-  /** The call the log says this session made last, for the cache watch to compare the next call with (nothing when unreadable). */
+  /**
+   * The call the log says this session made last, for the cache watch to compare the next call
+   * with. Nothing when unreadable, or when a rewind or a compaction (by another process) changed
+   * the conversation since: what that call sent is not known here, so no loss can be told.
+   */
   private seedCacheWatch(): void {
     const last = readLastCall(this.options.store.layout.agentLog(this.writer.dir));
     const { model, prompt } = last?.turnBegin ?? {};
-    if (!last || !model || !prompt) return;
+    if (!last || !model || !prompt || last.rewrittenSince) return;
     try {
       const systemPrompt = this.blobs.get(prompt.system).toString('utf8');
       const tools: unknown = JSON.parse(this.blobs.get(prompt.tools).toString('utf8'));
       const pairs = Array.isArray(tools) && tools.every((t) => Array.isArray(t) && t.length === 2 && t.every((x) => typeof x === 'string'));
       const { usage } = last;
-      const cached = [usage.cacheRead, usage.cacheWrite].reduce((n: number, x) => n + (Number.isFinite(x) && x > 0 ? x : 0), 0);
+      const count = (xs: number[]) => xs.reduce((n: number, x) => n + (Number.isFinite(x) && x > 0 ? x : 0), 0);
+      const cached = count([usage.cacheRead, usage.cacheWrite]);
+      const sent = count([usage.input, usage.cacheRead, usage.cacheWrite]);
       if (!pairs || typeof model.provider !== 'string' || typeof model.id !== 'string' || !Number.isFinite(usage.ts))
         throw new Error('a record of it is damaged');
       const shape = { provider: model.provider, model: model.id, thinking: String(model.thinking), systemPrompt, tools: tools as [string, string][] };
-      this.cacheWatch.seed({ ...shape, at: usage.ts, cached }, this.agent.state.messages as Message[]);
+      this.cacheWatch.seed({ ...shape, at: usage.ts, cached, sent }, this.agent.state.messages as Message[]);
     } catch (err) {
       this.logger.warn(`session ${this.id}: the last call's prompt could not be read (${errorMessage(err)}); the next call is compared with nothing`);
     }

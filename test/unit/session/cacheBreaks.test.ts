@@ -142,15 +142,37 @@ test('a compaction: the cause is the compaction', async () => {
   );
 });
 
-test('a rewind (or an edit and resend): the cause is the rewind', async () => {
+test('a rewind takes turns out of the prompt: what it took is no loss; a loss in what it kept is the provider\u2019s', async () => {
   const session = await warmed();
   await turn(session, 3);
-  const prompts = f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user');
-  await session.rewind(prompts[1]!.id, { files: false });
+  const prompts = () => f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user');
+  await session.rewind(prompts()[1]!.id, { files: false });
   await turn(session, 5);
+  assert.deepEqual(breaks(session.id), [], 'the beginning it kept was read from the cache');
+  server.cachePrompts(); // the provider dropped everything it held
+  await session.rewind(prompts().at(-1)!.id, { files: false });
+  await turn(session, 6);
   const [b] = breaks(session.id);
-  assert.equal(b?.cause, 'rewind');
-  assert.ok(b!.cacheRead > 0 && b!.cacheRead < b!.expected, 'what came before the rewound turn was still read from the cache');
+  assert.equal(b?.cause, 'unknown');
+  assert.equal(b!.cacheRead, 0);
+  assert.ok(b!.expected < 6000, `only what the rewind kept is expected (${b!.expected} tokens)`);
+});
+
+test('a rewind by another process, then a turn: no break when the prompt it kept is read from the cache', async () => {
+  const session = await warmed();
+  await turn(session, 3);
+  await session.close();
+  // What `braid rewind` does, then `braid exec`: each its own opening of the session.
+  const rewinder = await open({}, session.id);
+  const prompts = f.records(session.id).filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user');
+  await rewinder.rewind(prompts[1]!.id, { files: false });
+  await rewinder.close();
+  const again = await open({}, session.id);
+  await again.submit('And what about the first log?');
+  await again.waitForIdle();
+  const last = server.replies.at(-1) as { usage: { prompt: number; cached: number } };
+  assert.ok(last.usage.cached > last.usage.prompt * 0.5, 'the provider read most of the prompt from its cache');
+  assert.deepEqual(breaks(session.id), []);
 });
 
 /**
@@ -342,12 +364,12 @@ test('a provider that reports nonsense counts (negative, not a number) writes no
   const watch = new CacheWatch();
   const model = modelNamed('scripted-model');
   const context = { systemPrompt: SYSTEM, tools: [], messages: [user('hello')] };
-  const answer = (cacheRead: number, cacheWrite = 0) => {
+  const answer = (cacheRead: number, cacheWrite = 0, input = 10) => {
     watch.sending(model, context, 'off');
-    return watch.answered({ input: 10, cacheRead, cacheWrite }, model);
+    return watch.answered({ input, cacheRead, cacheWrite }, model);
   };
   assert.equal(answer(Number.NaN, 5000), undefined);
-  const note = answer(-3);
+  const note = answer(-3, 0, 5000);
   assert.equal(note?.cacheRead, 0, 'a negative count is none');
   assert.equal(note?.expected, 5000);
   assert.ok(Number.isFinite(note!.cost));
