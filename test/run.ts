@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleForNode } from '../scripts/bundle-node.mjs';
+import { bundleForNode, stopBundling } from '../scripts/bundle-node.mjs';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const suites = {
@@ -51,6 +51,7 @@ async function main(): Promise<number> {
   // The search tools' worker thread, started by file name from the code under test.
   const toolWorker = path.join(root, 'out', 'test', 'toolWorker.cjs');
   await bundleForNode({ toolWorker: path.join(root, 'src', 'core', 'tools', 'worker', 'toolWorker.ts') }, path.dirname(toolWorker));
+  await stopBundling();
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
   const result = spawnSync(process.execPath, args, {
