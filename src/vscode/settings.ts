@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/compaction';
+import { DEFAULT_REPEAT_LIMITS, type RepeatLimits } from '../core/session/repeatedCalls';
 import type { ModelSettings } from '../core/model/modelSettings';
 import type { ApprovalPolicy } from '../core/tools/approvals';
 import { SUGGESTION_SETTINGS, type SuggestionSetting } from '../core/session/suggestion';
@@ -59,6 +60,14 @@ export function readCompactionSettings(): CompactionSettings {
   return {
     threshold: Number.isFinite(threshold) ? Math.min(0.98, Math.max(0.1, threshold)) : DEFAULT_COMPACTION.threshold,
     keepTokens: Number.isFinite(keepTokens) ? Math.max(0, Math.round(keepTokens)) : DEFAULT_COMPACTION.keepTokens,
+  };
+}
+
+/** `braid.repeatedCalls.*` (the user's own: a workspace cannot let a stuck model run on). */
+export function readRepeatLimits(): Partial<RepeatLimits> {
+  return {
+    remindAt: userSetting<number>('braid.repeatedCalls', 'remindAt', DEFAULT_REPEAT_LIMITS.remindAt),
+    stopAt: userSetting<number>('braid.repeatedCalls', 'stopAt', DEFAULT_REPEAT_LIMITS.stopAt),
   };
 }
 

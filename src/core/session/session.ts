@@ -1,4 +1,15 @@
-import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type StreamFn, type ThinkingLevel } from '@mariozechner/pi-agent-core';
+import {
+  Agent,
+  type AfterToolCallContext,
+  type AfterToolCallResult,
+  type AgentEvent,
+  type AgentMessage,
+  type AgentTool,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+  type StreamFn,
+  type ThinkingLevel,
+} from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
 import { errorMessage } from '../errors';
@@ -19,6 +30,7 @@ import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
 import type { CacheBreakRecord, ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
+import { notCalled, RepeatedCalls, type RepeatLimits } from './repeatedCalls';
 import { readLastCall } from '../wire/lastCall';
 import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
@@ -91,6 +103,8 @@ export interface SessionOptions {
   readonly skills?: UserSetupDirs;
   /** The window's MCP servers, or how to find them at a turn's start: their tools join each turn's (started when a turn first needs them; the host closes the hub). */
   readonly mcp?: McpHub | (() => McpHub);
+  /** When the same tool call, made again in one turn, gets a reminder and when it ends the turn (3 and 5 when absent). */
+  readonly repeatLimits?: Partial<RepeatLimits>;
 }
 
 /** A model and its thinking level. */
@@ -118,6 +132,8 @@ interface ActiveTurn {
   /** The model and thinking snapshotted at the turn's start: the subagents of the turn use them too. */
   readonly choice: ModelChoice;
   assistantStartedAt: number;
+  /** Why Braid ended the turn itself (a call repeated too often). */
+  endedBecause?: string;
 }
 
 interface Prompt {
@@ -173,6 +189,9 @@ export class Session {
   private readonly log: SessionLog;
   /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
   private readonly cacheWatch: CacheWatch;
+  private readonly repeats: RepeatedCalls;
+  /** Reminders for calls repeated in this turn, by tool call id, added to their results. */
+  private readonly repeatReminders = new Map<string, string>();
   /** The blobs of the system prompt and the tools' shape, once stored (again when the tools or the system prompt change). */
   private prompt: { system: string; tools: string; text: string } | undefined;
   /** The user's hooks and permission rules at work. */
@@ -225,6 +244,7 @@ export class Session {
       logger: this.logger,
     };
     this.cacheWatch = new CacheWatch(options.cacheLifetimeMs);
+    this.repeats = new RepeatedCalls(options.repeatLimits);
     this.guards = new SetupGuards({
       ...(options.setup ? { setup: typeof options.setup === 'function' ? options.setup : () => options.setup as SetupSources } : {}),
       ...(options.promptHook ? { promptHook: options.promptHook } : {}),
@@ -256,13 +276,15 @@ export class Session {
       initialState: { systemPrompt: this.systemPromptNow(), thinkingLevel: 'off', tools, messages: history },
       getApiKey: (provider) => this.apiKey(provider),
       streamFn: (model, context, streamOptions) => {
+        // A turn Braid ended (a call repeated too often) calls the model no more.
+        if (this.active?.endedBecause) return notCalled(model, this.active.endedBecause);
         this.cacheWatch.sending(model, context, this.agent.state.thinkingLevel);
         return stream(model, context, streamOptions);
       },
       // The provider's cache key where it takes one (pi-ai passes it on: OpenAI's prompt_cache_key, session affinity headers).
       sessionId: state.id,
-      beforeToolCall: (ctx, signal) => this.guards.beforeToolCall(ctx, signal),
-      afterToolCall: (ctx, signal) => this.guards.afterToolCall(ctx, signal),
+      beforeToolCall: (ctx, signal) => this.beforeToolCall(ctx, signal),
+      afterToolCall: (ctx, signal) => this.afterToolCall(ctx, signal),
     });
     this.agent.subscribe((event) => this.onKernelEvent(event));
     this.compactor = new Compactor({
@@ -785,6 +807,7 @@ export class Session {
     // The skills' list is read again: the same skills give the same bytes (the cached prefix stays).
     this.agent.state.systemPrompt = this.systemPromptNow();
     this.skills?.turnStarted();
+    this.repeats.turnStarted();
     this.refreshTools();
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
@@ -932,7 +955,10 @@ export class Session {
     let outcome: TurnOutcome = 'completed';
     let error = runError;
     if (runError) outcome = 'failed';
-    else if (last?.stopReason === 'aborted') outcome = 'cancelled';
+    else if (this.active?.endedBecause) {
+      outcome = 'failed';
+      error = this.active.endedBecause;
+    } else if (last?.stopReason === 'aborted') outcome = 'cancelled';
     else if (last?.stopReason === 'error') {
       outcome = 'failed';
       error = describeModelError(last.errorMessage);
@@ -963,6 +989,28 @@ export class Session {
     const [record] = await this.writer.append({ t: 'cache_break', turn, messageId, ...note });
     this.log.cacheBroke(turn, note);
     this.emit({ type: 'cache-break', record: record as CacheBreakRecord });
+  }
+
+  /** A call repeated too often ends the turn; the user's rules and hooks decide the others. */
+  private async beforeToolCall(ctx: BeforeToolCallContext, signal?: AbortSignal): Promise<BeforeToolCallResult | undefined> {
+    const repeat = this.repeats.count(ctx.toolCall.name, ctx.args);
+    if (repeat.kind === 'stop') {
+      if (this.active) this.active.endedBecause = repeat.message;
+      this.agent.abort(); // no further call of the model in this turn
+      return { block: true, reason: repeat.message };
+    }
+    const verdict = await this.guards.beforeToolCall(ctx, signal);
+    if (repeat.kind === 'remind' && !verdict?.block) this.repeatReminders.set(ctx.toolCall.id, repeat.message);
+    return verdict;
+  }
+
+  /** The rules' and hooks' say on a result, then the reminder of a repeated call. */
+  private async afterToolCall(ctx: AfterToolCallContext, signal?: AbortSignal): Promise<AfterToolCallResult | undefined> {
+    const changed = await this.guards.afterToolCall(ctx, signal);
+    const reminder = this.repeatReminders.get(ctx.toolCall.id);
+    if (reminder === undefined) return changed;
+    this.repeatReminders.delete(ctx.toolCall.id);
+    return { ...changed, content: [...(changed?.content ?? ctx.result.content), { type: 'text', text: reminderBlock(reminder) }] };
   }
 
   /** Runs a subagent for the `task` tool inside the running turn (see runSubagent). */

@@ -5,6 +5,7 @@ import { withFileLock } from '../fs/fileLock';
 import { makeFolders } from '../fs/folders';
 import { sha256Hex } from '../hash';
 import { isObject } from './settingsFiles';
+import { canonicalJson } from '../format/canonicalJson';
 
 // What a project defines that runs programs (an MCP server, the hooks of its settings files) runs
 // only after the user approved that exact definition for that folder. Approvals live in the
@@ -27,16 +28,6 @@ interface ApprovalsFile {
 /** The hash a definition is approved by: its JSON with keys in order, so formatting changes nothing. */
 export function definitionHash(definition: unknown): string {
   return sha256Hex(canonicalJson(definition));
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** The user's approvals of project definitions, read fresh on every question (another process may have approved). */

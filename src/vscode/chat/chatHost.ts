@@ -7,6 +7,7 @@ import type { AgentTool, StreamFn } from '@mariozechner/pi-agent-core';
 import { userConfigDir } from '../../core/setup/settingsFiles';
 import type { Logger } from '../../core/logger';
 import type { CompactionSettings } from '../../core/session/compaction';
+import type { RepeatLimits } from '../../core/session/repeatedCalls';
 import type { ModelChoice, SessionOptions } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -31,6 +32,8 @@ export interface ChatHost {
   sessionSettings(): {
     approvalPolicy: ApprovalPolicy;
     compaction: CompactionSettings;
+    /** When a repeated tool call gets a reminder and when it ends the turn. */
+    repeatLimits?: Partial<RepeatLimits>;
     promptHook?: string;
     /** Writes an "Always allow" rule into the user's own settings. */
     alwaysAllow?: (rule: string) => Promise<void>;
@@ -66,7 +69,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
   await host.chooseModel();
   const workspaceDirs = host.workspaceDirs();
   if (workspaceDirs.length === 0) throw new Error('Open a folder first: Braid works on the files of a workspace folder.');
-  const { approvalPolicy, compaction, promptHook, alwaysAllow } = host.sessionSettings();
+  const { approvalPolicy, compaction, repeatLimits, promptHook, alwaysAllow } = host.sessionSettings();
   return {
     store,
     workspaceDirs,
@@ -77,6 +80,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     approvals,
     approvalPolicy,
     compaction,
+    ...(repeatLimits ? { repeatLimits } : {}),
     trusted: () => host.isTrusted(),
     logger,
     // The old prompt hook (braid.hooks.userPromptSubmit) is kept out of the setup's hooks: it runs once, as this.

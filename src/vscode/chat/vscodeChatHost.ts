@@ -6,7 +6,7 @@ import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { vscodeLmTools } from '../lm/vscodeLmTools';
 import type { SetupWatcher } from '../setup/setupWatcher';
 import type { WindowMcp } from '../setup/windowMcp';
-import { readApprovalPolicy, readCompactionSettings, readPromptHook, readSuggestionSetting } from '../settings';
+import { readApprovalPolicy, readCompactionSettings, readPromptHook, readRepeatLimits, readSuggestionSetting } from '../settings';
 import type { ChatHost } from './chatHost';
 import { changeVscodeRule } from '../setup/permissionSetting';
 
@@ -36,6 +36,7 @@ export function vscodeChatHost(
       return {
         approvalPolicy: readApprovalPolicy(),
         compaction: readCompactionSettings(),
+        repeatLimits: readRepeatLimits(),
         ...(promptHook ? { promptHook } : {}),
         alwaysAllow: (rule: string) => changeVscodeRule('allow', rule, 'add'),
       };
