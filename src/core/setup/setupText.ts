@@ -41,7 +41,10 @@ export function setupText(sources: SetupSources, options: SetupTextOptions = {})
       ? "The workspace is trusted: the project's servers, hooks and allow rules are used once you approve them."
       : "The workspace is not trusted: the project's servers, hooks, rules, skills and commands are listed but not used.",
     '',
-    ...section('Settings files', [...sources.user, ...sources.project].map((s) => fileLine(sources, s))),
+    ...section(
+      'Settings files',
+      [...sources.user, ...sources.project].map((s) => fileLine(sources, s)),
+    ),
     ...section('MCP servers', serverLines(sources, hub.statuses(), approve)),
     ...section('Hooks', hookLines(sources, approve)),
     ...section('Permission rules', ruleLines(sources, approve)),
@@ -112,7 +115,9 @@ function serverState(status: McpServerStatus, approve: { server(name: string): s
 /** How a server runs or where it connects; the names of its variables and headers, never their values. */
 function describeServer(d: McpServerDefinition): string {
   const names = (map: Readonly<Record<string, string>>, what: string) => (Object.keys(map).length ? `; ${what} ${Object.keys(map).sort().join(', ')}` : '');
-  return d.transport === 'stdio' ? `${[d.command, ...d.args].join(' ')}${names(d.env, 'environment')}` : `${d.transport} ${d.url}${names(d.headers, 'headers')}`;
+  return d.transport === 'stdio'
+    ? `${[d.command, ...d.args].join(' ')}${names(d.env, 'environment')}`
+    : `${d.transport} ${d.url}${names(d.headers, 'headers')}`;
 }
 
 function hookLines(sources: SetupSources, approve: { settings: string }): string[] {

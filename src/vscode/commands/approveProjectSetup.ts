@@ -21,7 +21,7 @@ export function approveProjectSetupCommand(setup: SetupWatcher): BraidCommand {
       if (!vscode.workspace.isTrusted) {
         const manage = 'Manage Workspace Trust';
         const answer = await vscode.window.showWarningMessage(
-          "This workspace is not trusted, so nothing of its setup may run: trust it first, then approve its MCP servers and hooks.",
+          'This workspace is not trusted, so nothing of its setup may run: trust it first, then approve its MCP servers and hooks.',
           manage,
         );
         if (answer === manage) await vscode.commands.executeCommand('workbench.trust.manage');
@@ -50,7 +50,9 @@ export function approveProjectSetupCommand(setup: SetupWatcher): BraidCommand {
       if (approve.length + revoke.length === 0) return;
       setup.readAgain('approvals changed');
       const names = (list: ApprovalCandidate[], verb: string) => (list.length ? [`${verb} ${list.map((c) => c.name).join(', ')}`] : []);
-      void vscode.window.showInformationMessage(`${[...names(approve, 'Approved'), ...names(revoke, 'Revoked')].join('; ')}. A change to a definition asks again.`);
+      void vscode.window.showInformationMessage(
+        `${[...names(approve, 'Approved'), ...names(revoke, 'Revoked')].join('; ')}. A change to a definition asks again.`,
+      );
     },
   };
 }
@@ -65,4 +67,3 @@ function itemOf(candidate: ApprovalCandidate): CandidateItem {
     candidate,
   };
 }
-

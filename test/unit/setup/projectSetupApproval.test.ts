@@ -71,7 +71,11 @@ test("the candidates are the project's usable servers and its settings files, wi
 test('approving in VS Code writes the approvals braid mcp trust and braid hooks trust write, item for item and hash for hash', async () => {
   const ws = workspace();
   const cli = ws.user('cli-config');
-  for (const args of [['mcp', 'trust', 'files'], ['mcp', 'trust', 'web'], ['hooks', 'trust']]) {
+  for (const args of [
+    ['mcp', 'trust', 'files'],
+    ['mcp', 'trust', 'web'],
+    ['hooks', 'trust'],
+  ]) {
     const r = await braidIn(['--workspace', ws.dir, ...args], { env: cli.env });
     assert.equal(r.code, 0, r.err);
   }
@@ -79,7 +83,12 @@ test('approving in VS Code writes the approvals braid mcp trust and braid hooks 
   for (const candidate of approvalCandidates(vscodePick.read())) await approveCandidate(vscodePick.read(), candidate);
   const written = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { projects: Record<string, Record<string, string>> };
   const byCli = written(cli.approvalsFile);
-  assert.deepEqual(Object.keys(Object.values(byCli.projects)[0]!).sort(), ['mcp:files', 'mcp:web', 'settings:.braid/settings.json', 'settings:.claude/settings.json']);
+  assert.deepEqual(Object.keys(Object.values(byCli.projects)[0]!).sort(), [
+    'mcp:files',
+    'mcp:web',
+    'settings:.braid/settings.json',
+    'settings:.claude/settings.json',
+  ]);
   assert.deepEqual(written(vscodePick.approvalsFile), byCli);
   assert.deepEqual(pendingApprovals(vscodePick.read()), []);
   assert.deepEqual(pendingApprovals(cli.read()), [], 'the CLI sees its approvals as the pick sees them');
@@ -114,7 +123,10 @@ test('only what is picked is approved; the hub and the hooks follow; a revoke as
     pendingApprovals(user.read()).map((c) => c.name),
     ['web', '.claude/settings.json', '.braid/settings.json'],
   );
-  await approveCandidate(user.read(), approvalCandidates(user.read()).find((c) => c.name === '.braid/settings.json')!);
+  await approveCandidate(
+    user.read(),
+    approvalCandidates(user.read()).find((c) => c.name === '.braid/settings.json')!,
+  );
   assert.deepEqual(
     readHooks(user.read()).hooks.map((h) => [h.command, h.runs]),
     [

@@ -112,8 +112,14 @@ test('approved as braid hooks trust and the VS Code pick approve, hooks and allo
   const candidate = approvalCandidates(s.read()).find((c) => c.name === 'local')!;
   await approveCandidate(s.read(), candidate);
   const sources = s.read();
-  assert.ok(readHooks(sources).hooks.every((h) => h.runs), 'the hooks reader runs the approved hook');
-  assert.ok(PermissionRules.fromSources(sources).rules.every((r) => r.applies), 'the approved allow rule applies');
+  assert.ok(
+    readHooks(sources).hooks.every((h) => h.runs),
+    'the hooks reader runs the approved hook',
+  );
+  assert.ok(
+    PermissionRules.fromSources(sources).rules.every((r) => r.applies),
+    'the approved allow rule applies',
+  );
   const approved = s.text();
   assert.match(approved, /local: node server\.js \[project: \.mcp\.json\] \(not started: /);
   assert.match(approved, /PreToolUse \(matcher bash\): \.\/check\.sh \[project: \.claude\/settings\.json\]\n/);
@@ -127,7 +133,10 @@ test("servers are listed with the hub's state: the reason it refuses a definitio
     { '.mcp.json': JSON.stringify({ mcpServers: { odd: { command: 'x', args: [1] }, gone: { command: path.join(path.sep, 'no', 'such', 'server') } } }) },
     { 'settings.json': JSON.stringify({ mcpServers: { everything: { command: EVERYTHING } } }) },
   );
-  await approveCandidate(s.read(), approvalCandidates(s.read()).find((c) => c.name === 'gone')!);
+  await approveCandidate(
+    s.read(),
+    approvalCandidates(s.read()).find((c) => c.name === 'gone')!,
+  );
   const hub = new McpHub({ sources: s.read(), env: s.env, logger: silentLogger });
   hubs.push(hub);
   const before = setupText(hub.sources, { hub, env: s.env });
