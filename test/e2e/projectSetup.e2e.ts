@@ -72,6 +72,18 @@ async function send(text: string): Promise<void> {
   await chat.locator('[data-role="input"]').press('Enter');
 }
 
+/** In a new session, the model lists the workspace through the project's files server, then says `answer`; returns the index of the turn's first model request. */
+async function listThroughFilesServer(callId: string, answer: string): Promise<number> {
+  await workbench.newSession();
+  const before = model.requests.length;
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: callId, name: 'mcp__files__list_directory', arguments: JSON.stringify({ path: workbench.workspace }) }] },
+    { kind: 'text', chunks: [answer] },
+  );
+  await send('List the project through the files server');
+  return before;
+}
+
 test("untrusted: the project's server, hooks and skill script do not run, and its skill and tools are not offered", async () => {
   await workbench.openBraid();
   const chat = workbench.chatFrame();
@@ -136,13 +148,7 @@ test('approved in VS Code: the notice offers Braid: Approve Project Setup…, th
   await page.locator('.notification-toast', { hasText: 'Approved files' }).waitFor({ timeout: 10_000 });
 
   const chat = workbench.chatFrame();
-  await workbench.newSession();
-  const before = model.requests.length;
-  model.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 'v1', name: 'mcp__files__list_directory', arguments: JSON.stringify({ path: workbench.workspace }) }] },
-    { kind: 'text', chunks: ['Listed after approving in VS Code.'] },
-  );
-  await send('List the project through the files server, approved in VS Code');
+  const before = await listThroughFilesServer('v1', 'Listed after approving in VS Code.');
   // The project's allow rule is not approved: the call asks.
   const approval = chat.locator('.approval:not([data-decision])', { hasText: /list_directory/ }).first();
   await approval.waitFor({ timeout: 30_000 });
@@ -178,13 +184,7 @@ test("approved with the CLI: the project's server answers the model, its hooks r
   const hooks = await braidIn(['hooks', 'trust'], { cwd: workbench.workspace, env });
   assert.equal(hooks.code, 0, hooks.err);
   const chat = workbench.chatFrame();
-  await workbench.newSession();
-  const before = model.requests.length;
-  model.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 'm1', name: 'mcp__files__list_directory', arguments: JSON.stringify({ path: workbench.workspace }) }] },
-    { kind: 'text', chunks: ['Listed.'] },
-  );
-  await send('List the project through the files server');
+  const before = await listThroughFilesServer('m1', 'Listed.');
   await chat
     .locator('.message.assistant', { hasText: 'Listed.' })
     .waitFor({ timeout: 30_000 })
