@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { silentLogger } from '../logger';
 import { readHooks, type HookCommand } from './hooks/hookConfig';
-import { mcpServerEntries, type McpServerDefinition } from './mcp/definitions';
+import { mcpServerEntries, parseDefinition, type McpServerDefinition } from './mcp/definitions';
 import { McpHub, type McpServerStatus } from './mcp/hub';
 import { PermissionRules, type ListedRule } from './permissions/permissionRules';
 import type { SettingsSource } from './settingsFiles';
@@ -86,8 +86,10 @@ function serverLines(sources: SetupSources, statuses: readonly McpServerStatus[]
   for (const source of [...sources.user, ...sources.project]) {
     for (const name of Object.keys(source.settings.mcpServers ?? {})) {
       const used = entries.get(name);
-      if (used && used.file !== source.file)
-        lines.push(`  ${name} ${origin(sources, source)} (not used: the server of the same name in ${shown(sources, used.file)} is used)`);
+      if (!used || used.file === source.file) continue;
+      const parsed = parseDefinition(source.settings.mcpServers![name]);
+      const what = 'definition' in parsed ? describeServer(parsed.definition) : parsed.error;
+      lines.push(`  ${name}: ${what} ${origin(sources, source)} (not used: the server of the same name in ${shown(sources, used.file)} is used)`);
     }
   }
   return lines;
