@@ -41,6 +41,8 @@ import { showUsageCommand } from './vscode/commands/showUsage';
 import { chooseVscodeToolsCommand } from './vscode/commands/chooseVscodeTools';
 import { showSetupCommand } from './vscode/commands/showSetup';
 import { SetupDocument } from './vscode/setup/setupView';
+import { ApprovalNotice } from './vscode/setup/approvalNotice';
+import { approveProjectSetupCommand } from './vscode/commands/approveProjectSetup';
 import { storageCommands } from './vscode/commands/storageCommands';
 import { checkStorageBudget, StorageDocuments } from './vscode/storage/storageView';
 import { SessionStatusBar } from './vscode/statusBar';
@@ -107,7 +109,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   const setupDocument = new SetupDocument(chat.setup);
-  context.subscriptions.push(setupDocument);
+  context.subscriptions.push(setupDocument, new ApprovalNotice(chat.setup, logger));
   const storageDocuments = store ? new StorageDocuments(store) : undefined;
   if (storageDocuments) context.subscriptions.push(storageDocuments);
   registerCommands(context, logger, [
@@ -143,6 +145,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     selectModelCommand(context.secrets),
     chooseVscodeToolsCommand(),
     showSetupCommand(setupDocument),
+    approveProjectSetupCommand(chat.setup),
     { id: 'braid.openChatInEditor', run: () => chatEditor.open() },
     chatBesideEditorCommand(),
   ]);

@@ -305,14 +305,17 @@ over allow.
   --json          as JSON`,
       },
       setup: {
-        usage: '',
+        usage: '[--status]',
         summary: "where this workspace's MCP servers, hooks, rules, skills and commands come from",
-        details: `Lists each source of this workspace's setup: your settings file ($XDG_CONFIG_HOME/braid/
-settings.json, by default ~/.config/braid/settings.json), then the project's .mcp.json,
-.vscode/mcp.json, .claude/settings.json, .claude/settings.local.json and .braid/settings.json,
-with their MCP servers, hooks and permission rules; then the skills and commands found. A broken
-file is listed with its error. A project's servers and hooks need your approval (braid mcp trust
-<name>, braid hooks trust); each says whether it has it. Reads only (docs/setup.md).`,
+        details: `Lists this workspace's setup as a session reads it: the settings files (your
+$XDG_CONFIG_HOME/braid/settings.json, by default ~/.config/braid/settings.json, then the project's
+.mcp.json, .vscode/mcp.json, .claude/settings.json, .claude/settings.local.json and
+.braid/settings.json), the MCP servers, hooks, permission rules, skills and commands, each with the
+file it came from. A broken file is listed with its error; an item not used says why. A project's
+servers and hooks need your approval (braid mcp trust <name>, braid hooks trust); each says whether
+it has it. Reads only (docs/setup.md).
+
+  --status        start the servers that may run, list their state and tools, then end them`,
       },
       version: { usage: '', summary: "Braid's version", details: "Prints Braid's version." },
       help: {

@@ -13,8 +13,10 @@ import { Workbench } from '../support/workbench';
 // names leaves a marker when it runs.
 // Untrusted: none of it runs or takes effect. Trusted: the skill is offered, but the server and the
 // hooks still wait for the user's approval of their exact definitions, and the project's allow
-// rule allows nothing. Approved with `braid mcp trust` and `braid hooks trust` (the same approvals
-// the window reads): the server's tools reach the model, the hooks run, the rule applies.
+// rule allows nothing. The server approved alone with Braid: Approve Project Setup… (offered by the
+// window's notice): its tool answers a turn and Show Setup lists it running with its tools. Then
+// approved with `braid mcp trust` and `braid hooks trust` (the same approvals the window reads):
+// the hooks run too, the rule applies.
 const model = new ScriptedModelServer();
 const root = tempDir('braid-project-setup-');
 const markers = path.join(root, 'markers');
@@ -70,6 +72,18 @@ async function send(text: string): Promise<void> {
   await chat.locator('[data-role="input"]').press('Enter');
 }
 
+/** In a new session, the model lists the workspace through the project's files server, then says `answer`; returns the index of the turn's first model request. */
+async function listThroughFilesServer(callId: string, answer: string): Promise<number> {
+  await workbench.newSession();
+  const before = model.requests.length;
+  model.enqueue(
+    { kind: 'toolCalls', calls: [{ id: callId, name: 'mcp__files__list_directory', arguments: JSON.stringify({ path: workbench.workspace }) }] },
+    { kind: 'text', chunks: [answer] },
+  );
+  await send('List the project through the files server');
+  return before;
+}
+
 test("untrusted: the project's server, hooks and skill script do not run, and its skill and tools are not offered", async () => {
   await workbench.openBraid();
   const chat = workbench.chatFrame();
@@ -114,6 +128,54 @@ test('trusted but not approved: the skill is offered; the server and hooks do no
   assert.match(systemText(request), /Cut a release of this project/);
 });
 
+test('approved in VS Code: the notice offers Braid: Approve Project Setup…, the pick approves the server alone; its tool answers a turn and Show Setup lists it running', async () => {
+  const page = workbench.page;
+  // Trust granted, the window said once that the project waits for approval (kept in the notification center).
+  await workbench.runCommand('Notifications: Show Notifications');
+  const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'that need your approval' }).first();
+  await notice.waitFor({ timeout: 15_000 });
+  assert.match((await notice.textContent()) ?? '', /This project defines 1 MCP server and hooks or allow rules in 1 settings file/);
+  await workbench.screenshot('approval-notice');
+  await notice.locator('a.monaco-button', { hasText: 'Review…' }).click();
+  // Braid: Approve Project Setup…: each item with what it would run, nothing approved yet.
+  const row = (text: string) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row('mcp.json').waitFor({ timeout: 10_000 });
+  assert.match((await row('mcp.json').textContent()) ?? '', /files.*waiting for approval.*command: sh.*mcp-files/);
+  assert.match((await row('.claude/settings.json').textContent()) ?? '', /hook PreToolUse: touch .*allow Bash/);
+  await row('mcp.json').click(); // checks the server only
+  await workbench.screenshot('approve-pick');
+  await page.locator('.quick-input-widget input').press('Enter');
+  await page.locator('.notification-toast', { hasText: 'Approved files' }).waitFor({ timeout: 10_000 });
+
+  const chat = workbench.chatFrame();
+  const before = await listThroughFilesServer('v1', 'Listed after approving in VS Code.');
+  // The project's allow rule is not approved: the call asks.
+  const approval = chat.locator('.approval:not([data-decision])', { hasText: /list_directory/ }).first();
+  await approval.waitFor({ timeout: 30_000 });
+  await approval.locator('button', { hasText: /^Allow$/ }).click();
+  await chat.locator('.message.assistant', { hasText: 'Listed after approving in VS Code.' }).waitFor({ timeout: 30_000 });
+  assert.ok(toolNames(model.requests[before]!).includes('mcp__files__list_directory'), toolNames(model.requests[before]!).join(', '));
+  assert.match(JSON.stringify(model.requests[before + 1]!.body.messages), /README\.md/, "the server's answer went back to the model");
+  assert.deepEqual(ran(), ['mcp-files'], 'the approved server ran; the hooks of the file not picked did not');
+
+  await workbench.runCommand('Braid: Show Setup');
+  const document = page.locator('.monaco-editor .view-lines').first();
+  // The editor draws spaces as no-break spaces.
+  const shownText = async () => (await document.innerText()).replace(/\u00a0/g, ' ');
+  await document
+    .filter({ hasText: /files:.sh.-c.*\(running,.\d+.tools\)/ })
+    .waitFor({ timeout: 15_000 })
+    .catch(async (err: unknown) => {
+      await workbench.screenshot('show-setup-not-running');
+      throw new Error(`${String(err)}\nthe document shows: ${await shownText()}`);
+    });
+  const text = await shownText();
+  assert.match(text, /mcp__files__list_directory: /);
+  assert.match(text, /PreToolUse: touch .*\[project: \.claude\/settings\.json\] \(needs approval: Braid: Approve Project Setup…\)/);
+  await workbench.screenshot('show-setup-running');
+  await page.keyboard.press('Escape');
+});
+
 test("approved with the CLI: the project's server answers the model, its hooks run and its allow rule applies", async () => {
   // The CLI reads and writes the approvals where the window's extension host does (its XDG_CONFIG_HOME).
   const env = { XDG_CONFIG_HOME: path.join(workbench.profile!.home, 'config'), HOME: workbench.profile!.home };
@@ -122,13 +184,7 @@ test("approved with the CLI: the project's server answers the model, its hooks r
   const hooks = await braidIn(['hooks', 'trust'], { cwd: workbench.workspace, env });
   assert.equal(hooks.code, 0, hooks.err);
   const chat = workbench.chatFrame();
-  await workbench.newSession();
-  const before = model.requests.length;
-  model.enqueue(
-    { kind: 'toolCalls', calls: [{ id: 'm1', name: 'mcp__files__list_directory', arguments: JSON.stringify({ path: workbench.workspace }) }] },
-    { kind: 'text', chunks: ['Listed.'] },
-  );
-  await send('List the project through the files server');
+  const before = await listThroughFilesServer('m1', 'Listed.');
   await chat
     .locator('.message.assistant', { hasText: 'Listed.' })
     .waitFor({ timeout: 30_000 })

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { silentLogger } from '../../core/logger';
-import { approvalItem, approvedShape, mcpServerEntries } from '../../core/setup/mcp/definitions';
+import { mcpServerEntries } from '../../core/setup/mcp/definitions';
 import { McpHub, type McpServerStatus } from '../../core/setup/mcp/hub';
-import { definitionHash } from '../../core/setup/projectApprovals';
+import { approvalCandidates, approveCandidate } from '../../core/setup/projectSetupApproval';
 import { readSetupSources } from '../../core/setup/sources';
 import { parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
@@ -78,15 +78,12 @@ async function trust(ctx: CliContext, argv: readonly string[], env: NodeJS.Proce
   if (!entry) throw new Error(`there is no MCP server named "${oneLine(name)}" for ${oneLine(ctx.workspace)} (braid mcp list shows them)`);
   if (entry.origin !== 'project') throw new Error(`"${oneLine(name)}" is your own server (${oneLine(entry.file)}): it needs no approval`);
   if (!entry.definition) throw new Error(`"${oneLine(name)}" in ${oneLine(entry.file)} cannot be used: ${entry.error}`);
-  const shape = approvedShape(entry.definition);
-  await sources.approvals.approve({ workspace: ctx.workspace, item: approvalItem(name) }, definitionHash(shape));
-  const d = entry.definition;
-  const what =
-    d.transport === 'stdio'
-      ? [`command: ${d.command}`, `args: ${JSON.stringify(d.args)}`, `env names: ${Object.keys(d.env).sort().join(', ') || '(none)'}`]
-      : [`${d.transport}: ${d.url}`, `header names: ${Object.keys(d.headers).sort().join(', ') || '(none)'}`];
+  // The same item and hash VS Code's Braid: Approve Project Setup… writes.
+  const candidate = approvalCandidates(sources).find((c) => c.kind === 'mcp' && c.name === name);
+  if (!candidate) throw new Error(`"${oneLine(name)}" is not a project server waiting for approval`);
+  await approveCandidate(sources, candidate);
   ctx.out(
-    `approved ${oneLine(name)} (${oneLine(path.relative(ctx.workspace, entry.file))}) for ${oneLine(ctx.workspace)}:\n${what.map((l) => `  ${oneLine(l)}\n`).join('')}`,
+    `approved ${oneLine(name)} (${oneLine(path.relative(ctx.workspace, entry.file))}) for ${oneLine(ctx.workspace)}:\n${candidate.details.map((l) => `  ${oneLine(l)}\n`).join('')}`,
   );
   ctx.out('a change to its command, arguments, variable names, address or header names asks again\n');
   return 0;

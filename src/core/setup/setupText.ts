@@ -1,138 +1,172 @@
 import path from 'node:path';
-import { approvalItem, approvedShape, parseDefinition } from './mcp/definitions';
-import { definitionHash } from './projectApprovals';
-import { isObject, type SettingsSource } from './settingsFiles';
-import { scanCommands, scanSkills, SETUP_FOLDERS, type FolderScan } from './setupFolders';
+import { silentLogger } from '../logger';
+import { readHooks, type HookCommand } from './hooks/hookConfig';
+import { mcpServerEntries, parseDefinition, type McpServerDefinition } from './mcp/definitions';
+import { McpHub, type McpServerStatus } from './mcp/hub';
+import { PermissionRules, type ListedRule } from './permissions/permissionRules';
+import type { SettingsSource } from './settingsFiles';
+import { discoverCommands } from './skills/commands';
+import { setupPlaces } from './skills/places';
+import { discoverSkills, type Discovery } from './skills/skills';
 import type { SetupSources } from './sources';
 
-// The setup as its sources hold it, as text: `braid setup` prints it and VS Code's Braid: Show
-// Setup shows it as a read-only document. Each source is listed with what it defines (MCP servers,
-// hooks, permission rules), then the skills and commands found; each project item says whether it
-// is used and, if not, why and how to approve it. Values of environment variables and headers are
-// never shown (they may be keys): only their names.
+// The setup as the running code sees it, as text: `braid setup` prints it and VS Code's Braid: Show
+// Setup shows it as a read-only document. Every part comes from the function that part's code
+// uses (the hub's servers and their status, the hooks reader, the permission rules, the skills and
+// commands discovery), so the listing cannot say something runs that does not. Each item names
+// where it came from; each project item not used says why. Values of environment variables and
+// headers are never shown (they may be keys): only their names.
+
+/** How the listing is made: the hub whose servers' status it shows, and how the host approves. */
+export interface SetupTextOptions {
+  /** The window's (or process's) hub: servers are listed with its status (running, failed, tools). None: as a hub not yet started sees them. */
+  readonly hub?: McpHub;
+  /** For the home folder (`~/.claude`); the process's when absent. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** What to do to approve a project's server or settings file, as this host says it. */
+  readonly approveWith?: { server(name: string): string; settings: string };
+}
 
 const UNTRUSTED = 'not used: the workspace is not trusted';
-const HOOKS_APPROVAL = 'needs approval: braid hooks trust';
+const CLI_APPROVAL = { server: (name: string) => `braid mcp trust ${name}`, settings: 'braid hooks trust' };
 
-/** The setup of one workspace, source by source, as the user reads it. */
-export function setupText(sources: SetupSources): string {
+/** The setup of one workspace, part by part, as the user reads it. */
+export function setupText(sources: SetupSources, options: SetupTextOptions = {}): string {
+  const env = options.env ?? process.env;
+  const approve = options.approveWith ?? CLI_APPROVAL;
+  const hub = options.hub ?? new McpHub({ sources, env, logger: silentLogger });
   const lines = [
     `Setup of ${sources.workspaceDir}`,
     sources.trusted
-      ? 'The workspace is trusted: its servers and hooks run once you approve them.'
+      ? "The workspace is trusted: the project's servers, hooks and allow rules are used once you approve them."
       : "The workspace is not trusted: the project's servers, hooks, rules, skills and commands are listed but not used.",
     '',
+    ...section(
+      'Settings files',
+      [...sources.user, ...sources.project].map((s) => fileLine(sources, s)),
+    ),
+    ...section('MCP servers', serverLines(sources, hub.statuses(), approve)),
+    ...section('Hooks', hookLines(sources, approve)),
+    ...section('Permission rules', ruleLines(sources, approve)),
+    ...discoveredLines(sources, env),
   ];
-  const userServers = new Set(sources.user.flatMap((s) => Object.keys(s.settings.mcpServers ?? {})));
-  for (const source of sources.user) lines.push(...sourceLines(source, sources, userServers), '');
-  for (const source of sources.project) lines.push(...sourceLines(source, sources, userServers), '');
-  if (sources.project.length === 0) lines.push('No project settings files (.mcp.json, .vscode/mcp.json, .claude/settings.json, .braid/settings.json).', '');
-  lines.push(...folderLines(sources));
   return `${lines.join('\n')}\n`;
 }
 
-function sourceLines(source: SettingsSource, sources: SetupSources, userServers: ReadonlySet<string>): string[] {
-  const project = source.origin === 'project';
-  const title = project ? `Project: ${path.relative(sources.workspaceDir, source.file)}` : source.origin === 'user' ? `User: ${source.file}` : source.file;
-  if (source.error) return [title, `  error: ${source.error}`];
-  const settingsState = project ? projectSettingsState(source, sources) : undefined;
-  const body = [
-    ...serverLines(source, sources, userServers),
-    ...hookLines(source.settings.hooks, settingsState),
-    ...ruleLines(source.settings.permissions, project ? sources.trusted : true, settingsState),
-  ];
-  return [title, ...(body.length ? body : ['  nothing set'])];
+function section(title: string, body: readonly string[]): string[] {
+  return [title, ...(body.length ? body : ['  none']), ''];
 }
 
-function serverLines(source: SettingsSource, sources: SetupSources, userServers: ReadonlySet<string>): string[] {
-  return Object.entries(source.settings.mcpServers ?? {}).map(([name, definition]) => {
-    const line = `  MCP server ${name}: ${describeServer(definition)}`;
-    if (source.origin !== 'project') return line;
-    if (userServers.has(name)) return `${line} (not used: your own server of the same name is used)`;
-    if (!sources.trusted) return `${line} (${UNTRUSTED})`;
-    // The hash the hub starts a server by (braid mcp trust writes it): the parsed definition's approved shape.
-    const parsed = parseDefinition(definition);
-    if ('error' in parsed) return `${line} (not used: ${parsed.error})`;
-    const approved = sources.approvals.isApproved(
-      { workspace: sources.workspaceDir, item: approvalItem(name) },
-      definitionHash(approvedShape(parsed.definition)),
-    );
-    return `${line} (${approved ? 'approved' : `needs approval: braid mcp trust ${name}`})`;
-  });
+/** A project file relative to the workspace; the user's as they are. */
+function shown(sources: SetupSources, file: string): string {
+  const relative = path.relative(sources.workspaceDir, file);
+  return path.isAbsolute(file) && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative.split(path.sep).join('/') : file;
 }
 
-/** A server's command and arguments or its address; the names of its environment variables and headers, never their values. */
-function describeServer(definition: unknown): string {
-  if (!isObject(definition)) return 'not an object (not used)';
-  const names = (value: unknown, what: string) => (isObject(value) && Object.keys(value).length ? `; ${what} ${Object.keys(value).join(', ')}` : '');
-  const args = Array.isArray(definition.args) ? definition.args.map(String) : [];
-  if (typeof definition.command === 'string') return `${[definition.command, ...args].join(' ')}${names(definition.env, 'environment')}`;
-  if (typeof definition.url === 'string')
-    return `${typeof definition.type === 'string' ? definition.type : 'http'} ${definition.url}${names(definition.headers, 'headers')}`;
-  return 'neither a command nor a url (not used)';
+function origin(sources: SetupSources, item: { origin: string; file: string }): string {
+  return `[${item.origin}: ${shown(sources, item.file)}]`;
 }
 
-/** A project settings file's hooks and allow rules: used once the user approved that file's settings. */
-function projectSettingsState(source: SettingsSource, sources: SetupSources): string {
-  if (!sources.trusted) return UNTRUSTED;
-  const item = `settings:${path.relative(sources.workspaceDir, source.file)}`;
-  return sources.approvals.isApproved({ workspace: sources.workspaceDir, item }, definitionHash(source.settings)) ? 'approved' : HOOKS_APPROVAL;
+function fileLine(sources: SetupSources, source: SettingsSource): string {
+  const line = `  ${source.origin}: ${shown(sources, source.file)}`;
+  return source.error ? `${line}: ${source.error} (not used)` : line;
 }
 
-function hookLines(hooks: unknown, state: string | undefined): string[] {
-  if (hooks === undefined) return [];
-  if (!isObject(hooks)) return ['  hooks: not an object (not used)'];
+function serverLines(sources: SetupSources, statuses: readonly McpServerStatus[], approve: SetupTextOptions['approveWith'] & object): string[] {
+  const entries = new Map(mcpServerEntries(sources).map((e) => [e.name, e]));
   const lines: string[] = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    for (const group of Array.isArray(groups) ? groups : [groups]) {
-      const matcher = isObject(group) && typeof group.matcher === 'string' && group.matcher ? ` (matcher ${group.matcher})` : '';
-      const commands = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [];
-      if (commands.length === 0) lines.push(`  Hook ${event}${matcher}: no commands`);
-      for (const hook of commands) {
-        const command = isObject(hook) && typeof hook.command === 'string' ? hook.command : 'not a command (not used)';
-        lines.push(`  Hook ${event}${matcher}: ${command}${state ? ` (${state})` : ''}`);
-      }
+  for (const status of statuses) {
+    const definition = entries.get(status.name)?.definition;
+    const what = definition ? describeServer(definition) : 'its definition is not valid';
+    lines.push(`  ${status.name}: ${what} ${origin(sources, status)} (${serverState(status, approve)})`);
+    for (const tool of status.tools) lines.push(`    ${tool.agentName}: ${oneLineOf(tool.description, 100)}`);
+    for (const problem of status.toolErrors) lines.push(`    not used: ${oneLineOf(problem, 200)}`);
+  }
+  // A name defined twice: the first definition (the user's before the project's) is the one used.
+  for (const source of [...sources.user, ...sources.project]) {
+    for (const name of Object.keys(source.settings.mcpServers ?? {})) {
+      const used = entries.get(name);
+      if (!used || used.file === source.file) continue;
+      const parsed = parseDefinition(source.settings.mcpServers![name]);
+      const what = 'definition' in parsed ? describeServer(parsed.definition) : parsed.error;
+      lines.push(`  ${name}: ${what} ${origin(sources, source)} (not used: the server of the same name in ${shown(sources, used.file)} is used)`);
     }
   }
   return lines;
 }
 
-/** Rules by kind; a project's ask and deny apply in a trusted workspace, its allow only once its settings are approved. */
-function ruleLines(permissions: unknown, trusted: boolean, state: string | undefined): string[] {
-  if (permissions === undefined) return [];
-  if (!isObject(permissions)) return ['  permissions: not an object (not used)'];
-  const lines: string[] = [];
-  for (const kind of ['deny', 'ask', 'allow'] as const) {
-    const rules = permissions[kind];
-    if (rules === undefined) continue;
-    if (!Array.isArray(rules)) {
-      lines.push(`  Rules ${kind}: not a list (not used)`);
-      continue;
-    }
-    const note = state === undefined ? '' : !trusted ? ` (${UNTRUSTED})` : kind === 'allow' && state !== 'approved' ? ` (${HOOKS_APPROVAL})` : '';
-    for (const rule of rules) lines.push(`  Rule ${kind}: ${typeof rule === 'string' ? rule : `${JSON.stringify(rule)} is not a string (not used)`}${note}`);
+function serverState(status: McpServerStatus, approve: { server(name: string): string }): string {
+  switch (status.state) {
+    case 'running':
+      return `running, ${status.tools.length} tool${status.tools.length === 1 ? '' : 's'}`;
+    case 'unapproved':
+      return `needs approval: ${approve.server(status.name)}`;
+    case 'untrusted':
+      return UNTRUSTED;
+    case 'invalid':
+      return `not used: ${status.error ?? 'its definition is not valid'}`;
+    case 'failed':
+      return `failed: ${oneLineOf(status.error ?? 'no reason given', 300)}`;
+    case 'starting':
+      return 'starting';
+    default:
+      return status.error ? `not running: ${oneLineOf(status.error, 300)}` : 'not started: it starts when a session needs its tools';
   }
-  return lines;
 }
 
-/** Skills and commands, the project's (trusted workspaces only) then the user's. */
-function folderLines(sources: SetupSources): string[] {
-  const project = (scan: FolderScan, prefix: string) => scanLines(scan, prefix, sources.trusted ? '' : ` (${UNTRUSTED})`);
-  const skills = [
-    ...SETUP_FOLDERS.projectSkills.flatMap((folder) => project(scanSkills(sources.workspaceDir, folder), '')),
-    ...scanLines(scanSkills(sources.userConfigDir, SETUP_FOLDERS.userSkills), '', '', sources.userConfigDir),
-  ];
-  const { folder, suffix } = SETUP_FOLDERS.userCommands;
-  const commands = [
-    ...SETUP_FOLDERS.projectCommands.flatMap((c) => project(scanCommands(sources.workspaceDir, c.folder, c.suffix), '/')),
-    ...scanLines(scanCommands(sources.userConfigDir, folder, suffix), '/', '', sources.userConfigDir),
-  ];
-  return ['Skills', ...(skills.length ? skills : ['  none']), '', 'Commands', ...(commands.length ? commands : ['  none'])];
+/** How a server runs or where it connects; the names of its variables and headers, never their values. */
+function describeServer(d: McpServerDefinition): string {
+  const names = (map: Readonly<Record<string, string>>, what: string) => (Object.keys(map).length ? `; ${what} ${Object.keys(map).sort().join(', ')}` : '');
+  return d.transport === 'stdio'
+    ? `${[d.command, ...d.args].join(' ')}${names(d.env, 'environment')}`
+    : `${d.transport} ${d.url}${names(d.headers, 'headers')}`;
 }
 
-function scanLines(scan: FolderScan, prefix: string, note: string, root?: string): string[] {
-  if (!scan) return [];
-  const where = (relative: string) => (root ? path.join(root, relative) : relative);
-  if ('error' in scan) return [`  error: ${scan.error}`];
-  return [...scan.items.map((item) => `  ${prefix}${item.name}: ${where(item.path)}${note}`), ...scan.refused.map((why) => `  not used: ${where(why)}`)];
+function hookLines(sources: SetupSources, approve: { settings: string }): string[] {
+  const { hooks, problems } = readHooks(sources);
+  const state = (hook: HookCommand) => (hook.runs ? '' : ` (${notApprovedYet(sources, approve)})`);
+  return [
+    ...hooks.map((h) => `  ${h.event}${h.matcher ? ` (matcher ${h.matcher})` : ''}: ${h.command} ${origin(sources, h)}${state(h)}`),
+    ...problems.map((p) => `  not used: ${shownProblem(sources, p)}`),
+  ];
+}
+
+/** Rules by kind, deny first; a project's allow rule applies only once its file is approved. */
+function ruleLines(sources: SetupSources, approve: { settings: string }): string[] {
+  const rules = PermissionRules.fromSources(sources);
+  const state = (rule: ListedRule) => (rule.applies ? '' : ` (${notApprovedYet(sources, approve)})`);
+  const byKind = ['deny', 'ask', 'allow'].flatMap((kind) => rules.rules.filter((r) => r.kind === kind));
+  return [
+    ...byKind.map((r) => `  ${r.kind} ${r.rule.text} ${origin(sources, r)}${state(r)}`),
+    ...rules.problems.map((p) => `  not used: ${shownProblem(sources, p)}`),
+  ];
+}
+
+function notApprovedYet(sources: SetupSources, approve: { settings: string }): string {
+  return sources.trusted ? `needs approval: ${approve.settings}` : UNTRUSTED;
+}
+
+/** A problem names its file first: a project's is shown relative to the workspace. */
+function shownProblem(sources: SetupSources, problem: string): string {
+  return problem.startsWith(`${sources.workspaceDir}${path.sep}`) ? problem.slice(sources.workspaceDir.length + 1) : problem;
+}
+
+/**
+ * Skills and commands as a session finds them. A project's are looked for in an untrusted
+ * workspace too (read only, without following links), to be listed as not used.
+ */
+function discoveredLines(sources: SetupSources, env: NodeJS.ProcessEnv): string[] {
+  const places = setupPlaces(sources.workspaceDir, true, sources.userConfigDir, env);
+  const note = (item: { origin: string }) => (item.origin === 'project' && !sources.trusted ? ` (${UNTRUSTED})` : '');
+  const lines = <T extends { name: string; origin: string; shown: string; source: string }>(found: Discovery<T>, prefix: string) => [
+    ...found.items.map((i) => `  ${prefix}${i.name}: ${i.shown} [${i.origin}: ${i.source}]${note(i)}`),
+    ...found.shadowed.map((s) => `  not used: ${s.item.shown}: ${prefix}${s.by.name} in ${s.by.shown} is used`),
+    ...found.problems.map((p) => `  not used: ${p.file}: ${p.reason}`),
+  ];
+  return [...section('Skills', lines(discoverSkills(places), '')), ...section('Commands', lines(discoverCommands(places), '/')).slice(0, -1)];
+}
+
+function oneLineOf(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

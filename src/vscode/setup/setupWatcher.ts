@@ -77,6 +77,11 @@ export class SetupWatcher extends Disposable {
     return readSetupSources({ workspaceDir, trusted: vscode.workspace.isTrusted, vscode: readVscodeSetup() });
   }
 
+  /** Reads the setup again soon (as a watched file's change does): after Braid itself changed what it reads, such as an approval. */
+  readAgain(why: string): void {
+    this.changedBy(why);
+  }
+
   private changedBy(why: string): void {
     clearTimeout(this.settle);
     this.settle = setTimeout(() => {

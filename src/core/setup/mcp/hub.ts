@@ -1,11 +1,11 @@
 import { errorMessage } from '../../errors';
 import type { Logger } from '../../logger';
-import { definitionHash } from '../projectApprovals';
 import type { SetupOrigin } from '../settingsFiles';
 import type { SetupSources } from '../sources';
-import { approvalItem, approvedShape, mcpServerEntries, type McpServerEntry } from './definitions';
+import { mcpServerEntries, type McpServerEntry } from './definitions';
 import { launchOf } from './launch';
 import type { CallOptions, McpConnection } from './sdkClient';
+import { serverApproved } from './serverApproval';
 import { readServerTools, type McpToolInfo } from './serverTools';
 
 // The MCP servers of one window (or one CLI process): one connection per server, started when a
@@ -178,11 +178,10 @@ export class McpHub {
   private gateReason(gate: 'invalid' | 'untrusted' | 'unapproved'): string {
     if (gate === 'invalid') return 'its definition is not valid';
     if (gate === 'untrusted') return 'the workspace is not trusted';
-    return 'the user has not approved its definition (braid mcp trust <name>)';
+    return 'the user has not approved its definition (braid mcp trust <name>, or Braid: Approve Project Setup… in VS Code)';
   }
 
   private isApproved(entry: McpServerEntry): boolean {
-    const { approvals, workspaceDir } = this.options.sources;
-    return approvals.isApproved({ workspace: workspaceDir, item: approvalItem(entry.name) }, definitionHash(approvedShape(entry.definition!)));
+    return serverApproved(this.options.sources, entry);
   }
 }
