@@ -7,7 +7,7 @@ export function chipOf(item: AttachmentRef): AttachmentChip {
   return {
     kind: item.kind,
     label: item.label,
-    ...(item.path ? { detail: item.path } : {}),
+    ...(item.path ? { detail: item.path } : item.uri ? { detail: item.uri } : {}),
     truncated: false,
     ...(item.image ? { image: `data:${item.image.mimeType};base64,${item.image.data}` } : {}),
   };

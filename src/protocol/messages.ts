@@ -103,6 +103,8 @@ export interface AttachmentRef {
   readonly path?: string;
   /** First and last line of a selection (1-based). */
   readonly lines?: readonly [number, number];
+  /** An MCP server's resource, as `server:uri`. */
+  readonly uri?: string;
   /** A pasted or dropped image: its type and its bytes in base64. */
   readonly image?: { readonly mimeType: string; readonly data: string };
 }
