@@ -66,8 +66,10 @@ function attachment(raw: unknown): AttachmentRef | string {
     if (i.data.length > MAX_IMAGE_BASE64) return `an image larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
     image = { mimeType: i.mimeType as string, data: i.data };
   }
-  if ((kind === 'mcpResource') !== (raw.uri !== undefined)) return kind === 'mcpResource' ? 'an MCP resource without its URI' : `a ${kind} attachment with a URI`;
-  if (kind === 'mcpResource' && (typeof raw.uri !== 'string' || raw.uri.length > 4096 || !MCP_RESOURCE.test(raw.uri))) return 'an MCP resource whose URI is not server:uri';
+  if ((kind === 'mcpResource') !== (raw.uri !== undefined))
+    return kind === 'mcpResource' ? 'an MCP resource without its URI' : `a ${kind} attachment with a URI`;
+  if (kind === 'mcpResource' && (typeof raw.uri !== 'string' || raw.uri.length > 4096 || !MCP_RESOURCE.test(raw.uri)))
+    return 'an MCP resource whose URI is not server:uri';
   let lines: [number, number] | undefined;
   if (kind === 'selection') {
     const l = raw.lines;
@@ -196,6 +198,8 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return fail('command with an unknown name');
     case 'listModels':
       return ok({ type: 'listModels' });
+    case 'listCommands':
+      return ok({ type: 'listCommands' });
     case 'selectModel': {
       const choice = raw.choice;
       if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider))
