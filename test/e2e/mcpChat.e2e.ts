@@ -42,7 +42,10 @@ test("the / menu lists the server's prompts with their arguments; one sent reach
   const before = model.requests.length;
   await input().fill('/mcp__everything__args-prompt');
   await input().press('Enter');
-  await chat().getByText(/needs city/).first().waitFor({ timeout: 20_000 });
+  await chat()
+    .getByText(/needs city/)
+    .first()
+    .waitFor({ timeout: 20_000 });
   await workbench.screenshot('mcp-prompt-missing-argument');
   assert.equal(model.requests.length, before);
 
