@@ -9,6 +9,7 @@ const ICONS: Record<AttachmentKind, string> = {
   problems: 'warning',
   gitDiff: 'git-compare',
   image: 'file-media',
+  mcpResource: 'plug',
 };
 
 /** A chip for an attachment: its icon and label, the path in its tooltip. */

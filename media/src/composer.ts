@@ -7,7 +7,7 @@ export function chipOf(item: AttachmentRef): AttachmentChip {
   return {
     kind: item.kind,
     label: item.label,
-    ...(item.path ? { detail: item.path } : {}),
+    ...(item.path ? { detail: item.path } : item.uri ? { detail: item.uri } : {}),
     truncated: false,
     ...(item.image ? { image: `data:${item.image.mimeType};base64,${item.image.data}` } : {}),
   };
@@ -65,6 +65,12 @@ export class Composer {
       this.suggest();
     });
     input.addEventListener('keydown', (event) => this.key(event));
+  }
+
+  /** Takes the `/` menu's commands the host listed (the MCP servers' prompts come after the menu is first opened). */
+  updateCommands(commands: readonly CustomCommandItem[]): void {
+    this.commands = commands;
+    if (this.input.value.startsWith('/')) this.suggest();
   }
 
   get value(): string {
@@ -128,13 +134,15 @@ export class Composer {
 
   /** Adds a chip (an `@` pick, Braid: Add Selection to Chat, an image); the same file or selection twice is one chip. */
   attach(item: AttachmentRef): void {
-    const same = (a: AttachmentRef) => a.kind === item.kind && a.path === item.path && a.lines?.join() === item.lines?.join() && a.label === item.label;
+    const same = (a: AttachmentRef) =>
+      a.kind === item.kind && a.path === item.path && a.uri === item.uri && a.lines?.join() === item.lines?.join() && a.label === item.label;
     if (this.chips.some(same) && !item.image) return this.showChips();
     this.chips.push({
       kind: item.kind,
       label: item.label,
       ...(item.path ? { path: item.path } : {}),
       ...(item.lines ? { lines: item.lines } : {}),
+      ...(item.uri ? { uri: item.uri } : {}),
       ...(item.image ? { image: item.image } : {}),
     });
     this.showChips();

@@ -137,6 +137,13 @@ let shownModel: string | undefined;
 let firstToken: { requestId: string; sentAt: number } | undefined;
 
 composer.value = host.getState()?.draft ?? '';
+/** Whether this page asked for the `/` menu's MCP prompts: the servers start when the menu is first opened, not with the page. */
+let commandsAsked = false;
+input.addEventListener('input', () => {
+  if (commandsAsked || !input.value.startsWith('/')) return;
+  commandsAsked = true;
+  host.postMessage({ type: 'listCommands' });
+});
 /** What the next prompt may do; kept across reloads, taken from a session's newest prompt when another session is shown. */
 const modePicker = new ModePicker(part<HTMLSelectElement>('mode'), (mode) => chooseMode(mode));
 
@@ -518,6 +525,9 @@ onHostMessage((message: HostToWebview) => {
       return;
     case 'sideAnswer':
       showSide(message);
+      return;
+    case 'commands':
+      composer.updateCommands(message.commands);
       return;
     case 'mentionResults':
       if (message.id === mentionQuery) composer.showMentions(message.items);

@@ -20,12 +20,12 @@ export interface SlashChoice {
   readonly hint: string;
 }
 
-/** The `/` menu: the built-in commands, then the custom ones whose names no built-in has. */
+/** The `/` menu: the built-in commands, then the custom ones (an MCP server's prompts last) whose names no built-in has. */
 export function slashChoices(custom: readonly CustomCommandItem[] = []): SlashChoice[] {
   const builtIn = new Set<string>(SLASH_HELP.map((c) => c.name));
   const extra = custom
     .filter((c) => !builtIn.has(c.name.toLowerCase()))
-    .map((c) => ({ name: c.name, hint: `${c.argumentHint ? `${c.argumentHint}  ` : ''}${c.description} (${c.origin})` }));
+    .map((c) => ({ name: c.name, hint: `${c.argumentHint ? `${c.argumentHint}  ` : ''}${c.description} (${c.server ? `MCP server ${c.server}` : c.origin})` }));
   return [...SLASH_HELP, ...extra];
 }
 
@@ -57,7 +57,8 @@ export function parseInput(raw: string, custom: readonly CustomCommandItem[] = [
   if (name === 'btw') return rest ? { kind: 'btw', question: rest } : { kind: 'error', message: 'Type the side question after /btw.' };
   const known = SLASH_HELP.find((c) => c.name === name);
   if (!known) {
-    if (custom.some((c) => c.name === m[1])) return { kind: 'custom', text };
+    // An MCP server's prompt goes to the host even before the menu listed it: the host asks the servers.
+    if (custom.some((c) => c.name === m[1]) || m[1]!.startsWith('mcp__')) return { kind: 'custom', text };
     return {
       kind: 'error',
       message: `Unknown command /${m[1]}. Commands: ${slashChoices(custom)

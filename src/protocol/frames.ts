@@ -27,7 +27,7 @@ export interface ToolEntry {
 }
 
 /** The kinds of things a prompt can carry besides its text. */
-export type AttachmentKind = 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image';
+export type AttachmentKind = 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image' | 'mcpResource';
 
 /** A chip under a prompt in the transcript: something the user attached to it. */
 export interface AttachmentChip {

@@ -103,6 +103,8 @@ export interface AttachmentRef {
   readonly path?: string;
   /** First and last line of a selection (1-based). */
   readonly lines?: readonly [number, number];
+  /** An MCP server's resource, as `server:uri`. */
+  readonly uri?: string;
   /** A pasted or dropped image: its type and its bytes in base64. */
   readonly image?: { readonly mimeType: string; readonly data: string };
 }
@@ -149,7 +151,7 @@ export interface PromptMessage {
   readonly mode?: TurnMode;
   /** The composer's chips; a prompt with any is queued while a turn runs, never steered. */
   readonly attachments?: readonly AttachmentRef[];
-  /** The text is `/name args` of a custom command: the host sends the command's expansion. */
+  /** The text is `/name args` of a custom command or an MCP server's prompt: the host sends its expansion. */
   readonly command?: true;
 }
 
@@ -160,6 +162,8 @@ export interface CustomCommandItem {
   /** Where its file is: the user's folders or the project's. */
   readonly origin: 'user' | 'project';
   readonly argumentHint?: string;
+  /** An MCP server's prompt (`mcp__<server>__<prompt>`): the server it is from. */
+  readonly server?: string;
 }
 
 /** The user typed `@query` in the composer: the host answers with `mentionResults` of the same id. */
@@ -252,6 +256,11 @@ export interface CommandMessage {
   readonly arg?: string;
 }
 
+/** The user opened the `/` menu: the host answers with `commands` (the MCP servers' prompts are listed then, not before). */
+export interface ListCommandsMessage {
+  readonly type: 'listCommands';
+}
+
 /** The user opened the header's model dropdown: the host answers with `modelChoices`. */
 export interface ListModelsMessage {
   readonly type: 'listModels';
@@ -302,6 +311,7 @@ export type WebviewToHost =
   | LoadOlderMessage
   | CommandMessage
   | ListModelsMessage
+  | ListCommandsMessage
   | SelectModelMessage
   | SideQuestionMessage
   | KeepSideMessage
@@ -328,8 +338,14 @@ export interface SnapshotMessage {
   readonly promptHistory: readonly string[];
   /** The mode chosen for the session shown, when a page of this window chose one (else the page takes its newest prompt's). */
   readonly mode?: TurnMode;
-  /** The custom slash commands, for the `/` menu after the built-in ones. */
+  /** The custom slash commands (and the MCP servers' prompts once listed), for the `/` menu after the built-in ones. */
   readonly commands?: readonly CustomCommandItem[];
+}
+
+/** The `/` menu's custom commands and MCP servers' prompts, after a `listCommands` or a change of the setup. */
+export interface CommandsMessage {
+  readonly type: 'commands';
+  readonly commands: readonly CustomCommandItem[];
 }
 
 /** Frames of the current session, in cursor order. */
@@ -418,7 +434,8 @@ export type HostToWebview =
   | MentionResultsMessage
   | AttachMessage
   | SuggestionMessage
-  | ModeChosenMessage;
+  | ModeChosenMessage
+  | CommandsMessage;
 
 /** Longest prompt the host accepts in one message (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

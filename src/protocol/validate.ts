@@ -31,10 +31,12 @@ function text(raw: Record<string, unknown>, what: string): string | { reason: st
   return raw.text;
 }
 
-const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image'];
+const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image', 'mcpResource'];
 /** Base64 of at most MAX_IMAGE_BYTES bytes. */
 const MAX_IMAGE_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
 /** Kinds that name a place in the workspace. */
+/** An MCP resource as `server:uri` (the URI with its scheme). */
+const MCP_RESOURCE = /^[\w.-]+:[a-zA-Z][\w+.-]*:\S+$/;
 const WITH_PATH: readonly string[] = ['file', 'selection', 'folder', 'editor'];
 
 /** A path the page names: relative, '/' separated, no '..' step, no control character. */
@@ -64,13 +66,24 @@ function attachment(raw: unknown): AttachmentRef | string {
     if (i.data.length > MAX_IMAGE_BASE64) return `an image larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
     image = { mimeType: i.mimeType as string, data: i.data };
   }
+  if ((kind === 'mcpResource') !== (raw.uri !== undefined))
+    return kind === 'mcpResource' ? 'an MCP resource without its URI' : `a ${kind} attachment with a URI`;
+  if (kind === 'mcpResource' && (typeof raw.uri !== 'string' || raw.uri.length > 4096 || !MCP_RESOURCE.test(raw.uri)))
+    return 'an MCP resource whose URI is not server:uri';
   let lines: [number, number] | undefined;
   if (kind === 'selection') {
     const l = raw.lines;
     if (!Array.isArray(l) || l.length !== 2 || !isCount(l[0]) || !isCount(l[1]) || l[0] < 1 || l[1] < l[0]) return 'a selection whose lines are not a range';
     lines = [l[0], l[1]];
   }
-  return { kind, label: raw.label, ...(needsPath ? { path: raw.path as string } : {}), ...(lines ? { lines } : {}), ...(image ? { image } : {}) };
+  return {
+    kind,
+    label: raw.label,
+    ...(needsPath ? { path: raw.path as string } : {}),
+    ...(lines ? { lines } : {}),
+    ...(image ? { image } : {}),
+    ...(kind === 'mcpResource' ? { uri: raw.uri as string } : {}),
+  };
 }
 
 /** A prompt's chips, or the reason they are refused. */
@@ -185,6 +198,8 @@ export function parseWebviewMessage(raw: unknown): Parsed {
       return fail('command with an unknown name');
     case 'listModels':
       return ok({ type: 'listModels' });
+    case 'listCommands':
+      return ok({ type: 'listCommands' });
     case 'selectModel': {
       const choice = raw.choice;
       if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider))

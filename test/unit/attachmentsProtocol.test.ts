@@ -105,3 +105,15 @@ test('an image chip carries a known type and base64 data of at most the limit', 
   const big = 'A'.repeat(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4);
   assert.equal(reason(prompt([{ kind: 'image', label: 'a', image: { mimeType: 'image/png', data: big } }])), 'prompt with an image larger than 5 MiB');
 });
+
+test('an MCP resource chip carries its server:uri, and only a resource does', () => {
+  const uri = 'everything:demo://resource/static/document/architecture.md';
+  assert.deepEqual(prompt([{ kind: 'mcpResource', label: 'architecture.md', uri, x: 1 }]), {
+    ok: true,
+    message: { type: 'prompt', requestId: 'r1', text: 'hi', attachments: [{ kind: 'mcpResource', label: 'architecture.md', uri }] },
+  });
+  assert.equal(reason(prompt([{ kind: 'mcpResource', label: 'a' }])), 'prompt with an MCP resource without its URI');
+  assert.equal(reason(prompt([{ kind: 'mcpResource', label: 'a', uri: 'no scheme' }])), 'prompt with an MCP resource whose URI is not server:uri');
+  assert.equal(reason(prompt([{ kind: 'problems', label: 'P', uri }])), 'prompt with a problems attachment with a URI');
+  assert.deepEqual(parseWebviewMessage({ type: 'listCommands', x: 1 }), { ok: true, message: { type: 'listCommands' } });
+});

@@ -13,7 +13,8 @@ import { firstLine } from '../../core/format/textStart';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { fixedApprovals, type ApprovalUi } from '../../core/tools/approvals';
 import type { McpHub } from '../../core/setup/mcp/hub';
-import { resolveMcpPrompt } from '../../core/setup/mcp/promptsAndResources';
+import { mcpPromptToSend, mentionedResources } from '../../core/setup/mcp/mcpMentions';
+import type { Attachment } from '../../core/format/attachment';
 import { cliMcpHub } from './mcp';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError } from '../args';
@@ -139,11 +140,16 @@ async function runPrompt(ctx: CliContext, store: SessionStore, options: ExecOpti
   // The workspace's MCP servers start when the turn first needs tools, and end with this command.
   const mcp = cliMcpHub(ctx, options.env, { workspaceDir: workspace });
   try {
+    // `/mcp__<server>__<prompt> args` sends the server's prompt; `@server:uri` attaches that resource.
+    // Both are had before the session opens: one that cannot be had leaves no session behind.
+    const text = (await mcpPromptToSend(mcp, prompt)) ?? prompt;
+    const attachments = await mentionedResources(mcp, prompt);
     return await runWithServers(ctx, store, options, {
       sessionId,
       workspace,
       places,
-      prompt,
+      prompt: text,
+      attachments,
       logger,
       mcp,
       approvals: {
@@ -165,8 +171,10 @@ interface ServerRun {
   readonly workspace: string;
   /** Where the user's and the workspace's skills and commands are. */
   readonly places: SetupPlaces;
-  /** The prompt as sent: a custom command's expansion, or the prompt as typed. */
+  /** The prompt as sent: a custom command's or a server's prompt's expansion, or the prompt as typed. */
   readonly prompt: string;
+  /** The MCP resources the prompt mentions, read. */
+  readonly attachments: readonly Attachment[];
   readonly logger: Logger;
   readonly mcp: McpHub;
   readonly approvals: ApprovalUi;
@@ -210,9 +218,8 @@ async function runWithServers(
   let promptId: string | undefined;
   try {
     if (!stop.signal) {
-      // `/mcp__<server>__<prompt> args`: the server's prompt is what is sent.
-      const text = (await resolveMcpPrompt(mcp, prompt)) ?? prompt;
-      promptId = (await session.submit(text, { mode: options.mode })).promptId;
+      const attached = run.attachments.length > 0 ? { attachments: run.attachments } : {};
+      promptId = (await session.submit(prompt, { mode: options.mode, ...attached })).promptId;
       if (session.isPaused) {
         // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
         ctx.err(

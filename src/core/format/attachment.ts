@@ -9,6 +9,8 @@ export interface Attachment {
   readonly path?: string;
   /** First and last line of a selection (1-based). */
   readonly lines?: readonly [number, number];
+  /** An MCP server's resource, as `server:uri` (how `@server:uri` names it). */
+  readonly uri?: string;
   /** The text the model gets; not cut yet (empty for an image). */
   readonly text: string;
   /** An image's type and bytes: base64 `data` as the page sent it, or the session's `blob` once stored. */
@@ -18,7 +20,7 @@ export interface Attachment {
 /** The image types a prompt can carry (what the providers take). */
 export const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
-const KINDS = new Set(['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image']);
+const KINDS = new Set(['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image', 'mcpResource']);
 
 /** Whether a value read from disk is an attachment. */
 export function isAttachment(value: unknown): value is Attachment {
@@ -26,6 +28,7 @@ export function isAttachment(value: unknown): value is Attachment {
   const a = value as Record<string, unknown>;
   if (!KINDS.has(a.kind as string) || typeof a.label !== 'string' || typeof a.text !== 'string') return false;
   if (a.path !== undefined && typeof a.path !== 'string') return false;
+  if (a.uri !== undefined && typeof a.uri !== 'string') return false;
   if (a.image !== undefined) {
     const image = a.image as Record<string, unknown> | null;
     if (typeof image !== 'object' || image === null || !IMAGE_TYPES.includes(image.mimeType as string) || !/^[0-9a-f]{64}$/.test(String(image.blob)))

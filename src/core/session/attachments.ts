@@ -44,6 +44,7 @@ export function attachContext(attachments: readonly Attachment[]): AttachedConte
     const head = [`kind=${attribute(a.kind)}`, `label=${attribute(a.label)}`];
     if (a.path !== undefined) head.push(`path=${attribute(a.path)}`);
     if (a.lines) head.push(`lines="${a.lines[0]}-${a.lines[1]}"`);
+    if (a.uri !== undefined) head.push(`uri=${attribute(a.uri)}`);
     const note = truncated ? `\n[Cut: the first ${sent.length} of ${a.text.length} characters are shown; read the rest with the tools if you need it.]` : '';
     blocks.push(`<attachment ${head.join(' ')}>\n${sent}${note}\n</attachment>`);
     items.push({
@@ -51,6 +52,7 @@ export function attachContext(attachments: readonly Attachment[]): AttachedConte
       label: a.label,
       ...(a.path !== undefined ? { path: a.path } : {}),
       ...(a.lines ? { lines: [a.lines[0], a.lines[1]] as [number, number] } : {}),
+      ...(a.uri !== undefined ? { uri: a.uri } : {}),
       chars: sent.length,
       truncated,
     });

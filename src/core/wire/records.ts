@@ -178,12 +178,14 @@ export interface CompactionRecord extends Base {
 
 /** One thing the user attached to a prompt, as it went to the model. */
 export interface ContextItem {
-  readonly kind: 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image';
+  readonly kind: 'file' | 'selection' | 'folder' | 'editor' | 'problems' | 'gitDiff' | 'image' | 'mcpResource';
   readonly label: string;
   /** Workspace-relative path of a file, selection, folder or editor. */
   readonly path?: string;
   /** First and last line of a selection (1-based). */
   readonly lines?: readonly [number, number];
+  /** An MCP server's resource, as `server:uri`. */
+  readonly uri?: string;
   /** Characters of it the model got. */
   readonly chars: number;
   /** Cut to the limits (docs/reference.md, Turns and prompts). */

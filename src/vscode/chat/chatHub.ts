@@ -11,6 +11,7 @@ import type { TurnMode } from '../../protocol/modes';
 import {
   PROTOCOL_VERSION,
   type AttachmentRef,
+  type CustomCommandItem,
   type HostToWebview,
   type MessageAction,
   type ModelInfo,
@@ -32,6 +33,9 @@ import { vscodeChatHost } from './vscodeChatHost';
 import { SetupWatcher } from '../setup/setupWatcher';
 import { WindowMcp } from '../setup/windowMcp';
 import { Mentions } from './mentions';
+import { McpPromptMenu } from './mcpPromptMenu';
+import { mentionedResources, resourceMentions } from '../../core/setup/mcp/mcpMentions';
+import type { Attachment } from '../../core/format/attachment';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
 const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
@@ -73,7 +77,11 @@ export class ChatHub extends Disposable {
   /** The window's setup (MCP servers, hooks, rules, skills), read again when it changes. */
   readonly setup: SetupWatcher;
   /** The `@` list's search and the reading of the chips a prompt carries. */
-  private readonly mentions = this._register(new Mentions());
+  private readonly mentions: Mentions;
+  /** The window's MCP servers (one process per server per window). */
+  private readonly mcp: WindowMcp;
+  /** The MCP servers' prompts in the `/` menu. */
+  private readonly mcpPrompts: McpPromptMenu;
   private readonly modelChange = this._register(new vscode.EventEmitter<void>());
   /** Fires when the model the pages show changed (settings, VS Code's models). */
   readonly onDidChangeModel = this.modelChange.event;
@@ -100,7 +108,11 @@ export class ChatHub extends Disposable {
     });
     if (store) this._register(registerCheckpointDocuments(store));
     this.setup = this._register(new SetupWatcher(logger));
-    const mcp = this._register(new WindowMcp(this.setup, logger));
+    const mcp = (this.mcp = this._register(new WindowMcp(this.setup, logger)));
+    this.mentions = this._register(new Mentions(() => mcp.current()));
+    this.mcpPrompts = new McpPromptMenu(() => mcp.current(), logger);
+    // Once the `/` menu was opened, a change of the setup (a server added, approved, trust granted) lists the prompts again.
+    this._register(this.setup.onDidChange(() => this.mcpPrompts.wanted && void this.listCommands()));
     this.current = this._register(
       new CurrentSession(
         store,
@@ -255,13 +267,17 @@ export class ChatHub extends Disposable {
       }
       case 'prompt': {
         const refs = message.attachments;
+        const mentioned = resourceMentions(message.text).length > 0;
         await this.current.prompt(message.requestId, message.text, message.steer === true, {
           ...(message.mode ? { mode: message.mode } : {}),
-          ...(refs ? { attachments: () => this.mentions.resolve(refs) } : {}),
-          ...(message.command ? { expand: (text: string) => typedPrompt(text, this.customCommands()) } : {}),
+          ...(refs || mentioned ? { attachments: () => this.attachments(refs ?? [], message.text) } : {}),
+          ...(message.command ? { expand: (text: string) => this.expand(text) } : {}),
         });
         return;
       }
+      case 'listCommands':
+        await this.listCommands(page);
+        return;
       case 'chooseMode':
         this.chosenModes.set(this.current.currentId ?? '', message.mode);
         this.post({ type: 'modeChosen', mode: message.mode });
@@ -340,12 +356,7 @@ export class ChatHub extends Disposable {
     const model = await this.modelInfo();
     const { session, live, cursor, promptHistory } = this.current.view();
     const mode = this.chosenModes.get(session?.info.id ?? '');
-    const commandItems = this.customCommands().map((c) => ({
-      name: c.name,
-      description: c.description,
-      origin: c.origin,
-      ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}),
-    }));
+    const commandItems = this.commandItems();
     for (const page of pages) {
       page.post({
         type: 'snapshot',
@@ -359,6 +370,39 @@ export class ChatHub extends Disposable {
         commands: commandItems,
       });
     }
+  }
+
+  /** The `/` menu's custom commands, then the MCP servers' prompts listed so far. */
+  private commandItems(): CustomCommandItem[] {
+    const custom = this.customCommands().map((c) => ({
+      name: c.name,
+      description: c.description,
+      origin: c.origin,
+      ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}),
+    }));
+    return [...custom, ...this.mcpPrompts.known()];
+  }
+
+  /** Lists the MCP servers' prompts (starting the servers that may run) and gives the `/` menu to `page`, or to every page. */
+  private async listCommands(page?: ChatPage): Promise<void> {
+    await this.mcpPrompts.list();
+    const message: HostToWebview = { type: 'commands', commands: this.commandItems() };
+    if (page) page.post(message);
+    else this.post(message);
+  }
+
+  /** What a `/name args` line sends: an MCP server's prompt, or a custom command's expansion. */
+  private expand(text: string): string | Promise<string> {
+    if (text.trim().startsWith('/mcp__')) return this.mcpPrompts.expand(text);
+    return typedPrompt(text, this.customCommands());
+  }
+
+  /** The chips' contents, then the MCP resources the text names as `@server:uri` (one a chip also names is read once). */
+  private async attachments(refs: readonly AttachmentRef[], text: string): Promise<Attachment[]> {
+    const chips = await this.mentions.resolve(refs);
+    const chipped = new Set(chips.map((c) => c.uri).filter((u) => u !== undefined));
+    const typed = await mentionedResources(this.mcp.current(), text);
+    return [...chips, ...typed.filter((a) => !chipped.has(a.uri!))];
   }
 
   /** The custom slash commands of this window's workspace and of the user (docs/setup-skills-commands.md). */

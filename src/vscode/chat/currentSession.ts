@@ -172,13 +172,18 @@ export class CurrentSession {
   /**
    * Runs a prompt from the page in the current session, in `mode` (Agent when absent), starting a
    * session when there is none. `attachments` reads what its chips name; a chip that cannot be
-   * read fails the prompt saying why.
+   * read fails the prompt saying why. `expand` gives the text a `/name args` line sends (a custom
+   * command's, an MCP server's prompt); when it throws, nothing is sent and the page says why.
    */
   async prompt(
     requestId: string,
     text: string,
     steer: boolean,
-    { mode, attachments, expand }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]>; expand?: (text: string) => string } = {},
+    {
+      mode,
+      attachments,
+      expand,
+    }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]>; expand?: (text: string) => string | Promise<string> } = {},
   ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     this.nextPrompts.withdraw();
@@ -190,14 +195,16 @@ export class CurrentSession {
       if (this.session?.takenOver) await this.switchTo(this.session.id);
       if (this.following)
         return fail(this.following.reason ?? 'Another window is writing this session, so it is read-only here. Start a New Session, or fork this one.');
+      // A slash command is sent as its expansion (one that is gone fails the prompt, saying so);
+      // both are had before a new session is made, so a failure leaves none behind.
+      const sent = expand ? await expand(text) : text;
+      const attached = attachments ? await attachments() : [];
       if (!this.session) {
         this.session = await this.open(undefined);
         this.host.shown.set(this.session.id);
         this.changed();
       }
-      const attached = attachments ? await attachments() : [];
-      // A custom slash command is sent as its expansion (one that is gone fails the prompt, saying so).
-      const info = await this.session.submit(expand ? expand(text) : text, {
+      const info = await this.session.submit(sent, {
         messageKey: requestId,
         steerIfActive: steer,
         ...(mode ? { mode } : {}),

@@ -6,6 +6,8 @@ import { readFileText, readGitDiff } from '../../core/session/attachmentReads';
 import { WorkspaceFs } from '../../core/tools/workspaceFs';
 import type { AttachmentRef, MentionItem } from '../../protocol/messages';
 import { rankFiles, rankMatches, subsequenceGlob } from './mentionRank';
+import type { McpHub } from '../../core/setup/mcp/hub';
+import { McpResourceMentions } from './mcpResourceMentions';
 
 /** Files VS Code's search returns for one query; ranked here, the best shown. */
 const SEARCH_RESULTS = 300;
@@ -13,6 +15,8 @@ const SEARCH_RESULTS = 300;
 const CACHED_FILES = 250_000;
 /** Lines of the `@` list. */
 const SHOWN = 30;
+/** MCP resources the `@` list shows at most. */
+const RESOURCES_SHOWN = 5;
 /** Files a folder's listing names at most. */
 const FOLDER_LISTING = 500;
 /** How old the list of ignored paths may get before a query reads it again (in the background). */
@@ -35,8 +39,8 @@ function relativeToPrimary(uri: vscode.Uri): string | undefined {
 
 /**
  * The `@` list and what its items hold: files of the first workspace folder (a listing kept in
- * memory, or VS Code's file search with a subsequence glob in a huge workspace; ranked here), open editors, folders, the problems list and, in a trusted
- * workspace, the git diff.
+ * memory, or VS Code's file search with a subsequence glob in a huge workspace; ranked here), open editors, folders, the
+ * MCP servers' resources, the problems list and, in a trusted workspace, the git diff.
  */
 export class Mentions {
   private search: vscode.CancellationTokenSource | undefined;
@@ -48,6 +52,11 @@ export class Mentions {
   /** What `.gitignore` ignores in the first folder, read with git in a trusted workspace; undefined without. */
   private ignored: IgnoredPaths | undefined;
   private ignoredRead: { at: number; reading: Promise<void> } | undefined;
+  private readonly resources: McpResourceMentions;
+
+  constructor(mcp: () => McpHub) {
+    this.resources = new McpResourceMentions(mcp);
+  }
 
   dispose(): void {
     this.search?.cancel();
@@ -62,6 +71,7 @@ export class Mentions {
     const fixed: MentionItem[] = [{ kind: 'problems', label: 'Problems', detail: 'The problems list (errors and warnings)' }];
     if (vscode.workspace.isTrusted) fixed.push({ kind: 'gitDiff', label: 'Git diff', detail: 'Uncommitted changes against HEAD' });
     const editors = this.openEditors();
+    const resourcesFound = this.resources.find(q, RESOURCES_SHOWN); // the servers list while the files are read
     // The first query, `@` alone among them, waits for the listing: it lists files too.
     const files = await this.candidates(q, search.token);
     if (search.token.isCancellationRequested) return [];
@@ -70,9 +80,13 @@ export class Mentions {
     const editorPaths = new Set(editors.map((e) => e.path));
     const fileItems = best.filter((f) => !editorPaths.has(f)).map((p): MentionItem => ({ kind: 'file', label: baseName(p), path: p, detail: p }));
     const ranked = (items: MentionItem[], limit: number) => rankMatches(q, items, (i) => i.path ?? i.label, limit);
+    const editorItems = ranked(editors, 10);
+    const resources = await resourcesFound;
+    if (search.token.isCancellationRequested) return [];
     return [
-      ...ranked(editors, 10),
-      ...fileItems.slice(0, SHOWN), // ranked already, ignored files the query asks for last
+      ...editorItems,
+      ...fileItems.slice(0, SHOWN - editorItems.length - resources.length), // ranked already, ignored files the query asks for last
+      ...resources,
       ...(q ? rankMatches(q, folders, (i) => baseName(i.path!), 5) : []),
       ...(q ? rankMatches(q, fixed, (i) => i.label, 2) : fixed),
     ].slice(0, SHOWN);
@@ -117,6 +131,8 @@ export class Mentions {
         if (diff === undefined) throw new Error('the workspace folder is not a git repository (or git is not installed)');
         return diff.trim() ? diff : '(no uncommitted changes)';
       }
+      case 'mcpResource':
+        return this.resources.read(ref);
       case 'folder':
         if (!folder) throw new Error('no workspace folder is open');
         return this.folderListing(folder, ref.path!);

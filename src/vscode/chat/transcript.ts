@@ -58,7 +58,7 @@ export type ImageReader = (blob: string, mimeType: string) => string | undefined
 export function attachmentChips(record: ContextRecord, imageOf?: ImageReader): AttachmentChip[] {
   return record.items.map((item) => {
     const lines = item.lines ? `:${item.lines[0]}-${item.lines[1]}` : '';
-    const detail = item.path !== undefined ? `${item.path}${lines}` : undefined;
+    const detail = item.path !== undefined ? `${item.path}${lines}` : item.uri;
     const image = item.blob && item.mimeType ? imageOf?.(item.blob, item.mimeType) : undefined;
     return { kind: item.kind, label: item.label, ...(detail !== undefined ? { detail } : {}), truncated: item.truncated, ...(image ? { image } : {}) };
   });

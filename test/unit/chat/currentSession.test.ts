@@ -15,6 +15,10 @@ import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage, fauxToolCall } from '../../support/session';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 import { until } from '../../support/until';
+import { EVERYTHING, mcpFixture } from '../../support/mcp';
+import { silentLogger } from '../../../src/core/logger';
+import { McpPromptMenu } from '../../../src/vscode/chat/mcpPromptMenu';
+import { McpResourceMentions } from '../../../src/vscode/chat/mcpResourceMentions';
 
 const roots = tempRoots();
 after(roots.cleanup);
@@ -403,4 +407,46 @@ test('side questions: none without a session; an answered one is kept as a fork'
     const fork = await chat.keepSide('side-2');
     assert.equal(store.index.get(fork!)?.forkedFrom?.sessionId, id);
   });
+});
+
+test("an MCP server's prompt and a resource chip reach the model; a prompt that cannot be had sends nothing and says why", async () => {
+  const m = mcpFixture();
+  m.userServers({ everything: { command: EVERYTHING } });
+  const hub = m.hub();
+  const menu = new McpPromptMenu(() => hub, silentLogger);
+  const resources = new McpResourceMentions(() => hub, 20_000);
+  try {
+    await withChat(async ({ chat, host, faux, store }) => {
+      // Missing its required argument: no session is made, no request reaches the model, the page says why.
+      await chat.prompt('req-0', '/mcp__everything__args-prompt', false, { expand: (t) => menu.expand(t) });
+      const refused = terminal(host.frames(''), 'req-0');
+      assert.match(refused?.kind === 'turn-terminal' ? (refused.error ?? '') : '', /needs city/);
+      assert.equal(chat.currentId, undefined);
+
+      const seen: string[] = [];
+      faux.setResponses([
+        (context) => {
+          seen.push(JSON.stringify(context.messages));
+          return fauxAssistantMessage('Sunny.');
+        },
+      ]);
+      const [chip] = await resources.find('architecture', 1);
+      await chat.prompt('req-1', '/mcp__everything__args-prompt Paris', false, {
+        expand: (t) => menu.expand(t),
+        attachments: async () => [{ ...chip!, text: await resources.read(chip!) }],
+      });
+      const id = chat.currentId!;
+      await until(() => terminal(host.frames(id), 'req-1') !== undefined, 'the turn ends');
+      assert.match(seen[0]!, /\/mcp__everything__args-prompt Paris\\n\\nWhat's weather in Paris\?/);
+      assert.match(seen[0]!, /uri=\\"everything:demo:\/\/resource\/static\/document\/architecture.md\\"[^]*Everything Server – Architecture/);
+      // The log shows what was typed first, and the chip with the resource it named.
+      const entries = chat.view().session!.entries;
+      const user = entries.find((e) => e.kind === 'user');
+      assert.match(JSON.stringify(user), /"text":"\/mcp__everything__args-prompt Paris\\n\\nWhat's weather/);
+      assert.match(JSON.stringify(user), /"kind":"mcpResource","label":"architecture.md","detail":"everything:demo:/);
+      assert.ok(store.index.get(id));
+    });
+  } finally {
+    await m.cleanup();
+  }
 });

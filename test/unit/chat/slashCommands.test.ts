@@ -63,3 +63,20 @@ test('custom commands follow the built-in ones in the menu with their origin; a 
   assert.match((parseInput('/review src/a.ts') as { message: string }).message, /Unknown command \/review/);
   assert.match((parseInput('/deploy', custom) as { message: string }).message, /Commands: .*\/usage \/review \/frontend:test \(/);
 });
+
+test("an MCP server's prompt shows its arguments and server in the menu; typed, it goes to the host even before the menu listed it", () => {
+  const prompts = [
+    {
+      name: 'mcp__everything__args-prompt',
+      description: 'A prompt with arguments',
+      origin: 'user' as const,
+      argumentHint: 'city [state]',
+      server: 'everything',
+    },
+  ];
+  assert.deepEqual(completions('/mcp', prompts), [
+    { name: 'mcp__everything__args-prompt', hint: 'city [state]  A prompt with arguments (MCP server everything)' },
+  ]);
+  assert.deepEqual(parseInput('/mcp__everything__args-prompt Paris', prompts), { kind: 'custom', text: '/mcp__everything__args-prompt Paris' });
+  assert.deepEqual(parseInput('/mcp__other__p x'), { kind: 'custom', text: '/mcp__other__p x' });
+});

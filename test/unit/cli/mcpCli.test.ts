@@ -101,8 +101,31 @@ test('exec "/mcp__everything__args-prompt Paris" sends the server\'s prompt', as
   server.enqueue({ kind: 'text', chunks: ['Sunny.'] });
   const r = await braid(['exec', '/mcp__everything__args-prompt Paris']);
   assert.equal(r.code, 0, r.err);
-  assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /What's weather in Paris\?/);
+  const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+  // What the user typed comes first, as a custom command's expansion shows it.
+  assert.match(sent, /\/mcp__everything__args-prompt Paris\\n\\nWhat's weather in Paris\?/);
   const missing = await braid(['exec', '/mcp__everything__args-prompt']);
   assert.equal(missing.code, 1);
   assert.match(missing.err, /needs city/);
+});
+
+test('exec "@everything:<uri>" attaches the resource; an unknown server or resource fails before any turn', async () => {
+  m.userServers({ everything: { command: EVERYTHING } });
+  const uri = 'demo://resource/static/document/architecture.md';
+  server.enqueue({ kind: 'text', chunks: ['Read it.'] });
+  const before = server.requests.length;
+  const r = await braid(['exec', `Summarize @everything:${uri} please`]);
+  assert.equal(r.code, 0, r.err);
+  const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+  assert.match(sent, /<attachment kind=\\"mcpResource\\" label=\\"demo:\/\/resource\/static\/document\/architecture.md\\" uri=\\"everything:demo:/);
+  assert.match(sent, /Everything Server – Architecture/);
+  assert.equal(server.requests.length, before + 1);
+
+  const noServer = await braid(['exec', `Summarize @nowhere:${uri}`]);
+  assert.equal(noServer.code, 1);
+  assert.match(noServer.err, /@nowhere:demo:\S+ could not be attached: there is no MCP server named "nowhere"/);
+  const noResource = await braid(['exec', 'Summarize @everything:demo://resource/static/document/no-such.md']);
+  assert.equal(noResource.code, 1);
+  assert.match(noResource.err, /@everything:demo:\/\/resource\/static\/document\/no-such.md could not be attached: /);
+  assert.equal(server.requests.length, before + 1, 'no turn began for either');
 });
