@@ -109,7 +109,7 @@ test('exec "/mcp__everything__args-prompt Paris" sends the server\'s prompt', as
   assert.match(missing.err, /needs city/);
 });
 
-test('exec "@everything:<uri>" attaches the resource; an unknown server or resource fails before any turn', async () => {
+test('exec "@everything:<uri>" attaches the resource; an unknown resource fails before any turn; @<not a server>:… is text', async () => {
   m.userServers({ everything: { command: EVERYTHING } });
   const uri = 'demo://resource/static/document/architecture.md';
   server.enqueue({ kind: 'text', chunks: ['Read it.'] });
@@ -121,11 +121,16 @@ test('exec "@everything:<uri>" attaches the resource; an unknown server or resou
   assert.match(sent, /Everything Server – Architecture/);
   assert.equal(server.requests.length, before + 1);
 
-  const noServer = await braid(['exec', `Summarize @nowhere:${uri}`]);
-  assert.equal(noServer.code, 1);
-  assert.match(noServer.err, /@nowhere:demo:\S+ could not be attached: there is no MCP server named "nowhere"/);
   const noResource = await braid(['exec', 'Summarize @everything:demo://resource/static/document/no-such.md']);
   assert.equal(noResource.code, 1);
   assert.match(noResource.err, /@everything:demo:\/\/resource\/static\/document\/no-such.md could not be attached: /);
-  assert.equal(server.requests.length, before + 1, 'no turn began for either');
+  assert.equal(server.requests.length, before + 1, 'no turn began');
+
+  // A word no server is named by is the user's text (a mail address, a note to someone).
+  server.enqueue({ kind: 'text', chunks: ['Sent.'] });
+  const notAServer = await braid(['exec', 'Forward this to @ana:mailto:ana@example.org']);
+  assert.equal(notAServer.code, 0, notAServer.err);
+  const last = JSON.stringify(server.requests.at(-1)!.body.messages);
+  assert.match(last, /Forward this to @ana:mailto:ana@example.org/);
+  assert.doesNotMatch(last, /mcpResource/);
 });

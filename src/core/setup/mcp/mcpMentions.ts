@@ -54,10 +54,14 @@ export async function resourceAttachment(hub: McpHub, mention: ResourceMention, 
   }
 }
 
-/** The resources a prompt's text mentions (`@server:uri`), read now; the first that cannot be read throws. */
+/**
+ * The resources a prompt's text mentions (`@server:uri` naming a server of the setup; any other
+ * `@word:scheme:…` is the user's text), read now; the first that cannot be read throws.
+ */
 export async function mentionedResources(hub: McpHub, text: string): Promise<Attachment[]> {
+  const servers = new Set(hub.statuses().map((s) => s.name));
   const out: Attachment[] = [];
-  for (const mention of resourceMentions(text)) out.push(await resourceAttachment(hub, mention));
+  for (const mention of resourceMentions(text)) if (servers.has(mention.server)) out.push(await resourceAttachment(hub, mention));
   return out;
 }
 
