@@ -277,14 +277,30 @@ function refreshChrome(): void {
       return chip;
     }),
   );
-  if (info?.paused && chips.length > 0) {
-    const resume = document.createElement('button');
-    resume.type = 'button';
-    resume.textContent = 'Resume queue';
-    resume.title = 'These prompts were waiting when Braid last closed; run them now';
-    resume.addEventListener('click', () => host.postMessage({ type: 'queueAction', action: 'resume', promptId: chips[0]!.promptId }));
-    queue.prepend(resume);
-  }
+  if (info?.paused && chips.length > 0) queue.prepend(...pausedQueueBar(info.pauseReason, chips[0]!.promptId));
+}
+
+/** Why a paused queue waits, in the words of its note. */
+const PAUSE_NOTES: Record<string, string> = {
+  stopped: 'Paused: you stopped the turn before these.',
+  failed: 'Paused: the turn before these failed.',
+  'window-closed': 'Paused: these were waiting when Braid last closed.',
+};
+
+/** The note of a paused queue and its two buttons: Resume runs the prompts, Discard drops them all. */
+function pausedQueueBar(reason: string | undefined, firstPromptId: string): HTMLElement[] {
+  const note = document.createElement('span');
+  note.className = 'queue-note';
+  note.textContent = PAUSE_NOTES[reason ?? ''] ?? 'Paused.';
+  const button = (label: string, title: string, action: 'resume' | 'discard') => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    b.title = title;
+    b.addEventListener('click', () => host.postMessage({ type: 'queueAction', action, promptId: firstPromptId }));
+    return b;
+  };
+  return [note, button('Resume queue', 'Run the waiting prompts now, in order', 'resume'), button('Discard', 'Drop every waiting prompt', 'discard')];
 }
 
 /** The line under the input: the queue while a turn runs, a note about the chips, or how to take a suggestion. */

@@ -85,8 +85,10 @@ export interface SessionInfo {
   /** A fork's whole history, the calls inherited from its source included; absent when nothing was inherited. */
   readonly history?: UsageInfo;
   readonly queue: readonly QueuedChip[];
-  /** The queue came back after a crash or a closed window and waits for the user. */
+  /** The queue waits for the user: it came back after a crash or a closed window, or a turn was stopped or failed. */
   readonly paused: boolean;
+  /** Why it waits: `window-closed`, `stopped` or `failed` (absent when it runs). */
+  readonly pauseReason?: string;
   /** How full the model's context is (an open session's; absent for one followed read-only). */
   readonly context?: ContextInfo;
   /** The files Braid changed that the user has not kept or undone (an open session's). */

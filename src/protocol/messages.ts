@@ -20,7 +20,7 @@ export type {
 } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -178,10 +178,14 @@ export interface CancelMessage {
   readonly type: 'cancel';
 }
 
-/** Steer a queued prompt into the running turn, or cancel it. */
+/** What the queue's buttons do: steer or cancel one prompt, resume or discard a paused queue. */
+export const QUEUE_ACTIONS = ['steer', 'cancel', 'resume', 'discard'] as const;
+export type QueueAction = (typeof QUEUE_ACTIONS)[number];
+
+/** Steer a queued prompt into the running turn, or cancel it; resume or discard a paused queue. */
 export interface QueueActionMessage {
   readonly type: 'queueAction';
-  readonly action: 'steer' | 'cancel' | 'resume';
+  readonly action: QueueAction;
   readonly promptId: string;
 }
 

@@ -8,9 +8,11 @@ import {
   MAX_PROMPT_CHARS,
   MESSAGE_ACTIONS,
   PAGE_COMMANDS,
+  QUEUE_ACTIONS,
   SLASH_COMMANDS,
   type AttachmentRef,
   type MessageAction,
+  type QueueAction,
   type WebviewToHost,
 } from './messages';
 import { isTurnMode } from './modes';
@@ -143,9 +145,9 @@ export function parseWebviewMessage(raw: unknown): Parsed {
     case 'cancel':
       return ok({ type: 'cancel' });
     case 'queueAction':
-      if (raw.action !== 'steer' && raw.action !== 'cancel' && raw.action !== 'resume') return fail('queueAction with an unknown action');
+      if (!QUEUE_ACTIONS.includes(raw.action as QueueAction)) return fail('queueAction with an unknown action');
       if (!isId(raw.promptId)) return fail('queueAction without a promptId');
-      return ok({ type: 'queueAction', action: raw.action, promptId: raw.promptId });
+      return ok({ type: 'queueAction', action: raw.action as QueueAction, promptId: raw.promptId });
     case 'approval':
       if (!isId(raw.approvalId)) return fail('approval without an approvalId');
       if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'allow-always' && raw.decision !== 'deny')

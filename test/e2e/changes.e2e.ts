@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FileChangeRecord, FileReviewRecord } from '../../src/core/wire/records';
-import { ScriptedModelServer } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // The Changes list in the real VS Code: the files the last turn and the session changed, a file's
@@ -39,9 +39,12 @@ const writes = (id: string, files: Record<string, string>) => ({
 test('after two turns the list shows the last turn’s files, or the session’s, with their line counts', async () => {
   // Auto-accept edits: the writes need no approval, which is not what this spec is about.
   await chat().locator('[data-role="mode"]').selectOption({ label: 'Auto-accept edits' });
-  model.enqueue(writes('t1', { 'plan.md': '# Plan\n- draft\n- ship\n', 'todo.md': '- one\n- two\n' }), { kind: 'text', chunks: ['Planned.'] });
+  model.enqueue(readFileReply('plan.md'), writes('t1', { 'plan.md': '# Plan\n- draft\n- ship\n', 'todo.md': '- one\n- two\n' }), {
+    kind: 'text',
+    chunks: ['Planned.'],
+  });
   await workbench.send('Extend the plan and start a todo list');
-  model.enqueue(writes('t2', { 'notes.md': 'better notes\n' }), { kind: 'text', chunks: ['Rewrote the notes.'] });
+  model.enqueue(readFileReply('notes.md'), writes('t2', { 'notes.md': 'better notes\n' }), { kind: 'text', chunks: ['Rewrote the notes.'] });
   await workbench.send('Improve the notes');
 
   const panel = chat().locator('[data-role="changes"]');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ScriptedModelServer } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../support/modelServer';
 import { openStore } from '../support/store';
 import { Workbench } from '../support/workbench';
 
@@ -34,6 +34,7 @@ const sessionId = async () => (await chat().locator('body').getAttribute('data-s
 
 test('a new session streams an answer with a tool call that asks approval and edits a file; the tree shows it titled', async () => {
   model.enqueue(
+    readFileReply('greet.ts'),
     {
       kind: 'toolCalls',
       text: 'I will change the greeting.',
@@ -194,6 +195,37 @@ test('queue, steer and cancel: chips for waiting prompts, Steer injects one, Can
   assert.equal(await chat().locator('.turn-status[data-outcome="cancelled"]').count(), 1, 'the prompt cancelled in the queue left no status line');
   assert.equal(await chat().locator('[data-role="stop"]').isVisible(), false);
   await workbench.screenshot('stopped');
+});
+
+test('after Stop or a failed turn the queue waits, saying why: Resume runs it, Discard drops it', async () => {
+  const queueNote = chat().locator('.queue-note');
+  const queued = (text: string) => chat().locator('.chip', { hasText: text });
+  model.enqueue({ kind: 'stall', chunks: ['Halfway'] }, { kind: 'text', chunks: ['Queued one ran.'] });
+  await input().fill('Stop this turn');
+  await input().press('Enter');
+  await chat().locator('.message.assistant', { hasText: 'Halfway' }).waitFor({ timeout: 15_000 });
+  await input().fill('Run after a look');
+  await input().press('Enter');
+  await queued('Run after a look').waitFor({ timeout: 5_000 });
+  await chat().locator('[data-role="stop"]').click();
+  await queueNote.filter({ hasText: 'you stopped the turn' }).waitFor({ timeout: 10_000 });
+  await sleep(1_000);
+  assert.equal(await chat().locator('.message.user', { hasText: 'Run after a look' }).count(), 0, 'the queued prompt waits');
+  await workbench.screenshot('queue-paused-after-stop');
+  await chat().locator('.queue button', { hasText: 'Resume queue' }).click();
+  await chat().locator('.message.assistant', { hasText: 'Queued one ran.' }).waitFor({ timeout: 15_000 });
+  await chat().locator('body[data-turn="idle"]').waitFor({ timeout: 15_000 });
+
+  model.enqueue({ kind: 'httpError', status: 400, message: 'upstream refused', delayMs: 2_000 });
+  await input().fill('This one fails');
+  await input().press('Enter');
+  await input().fill('Written for a success');
+  await input().press('Enter');
+  await queueNote.filter({ hasText: 'the turn before these failed' }).waitFor({ timeout: 15_000 });
+  await workbench.screenshot('queue-paused-after-failure');
+  await chat().locator('.queue button', { hasText: 'Discard' }).click();
+  await queued('Written for a success').waitFor({ state: 'detached', timeout: 5_000 });
+  assert.ok(!model.requests.some((r) => JSON.stringify(r.body.messages).includes('Written for a success')), 'the discarded prompt never reached the model');
 });
 
 test('fork from the command palette nests the fork under its source', async () => {

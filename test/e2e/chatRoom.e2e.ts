@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator } from 'playwright-core';
-import { ScriptedModelServer } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // The chat's room, as a newcomer meets it: the Explorer points to Braid on the first screen; at
@@ -82,6 +82,7 @@ test('at 300 px the header is one line: the title, the model and the context met
 test("an edit's diff shows three lines of context around the change, once: in the approval card while asked, in the tool card once done; the arguments on request", async () => {
   await workbench.openChat();
   model.enqueue(
+    readFileReply('greeting.txt'),
     {
       kind: 'toolCalls',
       text: 'I will shorten the greeting.',

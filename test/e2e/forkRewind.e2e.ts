@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ScriptedModelServer } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // Fork from the tree's context menu (the fork nests under its source) and rewind with files from
@@ -33,6 +33,7 @@ test('fork from the tree context menu nests the fork under its source and opens 
   model.enqueue({ kind: 'text', chunks: ['First answer.'] });
   await send('Plan the notes');
   model.enqueue(
+    readFileReply('notes.md'),
     { kind: 'toolCalls', calls: [{ id: 'w', name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: 'rewritten by the agent\n' }) }] },
     { kind: 'text', chunks: ['Rewrote the notes.'] },
   );

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { TurnBeginRecord } from '../../src/core/wire/records';
-import { ScriptedModelServer, type RecordedRequest } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer, type RecordedRequest } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // Modes in the real VS Code against the scripted model: Ask answers and changes nothing, Plan
@@ -77,7 +77,7 @@ test('Plan proposes a plan; Carry Out Plan sends it in Agent mode, which asks be
   await workbench.screenshot('plan-ready', 'plan-mode');
 
   model.requests.length = 0;
-  model.enqueue(writeNotes('- [ ] first draft\n'), { kind: 'text', chunks: ['Rewrote the notes as a checklist.'] });
+  model.enqueue(readFileReply('notes.md'), writeNotes('- [ ] first draft\n'), { kind: 'text', chunks: ['Rewrote the notes as a checklist.'] });
   await offer.locator('button', { hasText: 'Carry Out Plan' }).click();
   const approval = chat().locator('.approval');
   await approval.waitFor({ timeout: 15_000 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { gitIn } from '../support/gitRepo';
-import { ScriptedModelServer } from '../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../support/modelServer';
 import { Workbench } from '../support/workbench';
 
 // Fork into a worktree from the tree, open the worktree's folder in a new window, edit and rewind
@@ -39,7 +39,7 @@ const row = (bench: Workbench, text: string | RegExp) => bench.page.locator('.pa
 
 test('Fork into Worktree from the tree: a branch and a worktree beside the repository, the fork under its source with its branch', async () => {
   await workbench.openChat();
-  model.enqueue(writeNotes('w1', 'rewritten in the checkout\n'), { kind: 'text', chunks: ['Rewrote the notes.'] });
+  model.enqueue(readFileReply('notes.md'), writeNotes('w1', 'rewritten in the checkout\n'), { kind: 'text', chunks: ['Rewrote the notes.'] });
   await workbench.send('Rewrite the notes');
   gitIn(workbench.workspace)('commit', '-q', '-am', 'the first turn');
 

@@ -15,7 +15,8 @@ export type { ScriptedToolCall, ScriptedUsage } from './modelWire/wire';
 /** What the server answers to one request. */
 export type ScriptedReply =
   | AnswerReply
-  | { readonly kind: 'httpError'; readonly status: number; readonly message: string }
+  /** Answers with an error status, after `delayMs` when given (a request that fails after a while). */
+  | { readonly kind: 'httpError'; readonly status: number; readonly message: string; readonly delayMs?: number }
   /** Sends the chunks, then keeps the connection open without another byte until the client gives up. */
   | { readonly kind: 'stall'; readonly chunks: readonly string[] }
   /** Sends the chunks, then destroys the connection mid-stream. */
@@ -118,6 +119,15 @@ const refuse: FallbackReply = () => ({ kind: 'httpError', status: 500, message: 
  * OpenAI's Responses (`/v1/responses`, as Codex speaks) or Anthropic's Messages (`/v1/messages`,
  * as Claude Code speaks).
  */
+/**
+ * The model reads files (read before write: an existing file changes only once the session has
+ * read it), as the step before a scripted change to them.
+ */
+export function readFileReply(files: string | readonly string[], id = 'read'): ScriptedReply {
+  const list = typeof files === 'string' ? [files] : files;
+  return { kind: 'toolCalls', calls: list.map((file, i) => ({ id: `${id}-${i}-${file}`, name: 'read_file', arguments: JSON.stringify({ path: file }) })) };
+}
+
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
   /** What the server answered to each chat request, in order (with the cache's counts when it plays one). */
@@ -213,6 +223,7 @@ export class ScriptedModelServer {
     const reply = this.withCachedUsage(request, this.script.shift() ?? this.fallback(request));
     this.replies.push(reply);
     if (reply.kind === 'httpError') {
+      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       sendJson(res, reply.status, wire.errorBody(reply.status, reply.message));
       return;
     }

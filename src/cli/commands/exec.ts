@@ -221,9 +221,10 @@ async function runWithServers(
       const attached = run.attachments.length > 0 ? { attachments: run.attachments } : {};
       promptId = (await session.submit(prompt, { mode: options.mode, ...attached })).promptId;
       if (session.isPaused) {
-        // A window closed with prompts queued: they were the user's too, and ran first in the queue's order.
+        // Prompts left queued (a window closed, or a turn before them was stopped or failed): they
+        // were the user's too, and run first in the queue's order.
         ctx.err(
-          `braid: session ${shortSessionId(store, session.id)} had ${counted(earlier.size, 'prompt')} queued when a window closed; resuming its queue: they run first, then yours\n`,
+          `braid: session ${shortSessionId(store, session.id)} had ${counted(earlier.size, 'prompt')} queued, paused ${PAUSED_BECAUSE[session.pauseReason ?? ''] ?? ''}; resuming its queue: they run first, then yours\n`,
         );
         await session.resume();
       }
@@ -245,6 +246,13 @@ async function runWithServers(
   if (!sessionId && !verdict.turnBegan) store.discard(session.id);
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
 }
+
+/** Why a queue was paused, as exec tells it. */
+const PAUSED_BECAUSE: Record<string, string> = {
+  'window-closed': 'when a window closed',
+  stopped: 'after a stopped turn',
+  failed: 'after a failed turn',
+};
 
 /** The prompt as sent ({@link typedPrompt}); a "/name" that names no command is a usage error. */
 function promptToSend(prompt: string, places: SetupPlaces): string {

@@ -24,6 +24,7 @@ import { Checkpoints } from '../tools/checkpoints';
 import { BlobStore } from '../format/blobStore';
 import type { ToolContext } from '../tools/context';
 import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
+import { seenFiles } from '../tools/seenFiles';
 import { taskTool } from '../tools/taskTool';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
@@ -242,6 +243,7 @@ export class Session {
       approvals: new ApprovalGate(options.approvals, options.approvalPolicy),
       checkpoints: this.checkpoints,
       logger: this.logger,
+      seenFiles: () => seenFiles(this.agent.state.messages),
     };
     this.cacheWatch = new CacheWatch(options.cacheLifetimeMs);
     this.repeats = new RepeatedCalls(options.repeatLimits);
@@ -393,6 +395,11 @@ export class Session {
 
   get isPaused(): boolean {
     return this.paused !== null;
+  }
+
+  /** Why the queue waits for the user: `window-closed`, `stopped` (the user pressed Stop) or `failed` (a turn failed); undefined when it runs. */
+  get pauseReason(): string | undefined {
+    return this.paused?.reason;
   }
 
   /** Prompts waiting, in order. */
@@ -641,6 +648,7 @@ export class Session {
     if (index < 0) return;
     const [prompt] = this.queue.splice(index, 1);
     prompt!.state = 'cancelled';
+    if (this.queue.length === 0) this.paused = null; // nothing is left to wait
     await this.saveQueue();
     this.emit({ type: 'prompt', prompt: this.info(prompt!) });
   }
@@ -658,7 +666,18 @@ export class Session {
     this.emit({ type: 'prompt', prompt: this.info(prompt!) });
   }
 
-  /** Unpauses the queue (after a crash or close) and starts the next prompt. */
+  /** Drops every queued prompt (a paused queue's Discard); each is told `cancelled`, and the queue runs again from empty. */
+  async discardQueue(): Promise<void> {
+    const dropped = this.queue.splice(0);
+    this.paused = null;
+    await this.saveQueue();
+    for (const p of dropped) {
+      p.state = 'cancelled';
+      this.emit({ type: 'prompt', prompt: this.info(p) });
+    }
+  }
+
+  /** Unpauses the queue (after a crash, a close, a Stop or a failed turn) and starts the next prompt. */
   async resume(): Promise<void> {
     this.paused = null;
     await this.saveQueue();
@@ -739,6 +758,18 @@ export class Session {
     }
   }
 
+  /**
+   * After a prompt the user stopped or that failed, the prompts queued behind it wait for the user
+   * (Resume or Discard): they were written for a turn that did not happen as planned.
+   */
+  private async pauseAfter(prompt: Prompt): Promise<void> {
+    if (this.closed || this.paused || this.queue.length === 0) return;
+    if (prompt.state !== 'cancelled' && prompt.state !== 'failed') return;
+    this.paused = { reason: prompt.state === 'cancelled' ? 'stopped' : 'failed' };
+    await this.saveQueue();
+    this.emit({ type: 'status', status: this.state.status, paused: true });
+  }
+
   /** Starts the next queued prompt; `idle` resolves when the queue has run dry. */
   private pump(): void {
     this.idle = (async () => {
@@ -748,6 +779,7 @@ export class Session {
         try {
           await this.saveQueue();
           await this.runTurn(prompt);
+          await this.pauseAfter(prompt);
         } catch (err) {
           // The prompt's end is told like any other (a host waiting for it learns why it did not finish).
           prompt.state = 'failed';
@@ -755,6 +787,7 @@ export class Session {
           this.emit({ type: 'prompt', prompt: this.info(prompt) });
           // A lease lost before the turn began fails this prompt saying so (and the next one too).
           if (!(err instanceof LeaseLostError)) throw err;
+          await this.pauseAfter(prompt);
         } finally {
           this.current = undefined;
         }

@@ -108,14 +108,19 @@ export class ApprovalGate {
     else this.rulings.delete(key);
   }
 
+  /** Throws the model's message when the running turn's mode (Ask, Plan) changes nothing, whatever the change. */
+  refuseByMode(summary: string): void {
+    if (this.mode === 'ask' || this.mode === 'plan')
+      throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${summary}).`);
+  }
+
   /** Resolves when allowed; throws a message for the model when denied. */
   async check(request: ApprovalRequest, signal?: AbortSignal): Promise<void> {
     const kind = approvalKind(request);
     const key = rulingKey(request.toolName ?? request.tool, request.args);
     const ruling = this.rulings.get(key);
     this.rulings.delete(key);
-    if (this.mode === 'ask' || this.mode === 'plan')
-      throw new Error(`This turn runs in ${modeLabel(this.mode)} mode: it may not change files or run commands (${request.summary}).`);
+    this.refuseByMode(request.summary);
     if (ruling === 'allow') return;
     if (ruling !== 'ask') {
       if ((isBraidTool(request) && this.policy[kind] === 'allow') || this.allowedForSession.has(sessionKey(request))) return;

@@ -11,6 +11,12 @@ export interface ToolContext {
   readonly approvals: ApprovalGate;
   readonly checkpoints: Checkpoints;
   readonly logger: Logger;
+  /**
+   * The version of each file the conversation has seen (read or written), by the path as shown:
+   * a change to an existing file needs its current bytes seen (seenFiles.ts). A session always
+   * gives it; without it (a tool run outside a conversation) nothing is checked.
+   */
+  readonly seenFiles?: () => ReadonlyMap<string, string>;
 }
 
 /** Output caps: what a model sees of a big result. */

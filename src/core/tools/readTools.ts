@@ -3,6 +3,7 @@ import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { formatBytes, openForRead } from './confinedFile';
 import { capText, LIMITS, textResult, type ToolContext } from './context';
+import { hashOpenFile } from './seenFiles';
 import { readLineRange } from './textLines';
 import { runToolJob, type JobResult } from './worker/runJob';
 import { ToolError } from './workspaceFs';
@@ -44,9 +45,12 @@ export function readFileTool(ctx: ToolContext): AgentTool {
           stat.nlink > 1
             ? `\n[${params.path} is a hard link: ${stat.nlink} names share this file, possibly outside the workspace; a write replaces this name only]`
             : '';
+        // The version read, for read before write: only a file small enough to be edited is hashed.
+        const seen = stat.size <= LIMITS.editFileBytes ? { seen: { path: ctx.workspace.display(file), sha256: hashOpenFile(fd, stat.size) } } : {};
         return textResult(capText(shown.join('\n') + more) + links, {
           lines: range.more === undefined ? undefined : start + range.lines.length + range.more,
           hardLinks: stat.nlink,
+          ...seen,
         });
       } finally {
         fs.closeSync(fd);

@@ -3,9 +3,11 @@ import { Type } from '@mariozechner/pi-ai';
 import type { AgentTool } from '@mariozechner/pi-agent-core';
 import { counted } from '../counted';
 import { contextDiff } from '../format/lineDiff';
+import { sha256Hex } from '../hash';
 import { commandRisk } from './commandRisk';
 import { readWhole, replaceFile } from './confinedFile';
 import { LIMITS, textResult, type ToolContext } from './context';
+import { requireSeen, type SeenFile } from './seenFiles';
 import { ToolError } from './workspaceFs';
 
 function requireTrust(ctx: ToolContext, what: string): void {
@@ -20,6 +22,19 @@ function currentImage(ctx: ToolContext, file: string, asGiven: string): Buffer |
   return readWhole(ctx.workspace, file, asGiven, LIMITS.editFileBytes, 'too large for Braid to keep a copy to rewind to; change it with a command instead')
     .data;
 }
+
+/**
+ * An existing file changes only when the session has seen its current bytes (read before write).
+ * A turn whose mode changes nothing says so first: reading would not help.
+ */
+function requireSeenNow(ctx: ToolContext, shown: string, before: Buffer | null, summary: string): void {
+  if (!before || !ctx.seenFiles) return;
+  ctx.approvals.refuseByMode(summary);
+  requireSeen(ctx.seenFiles(), shown, before);
+}
+
+/** What the result tells of the file written: the version the session has seen now. */
+const seenAfter = (shown: string, content: string): SeenFile => ({ path: shown, sha256: sha256Hex(content) });
 
 /** What the user is asked to allow: a write of `after` over `before` (null: the file is new). */
 interface WriteAsked {
@@ -72,11 +87,17 @@ export function writeFileTool(ctx: ToolContext): AgentTool {
       const before = currentImage(ctx, file, params.path);
       const shown = ctx.workspace.display(file);
       const summary = `${before ? 'Replace' : 'Create'} ${shown}`;
+      requireSeenNow(ctx, shown, before, summary);
       const diff = await approveWrite(ctx, { tool: 'write_file', file, summary, before, after: params.content, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, params.content, id, params.path);
       // Counted as read_file numbers them: a final newline ends the last line, it starts none.
       const lines = params.content === '' ? 0 : params.content.split('\n').length - (params.content.endsWith('\n') ? 1 : 0);
-      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).`, { path: shown, created: !before, diff });
+      return textResult(`${before ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).`, {
+        path: shown,
+        created: !before,
+        diff,
+        seen: seenAfter(shown, params.content),
+      });
     },
   };
 }
@@ -100,6 +121,8 @@ export function editFileTool(ctx: ToolContext): AgentTool {
       const file = ctx.workspace.resolve(params.path);
       const before = currentImage(ctx, file, params.path);
       if (!before) throw new ToolError(`${params.path} does not exist; use write_file to create it`);
+      const shown = ctx.workspace.display(file);
+      requireSeenNow(ctx, shown, before, `Edit ${shown}`);
       const text = before.toString('utf8');
       if (params.old_text === '') throw new ToolError('old_text is empty; give the exact text to replace');
       const count = text.split(params.old_text).length - 1;
@@ -107,13 +130,13 @@ export function editFileTool(ctx: ToolContext): AgentTool {
       if (count > 1 && !params.replace_all)
         throw new ToolError(`old_text appears ${count} times in ${params.path}; include more surrounding text to make it unique, or set replace_all`);
       const next = params.replace_all ? text.split(params.old_text).join(params.new_text) : text.replace(params.old_text, () => params.new_text);
-      const shown = ctx.workspace.display(file);
       const diff = await approveWrite(ctx, { tool: 'edit_file', file, summary: `Edit ${shown}`, before, after: next, args: raw }, signal);
       await writeWithCheckpoint(ctx, file, before, next, id, params.path);
       return textResult(`Edited ${shown} (${params.replace_all ? count : 1} replacement${count > 1 && params.replace_all ? 's' : ''}).`, {
         path: shown,
         replacements: params.replace_all ? count : 1,
         diff,
+        seen: seenAfter(shown, next),
       });
     },
   };

@@ -10,11 +10,11 @@ import { undoRewind, type RewindResult, type UndoResult } from '../../core/store
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
 import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
-import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/messages';
+import type { OlderPageMessage, PageCursor, QueueAction, SessionView } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
-import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
+import { missingInfo, sessionInfo, sessionStatus, type QueueView, type SessionStatus } from './sessionInfo';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
 import { NextPrompts } from './nextPrompts';
@@ -144,10 +144,10 @@ export class CurrentSession {
   private info(): SessionInfo {
     if (this.session) return this.infoOf(this.session);
     const id = this.following!.id;
-    let queue = { queue: [] as SessionInfo['queue'], paused: false };
+    let queue: QueueView = { queue: [], paused: false };
     try {
       const state = this.requireStore().get(id); // another process writes the queue: read once per snapshot, never per frame
-      queue = { queue: state.queue, paused: state.paused !== null };
+      queue = { queue: state.queue, paused: state.paused !== null, ...(state.paused ? { pauseReason: state.paused.reason } : {}) };
     } catch (err) {
       this.logger.warn(`session ${id}: ${errorMessage(err)}`);
     }
@@ -156,7 +156,11 @@ export class CurrentSession {
 
   /** An open session's info, from memory: the index row and usage, the session's own queue. */
   private infoOf(session: Session): SessionInfo {
-    const info = sessionInfo(this.requireStore().index, session.id, { queue: session.queued, paused: session.isPaused });
+    const info = sessionInfo(this.requireStore().index, session.id, {
+      queue: session.queued,
+      paused: session.isPaused,
+      ...(session.pauseReason ? { pauseReason: session.pauseReason } : {}),
+    });
     if (info) return { ...info, context: session.contextUse(), changes: session.changes() };
     // The folder went away under the open session (deleted elsewhere, removed by hand).
     this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
@@ -227,12 +231,13 @@ export class CurrentSession {
     void this.session?.cancel();
   }
 
-  /** Steers a queued prompt into the running turn, cancels it, or resumes a paused queue. */
-  async queueAction(action: 'steer' | 'cancel' | 'resume', promptId: string): Promise<void> {
+  /** Steers a queued prompt into the running turn, cancels it, or resumes or discards a paused queue. */
+  async queueAction(action: QueueAction, promptId: string): Promise<void> {
     const session = this.session;
     if (!session) return;
     if (action === 'steer') await session.steer(promptId);
     else if (action === 'cancel') await session.cancel(promptId);
+    else if (action === 'discard') await session.discardQueue();
     else await session.resume();
     this.stream?.push({ kind: 'session-updated', info: this.infoOf(session) });
   }

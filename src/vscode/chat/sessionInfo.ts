@@ -11,6 +11,7 @@ import type { SessionInfo } from '../../protocol/frames';
 export interface QueueView {
   readonly queue: readonly { readonly promptId: string; readonly text: string }[];
   readonly paused: boolean;
+  readonly pauseReason?: string;
 }
 
 /** The units of a queued prompt its chip carries (it shows one line of them, and all in its tooltip): a prompt can be megabytes. */
@@ -39,6 +40,7 @@ export function sessionInfo(index: SessionIndex, id: string, queue: QueueView): 
     ...(inherited.calls > 0 ? { history: usageInfo(history) } : {}),
     queue: queue.queue.map((q) => ({ promptId: q.promptId, text: excerpt(q.text, QUEUED_CHIP_TEXT) })),
     paused: queue.paused,
+    ...(queue.pauseReason ? { pauseReason: queue.pauseReason } : {}),
   };
 }
 

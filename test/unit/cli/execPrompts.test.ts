@@ -69,7 +69,7 @@ test('a queue a closed window left paused is resumed: the earlier prompt runs, t
   server.enqueue({ kind: 'text', chunks: ['Answer to the earlier prompt.'] }, { kind: 'text', chunks: ['Answer to yours.'] });
   const r = await braid(store, folderA, ['exec', '--session', id, 'the new prompt']);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.err, /had 1 prompt queued when a window closed; resuming its queue/);
+  assert.match(r.err, /had 1 prompt queued, paused when a window closed; resuming its queue/);
   assert.match(r.out, /Answer to the earlier prompt\.[\s\S]*Answer to yours\.\n$/);
   const dir = sessionDir(store, folderA, id);
   assert.deepEqual(userPrompts(dir), ['hello', 'the earlier prompt', 'the new prompt']);

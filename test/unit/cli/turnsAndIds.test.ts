@@ -31,6 +31,7 @@ test("show numbers the turns and prints each prompt's id shortened; rewind --tur
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
+      fauxAssistantMessage(fauxToolCall('read_file', { path: 'edit.txt' }, { id: 'r' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage(fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO' }, { id: 'e' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('turn two'),
       fauxAssistantMessage('turn three'),

@@ -5,7 +5,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import type { Session } from '../../../src/core/session/session';
 import type { FileChangeRecord, FileReviewRecord, MessageRecord } from '../../../src/core/wire/records';
 import { forkSession } from '../../../src/core/store/fork';
-import { ScriptedModelServer } from '../../support/modelServer';
+import { readFileReply, ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
 
 // The Changes list over real HTTP and real files: what it lists for the last turn and the
@@ -28,13 +28,15 @@ const httpModel = () => server.modelChoice();
 const read = (name: string) => (fs.existsSync(path.join(f.workspace, name)) ? fs.readFileSync(path.join(f.workspace, name), 'utf8') : null);
 const listed = (files: readonly { path: string }[]) => files.map((x) => x.path);
 
-/** A turn whose model writes `writes` (path → content), then answers. */
+/** A turn whose model reads the files of `writes` that exist (read before write), writes them (path → content), then answers. */
 async function turn(session: Session, prompt: string, writes: Record<string, string>): Promise<void> {
   const calls = Object.entries(writes).map(([p, content], i) => ({
     id: `${prompt}-${i}`,
     name: 'write_file',
     arguments: JSON.stringify({ path: p, content }),
   }));
+  const existing = Object.keys(writes).filter((p) => read(p) !== null);
+  if (existing.length > 0) server.enqueue(readFileReply(existing, `${prompt}-read`));
   server.enqueue({ kind: 'toolCalls', calls }, { kind: 'text', chunks: ['Done.'] });
   await session.submit(prompt);
   await session.waitForIdle();

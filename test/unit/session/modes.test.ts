@@ -7,7 +7,7 @@ import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
 import type { MessageRecord, TurnBeginRecord, WireRecord } from '../../../src/core/wire/records';
 import type { TurnMode } from '../../../src/protocol/modes';
-import { ScriptedModelServer, type RecordedRequest } from '../../support/modelServer';
+import { readFileReply, ScriptedModelServer, type RecordedRequest } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
 
 // Modes over real HTTP: what each mode offers the model, what its gate lets through, and the mode
@@ -37,10 +37,14 @@ const toolResults = (records: WireRecord[]) =>
   });
 const notes = () => fs.readFileSync(path.join(f.workspace, 'notes.md'), 'utf8');
 
-/** One turn in `mode` whose model first makes `calls`, then answers. */
+/** One turn in `mode` whose model reads notes.md (read before write), then makes `calls`, then answers. */
 async function turn(mode: TurnMode | undefined, calls: { id: string; name: string; arguments: object }[]) {
   server.requests.length = 0;
-  server.enqueue({ kind: 'toolCalls', calls: calls.map((c) => ({ ...c, arguments: JSON.stringify(c.arguments) })) }, { kind: 'text', chunks: ['Done.'] });
+  server.enqueue(
+    readFileReply('notes.md'),
+    { kind: 'toolCalls', calls: calls.map((c) => ({ ...c, arguments: JSON.stringify(c.arguments) })) },
+    { kind: 'text', chunks: ['Done.'] },
+  );
   const session = await f.open({ model: httpModel });
   await session.submit(`a prompt in ${mode ?? 'no'} mode`, mode ? { mode } : {});
   await session.waitForIdle();
@@ -55,7 +59,7 @@ test('Ask is offered the same tools as Agent (the prompt keeps its beginning); a
   assert.deepEqual(toolNames(first), ['bash', 'edit_file', 'glob', 'grep', 'list_dir', 'read_file', 'task', 'write_file']);
   assert.match(JSON.stringify(first.body.messages), /Ask mode/, 'the model is told its mode');
   assert.equal(notes(), 'original\n');
-  assert.equal(toolResults(records)[0]!.isError, true);
+  assert.equal(toolResults(records)[1]!.isError, true);
   assert.equal(f.approvals.length, 0, 'nothing was put to the user');
   assert.equal(turnBegins(records)[0]!.mode, 'ask');
 });
@@ -64,7 +68,7 @@ test('Plan reads only and says to end with a plan; a command is refused', async 
   const { records, first } = await turn('plan', [bash]);
   assert.match(JSON.stringify(first.body.messages), /Plan mode/);
   assert.equal(fs.existsSync(path.join(f.workspace, 'made.txt')), false);
-  assert.equal(toolResults(records)[0]!.isError, true);
+  assert.equal(toolResults(records)[1]!.isError, true);
   assert.equal(turnBegins(records)[0]!.mode, 'plan');
 });
 

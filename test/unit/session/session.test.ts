@@ -96,6 +96,7 @@ test('writes ask for approval, record before/after blobs and a file_change; a de
   const f = await sessionFixture({ 'notes.md': 'old\n' });
   try {
     f.faux.setResponses([
+      fauxAssistantMessage(fauxToolCall('read_file', { path: 'notes.md' }, { id: 'r1' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage(fauxToolCall('write_file', { path: 'notes.md', content: 'new\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('Denied, fine.'),
       fauxAssistantMessage(
