@@ -131,6 +131,12 @@ export class ChatModel {
     this.entries.push({ kind: 'notice', key: MODEL_NOTE, text, tone: 'info' });
   }
 
+  /** The text of a prompt this page sent and shows as pending (not yet in the log). */
+  pendingText(requestId: string): string | undefined {
+    const entry = this.entries[this.find(pendingKey(requestId))];
+    return entry?.kind === 'pending' ? entry.text : undefined;
+  }
+
   /** Entries of an older page go before the ones shown. */
   prependOlder(sessionId: string, entries: readonly TranscriptEntry[], before: PageCursor | undefined): number {
     if (sessionId !== this.sessionId) return 0;
@@ -223,6 +229,8 @@ export class ChatModel {
         return;
       }
       case 'turn-terminal': {
+        // A held prompt that failed before its answer was never written: it leaves the transcript (the page gives its text back).
+        if (frame.unsent) this.entries = this.entries.filter((e) => e.key !== pendingKey(frame.requestId));
         const live = this.find(liveKey(frame.requestId));
         if (live >= 0) {
           const e = this.entries[live] as Extract<ViewEntry, { kind: 'live' }>;

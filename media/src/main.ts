@@ -8,7 +8,7 @@ import {
   type ModelInfo,
   type SideAnswerMessage,
 } from '../../src/protocol/messages';
-import { ChatModel, usageLine, type ViewEntry } from './chatModel';
+import { ChatModel, usageLine } from './chatModel';
 import { chipOf, Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { ModelMenu, modelLabel } from './modelMenu';
@@ -23,6 +23,7 @@ import { ChangesList } from './changesList';
 import { lastMode, proposedPlan } from './turnModes';
 import { carryOutPlanPrompt, isTurnMode, type TurnMode } from '../../src/protocol/modes';
 import { VirtualList } from './virtualList';
+import { collapseRequests, type ListedEntry } from './requests';
 import { host, onHostMessage, saveState } from './vscodeApi';
 import { Welcome } from './welcome';
 
@@ -93,12 +94,16 @@ const actions: EntryActions = {
   approve: (approvalId, decision) => host.postMessage({ type: 'approval', approvalId, decision }),
   openDiff: (toolCallId) => host.postMessage({ type: 'openDiff', toolCallId }),
   useMode: (mode) => chooseMode(mode),
+  toggleTurns: (key, open) => {
+    expanded.set(key, !open);
+    refresh({ keepAnchor: true });
+  },
   expanded,
   readOnly: () => model.readOnly,
 };
 let loadingOlder = false;
 const olderPageSize = new OlderPageSize();
-const list = new VirtualList<ViewEntry>(
+const list = new VirtualList<ListedEntry>(
   part('transcript'),
   (entry) => renderEntry(entry, actions),
   () => {
@@ -311,7 +316,7 @@ function refreshHint(): void {
 }
 
 function refresh(options: { keepAnchor?: boolean; toEnd?: boolean } = {}): void {
-  list.setItems(model.entries, options);
+  list.setItems(collapseRequests(model.entries, expanded), options);
   refreshChrome();
 }
 
@@ -394,6 +399,23 @@ function keepChips(frames: readonly StreamFrame[]): void {
     sentChips.delete(frame.requestId);
     for (const chip of chips) composer.attach(chip);
     noteComposer('The prompt was not sent; its attachments are back above the input.');
+  }
+}
+
+/**
+ * Puts a held prompt that failed before its answer back into the composer (nothing of it was
+ * written), before the frames drop it from the transcript; a draft typed since follows it.
+ */
+function giveBackUnsent(frames: readonly StreamFrame[]): void {
+  for (const frame of frames) {
+    if (frame.kind !== 'turn-terminal' || !frame.unsent) continue;
+    const text = model.pendingText(frame.requestId);
+    if (text === undefined) continue; // another page sent it
+    const draft = composer.value.trim();
+    composer.value = draft ? `${text}\n\n${draft}` : text;
+    saveState({ draft: composer.value });
+    noteComposer(`The prompt was not sent (${frame.error ?? 'the turn failed'}); it is back in the input to edit.`);
+    input.focus();
   }
 }
 
@@ -509,6 +531,7 @@ onHostMessage((message: HostToWebview) => {
     }
     case 'frames':
       keepChips(message.frames);
+      giveBackUnsent(message.frames);
       if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
       if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
       scheduleRefresh();

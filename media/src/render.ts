@@ -8,6 +8,8 @@ import { renderMarkdown } from './markdown';
 import { modeLabel, type TurnMode } from '../../src/protocol/modes';
 import type { MessageAction } from '../../src/protocol/messages';
 import { MODE_ICONS } from './turnModes';
+import type { ListedEntry } from './requests';
+import { turnsToggle } from './turnsToggle';
 
 /** What a rendered entry can ask the page to do. */
 export interface EntryActions {
@@ -17,6 +19,8 @@ export interface EntryActions {
   openDiff(toolCallId: string): void;
   /** Sets the composer's mode (editing or rewinding to a prompt takes the mode it ran in). */
   useMode(mode: TurnMode): void;
+  /** Shows or hides the later turns of a request (its toggle's key, and whether they show now). */
+  toggleTurns(key: string, open: boolean): void;
   /** Cards the user opened or closed keep that state when re-rendered. */
   readonly expanded: Map<string, boolean>;
   readonly readOnly: () => boolean;
@@ -262,8 +266,10 @@ function toolName(id: string): string {
 }
 
 /** The element of one entry. Text from the model goes through the sanitizer or textContent only. */
-export function renderEntry(entry: ViewEntry, actions: EntryActions): HTMLElement {
+export function renderEntry(entry: ListedEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
+    case 'turns':
+      return turnsToggle(entry, (key, open) => actions.toggleTurns(key, open));
     case 'user':
       return userMessage(entry.text, { messageId: entry.messageId }, actions, entry.mode, entry.attachments);
     case 'pending':

@@ -183,7 +183,15 @@ export type TurnOutcomeView = 'completed' | 'failed' | 'cancelled';
 export type FrameBody =
   | { readonly kind: 'runtime-event'; readonly event: LiveEvent }
   | { readonly kind: 'message-committed'; readonly entries: readonly TranscriptEntry[]; readonly requestId?: string }
-  | { readonly kind: 'turn-terminal'; readonly requestId: string; readonly outcome: TurnOutcomeView; readonly error?: string; readonly usage?: UsageInfo }
+  | {
+      readonly kind: 'turn-terminal';
+      readonly requestId: string;
+      readonly outcome: TurnOutcomeView;
+      readonly error?: string;
+      readonly usage?: UsageInfo;
+      /** The prompt was held and failed before its answer: nothing of it is in the log, and the page that sent it puts its text back into the composer. */
+      readonly unsent?: boolean;
+    }
   | { readonly kind: 'messages-rewound' }
   | { readonly kind: 'session-updated'; readonly info: SessionInfo }
   | { readonly kind: 'resync-required' };

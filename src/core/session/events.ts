@@ -13,6 +13,8 @@ export interface PromptInfo {
   readonly state: PromptState;
   /** Why it was blocked or failed. */
   readonly reason?: string;
+  /** It failed before any answer and nothing of it was written (a held prompt): the user gets it back to edit. */
+  readonly unsent?: boolean;
 }
 
 /** What a Session tells its UI, in order. Live output; the log is the record. */
@@ -34,7 +36,15 @@ export type SessionEvent =
     }
   /** A finished message; a turn's prompt comes with what the user attached to it. */
   | { readonly type: 'message'; readonly record: MessageRecord; readonly context?: ContextRecord }
-  | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly usage: UsageTotals }
+  /** A turn ended; `unsent`: it was held and failed before its answer, so nothing of it is in the log. */
+  | {
+      readonly type: 'turn-end';
+      readonly turn: number;
+      readonly outcome: TurnOutcome;
+      readonly error?: string;
+      readonly unsent?: boolean;
+      readonly usage: UsageTotals;
+    }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
   /** A compaction started, was written (`record`), failed or was stopped; `reason` says why it ran. */
   | {

@@ -106,6 +106,11 @@ export interface SessionOptions {
   readonly mcp?: McpHub | (() => McpHub);
   /** When the same tool call, made again in one turn, gets a reminder and when it ends the turn (3 and 5 when absent). */
   readonly repeatLimits?: Partial<RepeatLimits>;
+  /**
+   * Hold each prompt until its answer arrives (read at each turn's start): a turn that fails
+   * before any answer writes nothing, and its prompt ends `failed` with `unsent` (docs/reference.md, Turns and prompts).
+   */
+  readonly holdPromptUntilAnswer?: boolean | (() => boolean);
 }
 
 /** A model and its thinking level. */
@@ -135,6 +140,8 @@ interface ActiveTurn {
   assistantStartedAt: number;
   /** Why Braid ended the turn itself (a call repeated too often). */
   endedBecause?: string;
+  /** While the turn is held: how many messages the kernel had before it, and the events its held records would have sent. */
+  held?: { messagesBefore: number; events: SessionEvent[] };
 }
 
 interface Prompt {
@@ -145,6 +152,8 @@ interface Prompt {
   attachments?: readonly Attachment[];
   state: PromptState;
   reason?: string;
+  /** It failed before its answer and nothing of it was written (a held prompt): the user gets it back to edit. */
+  unsent?: boolean;
   /** Stop was asked for; a stop before the kernel runs is applied when the run starts. */
   stop?: boolean;
 }
@@ -308,6 +317,7 @@ export class Session {
           { matchValue: reason === 'manual' ? 'manual' : 'auto' },
         )),
       emit: (event) => {
+        this.releaseHeld(); // a compaction in a held turn wrote its records
         if (event.type === 'compaction' && event.phase === 'end') {
           this.countsBeforeCompaction();
           this.cacheWatch.compacted();
@@ -548,6 +558,7 @@ export class Session {
   private async recordSideUsage(message: AssistantMessage, startedAt: number, purpose: string): Promise<void> {
     try {
       await this.writer.appendCallUsage(callUsage(message, newMessageId(), startedAt, purpose));
+      this.releaseHeld();
       // The session's usage changed: its views (the usage line, the status bar) read it again.
       this.emit({ type: 'status', status: this.active ? 'running' : this.state.status, paused: this.paused !== null });
     } catch (err) {
@@ -720,7 +731,14 @@ export class Session {
   }
 
   private info(p: Prompt): PromptInfo {
-    return { promptId: p.promptId, text: p.text, messageKey: p.messageKey, state: p.state, ...(p.reason ? { reason: p.reason } : {}) };
+    return {
+      promptId: p.promptId,
+      text: p.text,
+      messageKey: p.messageKey,
+      state: p.state,
+      ...(p.reason ? { reason: p.reason } : {}),
+      ...(p.unsent ? { unsent: true } : {}),
+    };
   }
 
   private emit(event: SessionEvent): void {
@@ -845,7 +863,9 @@ export class Session {
     // The mode is snapshotted too: the gate's rules (Ask and Plan change nothing).
     this.toolContext.approvals.mode = prompt.mode;
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
-    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs());
+    const hold = this.options.holdPromptUntilAnswer;
+    const held = (typeof hold === 'function' ? hold() : hold) === true;
+    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs(), held);
     // What the user attached: its record right after turn_begin, its text before the user's own.
     const attached = attachContext(prompt.attachments ?? []);
     if (attached.items.length > 0) {
@@ -855,7 +875,13 @@ export class Session {
     this.log.turnStarted(turn, model, thinking);
     this.checkpoints.beginTurn(turn);
     prompt.state = 'running';
-    this.active = { turn, prompt, choice, assistantStartedAt: Date.now() };
+    this.active = {
+      turn,
+      prompt,
+      choice,
+      assistantStartedAt: Date.now(),
+      ...(held ? { held: { messagesBefore: this.agent.state.messages.length, events: [] } } : {}),
+    };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId, mode: prompt.mode });
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
@@ -997,6 +1023,17 @@ export class Session {
       error = describeModelError(last.errorMessage);
     }
     error = this.secrets.redact(error);
+    if (outcome === 'failed' && this.dropHeldTurn()) {
+      this.active = undefined;
+      this.log.turnEnded(turn, outcome, error);
+      prompt.state = 'failed';
+      prompt.unsent = true;
+      if (error) prompt.reason = error;
+      this.emit({ type: 'prompt', prompt: this.info(prompt) });
+      this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), unsent: true, usage: this.state.usage });
+      this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
+      return;
+    }
     try {
       for (const m of closing) await this.writer.appendMessage(m);
       await this.writer.endTurn(outcome, error);
@@ -1005,6 +1042,7 @@ export class Session {
       outcome = 'failed';
       error = err.message;
     }
+    this.releaseHeld(); // turn_end wrote a held turn's records (stopped before its answer)
     this.active = undefined;
     this.log.turnEnded(turn, outcome, error);
     prompt.state = outcome === 'completed' ? 'completed' : outcome === 'cancelled' ? 'cancelled' : 'failed';
@@ -1012,6 +1050,38 @@ export class Session {
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), usage: this.state.usage });
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
+  }
+
+  /**
+   * A held turn that failed before its answer: its records are forgotten and the kernel's
+   * conversation is as it was before the prompt. Returns false when the turn was not held (or
+   * was written already).
+   */
+  private dropHeldTurn(): boolean {
+    const held = this.active?.held;
+    if (!held || !this.writer.dropHeld()) return false;
+    const messages = this.agent.state.messages;
+    for (const m of messages.slice(held.messagesBefore)) {
+      const id = this.recordIds.get(m as object);
+      if (id) this.userMessageIds.delete(id);
+    }
+    this.agent.state.messages = messages.slice(0, held.messagesBefore);
+    this.turnContext = undefined;
+    return true;
+  }
+
+  /** Tells the UI of a record written, or, while the turn is held, keeps the event until its answer writes the record. */
+  private emitRecord(event: SessionEvent): void {
+    if (this.active?.held && this.writer.holding) this.active.held.events.push(event);
+    else this.emit(event);
+  }
+
+  /** Once a held turn's records are written (its answer came), the UI hears of them, in order. */
+  private releaseHeld(): void {
+    const held = this.active?.held;
+    if (!held || this.writer.holding) return;
+    delete this.active!.held;
+    for (const e of held.events) this.emit(e);
   }
 
   /** Records (and tells the UI of) a cache break of the call that answered `answer`, when there was one. */
@@ -1094,6 +1164,7 @@ export class Session {
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
         const record = await this.writer.appendMessage(message, id);
+        this.releaseHeld();
         this.recordIds.set(event.message as object, id);
         if (message.role === 'assistant') {
           this.log.callEnded(active.turn, message);
@@ -1103,7 +1174,7 @@ export class Session {
         // The turn's context goes with its first user message (its prompt), once.
         const context = message.role === 'user' ? this.turnContext : undefined;
         if (context) this.turnContext = undefined;
-        this.emit({ type: 'message', record, ...(context ? { context } : {}) });
+        this.emitRecord({ type: 'message', record, ...(context ? { context } : {}) });
         return;
       }
       case 'tool_execution_start':

@@ -52,6 +52,14 @@ export class SessionWriter {
     private initial: Pick<History, 'messages' | 'compactions'> | undefined,
   ) {}
 
+  /** A held turn's first records, stamped, not yet written nor folded (see {@link beginTurn}'s `hold`). */
+  private held: { turn: number; records: KnownRecord[] } | undefined;
+
+  /** True while the open turn's first records are held back (no answer has arrived yet). */
+  get holding(): boolean {
+    return this.held !== undefined;
+  }
+
   /**
    * The effective history as read when the writer opened (the log was read then anyway), handed
    * over once so opening a session reads its log one time, not twice.
@@ -142,14 +150,14 @@ export class SessionWriter {
     return log;
   }
 
-  /** The current turn number (0 before the first). */
+  /** The current turn number (0 before the first; a held turn is not counted until it is written). */
   get currentTurn(): number {
     return factsOf(this.current.fold).nextTurn - 1;
   }
 
   /** A turn that began and has not ended (left by a crash, or running). */
   get openTurn(): number | null {
-    return factsOf(this.current.fold).openTurn;
+    return this.held?.turn ?? factsOf(this.current.fold).openTurn;
   }
 
   /**
@@ -163,21 +171,40 @@ export class SessionWriter {
     this.current = this.store.summaryAt(this.dir, { live: false });
   }
 
-  /** Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its number. */
-  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode, prompt?: TurnBeginRecord['prompt']): Promise<number> {
+  /**
+   * Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its
+   * number. With `hold`, turn_begin and the records after it that are not an answer (the prompt,
+   * its context, a model error and its usage) are held in memory: the first other record (an
+   * answer, a tool, a compaction, turn_end) writes them all first, in order, stamped as they came;
+   * {@link dropHeld} forgets them (the turn failed before any answer: the log is as it was).
+   */
+  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode, prompt?: TurnBeginRecord['prompt'], hold = false): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}) }, true);
+    const begin: NewRecord = { t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}) };
+    if (hold) {
+      this.held = { turn, records: [WireLogWriter.serialize(begin).record] };
+      return turn;
+    }
+    await this.record(begin, true);
     this.publish();
     return turn;
   }
 
-  /** Appends a finished message of the open turn. */
+  /** Appends a finished message of the open turn (held with the turn's first records when it is not an answer). */
   async appendMessage(message: Message, id = newMessageId()): Promise<MessageRecord> {
     const turn = this.requireOpen();
-    const [record] = await this.record({ t: 'message', turn, id, message });
+    const answer = message.role === 'assistant' && message.stopReason !== 'error';
+    const [record] = await this.record({ t: 'message', turn, id, message }, false, !answer);
     return record as MessageRecord;
+  }
+
+  /** Forgets a held turn's records: nothing of it was written. Returns whether there were any. */
+  dropHeld(): boolean {
+    const had = this.held !== undefined;
+    this.held = undefined;
+    return had;
   }
 
   /**
@@ -193,7 +220,7 @@ export class SessionWriter {
   /** Appends a usage record for an assistant message of the open turn. */
   async appendUsage(usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn'>): Promise<UsageRecord> {
     const turn = this.requireOpen();
-    const [record] = await this.record({ t: 'usage', turn, ...usage });
+    const [record] = await this.record({ t: 'usage', turn, ...usage }, false, true);
     return record as UsageRecord;
   }
 
@@ -230,9 +257,14 @@ export class SessionWriter {
     return record as CompactionRecord;
   }
 
-  /** Appends other records (tool, file_change, ...) as they are. */
+  /** Appends other records (tool, file_change, ...) as they are; a prompt's context is held with a held turn's first records. */
   async append(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
-    return this.record(records, durable);
+    const list = Array.isArray(records) ? records : [records];
+    return this.record(
+      records,
+      durable,
+      list.every((r) => r.t === 'context'),
+    );
   }
 
   /**
@@ -265,9 +297,20 @@ export class SessionWriter {
     return open;
   }
 
-  /** Appends records and folds them into the summary. */
-  private async record(records: NewRecord | NewRecord[], durable = false): Promise<KnownRecord[]> {
-    const written = await this.log.append(records, { durable });
+  /**
+   * Appends records and folds them into the summary. While a turn is held, `holdable` ones join
+   * the held records; any other write takes the held ones first (fsynced: the turn begins on disk).
+   */
+  private async record(records: NewRecord | NewRecord[], durable = false, holdable = false): Promise<KnownRecord[]> {
+    const list = Array.isArray(records) ? records : [records];
+    const held = this.held;
+    if (held && holdable) {
+      const stamped = list.map((r) => WireLogWriter.serialize(r).record);
+      held.records.push(...stamped);
+      return stamped;
+    }
+    this.held = undefined;
+    const written = await this.log.append(held ? [...held.records, ...list] : list, { durable: durable || held !== undefined });
     // Folded as a reader will read it back (a type this version does not know, a record missing
     // what replay needs), so the live summary is the one the index rebuilds from disk.
     for (const r of written) {
@@ -277,7 +320,9 @@ export class SessionWriter {
     // A compact fold (from the index) that met a record needing a dropped turn's detail: read the log.
     if (this.current.fold.stale) this.current = this.store.summaryAt(this.dir, { live: false });
     else this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
-    return written;
+    if (!held) return written;
+    this.publish(); // the held turn_begin: the session is running from now on
+    return written.slice(held.records.length);
   }
 
   /** Hands the summary to the index (in memory; saved soon after) and tells its listeners. */

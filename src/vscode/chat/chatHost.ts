@@ -38,6 +38,8 @@ export interface ChatHost {
     /** Writes an "Always allow" rule into the user's own settings. */
     alwaysAllow?: (rule: string) => Promise<void>;
   };
+  /** `braid.holdPromptUntilAnswer` as it is now (read at each turn's start); absent: prompts are written at once. */
+  holdPromptUntilAnswer?(): boolean;
   /** The workspace's setup as read last (read again when a setting, a setup file or trust changes); throws without a folder. */
   setupSources(): SetupSources;
   /** Hears of the setup read again; absent: the host never reads it again. */
@@ -81,6 +83,7 @@ export async function sessionOptions(store: SessionStore, host: ChatHost, approv
     approvalPolicy,
     compaction,
     ...(repeatLimits ? { repeatLimits } : {}),
+    ...(host.holdPromptUntilAnswer ? { holdPromptUntilAnswer: () => host.holdPromptUntilAnswer!() } : {}),
     trusted: () => host.isTrusted(),
     logger,
     // The old prompt hook (braid.hooks.userPromptSubmit) is kept out of the setup's hooks: it runs once, as this.

@@ -152,7 +152,14 @@ export class SessionStream {
           const b = this.usageAtStart ?? { input: 0, output: 0, cacheRead: 0, costTotal: 0 };
           const usage = { input: u.input - b.input, output: u.output - b.output, cacheRead: u.cacheRead - b.cacheRead, costTotal: u.costTotal - b.costTotal };
           const outcome = event.outcome === 'interrupted' ? 'failed' : event.outcome;
-          this.push({ kind: 'turn-terminal', requestId, outcome, ...(event.error ? { error: event.error } : {}), usage });
+          this.push({
+            kind: 'turn-terminal',
+            requestId,
+            outcome,
+            ...(event.error ? { error: event.error } : {}),
+            ...(event.unsent ? { unsent: true } : {}),
+            usage,
+          });
         }
         this.activeRequest = undefined;
         this.live = [];

@@ -41,6 +41,7 @@ export function vscodeChatHost(
         alwaysAllow: (rule: string) => changeVscodeRule('allow', rule, 'add'),
       };
     },
+    holdPromptUntilAnswer: () => vscode.workspace.getConfiguration('braid').get<boolean>('holdPromptUntilAnswer', false) === true,
     setupSources: () => setup.current(),
     onDidChangeSetup: (listener) => setup.onDidChange(listener),
     extraTools: vscodeLmTools,
