@@ -178,7 +178,7 @@ function prefixBefore(file: string, before: number): { bytes: number; messages: 
 }
 
 /** Hard-links (or copies) the content-addressed blobs: they never change, so sharing is safe. */
-function shareBlobs(from: string, to: string): void {
+export function shareBlobs(from: string, to: string): void {
   for (const prefix of safeReaddir(from)) {
     fs.mkdirSync(path.join(to, prefix), { recursive: true });
     for (const name of safeReaddir(path.join(from, prefix))) {
