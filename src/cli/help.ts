@@ -192,12 +192,15 @@ ${ID_NOTE}`,
         details: `Undoes a session's last rewind: its turns come back, and the files it restored are put back.\n${ID_NOTE}`,
       },
       usage: {
-        usage: '[--by session|model|day] [--breaks] [--all] [--json]',
+        usage: '[--by session|model|day|agent] [--breaks] [--all] [--json]',
         summary: 'calls, tokens and cost, each model call counted once; prompt cache breaks',
         details: `Calls, tokens and cost of this workspace's sessions, each model call counted once (forks and
 undos copy calls, they do not make them).
 
   --by session|model|day   one table (all three without it)
+  --by agent               per session, the main agent's calls and each subagent's (by the id
+                           fork --agent takes), with their cache-hit share (the 50 sessions
+                           updated last)
   --breaks                 the prompt cache breaks instead: per session its cache-hit ratio, then
                            each call that read far less from the cache than the one before, its
                            likely cause and what it cost (the 50 sessions updated last)
