@@ -1,16 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
-import { fsyncDir } from '../fs/atomic';
 import { newMessageId, newSessionId } from '../ids';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import type { MessageRecord, NewRecord, UsageRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
-import { writeState, type AgentInfo, type SessionState, type StoredState } from '../format/sessionState';
+import { type AgentInfo, type SessionState, type StoredState } from '../format/sessionState';
 import { cutTitle, forkOrigin, sessionLabel } from '../format/titles';
 import { goneMeanwhile } from './errors';
-import { FORK_OPEN_CALL_TEXT, ForkError, shareBlobs } from './fork';
+import { FORK_OPEN_CALL_TEXT, ForkError, publishFork, shareBlobs } from './fork';
 import type { StoreContext } from './storeContext';
 
 /**
@@ -106,12 +105,7 @@ export async function forkAgent(store: StoreContext, sourceId: string, agentId: 
       queue: [],
       paused: null,
     };
-    writeState(layout.stateFile(partial), state);
-    fsyncDir(partial);
-    const finalDir = layout.sessionDir(source.workspaceKey, id);
-    fs.renameSync(partial, finalDir);
-    fsyncDir(path.dirname(finalDir));
-    return store.summaryAt(finalDir).state;
+    return store.summaryAt(publishFork(layout, partial, state)).state;
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw goneMeanwhile(err, sourceDir);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../../../src/cli/run';
 import { resolveModel } from '../../../src/core/model/modelSettings';
 import { usageByAgent } from '../../../src/core/store/agentUsage';
 import { readUsageLogs } from '../../../src/core/store/usageLogReader';
@@ -9,20 +8,10 @@ import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { usageViewData } from '../../../src/vscode/usage/usageViewData';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
-import { wasmPath } from '../../support/store';
+import { braidIn } from '../../support/cli';
 
-async function braid(f: SessionFixture, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['--data-dir', path.join(f.root, 'store'), ...args], {
-    stdout: { write: (t: string) => (out += t) },
-    stderr: { write: (t: string) => (err += t) },
-    env: {},
-    cwd: f.workspace,
-    wasmPath,
-  });
-  return { code, out, err };
-}
+/** `braid` on the fixture's store, run from its workspace. */
+const braid = (f: SessionFixture, args: string[]) => braidIn(['--data-dir', path.join(f.root, 'store'), ...args], { cwd: f.workspace });
 
 interface AgentLine {
   sessionId: string;

@@ -2,23 +2,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../../../src/cli/run';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
-import { wasmPath } from '../../support/store';
+import { braidIn } from '../../support/cli';
 
-async function braid(f: SessionFixture, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['--data-dir', path.join(f.root, 'store'), ...args], {
-    stdout: { write: (t: string) => (out += t) },
-    stderr: { write: (t: string) => (err += t) },
-    env: {},
-    cwd: f.workspace,
-    wasmPath,
-  });
-  return { code, out, err };
-}
+/** `braid` on the fixture's store, run from its workspace. */
+const braid = (f: SessionFixture, args: string[]) => braidIn(['--data-dir', path.join(f.root, 'store'), ...args], { cwd: f.workspace });
 
 /** A session whose one turn delegated a look at a.txt to a subagent; its id and the subagent's. */
 async function sessionWithSubagent(f: SessionFixture): Promise<{ sessionId: string; agentId: string }> {
