@@ -94,7 +94,8 @@ names). A change to any of those asks again. Your own servers need no approval.
         usage: '<id> [--json]',
         summary: "a session's record and conversation, turns numbered",
         details: `Prints a session's record and its conversation. Each prompt comes under its turn's number and
-its id, shortened where unique: fork --turn, rewind --turn and rewind --to take them.
+its id, shortened where unique: fork --turn, rewind --turn and rewind --to take them. Then the
+subagents (task tool runs), each by the id fork --agent takes.
 
   --json   the state and every message as JSON, with full ids
 ${ID_NOTE}`,
@@ -126,11 +127,13 @@ ${ID_NOTE}`,
 ${ID_NOTE}`,
       },
       fork: {
-        usage: '<id> [--turn N] [--title T] [--worktree [--branch NAME] [--worktree-root DIR] [--carry-changes]] [--json]',
+        usage: '<id> [--turn N | --agent ID] [--title T] [--worktree [--branch NAME] [--worktree-root DIR] [--carry-changes]] [--json]',
         summary: 'copy a session (up to turn N), in a git worktree of its own with --worktree; prints the new id',
         details: `Copies a session into a new one and prints the new session's id. A turn still running is left out.
 
   --turn N              keep turns 1 to N (braid show numbers them); the whole session without it
+  --agent ID            a session of its own holding that subagent's conversation (braid show
+                        lists the subagents' ids)
   --title T             the new session's title
   --worktree            the fork's tools act in a new git worktree (a new branch from HEAD), in a
                         folder <repository>.worktrees/<branch> beside the repository
@@ -189,12 +192,15 @@ ${ID_NOTE}`,
         details: `Undoes a session's last rewind: its turns come back, and the files it restored are put back.\n${ID_NOTE}`,
       },
       usage: {
-        usage: '[--by session|model|day] [--breaks] [--all] [--json]',
+        usage: '[--by session|model|day|agent] [--breaks] [--all] [--json]',
         summary: 'calls, tokens and cost, each model call counted once; prompt cache breaks',
         details: `Calls, tokens and cost of this workspace's sessions, each model call counted once (forks and
 undos copy calls, they do not make them).
 
   --by session|model|day   one table (all three without it)
+  --by agent               per session, the main agent's calls and each subagent's (by the id
+                           fork --agent takes), with their cache-hit share (the 50 sessions
+                           updated last)
   --breaks                 the prompt cache breaks instead: per session its cache-hit ratio, then
                            each call that read far less from the cache than the one before, its
                            likely cause and what it cost (the 50 sessions updated last)

@@ -33,6 +33,16 @@ export interface UsageSessionView extends UsageFiguresView {
   readonly fork: { readonly sourceTitle: string; readonly turn: number | null } | null;
 }
 
+/** One agent's own calls in one session: the main agent (`main`) or a subagent (a `task` tool run). */
+export interface UsageAgentView extends UsageFiguresView {
+  readonly sessionId: string;
+  readonly sessionTitle: string;
+  /** `main`, or the subagent's id. */
+  readonly agentId: string;
+  /** The subagent's task; `main` for the main agent. */
+  readonly title: string;
+}
+
 /** A call that read far less from the prompt cache than the call before it (docs/reference.md, Prompt cache breaks). */
 export interface UsageBreakView {
   readonly sessionId: string;
@@ -61,7 +71,9 @@ export interface UsageViewData {
   readonly breaks: readonly UsageBreakView[];
   /** The calls beside the turns (suggestions, side questions, compaction summaries), by what they were for. */
   readonly sideCalls: readonly UsageLineView[];
-  /** How many sessions' logs the breaks and side calls come from; `more`: the scope has older ones, not read. */
+  /** The calls of the sessions whose logs were read, by agent: per session its main agent, then its subagents. */
+  readonly agents: readonly UsageAgentView[];
+  /** How many sessions' logs the breaks, side calls and agents come from; `more`: the scope has older ones, not read. */
   readonly logsRead: { readonly sessions: number; readonly more: boolean };
 }
 

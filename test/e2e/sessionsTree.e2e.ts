@@ -218,3 +218,20 @@ test('a fork made elsewhere (the CLI, another window, an import) shows under a s
   assert.equal(await row('Second look at the files').getAttribute('aria-level'), '2', 'under its source');
   await workbench.screenshot('fork-from-elsewhere');
 });
+
+test("Fork This Agent on a subagent's row makes a session of its conversation, under the source, opened in the Chat view", async () => {
+  // The session of the test before: a subagent "Look around", and the source unfolded by its fork.
+  const subagent = row(/^Look around/);
+  await subagent.waitFor({ timeout: 10_000 });
+  await contextMenu('Look around', 'Fork This Agent', 'context-menu-subagent');
+  const forkRow = row(/Fork of agent "Look around"/);
+  await forkRow.waitFor({ timeout: 10_000 });
+  assert.equal(await forkRow.getAttribute('aria-level'), '2', 'under its source');
+  assert.match((await forkRow.textContent()) ?? '', /from a subagent/);
+  await workbench.chatFrame().locator('[data-role="title"]', { hasText: 'Fork of agent "Look around"' }).waitFor({ timeout: 10_000 });
+  await workbench.chatFrame().getByText('List the files.').first().waitFor({ timeout: 10_000 });
+  const forked = (await list()).find((s) => s.title.startsWith('Fork of agent "Look around"'));
+  assert.ok(forked, 'the CLI lists it too');
+  assert.match(await braid(['show', forked.id]), /forked from agent agent_\w+ of \w+ at turn 1/);
+  await workbench.screenshot('agent-fork');
+});

@@ -102,13 +102,38 @@ test("Show Usage from the palette: totals, a chart of tokens per day, tables by 
   await closeUsage('usage-closed-without-asking');
 });
 
+test('the By agent table lists the main agent and each subagent with its calls, tokens and cache hits', async () => {
+  model.enqueue(
+    {
+      kind: 'toolCalls',
+      calls: [{ id: 'task1', name: 'task', arguments: '{"description":"Read the README","prompt":"What does README.md say?"}' }],
+      usage: { prompt: 500, completion: 10 },
+    },
+    { kind: 'text', chunks: ['It names the workspace.'], usage: { prompt: 400, completion: 8, cached: 100 } },
+    { kind: 'text', chunks: ['The README names the workspace.'], usage: { prompt: 600, completion: 12, cached: 450 } },
+  );
+  await workbench.runCommand('Braid: New Session');
+  await workbench.send('Delegate reading the README');
+  await workbench.runCommand('Braid: Show Usage');
+  await tab().waitFor({ timeout: 10_000 });
+  const agents = usage().locator('[data-role="agents"] tbody tr');
+  const subagent = agents.filter({ hasText: 'Read the README' });
+  await subagent.waitFor({ timeout: 10_000 });
+  assert.deepEqual(await subagent.locator('td').allTextContents(), ['1', '300', '100', '8', '$0.0000', '25.0%']);
+  const main = agents.filter({ hasText: /^main/ }).filter({ hasText: 'Delegate reading the README' });
+  assert.deepEqual((await main.locator('td').allTextContents()).slice(0, 4), ['2', '650', '450', '22']);
+  await subagent.scrollIntoViewIfNeeded();
+  await workbench.screenshot('usage-by-agent');
+  await closeUsage('usage-by-agent-closed');
+});
+
 test('/usage in the chat opens the same view, and it closes without asking', async () => {
   const input = workbench.chatFrame().locator('[data-role="input"]');
   await input.fill('/usage');
   await input.press('Enter');
   await tab().waitFor({ timeout: 10_000 });
   await usage().locator('body[data-rendered]').waitFor({ timeout: 10_000 });
-  assert.equal(await total('Calls'), '4');
+  assert.equal(await total('Calls'), '7');
   await workbench.screenshot('usage-from-slash-command');
   await closeUsage('usage-closed-again');
 });

@@ -2,6 +2,7 @@
 // the data the host posts. Every text from the host goes in as text (titles are user input).
 import {
   cacheHitShare,
+  type UsageAgentView,
   type UsageFiguresView,
   type UsageHostMessage,
   type UsageLineView,
@@ -51,6 +52,7 @@ app.innerHTML = `
     <div data-role="breaks"></div>
   </section>
   <section><h2>Beside the turns</h2><div data-role="side-calls"></div></section>
+  <section><h2>By agent</h2><div data-role="agents"></div></section>
   <section><h2>By model</h2><div data-role="models"></div></section>
   <section><h2>By day (UTC)</h2><div data-role="days"></div></section>`;
 
@@ -106,6 +108,17 @@ function sessionCell(s: UsageSessionView): HTMLElement {
   box.appendChild(title);
   const note = sessionNote(s);
   if (note) box.appendChild(el('div', note, 'session-note'));
+  return box;
+}
+
+/** An agent's row: `main` or the subagent's task (with its id), under its session's title (a button that opens it). */
+function agentCell(a: UsageAgentView): HTMLElement {
+  const box = el('div', undefined, 'session');
+  const name = box.appendChild(el('span', a.agentId === 'main' ? 'main' : a.title, 'title'));
+  name.title = a.agentId === 'main' ? 'The main agent (its side calls included)' : `Subagent ${a.agentId}`;
+  const open = box.appendChild(el('button', a.sessionTitle, 'session-note link'));
+  open.title = `Open ${a.sessionTitle} in the Chat view (${a.sessionId})`;
+  open.addEventListener('click', () => host.postMessage({ type: 'openSession', id: a.sessionId }));
   return box;
 }
 
@@ -200,6 +213,9 @@ function render(data: UsageViewData): void {
   part('side-calls').replaceChildren(
     table('Calls for', data.sideCalls, (l: UsageLineView) => el('span', l.key), 'No suggestions, side questions or compactions yet.'),
   );
+  const agents = part('agents');
+  agents.replaceChildren(table('Agent', data.agents, agentCell, 'No calls read yet.'));
+  if (data.logsRead.more) agents.append(el('p', `From the logs of the ${data.logsRead.sessions} sessions updated last.`, 'note'));
   part('models').replaceChildren(table('Model', byTokens(data.models), (l: UsageLineView) => el('span', l.key), `No usage yet ${where}.`));
   part('days').replaceChildren(table('Day', newestFirst(data.days), (l: UsageLineView) => el('span', l.key), `No usage yet ${where}.`));
   document.body.dataset.rendered = String(Number(document.body.dataset.rendered ?? 0) + 1);

@@ -1,4 +1,5 @@
 import { forkSession, leftOutNote } from '../../core/store/fork';
+import { forkAgent } from '../../core/store/agentFork';
 import { previewRewind, rewindSession, undoRewind, type RewindPreview } from '../../core/store/rewind';
 import { expectPositionals, parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
@@ -8,12 +9,29 @@ import { counted } from '../../core/counted';
 import { textStart } from '../../core/format/textStart';
 import { forkWorktree } from './worktree';
 
-/** `fork <id> [--turn N] [--title T] [--json]`: prints the new session's id; with `--worktree`, see forkWorktree. */
+/**
+ * `fork <id> [--turn N | --agent <agentId>] [--title T] [--json]`: prints the new session's id;
+ * `--agent` forks that subagent's conversation; with `--worktree`, see forkWorktree.
+ */
 export async function fork(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
-  const args = parseArgs(argv, { flags: ['json', 'worktree', 'carry-changes'], valued: ['turn', 'title', 'branch', 'worktree-root'] });
+  const args = parseArgs(argv, { flags: ['json', 'worktree', 'carry-changes'], valued: ['turn', 'title', 'branch', 'worktree-root', 'agent'] });
   const [typed] = expectPositionals(args, ['id']);
   const turn = turnOption(args);
   const worktreeOnly = ['branch', 'worktree-root', 'carry-changes'].find((o) => args.options.has(o));
+  const agent = args.options.get('agent') as string | undefined;
+  if (agent !== undefined) {
+    const other = ['turn', 'worktree'].find((o) => args.options.has(o));
+    if (other) throw new UsageError(`--agent forks a subagent's whole conversation; it takes no --${other}`);
+    return withSession(ctx, typed!, async (store, id) => {
+      const state = await forkAgent(store, id, agent, args.options.has('title') ? { title: args.options.get('title') as string } : {});
+      ctx.out(
+        args.options.has('json')
+          ? `${jsonText({ id: state.id, title: state.title, forkedFrom: state.forkedFrom, turnCount: state.turnCount })}\n`
+          : `${state.id}\n`,
+      );
+      return 0;
+    });
+  }
   if (args.options.has('worktree')) return forkWorktree(ctx, typed!, args, turn, env);
   if (worktreeOnly) throw new UsageError(`--${worktreeOnly} goes with --worktree`);
   return withSession(ctx, typed!, async (store, id) => {

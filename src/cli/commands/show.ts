@@ -1,5 +1,6 @@
 import type { SessionUsage, UsageFigures } from '../../core/index/usageRows';
 import type { SessionStore } from '../../core/store/sessionStore';
+import type { SessionState } from '../../core/format/sessionState';
 import { promptText } from '../../core/format/messageText';
 import { shownTitle } from '../../core/format/titles';
 import { textStart } from '../../core/format/textStart';
@@ -32,6 +33,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
     const lines = [
       oneLine(`${shownTitle(state) || '(untitled)'}  [${shortSessionId(store, state.id)}: ${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
+      ...forkLines(store, state.forkedFrom),
       ...usageLines(store.index.sessionUsage(state.id)),
       '',
     ];
@@ -41,9 +43,29 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
         '',
         `fork or rewind at a turn: braid fork ${shortSessionId(store, id)} --turn N; braid rewind ${shortSessionId(store, id)} --turn N (or --to <prompt id>)`,
       );
+    lines.push(...subagentLines(store, id, state.agents));
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
   });
+}
+
+/** Where a fork came from: the session and turn, and the subagent when it holds one's conversation. */
+function forkLines(store: SessionStore, from: SessionState['forkedFrom']): string[] {
+  if (!from) return [];
+  const source = `${shortSessionId(store, from.sessionId)}${from.turn !== null ? ` at turn ${from.turn}` : ''}`;
+  return [from.agentId ? `forked from agent ${from.agentId} of ${source}` : `forked from ${source}`];
+}
+
+/** The subagents (task tool runs), each by the id `fork --agent` takes. */
+function subagentLines(store: SessionStore, id: string, agents: SessionState['agents']): string[] {
+  const subagents = agents.filter((a) => a.parentId !== null);
+  if (subagents.length === 0) return [];
+  return [
+    '',
+    'subagents',
+    ...subagents.map((a) => `  ${a.id}  ${oneLine(a.title) || '(untitled)'}`),
+    `fork a subagent's conversation: braid fork ${shortSessionId(store, id)} --agent <id>`,
+  ];
 }
 
 /**

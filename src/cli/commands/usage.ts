@@ -4,7 +4,8 @@ import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { expectPositionals, parseArgs, UsageError } from '../args';
 import type { CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
-import { readUsageLogs } from '../../core/store/usageLogReader';
+import { MAIN_AGENT, readUsageLogs } from '../../core/store/usageLogReader';
+import { usageByAgent, type AgentUsageLine } from '../../core/store/agentUsage';
 import { cacheBreakLine } from '../../core/format/cacheBreaks';
 import { cacheHitShare } from '../../protocol/usage';
 
@@ -13,8 +14,8 @@ type Group = keyof typeof GROUPS;
 const HEADINGS: Record<Group, string> = { session: 'By session', model: 'By model', day: 'By day (UTC)' };
 
 /**
- * `usage [--by session|model|day] [--all] [--json]`: calls, tokens and cost of this workspace (or
- * every one), each model call counted once however many forks and undos copied it.
+ * `usage [--by session|model|day|agent] [--all] [--json]`: calls, tokens and cost of this workspace
+ * (or every one), each model call counted once however many forks and undos copied it.
  */
 export async function usage(ctx: CliContext, argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, { flags: ['all', 'json', 'breaks'], valued: ['by'] });
@@ -24,7 +25,8 @@ export async function usage(ctx: CliContext, argv: readonly string[]): Promise<n
     if (by !== undefined) throw new UsageError('--breaks lists breaks per session; it takes no --by');
     return cacheBreaks(ctx, args.options.has('all'), args.options.has('json'));
   }
-  if (by !== undefined && !(by in GROUPS)) throw new UsageError('--by is session, model or day');
+  if (by === 'agent') return agentUsage(ctx, args.options.has('all'), args.options.has('json'));
+  if (by !== undefined && !(by in GROUPS)) throw new UsageError('--by is session, model, day or agent');
   const groups = by ? [by as Group] : (Object.keys(GROUPS) as Group[]);
   const all = args.options.has('all');
   const key = all ? undefined : workspaceKey(ctx.workspace);
@@ -71,10 +73,10 @@ function header(): string {
   return `${['calls', 'input', 'cached', 'output', 'cost'].map((h) => h.padStart(10)).join('')}`;
 }
 
-/** The figures first, in fixed columns, then the label (a session's id and title can be long). */
-function row(label: string, f: UsageFigures): string {
+/** The figures first, in fixed columns (`hits`: one more, the cache-hit share), then the label (a session's id and title can be long). */
+function row(label: string, f: Pick<UsageFigures, 'calls' | 'input' | 'cacheRead' | 'output' | 'cost'>, hits?: string): string {
   const cells = [f.calls, f.input, f.cacheRead, f.output].map((n) => String(n).padStart(10)).join('');
-  return `${cells}${f.cost.toFixed(4).padStart(10)}  ${label}`;
+  return `${cells}${f.cost.toFixed(4).padStart(10)}${hits === undefined ? '' : hits.padStart(8)}  ${label}`;
 }
 
 /** `usage --breaks`: per session its cache-hit ratio and its cache breaks, newest sessions first. */
@@ -106,6 +108,37 @@ async function cacheBreaks(ctx: CliContext, all: boolean, json: boolean): Promis
     if (logs.more) lines.push('', `(the ${sessions.length} sessions updated last; older ones are not read)`);
     ctx.out(`${lines.join('\n')}\n`);
     return 0;
+  });
+}
+
+/** `usage --by agent`: per session, its main agent's and each subagent's calls, from the logs of the sessions updated last. */
+async function agentUsage(ctx: CliContext, all: boolean, json: boolean): Promise<number> {
+  const where = all ? 'in every workspace' : `in ${oneLine(ctx.workspace)}`;
+  const print = (agents: AgentUsageLine[], more: boolean, shown: (id: string) => string): number => {
+    if (json) {
+      const byAgent = agents.map((a) => ({ ...a, cacheHits: cacheHitShare(a) }));
+      ctx.out(`${jsonText({ workspace: all ? null : ctx.workspace, byAgent, more }, 2)}\n`);
+      return 0;
+    }
+    const lines = [`Usage by agent ${where} (each model call counted once)`, '', `${header()}${'hits'.padStart(8)}`];
+    for (const a of agents) {
+      const label = a.agentId === MAIN_AGENT ? `main  ${oneLine(a.sessionTitle) || '(untitled)'}` : `${a.agentId}  ${oneLine(a.title) || '(untitled)'}`;
+      lines.push(row(`${shown(a.sessionId)}  ${label}`, a, percent(cacheHitShare(a))));
+    }
+    if (agents.length === 0) lines.push('  (no usage yet)');
+    if (more) lines.push('', `(the sessions updated last; older ones are not read)`);
+    ctx.out(`${lines.join('\n')}\n`);
+    return 0;
+  };
+  if (!ctx.hasStore()) {
+    ctx.err(`braid: there is no Braid data in ${ctx.dataDirText()}\n`);
+    return print([], false, (id) => id);
+  }
+  return ctx.withStore(async (store) => {
+    const key = all ? undefined : workspaceKey(ctx.workspace);
+    await store.index.catchUpWithFolders(key);
+    const logs = readUsageLogs(store, key);
+    return print(usageByAgent(store, logs), logs.more, storeShortForms(store.layout));
   });
 }
 

@@ -3,7 +3,7 @@ import { callId } from '../wire/replay';
 import { injectedOf, isKnown, type MessageRecord, type ModelSnapshot, type TurnOutcome, type UsageRecord, type WireRecord } from '../wire/records';
 import { messageText, previewOf, promptText } from './messageText';
 import { addToTotals, addUsage, type UsageBucket } from './usage';
-import { isTime, zeroUsage, type SessionStatus, type UsageTotals } from './sessionState';
+import { forkSource, isTime, zeroUsage, type ForkSource, type SessionStatus, type UsageTotals } from './sessionState';
 
 /** What the fold keeps of one effective turn: enough to answer for the session after a rewind drops later turns. */
 export interface TurnFacts {
@@ -51,7 +51,7 @@ export interface LogFold {
   startedAt: number;
   /** Time of the newest record; 0 before any. */
   lastTs: number;
-  forkedFrom: { sessionId: string; turn: number | null } | null;
+  forkedFrom: ForkSource | null;
   /** Effective turns, in order (a rewind drops the later ones). */
   turns: TurnFacts[];
   /** Set in a compact fold: the effective turns before `turns`, as totals. */
@@ -138,7 +138,7 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
       break;
     case 'forked':
       if (typeof record.from.sessionId !== 'string') break;
-      fold.forkedFrom = { sessionId: record.from.sessionId, turn: typeof record.from.turn === 'number' ? record.from.turn : null };
+      fold.forkedFrom = forkSource(record.from);
       settle(fold, record.from.sessionId);
       break;
     case 'rewind':

@@ -103,9 +103,16 @@ export interface StoredState {
   kind: SessionKind;
   visibility: 'visible' | 'hidden';
   archived: boolean;
-  forkedFrom: { sessionId: string; turn: number | null } | null;
+  forkedFrom: ForkSource | null;
   queue: QueuedPrompt[];
   paused: { reason: string } | null;
+}
+
+/** What a fork was made from: the session, the turn it was cut at (null: whole), and the subagent whose conversation it holds (absent: the session's own). */
+export interface ForkSource {
+  sessionId: string;
+  turn: number | null;
+  agentId?: string;
 }
 
 /** A session's agents: the main one and its subagents (`task` tool runs), each with its own log. */
@@ -205,7 +212,7 @@ export function normalizeState(raw: unknown): StoredState {
   const r = migrate(raw as Record<string, unknown>);
   if (typeof r.id !== 'string' || typeof r.workspaceKey !== 'string') throw new StateFileError('state.json lacks id or workspaceKey');
   if (!isSessionId(r.id) || !isWorkspaceKey(r.workspaceKey)) throw new StateFileError('state.json has a malformed id or workspaceKey (corrupt)');
-  const forked = r.forkedFrom as { sessionId?: unknown; turn?: unknown } | null | undefined;
+  const forked = r.forkedFrom as { sessionId?: unknown; turn?: unknown; agentId?: unknown } | null | undefined;
   const paused = r.paused as { reason?: unknown } | null | undefined;
   const createdAt = isTime(r.createdAt) ? r.createdAt : creationOf(r.id);
   return {
@@ -225,11 +232,17 @@ export function normalizeState(raw: unknown): StoredState {
     kind: KINDS.has(r.kind as string) ? (r.kind as SessionKind) : 'conversation',
     visibility: r.visibility === 'hidden' ? 'hidden' : 'visible',
     archived: r.archived === true,
-    forkedFrom:
-      forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
+    forkedFrom: forkSource(forked),
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => queuedPrompt(q, createdAt)) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
   };
+}
+
+/** A fork's source as read (from state.json or a `forked` record): null when it names no session. */
+export function forkSource(forked: { sessionId?: unknown; turn?: unknown; agentId?: unknown } | null | undefined): ForkSource | null {
+  if (!forked || typeof forked.sessionId !== 'string') return null;
+  const source: ForkSource = { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null };
+  return typeof forked.agentId === 'string' && forked.agentId ? { ...source, agentId: forked.agentId } : source;
 }
 
 /** A queued prompt as read: a time when it has none; attachments that are not attachments are dropped. */

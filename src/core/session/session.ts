@@ -1123,6 +1123,7 @@ export class Session {
     return runSubagent(
       {
         writer: this.writer,
+        sessionId: this.id,
         turn: active.turn,
         model: active.choice.model,
         thinking: active.choice.thinking,

@@ -16,6 +16,8 @@ const SUBAGENT_PROMPT =
 /** What a subagent needs from the session that starts it. */
 export interface SubagentContext {
   readonly writer: SessionWriter;
+  /** The session's id: the provider's prompt-cache key, as the main agent's calls send it. */
+  readonly sessionId: string;
   /** The parent's running turn: the subagent's records carry it. */
   readonly turn: number;
   /** The parent turn's model and thinking, snapshotted at its start (a switch mid-turn applies next turn). */
@@ -61,6 +63,8 @@ export async function runSubagent(ctx: SubagentContext, description: string, pro
       watch.sending(model, context, ctx.thinking);
       return stream(model, context, options);
     },
+    // The session's cache key (pi-ai passes it on: OpenAI's prompt_cache_key, session affinity headers).
+    sessionId: ctx.sessionId,
     ...ctx.toolGuards,
   });
   let startedAt = Date.now();

@@ -178,7 +178,7 @@ function prefixBefore(file: string, before: number): { bytes: number; messages: 
 }
 
 /** Hard-links (or copies) the content-addressed blobs: they never change, so sharing is safe. */
-function shareBlobs(from: string, to: string): void {
+export function shareBlobs(from: string, to: string): void {
   for (const prefix of safeReaddir(from)) {
     fs.mkdirSync(path.join(to, prefix), { recursive: true });
     for (const name of safeReaddir(path.join(from, prefix))) {
@@ -278,12 +278,7 @@ export async function forkSession(store: StoreContext, sourceId: string, options
       queue: [],
       paused: null,
     };
-    writeState(layout.stateFile(partial), state);
-    fsyncDir(partial);
-    // Publish: one rename makes the whole session appear at once.
-    const finalDir = layout.sessionDir(key, id);
-    fs.renameSync(partial, finalDir);
-    fsyncDir(path.dirname(finalDir));
+    const finalDir = publishFork(layout, partial, state);
     // The row from the fold of what was copied and appended: the copy is never read back.
     const summary = summarize(state, fold, readAgents(finalDir), logBytes, statMtime(layout.stateFile(finalDir)) ?? 0);
     store.index.putSummary(id, summary);
@@ -292,6 +287,16 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     fs.rmSync(partial, { recursive: true, force: true });
     throw goneMeanwhile(err, sourceDir);
   }
+}
+
+/** Writes a new session's state.json in its partial folder and publishes it: one rename makes the whole session appear at once. Returns its folder. */
+export function publishFork(layout: StoreContext['layout'], partial: string, state: StoredState): string {
+  writeState(layout.stateFile(partial), state);
+  fsyncDir(partial);
+  const finalDir = layout.sessionDir(state.workspaceKey, state.id);
+  fs.renameSync(partial, finalDir);
+  fsyncDir(path.dirname(finalDir));
+  return finalDir;
 }
 
 /** Removes `.partial-*` folders that an interrupted fork left (older than 10 minutes), in one workspace or every one. */

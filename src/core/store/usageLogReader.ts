@@ -10,21 +10,27 @@ import type { SessionStore } from './sessionStore';
 export const SIDE_CALL_PURPOSES = ['suggestion', 'side-question', 'compaction'] as const;
 export type SideCallPurpose = (typeof SIDE_CALL_PURPOSES)[number];
 
-/** Calls, tokens and cost of one purpose. */
-export interface SideCallFigures {
+/** Calls, tokens and cost of one purpose, or of one agent. */
+export interface CallFigures {
   calls: number;
   input: number;
   cacheRead: number;
+  cacheWrite: number;
   output: number;
   cost: number;
 }
 
-/** What a session's own log says beyond the index's usage figures: its cache breaks and its side calls. */
+/** The agent a usage record's call was made by: the subagent its purpose names, else `main` (side calls included). */
+export const MAIN_AGENT = 'main';
+
+/** What a session's own log says beyond the index's usage figures: its cache breaks, its side calls and its calls by agent. */
 export interface SessionUsageLog {
   readonly row: SessionRow;
   /** Oldest first. */
   readonly breaks: CacheBreakRecord[];
-  readonly sideCalls: Partial<Record<SideCallPurpose, SideCallFigures>>;
+  readonly sideCalls: Partial<Record<SideCallPurpose, CallFigures>>;
+  /** By agent id (`main`, or a subagent's id), each call counted once (undo appends copies). */
+  readonly agents: Record<string, CallFigures>;
 }
 
 /** The sessions read, and whether the scope had more than the limit. */
@@ -39,6 +45,8 @@ export const USAGE_LOG_SESSIONS = 50;
 /** What has been read of one log: its facts so far, where its last whole line ended, and in which file (fileIdentity). */
 interface ReadSoFar {
   readonly facts: Omit<SessionUsageLog, 'row'>;
+  /** The calls counted in `facts.agents`, by their message ids. */
+  readonly counted: ReadonlySet<string>;
   readonly end: number;
   readonly identity: string;
 }
@@ -88,7 +96,10 @@ export class UsageLogReader {
       const stats = fs.fstatSync(fd);
       const [size, identity] = [stats.size, fileIdentity(stats)];
       const known = this.read.get(id);
-      const from = known && known.identity === identity && known.end <= size ? known : { facts: { breaks: [], sideCalls: {} }, end: 0, identity };
+      const from =
+        known && known.identity === identity && known.end <= size
+          ? known
+          : { facts: { breaks: [], sideCalls: {}, agents: {} }, counted: new Set<string>(), end: 0, identity };
       if (from.end === size && from === known) return from.facts;
       const next = readLines(fd, from, size);
       this.lastBytesRead += next.end - from.end;
@@ -109,6 +120,8 @@ export function readUsageLogs(store: SessionStore, workspaceKey: string | undefi
 function readLines(fd: number, so: ReadSoFar, size: number): ReadSoFar {
   let breaks = [...so.facts.breaks];
   let sideCalls: SessionUsageLog['sideCalls'] = structuredClone(so.facts.sideCalls);
+  let agents: SessionUsageLog['agents'] = structuredClone(so.facts.agents);
+  let counted = new Set(so.counted);
   const walk = walkLines(fd, so.end, size, {
     line: (buf, start, end) => {
       const type = headType(buf, start, end);
@@ -119,23 +132,41 @@ function readLines(fd: number, so: ReadSoFar, size: number): ReadSoFar {
       if (r.t === 'forked') {
         breaks = [];
         sideCalls = {};
+        agents = {};
+        counted = new Set();
       } else if (r.t === 'cache_break') breaks.push(r);
-      else if (r.t === 'usage') addSideCall(sideCalls, r);
+      else if (r.t === 'usage') {
+        addSideCall(sideCalls, r);
+        if (!counted.has(r.messageId)) addCall((agents[agentOf(r)] ??= zeroCalls()), r);
+        counted.add(r.messageId);
+      }
     },
     overlong: () => undefined,
   });
   // A line not ended yet (a writer mid-append) is read next time, whole.
   const end = walk.tail ? walk.tail.offset + walk.tail.start : size;
-  return { facts: { breaks, sideCalls }, end, identity: so.identity };
+  return { facts: { breaks, sideCalls, agents }, counted, end, identity: so.identity };
+}
+
+/** No calls yet. */
+export function zeroCalls(): CallFigures {
+  return { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0 };
+}
+
+function agentOf(u: UsageRecord): string {
+  return u.purpose?.startsWith('subagent:') ? u.purpose.slice('subagent:'.length) : MAIN_AGENT;
 }
 
 function addSideCall(sideCalls: SessionUsageLog['sideCalls'], u: UsageRecord): void {
   const purpose = SIDE_CALL_PURPOSES.find((p) => p === u.purpose);
-  if (!purpose) return;
-  const f = (sideCalls[purpose] ??= { calls: 0, input: 0, cacheRead: 0, output: 0, cost: 0 });
+  if (purpose) addCall((sideCalls[purpose] ??= zeroCalls()), u);
+}
+
+function addCall(f: CallFigures, u: UsageRecord): void {
   f.calls++;
   f.input += u.input ?? 0;
   f.cacheRead += u.cacheRead ?? 0;
+  f.cacheWrite += u.cacheWrite ?? 0;
   f.output += u.output ?? 0;
   f.cost += u.cost ?? 0;
 }

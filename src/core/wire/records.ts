@@ -152,7 +152,8 @@ export interface TurnEndRecord extends Base {
 
 export interface ForkedRecord extends Base {
   readonly t: 'forked';
-  readonly from: { readonly sessionId: string; readonly turn: number | null };
+  /** `agentId`: the fork holds that subagent's conversation (of turn `turn`), not the session's. */
+  readonly from: { readonly sessionId: string; readonly turn: number | null; readonly agentId?: string };
 }
 
 export interface RewindRecord extends Base {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { forkSession, leftOutNote } from '../../core/store/fork';
+import { forkAgent } from '../../core/store/agentFork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import { sessionLabel } from '../../core/format/titles';
 import { UserFacingError, type BraidCommand } from './command';
@@ -40,6 +41,32 @@ export function forkAtTurnCommand(ctx: CommandContext): BraidCommand {
   };
 }
 
+/** Braid: Fork This Agent — a subagent's conversation (the Sessions tree's subagent row) as a session of its own. */
+export function forkAgentCommand(ctx: CommandContext): BraidCommand {
+  return {
+    id: 'braid.forkAgent',
+    failure: FORK_FAILURE,
+    run: async (arg?: unknown) => {
+      const node = arg as { kind?: unknown; sessionId?: unknown; agent?: { id?: unknown } } | undefined;
+      if (node?.kind !== 'subagent' || typeof node.sessionId !== 'string' || typeof node.agent?.id !== 'string')
+        throw new UserFacingError('Fork This Agent works on a subagent of the Sessions view: expand a session and right-click one of its subagents.');
+      const store = ctx.requireStore();
+      const forked = await forkAgent(store, node.sessionId, node.agent.id);
+      await ctx.chat.current.openSession(forked.id);
+      await ctx.chat.reveal();
+      ctx.revealSession(forked.id);
+      announceFork(node.sessionId, `Forked the subagent ${node.agent.id} of "${sessionLabel(store.index.get(node.sessionId) ?? {})}".`);
+    },
+  };
+}
+
+/** Says a fork was made, with a way back to its source. */
+function announceFork(sourceId: string, text: string): void {
+  void vscode.window.showInformationMessage(text, OPEN_SOURCE).then((choice) => {
+    if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', sourceId);
+  });
+}
+
 /**
  * Forks, opens the fork in the Chat view, shows it in the tree (revealed and selected) and says
  * so, with a way back to the source.
@@ -53,9 +80,7 @@ async function fork(ctx: CommandContext, id: string, turn: number | undefined): 
   const source = sessionLabel(store.index.get(id) ?? {});
   const at = forked.forkedFrom?.turn ? ` at turn ${forked.forkedFrom.turn}` : '';
   const note = forked.leftOutTurn !== null ? ` (${leftOutNote(forked)})` : '';
-  void vscode.window.showInformationMessage(`Forked "${source}"${at}${note}.`, OPEN_SOURCE).then((choice) => {
-    if (choice === OPEN_SOURCE) void vscode.commands.executeCommand('braid.openSession', id);
-  });
+  announceFork(id, `Forked "${source}"${at}${note}.`);
 }
 
 /**

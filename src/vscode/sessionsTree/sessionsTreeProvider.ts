@@ -29,6 +29,8 @@ export type FollowedSource = SessionsSource & {
   onDidChange(listener: () => void): () => void;
   /** Where a fork runs when it has a worktree of its own (read from its index row's state). */
   runLocationOf(id: string): WorktreeLocation | undefined;
+  /** The subagent a fork holds the conversation of (read from its index row's state), if it holds one's. */
+  forkedAgentOf(id: string): string | undefined;
   /** The short form the session is shown by (the end of its id that no other session shares). */
   shortIdOf(id: string): string;
 };
@@ -51,6 +53,7 @@ export function indexSource(store: SessionStore): FollowedSource {
     },
     onDidChange: (listener) => store.index.onDidChange(listener),
     runLocationOf: (id) => store.index.summaryOf(id)?.state.runLocation,
+    forkedAgentOf: (id) => store.index.summaryOf(id)?.state.forkedFrom?.agentId,
     shortIdOf: (id) => {
       // Made again when a session it has not seen is asked for (one made since).
       if (!forms.has(id)) forms = sessionShortForms([...listSessionFolders(store.layout).map((f) => f.id), id]);
@@ -69,6 +72,7 @@ export const NO_SESSIONS: FollowedSource = {
   subagents: () => [],
   onDidChange: () => () => undefined,
   runLocationOf: () => undefined,
+  forkedAgentOf: () => undefined,
   shortIdOf: (id) => id,
 };
 
@@ -171,7 +175,9 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     item.id = node.forks.length > 0 ? `${node.id}:forks` : node.id;
     // Only forks can run in a worktree of their own: the other rows cost no read of their state.
     const location = row.forkedFrom ? this.source.runLocationOf(row.id) : undefined;
-    item.description = location ? `${worktreeWords(location)} · ${sessionDescription(row)}` : sessionDescription(row);
+    const agent = row.forkedFrom ? this.source.forkedAgentOf(row.id) : undefined;
+    const origin = location ? worktreeWords(location) : agent ? 'from a subagent' : undefined;
+    item.description = origin ? `${origin} · ${sessionDescription(row)}` : sessionDescription(row);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(
@@ -179,6 +185,10 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     );
     tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
+    if (agent)
+      tooltip.appendText(
+        `\n\nForked from the subagent ${agent}${row.forkedFrom?.turn ? ` of turn ${row.forkedFrom.turn}` : ''}: it holds that subagent's conversation`,
+      );
     if (location) tooltip.appendText(`\n\nRuns in the worktree ${location.worktree} (branch ${location.branch}, from ${location.repository})`);
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(location && row.status === 'idle' ? 'git-branch' : sessionIcon(row));

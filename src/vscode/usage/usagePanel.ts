@@ -6,6 +6,7 @@ import { parseUsagePageMessage, type UsageHostMessage, type UsagePageMessage, ty
 import { Disposable } from '../disposable';
 import { webviewHtml } from '../webviewHtml';
 import { usageViewData } from './usageViewData';
+import { usageByAgent } from '../../core/store/agentUsage';
 import { UsageLogReader } from '../../core/store/usageLogReader';
 
 /** Changes to the index come in bursts (a turn's end updates state, then the row): one redraw per burst. */
@@ -101,7 +102,8 @@ export class UsagePanel extends Disposable {
       workspaceName: vscode.workspace.workspaceFolders?.[0]?.name ?? null,
       now: Date.now(),
     };
-    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), context, this.logs.logs(key));
+    const logs = this.logs.logs(key);
+    const data = usageViewData(store.index.usageReport(key), (id) => store.index.get(id), context, logs, usageByAgent(store, logs));
     const message: UsageHostMessage = { type: 'usage', data };
     void this.panel.webview.postMessage(message);
   }

@@ -6,8 +6,9 @@ import { sessionLabel } from '../../core/format/titles';
 import type { UsageBreakView, UsageFiguresView, UsageLineView, UsageScope, UsageSessionView, UsageViewData } from '../../protocol/usage';
 import { SIDE_CALL_PURPOSES, type SideCallPurpose, type UsageLogs } from '../../core/store/usageLogReader';
 import { cacheBreakLine } from '../../core/format/cacheBreaks';
+import type { AgentUsageLine } from '../../core/store/agentUsage';
 
-function figures(f: UsageFigures): UsageFiguresView {
+function figures(f: Omit<UsageFigures, 'reasoning'>): UsageFiguresView {
   return { calls: f.calls, input: f.input, cacheRead: f.cacheRead, cacheWrite: f.cacheWrite, output: f.output, cost: f.cost };
 }
 
@@ -27,13 +28,15 @@ const SIDE_CALL_NAMES: Record<SideCallPurpose, string> = {
 
 /**
  * The page's data; `row` looks a session up in the index (forks name their source, and a deleted
- * one is not there); `logs` are what the sessions' logs say beyond the index (cache breaks, side calls).
+ * one is not there); `logs` are what the sessions' logs say beyond the index (cache breaks, side
+ * calls), and `agents` their calls by agent (usageByAgent).
  */
 export function usageViewData(
   report: UsageReport,
   row: (id: string) => SessionRow | undefined,
   context: UsageViewContext,
   logs: UsageLogs = { sessions: [], more: false },
+  agents: readonly AgentUsageLine[] = [],
 ): UsageViewData {
   const sessions = report.bySession.map((line): UsageSessionView => {
     const session = row(line.key);
@@ -56,6 +59,7 @@ export function usageViewData(
     days: report.byDay.map((l) => ({ key: l.key, ...figures(l) })),
     breaks: breaksOf(logs),
     sideCalls: sideCallsOf(logs),
+    agents: agents.map((a) => ({ sessionId: a.sessionId, sessionTitle: a.sessionTitle, agentId: a.agentId, title: a.title, ...figures(a) })),
     logsRead: { sessions: logs.sessions.length, more: logs.more },
   };
 }

@@ -139,3 +139,33 @@ test("the turn's thinking level, snapshotted at its start, is what the main agen
     await f.cleanup();
   }
 });
+
+test("a subagent's model calls send the session's prompt-cache key, as the main agent's do", async () => {
+  const server = new ScriptedModelServer();
+  const baseUrl = await server.start();
+  const f = await sessionFixture({ 'a.txt': 'apples' });
+  try {
+    // OpenAI's Responses API takes the key as `prompt_cache_key` in the body.
+    const model = resolveModel({ provider: 'openai', model: 'gpt-4.1-mini', baseUrl, demo: false });
+    assert.equal(model.api, 'openai-responses');
+    server.enqueue(
+      { kind: 'toolCalls', calls: [{ id: 't1', name: 'task', arguments: '{"description":"Look","prompt":"What is in a.txt?"}' }] },
+      { kind: 'text', chunks: ['a.txt holds apples'] },
+      { kind: 'text', chunks: ['The subagent says apples.'] },
+    );
+    const session = await f.open({ model: () => ({ model, thinking: 'off' }) });
+    await session.submit('Delegate a look at a.txt');
+    await session.waitForIdle();
+    assert.equal(server.requests.length, 3);
+    const subagentCall = server.requests.find((r) => JSON.stringify(r.body).includes('You are a subagent of Braid'));
+    assert.ok(subagentCall, 'one request is the subagent’s');
+    assert.deepEqual(
+      server.requests.map((r) => r.body.prompt_cache_key),
+      [session.id, session.id, session.id],
+      'the main calls and the subagent call carry the key',
+    );
+  } finally {
+    await f.cleanup();
+    await server.close();
+  }
+});
