@@ -20,7 +20,7 @@ export type {
 } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {

@@ -14,7 +14,8 @@ import type { OlderPageMessage, PageCursor, SessionView } from '../../protocol/m
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
-import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from './sessionInfo';
+import { missingInfo, sessionInfo, sessionStatus, todoInfo, type SessionStatus } from './sessionInfo';
+import { todoListOf } from '../../core/format/logFold';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
 import { NextPrompts } from './nextPrompts';
@@ -151,13 +152,17 @@ export class CurrentSession {
     } catch (err) {
       this.logger.warn(`session ${id}: ${errorMessage(err)}`);
     }
-    return sessionInfo(this.requireStore().index, id, queue) ?? missingInfo(id);
+    const { index } = this.requireStore();
+    const info = sessionInfo(index, id, queue);
+    if (!info) return missingInfo(id);
+    const fold = index.summaryOf(id)?.fold;
+    return { ...info, ...todoInfo(fold && todoListOf(fold)) };
   }
 
   /** An open session's info, from memory: the index row and usage, the session's own queue. */
   private infoOf(session: Session): SessionInfo {
     const info = sessionInfo(this.requireStore().index, session.id, { queue: session.queued, paused: session.isPaused });
-    if (info) return { ...info, context: session.contextUse(), changes: session.changes() };
+    if (info) return { ...info, context: session.contextUse(), changes: session.changes(), ...todoInfo(session.todos()) };
     // The folder went away under the open session (deleted elsewhere, removed by hand).
     this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
     return missingInfo(session.id);
