@@ -7,10 +7,10 @@ const STATUS: Record<TodoEntry['status'], { icon: string; words: string }> = {
   done: { icon: 'pass-filled', words: 'done' },
 };
 
-/** The checklist's head: how far the list is, and the item in progress (what a folded list still shows). */
-export function todoHeadline(todos: readonly TodoEntry[]): string {
+/** The checklist's head: how far the list is, and, folded, the item in progress (the rows show it otherwise). */
+export function todoHeadline(todos: readonly TodoEntry[], folded: boolean): string {
   const done = todos.filter((t) => t.status === 'done').length;
-  const current = todos.find((t) => t.status === 'in_progress');
+  const current = folded ? todos.find((t) => t.status === 'in_progress') : undefined;
   return `Todos · ${done} of ${todos.length} done${current ? ` · ${current.text}` : ''}`;
 }
 
@@ -43,7 +43,7 @@ export class TodoChecklist {
     toggle.append(icon(this.open ? 'chevron-down' : 'chevron-right'));
     const text = document.createElement('span');
     text.className = 'todos-title';
-    text.textContent = todoHeadline(todos);
+    text.textContent = todoHeadline(todos, !this.open);
     toggle.append(text);
     toggle.addEventListener('click', () => {
       this.open = !this.open;
