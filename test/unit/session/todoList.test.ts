@@ -7,6 +7,8 @@ import { forkSession } from '../../../src/core/store/fork';
 import { todoTool } from '../../../src/core/tools/todoTool';
 import type { MessageRecord, WireRecord } from '../../../src/core/wire/records';
 import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+import path from 'node:path';
+import { braidIn } from '../../support/cli';
 
 // The todo_write tool: the model keeps its list, the log's fold derives it from the tool's
 // results (so a fork and a rewind have it as of their turn), and a list left unfinished and
@@ -115,6 +117,25 @@ test('in a session: the fold keeps the list per turn, a fork and a rewind carry 
     assert.deepEqual(session.todos(), { turn: 1, items: PLAN });
     await session.rewind(prompts[0]!.id, { files: false });
     assert.equal(session.todos(), null);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('braid show prints the todo list as of the last turn, and --json gives it', async () => {
+  const f = await sessionFixture();
+  try {
+    const session = await f.open();
+    writesList(f, PLAN_LATER);
+    await session.submit('Fix the parser');
+    await session.waitForIdle();
+    await session.close();
+    const cli = (...args: string[]) => braidIn(['--data-dir', path.join(f.root, 'store'), ...args], { cwd: f.workspace });
+    const shown = await cli('show', session.id);
+    assert.equal(shown.code, 0, shown.err);
+    assert.match(shown.out, /^todo list \(turn 1\):\n {2}\[x\] Read the parser\n {2}\[~\] Fix the off-by-one$/m);
+    const json = await cli('show', session.id, '--json');
+    assert.deepEqual((JSON.parse(json.out) as { todos: unknown }).todos, { turn: 1, items: PLAN_LATER });
   } finally {
     await f.cleanup();
   }
