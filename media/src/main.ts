@@ -20,6 +20,7 @@ import type { ContextInfo } from '../../src/protocol/frames';
 import { contextLevel, contextTooltip } from './contextMeter';
 import { ModePicker } from './modePicker';
 import { ChangesList } from './changesList';
+import { TodoChecklist } from './todoChecklist';
 import { lastMode, proposedPlan } from './turnModes';
 import { carryOutPlanPrompt, isTurnMode, type TurnMode } from '../../src/protocol/modes';
 import { VirtualList } from './virtualList';
@@ -64,6 +65,7 @@ app.innerHTML = `
   <div class="note rewound" data-role="rewound" role="status" hidden><span class="codicon codicon-discard" aria-hidden="true"></span> <span data-role="rewound-text"></span> <button type="button" data-role="undo-rewind" title="Undo this rewind: the turns and files come back">Undo</button></div>
   <div class="queue" data-role="queue" aria-label="Queued prompts" hidden></div>
   <div class="note plan" data-role="plan" role="status" hidden><span class="codicon codicon-checklist" aria-hidden="true"></span> <span>The plan is ready. Carry it out in Agent mode, or reply to change it.</span> <button type="button" data-role="carry-out" title="Send the plan as the next prompt, in Agent mode (changes and commands ask first)">Carry Out Plan</button></div>
+  <section class="todos" data-role="todos" aria-label="Todo list" hidden></section>
   <section class="changes" data-role="changes" aria-label="Changes" hidden></section>
   <div class="composer">
     <div class="completions" id="slash-completions" data-role="completions" hidden></div>
@@ -165,6 +167,7 @@ function showMode(mode: TurnMode): void {
   refreshChrome();
 }
 const savedScope = host.getState()?.changesScope;
+const todos = new TodoChecklist(part('todos'));
 const changes = new ChangesList(
   part('changes'),
   (message) => host.postMessage(message),
@@ -247,6 +250,7 @@ function refreshChrome(): void {
   part('rewound').hidden = model.undoableRewind === undefined || model.readOnly;
   part('rewound-text').textContent = model.undoableRewind ?? '';
   part('stop').hidden = !model.running;
+  todos.show(info?.todos);
   changes.show(info?.changes, model.running !== undefined, model.readOnly);
   part('plan').hidden = model.readOnly || proposedPlan(model.entries, model.running !== undefined) === undefined;
   refreshHint();

@@ -93,6 +93,14 @@ export interface SessionInfo {
   readonly context?: ContextInfo;
   /** The files Braid changed that the user has not kept or undone (an open session's). */
   readonly changes?: ChangesInfo;
+  /** The model's todo list as of the session's last effective turn (its last todo_write call); absent when it has none or an empty one. */
+  readonly todos?: readonly TodoEntry[];
+}
+
+/** One item of the model's todo list, a line of the checklist above the composer. */
+export interface TodoEntry {
+  readonly text: string;
+  readonly status: 'pending' | 'in_progress' | 'done';
 }
 
 /** What the Changes list shows: the files of the last turn and of the whole session. */

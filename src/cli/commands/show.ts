@@ -12,6 +12,8 @@ import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
 import { injectedOf, isPromptRecord, type InjectedContext, type MessageRecord } from '../../core/wire/records';
 import type { History } from '../../core/wire/replay';
+import { todoListOf } from '../../core/format/logFold';
+import { todoListText, type TodoList } from '../../core/format/todoList';
 
 /**
  * `show <id> [--json]`: the session record and its conversation, each prompt under its turn's
@@ -24,10 +26,11 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
   return withSession(ctx, typed!, async (store, id) => {
     const state = store.get(id);
     const history = store.history(id);
+    const fold = store.index.summaryOf(id)?.fold;
+    const todos = fold ? todoListOf(fold) : null;
     if (args.options.has('json')) {
-      ctx.out(
-        `${jsonText({ state, messages: history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message), ...contextOf(m) })) }, 2)}\n`,
-      );
+      const messages = history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message), ...contextOf(m) }));
+      ctx.out(`${jsonText({ state, messages, todos }, 2)}\n`);
       return 0;
     }
     const lines = [
@@ -35,6 +38,7 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
       ...forkLines(store, state.forkedFrom),
       ...usageLines(store.index.sessionUsage(state.id)),
+      ...todoLines(todos),
       '',
     ];
     lines.push(...conversationLines(history, promptShortIds(store, id)));
@@ -96,6 +100,17 @@ function conversationLines(history: History, shortIds: ReadonlyMap<string, strin
   }
   lines.push(...compacted(turn));
   return lines;
+}
+
+/** The model's todo list (its last todo_write call, as of the effective turns), when it has one. */
+function todoLines(todos: TodoList | null): string[] {
+  if (!todos || todos.items.length === 0) return [];
+  return [
+    `todo list (turn ${todos.turn}):`,
+    ...todoListText(todos.items)
+      .split('\n')
+      .map((line) => `  ${oneLine(line)}`),
+  ];
 }
 
 /** `injected` in show's JSON: what another tool added, when the message is that. */

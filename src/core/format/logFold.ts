@@ -4,6 +4,7 @@ import { injectedOf, isKnown, type MessageRecord, type ModelSnapshot, type TurnO
 import { messageText, previewOf, promptText } from './messageText';
 import { addToTotals, addUsage, type UsageBucket } from './usage';
 import { forkSource, isTime, zeroUsage, type ForkSource, type SessionStatus, type UsageTotals } from './sessionState';
+import { TODO_TOOL, todoItemsOf, type TodoItem, type TodoList } from './todoList';
 
 /** What the fold keeps of one effective turn: enough to answer for the session after a rewind drops later turns. */
 export interface TurnFacts {
@@ -21,6 +22,8 @@ export interface TurnFacts {
   /** How it ended; null while it is open (running, or left open by a crash). */
   outcome: TurnOutcome | null;
   error: string | null;
+  /** The todo list as the turn's last todo_write call left it; absent when the turn made none. */
+  todos?: TodoItem[];
 }
 
 /**
@@ -37,6 +40,8 @@ export interface EarlierTurns {
   model: ModelSnapshot | null;
   /** The last of them that began and never ended. */
   open: number | null;
+  /** The todo list the last of them with a todo_write call left; absent when none made one. */
+  todos?: TodoList;
 }
 
 /**
@@ -236,9 +241,22 @@ export function compactFold(fold: LogFold): LogFold {
       lastPreview: t.lastPreview ?? earlier.lastPreview,
       model: t.began && t.model ? t.model : earlier.model,
       open: t.began && t.outcome === null ? t.turn : earlier.open,
+      ...(t.todos ? { todos: { turn: t.turn, items: t.todos } } : earlier.todos ? { todos: earlier.todos } : {}),
     };
   }
   return { ...fold, turns: fold.turns.slice(-1), earlier };
+}
+
+/**
+ * The model's todo list as of the fold's effective turns: the newest todo_write call's, with its
+ * turn; null when no effective turn made one (a rewind before the first call drops the list).
+ */
+export function todoListOf(fold: LogFold): TodoList | null {
+  for (let i = fold.turns.length - 1; i >= 0; i--) {
+    const t = fold.turns[i]!;
+    if (t.todos) return { turn: t.turn, items: t.todos };
+  }
+  return fold.earlier?.todos ?? null;
 }
 
 /** The usage buckets of a fold: calls still unattributed are the session's own (`sessionId`). */
@@ -293,6 +311,10 @@ function noteMessage(fold: LogFold, turn: TurnFacts, record: MessageRecord): voi
   } else if (message.role === 'assistant') {
     const text = messageText(message);
     if (text.trim()) turn.lastPreview = previewOf(text);
+  } else if (message.role === 'toolResult' && message.toolName === TODO_TOOL && !message.isError) {
+    // The list the tool accepted, from its result: a call it refused changed nothing.
+    const items = todoItemsOf(message.details);
+    if (items) turn.todos = items;
   }
 }
 

@@ -26,6 +26,9 @@ import type { ToolContext } from '../tools/context';
 import { readOnlyTools, sortedByName, workspaceTools } from '../tools';
 import { seenFiles } from '../tools/seenFiles';
 import { taskTool } from '../tools/taskTool';
+import { todoTool } from '../tools/todoTool';
+import { todoListOf } from '../format/logFold';
+import { staleTodoReminder, type TodoList } from '../format/todoList';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
@@ -278,7 +281,7 @@ export class Session {
         )
       : undefined;
     this.skills = skills;
-    const own = [...workspaceTools(this.toolContext), task];
+    const own = [...workspaceTools(this.toolContext), task, todoTool()];
     this.ownTools = skills ? skills.tools(own) : own;
     const tools = sortedByName([...this.ownTools, ...(options.extraTools?.(this.toolContext) ?? [])]);
     this.mcpTools = options.mcp ? new McpTurnTools(options.mcp, this.toolContext.approvals) : undefined;
@@ -415,6 +418,11 @@ export class Session {
   /** Prompts waiting, in order. */
   get queued(): PromptInfo[] {
     return this.queue.map((p) => this.info(p));
+  }
+
+  /** The model's todo list as the log's effective turns left it (null: none). */
+  todos(): TodoList | null {
+    return todoListOf(this.writer.summary.fold);
   }
 
   /** How full the model's context would be at the next request, and of what (the context meter). */
@@ -830,6 +838,9 @@ export class Session {
     }
     // 3. Hook context (SessionStart's, then UserPromptSubmit's) becomes one-shot reminders.
     const oneShot: string[] = [...this.startContext.splice(0), ...hook.context];
+    // A todo list left unfinished and untouched for several turns (docs/reference.md, Tools).
+    const staleTodos = staleTodoReminder(this.todos(), this.writer.currentTurn + 1);
+    if (staleTodos) oneShot.push(staleTodos);
     if (this.mcpTools) oneShot.push(...(await this.useMcpTools(this.mcpTools)));
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
     let choice: ModelChoice;

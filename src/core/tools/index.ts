@@ -9,7 +9,7 @@ export function readOnlyTools(ctx: ToolContext): AgentTool[] {
   return [readFileTool(ctx), listDirTool(ctx), globTool(ctx), grepTool(ctx)];
 }
 
-/** Every tool of the main agent (docs/reference.md, Tools), `task` excepted: the session adds it. */
+/** Every tool of the main agent (docs/reference.md, Tools), `task` and `todo_write` excepted: the session adds them. */
 export function workspaceTools(ctx: ToolContext): AgentTool[] {
   return [...readOnlyTools(ctx), writeFileTool(ctx), editFileTool(ctx), bashTool(ctx)];
 }

@@ -14,7 +14,8 @@ import type { OlderPageMessage, PageCursor, QueueAction, SessionView } from '../
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
-import { missingInfo, sessionInfo, sessionStatus, type QueueView, type SessionStatus } from './sessionInfo';
+import { missingInfo, sessionInfo, sessionStatus, todoInfo, type QueueView, type SessionStatus } from './sessionInfo';
+import { todoListOf } from '../../core/format/logFold';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
 import { NextPrompts } from './nextPrompts';
@@ -151,7 +152,11 @@ export class CurrentSession {
     } catch (err) {
       this.logger.warn(`session ${id}: ${errorMessage(err)}`);
     }
-    return sessionInfo(this.requireStore().index, id, queue) ?? missingInfo(id);
+    const { index } = this.requireStore();
+    const info = sessionInfo(index, id, queue);
+    if (!info) return missingInfo(id);
+    const fold = index.summaryOf(id)?.fold;
+    return { ...info, ...todoInfo(fold && todoListOf(fold)) };
   }
 
   /** An open session's info, from memory: the index row and usage, the session's own queue. */
@@ -161,7 +166,7 @@ export class CurrentSession {
       paused: session.isPaused,
       ...(session.pauseReason ? { pauseReason: session.pauseReason } : {}),
     });
-    if (info) return { ...info, context: session.contextUse(), changes: session.changes() };
+    if (info) return { ...info, context: session.contextUse(), changes: session.changes(), ...todoInfo(session.todos()) };
     // The folder went away under the open session (deleted elsewhere, removed by hand).
     this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
     return missingInfo(session.id);

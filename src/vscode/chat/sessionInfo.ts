@@ -2,6 +2,7 @@
 // (title, status, model), the index's usage and the open session's queue. No state.json read:
 // frames come many per turn. No vscode import (test/unit/layering.test.ts checks it).
 import type { UsageTotals } from '../../core/format/sessionState';
+import type { TodoList } from '../../core/format/todoList';
 import { excerpt } from '../../core/format/textStart';
 import { shownTitle } from '../../core/format/titles';
 import type { SessionIndex } from '../../core/index/sessionIndex';
@@ -55,6 +56,11 @@ export function sessionStatus(index: SessionIndex, id: string): SessionStatus | 
   if (!row) return undefined;
   const u = index.sessionUsage(id).own;
   return { title: shownTitle(row), tokens: u.input + u.output + u.cacheRead + u.cacheWrite };
+}
+
+/** The model's todo list as the page shows it: none when the session has none, or an empty one. */
+export function todoInfo(list: TodoList | null | undefined): Pick<SessionInfo, 'todos'> {
+  return list && list.items.length > 0 ? { todos: list.items } : {};
 }
 
 function usageInfo(u: UsageTotals): SessionInfo['usage'] {

@@ -1,3 +1,4 @@
+import { TODO_TOOL } from '../../core/format/todoList';
 import { userMessageId } from '../../core/ids';
 import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
@@ -127,7 +128,11 @@ export class SessionStream {
         return;
       case 'message': {
         const { message, id } = event.record;
-        if (message.role === 'toolResult') return; // its card got the result from tool-end
+        if (message.role === 'toolResult') {
+          // Its card got the result from tool-end; a todo list it set shows above the composer now.
+          if (message.toolName === TODO_TOOL && !message.isError) this.push({ kind: 'session-updated', info: this.info() });
+          return;
+        }
         const { turn, mode } = this.turnMode ?? {};
         const entries = toEntries([event.record], {
           ...(turn !== undefined && mode ? { modes: new Map([[turn, mode]]) } : {}),

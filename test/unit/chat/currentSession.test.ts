@@ -450,3 +450,22 @@ test("an MCP server's prompt and a resource chip reach the model; a prompt that 
     await m.cleanup();
   }
 });
+
+test("the page's info carries the model's todo list as soon as its todo_write call ends, and after the turn", async () => {
+  await withChat(async ({ chat, host, faux }) => {
+    const todos = [
+      { text: 'Read the parser', status: 'done' },
+      { text: 'Fix the off-by-one', status: 'in_progress' },
+    ];
+    faux.setResponses([fauxAssistantMessage(fauxToolCall('todo_write', { todos }), { stopReason: 'toolUse' }), fauxAssistantMessage('On it.')]);
+    await chat.prompt('req-todo', 'Fix the parser', false);
+    const id = chat.currentId!;
+    await until(() => terminal(host.frames(id), 'req-todo') !== undefined, 'the turn ends');
+    const frames = host.frames(id);
+    const listed = frames.findIndex((f) => f.kind === 'session-updated' && f.info.todos !== undefined);
+    const answered = frames.findIndex((f) => f.kind === 'message-committed' && f.entries.some((e) => e.kind === 'assistant' && e.text === 'On it.'));
+    assert.ok(listed >= 0 && listed < answered, 'the list is shown while the turn goes on');
+    const last = frames.filter((f) => f.kind === 'session-updated').pop();
+    assert.deepEqual(last?.kind === 'session-updated' && last.info.todos, todos);
+  });
+});
