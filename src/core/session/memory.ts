@@ -52,7 +52,8 @@ export function parseMemoryText(text: string): MemoryFact[] {
     const known = match && (MEMORY_KINDS as readonly string[]).includes(match[1]!.toLowerCase());
     const fact: MemoryFact = known ? { kind: match[1]!.toLowerCase() as MemoryKind, text: match[2]!.trim() } : { kind: 'note', text: body };
     if (!fact.text) continue;
-    if (fact.text.length > MAX_FACT_CHARS) throw new MemoryTextError(`line ${i + 1} is ${fact.text.length} characters long; a fact holds at most ${MAX_FACT_CHARS}: split or shorten it`);
+    if (fact.text.length > MAX_FACT_CHARS)
+      throw new MemoryTextError(`line ${i + 1} is ${fact.text.length} characters long; a fact holds at most ${MAX_FACT_CHARS}: split or shorten it`);
     facts.push(fact);
   }
   if (facts.length > MAX_FACTS) throw new MemoryTextError(`the memory has ${facts.length} facts; it holds at most ${MAX_FACTS}: keep the ones that matter`);

@@ -46,7 +46,10 @@ test('the memory text: one fact a line, kinds kept, comments and fences left out
   ]);
   assert.equal(memoryText(facts), '- decision: use sql.js\n- file: src/a.ts is the entry\n- preference: tabs\n- note: plain words');
   assert.deepEqual(parseMemoryText(memoryText(facts)), [facts[0], facts[1], facts[3], facts[2]], 'the text reads back');
-  assert.throws(() => parseMemoryText(`- note: ok\n- note: ${'x'.repeat(700)}`), (e: unknown) => e instanceof MemoryTextError && /line 2 is 700 characters/.test(e.message));
+  assert.throws(
+    () => parseMemoryText(`- note: ok\n- note: ${'x'.repeat(700)}`),
+    (e: unknown) => e instanceof MemoryTextError && /line 2 is 700 characters/.test(e.message),
+  );
 });
 
 test('a compaction extracts the memory with its own call; the next call after it gives the model the memory; reopening keeps it', async () => {
