@@ -45,12 +45,12 @@ function readFacts(from: string): MemoryFact[] {
   try {
     text = fs.readFileSync(from === '-' ? 0 : from, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the memory from ${from === '-' ? 'stdin' : from}: ${errorMessage(err)}`);
+    throw new Error(`cannot read the memory from ${from === '-' ? 'stdin' : from}: ${errorMessage(err)}`, { cause: err });
   }
   try {
     return parseMemoryText(text);
   } catch (err) {
-    throw new Error(`the memory was not changed: ${errorMessage(err)}`);
+    throw new Error(`the memory was not changed: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -61,7 +61,7 @@ async function update(store: SessionStore, id: string, env: NodeJS.ProcessEnv): 
   try {
     return await write(store, id, (m) => m.update(messages), { model, apiKey: await resolveApiKey(model.provider, env) });
   } catch (err) {
-    throw new Error(`the memory was not updated (${errorMessage(err)}); it stays as it was`);
+    throw new Error(`the memory was not updated (${errorMessage(err)}); it stays as it was`, { cause: err });
   }
 }
 
