@@ -50,6 +50,8 @@ import { SessionStatusBar } from './vscode/statusBar';
 import { setApiKeyCommand } from './vscode/commands/setApiKey';
 import { showLogCommand } from './vscode/commands/showLog';
 import { showPermissionRulesCommand } from './vscode/commands/permissionRules';
+import { MemoryDocuments } from './vscode/chat/memoryDocument';
+import { showSessionMemoryCommand, updateSessionMemoryCommand } from './vscode/commands/memoryCommands';
 import { addSelectionCommand, compactSessionCommand, editLastPromptCommand, promptHistoryCommand, sideQuestionCommand } from './vscode/commands/chatCommands';
 import { restoreTreeMode, workspaceToggleCommands } from './vscode/commands/workspaceToggle';
 import { channelLogger } from './vscode/log';
@@ -111,6 +113,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const setupDocument = new SetupDocument(chat.setup);
   context.subscriptions.push(setupDocument, new ApprovalNotice(chat.setup, logger));
+  const memoryDocuments = new MemoryDocuments(chat.current);
+  context.subscriptions.push(memoryDocuments);
   const storageDocuments = store ? new StorageDocuments(store) : undefined;
   if (storageDocuments) context.subscriptions.push(storageDocuments);
   registerCommands(context, logger, [
@@ -135,6 +139,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sideQuestionCommand(chat),
     addSelectionCommand(chat),
     compactSessionCommand(chat),
+    showSessionMemoryCommand(memoryDocuments),
+    updateSessionMemoryCommand(chat, memoryDocuments),
     promptHistoryCommand(chat),
     ...lifecycleCommands(ctx),
     ...importCommands(ctx),

@@ -9,6 +9,8 @@ export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: 
   { name: 'edit', hint: 'Edit & resend your last prompt' },
   { name: 'btw', hint: 'Ask a side question that stays out of the conversation' },
   { name: 'compact', hint: 'Summarize the older part of the conversation (optionally: /compact focus)' },
+  { name: 'remember', hint: 'Update the session memory: the model notes the durable facts' },
+  { name: 'memory', hint: 'Show and edit the session memory' },
   { name: 'history', hint: 'Pick one of your earlier prompts' },
   { name: 'model', hint: 'Select the model' },
   { name: 'usage', hint: 'Show token usage and cost' },

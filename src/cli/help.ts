@@ -43,6 +43,23 @@ with $ARGUMENTS and $1..$9 filled in; an unknown /name is a usage error. "//x" s
 The workspace's MCP servers are started for the turn and stopped when exec ends (braid help mcp);
 a prompt "/mcp__<server>__<prompt> args" sends that server's prompt.`,
       },
+      memory: {
+        usage: '<id> [--update | --set <file>|-] [--json]',
+        summary: "a session's memory: the durable facts the model is given after a compaction; update or set it",
+        details: `Prints the session memory, one fact a line ("- kind: text"; kinds decision, constraint, file,
+preference, note). The model writes it at each compaction; the model is given it after the
+summary, and a fork carries it.
+
+  --update       ask the model for it again, over the conversation (the model as for exec:
+                 BRAID_PROVIDER, BRAID_MODEL, BRAID_BASE_URL); prints what it wrote
+  --set <file>   write the facts of <file> (- for stdin) as yours; prints them. Lines starting
+                 with # are left out; text that is not a memory changes nothing (exit 1)
+  --json         as JSON: {by, turn, ts, facts} or null
+
+A failed update leaves the memory as it was (exit 1). A session open in VS Code cannot be
+written here: close it there first.
+${ID_NOTE}`,
+      },
       skills: {
         usage: '[--json]',
         summary: 'the skills, custom slash commands and file instructions a session here has, with their origin',

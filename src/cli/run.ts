@@ -58,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
   setup,
   import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
   mcp: (ctx, argv, env) => import('./commands/mcp').then((m) => m.mcp(ctx, argv, env)),
+  memory: (ctx, argv, env) => import('./commands/memory').then((m) => m.memory(ctx, argv, env)),
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors print one line (with the stack only under BRAID_DEBUG). */

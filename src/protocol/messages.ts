@@ -245,7 +245,7 @@ export interface LoadOlderMessage {
 }
 
 /** Slash commands that run a VS Code command (/new /sessions /fork /rewind /edit /model /usage). */
-export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'history', 'model', 'usage'] as const;
+export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'remember', 'memory', 'history', 'model', 'usage'] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
 /** Commands the page's own controls run: Manage Workspace Trust, and Undo after a rewind. */

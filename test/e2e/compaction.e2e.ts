@@ -55,13 +55,16 @@ test('/compact on a session of several turns shows the divider, and the next pro
   assert.match(tooltip, /compacts the conversation at 80% \(16,000 tokens\): soon\./);
   assert.equal(await chat.locator('[data-role="compact"]').isVisible(), true);
   await workbench.screenshot('context-meter-near-the-threshold');
-  model.enqueue({ kind: 'text', chunks: ['The user is designing a parser: recursive descent; modules lexer, parser, printer.'] });
+  model.enqueue(
+    { kind: 'text', chunks: ['The user is designing a parser: recursive descent; modules lexer, parser, printer.'] },
+    { kind: 'text', chunks: ['- decision: a recursive descent parser'] }, // the session memory, extracted with the summary
+  );
   await chat.locator('[data-role="input"]').fill('/compact the module names');
   await chat.locator('[data-role="input"]').press('Enter');
   const divider = chat.locator('details.compaction');
   await divider.waitFor({ timeout: 15_000 });
   assert.match((await divider.locator('summary').textContent()) ?? '', /Context compacted: \d+ earlier messages? summarized/);
-  const summaryRequest = model.requests.at(-1)!;
+  const summaryRequest = model.requests.at(-2)!;
   assert.match(JSON.stringify(summaryRequest.body), /focus on: the module names/);
   await divider.locator('summary').click();
   await divider.locator('.compaction-summary', { hasText: 'recursive descent' }).waitFor();
@@ -91,10 +94,10 @@ test('/compact on a session of several turns shows the divider, and the next pro
   await workbench.screenshot('answered-after-compaction');
 
   // The meter's Compact button compacts as /compact does.
-  model.enqueue({ kind: 'text', chunks: ['Parser design; the lexer comes first.'] });
+  model.enqueue({ kind: 'text', chunks: ['Parser design; the lexer comes first.'] }, { kind: 'text', chunks: ['- decision: the lexer comes first'] });
   await chat.locator('[data-role="compact"]').click();
   await chat.locator('details.compaction').nth(1).waitFor({ timeout: 15_000 });
-  assert.match(JSON.stringify(model.requests.at(-1)!.body), /summarize the earlier part of a conversation/i);
+  assert.match(JSON.stringify(model.requests.at(-2)!.body), /summarize the earlier part of a conversation/i);
 });
 
 test('Up in the empty input recalls earlier prompts, newest first; Down goes back to the draft', async () => {

@@ -177,6 +177,9 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'message':
       noteMessage(fold, turnOf(fold, record.turn), record);
       break;
+    case 'memory':
+      if (record.turn > 0) turnOf(fold, record.turn); // one written before the first turn belongs to none
+      break;
     case 'relinked':
       fold.workspaceDir = record.to; // the folder moved (braid relink): a state rebuilt from the log names the new one
       break;

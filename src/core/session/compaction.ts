@@ -1,6 +1,8 @@
 import type { StreamFn } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model, type UserMessage } from '@mariozechner/pi-ai';
 import type { History } from '../wire/replay';
+import type { MemoryFact } from '../wire/records';
+import { memoryForModel } from './memory';
 
 /** When and how much to compact (settings `braid.compaction.*`). */
 export interface CompactionSettings {
@@ -86,14 +88,15 @@ export function keepBoundary(messages: readonly Message[], keepTokens: number): 
   return i > 0 ? i : undefined;
 }
 
-/** The message the model gets in place of what a compaction summarized. */
-export function summaryMessage(summary: string, timestamp = Date.now()): UserMessage {
+/** The message the model gets in place of what a compaction summarized, with the session memory after the summary when there is one. */
+export function summaryMessage(summary: string, timestamp = Date.now(), memory: readonly MemoryFact[] = []): UserMessage {
+  const remembered = memory.length > 0 ? `\n\n${memoryForModel(memory)}` : '';
   return {
     role: 'user',
     content: [
       {
         type: 'text',
-        text: `<system-reminder>\nThe earlier part of this session was summarized to fit the context window. Summary:\n\n${summary}\n</system-reminder>`,
+        text: `<system-reminder>\nThe earlier part of this session was summarized to fit the context window. Summary:\n\n${summary}${remembered}\n</system-reminder>`,
       },
     ],
     timestamp,
@@ -101,16 +104,17 @@ export function summaryMessage(summary: string, timestamp = Date.now()): UserMes
 }
 
 /**
- * The model's context of a history: with a compaction, the latest one's summary and then the
- * effective messages from its first kept message on; otherwise every effective message.
+ * The model's context of a history: with a compaction, the latest one's summary (and the session
+ * memory) and then the effective messages from its first kept message on; otherwise every
+ * effective message.
  */
-export function contextMessages(history: Pick<History, 'messages' | 'compactions'>): Message[] {
+export function contextMessages(history: Pick<History, 'messages' | 'compactions'> & { readonly memory?: History['memory'] }): Message[] {
   const latest = history.compactions.at(-1);
   const messages = history.messages.map((r) => r.message);
   if (!latest) return messages;
   const from = history.messages.findIndex((r) => r.id === latest.firstKeptMessageId);
   if (from < 0) return messages; // the kept message is gone (should not happen): keep everything
-  return [summaryMessage(latest.summary, history.messages[from]!.message.timestamp), ...messages.slice(from)];
+  return [summaryMessage(latest.summary, history.messages[from]!.message.timestamp, history.memory?.facts), ...messages.slice(from)];
 }
 
 const SUMMARY_PROMPT = [

@@ -17,6 +17,7 @@ import {
 import { callUsage } from './callUsage';
 import type { CompactionReason, SessionEvent } from './events';
 import { counted } from '../counted';
+import type { SessionMemory } from './sessionMemory';
 
 /** What a Compactor needs from its Session. */
 export interface CompactorHost {
@@ -26,6 +27,8 @@ export interface CompactorHost {
   readonly systemPrompt: string;
   readonly logger: Logger;
   readonly sessionId: string;
+  /** The session memory, extracted again with each compaction and given to the model after its summary. */
+  readonly memory: SessionMemory;
   /** The model and its API key at the time of the call. */
   model(): Promise<{ model: Model<Api>; apiKey: string | undefined; streamFn?: Parameters<typeof summarize>[0]['streamFn'] }>;
   /** The wire record id of a message the kernel holds (undefined for a summary at the head). */
@@ -123,13 +126,19 @@ export class Compactor {
         .map((b) => (b.type === 'text' ? b.text : ''))
         .join('')
         .trim();
+      // The memory from what is summarized; a failed extraction carries the memory as it was.
+      const memory = await this.host.memory.forCompaction(older, controller.signal);
+      if (controller.signal.aborted) throw new CompactionCancelled(answer);
       // An earlier summary at the head is not a message of the log.
       const summarized = older.filter((m) => this.host.recordId(m) !== undefined).length;
-      const record = await this.host.writer.appendCompaction(
+      const written = await this.host.writer.appendCompaction(
         { summary, firstKeptMessageId: firstKept, summarized },
         callUsage(answer, newMessageId(), startedAt),
+        memory.write,
       );
-      this.host.agent.state.messages = [summaryMessage(summary), ...messages.slice(boundary)];
+      const record = written.compaction;
+      this.host.agent.state.messages = [summaryMessage(summary, Date.now(), memory.write?.facts), ...messages.slice(boundary)];
+      this.host.memory.compacted(written.memory);
       this.host.logger.info(
         `session ${this.host.sessionId}: compacted (${reason}): ${counted(summarized, 'message')} summarized in ${duration(Date.now() - startedAt)}`,
       );

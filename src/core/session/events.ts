@@ -1,4 +1,4 @@
-import type { CacheBreakRecord, CompactionRecord, ContextRecord, MessageRecord, TurnOutcome } from '../wire/records';
+import type { CacheBreakRecord, CompactionRecord, ContextRecord, MemoryRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../format/sessionState';
 import type { TurnMode } from '../../protocol/modes';
 
@@ -54,6 +54,8 @@ export type SessionEvent =
       readonly record?: CompactionRecord;
       readonly error?: string;
     }
+  /** The session memory was written (`record`), or its extraction failed and it stays as it was (`error`). */
+  | { readonly type: 'memory'; readonly record?: MemoryRecord; readonly error?: string }
   /** The call just answered read far less from the prompt cache than the one before (its record is in the log). */
   | { readonly type: 'cache-break'; readonly record: CacheBreakRecord }
   | { readonly type: 'idle' };

@@ -32,7 +32,7 @@ import { staleTodoReminder, type TodoList } from '../format/todoList';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { CacheBreakRecord, ContextRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { CacheBreakRecord, ContextRecord, MemoryFact, MemoryRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
 import { notCalled, RepeatedCalls, type RepeatLimits } from './repeatedCalls';
 import { readLastCall } from '../wire/lastCall';
@@ -40,6 +40,7 @@ import type { PromptInfo, PromptState, SessionEvent } from './events';
 import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './compaction';
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
+import { SessionMemory } from './sessionMemory';
 import { gitContext } from './gitContext';
 import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
@@ -198,6 +199,8 @@ export class Session {
   /** The key lookup, remembering the keys it hands out so they can be taken out of error texts. */
   private readonly apiKey: (provider: string) => Promise<string | undefined>;
   private readonly compactor: Compactor;
+  /** The session memory (docs/reference.md, Session memory). */
+  private readonly memory: SessionMemory;
   /** The Output channel's (or `--verbose`'s) account of what happened, without content. */
   private readonly log: SessionLog;
   /** Compares each model call of the main agent with the one before it: why the prompt cache broke. */
@@ -228,10 +231,12 @@ export class Session {
     /** Ids of the user messages in the log: a resend with a known message key is a no-op. */
     private readonly userMessageIds: Set<string>,
     recordIds: ReadonlyMap<object, string>,
+    memory: MemoryRecord | undefined,
   ) {
     for (const [message, id] of recordIds) this.recordIds.set(message, id);
     this.apiKey = this.secrets.wrap(options.apiKey);
     this.logger = this.secrets.logger(options.logger);
+    this.memory = new SessionMemory({ writer, logger: this.logger, sessionId: state.id, model: () => this.sideModel(), emit: (e) => this.emit(e) }, memory);
     this.log = new SessionLog(this.logger, state.id, options.workspaceDirs[0]!);
     this.paused = state.paused;
     for (const q of state.queue)
@@ -308,10 +313,8 @@ export class Session {
       systemPrompt: options.systemPrompt,
       logger: this.logger,
       sessionId: state.id,
-      model: async () => {
-        const { model } = await options.model();
-        return { model, apiKey: await this.apiKey(model.provider), ...(options.streamFn ? { streamFn: options.streamFn } : {}) };
-      },
+      memory: this.memory,
+      model: () => this.sideModel(),
       recordId: (m) => this.recordIds.get(m),
       beforeCompact: async (reason, focus) =>
         void (await this.guards.fire(
@@ -373,6 +376,7 @@ export class Session {
       history,
       userIds,
       new Map(records.map((r) => [r.message as object, r.id])),
+      replayed.memory,
     );
     if (replayed.compactions.length > 0) session.countsBeforeCompaction();
     if (sessionId) session.seedCacheWatch();
@@ -643,6 +647,7 @@ export class Session {
     this.cacheWatch.rewound(); // the conversation the next call sends begins anew from the log
     const history = this.options.store.history(this.id);
     this.agent.state.messages = contextMessages(history).map((m) => withImageData(m, this.blobs));
+    this.memory.reloaded(history.memory);
     for (const r of history.messages) {
       this.recordIds.set(r.message, r.id);
       if (r.message.role === 'user') this.userMessageIds.add(r.id);
@@ -711,6 +716,32 @@ export class Session {
   async compact(focus?: string): Promise<boolean> {
     if (this.active || this.compactor.busy) throw new Error('A turn is running; compact when it has ended.');
     return this.secrets.guard(() => this.compactor.run('manual', focus, true));
+  }
+
+  /** The session memory now (undefined: none yet). */
+  get memoryRecord(): MemoryRecord | undefined {
+    return this.memory.current;
+  }
+
+  /**
+   * Asks the model for the session memory now (/remember, "Braid: Update Session Memory") over
+   * the conversation as the model has it. Throws when a turn runs or the call fails (the memory
+   * then stays as it was). The next prompt tells the model of the new memory.
+   */
+  async updateMemory(signal?: AbortSignal): Promise<MemoryRecord> {
+    if (this.active || this.compactor.busy) throw new Error('A turn is running; update the memory when it has ended.');
+    return this.secrets.guard(() => this.memory.update(this.agent.state.messages as Message[], signal));
+  }
+
+  /** The user's edit of the session memory: the whole list, written `by: user`; the next prompt tells the model. */
+  async setMemory(facts: readonly MemoryFact[]): Promise<MemoryRecord> {
+    return this.memory.set(facts);
+  }
+
+  /** The model, its API key and the stream of a call beside the turns (a compaction, the memory). */
+  private async sideModel(): Promise<{ model: Model<Api>; apiKey: string | undefined; streamFn?: StreamFn }> {
+    const { model } = await this.options.model();
+    return { model, apiKey: await this.apiKey(model.provider), ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}) };
   }
 
   /** Stops the running turn and closes the log; queued prompts stay in state.json, paused. */
@@ -841,6 +872,8 @@ export class Session {
     // A todo list left unfinished and untouched for several turns (docs/reference.md, Tools).
     const staleTodos = staleTodoReminder(this.todos(), this.writer.currentTurn + 1);
     if (staleTodos) oneShot.push(staleTodos);
+    const memoryNote = this.memory.takeUntold(); // a memory the user edited (or had updated) since the model was given it
+    if (memoryNote) oneShot.push(memoryNote);
     if (this.mcpTools) oneShot.push(...(await this.useMcpTools(this.mcpTools)));
     // 2. Begin the turn: the model, thinking and system prompt are snapshotted now.
     let choice: ModelChoice;

@@ -4,6 +4,8 @@ import {
   parseRecordLine,
   type CompactionRecord,
   type KnownRecord,
+  type MemoryFact,
+  type MemoryRecord,
   type MessageRecord,
   type ModelSnapshot,
   type TurnBeginRecord,
@@ -49,7 +51,7 @@ export class SessionWriter {
     readonly fence: () => void,
     private log: WireLogWriter,
     private current: SessionSummary,
-    private initial: Pick<History, 'messages' | 'compactions'> | undefined,
+    private initial: Pick<History, 'messages' | 'compactions' | 'memory'> | undefined,
   ) {}
 
   /** A held turn's first records, stamped, not yet written nor folded (see {@link beginTurn}'s `hold`). */
@@ -64,7 +66,7 @@ export class SessionWriter {
    * The effective history as read when the writer opened (the log was read then anyway), handed
    * over once so opening a session reads its log one time, not twice.
    */
-  takeInitialHistory(): Pick<History, 'messages' | 'compactions'> | undefined {
+  takeInitialHistory(): Pick<History, 'messages' | 'compactions' | 'memory'> | undefined {
     const history = this.initial;
     this.initial = undefined;
     return history;
@@ -238,23 +240,35 @@ export class SessionWriter {
 
   /**
    * Appends a compaction and the usage of its summary call (marked `purpose: compaction`), fsynced,
-   * in the open turn or, between turns, in the last one.
+   * in the open turn or, between turns, in the last one; then, in the same write, the session
+   * memory when there is one (docs/reference.md, Session memory), with the usage of the call that
+   * extracted it. Returns the compaction record and the memory record.
    */
   async appendCompaction(
     compaction: { summary: string; firstKeptMessageId: string; summarized: number },
     usage: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>,
-  ): Promise<CompactionRecord> {
+    memory?: MemoryWrite,
+  ): Promise<{ compaction: CompactionRecord; memory: MemoryRecord | undefined }> {
     const open = this.openTurn;
     const turn = open ?? this.currentTurn;
-    const [record] = await this.record(
-      [
-        { t: 'compaction', turn, ...compaction },
-        { t: 'usage', turn, ...usage, purpose: 'compaction' },
-      ],
+    const written = await this.record(
+      [{ t: 'compaction', turn, ...compaction }, { t: 'usage', turn, ...usage, purpose: 'compaction' }, ...(memory ? memoryRecords(turn, memory) : [])],
       true,
     );
     if (open === null) this.publish();
-    return record as CompactionRecord;
+    return { compaction: written[0] as CompactionRecord, memory: memory ? (written[2] as MemoryRecord) : undefined };
+  }
+
+  /**
+   * Appends the session memory (docs/reference.md, Session memory), fsynced, in the open turn or,
+   * between turns, in the last one (0 before the first).
+   */
+  async appendMemory(memory: MemoryWrite): Promise<MemoryRecord> {
+    this.fence();
+    const open = this.openTurn;
+    const [record] = await this.record(memoryRecords(open ?? this.currentTurn, memory), true);
+    if (open === null) this.publish();
+    return record as MemoryRecord;
   }
 
   /** Appends other records (tool, file_change, ...) as they are; a prompt's context is held with a held turn's first records. */
@@ -329,6 +343,17 @@ export class SessionWriter {
   private publish(): void {
     this.store.index.putSummary(this.id, this.current);
   }
+}
+
+/** A session memory to write: its facts, who wrote them, and the usage of the model call that did (marked `purpose: memory`). */
+export interface MemoryWrite {
+  readonly facts: readonly MemoryFact[];
+  readonly by: MemoryRecord['by'];
+  readonly usage?: Omit<UsageRecord, 'v' | 'ts' | 't' | 'turn' | 'purpose'>;
+}
+
+function memoryRecords(turn: number, { facts, by, usage }: MemoryWrite): NewRecord[] {
+  return [{ t: 'memory', turn, facts, by }, ...(usage ? [{ t: 'usage' as const, turn, ...usage, purpose: 'memory' }] : [])];
 }
 
 /**

@@ -7,7 +7,7 @@ import { isKnown, parseRecordLine, type CacheBreakRecord, type UsageRecord } fro
 import type { SessionStore } from './sessionStore';
 
 /** The calls beside a session's turns, by purpose: what the usage view labels apart from the conversation. */
-export const SIDE_CALL_PURPOSES = ['suggestion', 'side-question', 'compaction'] as const;
+export const SIDE_CALL_PURPOSES = ['suggestion', 'side-question', 'compaction', 'memory'] as const;
 export type SideCallPurpose = (typeof SIDE_CALL_PURPOSES)[number];
 
 /** Calls, tokens and cost of one purpose, or of one agent. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
-import { isKnown, parseRecordLine, type CompactionRecord, type MessageRecord } from './records';
+import { isKnown, parseRecordLine, type CompactionRecord, type MemoryRecord, type MessageRecord } from './records';
 
 /** What a session needs to continue, read from the end of its log. */
 export interface ContextTail {
@@ -8,6 +8,11 @@ export interface ContextTail {
   readonly messages: MessageRecord[];
   /** The latest effective compaction (its summary heads the model's context), if any. */
   readonly compactions: CompactionRecord[];
+  /**
+   * The latest effective memory record among the records read. Each compaction writes the memory
+   * after its record, so the latest one is never before the latest compaction's kept messages.
+   */
+  readonly memory: MemoryRecord | undefined;
   /** The last effective turn number (0 before the first). */
   readonly lastTurn: number;
   /** An effective turn that began and did not end. */
@@ -23,12 +28,13 @@ export interface ContextTail {
  */
 export function readContextTail(file: string): ContextTail {
   const fd = openIfExists(file);
-  if (fd === undefined) return { messages: [], compactions: [], lastTurn: 0, openTurn: null, bytesRead: 0 };
+  if (fd === undefined) return { messages: [], compactions: [], memory: undefined, lastTurn: 0, openTurn: null, bytesRead: 0 };
   try {
     let minRewind = Number.POSITIVE_INFINITY;
     let lastTurn: number | undefined;
     let openTurn: number | null | undefined;
     let compaction: CompactionRecord | undefined;
+    let memory: MemoryRecord | undefined;
     const messages: MessageRecord[] = [];
     let stoppedAt = 0;
     let bytesRead = scanBackward(fd, fs.fstatSync(fd).size, (line, offset) => {
@@ -44,6 +50,7 @@ export function readContextTail(file: string): ContextTail {
       if (openTurn === undefined && r.t === 'turn_end') openTurn = null;
       if (openTurn === undefined && r.t === 'turn_begin') openTurn = r.turn;
       if (r.t === 'compaction') compaction ??= r;
+      if (r.t === 'memory') memory ??= r;
       if (r.t === 'message') {
         messages.push(r);
         if (compaction && r.id === compaction.firstKeptMessageId) {
@@ -72,7 +79,7 @@ export function readContextTail(file: string): ContextTail {
     messages.reverse();
     // A compaction whose kept message was not found (should not happen) cannot start the context.
     const usable = compaction && messages[0]?.id === compaction.firstKeptMessageId ? [compaction] : [];
-    return { messages, compactions: usable, lastTurn: lastTurn ?? 0, openTurn: openTurn ?? null, bytesRead };
+    return { messages, compactions: usable, memory, lastTurn: lastTurn ?? 0, openTurn: openTurn ?? null, bytesRead };
   } finally {
     fs.closeSync(fd);
   }

@@ -98,7 +98,7 @@ export interface UsageRecord extends Base {
   readonly cost: number;
   readonly latencyMs: number;
   readonly stopReason: string;
-  /** Set for calls that are not answers of the conversation: `compaction`, `subagent:<agentId>`, `side-question`, `suggestion` (a next-prompt suggestion). */
+  /** Set for calls that are not answers of the conversation: `compaction`, `memory` (the session memory's extraction), `subagent:<agentId>`, `side-question`, `suggestion` (a next-prompt suggestion). */
   readonly purpose?: string;
 }
 
@@ -175,6 +175,28 @@ export interface CompactionRecord extends Base {
   readonly firstKeptMessageId: string;
   /** How many effective messages the summary replaced. */
   readonly summarized: number;
+}
+
+/** What a fact of the session memory is (docs/reference.md, Session memory). */
+export type MemoryKind = 'decision' | 'constraint' | 'file' | 'preference' | 'note';
+
+/** One durable fact of the session memory. */
+export interface MemoryFact {
+  readonly kind: MemoryKind;
+  readonly text: string;
+}
+
+/**
+ * The session memory as of now (docs/reference.md, Session memory): the whole list of facts,
+ * replacing the one before. `by` says who wrote it: the model (extracted at a compaction or on
+ * request) or the user (an edit). `turn` is the turn it was made in, as for a compaction (0
+ * before the first turn): a rewind before it drops it.
+ */
+export interface MemoryRecord extends Base {
+  readonly t: 'memory';
+  readonly turn: number;
+  readonly facts: readonly MemoryFact[];
+  readonly by: 'model' | 'user';
 }
 
 /** One thing the user attached to a prompt, as it went to the model. */
@@ -284,6 +306,7 @@ export type KnownRecord =
   | ForkedRecord
   | RewindRecord
   | CompactionRecord
+  | MemoryRecord
   | ContextRecord
   | ImportedRecord
   | RelinkedRecord
@@ -313,6 +336,7 @@ const KNOWN_TYPES = new Set([
   'forked',
   'rewind',
   'compaction',
+  'memory',
   'context',
   'imported',
   'relinked',
@@ -356,6 +380,11 @@ function isContextItem(i: unknown): boolean {
   return typeof item.kind === 'string' && typeof item.label === 'string' && isInt(item.chars) && typeof item.truncated === 'boolean';
 }
 
+/** A fact of a memory record: a kind and its text (a kind this version does not know is read as a note). */
+function isMemoryFact(f: unknown): boolean {
+  return typeof f === 'object' && f !== null && typeof (f as { kind?: unknown }).kind === 'string' && typeof (f as { text?: unknown }).text === 'string';
+}
+
 /** Checks the fields replay relies on; a known type without them is treated as a bad line. */
 function hasRequiredFields(r: Record<string, unknown>): boolean {
   switch (r.t) {
@@ -381,6 +410,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return isInt(r.toTurn) && r.toTurn >= 1;
     case 'compaction':
       return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);
+    case 'memory':
+      return isInt(r.turn) && r.turn >= 0 && (r.by === 'model' || r.by === 'user') && Array.isArray(r.facts) && r.facts.every(isMemoryFact);
     case 'context':
       return isInt(r.turn) && Array.isArray(r.items) && r.items.every(isContextItem);
     case 'imported':

@@ -6,6 +6,7 @@ import {
   type FileChangeRecord,
   type ForkedRecord,
   type KnownRecord,
+  type MemoryRecord,
   type MessageRecord,
   type TurnBeginRecord,
   type TurnEndRecord,
@@ -30,6 +31,8 @@ export interface History {
   compactions: CompactionRecord[];
   /** Effective context records: what the user attached to each turn's prompt. */
   contexts: ContextRecord[];
+  /** The latest effective memory record: the session memory (docs/reference.md, Session memory). */
+  memory: MemoryRecord | undefined;
   /** Each model call the log records, once (by {@link callId}), in the order first seen; rewound turns included: their tokens were spent. */
   calls: UsageCall[];
   /** The number the next turn gets. */
@@ -113,6 +116,7 @@ export class HistoryBuilder {
     const fileChanges: FileChangeRecord[] = [];
     const compactions: CompactionRecord[] = [];
     const contexts: ContextRecord[] = [];
+    let memory: MemoryRecord | undefined;
     let maxTurn = 0;
     for (const r of this.scoped) {
       if (r.turn > maxTurn) maxTurn = r.turn;
@@ -122,6 +126,7 @@ export class HistoryBuilder {
       else if (r.t === 'file_change') fileChanges.push(r);
       else if (r.t === 'compaction') compactions.push(r);
       else if (r.t === 'context') contexts.push(r);
+      else if (r.t === 'memory') memory = r;
     }
     const ended = new Set(turnEnds.map((r) => r.turn));
     const open = turnBegins.filter((r) => !ended.has(r.turn)).pop();
@@ -134,6 +139,7 @@ export class HistoryBuilder {
       fileChanges,
       compactions,
       contexts,
+      memory,
       calls: this.calls,
       nextTurn: maxTurn + 1,
       openTurn: open ? open.turn : null,

@@ -45,6 +45,8 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
   rewind: 'braid.rewind',
   edit: 'braid.editLastPrompt',
   compact: 'braid.compactSession',
+  remember: 'braid.updateSessionMemory',
+  memory: 'braid.showSessionMemory',
   history: 'braid.promptHistory',
   model: 'braid.selectModel',
   usage: 'braid.showUsage',

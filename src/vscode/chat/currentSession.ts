@@ -1,6 +1,7 @@
 // The window's current session without VS Code: what needs it comes through ChatHost
 // (vscodeChatHost.ts maps it). No vscode import: test/unit/layering.test.ts checks this file and
 // everything it imports, and test/unit/chat/currentSession.test.ts drives it with a fake host.
+import type { MemoryFact, MemoryRecord } from '../../core/wire/records';
 import type { Attachment } from '../../core/format/attachment';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
@@ -286,6 +287,33 @@ export class CurrentSession {
     if (this.following) throw new Error('Another window is writing this session; compact it there.');
     if (!this.session) throw new Error('Open a session in the Chat view first.');
     return this.session.compact(focus);
+  }
+
+  /** The open session, for a change of its memory: refused while another window writes it. */
+  private remembering(): Session {
+    if (this.following) throw new Error('Another window is writing this session; change its memory there.');
+    if (!this.session) throw new Error('Open a session in the Chat view first.');
+    return this.session;
+  }
+
+  /** The open session's title (undefined: no session open). */
+  get sessionTitle(): string | undefined {
+    return this.session?.title;
+  }
+
+  /** The open session's memory (undefined: none yet, or no session open). */
+  get memoryRecord(): MemoryRecord | undefined {
+    return this.session?.memoryRecord;
+  }
+
+  /** Has the model write the open session's memory now (/remember, Braid: Update Session Memory). */
+  updateMemory(): Promise<MemoryRecord> {
+    return this.remembering().updateMemory();
+  }
+
+  /** The user's edit of the open session's memory. */
+  setMemory(facts: readonly MemoryFact[]): Promise<MemoryRecord> {
+    return this.remembering().setMemory(facts);
   }
 
   /** A side question (/btw) about the open session, answered in the page's overlay. */

@@ -196,6 +196,10 @@ export class SessionStream {
         }
         return;
       }
+      case 'memory':
+        // A failed extraction says so (the memory stays as it was); a memory written changes nothing on the page.
+        if (event.error) this.push({ kind: 'runtime-event', event: { type: 'notice', key: 'notice:memory', text: event.error, tone: 'info' } }, true);
+        return;
       default:
         return;
     }

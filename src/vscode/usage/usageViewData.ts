@@ -24,6 +24,7 @@ const SIDE_CALL_NAMES: Record<SideCallPurpose, string> = {
   suggestion: 'Next-prompt suggestions',
   'side-question': 'Side questions (/btw)',
   compaction: 'Compaction summaries',
+  memory: 'Session memory',
 };
 
 /**

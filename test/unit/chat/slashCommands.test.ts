@@ -51,6 +51,7 @@ test('custom commands follow the built-in ones in the menu with their origin; a 
   );
   assert.deepEqual(completions('/re', custom), [
     { name: 'rewind', hint: 'Rewind to a prompt (with a preview of files)' },
+    { name: 'remember', hint: 'Update the session memory: the model notes the durable facts' },
     { name: 'review', hint: '[file]  Review a file (project)' },
   ]);
   assert.deepEqual(

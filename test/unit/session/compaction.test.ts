@@ -96,6 +96,7 @@ test('near the threshold a turn ends with a compaction; the next request sees th
     const contexts: Context[] = [];
     const responder = (context: Context) => {
       contexts.push(context);
+      if (/You keep the memory/.test(context.systemPrompt ?? '')) return fauxAssistantMessage('- note: the user asks long questions');
       return /You summarize/.test(context.systemPrompt ?? '')
         ? fauxAssistantMessage('SUMMARY: the user asked long questions.')
         : fauxAssistantMessage(long(60));
@@ -130,7 +131,7 @@ test('near the threshold a turn ends with a compaction; the next request sees th
 
     await session.submit('fourth question');
     await session.waitForIdle();
-    const last = contexts.filter((c) => !/You summarize/.test(c.systemPrompt ?? '')).at(-1)!;
+    const last = contexts.filter((c) => !/You summarize|You keep the memory/.test(c.systemPrompt ?? '')).at(-1)!;
     assert.match(JSON.stringify(last.messages[0]), /SUMMARY: the user asked/);
     assert.match(JSON.stringify(last.messages.at(-1)), /fourth question/);
     assert.doesNotMatch(JSON.stringify(last.messages), /first question/, 'the summarized part is not sent again');
@@ -165,6 +166,7 @@ test('a context-length error compacts once and retries instead of failing the tu
     f.faux.setResponses([
       fauxAssistantMessage('', { stopReason: 'error', errorMessage: "This model's maximum context length is 8192 tokens" }),
       fauxAssistantMessage('Summary of one and two.'),
+      fauxAssistantMessage('- decision: one, then two'), // the session memory, extracted with the summary
       fauxAssistantMessage('Answer after the retry.'),
     ]);
     await session.submit('three');
@@ -179,6 +181,8 @@ test('a context-length error compacts once and retries instead of failing the tu
       'message:assistant',
       'usage',
       'compaction',
+      'usage',
+      'memory',
       'usage',
       'message:assistant',
       'usage',
@@ -266,7 +270,13 @@ test('fork at a turn before a compaction keeps the full records; rewind before i
   const f = await sessionFixture();
   try {
     const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
-    f.faux.setResponses([fauxAssistantMessage(long(30)), fauxAssistantMessage(long(30)), fauxAssistantMessage('S'), fauxAssistantMessage('after')]);
+    f.faux.setResponses([
+      fauxAssistantMessage(long(30)),
+      fauxAssistantMessage(long(30)),
+      fauxAssistantMessage('S'),
+      fauxAssistantMessage('- note: M'),
+      fauxAssistantMessage('after'),
+    ]);
     for (const q of ['one', 'two']) {
       await session.submit(`${q} ${long(30)}`);
       await session.waitForIdle();
@@ -310,6 +320,7 @@ test('with the default settings a short session that overflows still compacts (k
     f.faux.setResponses([
       fauxAssistantMessage('', { stopReason: 'error', errorMessage: 'prompt is too long: 210000 tokens > 200000 maximum' }),
       fauxAssistantMessage('Summary: one exchange.'),
+      fauxAssistantMessage('- note: one exchange so far'), // the session memory
       fauxAssistantMessage('second answer'),
     ]);
     await session.submit('second');
