@@ -4,6 +4,7 @@ import {
   parseRecordLine,
   type CompactionRecord,
   type KnownRecord,
+  type InjectedContext,
   type MessageRecord,
   type ModelSnapshot,
   type TurnBeginRecord,
@@ -164,19 +165,25 @@ export class SessionWriter {
   }
 
   /** Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its number. */
-  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode, prompt?: TurnBeginRecord['prompt']): Promise<number> {
+  async beginTurn(
+    promptId: string,
+    model: ModelSnapshot | null,
+    mode?: TurnMode,
+    prompt?: TurnBeginRecord['prompt'],
+    auto?: TurnBeginRecord['auto'],
+  ): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}) }, true);
+    await this.record({ t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}), ...(auto ? { auto } : {}) }, true);
     this.publish();
     return turn;
   }
 
   /** Appends a finished message of the open turn. */
-  async appendMessage(message: Message, id = newMessageId()): Promise<MessageRecord> {
+  async appendMessage(message: Message, id = newMessageId(), injected?: InjectedContext): Promise<MessageRecord> {
     const turn = this.requireOpen();
-    const [record] = await this.record({ t: 'message', turn, id, message });
+    const [record] = await this.record({ t: 'message', turn, id, message, ...(injected ? { injected } : {}) });
     return record as MessageRecord;
   }
 
