@@ -23,7 +23,7 @@ after(async () => {
 
 const text = (t: string, usage = { prompt: 100, completion: 10 }) => ({ kind: 'text' as const, chunks: [t], usage });
 const turnBegins = (records: WireRecord[]) => records.filter((r): r is TurnBeginRecord => r.t === 'turn_begin');
-const userMessages = (records: WireRecord[]) => records.filter((r): r is MessageRecord => r.t === 'message' && r.message.role === 'user');
+const userMessages = (records: WireRecord[]) => records.filter((r): r is MessageRecord => r.t === 'message' && (r as MessageRecord).message.role === 'user');
 
 async function run(goal: string, budget = { maxTurns: 10, maxTokens: 0 }) {
   const session = await f.open({ model: () => server.modelChoice() });
@@ -53,7 +53,7 @@ test('the goal is met after three turns: the second and third are automatic, and
   assert.deepEqual(users[2]!.injected, { by: 'braid', kind: 'goal' });
   // The model was told the goal and the marker with each prompt.
   assert.match(JSON.stringify(server.requests[0]!.body.messages), /GOAL DONE/);
-  assert.match(JSON.stringify(server.requests[1]!.body.messages.at(-1)), /Continue toward the goal: write the list/);
+  assert.match(JSON.stringify(server.requests[1]!.body.messages?.at(-1)), /Continue toward the goal: write the list/);
 });
 
 test('the budget of turns is spent: the run stops after it, saying so', async () => {
