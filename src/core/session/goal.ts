@@ -182,7 +182,13 @@ export class GoalRun {
 
 /** Whether an answer says the goal is met: a line of its own saying GOAL DONE (Markdown emphasis and a final period allowed). */
 export function goalMet(answer: string): boolean {
-  return answer.split('\n').some((line) => line.replace(/[*_`#>\s]/g, ' ').trim().replace(/[.!]$/, '') === GOAL_DONE);
+  return answer.split('\n').some(
+    (line) =>
+      line
+        .replace(/[*_`#>\s]/g, ' ')
+        .trim()
+        .replace(/[.!]$/, '') === GOAL_DONE,
+  );
 }
 
 /** What the model is told with each prompt of the run. */
