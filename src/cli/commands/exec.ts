@@ -246,6 +246,7 @@ async function runWithServers(
         ? await GoalRun.start(session, prompt, {
             budget: options.goal,
             mode: options.mode,
+            attachments: run.attachments,
             onContinue: (n) => output.automaticTurn(n, options.goal!.maxTurns),
           })
         : undefined;

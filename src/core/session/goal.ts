@@ -3,6 +3,7 @@ import type { UsageTotals } from '../format/sessionState';
 import { messageText } from '../format/messageText';
 import type { PromptInfo, SessionEvent } from './events';
 import type { Session } from './session';
+import type { Attachment } from './attachments';
 
 /** The line the model writes, alone, when the goal is met (docs/reference.md, Goal runs). */
 export const GOAL_DONE = 'GOAL DONE';
@@ -37,6 +38,8 @@ export interface GoalOptions {
   readonly mode?: TurnMode;
   /** The first prompt's message key (the chat's request id). */
   readonly messageKey?: string;
+  /** What goes with the first prompt (read by the host). */
+  readonly attachments?: readonly Attachment[];
   /** Told when the run sends an automatic turn (its number, counting the first). */
   readonly onContinue?: (turn: number) => void;
 }
@@ -73,7 +76,7 @@ export class GoalRun {
   /** Submits the goal as the first prompt; the run goes on by itself from there. */
   static async start(session: Session, goal: string, options: GoalOptions = {}): Promise<GoalRun> {
     const run = new GoalRun(session, goal, options);
-    await run.send(goal, false, options.messageKey);
+    await run.send(goal, false, options.messageKey, options.attachments);
     return run;
   }
 
@@ -91,8 +94,9 @@ export class GoalRun {
     this.finish('stopped');
   }
 
-  private async send(text: string, auto: boolean, messageKey?: string): Promise<void> {
+  private async send(text: string, auto: boolean, messageKey?: string, attachments?: readonly Attachment[]): Promise<void> {
     const info = await this.session.submit(text, {
+      ...(attachments?.length ? { attachments } : {}),
       goal: { auto, reminder: goalReminder(this.goal) },
       ...(this.options.mode ? { mode: this.options.mode } : {}),
       ...(messageKey ? { messageKey } : {}),
@@ -109,7 +113,8 @@ export class GoalRun {
 
   /** Idle with the run's prompt neither running nor queued: the session was closed under it (it tells no prompt's end then). */
   private noteIdle(): void {
-    if (this.over || this.session.isRunning || this.session.queued.some((p) => p.promptId === this.promptId)) return;
+    if (this.over) return;
+    if (!this.session.isClosed && (this.session.isRunning || this.session.queued.some((p) => p.promptId === this.promptId))) return;
     this.finish('stopped', 'the session was closed');
   }
 

@@ -407,6 +407,11 @@ export class Session {
     return this.active !== undefined;
   }
 
+  /** True once close() was called: no event but `idle` is told after. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get isPaused(): boolean {
     return this.paused !== null;
   }

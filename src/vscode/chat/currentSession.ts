@@ -214,7 +214,7 @@ export class CurrentSession {
         this.host.shown.set(this.session.id);
         this.changed();
       }
-      if (goal) return await this.startGoal(this.session, sent, requestId, mode);
+      if (goal) return await this.startGoal(this.session, sent, requestId, mode, attached);
       const info = await this.session.submit(sent, {
         messageKey: requestId,
         steerIfActive: steer,
@@ -231,11 +231,12 @@ export class CurrentSession {
    * Starts a goal run in `session`; when it ends, a line under the transcript says why (done,
    * failed, stopped, budget spent). One goal at a time: a second waits for none, it is refused.
    */
-  private async startGoal(session: Session, goal: string, requestId: string, mode: TurnMode | undefined): Promise<void> {
+  private async startGoal(session: Session, goal: string, requestId: string, mode: TurnMode | undefined, attachments: readonly Attachment[]): Promise<void> {
     if (this.goal) throw new Error('A goal is already being worked on; stop it before setting another.');
     const run = await GoalRun.start(session, goal, {
       budget: this.host.goalBudget?.() ?? DEFAULT_GOAL_BUDGET,
       messageKey: requestId,
+      attachments,
       ...(mode ? { mode } : {}),
     });
     this.goal = run;

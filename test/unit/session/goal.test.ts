@@ -112,3 +112,16 @@ test('GOAL DONE counts only as a line of its own', () => {
   assert.equal(goalMet('I will write GOAL DONE when finished.'), false);
   assert.equal(goalMet('goal done'), false);
 });
+
+test('closing the session ends the run as stopped, saying why', async () => {
+  server.enqueue(text('Working.'), { kind: 'stall', chunks: ['Half'] });
+  const session = await f.open({ model: () => server.modelChoice() });
+  const goalRun = await GoalRun.start(session, 'close me', {});
+  await new Promise<void>((resolve) => {
+    const off = session.onEvent((e) => e.type === 'text-delta' && e.turn === 2 && (off(), resolve()));
+  });
+  await session.close();
+  const end = await goalRun.finished;
+  assert.equal(end.stop, 'stopped');
+  assert.match(end.message, /^Goal stopped: the session was closed \(2 turns/);
+});
