@@ -153,7 +153,7 @@ export interface PromptMessage {
   readonly attachments?: readonly AttachmentRef[];
   /** The text is `/name args` of a custom command or an MCP server's prompt: the host sends its expansion. */
   readonly command?: true;
-  /** `/goal <text>`: the text is a goal, worked toward turn after turn until done (docs/ui.md, Goals). */
+  /** `/goal <text>`: the text is a goal, worked toward turn after turn until done (docs/ui.md, Chat view). */
   readonly goal?: true;
 }
 

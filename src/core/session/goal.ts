@@ -5,7 +5,7 @@ import type { PromptInfo, SessionEvent } from './events';
 import type { Session } from './session';
 import type { Attachment } from './attachments';
 
-/** The line the model writes, alone, when the goal is met (docs/reference.md, Goal runs). */
+/** The line the model writes, alone, when the goal is met (docs/reference.md, Turns and prompts). */
 export const GOAL_DONE = 'GOAL DONE';
 
 /** What a goal run may spend before it stops unfinished. */

@@ -191,7 +191,7 @@ export class CurrentSession {
       mode?: TurnMode;
       attachments?: () => Promise<readonly Attachment[]>;
       expand?: (text: string) => string | Promise<string>;
-      /** `/goal`: the text is a goal; automatic turns follow until it is done (docs/ui.md, Goals). */
+      /** `/goal`: the text is a goal; automatic turns follow until it is done (docs/ui.md, Chat view). */
       goal?: boolean;
     } = {},
   ): Promise<void> {
