@@ -362,6 +362,7 @@ function send(raw: string, steer: boolean): void {
   }
   composer.remember(parsed.text);
   const custom = parsed.kind === 'custom';
+  const goal = parsed.kind === 'goal';
   const requestId = ids.next('req');
   composerNote = undefined;
   const attachments = [...composer.attachments];
@@ -382,6 +383,7 @@ function send(raw: string, steer: boolean): void {
     ...(mode !== 'agent' ? { mode } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
     ...(custom ? { command: true as const } : {}),
+    ...(goal ? { goal: true as const } : {}),
   });
 }
 

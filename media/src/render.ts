@@ -251,11 +251,20 @@ const CONTEXT_SHOWN = 20_000;
 
 /** Context another tool injected into an imported conversation: one faint collapsed line, its text verbatim when opened. */
 function injectedContext(entry: Extract<ViewEntry, { kind: 'context' }>, actions: EntryActions): HTMLElement {
+  if (entry.by === 'braid' && entry.what === 'goal') return automaticTurn(entry, actions);
   const d = details(entry.key, 'injected-context', [icon('info'), el('span', '', `Context ${toolName(entry.by)} added: ${entry.what}`)], false, actions);
   d.setAttribute('aria-label', `Context ${toolName(entry.by)} added to the conversation (${entry.what}), not a prompt`);
   const more = entry.text.length - CONTEXT_SHOWN;
   const body = el('pre', 'injected-context-text', more > 0 ? `${entry.text.slice(0, CONTEXT_SHOWN)}\n… ${more} more characters` : entry.text);
   d.append(body);
+  return d;
+}
+
+/** The prompt of an automatic turn of a goal run (/goal): Braid sent it, not the user; collapsed, its text when opened. */
+function automaticTurn(entry: Extract<ViewEntry, { kind: 'context' }>, actions: EntryActions): HTMLElement {
+  const d = details(entry.key, 'injected-context automatic-turn', [icon('sync'), el('span', '', 'Automatic turn: continue toward the goal')], false, actions);
+  d.setAttribute('aria-label', 'Automatic turn of a goal run: Braid asked the model to continue toward the goal, not you');
+  d.append(el('pre', 'injected-context-text', entry.text));
   return d;
 }
 

@@ -8,6 +8,7 @@ export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: 
   { name: 'rewind', hint: 'Rewind to a prompt (with a preview of files)' },
   { name: 'edit', hint: 'Edit & resend your last prompt' },
   { name: 'btw', hint: 'Ask a side question that stays out of the conversation' },
+  { name: 'goal', hint: 'Work toward a goal, turn after turn, until the model says it is done (/goal text)' },
   { name: 'compact', hint: 'Summarize the older part of the conversation (optionally: /compact focus)' },
   { name: 'remember', hint: 'Update the session memory: the model notes the durable facts' },
   { name: 'memory', hint: 'Show and edit the session memory' },
@@ -42,8 +43,10 @@ export function completions(input: string, custom: readonly CustomCommandItem[] 
 /** What a line typed into the composer asks for. */
 export type Parsed =
   | { readonly kind: 'prompt'; readonly text: string }
-  | { readonly kind: 'command'; readonly name: Exclude<SlashCommand, 'btw'>; readonly arg?: string }
+  | { readonly kind: 'command'; readonly name: Exclude<SlashCommand, 'btw' | 'goal'>; readonly arg?: string }
   | { readonly kind: 'btw'; readonly question: string }
+  /** `/goal text`: a prompt sent as a goal (automatic turns follow until it is done). */
+  | { readonly kind: 'goal'; readonly text: string }
   /** A custom command: `text` (as typed) goes to the host, which sends the command's expansion. */
   | { readonly kind: 'custom'; readonly text: string }
   | { readonly kind: 'error'; readonly message: string };
@@ -57,6 +60,7 @@ export function parseInput(raw: string, custom: readonly CustomCommandItem[] = [
   const name = m[1]!.toLowerCase();
   const rest = (m[2] ?? '').trim();
   if (name === 'btw') return rest ? { kind: 'btw', question: rest } : { kind: 'error', message: 'Type the side question after /btw.' };
+  if (name === 'goal') return rest ? { kind: 'goal', text: rest } : { kind: 'error', message: 'Type the goal after /goal.' };
   const known = SLASH_HELP.find((c) => c.name === name);
   if (!known) {
     // An MCP server's prompt goes to the host even before the menu listed it: the host asks the servers.
@@ -69,5 +73,5 @@ export function parseInput(raw: string, custom: readonly CustomCommandItem[] = [
     };
   }
   if (rest && known.name !== 'compact') return { kind: 'error', message: `/${known.name} takes no argument.` };
-  return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw'>, ...(rest ? { arg: rest } : {}) };
+  return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw' | 'goal'>, ...(rest ? { arg: rest } : {}) };
 }

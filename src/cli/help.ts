@@ -20,7 +20,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Readonly<Record<string, CommandH
     'Agent',
     {
       exec: {
-        usage: '[--continue | --session <id>] [--yes] [--mode <mode>] <prompt>',
+        usage: '[--continue | --session <id>] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>',
         summary: 'run one turn headless; the answer streams to stdout',
         details: `Runs one prompt as a turn without a window. The answer streams to stdout (each tool call as one
 line); notes, and how to continue, go to stderr. Exit 0 only when the turn completed and is saved;
@@ -31,6 +31,10 @@ Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the ses
   --yes             allow file writes and commands (denied otherwise)
   --mode <mode>     ask (read only), plan (read only, proposes a plan), agent (the default),
                     auto-edit (writes without asking; commands follow --yes)
+  --until-done      the prompt is a goal: automatic turns follow until the model writes a line
+                    GOAL DONE, a turn fails, or the budget is spent (exit 3); stderr says which
+  --max-turns N     with --until-done: at most N turns (10)
+  --max-tokens N    with --until-done: no further turn once its calls used N tokens (0: no limit)
 
 Hooks and permission rules apply (braid hooks, braid permissions): a deny rule blocks a call even
 with --yes; an ask rule is answered by --yes.

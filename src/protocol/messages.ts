@@ -153,6 +153,8 @@ export interface PromptMessage {
   readonly attachments?: readonly AttachmentRef[];
   /** The text is `/name args` of a custom command or an MCP server's prompt: the host sends its expansion. */
   readonly command?: true;
+  /** `/goal <text>`: the text is a goal, worked toward turn after turn until done (docs/ui.md, Chat view). */
+  readonly goal?: true;
 }
 
 /** A custom slash command for the `/` menu (docs/setup-skills-commands.md). */
@@ -244,8 +246,8 @@ export interface LoadOlderMessage {
   readonly limit: number;
 }
 
-/** Slash commands that run a VS Code command (/new /sessions /fork /rewind /edit /model /usage). */
-export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'compact', 'remember', 'memory', 'history', 'model', 'usage'] as const;
+/** Slash commands of the composer: most run a VS Code command; /btw asks a side question, /goal sends a prompt as a goal. */
+export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'goal', 'compact', 'remember', 'memory', 'history', 'model', 'usage'] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
 /** Commands the page's own controls run: Manage Workspace Trust, and Undo after a rewind. */
@@ -255,7 +257,7 @@ export type PageCommand = (typeof PAGE_COMMANDS)[number];
 /** A slash command, or a control of the page (the trust button, Undo after a rewind) that runs one. */
 export interface CommandMessage {
   readonly type: 'command';
-  readonly name: Exclude<SlashCommand, 'btw'> | PageCommand;
+  readonly name: Exclude<SlashCommand, 'btw' | 'goal'> | PageCommand;
   /** What follows the command (the focus of /compact). */
   readonly arg?: string;
 }

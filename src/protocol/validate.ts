@@ -135,6 +135,7 @@ export function parseWebviewMessage(raw: unknown): Parsed {
         ...(mode ? { mode } : {}),
         ...(attached.length > 0 ? { attachments: attached } : {}),
         ...(raw.command === true ? { command: true } : {}),
+        ...(raw.goal === true ? { goal: true } : {}),
       });
     }
     case 'mentionQuery':

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { DEFAULT_GOAL_BUDGET, type GoalBudget } from '../core/session/goal';
 import { DEFAULT_COMPACTION, type CompactionSettings } from '../core/session/compaction';
 import { DEFAULT_REPEAT_LIMITS, type RepeatLimits } from '../core/session/repeatedCalls';
 import type { ModelSettings } from '../core/model/modelSettings';
@@ -86,6 +87,15 @@ export function readStorageBudgetMB(): number {
 export function readSuggestionSetting(): SuggestionSetting {
   const value = userSetting<unknown>('braid', 'suggestions', 'auto');
   return SUGGESTION_SETTINGS.find((s) => s === value) ?? 'auto';
+}
+
+/** `braid.goal.*` (the user's own: a workspace cannot let a goal run spend more). A value that is no whole number: the default. */
+export function readGoalBudget(): GoalBudget {
+  const count = (key: keyof GoalBudget, least: number): number => {
+    const value = userSetting<number>('braid.goal', key, DEFAULT_GOAL_BUDGET[key]);
+    return Number.isInteger(value) && value >= least ? value : DEFAULT_GOAL_BUDGET[key];
+  };
+  return { maxTurns: count('maxTurns', 1), maxTokens: count('maxTokens', 0) };
 }
 
 /** `braid.mcpServers`, `braid.hooks` and `braid.permissions` from the user's own settings: a workspace's values are never read. */

@@ -24,7 +24,8 @@ import { modelSettingsFromEnv } from '../env';
 import { StopSignals } from '../stopSignals';
 import { resolveSessionId, shortSessionId } from '../resolveIds';
 import { oneLine, shortLine } from '../terminalText';
-import { judge, PromptTracker, type Verdict } from './execOutcome';
+import { judge, judgeGoal, PromptTracker, type Verdict } from './execOutcome';
+import { DEFAULT_GOAL_BUDGET, GoalRun, type GoalBudget, type GoalEnd } from '../../core/session/goal';
 import { counted } from '../../core/counted';
 import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
 import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
@@ -39,20 +40,25 @@ interface ExecOptions {
   readonly model: Model<Api>;
   readonly env: NodeJS.ProcessEnv;
   readonly stop: StopSignals;
+  /** `--until-done`: a goal run with this budget (its prompt is the goal). */
+  readonly goal?: GoalBudget;
 }
 
 /**
- * `exec [--continue | --session <id>] [--yes] [--mode <mode>] <prompt>`: one headless turn. The answer streams to
- * stdout (each tool call as one line); what happened, and how to continue, to stderr. Exit 0 only
- * when the prompt's turn completed and is in the log; SIGINT and SIGTERM cancel the turn (130, 143).
+ * `exec [--continue | --session <id>] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>`:
+ * one headless turn, or turns toward a goal. The answer streams to stdout (each tool call as one
+ * line); what happened, and how to continue, to stderr. Exit 0 only when the prompt's turn (the
+ * goal's last) completed and is in the log, and a goal was met; 3 when its budget was spent first;
+ * SIGINT and SIGTERM cancel the turn (130, 143).
  */
 export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session', 'mode'] });
+  const args = parseArgs(argv, { flags: ['continue', 'yes', 'until-done'], valued: ['session', 'mode', 'max-turns', 'max-tokens'] });
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   const mode = args.options.get('mode') ?? DEFAULT_MODE;
   if (!isTurnMode(mode)) throw new UsageError(`--mode must be one of ${TURN_MODES.map((m) => m.id).join(', ')}`);
   if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
+  const goal = goalBudget(args.options);
   const settings = modelSettingsFromEnv(env);
   const { api } = resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
   // An OpenAI-compatible server is asked for its limits (a second and a half at most, once);
@@ -82,6 +88,7 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
         model,
         env,
         stop,
+        ...(goal ? { goal } : {}),
       });
     } catch (err) {
       await store.close().catch(() => undefined);
@@ -104,6 +111,21 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   } finally {
     stop.dispose();
   }
+}
+
+/** `--until-done` with its budget (`--max-turns`, `--max-tokens`), or undefined for one turn. */
+function goalBudget(options: ReadonlyMap<string, string | true>): GoalBudget | undefined {
+  const count = (name: string, fallback: number, least: number): number => {
+    const typed = options.get(name);
+    if (typed === undefined) return fallback;
+    if (!options.has('until-done')) throw new UsageError(`--${name} goes with --until-done`);
+    const n = Number(typed);
+    if (typeof typed !== 'string' || !/^\d+$/.test(typed) || n < least) throw new UsageError(`--${name} must be a whole number of at least ${least}`);
+    return n;
+  };
+  const maxTurns = count('max-turns', DEFAULT_GOAL_BUDGET.maxTurns, 1);
+  const maxTokens = count('max-tokens', DEFAULT_GOAL_BUDGET.maxTokens, 0);
+  return options.has('until-done') ? { maxTurns, maxTokens } : undefined;
 }
 
 /** The session the prompt goes to (undefined: a new one) and the folder its tools act in. */
@@ -216,10 +238,19 @@ async function runWithServers(
     output.show(e);
   });
   let promptId: string | undefined;
+  let goalEnd: GoalEnd | undefined;
   try {
     if (!stop.signal) {
       const attached = run.attachments.length > 0 ? { attachments: run.attachments } : {};
-      promptId = (await session.submit(prompt, { mode: options.mode, ...attached })).promptId;
+      const goalRun = options.goal
+        ? await GoalRun.start(session, prompt, {
+            budget: options.goal,
+            mode: options.mode,
+            attachments: run.attachments,
+            onContinue: (n) => output.automaticTurn(n, options.goal!.maxTurns),
+          })
+        : undefined;
+      promptId = goalRun ? goalRun.currentPromptId : (await session.submit(prompt, { mode: options.mode, ...attached })).promptId;
       if (session.isPaused) {
         // Prompts left queued (a window closed, or a turn before them was stopped or failed): they
         // were the user's too, and run first in the queue's order.
@@ -227,6 +258,12 @@ async function runWithServers(
           `braid: session ${shortSessionId(store, session.id)} had ${counted(earlier.size, 'prompt')} queued, paused ${PAUSED_BECAUSE[session.pauseReason ?? ''] ?? ''}; resuming its queue: they run first, then yours\n`,
         );
         await session.resume();
+      }
+      if (goalRun) {
+        goalEnd = await Promise.race([goalRun.finished, stop.stopped.then(() => undefined)]);
+        if (!goalEnd) await goalRun.stop();
+        goalEnd = await goalRun.finished;
+        promptId = goalEnd.promptId;
       }
       await Promise.race([session.waitForIdle(), stop.stopped]);
       // A prompt not finished by now (stopped, or the queue stopped at a failure) is stopped, not kept for later.
@@ -241,7 +278,8 @@ async function runWithServers(
     ctx.err(
       `braid: ${denied.count === 1 ? 'a write, command or MCP call was' : `${denied.count} writes, commands or MCP calls were`} denied; run with --yes to allow them\n`,
     );
-  const verdict = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
+  const judged = judge({ tracker, promptId, store, sessionId: session.id, ...(stop.signal ? { signal: stop.signal, signalCode: stop.exitCode } : {}) });
+  const verdict = goalEnd ? judgeGoal(judged, goalEnd) : judged;
   // A first prompt refused before its turn (blocked, stopped) leaves no empty session behind.
   if (!sessionId && !verdict.turnBegan) store.discard(session.id);
   return { verdict, sessionId: session.id, kept: (sessionId !== undefined || verdict.turnBegan) && sessionExists(store, session.id) };
@@ -299,6 +337,11 @@ class TurnOutput {
             : oneLine(e.error ?? 'compaction did not finish'),
       );
     }
+  }
+
+  /** An automatic turn of a goal run begins. */
+  automaticTurn(turn: number, maxTurns: number): void {
+    this.note(`the goal is not done yet; automatic turn ${turn} of at most ${maxTurns}`);
   }
 
   /** Ends the last line of the answer. */

@@ -2,6 +2,8 @@ import type { PromptInfo, SessionEvent } from '../../core/session/events';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { TurnOutcome } from '../../core/wire/records';
 import { oneLine } from '../terminalText';
+import type { GoalEnd } from '../../core/session/goal';
+import { EXIT_GOAL_UNMET } from '../exitCodes';
 
 /** How a turn ended, and whether that was learnt from the log after the fact. */
 interface TurnEnd {
@@ -107,4 +109,17 @@ export function judge(options: {
     default:
       return { code: 1, durable: true, turnBegan: true, line: `the turn ${end.outcome === 'failed' ? 'failed' : 'was interrupted'}${error}${after}` };
   }
+}
+
+/**
+ * The verdict of a goal run: its last turn's (a failure, a stop, a turn not saved) when that is
+ * not a success; otherwise the goal's own end: met (0), or its budget spent first (3). The line
+ * always says why the run stopped.
+ */
+export function judgeGoal(last: Verdict, goal: GoalEnd): Verdict {
+  // Stopped between turns: the turns before are saved, the automatic prompt never ran.
+  if (!last.turnBegan && goal.turns > 0) return { code: last.code || 1, durable: true, turnBegan: true, line: oneLine(goal.message) };
+  if (last.code !== 0) return { ...last, line: `${oneLine(goal.message)} ${last.line ?? ''}`.trim() };
+  const code = goal.stop === 'done' ? 0 : goal.stop === 'budget' ? EXIT_GOAL_UNMET : 1;
+  return { ...last, code, line: oneLine(goal.message) };
 }

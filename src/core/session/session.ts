@@ -32,7 +32,7 @@ import { staleTodoReminder, type TodoList } from '../format/todoList';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { CacheBreakRecord, ContextRecord, MemoryFact, MemoryRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import type { CacheBreakRecord, ContextRecord, InjectedContext, MemoryFact, MemoryRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
 import { notCalled, RepeatedCalls, type RepeatLimits } from './repeatedCalls';
 import { readLastCall } from '../wire/lastCall';
@@ -68,6 +68,17 @@ import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
 import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, REDO_CALL, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
 import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
+
+/** How a goal run's prompt goes to the model (goal.ts). */
+export interface GoalPrompt {
+  /** An automatic continuation, not typed by the user: turn_begin says `auto: 'goal'`, its message is Braid's context. */
+  readonly auto: boolean;
+  /** Told to the model with the prompt, once: what the goal is and how to say it is met. */
+  readonly reminder: string;
+}
+
+/** How the message of an automatic prompt is marked in the log: context Braid added, shown as an automatic turn. */
+const AUTOMATIC_PROMPT: InjectedContext = { by: 'braid', kind: 'goal' };
 
 /** Everything a Session needs from its host (the extension or the CLI). */
 export interface SessionOptions {
@@ -134,6 +145,8 @@ export interface SubmitOptions {
   readonly mode?: TurnMode;
   /** What the user attached (read by the host); sent before the text, bounded. A prompt with attachments is queued, never steered. */
   readonly attachments?: readonly Attachment[];
+  /** A prompt of a goal run (goal.ts): never steered; an automatic one is marked so in the log. */
+  readonly goal?: GoalPrompt;
 }
 
 interface ActiveTurn {
@@ -154,6 +167,7 @@ interface Prompt {
   messageKey: string;
   mode: TurnMode;
   attachments?: readonly Attachment[];
+  goal?: GoalPrompt;
   state: PromptState;
   reason?: string;
   /** It failed before its answer and nothing of it was written (a held prompt): the user gets it back to edit. */
@@ -171,6 +185,8 @@ export class Session {
   private readonly agent: Agent;
   private readonly events = new EventEmitter();
   private readonly userIds = new WeakMap<object, string>();
+  /** The messages of automatic prompts (a goal's continuations): logged as Braid's context, not the user's prompt. */
+  private readonly automatic = new WeakSet<object>();
   private readonly queue: Prompt[] = [];
   private readonly checkpoints: Checkpoints;
   /** The session's content-addressed files: checkpoints' file images and the images of prompts. */
@@ -410,6 +426,11 @@ export class Session {
     return this.active !== undefined;
   }
 
+  /** True once close() was called: no event but `idle` is told after. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get isPaused(): boolean {
     return this.paused !== null;
   }
@@ -481,8 +502,16 @@ export class Session {
     // An image's bytes go to the blobs now: the queue and the log name them by hash.
     const attachments = options.attachments?.length ? options.attachments.map((a) => this.storedAttachment(a)) : undefined;
     const mode = options.mode ?? DEFAULT_MODE;
-    const prompt: Prompt = { promptId: `prm_${messageId.slice(-16)}`, text, messageKey, mode, ...(attachments ? { attachments } : {}), state: 'pending' };
-    if (this.active && options.steerIfActive && !attachments) {
+    const prompt: Prompt = {
+      promptId: `prm_${messageId.slice(-16)}`,
+      text,
+      messageKey,
+      mode,
+      ...(attachments ? { attachments } : {}),
+      ...(options.goal ? { goal: options.goal } : {}),
+      state: 'pending',
+    };
+    if (this.active && options.steerIfActive && !attachments && !options.goal) {
       const message = buildUserMessage(text, [], []);
       this.userIds.set(message, messageId);
       this.agent.steer(message);
@@ -787,12 +816,14 @@ export class Session {
   /** Writes the queue and its pause to state.json, unless they are what it already holds. */
   private async saveQueue(): Promise<void> {
     const saved = this.state;
+    // A goal's automatic prompt is not kept: its run ends with the process that runs it.
+    const kept = this.queue.filter((p) => !p.goal?.auto);
     const same =
-      saved.queue.length === this.queue.length &&
-      saved.queue.every((q, i) => q.promptId === this.queue[i]!.promptId) &&
+      saved.queue.length === kept.length &&
+      saved.queue.every((q, i) => q.promptId === kept[i]!.promptId) &&
       JSON.stringify(saved.paused) === JSON.stringify(this.paused);
     if (same) return;
-    const queue: QueuedPrompt[] = this.queue.map((p) => ({
+    const queue: QueuedPrompt[] = kept.map((p) => ({
       promptId: p.promptId,
       text: p.text,
       messageKey: p.messageKey,
@@ -868,7 +899,7 @@ export class Session {
       return;
     }
     // 3. Hook context (SessionStart's, then UserPromptSubmit's) becomes one-shot reminders.
-    const oneShot: string[] = [...this.startContext.splice(0), ...hook.context];
+    const oneShot: string[] = [...this.startContext.splice(0), ...hook.context, ...(prompt.goal ? [prompt.goal.reminder] : [])];
     // A todo list left unfinished and untouched for several turns (docs/reference.md, Tools).
     const staleTodos = staleTodoReminder(this.todos(), this.writer.currentTurn + 1);
     if (staleTodos) oneShot.push(staleTodos);
@@ -909,7 +940,10 @@ export class Session {
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const hold = this.options.holdPromptUntilAnswer;
     const held = (typeof hold === 'function' ? hold() : hold) === true;
-    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs(), held);
+    const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs(), {
+      hold: held,
+      ...(prompt.goal?.auto ? { auto: 'goal' as const } : {}),
+    });
     // What the user attached: its record right after turn_begin, its text before the user's own.
     const attached = attachContext(prompt.attachments ?? []);
     if (attached.items.length > 0) {
@@ -936,6 +970,7 @@ export class Session {
     const mode = modeReminder(prompt.mode);
     const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders, Date.now(), attached.blocks, images);
     this.userIds.set(message, userMessageId(this.id, prompt.messageKey));
+    if (prompt.goal?.auto) this.automatic.add(message);
     // 5. The run.
     let runError: string | undefined;
     try {
@@ -1208,7 +1243,7 @@ export class Session {
         const message = withImageBlobs(this.secrets.redactObject(event.message as Message), this.blobs);
         const id = (message.role === 'user' && this.userIds.get(event.message as object)) || newMessageId();
         if (message.role === 'user') this.userMessageIds.add(id);
-        const record = await this.writer.appendMessage(message, id);
+        const record = await this.writer.appendMessage(message, id, this.automatic.has(event.message as object) ? AUTOMATIC_PROMPT : undefined);
         this.releaseHeld();
         this.recordIds.set(event.message as object, id);
         if (message.role === 'assistant') {

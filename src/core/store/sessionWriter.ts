@@ -4,6 +4,7 @@ import {
   parseRecordLine,
   type CompactionRecord,
   type KnownRecord,
+  type InjectedContext,
   type MemoryFact,
   type MemoryRecord,
   type MessageRecord,
@@ -175,17 +176,23 @@ export class SessionWriter {
 
   /**
    * Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its
-   * number. With `hold`, turn_begin and the records after it that are not an answer (the prompt,
+   * number. `auto` marks an automatic turn (a goal run's). With `hold`, turn_begin and the records after it that are not an answer (the prompt,
    * its context, a model error and its usage) are held in memory: the first other record (an
    * answer, a tool, a compaction, turn_end) writes them all first, in order, stamped as they came;
    * {@link dropHeld} forgets them (the turn failed before any answer: the log is as it was).
    */
-  async beginTurn(promptId: string, model: ModelSnapshot | null, mode?: TurnMode, prompt?: TurnBeginRecord['prompt'], hold = false): Promise<number> {
+  async beginTurn(
+    promptId: string,
+    model: ModelSnapshot | null,
+    mode?: TurnMode,
+    prompt?: TurnBeginRecord['prompt'],
+    options: { hold?: boolean; auto?: TurnBeginRecord['auto'] } = {},
+  ): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    const begin: NewRecord = { t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}) };
-    if (hold) {
+    const begin: NewRecord = { t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}), ...(options.auto ? { auto: options.auto } : {}) };
+    if (options.hold) {
       this.held = { turn, records: [WireLogWriter.serialize(begin).record] };
       return turn;
     }
@@ -195,10 +202,10 @@ export class SessionWriter {
   }
 
   /** Appends a finished message of the open turn (held with the turn's first records when it is not an answer). */
-  async appendMessage(message: Message, id = newMessageId()): Promise<MessageRecord> {
+  async appendMessage(message: Message, id = newMessageId(), injected?: InjectedContext): Promise<MessageRecord> {
     const turn = this.requireOpen();
     const answer = message.role === 'assistant' && message.stopReason !== 'error';
-    const [record] = await this.record({ t: 'message', turn, id, message }, false, !answer);
+    const [record] = await this.record({ t: 'message', turn, id, message, ...(injected ? { injected } : {}) }, false, !answer);
     return record as MessageRecord;
   }
 

@@ -43,6 +43,8 @@ export interface TurnBeginRecord extends Base {
    * depends on, kept so that a break is explained after the session is opened again.
    */
   readonly prompt?: { readonly system: string; readonly tools: string };
+  /** Set on a turn Braid started itself: `goal`, a goal run's continuation (its prompt is Braid's, not the user's). */
+  readonly auto?: 'goal';
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ModelChoice, SessionOptions } from '../../core/session/session';
 import { systemPrompt } from '../../core/session/systemPrompt';
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { SuggestionSetting } from '../../core/session/suggestion';
+import type { GoalBudget } from '../../core/session/goal';
 import type { ApprovalPolicy, ApprovalUi } from '../../core/tools/approvals';
 import type { ToolContext } from '../../core/tools/context';
 import type { HostToWebview } from '../../protocol/messages';
@@ -48,6 +49,8 @@ export interface ChatHost {
   extraTools?(ctx: ToolContext): readonly AgentTool[];
   /** The window's MCP servers as the setup is now (one hub a window; absent: none). */
   mcp?(): McpHub;
+  /** `braid.goal.maxTurns` and `braid.goal.maxTokens`: what a /goal run may spend; absent: the defaults. */
+  goalBudget?(): GoalBudget;
   /** `braid.suggestions`, the user's own; absent: no suggestions. */
   suggestionSetting?(): SuggestionSetting;
   /** The session this window showed last, kept across a reload of the window. */

@@ -38,7 +38,7 @@ import { mentionedResources, resourceMentions } from '../../core/setup/mcp/mcpMe
 import type { Attachment } from '../../core/format/attachment';
 
 /** The VS Code command each slash command (and each of the page's controls) runs. */
-const COMMANDS: Record<Exclude<SlashCommand, 'btw'> | PageCommand, string> = {
+const COMMANDS: Record<Exclude<SlashCommand, 'btw' | 'goal'> | PageCommand, string> = {
   new: 'braid.newSession',
   sessions: 'braid.openSession',
   fork: 'braid.forkSession',
@@ -274,6 +274,7 @@ export class ChatHub extends Disposable {
           ...(message.mode ? { mode: message.mode } : {}),
           ...(refs || mentioned ? { attachments: () => this.attachments(refs ?? [], message.text) } : {}),
           ...(message.command ? { expand: (text: string) => this.expand(text) } : {}),
+          ...(message.goal ? { goal: true } : {}),
         });
         return;
       }

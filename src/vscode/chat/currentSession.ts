@@ -23,6 +23,7 @@ import { NextPrompts } from './nextPrompts';
 import { suggestionsWanted } from '../../core/session/suggestion';
 import type { TurnMode } from '../../protocol/modes';
 import type { FileDelta, UndoneChanges } from '../../core/store/changes';
+import { DEFAULT_GOAL_BUDGET, GoalRun, type GoalEnd } from '../../core/session/goal';
 
 /** What a page needs to render the current session from scratch. */
 export interface ChatView {
@@ -54,6 +55,8 @@ export class CurrentSession {
   private readonly nextPrompts: NextPrompts;
   /** The rewind this window just made, while it can be undone: its session, what it did, the prompt it put back in the input. */
   private rewound: { id: string; note: string; prompt: string } | undefined;
+  /** The goal run (/goal) of the open session, while it runs: Stop ends it. */
+  private goal: GoalRun | undefined;
 
   constructor(
     private readonly store: SessionStore | undefined,
@@ -193,7 +196,14 @@ export class CurrentSession {
       mode,
       attachments,
       expand,
-    }: { mode?: TurnMode; attachments?: () => Promise<readonly Attachment[]>; expand?: (text: string) => string | Promise<string> } = {},
+      goal,
+    }: {
+      mode?: TurnMode;
+      attachments?: () => Promise<readonly Attachment[]>;
+      expand?: (text: string) => string | Promise<string>;
+      /** `/goal`: the text is a goal; automatic turns follow until it is done (docs/ui.md, Chat view). */
+      goal?: boolean;
+    } = {},
   ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
     this.nextPrompts.withdraw();
@@ -214,6 +224,7 @@ export class CurrentSession {
         this.host.shown.set(this.session.id);
         this.changed();
       }
+      if (goal) return await this.startGoal(this.session, sent, requestId, mode, attached);
       const info = await this.session.submit(sent, {
         messageKey: requestId,
         steerIfActive: steer,
@@ -226,6 +237,25 @@ export class CurrentSession {
     }
   }
 
+  /**
+   * Starts a goal run in `session`; when it ends, a line under the transcript says why (done,
+   * failed, stopped, budget spent). One goal at a time: a second waits for none, it is refused.
+   */
+  private async startGoal(session: Session, goal: string, requestId: string, mode: TurnMode | undefined, attachments: readonly Attachment[]): Promise<void> {
+    if (this.goal) throw new Error('A goal is already being worked on; stop it before setting another.');
+    const run = await GoalRun.start(session, goal, {
+      budget: this.host.goalBudget?.() ?? DEFAULT_GOAL_BUDGET,
+      messageKey: requestId,
+      attachments,
+      ...(mode ? { mode } : {}),
+    });
+    this.goal = run;
+    void run.finished.then((end) => {
+      if (this.goal === run) this.goal = undefined;
+      if (this.session === session) this.stream?.push({ kind: 'runtime-event', event: goalNotice(requestId, end) }, true);
+    });
+  }
+
   /** A frame for the current stream; before a session exists, straight to the pages. */
   private pushOrPost(body: FrameBody): void {
     if (this.stream) this.stream.push(body);
@@ -234,6 +264,7 @@ export class CurrentSession {
 
   /** Stops the running turn or compaction (the page's Stop). */
   cancel(): void {
+    if (this.goal) void this.goal.stop();
     void this.session?.cancel();
   }
 
@@ -498,4 +529,9 @@ export class CurrentSession {
 /** The chat's note for a session of another folder: its tools would act on that folder's files. */
 function elsewhereNote(err: SessionElsewhereError): string {
   return `This session belongs to ${err.workspaceDir}, so it is read-only in this window: its tools act on that folder's files. Open that folder to continue it.`;
+}
+
+/** The line that says why a goal run ended. */
+function goalNotice(requestId: string, end: GoalEnd): { type: 'notice'; key: string; text: string; tone: 'info' | 'error' } {
+  return { type: 'notice', key: `notice:goal:${requestId}`, text: end.message, tone: end.stop === 'failed' ? 'error' : 'info' };
 }

@@ -6,7 +6,7 @@ import { vscodeAwareStream } from '../lm/vscodeLmStream';
 import { vscodeLmTools } from '../lm/vscodeLmTools';
 import type { SetupWatcher } from '../setup/setupWatcher';
 import type { WindowMcp } from '../setup/windowMcp';
-import { readApprovalPolicy, readCompactionSettings, readPromptHook, readRepeatLimits, readSuggestionSetting } from '../settings';
+import { readApprovalPolicy, readCompactionSettings, readPromptHook, readRepeatLimits, readSuggestionSetting, readGoalBudget } from '../settings';
 import type { ChatHost } from './chatHost';
 import { changeVscodeRule } from '../setup/permissionSetting';
 
@@ -47,6 +47,7 @@ export function vscodeChatHost(
     extraTools: vscodeLmTools,
     mcp: () => mcp.current(),
     suggestionSetting: readSuggestionSetting,
+    goalBudget: readGoalBudget,
     shown: {
       get: () => memory.get<string>(SHOWN_KEY),
       set: (id) => void memory.update(SHOWN_KEY, id),

@@ -30,6 +30,8 @@ test('the composer tells commands, side questions and prompts apart', () => {
   assert.deepEqual(parseInput('/USAGE'), { kind: 'command', name: 'usage' });
   assert.deepEqual(parseInput('/btw what does foo() return?'), { kind: 'btw', question: 'what does foo() return?' });
   assert.equal(parseInput('/btw').kind, 'error');
+  assert.deepEqual(parseInput('/goal make the tests pass\nall of them'), { kind: 'goal', text: 'make the tests pass\nall of them' });
+  assert.match((parseInput('/goal ') as { message: string }).message, /Type the goal after \/goal/);
   assert.match((parseInput('/deploy') as { message: string }).message, /Unknown command \/deploy/);
   assert.deepEqual(parseInput('//etc/hosts is a file'), { kind: 'prompt', text: '/etc/hosts is a file' });
   assert.deepEqual(parseInput('fix the bug'), { kind: 'prompt', text: 'fix the bug' });
