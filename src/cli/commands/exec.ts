@@ -29,6 +29,8 @@ import { counted } from '../../core/counted';
 import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
 import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
 import { userConfigDir } from '../../core/setup/settingsFiles';
+import { resumeChoice, type ResumeChoice } from '../picker/resumeSession';
+import { EXIT_ERROR, EXIT_INTERRUPTED } from '../exitCodes';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -42,17 +44,18 @@ interface ExecOptions {
 }
 
 /**
- * `exec [--continue | --session <id>] [--yes] [--mode <mode>] <prompt>`: one headless turn. The answer streams to
+ * `exec [--continue | --session <id> | --resume[=<query>]] [--yes] [--mode <mode>] <prompt>`: one headless turn. The answer streams to
  * stdout (each tool call as one line); what happened, and how to continue, to stderr. Exit 0 only
  * when the prompt's turn completed and is in the log; SIGINT and SIGTERM cancel the turn (130, 143).
  */
 export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session', 'mode'] });
+  const args = parseArgs(argv, { flags: ['continue', 'yes'], valued: ['session', 'mode'], optional: ['resume'] });
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   const mode = args.options.get('mode') ?? DEFAULT_MODE;
   if (!isTurnMode(mode)) throw new UsageError(`--mode must be one of ${TURN_MODES.map((m) => m.id).join(', ')}`);
-  if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
+  const chosen = ['continue', 'session', 'resume'].filter((o) => args.options.has(o));
+  if (chosen.length > 1) throw new UsageError(`${chosen.map((o) => `--${o}`).join(' and ')} cannot be used together; pick one`);
   const settings = modelSettingsFromEnv(env);
   const { api } = resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
   // An OpenAI-compatible server is asked for its limits (a second and a half at most, once);
@@ -63,16 +66,23 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {
-    const continuing = args.options.has('continue') || args.options.has('session');
+    const continuing = chosen.length > 0;
     // A new session's folder is checked before anything is made (the data folder, its index).
     if (!continuing) requireWorkspaceFolder(ctx.workspace);
     // Only a new session creates the data folder: one to continue must be there already.
     const store = await ctx.openStore({ create: !continuing });
     let result: { verdict: Verdict; sessionId: string; kept: boolean };
     try {
+      // The session is chosen (picked, perhaps) while the model's limits are asked for.
+      const resumed = await resumeOption(ctx, store, args.options.get('resume'));
+      if (resumed?.kind === 'cancelled') {
+        await store.close();
+        ctx.err('braid: no session picked; nothing was sent\n');
+        return resumed.interrupt ? EXIT_INTERRUPTED : EXIT_ERROR;
+      }
       const { model } = await modelReady;
       const typed = args.options.get('session') as string | undefined;
-      const sessionId = typed === undefined ? undefined : resolveSessionId(store, typed);
+      const sessionId = resumed?.id ?? (typed === undefined ? undefined : resolveSessionId(store, typed));
       result = await runPrompt(ctx, store, {
         prompt,
         sessionId,
@@ -104,6 +114,13 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   } finally {
     stop.dispose();
   }
+}
+
+/** The choice `--resume[=<query>]` makes (`option`: true without a query); undefined without --resume. */
+function resumeOption(ctx: CliContext, store: SessionStore, option: string | true | undefined): Promise<ResumeChoice> | undefined {
+  if (option === undefined) return undefined;
+  const query = option === true || !option.trim() ? undefined : option.trim();
+  return resumeChoice(ctx, store, query);
 }
 
 /** The session the prompt goes to (undefined: a new one) and the folder its tools act in. */
