@@ -14,10 +14,7 @@ export interface ParsedArgs {
  * (`--key value` or `--key=value`), `optional` ones may take one, only as `--key=value` (so the
  * word after `--key` stays a positional). Anything else starting with `--` is a usage error.
  */
-export function parseArgs(
-  argv: readonly string[],
-  spec: { flags?: readonly string[]; valued?: readonly string[]; optional?: readonly string[] },
-): ParsedArgs {
+export function parseArgs(argv: readonly string[], spec: { flags?: readonly string[]; valued?: readonly string[]; optional?: readonly string[] }): ParsedArgs {
   const flags = new Set(spec.flags ?? []);
   const valued = new Set(spec.valued ?? []);
   const optional = new Set(spec.optional ?? []);

@@ -42,7 +42,7 @@ export interface TerminalRun {
   readonly screen: () => string;
   /** Types `keys` (raw bytes, as a terminal sends them: "\x1b[B" is the down arrow). */
   type(keys: string): void;
-  /** Resolves once the terminal has shown `text` after the first `from` characters; fails after 20 s or when the program ends first. */
+  /** Resolves once the terminal has shown `text` after the first `from` characters; fails (and kills the program) after 20 s or when the program ends first. */
   shown(text: string, from?: number): Promise<void>;
   /** Resolves with the exit code when the program ends; kills it after `timeoutMs`. */
   exited(timeoutMs?: number): Promise<number | null>;
@@ -64,7 +64,10 @@ export function braidInTerminal(args: readonly string[], env: NodeJS.ProcessEnv)
     shown: async (text, from = 0) => {
       const deadline = Date.now() + 20_000;
       while (!screen.slice(from).includes(text)) {
-        if (ended || Date.now() > deadline) throw new Error(`the terminal did not show ${JSON.stringify(text)}: ${JSON.stringify(screen)}`);
+        if (ended || Date.now() > deadline) {
+          child.kill('SIGKILL'); // the program is not left waiting for keys that will not come
+          throw new Error(`the terminal did not show ${JSON.stringify(text)}: ${JSON.stringify(screen)}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },

@@ -56,10 +56,11 @@ export function keysOf(chunk: string): PickerKey[] {
     if (text) keys.push({ kind: 'text', text });
     text = '';
   };
-  for (let i = 0; i < chunk.length; ) {
+  for (let i = 0; i < chunk.length;) {
     const ch = chunk[i]!;
     if (ch === '\x1b') {
       flush();
+      // eslint-disable-next-line no-control-regex -- an escape sequence begins with ESC
       const sequence = /^\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.|.)?/s.exec(chunk.slice(i))![0];
       const kind = SEQUENCES.get(sequence);
       if (sequence === '\x1b') keys.push({ kind: 'escape' });

@@ -28,7 +28,8 @@ export type ResumeChoice = { readonly kind: 'session'; readonly id: string } | {
 export async function resumeChoice(ctx: CliContext, store: SessionStore, query: string | undefined): Promise<ResumeChoice> {
   const key = workspaceKey(ctx.workspace);
   await store.index.catchUpWithFolders(key); // a session made behind the index's back is offered too
-  const find = (text: string) => (text.trim() ? store.index.search(text, { workspaceKey: key, limit: LISTED }) : store.index.list({ workspaceKey: key, limit: LISTED }));
+  const find = (text: string) =>
+    text.trim() ? store.index.search(text, { workspaceKey: key, limit: LISTED }) : store.index.list({ workspaceKey: key, limit: LISTED });
   if (find('').length === 0) throw new Error(`there is no session to resume in ${oneLine(ctx.workspace)}; run braid exec without --resume to start one`);
   if (!ctx.terminal) return { kind: 'session', id: onlyMatch(ctx, query, find(query ?? '')) };
   const short = storeShortForms(store.layout);

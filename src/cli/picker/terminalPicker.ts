@@ -94,5 +94,9 @@ export function pickerFrame<T>(state: PickerState, lines: readonly PickerLine<T>
     return first + i === state.selected ? `${INVERSE}${text}${PLAIN}` : text;
   });
   const position = lines.length > room ? ` (${state.selected + 1} of ${lines.length})` : '';
-  return [fit(`${heading}${position}`), fit(`search: ${state.query}`), ...(shown.length ? shown : [fit('  (nothing matches; Backspace or Ctrl+U to widen the search)')])];
+  return [
+    fit(`${heading}${position}`),
+    fit(`search: ${state.query}`),
+    ...(shown.length ? shown : [fit('  (nothing matches; Backspace or Ctrl+U to widen the search)')]),
+  ];
 }

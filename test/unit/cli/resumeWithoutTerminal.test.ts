@@ -41,4 +41,3 @@ test('--resume with --session or --continue is a usage error', async () => {
   assert.equal(r.code, 2);
   assert.match(r.err, /--session and --resume cannot be used together/);
 });
-
