@@ -3,7 +3,7 @@ import type { CustomCommandItem, SlashCommand } from '../../src/protocol/message
 /** The slash commands the composer completes, with what each does. */
 export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: string }[] = [
   { name: 'new', hint: 'Start a new session' },
-  { name: 'sessions', hint: 'Open a session (search titles and prompts)' },
+  { name: 'sessions', hint: 'Open a session (search titles and prompts; /sessions word searches for word)' },
   { name: 'fork', hint: 'Fork this session' },
   { name: 'rewind', hint: 'Rewind to a prompt (with a preview of files)' },
   { name: 'edit', hint: 'Edit & resend your last prompt' },
@@ -16,6 +16,9 @@ export const SLASH_HELP: readonly { readonly name: SlashCommand; readonly hint: 
   { name: 'model', hint: 'Select the model' },
   { name: 'usage', hint: 'Show token usage and cost' },
 ];
+
+/** The commands that take what follows them: /compact's focus, /sessions' search. */
+const TAKES_ARGUMENT: ReadonlySet<SlashCommand> = new Set(['compact', 'sessions']);
 
 /** A line of the `/` menu: a built-in command, or a custom one (its hint says where it is from). */
 export interface SlashChoice {
@@ -72,6 +75,6 @@ export function parseInput(raw: string, custom: readonly CustomCommandItem[] = [
         .join(' ')} (start with // to send a slash).`,
     };
   }
-  if (rest && known.name !== 'compact') return { kind: 'error', message: `/${known.name} takes no argument.` };
+  if (rest && !TAKES_ARGUMENT.has(known.name)) return { kind: 'error', message: `/${known.name} takes no argument.` };
   return { kind: 'command', name: known.name as Exclude<SlashCommand, 'btw' | 'goal'>, ...(rest ? { arg: rest } : {}) };
 }

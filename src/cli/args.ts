@@ -11,11 +11,13 @@ export interface ParsedArgs {
 
 /**
  * Parses `argv` against the options a command takes: `flags` have no value, `valued` take one
- * (`--key value` or `--key=value`). Anything else starting with `--` is a usage error.
+ * (`--key value` or `--key=value`), `optional` ones may take one, only as `--key=value` (so the
+ * word after `--key` stays a positional). Anything else starting with `--` is a usage error.
  */
-export function parseArgs(argv: readonly string[], spec: { flags?: readonly string[]; valued?: readonly string[] }): ParsedArgs {
+export function parseArgs(argv: readonly string[], spec: { flags?: readonly string[]; valued?: readonly string[]; optional?: readonly string[] }): ParsedArgs {
   const flags = new Set(spec.flags ?? []);
   const valued = new Set(spec.valued ?? []);
+  const optional = new Set(spec.optional ?? []);
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
@@ -30,7 +32,9 @@ export function parseArgs(argv: readonly string[], spec: { flags?: readonly stri
     }
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    if (flags.has(name)) {
+    if (optional.has(name)) {
+      options.set(name, eq > 0 ? arg.slice(eq + 1) : true);
+    } else if (flags.has(name)) {
       if (eq > 0) throw new UsageError(`--${name} takes no value`);
       options.set(name, true);
     } else if (valued.has(name)) {

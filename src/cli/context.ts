@@ -1,6 +1,7 @@
 import { SessionStore } from '../core/store/sessionStore';
 import { workspaceKey } from '../core/workspace/workspaceKey';
 import type { Logger } from '../core/logger';
+import type { Terminal } from './picker/terminalPicker';
 import { holdsStore, prepareDataDir } from './dataDir';
 import { sourceName, type DataDirChoice } from './dataDirChoice';
 import { jsonText, oneLine, terminalSafe } from './terminalText';
@@ -19,6 +20,8 @@ export interface CliContext {
   readonly logger: Logger;
   /** BRAID_DEBUG is set: errors come with their stack traces. */
   readonly debug: boolean;
+  /** The terminal the user types in (stdin and stderr are one); absent in a pipe or a script. */
+  readonly terminal?: Terminal;
   /** Writes to stdout for a terminal: characters a terminal would act on are shown as ⟨U+XXXX⟩. */
   out(text: string): void;
   /** Writes to stdout exactly as given (the raw JSONL export stays byte-exact). */
@@ -53,6 +56,7 @@ export interface ContextOptions {
   readonly stderr: TextSink;
   readonly verbose: boolean;
   readonly debug: boolean;
+  readonly terminal?: Terminal;
 }
 
 /** The first line of a message; the rest (a stack trace) only with BRAID_DEBUG. */
@@ -85,6 +89,7 @@ export function createContext(options: ContextOptions): CliContext {
     workspace: options.workspace,
     logger,
     debug: options.debug,
+    ...(options.terminal ? { terminal: options.terminal } : {}),
     out: (text) => void options.stdout.write(terminalSafe(text)),
     outRaw: (text) => void options.stdout.write(text),
     err,

@@ -20,7 +20,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Readonly<Record<string, CommandH
     'Agent',
     {
       exec: {
-        usage: '[--continue | --session <id>] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>',
+        usage: '[--continue | --session <id> | --resume[=<query>]] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>',
         summary: 'run one turn headless; the answer streams to stdout',
         details: `Runs one prompt as a turn without a window. The answer streams to stdout (each tool call as one
 line); notes, and how to continue, go to stderr. Exit 0 only when the turn completed and is saved;
@@ -28,6 +28,13 @@ Ctrl-C and SIGTERM cancel it (exit 130, 143). The session's tools act in the ses
 
   --continue        continue the latest session of this workspace
   --session <id>    continue that session
+  --resume[=<query>]
+                    pick the session to continue: in a terminal, a picker of this workspace's
+                    sessions (newest first; the query, typed on, filters as braid search does;
+                    arrows move, Enter picks, Esc or Ctrl-C cancels and sends nothing). Without
+                    a terminal the query must match exactly one session; several are listed
+                    (exit 2) for --session to name. The query is given only as --resume=<query>:
+                    the words after --resume are the prompt (--resume fix it: prompt "fix it")
   --yes             allow file writes and commands (denied otherwise)
   --mode <mode>     ask (read only), plan (read only, proposes a plan), agent (the default),
                     auto-edit (writes without asking; commands follow --yes)

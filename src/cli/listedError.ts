@@ -8,6 +8,8 @@ export class ListedError extends Error {
   constructor(
     message: string,
     readonly details: readonly string[],
+    /** The exit code: 1, or 2 when the choice is the caller's to make with an option (bad usage). */
+    readonly exitCode = 1,
   ) {
     super(message);
   }

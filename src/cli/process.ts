@@ -16,7 +16,9 @@ const INDEX_HEAVY = new Set(['rebuild-index', 'doctor']);
  */
 export function runAsProcess(options: { wasmPath?: string } = {}): Promise<void> {
   if (!INDEX_HEAVY.has(commandOf(process.argv.slice(2)) ?? '')) v8.setFlagsFromString('--liftoff-only');
-  return runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ...options }).then(
+  // A picker needs keys from a terminal and a terminal to draw on: stdin and stderr (stdout may be piped).
+  const terminal = process.stdin.isTTY && process.stderr.isTTY ? { terminal: { input: process.stdin, output: process.stderr } } : {};
+  return runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ...terminal, ...options }).then(
     (code) => {
       process.exitCode = code;
     },

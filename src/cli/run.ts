@@ -15,6 +15,7 @@ import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
 import { chooseDataDir } from './dataDirChoice';
 import { ListedError } from './listedError';
+import type { Terminal } from './picker/terminalPicker';
 import { quickAnswer, splitInvocation } from './quickAnswer';
 import { oneLine, terminalSafe } from './terminalText';
 
@@ -26,6 +27,8 @@ export interface CliIo {
   readonly cwd?: string;
   /** sql.js's wasm; the built CLI finds it next to itself. */
   readonly wasmPath?: string;
+  /** The terminal the user types in, when stdin and stderr are one: pickers need it. */
+  readonly terminal?: Terminal;
 }
 
 export { EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './exitCodes';
@@ -75,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     err(`braid: ${firstLine(message)}\n`);
     if (e instanceof ListedError) for (const detail of e.details) err(`  ${oneLine(detail)}\n`);
     if (!(e instanceof SessionNotFoundError) && io.env.BRAID_DEBUG) err(`${(e as Error).stack ?? ''}\n`);
-    return EXIT_ERROR;
+    return e instanceof ListedError ? e.exitCode : EXIT_ERROR;
   }
 }
 
@@ -118,6 +121,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     stderr: io.stderr,
     verbose: global.options.has('verbose'),
     debug: Boolean(io.env.BRAID_DEBUG),
+    ...(io.terminal ? { terminal: io.terminal } : {}),
   });
   return run(ctx, rest, io.env);
 }

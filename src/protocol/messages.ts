@@ -258,7 +258,7 @@ export type PageCommand = (typeof PAGE_COMMANDS)[number];
 export interface CommandMessage {
   readonly type: 'command';
   readonly name: Exclude<SlashCommand, 'btw' | 'goal'> | PageCommand;
-  /** What follows the command (the focus of /compact). */
+  /** What follows the command (the focus of /compact, the search of /sessions). */
   readonly arg?: string;
 }
 

@@ -30,6 +30,8 @@ import { counted } from '../../core/counted';
 import { discoverCommands, typedPrompt, UnknownCommandError } from '../../core/setup/skills/commands';
 import { setupPlaces, type SetupPlaces } from '../../core/setup/skills/places';
 import { userConfigDir } from '../../core/setup/settingsFiles';
+import { resumeChoice, type ResumeChoice } from '../picker/resumeSession';
+import { EXIT_ERROR, EXIT_INTERRUPTED } from '../exitCodes';
 
 interface ExecOptions {
   readonly prompt: string;
@@ -45,19 +47,20 @@ interface ExecOptions {
 }
 
 /**
- * `exec [--continue | --session <id>] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>`:
+ * `exec [--continue | --session <id> | --resume[=<query>]] [--yes] [--mode <mode>] [--until-done [--max-turns N] [--max-tokens N]] <prompt>`:
  * one headless turn, or turns toward a goal. The answer streams to stdout (each tool call as one
  * line); what happened, and how to continue, to stderr. Exit 0 only when the prompt's turn (the
  * goal's last) completed and is in the log, and a goal was met; 3 when its budget was spent first;
  * SIGINT and SIGTERM cancel the turn (130, 143).
  */
 export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = parseArgs(argv, { flags: ['continue', 'yes', 'until-done'], valued: ['session', 'mode', 'max-turns', 'max-tokens'] });
+  const args = parseArgs(argv, { flags: ['continue', 'yes', 'until-done'], valued: ['session', 'mode', 'max-turns', 'max-tokens'], optional: ['resume'] });
   const prompt = args.positionals.join(' ').trim();
   if (!prompt) throw new UsageError('expected <prompt>');
   const mode = args.options.get('mode') ?? DEFAULT_MODE;
   if (!isTurnMode(mode)) throw new UsageError(`--mode must be one of ${TURN_MODES.map((m) => m.id).join(', ')}`);
-  if (args.options.has('continue') && args.options.has('session')) throw new UsageError('--continue and --session cannot be used together; pick one');
+  const chosen = ['continue', 'session', 'resume'].filter((o) => args.options.has(o));
+  if (chosen.length > 1) throw new UsageError(`${chosen.map((o) => `--${o}`).join(' and ')} cannot be used together; pick one`);
   const goal = goalBudget(args.options);
   const settings = modelSettingsFromEnv(env);
   const { api } = resolveModel(settings, ENV_NAMES); // a setting that names no model fails here, before anything starts
@@ -69,16 +72,23 @@ export async function exec(ctx: CliContext, argv: readonly string[], env: NodeJS
   // Listening before anything is opened: a Ctrl-C during start-up still ends cleanly.
   const stop = new StopSignals();
   try {
-    const continuing = args.options.has('continue') || args.options.has('session');
+    const continuing = chosen.length > 0;
     // A new session's folder is checked before anything is made (the data folder, its index).
     if (!continuing) requireWorkspaceFolder(ctx.workspace);
     // Only a new session creates the data folder: one to continue must be there already.
     const store = await ctx.openStore({ create: !continuing });
     let result: { verdict: Verdict; sessionId: string; kept: boolean };
     try {
+      // The session is chosen (picked, perhaps) while the model's limits are asked for.
+      const resumed = await resumeOption(ctx, store, args.options.get('resume'));
+      if (resumed?.kind === 'cancelled') {
+        await store.close();
+        ctx.err('braid: no session picked; nothing was sent\n');
+        return resumed.interrupt ? EXIT_INTERRUPTED : EXIT_ERROR;
+      }
       const { model } = await modelReady;
       const typed = args.options.get('session') as string | undefined;
-      const sessionId = typed === undefined ? undefined : resolveSessionId(store, typed);
+      const sessionId = resumed?.id ?? (typed === undefined ? undefined : resolveSessionId(store, typed));
       result = await runPrompt(ctx, store, {
         prompt,
         sessionId,
@@ -126,6 +136,13 @@ function goalBudget(options: ReadonlyMap<string, string | true>): GoalBudget | u
   const maxTurns = count('max-turns', DEFAULT_GOAL_BUDGET.maxTurns, 1);
   const maxTokens = count('max-tokens', DEFAULT_GOAL_BUDGET.maxTokens, 0);
   return options.has('until-done') ? { maxTurns, maxTokens } : undefined;
+}
+
+/** The choice `--resume[=<query>]` makes (`option`: true without a query); undefined without --resume. */
+function resumeOption(ctx: CliContext, store: SessionStore, option: string | true | undefined): Promise<ResumeChoice> | undefined {
+  if (option === undefined) return undefined;
+  const query = option === true || !option.trim() ? undefined : option.trim();
+  return resumeChoice(ctx, store, query);
 }
 
 /** The session the prompt goes to (undefined: a new one) and the folder its tools act in. */

@@ -15,6 +15,7 @@ import {
   type HostToWebview,
   type MessageAction,
   type ModelInfo,
+  type CommandMessage,
   type PageCommand,
   type SlashCommand,
   type WebviewToHost,
@@ -53,6 +54,12 @@ const COMMANDS: Record<Exclude<SlashCommand, 'btw' | 'goal'> | PageCommand, stri
   trust: 'workbench.trust.manage',
   undoRewind: 'braid.undoRewind',
 };
+
+/** What a slash command's text becomes for its VS Code command: /sessions' is the search the quick pick opens with. */
+function commandArgs(message: CommandMessage): unknown[] {
+  if (!message.arg) return [];
+  return message.name === 'sessions' ? [{ query: message.arg }] : [message.arg];
+}
 
 /** Who handles the page's actions on user messages (rewind, fork, edit & resend). */
 export type MessageActionHandler = (action: MessageAction, sessionId: string, messageId: string) => Promise<void>;
@@ -303,7 +310,7 @@ export class ChatHub extends Disposable {
         return;
       }
       case 'command':
-        await vscode.commands.executeCommand(COMMANDS[message.name], ...(message.arg ? [message.arg] : []));
+        await vscode.commands.executeCommand(COMMANDS[message.name], ...commandArgs(message));
         return;
       case 'listModels':
         page.post({ type: 'modelChoices', choices: await listModelChoices(this.secrets) });

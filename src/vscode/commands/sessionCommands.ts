@@ -18,15 +18,19 @@ export function newSessionCommand(chat: ChatHub): BraidCommand {
   };
 }
 
-/** Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and prompts. */
+/**
+ * Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and
+ * prompts; `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
+ */
 export function openSessionCommand(ctx: CommandContext): BraidCommand {
   return {
     id: 'braid.openSession',
     failure: 'Braid could not open the session',
     run: async (arg?: unknown) => {
       const store = ctx.requireStore();
-      let id = typeof arg === 'string' ? arg : (arg as { id?: string } | undefined)?.id;
-      if (!id) id = await pickSession(store, ctx.workspaceKey);
+      const given = typeof arg === 'object' && arg !== null ? (arg as { id?: unknown; query?: unknown }) : {};
+      let id = typeof arg === 'string' ? arg : typeof given.id === 'string' ? given.id : undefined;
+      if (!id) id = await pickSession(store, ctx.workspaceKey, typeof given.query === 'string' ? given.query : '');
       if (!id) return;
       await ctx.chat.current.openSession(id);
       await ctx.chat.reveal();
@@ -35,7 +39,7 @@ export function openSessionCommand(ctx: CommandContext): BraidCommand {
   };
 }
 
-async function pickSession(store: SessionStore, workspaceKey: string | undefined): Promise<string | undefined> {
+async function pickSession(store: SessionStore, workspaceKey: string | undefined, query: string): Promise<string | undefined> {
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
   pick.placeholder = 'Search sessions by title or prompt, or paste a ses_ id';
   pick.matchOnDescription = true;
@@ -45,7 +49,8 @@ async function pickSession(store: SessionStore, workspaceKey: string | undefined
     // again by label, which would hide sessions that match only in a prompt.
     pick.items = rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
   };
-  show('');
+  pick.value = query;
+  show(query);
   pick.onDidChangeValue(show);
   return new Promise((resolve) => {
     pick.onDidAccept(() => {

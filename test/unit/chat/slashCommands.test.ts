@@ -38,6 +38,7 @@ test('the composer tells commands, side questions and prompts apart', () => {
   assert.deepEqual(parseInput('/ alone'), { kind: 'prompt', text: '/ alone' });
   assert.deepEqual(parseInput('/compact the schema work'), { kind: 'command', name: 'compact', arg: 'the schema work' });
   assert.deepEqual(parseInput('/history'), { kind: 'command', name: 'history' });
+  assert.deepEqual(parseInput('/sessions  parser bug '), { kind: 'command', name: 'sessions', arg: 'parser bug' }, '/sessions takes a search');
   assert.match((parseInput('/new please') as { message: string }).message, /takes no argument/);
 });
 
