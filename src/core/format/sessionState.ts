@@ -8,6 +8,7 @@ import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
 import type { TurnMode } from '../../protocol/modes';
 import { isAttachment, type Attachment } from './attachment';
+import { readWriteFailure, type WriteFailure } from './writeFailure';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
 export type SessionKind = 'conversation' | 'task' | 'peek';
@@ -106,6 +107,8 @@ export interface StoredState {
   forkedFrom: { sessionId: string; turn: number | null } | null;
   queue: QueuedPrompt[];
   paused: { reason: string } | null;
+  /** Set when a log write failed for good (the cause); the next turn saved whole clears it. */
+  writeFailure?: WriteFailure;
 }
 
 /** A session's agents: the main one and its subagents (`task` tool runs), each with its own log. */
@@ -229,6 +232,7 @@ export function normalizeState(raw: unknown): StoredState {
       forked && typeof forked.sessionId === 'string' ? { sessionId: forked.sessionId, turn: typeof forked.turn === 'number' ? forked.turn : null } : null,
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => queuedPrompt(q, createdAt)) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
+    ...(readWriteFailure(r.writeFailure) ? { writeFailure: readWriteFailure(r.writeFailure)! } : {}),
   };
 }
 
@@ -260,6 +264,7 @@ export function storedPart(s: StoredState): StoredState {
     forkedFrom: s.forkedFrom,
     queue: s.queue,
     paused: s.paused,
+    ...(s.writeFailure ? { writeFailure: s.writeFailure } : {}),
   };
 }
 
