@@ -1,5 +1,5 @@
 // A session whose log could not be written: the cause, as state.json keeps it and the index row
-// and the views show it (docs/reference.md, The wire log: writing).
+// and the views show it (docs/reference.md, Wire records: Writing a log).
 
 /** What kind of lasting failure stopped a log write. */
 export type WriteFailureKind = 'disk-full' | 'permission' | 'folder-removed' | 'io';

@@ -1,6 +1,6 @@
 // A log write that failed for good, as the session's writer tells it: the error a turn fails with,
-// and the mark the session carries until its log is written whole again (docs/reference.md, The
-// wire log: writing).
+// and the mark the session carries until its log is written whole again (docs/reference.md, Wire
+// records: Writing a log).
 import { errorMessage } from '../errors';
 import { writeFailureKind, writeFailureSentence, type WriteFailure } from '../format/writeFailure';
 import { SessionNotFoundError } from './errors';

@@ -1,4 +1,4 @@
-// The retry of a log write that failed for a moment (docs/reference.md, The wire log: writing).
+// The retry of a log write that failed for a moment (docs/reference.md, Wire records: Writing a log).
 
 /** Error codes that pass: the write is tried again after a wait. Any other code lasts. */
 const TRANSIENT = new Set(['EAGAIN', 'EWOULDBLOCK', 'EINTR', 'EBUSY']);
