@@ -29,7 +29,10 @@ function logWriteFault(): string | undefined {
     logErrorsUsed = 0;
   }
   if (!spec) return undefined;
-  const items = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items[logErrorsUsed++];
 }
 

@@ -35,7 +35,14 @@ export type SessionEvent =
   /** A finished message; a turn's prompt comes with what the user attached to it. */
   | { readonly type: 'message'; readonly record: MessageRecord; readonly context?: ContextRecord }
   /** A turn ended; `unsaved` when its end could not be written (a lost lease, a log that failed for good). */
-  | { readonly type: 'turn-end'; readonly turn: number; readonly outcome: TurnOutcome; readonly error?: string; readonly unsaved?: boolean; readonly usage: UsageTotals }
+  | {
+      readonly type: 'turn-end';
+      readonly turn: number;
+      readonly outcome: TurnOutcome;
+      readonly error?: string;
+      readonly unsaved?: boolean;
+      readonly usage: UsageTotals;
+    }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }
   /** A compaction started, was written (`record`), failed or was stopped; `reason` says why it ran. */
   | {

@@ -61,7 +61,10 @@ test('a log write that fails for good fails the turn, marks the session with its
       ],
     );
     assert.match(turnEnds[1]!.error ?? '', /could not be written \(disk-full/);
-    const log = fs.readFileSync(f.store.layout.agentLog(f.store.locate(session.id)), 'utf8').split('\n').filter(Boolean);
+    const log = fs
+      .readFileSync(f.store.layout.agentLog(f.store.locate(session.id)), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     assert.deepEqual(
       log.map((line) => (JSON.parse(line) as { t: string }).t),
       ['agent', ...TURN, 'turn_begin', 'turn_end', ...TURN],
