@@ -247,7 +247,21 @@ export interface LoadOlderMessage {
 }
 
 /** Slash commands of the composer: most run a VS Code command; /btw asks a side question, /goal sends a prompt as a goal. */
-export const SLASH_COMMANDS = ['new', 'sessions', 'fork', 'rewind', 'edit', 'btw', 'goal', 'compact', 'remember', 'memory', 'history', 'model', 'usage'] as const;
+export const SLASH_COMMANDS = [
+  'new',
+  'sessions',
+  'fork',
+  'rewind',
+  'edit',
+  'btw',
+  'goal',
+  'compact',
+  'remember',
+  'memory',
+  'history',
+  'model',
+  'usage',
+] as const;
 export type SlashCommand = (typeof SLASH_COMMANDS)[number];
 
 /** Commands the page's own controls run: Manage Workspace Trust, and Undo after a rewind. */

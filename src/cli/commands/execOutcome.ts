@@ -10,6 +10,8 @@ interface TurnEnd {
   readonly outcome: TurnOutcome;
   readonly error?: string;
   readonly fromLog?: boolean;
+  /** The Session told this end, but could not write it. */
+  readonly unsaved?: boolean;
 }
 
 /** What became of the prompts of one `braid exec`, as the Session told it. */
@@ -27,7 +29,7 @@ export class PromptTracker {
     } else if (event.type === 'turn-start') {
       this.turns.set(event.promptId, event.turn);
     } else if (event.type === 'turn-end') {
-      this.ends.set(event.turn, { outcome: event.outcome, ...(event.error ? { error: event.error } : {}) });
+      this.ends.set(event.turn, { outcome: event.outcome, ...(event.error ? { error: event.error } : {}), ...(event.unsaved ? { unsaved: true } : {}) });
     }
   }
 
@@ -90,13 +92,14 @@ export function judge(options: {
     const why = reason || oneLine(tracker.lastFailure ?? '') || 'the session stopped before it';
     return { code: 1, durable: false, turnBegan: false, line: `the prompt did not run (${why}); nothing was saved` };
   }
-  const end = tracker.endOf(turn) ?? endInLog(options.store, options.sessionId, turn);
+  const told = tracker.endOf(turn);
+  const end = told?.unsaved ? undefined : (told ?? endInLog(options.store, options.sessionId, turn));
   if (!end)
     return {
       code: options.signal ? stopCode : 1,
       durable: false,
       turnBegan: true,
-      line: `the turn was not saved: ${reason || stopped || 'its end could not be written'}`,
+      line: `the turn was not saved: ${oneLine(told?.error ?? '') || reason || stopped || 'its end could not be written'}`,
     };
   // turn_end is in the log, but what follows it (state.json) failed: the Session said why.
   const after = end.fromLog && info?.state === 'failed' && reason ? `; state.json and the index will catch up (${reason})` : '';

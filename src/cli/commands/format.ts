@@ -1,6 +1,7 @@
 import { sessionTitle } from '../../core/format/titles';
 import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
+import { writeFailureOfNote } from '../../core/format/writeFailure';
 import { oneLine } from '../terminalText';
 
 /** A time as ISO 8601, or null when it is not one a Date can hold (one bad row never breaks a listing). */
@@ -16,6 +17,9 @@ export function rowJson(row: SessionRow, shortId: string = row.id): Record<strin
     shortId,
     title: row.title,
     status: row.status,
+    error: row.error,
+    // A log write that failed for good: its kind and message (null otherwise).
+    writeFailure: writeFailureOfNote(row.error) ?? null,
     workspaceDir: row.workspaceDir,
     workspaceKey: row.workspaceKey,
     createdAt: isoTime(row.createdAt),
@@ -38,7 +42,9 @@ export function rowJson(row: SessionRow, shortId: string = row.id): Record<strin
 export function rowLine(row: SessionRow, withWorkspace: boolean, shown: string): string {
   const title = sessionTitle(row) || '(untitled)';
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
+  const failure = writeFailureOfNote(row.error);
+  const unsaved = failure ? `  [not saved: ${failure.kind}: ${failure.message}]` : '';
   return oneLine(
-    `${shown}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${where}`,
+    `${shown}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${unsaved}${where}`,
   );
 }

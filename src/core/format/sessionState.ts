@@ -8,6 +8,7 @@ import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
 import type { TurnMode } from '../../protocol/modes';
 import { isAttachment, type Attachment } from './attachment';
+import { readWriteFailure, type WriteFailure } from './writeFailure';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
 export type SessionKind = 'conversation' | 'task' | 'peek';
@@ -106,6 +107,8 @@ export interface StoredState {
   forkedFrom: ForkSource | null;
   queue: QueuedPrompt[];
   paused: { reason: string } | null;
+  /** Set when a log write failed for good (the cause); the next turn saved whole clears it. */
+  writeFailure?: WriteFailure;
 }
 
 /** What a fork was made from: the session, the turn it was cut at (null: whole), and the subagent whose conversation it holds (absent: the session's own). */
@@ -235,6 +238,7 @@ export function normalizeState(raw: unknown): StoredState {
     forkedFrom: forkSource(forked),
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => queuedPrompt(q, createdAt)) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
+    ...(readWriteFailure(r.writeFailure) ? { writeFailure: readWriteFailure(r.writeFailure)! } : {}),
   };
 }
 
@@ -273,6 +277,7 @@ export function storedPart(s: StoredState): StoredState {
     forkedFrom: s.forkedFrom,
     queue: s.queue,
     paused: s.paused,
+    ...(s.writeFailure ? { writeFailure: s.writeFailure } : {}),
   };
 }
 

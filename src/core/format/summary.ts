@@ -10,6 +10,7 @@ import { readState, StateFileError, storedPart, type AgentInfo, type SessionStat
 import { autoTitle } from './titles';
 import type { UsageBucket } from './usage';
 import { counted } from '../counted';
+import { writeFailureNote } from './writeFailure';
 
 /** Everything the index keeps about a session; derivable from its folder alone. */
 export interface SessionSummary {
@@ -33,11 +34,13 @@ export interface SessionSummary {
  */
 export function summarize(stored: StoredState, fold: LogFold, agents: AgentInfo[], logBytes: number, stateMtime: number): SessionSummary {
   const facts = factsOf(fold);
+  // A log write that failed for good outweighs what the log says: its end is not all there.
+  const unsaved = stored.writeFailure;
   const state: SessionState = {
     ...storedPart(stored),
     updatedAt: Math.max(fold.lastTs, stored.createdAt),
-    status: facts.status,
-    error: facts.error,
+    status: unsaved ? 'error' : facts.status,
+    error: unsaved ? { message: writeFailureNote(unsaved), source: 'write' } : facts.error,
     turnCount: facts.turnCount,
     model: facts.model,
     usage: facts.usage,

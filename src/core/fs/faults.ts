@@ -12,13 +12,40 @@ export function faultError(code: string): NodeJS.ErrnoException {
 
 let logBytesWritten = 0;
 
+let logErrorsSpec: string | undefined;
+let logErrorsUsed = 0;
+
+/**
+ * For the fault tests, BRAID_FAULT_LOG_ERRORS=<item,item,...> makes this process's successive log
+ * writes go wrong once each, in order, then work: an errno code (EAGAIN, EINTR, EBUSY, ENOSPC...)
+ * is thrown as fs would throw it, `short` writes half of what was asked (a short write), `ok` is a
+ * write that works. A change
+ * of the variable starts its list over.
+ */
+function logWriteFault(): string | undefined {
+  const spec = process.env.BRAID_FAULT_LOG_ERRORS;
+  if (spec !== logErrorsSpec) {
+    logErrorsSpec = spec;
+    logErrorsUsed = 0;
+  }
+  if (!spec) return undefined;
+  const items = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items[logErrorsUsed++];
+}
+
 /**
  * `fs.writeSync` for the appends to wire logs. For the fault tests, BRAID_FAULT_LOG_ROOM=<bytes>
  * gives this process that much room for them in all, as a disk about to fill: a write that does
  * not fit writes what does (a short write, as write(2) makes on a full disk), and the next one
- * fails with ENOSPC.
+ * fails with ENOSPC. BRAID_FAULT_LOG_ERRORS (above) makes errors that pass, or last.
  */
 export function writeLogBytes(fd: number, buffer: Buffer, offset: number, length: number): number {
+  const fault = logWriteFault();
+  if (fault === 'short') return fs.writeSync(fd, buffer, offset, Math.max(1, Math.floor(length / 2)));
+  if (fault !== undefined && fault !== 'ok') throw faultError(fault);
   const room = process.env.BRAID_FAULT_LOG_ROOM;
   if (room === undefined) return fs.writeSync(fd, buffer, offset, length);
   const left = Number(room) - logBytesWritten;

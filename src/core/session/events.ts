@@ -36,13 +36,14 @@ export type SessionEvent =
     }
   /** A finished message; a turn's prompt comes with what the user attached to it. */
   | { readonly type: 'message'; readonly record: MessageRecord; readonly context?: ContextRecord }
-  /** A turn ended; `unsent`: it was held and failed before its answer, so nothing of it is in the log. */
+  /** A turn ended; `unsent`: it was held and failed before its answer, so nothing of it is in the log; `unsaved` when its end could not be written (a lost lease, a log that failed for good). */
   | {
       readonly type: 'turn-end';
       readonly turn: number;
       readonly outcome: TurnOutcome;
       readonly error?: string;
       readonly unsent?: boolean;
+      readonly unsaved?: boolean;
       readonly usage: UsageTotals;
     }
   | { readonly type: 'status'; readonly status: SessionStatus; readonly paused: boolean }

@@ -62,6 +62,7 @@ import { describeModelError } from './modelErrors';
 import { runSubagent } from './subagent';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { LeaseLostError } from '../store/writerLease';
+import { LogWriteFailedError } from '../store/writeFailure';
 import { readContextTail } from '../wire/contextTail';
 import { isFolder, realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
@@ -1083,7 +1084,8 @@ export class Session {
 
   /**
    * End of run, in order: trailing tool calls closed, turn_end, status, prompt state; then the next
-   * prompt. A writer that lost its lease writes none of it: the turn fails saying so.
+   * prompt. A writer that lost its lease, or whose log failed for good, writes none of it: the
+   * turn fails saying so (the latter's end is told as not saved).
    */
   private async finishTurn(turn: number, prompt: Prompt, runError: string | undefined): Promise<void> {
     const messages = this.agent.state.messages as Message[];
@@ -1113,13 +1115,13 @@ export class Session {
       this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
       return;
     }
+    let unsaved = false;
     try {
       for (const m of closing) await this.writer.appendMessage(m);
       await this.writer.endTurn(outcome, error);
     } catch (err) {
-      if (!(err instanceof LeaseLostError)) throw err;
-      outcome = 'failed';
-      error = err.message;
+      if (!(err instanceof LeaseLostError || err instanceof LogWriteFailedError)) throw err;
+      [outcome, error, unsaved] = ['failed', err.message, err instanceof LogWriteFailedError];
     }
     this.releaseHeld(); // turn_end wrote a held turn's records (stopped before its answer)
     this.active = undefined;
@@ -1127,7 +1129,7 @@ export class Session {
     prompt.state = outcome === 'completed' ? 'completed' : outcome === 'cancelled' ? 'cancelled' : 'failed';
     if (error) prompt.reason = error;
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
-    this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), usage: this.state.usage });
+    this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), ...(unsaved ? { unsaved } : {}), usage: this.state.usage });
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
   }
 

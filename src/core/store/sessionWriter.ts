@@ -29,6 +29,8 @@ import type { StoreLayout } from '../format/layout';
 import { SessionNotFoundError } from './errors';
 import { readSessionFolder, summarize, type SessionSummary } from '../format/summary';
 import { autoTitle } from '../format/titles';
+import type { WriteFailure } from '../format/writeFailure';
+import { LogWriteFailedError, unsavedTurnNote, writeFailureOf } from './writeFailure';
 
 /** The note on a turn that crash recovery ends. */
 export const INTERRUPTED_NOTE = 'Braid stopped while this turn was running (its window or process closed or crashed).';
@@ -43,6 +45,9 @@ export const INTERRUPTED_NOTE = 'Braid stopped while this turn was running (its 
  * over, each throws LeaseLostError and nothing more is written.
  */
 export class SessionWriter {
+  /** The append error this writer marked the session for last (a failed log repeats it to every append). */
+  private markedFor: { err: unknown; failure: WriteFailure } | undefined;
+
   private constructor(
     private readonly store: StoreContext,
     readonly dir: string,
@@ -128,7 +133,8 @@ export class SessionWriter {
   /** Crash recovery, run by whoever opens the session: a turn a dead writer left open ends `interrupted` with a note. Returns whether a turn was ended. */
   async recover(): Promise<boolean> {
     if (this.openTurn === null) return false;
-    await this.endTurn('interrupted', INTERRUPTED_NOTE);
+    const unsaved = this.current.state.writeFailure;
+    await this.endTurn('interrupted', unsaved ? unsavedTurnNote(unsaved) : INTERRUPTED_NOTE);
     return true;
   }
 
@@ -189,9 +195,18 @@ export class SessionWriter {
     options: { hold?: boolean; auto?: TurnBeginRecord['auto'] } = {},
   ): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
+    if (this.log.failed) await this.reopenLog();
     if (this.openTurn !== null) throw new Error(`turn ${this.openTurn} of ${this.id} has not ended`);
     const turn = this.currentTurn + 1;
-    const begin: NewRecord = { t: 'turn_begin', turn, promptId, model, ...(mode ? { mode } : {}), ...(prompt ? { prompt } : {}), ...(options.auto ? { auto: options.auto } : {}) };
+    const begin: NewRecord = {
+      t: 'turn_begin',
+      turn,
+      promptId,
+      model,
+      ...(mode ? { mode } : {}),
+      ...(prompt ? { prompt } : {}),
+      ...(options.auto ? { auto: options.auto } : {}),
+    };
     if (options.hold) {
       this.held = { turn, records: [WireLogWriter.serialize(begin).record] };
       return turn;
@@ -290,14 +305,16 @@ export class SessionWriter {
 
   /**
    * Ends the open turn: turn_end fsynced, then the index row. state.json is written only when
-   * the session gets its automatic title (from its first prompt, once).
+   * the session gets its automatic title (from its first prompt, once), or loses the mark of a
+   * failed write (its log is written whole again).
    */
   async endTurn(outcome: TurnOutcome, error?: string): Promise<void> {
     const turn = this.requireOpen();
     await this.record({ t: 'turn_end', turn, outcome, ...(error ? { error } : {}) }, true);
     const { state, firstPrompt } = this.current;
-    if (state.titleSource === 'auto' && !state.title && firstPrompt) {
-      await this.updateState((s) => (s.titleSource === 'user' || s.title ? s : { ...s, title: autoTitle(firstPrompt) }));
+    const title = state.titleSource === 'auto' && !state.title && firstPrompt ? autoTitle(firstPrompt) : undefined;
+    if (title || state.writeFailure) {
+      await this.updateState(({ writeFailure: _saved, ...s }) => (title && s.titleSource === 'auto' && !s.title ? { ...s, title } : s));
     } else {
       this.publish();
     }
@@ -319,6 +336,42 @@ export class SessionWriter {
   }
 
   /**
+   * After a write failed for good, the next turn tries a new writer (the disk may have room again):
+   * a turn the failure left open ends `interrupted` first.
+   */
+  private async reopenLog(): Promise<void> {
+    await this.log.close();
+    this.log = WireLogWriter.open(this.store.layout.agentLog(this.dir), { fence: this.fence });
+    await this.recover();
+  }
+
+  /**
+   * A failed append marks the session with its cause: in memory first (the views of this process
+   * show it even when nothing can be written), then in state.json when that can still be written
+   * (on a full disk it may not be). Throws LogWriteFailedError, whose message names the cause.
+   */
+  private async markUnsaved(err: unknown): Promise<never> {
+    const marked = this.markedFor;
+    const failure = marked && marked.err === err ? marked.failure : writeFailureOf(err);
+    if (!failure) throw err;
+    if (marked?.err !== err) {
+      this.markedFor = { err, failure };
+      const { fold, state, logBytes, stateMtime } = this.current;
+      this.current = summarize({ ...state, writeFailure: failure }, fold, state.agents, logBytes, stateMtime);
+      // A removed folder's row is gone from the index (the fence dropped it): it is not put back.
+      if (failure.kind !== 'folder-removed') {
+        this.publish();
+        try {
+          await this.updateState((s) => ({ ...s, writeFailure: failure }));
+        } catch (stateErr) {
+          this.store.logger.warn(`session ${this.id}: the mark of a failed log write could not be saved in state.json either (${String(stateErr)})`);
+        }
+      }
+    }
+    throw err instanceof LogWriteFailedError ? err : new LogWriteFailedError(failure, { cause: err });
+  }
+
+  /**
    * Appends records and folds them into the summary. While a turn is held, `holdable` ones join
    * the held records; any other write takes the held ones first (fsynced: the turn begins on disk).
    */
@@ -331,7 +384,9 @@ export class SessionWriter {
       return stamped;
     }
     this.held = undefined;
-    const written = await this.log.append(held ? [...held.records, ...list] : list, { durable: durable || held !== undefined });
+    const written = await this.log
+      .append(held ? [...held.records, ...list] : list, { durable: durable || held !== undefined })
+      .catch((err: unknown) => this.markUnsaved(err));
     // Folded as a reader will read it back (a type this version does not know, a record missing
     // what replay needs), so the live summary is the one the index rebuilds from disk.
     for (const r of written) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { naming, namingFile } from '../fs/atomic';
 import { writeLogBytes } from '../fs/faults';
 import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
+import { isTransientWriteError, LOG_WRITE_ATTEMPTS, retryWaitMs } from './writeRetry';
 
 /**
  * The one writer of one wire log. Appends are serialized in call order (no interleaving), each
@@ -11,6 +12,9 @@ import { WIRE_VERSION, type KnownRecord, type NewRecord } from './records';
  * their own and nothing after them is lost. The log is never rewritten in place (only `braid doctor
  * --fix` replaces it whole, under the lease: logQuarantine.ts). A `fence` (the writer
  * lease's check) runs right before each write: when it throws, nothing is written, then or after.
+ * A write that fails for a moment (EAGAIN, EINTR, EBUSY) is tried again after a short wait, from
+ * the byte where it stopped (writeRetry.ts); a lasting failure makes the writer refuse everything
+ * after it.
  */
 export class WireLogWriter {
   private chain: Promise<void> = Promise.resolve();
@@ -67,13 +71,13 @@ export class WireLogWriter {
     const list = Array.isArray(records) ? records : [records as NewRecord];
     const now = Date.now();
     const serialized = list.map((r) => WireLogWriter.serialize(r, now));
-    return this.enqueue(() => {
+    return this.enqueue(async () => {
       let text = serialized.map((s) => s.line).join('');
       if (this.needsNewline) {
         text = `\n${text}`;
         this.needsNewline = false;
       }
-      this.write(Buffer.from(text, 'utf8'));
+      await this.write(Buffer.from(text, 'utf8'));
       if (options.durable) fs.fsyncSync(this.fd);
       return serialized.map((s) => s.record);
     });
@@ -99,20 +103,37 @@ export class WireLogWriter {
     }
   }
 
-  /** Writes all of `bytes` at the end, once the fence lets it. */
-  private write(bytes: Buffer): void {
-    this.fence?.();
+  /** True once a write failed for good (or the fence stopped one): the writer refuses everything now. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /**
+   * Writes all of `bytes` at the end, once the fence lets it. An error that passes is tried again
+   * from the byte it stopped at (so no line is torn or doubled), at most LOG_WRITE_ATTEMPTS times
+   * in all, waiting twice as long each time; the fence runs again before each attempt.
+   */
+  private async write(bytes: Buffer): Promise<void> {
     let written = 0;
-    while (written < bytes.length) written += writeLogBytes(this.fd, bytes, written, bytes.length - written);
+    for (let attempt = 1; ; attempt++) {
+      this.fence?.();
+      try {
+        while (written < bytes.length) written += writeLogBytes(this.fd, bytes, written, bytes.length - written);
+        break;
+      } catch (err) {
+        if (!isTransientWriteError(err) || attempt >= LOG_WRITE_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, retryWaitMs(attempt)));
+      }
+    }
     this.size += bytes.length;
   }
 
-  private enqueue<T>(work: () => T): Promise<T> {
+  private enqueue<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`wire log ${this.file} is closed`));
-    const result = this.chain.then(() => {
+    const result = this.chain.then(async () => {
       if (this.failure) throw this.failure;
       try {
-        return work();
+        return await work();
       } catch (err) {
         // A failed write may have left a partial line: later appends must not follow it blindly.
         // The error names the log (a full disk's ENOSPC names only the system call).

@@ -5,6 +5,7 @@ import type { UsageTotals } from '../../core/format/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
 import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
 import { counted } from '../../core/counted';
+import { writeFailureOfNote } from '../../core/format/writeFailure';
 
 /** A session; its forks are nested under it. */
 export interface SessionNode {
@@ -216,9 +217,11 @@ export function nextTimeChange(nodes: readonly SessionsNode[], now: number): num
   return next;
 }
 
-/** A session row's description: relative time · model id · turns. */
+/** A session row's description: relative time · model id · turns, and the cause when its log could not be written. */
 export function sessionDescription(row: SessionRow, now = Date.now()): string {
-  return [timeAgo(row.updatedAt, now), row.model?.id, counted(row.turnCount, 'turn')].filter(Boolean).join(' · ');
+  const failure = writeFailureOfNote(row.error);
+  const unsaved = failure ? `not saved: ${failure.kind}` : undefined;
+  return [timeAgo(row.updatedAt, now), row.model?.id, counted(row.turnCount, 'turn'), unsaved].filter(Boolean).join(' · ');
 }
 
 /** Tokens and cost in one line, for tooltips; a fork's totals include the history it inherited, and say so. */
