@@ -11,6 +11,19 @@ import { openStore, tempDir } from './store';
 
 export { fauxAssistantMessage, fauxText, fauxToolCall };
 
+/**
+ * The model reads files with read_file (read before write: an existing file changes only once the
+ * session has read it), as the step before a scripted change to them. A file that does not exist
+ * yet reads as an error, which changes nothing.
+ */
+export function fauxRead(files: string | readonly string[]): ReturnType<typeof fauxAssistantMessage> {
+  const list = typeof files === 'string' ? [files] : files;
+  return fauxAssistantMessage(
+    list.map((file, i) => fauxToolCall('read_file', { path: file }, { id: `read-${i}-${file}` })),
+    { stopReason: 'toolUse' },
+  );
+}
+
 /** A store, a workspace folder and a faux provider, for driving Sessions in tests. */
 export interface SessionFixture {
   readonly root: string;

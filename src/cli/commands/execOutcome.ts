@@ -99,7 +99,8 @@ export function judge(options: {
       code: options.signal ? stopCode : 1,
       durable: false,
       turnBegan: true,
-      line: `the turn was not saved: ${oneLine(told?.error ?? '') || reason || stopped || 'its end could not be written'}`,
+      // A log that failed for good says so itself ("the turn was not saved: …").
+      line: told?.error ? oneLine(told.error) : `the turn was not saved: ${reason || stopped || 'its end could not be written'}`,
     };
   // turn_end is in the log, but what follows it (state.json) failed: the Session said why.
   const after = end.fromLog && info?.state === 'failed' && reason ? `; state.json and the index will catch up (${reason})` : '';

@@ -36,9 +36,9 @@ const SAID: Record<WriteFailureKind, string> = {
   io: 'an I/O error',
 };
 
-/** The sentence a failed turn ends with: the cause first, then the system's message. */
+/** The sentence a failed turn ends with: what it means, the cause, then the system's message. */
 export function writeFailureSentence(f: Pick<WriteFailure, 'kind' | 'message'>): string {
-  return `the session's log could not be written (${SAID[f.kind]}: ${f.message}); this turn was not saved`;
+  return `the turn was not saved: the session's log could not be written (${SAID[f.kind]}: ${f.message})`;
 }
 
 /** The index row's error text for a marked session: `not saved (<kind>): <message>`. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../../src/cli/run';
-import { fauxAssistantMessage, fauxToolCall, sessionFixture } from '../../support/session';
+import { fauxAssistantMessage, fauxRead, fauxToolCall, sessionFixture } from '../../support/session';
 import { addTurn, openStore, tempDir, userMessage, wasmPath } from '../../support/store';
 
 async function braid(root: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -52,6 +52,7 @@ test('braid rewind --confirm-outside after a rewind that skipped a file restores
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
+      fauxRead('edit.txt'),
       fauxAssistantMessage(fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO' }, { id: 'e' }), { stopReason: 'toolUse' }),
       fauxAssistantMessage('turn two'),
     ]);

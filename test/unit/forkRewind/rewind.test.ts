@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { previewRewind, undoRewind } from '../../../src/core/store/rewind';
 import type { MessageRecord } from '../../../src/core/wire/records';
-import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+import { fauxAssistantMessage, fauxRead, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 
 const binary = Buffer.from([0, 1, 2, 3, 255, 254, 0, 10]);
 
@@ -14,6 +14,7 @@ test('rewind with files restores modified, created and deleted files (text and b
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
+      fauxRead('edit.txt'),
       fauxAssistantMessage(
         [
           fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO\nthree' }, { id: 'e' }),
@@ -158,6 +159,7 @@ test('--confirm-outside after a rewind that skipped files restores them with no 
   try {
     f.faux.setResponses([
       fauxAssistantMessage('turn one'),
+      fauxRead(['edit.txt', 'other.txt']),
       fauxAssistantMessage(
         [
           fauxToolCall('edit_file', { path: 'edit.txt', old_text: 'two', new_text: 'TWO' }, { id: 'e' }),

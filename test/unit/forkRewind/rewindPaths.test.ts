@@ -8,7 +8,7 @@ import { sessionFolderLayout } from '../../../src/core/format/layout';
 import { previewRewind, rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { WireLogWriter } from '../../../src/core/wire/wireLog';
-import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+import { fauxAssistantMessage, fauxRead, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 
 // Rewinds act exactly where the writes happened, and a log record or a journal that names a file
 // elsewhere is data, not an instruction: nothing outside the session's workspace folders is
@@ -24,6 +24,7 @@ function promptId(f: SessionFixture, sessionId: string, text: string): string {
 async function twoTurns(f: SessionFixture, written: string, overrides = {}): Promise<string> {
   f.faux.setResponses([
     fauxAssistantMessage('first'),
+    fauxRead(written),
     fauxAssistantMessage([fauxToolCall('write_file', { path: written, content: 'by the agent\n' }, { id: 'w' })], { stopReason: 'toolUse' }),
     fauxAssistantMessage('written'),
   ]);
@@ -109,6 +110,7 @@ test('multi-root: a rewind restores the file in the folder it was written in, ne
   try {
     f.faux.setResponses([
       fauxAssistantMessage('first'),
+      fauxRead(path.join(second, 'same.txt')),
       fauxAssistantMessage([fauxToolCall('edit_file', { path: path.join(second, 'same.txt'), old_text: 'second', new_text: 'EDITED second' }, { id: 'e' })], {
         stopReason: 'toolUse',
       }),

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { braidIn } from '../../support/cli';
 import { initRepo, gitIn } from '../../support/gitRepo';
 import { hostileRepo } from '../../support/hostileRepo';
-import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
+import { fauxAssistantMessage, fauxRead, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import { branchSlug, linkedWorkspaces, worktreeMissing } from '../../../src/core/store/worktreeFork';
 import { addWorktree } from '../../../src/core/git/worktree';
@@ -18,6 +18,7 @@ async function repoSession(files: Record<string, string> = {}): Promise<{ f: Ses
   const f = await sessionFixture();
   const git = initRepo(f.workspace, { 'notes.md': 'original\n', ...files });
   f.faux.setResponses([
+    fauxRead('notes.md'),
     fauxAssistantMessage(fauxToolCall('write_file', { path: 'notes.md', content: 'turn one\n' }, { id: 'w1' }), { stopReason: 'toolUse' }),
     fauxAssistantMessage('Rewrote the notes.'),
   ]);

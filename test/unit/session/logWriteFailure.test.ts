@@ -33,7 +33,7 @@ test('a log write that fails for good fails the turn, marks the session with its
     assert.equal(ends.length, 1);
     assert.equal(ends[0]!.outcome, 'failed');
     assert.equal(ends[0]!.unsaved, true, 'its end is told as not saved');
-    assert.match(ends[0]!.error ?? '', /log could not be written \(the disk is full: .*ENOSPC.*\); this turn was not saved/);
+    assert.match(ends[0]!.error ?? '', /^the turn was not saved: the session's log could not be written \(the disk is full: .*ENOSPC.*\)$/);
     assert.deepEqual([session.state.status, session.state.writeFailure?.kind], ['error', 'disk-full']);
     const stateFile = f.store.layout.stateFile(f.store.locate(session.id));
     // Only the log's writes fail here: state.json is written with the mark.

@@ -56,7 +56,7 @@ const bash = { id: 'b', name: 'bash', arguments: { command: 'echo hi > made.txt'
 
 test('Ask is offered the same tools as Agent (the prompt keeps its beginning); a write the model names changes nothing', async () => {
   const { records, first } = await turn('ask', [write]);
-  assert.deepEqual(toolNames(first), ['bash', 'edit_file', 'glob', 'grep', 'list_dir', 'read_file', 'task', 'write_file']);
+  assert.deepEqual(toolNames(first), ['bash', 'edit_file', 'glob', 'grep', 'list_dir', 'read_file', 'task', 'todo_write', 'write_file']);
   assert.match(JSON.stringify(first.body.messages), /Ask mode/, 'the model is told its mode');
   assert.equal(notes(), 'original\n');
   assert.equal(toolResults(records)[1]!.isError, true);

@@ -9,7 +9,11 @@ import { readState } from '../../../src/core/format/sessionState';
 import type { MessageRecord, WireRecord } from '../../../src/core/wire/records';
 import { fauxAssistantMessage, fauxText, fauxToolCall, sessionFixture } from '../../support/session';
 
-const types = (records: WireRecord[]) => records.map((r) => (r.t === 'message' ? `message:${(r as MessageRecord).message.role}` : r.t));
+// The faux provider puts the tools after the conversation when it plays a prompt cache, so a call
+// after a tool result reads little from it: its cache breaks are not a real provider's, and the
+// order tests leave them out.
+const conversation = (records: WireRecord[]) => records.filter((r) => r.t !== 'cache_break');
+const types = (records: WireRecord[]) => conversation(records).map((r) => (r.t === 'message' ? `message:${(r as MessageRecord).message.role}` : r.t));
 
 test('a turn is persisted in order: turn_begin, user, assistant, usage, turn_end; state idle and named', async () => {
   const f = await sessionFixture({ 'AGENTS.md': 'Always answer in English.' });
@@ -207,7 +211,7 @@ test('cancel during a running command ends the turn cancelled, and the next turn
     assert.equal(ends.at(-1)!.outcome, 'cancelled');
     await session.submit('and now?');
     await session.waitForIdle();
-    assert.match(JSON.stringify(f.records(session.id).at(-3)), /history is valid/);
+    assert.match(JSON.stringify(conversation(f.records(session.id)).at(-3)), /history is valid/);
     assert.equal(f.store.get(session.id).status, 'idle');
   } finally {
     await f.cleanup();

@@ -128,7 +128,12 @@ test('braid usage counts each call the model servers served once, across forks, 
   enqueue(main, { kind: 'text', chunks: ['We talked about shipping.'] });
   let side: Awaited<ReturnType<typeof a.ask>> | undefined;
   await as(a.id, async () => (side = await a.ask('btw, what was this about?')));
-  enqueue(main, { kind: 'text', chunks: ['Summary: the notes say ship on Friday; a subagent agreed.'] });
+  // The compaction's summary, then the session memory it extracts (a call of its own).
+  enqueue(
+    main,
+    { kind: 'text', chunks: ['Summary: the notes say ship on Friday; a subagent agreed.'] },
+    { kind: 'text', chunks: ['- decision: ship on Friday'] },
+  );
   await as(a.id, async () => assert.equal(await a.compact(), true));
   // A turn with the other model, rewound and undone (its records appended again), then both turns
   // 2 and 3 rewound and undone, then turn 3 rewound for good and answered again.
@@ -157,7 +162,7 @@ test('braid usage counts each call the model servers served once, across forks, 
   const peek = await keepSideQuestion(f.store, a.id, 'btw, what was this about?', side!.message);
   assert.equal(main.pending + other.pending, 0, 'every scripted reply was served');
   assert.equal(served.length, main.requests.length + other.requests.length);
-  assert.equal(served.length, 11);
+  assert.equal(served.length, 12);
 
   const check = async (label: string, report: Report) => {
     assert.deepEqual(figures(report.total), expected(served), `${label}: the total is what the servers served`);
@@ -218,5 +223,5 @@ test('braid usage counts each call the model servers served once, across forks, 
 test('braid usage refuses a grouping it does not know (exit 2)', async () => {
   const r = await braid('usage', '--by', 'week');
   assert.equal(r.code, 2);
-  assert.match(r.err, /--by is session, model or day/);
+  assert.match(r.err, /--by is session, model, day or agent/);
 });
