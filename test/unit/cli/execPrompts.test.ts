@@ -134,7 +134,10 @@ test('the data folder removed while exec streams: exit 1, one line saying the tu
   });
   assert.ok(removed);
   assert.equal(r.code, 1, r.err);
-  assert.match(r.err, /^braid: the turn was not saved: the session's log could not be written \(its folder was removed: the folder of session ses_\w+ was removed while it was open/m);
+  assert.match(
+    r.err,
+    /^braid: the turn was not saved: the session's log could not be written \(its folder was removed: the folder of session ses_\w+ was removed while it was open/m,
+  );
   assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
   assert.doesNotMatch(r.err, /continue with/);
 });
