@@ -48,7 +48,7 @@ test('braid exec: log errors that pass are retried (exit 0); a lasting one exits
   // opens) is not written, the prompt does not run.
   const busy = await exec(['--session', id, 'on a disk that stays busy'], 'EAGAIN,EAGAIN,EAGAIN,EAGAIN,EAGAIN');
   assert.equal(busy.code, 1, busy.err);
-  assert.match(busy.err, /braid: the session's log could not be written \(an I\/O error: .*\(EAGAIN\)\)/);
+  assert.match(busy.err, /braid: the turn was not saved: the session's log could not be written \(an I\/O error: .*\(EAGAIN\)\)/);
   shown = await listed();
   assert.equal(shown.json.writeFailure?.kind, 'io');
 

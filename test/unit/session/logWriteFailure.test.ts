@@ -66,7 +66,8 @@ test('a log write that fails for good fails the turn, marks the session with its
       .split('\n')
       .filter(Boolean);
     assert.deepEqual(
-      log.map((line) => (JSON.parse(line) as { t: string }).t),
+      // A cache break the changed prompt may cause after the lost turn is beside the point here.
+      log.map((line) => (JSON.parse(line) as { t: string }).t).filter((t) => t !== 'cache_break'),
       ['agent', ...TURN, 'turn_begin', 'turn_end', ...TURN],
       'every line whole: turn 2 has its begin and the interrupted end',
     );

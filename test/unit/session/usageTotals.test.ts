@@ -203,7 +203,7 @@ test('braid usage counts each call the model servers served once, across forks, 
   assert.equal(f.store.index.sessionUsage(peek.id).inherited.calls, expected(served.filter((s) => s.session === a.id)).calls);
   assert.equal(f.store.index.sessionUsage(f2.id).inherited.calls, 2, "a fork at turn 1 inherits turn 1's two calls");
   const shown = await braid('show', f3.id);
-  assert.match(shown.out, /^usage 0 calls, 0 in.*\n {2}with inherited history: 10 calls, /m, "braid show labels a fork's inherited history");
+  assert.match(shown.out, /^usage 0 calls, 0 in.*\n {2}with inherited history: 11 calls, /m, "braid show labels a fork's inherited history");
 
   // Rebuilt from the folders alone, the index counts the same.
   assert.equal((await braid('rebuild-index')).code, 0);
