@@ -3,7 +3,14 @@
  * output the host keeps per session in a ring with a monotonic cursor.
  */
 
+import type { ChangedFile, ChangeScope, ChangesInfo } from '../core/store/changes';
+import type { ContextInfo } from '../core/session/contextUse';
+import type { ApprovalChange } from '../core/tools/approvals';
 import type { TurnMode } from './modes';
+
+// The core owns what it computes (the Changes lists, the context meter, an approval's change); the
+// page takes their types from here, type-only, so none of the core's code reaches the browser.
+export type { ApprovalChange, ChangedFile, ChangeScope, ChangesInfo, ContextInfo };
 
 /** One tool call as a card: its arguments, a diff for file edits, and its result once it ended. */
 export interface ToolEntry {
@@ -103,45 +110,6 @@ export interface TodoEntry {
   readonly status: 'pending' | 'in_progress' | 'done';
 }
 
-/** What the Changes list shows: the files of the last turn and of the whole session. */
-export interface ChangesInfo {
-  /** The session's last turn (0 before the first). */
-  readonly turn: number;
-  readonly thisTurn: readonly ChangedFile[];
-  readonly session: readonly ChangedFile[];
-}
-
-/** The Changes lists' two scopes: the last turn's changes, or all the session's. */
-export type ChangeScope = 'turn' | 'session';
-
-/** A file whose content differs from its image at the start of the scope (or when last kept). */
-export interface ChangedFile {
-  /** Names the file in the page's requests: its folder and path. */
-  readonly key: string;
-  /** As the workspace shows it. */
-  readonly path: string;
-  readonly status: 'added' | 'modified' | 'deleted';
-  /** Lines added and removed; absent for files too large or not text. */
-  readonly added?: number;
-  readonly removed?: number;
-}
-
-/** The next request's size in tokens and its parts, for the context meter (the window is the model's). */
-export interface ContextInfo {
-  /** Tokens the next request would send: the provider's count of the last one plus an estimate of what came after. */
-  readonly used: number;
-  /** Whether `used` starts from the provider's count (false: all of it is an estimate). */
-  readonly measured: boolean;
-  /** The system prompt and the tools' definitions (estimated). */
-  readonly system: number;
-  /** Files and selections the user attached (estimated). */
-  readonly attachments: number;
-  /** The rest: the conversation since the latest compaction, its summary included. */
-  readonly conversation: number;
-  /** The share of the window at which the session compacts. */
-  readonly threshold: number;
-}
-
 /** Live output of a running turn: not stored as such; the log gets the committed messages. */
 export type LiveEvent =
   | { readonly type: 'turn-start'; readonly requestId: string }
@@ -172,14 +140,6 @@ export type LiveEvent =
   | { readonly type: 'approval-resolved'; readonly approvalId: string; readonly decision: ApprovalChoice }
   /** A line about the session's own work (a compaction running, failed or stopped); same key, same line. */
   | { readonly type: 'notice'; readonly key: string; readonly text: string; readonly tone: 'progress' | 'info' | 'error' };
-
-/** A write's file and the lines it adds and removes, as its approval card summarizes it. */
-export interface ApprovalChange {
-  readonly path: string;
-  readonly created: boolean;
-  readonly added: number;
-  readonly removed: number;
-}
 
 /** The user's answer to an approval prompt. */
 export type ApprovalChoice = 'allow' | 'allow-session' | 'allow-always' | 'deny';

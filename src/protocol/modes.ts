@@ -1,28 +1,5 @@
-/**
- * A turn's mode: what the agent may do in it. Chosen in the composer, recorded in the turn's
- * `turn_begin` record, so a fork or a rewind knows what each turn was allowed.
- */
-export type TurnMode = 'ask' | 'plan' | 'agent' | 'auto-edit';
-
-/** What a turn ran with when its record names no mode (logs written before modes): today's behaviour. */
-export const DEFAULT_MODE: TurnMode = 'agent';
-
-/** The modes in the order the composer offers them, with what each allows. */
-export const TURN_MODES: readonly { readonly id: TurnMode; readonly label: string; readonly description: string }[] = [
-  { id: 'ask', label: 'Ask', description: 'Answers and reads files; changes nothing and runs no command' },
-  { id: 'plan', label: 'Plan', description: 'Reads files and proposes a plan; nothing changes until you carry it out' },
-  { id: 'agent', label: 'Agent', description: 'Reads, writes and runs commands, asking before each change and command' },
-  { id: 'auto-edit', label: 'Auto-accept edits', description: 'Writes files without asking; commands still ask' },
-];
-
-export function isTurnMode(value: unknown): value is TurnMode {
-  return TURN_MODES.some((m) => m.id === value);
-}
-
-/** The mode's name as the composer and the transcript show it. */
-export function modeLabel(mode: TurnMode): string {
-  return TURN_MODES.find((m) => m.id === mode)!.label;
-}
+// The modes the page offers are the core's (src/core/wire/turnMode.ts, pure data the page may bundle).
+export { DEFAULT_MODE, isTurnMode, modeLabel, TURN_MODES, type TurnMode } from '../core/wire/turnMode';
 
 /** The prompt that carries out a plan a Plan turn proposed (the "Carry Out Plan" button sends it, in Agent mode). */
 export function carryOutPlanPrompt(plan: string): string {

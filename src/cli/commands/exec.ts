@@ -1,4 +1,4 @@
-import { DEFAULT_MODE, isTurnMode, TURN_MODES, type TurnMode } from '../../protocol/modes';
+import { DEFAULT_MODE, isTurnMode, TURN_MODES, type TurnMode } from '../../core/wire/turnMode';
 import type { Api, Model } from '@mariozechner/pi-ai';
 import { errorMessage } from '../../core/errors';
 import { resolveApiKey } from '../../core/model/apiKey';

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../fs/atomic';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import type { ModelSnapshot } from '../wire/records';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../wire/turnMode';
 import { isAttachment, type Attachment } from './attachment';
 import { readWriteFailure, type WriteFailure } from './writeFailure';
 

@@ -2,14 +2,28 @@
 // compaction counts it, and its parts. The provider counts the last request; what it does not
 // count (the parts, and what came after its answer) is estimated from characters.
 import type { Message } from '@mariozechner/pi-ai';
-import type { ContextInfo } from '../../protocol/frames';
 import { CHARS_PER_TOKEN, countedRequest, estimateTokens } from './compaction';
 
 /**
- * The next request's size in tokens and what it is made of: what the Chat page's context meter
- * receives, as the webview protocol defines it (used, whether counted, system prompt and tools,
- * attachments, conversation, the compaction threshold).
+ * The next request's size in tokens and its parts, for the context meter (the window is the
+ * model's); the webview protocol (src/protocol/frames.ts) sends it to the page as it is.
  */
+export interface ContextInfo {
+  /** Tokens the next request would send: the provider's count of the last one plus an estimate of what came after. */
+  readonly used: number;
+  /** Whether `used` starts from the provider's count (false: all of it is an estimate). */
+  readonly measured: boolean;
+  /** The system prompt and the tools' definitions (estimated). */
+  readonly system: number;
+  /** Files and selections the user attached (estimated). */
+  readonly attachments: number;
+  /** The rest: the conversation since the latest compaction, its summary included. */
+  readonly conversation: number;
+  /** The share of the window at which the session compacts. */
+  readonly threshold: number;
+}
+
+/** The session's name for `ContextInfo`: the next request's size in tokens and what it is made of. */
 export type ContextUse = ContextInfo;
 
 /** What a tool's definition adds to every request: its name, description and parameter schema. */

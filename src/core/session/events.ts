@@ -1,6 +1,6 @@
 import type { CacheBreakRecord, CompactionRecord, ContextRecord, MemoryRecord, MessageRecord, TurnOutcome } from '../wire/records';
 import type { SessionStatus, UsageTotals } from '../format/sessionState';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../wire/turnMode';
 
 /** The states of a prompt (docs/reference.md, Turns and prompts). */
 export type PromptState = 'pending' | 'running' | 'steered' | 'completed' | 'failed' | 'cancelled' | 'blocked';

@@ -1,4 +1,4 @@
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../wire/turnMode';
 import type { UsageTotals } from '../format/sessionState';
 import { messageText } from '../format/messageText';
 import type { PromptInfo, SessionEvent } from './events';

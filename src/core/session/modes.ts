@@ -1,4 +1,4 @@
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../wire/turnMode';
 
 /**
  * What the model is told of its turn's mode, as a one-shot reminder in the user message; none in

@@ -65,10 +65,21 @@ import { LeaseLostError } from '../store/writerLease';
 import { LogWriteFailedError } from '../store/writeFailure';
 import { readContextTail } from '../wire/contextTail';
 import { isFolder, realPath } from '../fs/probe';
-import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
+import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../wire/turnMode';
 import { modeReminder } from './modes';
-import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, REDO_CALL, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
-import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
+import {
+  ChangeLedger,
+  ChangesView,
+  keepRecords,
+  LineCounts,
+  pendingDeltas,
+  REDO_CALL,
+  undoDeltas,
+  type ChangeScope,
+  type ChangesInfo,
+  type FileDelta,
+  type UndoneChanges,
+} from '../store/changes';
 
 /** How a goal run's prompt goes to the model (goal.ts). */
 export interface GoalPrompt {

@@ -6,10 +6,32 @@ import fs from 'node:fs';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
 import type { FileChangeRecord, FileReviewRecord, NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
-import type { ChangedFile, ChangeScope, ChangesInfo } from '../../protocol/frames';
 import { runPending, type PendingFile } from './pendingRewind';
 import { currentBytes, SessionFiles } from './sessionFiles';
 import type { StoreContext } from './storeContext';
+
+/** What the Changes list shows: the files of the last turn and of the whole session. */
+export interface ChangesInfo {
+  /** The session's last turn (0 before the first). */
+  readonly turn: number;
+  readonly thisTurn: readonly ChangedFile[];
+  readonly session: readonly ChangedFile[];
+}
+
+/** The Changes lists' two scopes: the last turn's changes, or all the session's. */
+export type ChangeScope = 'turn' | 'session';
+
+/** A file whose content differs from its image at the start of the scope (or when last kept). */
+export interface ChangedFile {
+  /** Names the file in the page's requests: its folder and path. */
+  readonly key: string;
+  /** As the workspace shows it. */
+  readonly path: string;
+  readonly status: 'added' | 'modified' | 'deleted';
+  /** Lines added and removed; absent for files too large or not text. */
+  readonly added?: number;
+  readonly removed?: number;
+}
 
 /**
  * The Changes list (docs/reference.md, Operations): the files Braid changed, each against its image

@@ -21,7 +21,7 @@ import { readContextTail } from '../wire/contextTail';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../wire/turnMode';
 import { applyRecord, factsOf } from '../format/logFold';
 import type { SessionState, StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';

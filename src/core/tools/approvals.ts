@@ -1,5 +1,12 @@
-import type { ApprovalChange } from '../../protocol/frames';
-import { DEFAULT_MODE, modeLabel, type TurnMode } from '../../protocol/modes';
+import { DEFAULT_MODE, modeLabel, type TurnMode } from '../wire/turnMode';
+
+/** A write's file and the lines it adds and removes, as its approval card summarizes it. */
+export interface ApprovalChange {
+  readonly path: string;
+  readonly created: boolean;
+  readonly added: number;
+  readonly removed: number;
+}
 
 /** What a tool wants to do, for the user to allow or deny. */
 export interface ApprovalRequest {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from './turnMode';
 import { isKnown, isPromptRecord, parseRecordLine, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
 /** Where an older page ends: a byte offset (a line start), and the lowest rewind seen after it. */

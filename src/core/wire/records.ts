@@ -1,5 +1,5 @@
 import type { Message } from '@mariozechner/pi-ai';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from './turnMode';
 
 /** The wire format's version; readers read what they know of higher versions. */
 export const WIRE_VERSION = 1;

@@ -7,7 +7,7 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { discoverCommands, typedPrompt, type CustomCommand } from '../../core/setup/skills/commands';
 import { setupPlaces } from '../../core/setup/skills/places';
 import { userConfigDir } from '../../core/setup/settingsFiles';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../../core/wire/turnMode';
 import {
   PROTOCOL_VERSION,
   type AttachmentRef,

@@ -21,7 +21,7 @@ import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
 import { NextPrompts } from './nextPrompts';
 import { suggestionsWanted } from '../../core/session/suggestion';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../../core/wire/turnMode';
 import type { FileDelta, UndoneChanges } from '../../core/store/changes';
 import { DEFAULT_GOAL_BUDGET, GoalRun, type GoalEnd } from '../../core/session/goal';
 

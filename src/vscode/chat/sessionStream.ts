@@ -4,7 +4,7 @@ import type { SessionEvent } from '../../core/session/events';
 import type { FrameBody, SessionInfo, StreamFrame, ToolEntry } from '../../protocol/frames';
 import { FrameRing } from './frameRing';
 import { cacheBreakEntry, compactionEntry, resultText, toEntries, toolCard, type ImageReader } from './transcript';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../../core/wire/turnMode';
 
 /**
  * Turns one session's events into stream frames (docs/reference.md, Stream frames): every frame goes into the ring and

@@ -3,7 +3,7 @@ import { cacheBreakLine } from '../../core/format/cacheBreaks';
 import { messageText, promptText } from '../../core/format/messageText';
 import { textStart } from '../../core/format/textStart';
 import type { AttachmentChip, ToolEntry, TranscriptEntry } from '../../protocol/frames';
-import type { TurnMode } from '../../protocol/modes';
+import type { TurnMode } from '../../core/wire/turnMode';
 import { toolDiff } from './lineDiff';
 
 /** Longest argument or result text a tool card carries (characters). */

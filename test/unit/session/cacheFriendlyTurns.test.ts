@@ -7,7 +7,7 @@ import type { UserMessage } from '@mariozechner/pi-ai';
 import { commonPrefixLength, promptOf, ScriptedModelServer } from '../../support/modelServer';
 import { initRepo } from '../../support/gitRepo';
 import { sessionFixture, type SessionFixture } from '../../support/session';
-import type { TurnMode } from '../../../src/protocol/modes';
+import type { TurnMode } from '../../../src/core/wire/turnMode';
 
 let server: ScriptedModelServer;
 let f: SessionFixture;

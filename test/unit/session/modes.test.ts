@@ -6,7 +6,7 @@ import { forkSession } from '../../../src/core/store/fork';
 import { ApprovalGate } from '../../../src/core/tools/approvals';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
 import type { MessageRecord, TurnBeginRecord, WireRecord } from '../../../src/core/wire/records';
-import type { TurnMode } from '../../../src/protocol/modes';
+import type { TurnMode } from '../../../src/core/wire/turnMode';
 import { readFileReply, ScriptedModelServer, type RecordedRequest } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';
 
