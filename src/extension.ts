@@ -8,7 +8,7 @@ import { ChatHub } from './vscode/chat/chatHub';
 import { chatBesideEditorCommand, registerStartPointer } from './vscode/chat/chatPlace';
 import { ChatViewProvider } from './vscode/chat/chatViewProvider';
 import { registerCommands } from './vscode/commands';
-import { reported } from './vscode/commands/command';
+import { reported } from './vscode/reported';
 import { commandContext } from './vscode/commands/commandContext';
 import { refreshSessionsCommand } from './vscode/commands/refreshSessions';
 import {

@@ -20,7 +20,7 @@ import {
   type SlashCommand,
   type WebviewToHost,
 } from '../../protocol/messages';
-import { reported } from '../commands/command';
+import { reported } from '../reported';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { openChangeDiff, openToolDiff, registerCheckpointDocuments } from './toolDiffEditor';

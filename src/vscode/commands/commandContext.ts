@@ -3,7 +3,7 @@ import type { SessionStore } from '../../core/store/sessionStore';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import type { ChatHub } from '../chat/chatHub';
 import { NO_STORE } from '../chat/chatHost';
-import { UserFacingError } from './command';
+import { UserFacingError } from '../reported';
 
 /** What commands work with: the window's chat, its workspace, the store, the log. */
 export interface CommandContext {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
-import { reported, type BraidCommand } from './command';
+import type { BraidCommand } from './command';
+import { reported } from '../reported';
 
 /** Registers every command in one place, each reporting its failures in one message; each registration is disposed with the extension. */
 export function registerCommands(context: vscode.ExtensionContext, logger: Logger, commands: readonly BraidCommand[]): void {

@@ -3,7 +3,8 @@ import { PermissionRules, type ListedRule } from '../../core/setup/permissions/p
 import { removeUserRule } from '../../core/setup/permissions/userRuleFile';
 import type { ChatHub } from '../chat/chatHub';
 import { changeVscodeRule, vscodeSetupSources } from '../setup/permissionSetting';
-import { UserFacingError, type BraidCommand } from './command';
+import type { BraidCommand } from './command';
+import { UserFacingError } from '../reported';
 
 /**
  * Braid: Show Permission Rules — every rule with its kind and origin (the open session's, its
