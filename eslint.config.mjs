@@ -12,24 +12,27 @@ import { noImportCycle } from './scripts/lint/noImportCycle.mjs';
 
 const root = import.meta.dirname;
 
-// src/core's layers, lowest first. A module may import from its own layer and the layers before it,
-// never from a layer after it; the folders (or files) sharing one layer after the base are siblings
-// and do not import each other either.
-//   base    fs, ids, counted, logger, timeAgo, workspace, process, git: nothing of Braid's domain
-//   wire    wire records, the log writer and readers
+// src/core's layers, lowest first: every folder and top-level file of src/core is in exactly one
+// (test/unit/layering.test.ts checks it, and that docs/architecture.md's "Layers" lists the same).
+// A module may import from its own layer and the layers before it, never from a layer after it;
+// the folders (or files) sharing one layer after the base are siblings and do not import each other.
+//   base    fs, ids, counted, logger, timeAgo, workspace, process, git, errors, bytes, hash: nothing of Braid's domain
+//   wire    wire records, the log writer and readers, a turn's mode
 //   format  the disk format of a session folder: layout, state.json, summary, titles, blobs
 //   index | tools | model   the sql.js index; the agent's tools; model settings (siblings)
 //   setup   what the user brings: settings files, MCP servers, skills, commands, hooks, permission rules
 //   store   the session store: lifecycle, writer, lease, fork, rewind, doctor
 //   session the Session seam over the kernel
-const coreLayers = [
-  ['fs', 'ids', 'counted', 'logger', 'timeAgo', 'workspace', 'process', 'git'],
+//   import  other agents' sessions made Braid sessions
+export const coreLayers = [
+  ['fs', 'ids', 'counted', 'logger', 'timeAgo', 'workspace', 'process', 'git', 'errors', 'bytes', 'hash'],
   ['wire'],
   ['format'],
   ['index', 'tools', 'model'],
   ['setup'],
   ['store'],
   ['session'],
+  ['import'],
 ];
 
 /** The path of a core module named in `coreLayers`: its folder, else its file. */
@@ -57,6 +60,10 @@ function coreLayerZones() {
   return zones;
 }
 
+// The core modules the page may bundle (through src/protocol): pure data, no Node module, nothing
+// else of the core's. The protocol imports any other core module type-only (`protocolCoreImports`).
+export const pureCoreModules = ['src/core/wire/turnMode.ts'];
+
 // The top-level layers. `vscode` resolves to @types/vscode, so the same zones catch it in every
 // import form (static, type-only, re-export, dynamic); require() is refused everywhere by
 // @typescript-eslint/no-require-imports. Node's modules are refused by import-x/no-nodejs-modules.
@@ -64,17 +71,41 @@ const vscodeApi = 'node_modules/@types/vscode';
 const topLevelZones = [
   {
     target: 'src/core',
-    from: [vscodeApi, 'src/vscode', 'src/cli', 'src/demo', 'src/extension.ts'],
-    message: 'src/core is pure TypeScript under the CLI and VS Code.',
+    from: [vscodeApi, 'src/vscode', 'src/cli', 'src/demo', 'src/protocol', 'src/extension.ts'],
+    message: 'src/core is pure TypeScript under the CLI and VS Code, and owns the types the webview protocol sends.',
   },
   {
-    target: ['src/protocol', 'media/src'],
+    target: pureCoreModules,
+    from: 'src/core',
+    except: pureCoreModules.map((file) => path.relative('src/core', file)),
+    message: 'A pure core module (eslint.config.mjs, pureCoreModules) imports no other module of the core: the page bundles it.',
+  },
+  {
+    target: 'src/protocol',
+    from: [vscodeApi, 'src/vscode', 'src/cli', 'src/extension.ts'],
+    message: 'The webview protocol runs in a browser.',
+  },
+  {
+    target: 'media/src',
     from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/extension.ts'],
-    message: 'The webview protocol and page run in a browser.',
+    message: "The webview page runs in a browser; it takes the core's types through src/protocol.",
   },
   { target: 'src/demo', from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/protocol', 'src/extension.ts'], message: 'The demo agent stands alone.' },
   { target: 'src/cli', from: [vscodeApi, 'src/vscode', 'src/extension.ts'], message: 'The CLI runs without VS Code.' },
 ];
+
+// What src/protocol may import of the core: types from any module (erased from the page's bundle),
+// values only from a pure module. Matched on the import's text: src/protocol's files reach the core as `../core/…`.
+const pureCoreSpecifiers = pureCoreModules.map((file) => path.relative('src/core', file).replace(/\.ts$/, '').replace(/[.]/g, '\\.'));
+const protocolCoreImports = {
+  patterns: [
+    {
+      regex: `^(\\.\\./)+(src/)?core(/(?!(${pureCoreSpecifiers.join('|')})$).*)?$`,
+      allowTypeImports: true,
+      message: 'The webview protocol imports the core type-only, or values from a pure core module (eslint.config.mjs, pureCoreModules).',
+    },
+  ],
+};
 
 export default tseslint.config(
   {
@@ -97,9 +128,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/protocol/**', 'media/src/**'],
+    files: ['src/protocol/**', 'media/src/**', ...pureCoreModules],
     languageOptions: { globals: { ...globals.browser } },
     rules: { 'import-x/no-nodejs-modules': 'error' },
+  },
+  {
+    files: ['src/protocol/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', protocolCoreImports] },
   },
   {
     // Playwright's page.evaluate bodies run in the page.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, test } from 'node:test';
 import { ESLint } from 'eslint';
 import { findVscodeImports, reachableFiles } from '../support/layering';
@@ -32,24 +33,42 @@ test('a layer that imports what it must not is an error in every import form', a
   for (const code of forms) assert.deepEqual(await errorsFor('src/core/wire/layerProbe.ts', code), ['import-x/no-restricted-paths'], code);
   const required = await errorsFor('src/core/wire/layerProbe.ts', `const v = require('vscode');\nexport { v };`);
   assert.ok(required.includes('@typescript-eslint/no-require-imports'), required.join(', '));
-  const forbidden: Array<[file: string, code: string]> = [
+  const restricted = 'import-x/no-restricted-paths';
+  const forbidden: Array<[file: string, code: string, rule?: string]> = [
     ['src/core/layerProbe.ts', `export { runCli } from '../cli/run';`],
     ['src/core/layerProbe.ts', `export { channelLogger } from '../vscode/log';`],
     ['src/core/layerProbe.ts', `export { DEMO_EXAMPLES } from '../demo/demoExamples';`],
+    // The core owns the types the protocol sends: it imports nothing of src/protocol, not even a type.
+    ['src/core/wire/layerProbe.ts', `export type { HostToWebview } from '../../protocol/messages';`],
+    ['src/core/session/layerProbe.ts', `export { carryOutPlanPrompt } from '../../protocol/modes';`],
     ['src/cli/layerProbe.ts', `export { readModelSettings } from '../vscode/settings';`],
     ['src/demo/layerProbe.ts', `export type { Logger } from '../core/logger';`],
-    ['src/protocol/layerProbe.ts', `export type { Logger } from '../core/logger';`],
     ['media/src/layerProbe.ts', `export { userMessageId } from '../../src/core/ids';`],
-    // Down the core's layers only: wire is below format, format below store, store below session.
+    ['media/src/layerProbe.ts', `export type { TurnMode } from '../../src/core/wire/turnMode';`],
+    // The protocol takes values only from a pure core module; a pure module imports nothing else of the core.
+    ['src/protocol/layerProbe.ts', `export { userMessageId } from '../core/ids';`, '@typescript-eslint/no-restricted-imports'],
+    [
+      'src/protocol/layerProbe.ts',
+      `import { ChangesView } from '../core/store/changes';\nexport const c = ChangesView;`,
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    ['src/core/wire/turnMode.ts', `export type { Logger } from '../logger';`],
+    // Down the core's layers only: wire is below format, format below store, store below session, session below import.
     ['src/core/wire/layerProbe.ts', `export type { SessionState } from '../format/sessionState';`],
+    ['src/core/wire/layerProbe.ts', `export { IMPORTER_VERSION } from '../import/importer';`],
+    ['src/core/session/layerProbe.ts', `export { IMPORTER_VERSION } from '../import/importer';`],
     ['src/core/format/layerProbe.ts', `export type { StoreContext } from '../store/storeContext';`],
     ['src/core/index/layerProbe.ts', `export type { SessionOptions } from '../session/session';`],
     ['src/core/fs/layerProbe.ts', `export type { WireRecord } from '../wire/records';`],
+    // The base's top-level files too.
+    ['src/core/hash.ts', `export type { WireRecord } from './wire/records';`],
+    ['src/core/errors.ts', `export { modeReminder } from './session/modes';`],
+    ['src/core/bytes.ts', `export type { SessionState } from './format/sessionState';`],
     // Siblings: the index and the tools do not import each other.
     ['src/core/tools/layerProbe.ts', `export type { SessionIndex } from '../index/sessionIndex';`],
   ];
-  for (const [file, code] of forbidden) assert.deepEqual(await errorsFor(file, code), ['import-x/no-restricted-paths'], `${file}: ${code}`);
-  for (const file of ['src/protocol/layerProbe.ts', 'media/src/layerProbe.ts']) {
+  for (const [file, code, rule = restricted] of forbidden) assert.deepEqual(await errorsFor(file, code), [rule], `${file}: ${code}`);
+  for (const file of ['src/protocol/layerProbe.ts', 'media/src/layerProbe.ts', 'src/core/wire/turnMode.ts']) {
     assert.deepEqual(await errorsFor(file, `import fs from 'node:fs';\nexport const f = fs;`), ['import-x/no-nodejs-modules'], file);
   }
 });
@@ -60,8 +79,64 @@ test('imports the layers allow are not errors', async () => {
     ['src/core/store/layerProbe.ts', `export type { SessionIndex } from '../index/sessionIndex';\nexport { BlobStore } from '../format/blobStore';`],
     ['src/vscode/layerProbe.ts', `import * as vscode from 'vscode';\nexport { vscode };\nexport type { Logger } from '../core/logger';`],
     ['media/src/layerProbe.ts', `export type { HostToWebview } from '../../src/protocol/messages';`],
+    // The protocol imports the core type-only, and values from its pure modules.
+    [
+      'src/protocol/layerProbe.ts',
+      `export type { Logger } from '../core/logger';\nimport type { ChangesView } from '../core/store/changes';\nexport type C = ChangesView;`,
+    ],
+    ['src/protocol/layerProbe.ts', `export { TURN_MODES, type TurnMode } from '../core/wire/turnMode';`],
   ];
   for (const [file, code] of allowed) assert.deepEqual(await errorsFor(file, code), [], `${file}: ${code}`);
+});
+
+/** eslint.config.mjs's layers of src/core, lowest first, and its pure core modules. */
+async function lintConfig(): Promise<{ coreLayers: string[][]; pureCoreModules: string[] }> {
+  return (await import(pathToFileURL(configFile).href)) as { coreLayers: string[][]; pureCoreModules: string[] };
+}
+
+test("every folder and top-level file of src/core is in exactly one of eslint.config.mjs's layers", async () => {
+  const { coreLayers } = await lintConfig();
+  const entries = fs
+    .readdirSync(path.join(root, 'src/core'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+    .map((e) => e.name.replace(/\.ts$/, ''));
+  assert.ok(entries.includes('wire') && entries.includes('errors'), entries.join(', '));
+  const named = coreLayers.flat();
+  const counts = Object.fromEntries(entries.map((entry) => [entry, named.filter((n) => n === entry).length]));
+  assert.deepEqual(counts, Object.fromEntries(entries.map((entry) => [entry, 1])));
+  assert.deepEqual(
+    named.filter((n) => !entries.includes(n)),
+    [],
+    'every name in a layer is in src/core',
+  );
+});
+
+/**
+ * The layers of docs/architecture.md's diagram (the fenced block from `import` down to `base`),
+ * lowest first as eslint.config.mjs lists them: `a | b | c` are siblings, and `base` stands for the
+ * modules its line names.
+ */
+function documentedLayers(): string[][] {
+  const doc = fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
+  const diagram = blocks.find((lines) => lines[0]!.startsWith('import ') && lines.at(-1)!.startsWith('base '));
+  assert.ok(diagram, "docs/architecture.md's Layers has the diagram of src/core's layers");
+  return diagram.reverse().map((line) => {
+    const [, names, description] = /^(\S+(?: \| \S+)*)\s{2,}(.*)$/.exec(line) ?? [];
+    assert.ok(names && description, `a layer's line: ${line}`);
+    return names === 'base' ? description.split(/,\s*/) : names.split(' | ');
+  });
+}
+
+test("docs/architecture.md's layer diagram and eslint.config.mjs's coreLayers agree: same layers, order and members", async () => {
+  const { coreLayers } = await lintConfig();
+  assert.ok(coreLayers.length > 5);
+  assert.deepEqual(documentedLayers(), coreLayers);
 });
 
 test('an import cycle is an error, through type-only imports too', async () => {
