@@ -26,6 +26,7 @@ import { carryOutPlanPrompt, isTurnMode, type TurnMode } from '../../src/protoco
 import { VirtualList } from './virtualList';
 import { collapseRequests, type ListedEntry } from './requests';
 import { host, onHostMessage, saveState } from './vscodeApi';
+import type { MessageHandlers } from '../../src/protocol/handlers';
 import { Welcome } from './welcome';
 
 /** The read-only note when another window writes the shown session. */
@@ -505,92 +506,89 @@ part('carry-out').addEventListener('click', () => {
 });
 part('undo-rewind').addEventListener('click', () => host.postMessage({ type: 'command', name: 'undoRewind' }));
 
-onHostMessage((message: HostToWebview) => {
-  switch (message.type) {
-    case 'snapshot': {
-      const started = performance.now();
-      const sameSession = message.session?.info.id === model.sessionId;
-      model.applySnapshot(message);
-      composer.offer(message.session?.suggestion);
-      composer.commands = message.commands ?? [];
-      // The mode chosen for this session on any page; else another session shown goes on in the
-      // mode of its newest prompt, and a new one keeps the choice.
-      if (message.mode) showMode(message.mode);
-      else if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
-      loadingOlder = false;
-      olderPageSize.reset();
-      showModel(message.model);
-      shownModel = modelLabel(message.model);
-      composer.setHistory(message.promptHistory);
-      part('untrusted').hidden = message.trusted;
-      document.body.dataset.trusted = String(message.trusted);
+/** What the page does with each message of the host. */
+const hostMessages: MessageHandlers<HostToWebview> = {
+  snapshot: (message) => {
+    const started = performance.now();
+    const sameSession = message.session?.info.id === model.sessionId;
+    model.applySnapshot(message);
+    composer.offer(message.session?.suggestion);
+    composer.commands = message.commands ?? [];
+    // The mode chosen for this session on any page; else another session shown goes on in the
+    // mode of its newest prompt, and a new one keeps the choice.
+    if (message.mode) showMode(message.mode);
+    else if (!sameSession && model.entries.length > 0) modePicker.value = lastMode(model.entries);
+    loadingOlder = false;
+    olderPageSize.reset();
+    showModel(message.model);
+    shownModel = modelLabel(message.model);
+    composer.setHistory(message.promptHistory);
+    part('untrusted').hidden = message.trusted;
+    document.body.dataset.trusted = String(message.trusted);
+    refresh({ toEnd: true });
+    const scrollKey = host.getState()?.scrollKey;
+    if (scrollKey && sameSession) list.scrollToKey(scrollKey);
+    list.flush();
+    requestAnimationFrame(() => {
+      document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+      document.body.dataset.rows = String(list.renderedCount);
+    });
+    document.body.dataset.handshake = 'complete';
+  },
+  frames: (message) => {
+    keepChips(message.frames);
+    giveBackUnsent(message.frames);
+    if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
+    if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
+    scheduleRefresh();
+  },
+  olderPage: (message) => {
+    loadingOlder = false;
+    olderPageSize.arrived(performance.now());
+    if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
+    else refreshChrome(); // nothing new, but the cursor moved (the start may be reached)
+  },
+  prefill: (message) => {
+    if (message.replaces !== undefined && composer.value !== message.replaces) return; // the user has made it their own
+    composer.value = message.text;
+    input.focus();
+  },
+  modelChanged: (message) => {
+    showModel(message.model);
+    // Said once where the conversation goes on; the log records each turn's model as it ran.
+    const label = modelLabel(message.model);
+    if (shownModel !== undefined && label !== shownModel && message.model.id && !message.model.problem) {
+      model.noteModel(`The next turn uses ${label}.`);
       refresh({ toEnd: true });
-      const scrollKey = host.getState()?.scrollKey;
-      if (scrollKey && sameSession) list.scrollToKey(scrollKey);
-      list.flush();
-      requestAnimationFrame(() => {
-        document.body.dataset.renderMs = String(Math.round(performance.now() - started));
-        document.body.dataset.rows = String(list.renderedCount);
-      });
-      document.body.dataset.handshake = 'complete';
-      return;
     }
-    case 'frames':
-      keepChips(message.frames);
-      giveBackUnsent(message.frames);
-      if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
-      if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
-      scheduleRefresh();
-      return;
-    case 'olderPage': {
-      loadingOlder = false;
-      olderPageSize.arrived(performance.now());
-      if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
-      else refreshChrome(); // nothing new, but the cursor moved (the start may be reached)
-      return;
-    }
-    case 'prefill':
-      if (message.replaces !== undefined && composer.value !== message.replaces) return; // the user has made it their own
-      composer.value = message.text;
-      input.focus();
-      return;
-    case 'modelChanged': {
-      showModel(message.model);
-      // Said once where the conversation goes on; the log records each turn's model as it ran.
-      const label = modelLabel(message.model);
-      if (shownModel !== undefined && label !== shownModel && message.model.id && !message.model.problem) {
-        model.noteModel(`The next turn uses ${label}.`);
-        refresh({ toEnd: true });
-      }
-      shownModel = label;
-      return;
-    }
-    case 'modelChoices':
-      modelMenu.setChoices(message.choices);
-      return;
-    case 'sideAnswer':
-      showSide(message);
-      return;
-    case 'commands':
-      composer.updateCommands(message.commands);
-      return;
-    case 'mentionResults':
-      if (message.id === mentionQuery) composer.showMentions(message.items);
-      return;
-    case 'attach':
-      composer.attach(message.item);
-      input.focus();
-      return;
-    case 'modeChosen':
-      showMode(message.mode);
-      return;
-    case 'suggestion':
-      if (message.sessionId !== model.sessionId) return; // for a session this page no longer shows
-      composer.offer(typeof message.text === 'string' && !model.readOnly && !model.running ? message.text : undefined);
-      refreshHint();
-      return;
-  }
-});
+    shownModel = label;
+  },
+  modelChoices: (message) => {
+    modelMenu.setChoices(message.choices);
+  },
+  sideAnswer: (message) => {
+    showSide(message);
+  },
+  commands: (message) => {
+    composer.updateCommands(message.commands);
+  },
+  mentionResults: (message) => {
+    if (message.id === mentionQuery) composer.showMentions(message.items);
+  },
+  attach: (message) => {
+    composer.attach(message.item);
+    input.focus();
+  },
+  modeChosen: (message) => {
+    showMode(message.mode);
+  },
+  suggestion: (message) => {
+    if (message.sessionId !== model.sessionId) return; // for a session this page no longer shows
+    composer.offer(typeof message.text === 'string' && !model.readOnly && !model.running ? message.text : undefined);
+    refreshHint();
+  },
+};
+onHostMessage(hostMessages);
 
 refreshChrome();
 host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });

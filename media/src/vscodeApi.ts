@@ -1,3 +1,4 @@
+import { dispatch, type MessageHandlers } from '../../src/protocol/handlers';
 import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages';
 
 /** UI-only state kept by VS Code across hide/show (never the transcript: that comes from the host). */
@@ -27,12 +28,14 @@ export function saveState(change: Partial<UiState>): void {
   host.setState({ draft: '', ...host.getState(), ...change });
 }
 
-/** Subscribes to messages from the host. The host is trusted, but the shape is still checked loosely. */
-export function onHostMessage(handler: (message: HostToWebview) => void): void {
+/**
+ * Hands each message from the host to its handler. The host is trusted, but the shape is still
+ * checked loosely: a message that is not an object with a type the page has a handler for is ignored.
+ */
+export function onHostMessage(handlers: MessageHandlers<HostToWebview>): void {
   window.addEventListener('message', (event: MessageEvent) => {
     const data = event.data as unknown;
-    if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string') {
-      handler(data as HostToWebview);
-    }
+    const type = typeof data === 'object' && data !== null ? (data as { type?: unknown }).type : undefined;
+    if (typeof type === 'string' && Object.hasOwn(handlers, type)) dispatch(handlers, data as HostToWebview);
   });
 }

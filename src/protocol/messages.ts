@@ -1,7 +1,10 @@
 /**
  * The typed protocol between the extension host and the Chat webview. Both sides import these
- * types; the host validates every incoming message with `parseWebviewMessage` (validate.ts) and
- * drops what it does not recognise. Names say the direction: `WebviewToHost`, `HostToWebview`.
+ * types; names say the direction: `WebviewToHost`, `HostToWebview`. Each message is declared here
+ * once; the rest is found from its type and checked by the compiler: the check of its fields in
+ * `WEBVIEW_MESSAGES` (validate.ts; the host drops what fails it or is not there), and its handler
+ * in the receiving side's `MessageHandlers` map (handlers.ts): ChatHub's for `WebviewToHost`,
+ * the page's (media/src/main.ts) for `HostToWebview`.
  */
 import type { ApprovalChoice, AttachmentKind, ChangeScope, SessionInfo, StreamFrame, TranscriptEntry } from './frames';
 import type { TurnMode } from './modes';

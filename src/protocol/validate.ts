@@ -11,6 +11,7 @@ import {
   QUEUE_ACTIONS,
   SLASH_COMMANDS,
   type AttachmentRef,
+  type CommandMessage,
   type MessageAction,
   type QueueAction,
   type WebviewToHost,
@@ -36,9 +37,9 @@ function text(raw: Record<string, unknown>, what: string): string | { reason: st
 const ATTACHMENT_KINDS: readonly string[] = ['file', 'selection', 'folder', 'editor', 'problems', 'gitDiff', 'image', 'mcpResource'];
 /** Base64 of at most MAX_IMAGE_BYTES bytes. */
 const MAX_IMAGE_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
-/** Kinds that name a place in the workspace. */
 /** An MCP resource as `server:uri` (the URI with its scheme). */
 const MCP_RESOURCE = /^[\w.-]+:[a-zA-Z][\w+.-]*:\S+$/;
+/** Kinds that name a place in the workspace. */
 const WITH_PATH: readonly string[] = ['file', 'selection', 'folder', 'editor'];
 
 /** A path the page names: relative, '/' separated, no '..' step, no control character. */
@@ -102,131 +103,126 @@ function attachments(raw: unknown): AttachmentRef[] | string {
   return out;
 }
 
-type Parsed = { ok: true; message: WebviewToHost } | { ok: false; reason: string };
-const fail = (reason: string): Parsed => ({ ok: false, reason });
-const ok = (message: WebviewToHost): Parsed => ({ ok: true, message });
+/** A message's check: the typed message with only the fields it knows (extra ones dropped), or why it is refused. */
+type Check<M> = (raw: Record<string, unknown>) => M | string;
 
 /**
- * Validates a message from the webview. Returns the typed message, or a reason it was rejected.
- * Extra fields are dropped so nothing unvalidated travels further.
+ * Every message the webview sends, by type, with the check of its fields: the host knows a message
+ * only from this table. Typed by `WebviewToHost`, a table missing a message type, or with a type
+ * the union does not have, fails typecheck.
+ */
+export const WEBVIEW_MESSAGES: { readonly [K in WebviewToHost['type']]: Check<Extract<WebviewToHost, { type: K }>> } = {
+  ready: (raw) =>
+    typeof raw.protocol === 'number' && Number.isInteger(raw.protocol) ? { type: 'ready', protocol: raw.protocol } : 'ready without an integer protocol',
+  framesAfter: (raw) => (isCount(raw.after) ? { type: 'framesAfter', after: raw.after } : 'framesAfter without a cursor'),
+  prompt: (raw) => {
+    if (!isId(raw.requestId)) return 'prompt without a requestId';
+    const t = text(raw, 'prompt');
+    if (typeof t !== 'string') return t.reason;
+    const mode = raw.mode;
+    if (mode !== undefined && !isTurnMode(mode)) return 'prompt with an unknown mode';
+    const attached = attachments(raw.attachments);
+    if (typeof attached === 'string') return `prompt with ${attached}`;
+    return {
+      type: 'prompt',
+      requestId: raw.requestId,
+      text: t,
+      ...(raw.steer === true ? { steer: true } : {}),
+      ...(mode ? { mode } : {}),
+      ...(attached.length > 0 ? { attachments: attached } : {}),
+      ...(raw.command === true ? { command: true as const } : {}),
+      ...(raw.goal === true ? { goal: true as const } : {}),
+    };
+  },
+  mentionQuery: (raw) => {
+    if (!isCount(raw.id)) return 'mentionQuery without an id';
+    if (typeof raw.query !== 'string' || raw.query.length > MAX_MENTION_QUERY) return `mentionQuery without a query of at most ${MAX_MENTION_QUERY} characters`;
+    return { type: 'mentionQuery', id: raw.id, query: raw.query };
+  },
+  cancel: () => ({ type: 'cancel' }),
+  queueAction: (raw) => {
+    if (!QUEUE_ACTIONS.includes(raw.action as QueueAction)) return 'queueAction with an unknown action';
+    if (!isId(raw.promptId)) return 'queueAction without a promptId';
+    return { type: 'queueAction', action: raw.action as QueueAction, promptId: raw.promptId };
+  },
+  approval: (raw) => {
+    if (!isId(raw.approvalId)) return 'approval without an approvalId';
+    if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'allow-always' && raw.decision !== 'deny')
+      return 'approval with an unknown decision';
+    return { type: 'approval', approvalId: raw.approvalId, decision: raw.decision };
+  },
+  openDiff: (raw) => (isId(raw.toolCallId) ? { type: 'openDiff', toolCallId: raw.toolCallId } : 'openDiff without a toolCallId'),
+  changes: (raw) => {
+    if (raw.action !== 'keep' && raw.action !== 'undo' && raw.action !== 'diff') return 'changes with an unknown action';
+    if (raw.scope !== 'turn' && raw.scope !== 'session') return 'changes with an unknown scope';
+    const keys = raw.keys;
+    const named = Array.isArray(keys) && keys.length <= MAX_CHANGE_KEYS && keys.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 8192);
+    if (keys !== 'all' && !named) return 'changes without valid keys';
+    if (raw.action === 'diff' && (keys === 'all' || keys.length !== 1)) return 'changes diff names one file';
+    return { type: 'changes', action: raw.action, scope: raw.scope, keys: keys === 'all' ? 'all' : [...(keys as string[])] };
+  },
+  messageAction: (raw) => {
+    if (!MESSAGE_ACTIONS.includes(raw.action as MessageAction)) return 'messageAction with an unknown action';
+    const hasMessage = isId(raw.messageId);
+    const hasRequest = isId(raw.requestId);
+    if (hasMessage === hasRequest) return 'messageAction needs exactly one of messageId and requestId';
+    return {
+      type: 'messageAction',
+      action: raw.action as MessageAction,
+      ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }),
+    };
+  },
+  loadOlder: (raw) => {
+    const before = raw.before;
+    if (!isId(raw.sessionId)) return 'loadOlder without a sessionId';
+    if (!isRecord(before) || !isCount(before.offset) || !(isCount(before.minRewind) || before.minRewind === null)) return 'loadOlder without a page cursor';
+    if (!isCount(raw.limit) || raw.limit < 1 || raw.limit > MAX_OLDER_PAGE) return `loadOlder without a page size of 1 to ${MAX_OLDER_PAGE}`;
+    return { type: 'loadOlder', sessionId: raw.sessionId, before: { offset: before.offset, minRewind: before.minRewind as number | null }, limit: raw.limit };
+  },
+  command: (raw) => {
+    const known =
+      (PAGE_COMMANDS as readonly unknown[]).includes(raw.name) ||
+      (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name));
+    if (!known) return 'command with an unknown name';
+    if (raw.arg !== undefined && (typeof raw.arg !== 'string' || raw.arg.length > 2000)) return 'command with a bad argument';
+    return { type: 'command', name: raw.name as CommandMessage['name'], ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) };
+  },
+  listModels: () => ({ type: 'listModels' }),
+  listCommands: () => ({ type: 'listCommands' }),
+  selectModel: (raw) => {
+    const choice = raw.choice;
+    if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider))
+      return 'selectModel without a model or provider';
+    if (choice.kind === 'model' && !(typeof choice.model === 'string' && choice.model.length > 0 && choice.model.length <= 256))
+      return 'selectModel without a model id';
+    return {
+      type: 'selectModel',
+      choice: { kind: choice.kind, provider: choice.provider, ...(choice.kind === 'model' ? { model: choice.model as string } : {}) },
+    };
+  },
+  sideQuestion: (raw) => {
+    if (!isId(raw.id)) return 'sideQuestion without an id';
+    const t = text(raw, 'sideQuestion');
+    return typeof t === 'string' ? { type: 'sideQuestion', id: raw.id, text: t } : t.reason;
+  },
+  keepSide: (raw) => (isId(raw.id) ? { type: 'keepSide', id: raw.id } : 'keepSide without an id'),
+  chooseMode: (raw) => (isTurnMode(raw.mode) ? { type: 'chooseMode', mode: raw.mode } : 'chooseMode without a known mode'),
+};
+
+type Parsed = { ok: true; message: WebviewToHost } | { ok: false; reason: string };
+
+/**
+ * Validates a message from the webview with its type's check in WEBVIEW_MESSAGES. Returns the
+ * typed message, or a reason it was rejected (not an object, a type not in the table, a field the
+ * check refuses).
  */
 export function parseWebviewMessage(raw: unknown): Parsed {
-  if (!isRecord(raw)) return fail('not an object');
-  switch (raw.type) {
-    case 'ready':
-      if (typeof raw.protocol !== 'number' || !Number.isInteger(raw.protocol)) return fail('ready without an integer protocol');
-      return ok({ type: 'ready', protocol: raw.protocol });
-    case 'framesAfter':
-      if (!isCount(raw.after)) return fail('framesAfter without a cursor');
-      return ok({ type: 'framesAfter', after: raw.after });
-    case 'prompt': {
-      if (!isId(raw.requestId)) return fail('prompt without a requestId');
-      const t = text(raw, 'prompt');
-      if (typeof t !== 'string') return fail(t.reason);
-      const mode = raw.mode;
-      if (mode !== undefined && !isTurnMode(mode)) return fail('prompt with an unknown mode');
-      const attached = attachments(raw.attachments);
-      if (typeof attached === 'string') return fail(`prompt with ${attached}`);
-      return ok({
-        type: 'prompt',
-        requestId: raw.requestId,
-        text: t,
-        ...(raw.steer === true ? { steer: true } : {}),
-        ...(mode ? { mode } : {}),
-        ...(attached.length > 0 ? { attachments: attached } : {}),
-        ...(raw.command === true ? { command: true } : {}),
-        ...(raw.goal === true ? { goal: true } : {}),
-      });
-    }
-    case 'mentionQuery':
-      if (!isCount(raw.id)) return fail('mentionQuery without an id');
-      if (typeof raw.query !== 'string' || raw.query.length > MAX_MENTION_QUERY)
-        return fail(`mentionQuery without a query of at most ${MAX_MENTION_QUERY} characters`);
-      return ok({ type: 'mentionQuery', id: raw.id, query: raw.query });
-    case 'cancel':
-      return ok({ type: 'cancel' });
-    case 'queueAction':
-      if (!QUEUE_ACTIONS.includes(raw.action as QueueAction)) return fail('queueAction with an unknown action');
-      if (!isId(raw.promptId)) return fail('queueAction without a promptId');
-      return ok({ type: 'queueAction', action: raw.action as QueueAction, promptId: raw.promptId });
-    case 'approval':
-      if (!isId(raw.approvalId)) return fail('approval without an approvalId');
-      if (raw.decision !== 'allow' && raw.decision !== 'allow-session' && raw.decision !== 'allow-always' && raw.decision !== 'deny')
-        return fail('approval with an unknown decision');
-      return ok({ type: 'approval', approvalId: raw.approvalId, decision: raw.decision });
-    case 'openDiff':
-      if (!isId(raw.toolCallId)) return fail('openDiff without a toolCallId');
-      return ok({ type: 'openDiff', toolCallId: raw.toolCallId });
-    case 'changes': {
-      if (raw.action !== 'keep' && raw.action !== 'undo' && raw.action !== 'diff') return fail('changes with an unknown action');
-      if (raw.scope !== 'turn' && raw.scope !== 'session') return fail('changes with an unknown scope');
-      const keys = raw.keys;
-      const named = Array.isArray(keys) && keys.length <= MAX_CHANGE_KEYS && keys.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 8192);
-      if (keys !== 'all' && !named) return fail('changes without valid keys');
-      if (raw.action === 'diff' && (keys === 'all' || keys.length !== 1)) return fail('changes diff names one file');
-      return ok({ type: 'changes', action: raw.action, scope: raw.scope, keys: keys === 'all' ? 'all' : [...(keys as string[])] });
-    }
-    case 'messageAction': {
-      if (!MESSAGE_ACTIONS.includes(raw.action as MessageAction)) return fail('messageAction with an unknown action');
-      const hasMessage = isId(raw.messageId);
-      const hasRequest = isId(raw.requestId);
-      if (hasMessage === hasRequest) return fail('messageAction needs exactly one of messageId and requestId');
-      return ok({
-        type: 'messageAction',
-        action: raw.action as MessageAction,
-        ...(hasMessage ? { messageId: raw.messageId as string } : { requestId: raw.requestId as string }),
-      });
-    }
-    case 'loadOlder': {
-      const before = raw.before;
-      if (!isId(raw.sessionId)) return fail('loadOlder without a sessionId');
-      if (!isRecord(before) || !isCount(before.offset) || !(isCount(before.minRewind) || before.minRewind === null))
-        return fail('loadOlder without a page cursor');
-      if (!isCount(raw.limit) || raw.limit < 1 || raw.limit > MAX_OLDER_PAGE) return fail(`loadOlder without a page size of 1 to ${MAX_OLDER_PAGE}`);
-      return ok({
-        type: 'loadOlder',
-        sessionId: raw.sessionId,
-        before: { offset: before.offset, minRewind: before.minRewind as number | null },
-        limit: raw.limit,
-      });
-    }
-    case 'command':
-      if (
-        (PAGE_COMMANDS as readonly unknown[]).includes(raw.name) ||
-        (typeof raw.name === 'string' && raw.name !== 'btw' && (SLASH_COMMANDS as readonly string[]).includes(raw.name))
-      ) {
-        if (raw.arg !== undefined && (typeof raw.arg !== 'string' || raw.arg.length > 2000)) return fail('command with a bad argument');
-        return ok({ type: 'command', name: raw.name as 'new', ...(typeof raw.arg === 'string' && raw.arg.trim() ? { arg: raw.arg.trim() } : {}) });
-      }
-      return fail('command with an unknown name');
-    case 'listModels':
-      return ok({ type: 'listModels' });
-    case 'listCommands':
-      return ok({ type: 'listCommands' });
-    case 'selectModel': {
-      const choice = raw.choice;
-      if (!isRecord(choice) || (choice.kind !== 'model' && choice.kind !== 'provider') || !isId(choice.provider))
-        return fail('selectModel without a model or provider');
-      if (choice.kind === 'model' && !(typeof choice.model === 'string' && choice.model.length > 0 && choice.model.length <= 256))
-        return fail('selectModel without a model id');
-      return ok({
-        type: 'selectModel',
-        choice: { kind: choice.kind, provider: choice.provider, ...(choice.kind === 'model' ? { model: choice.model as string } : {}) },
-      });
-    }
-    case 'sideQuestion': {
-      if (!isId(raw.id)) return fail('sideQuestion without an id');
-      const t = text(raw, 'sideQuestion');
-      if (typeof t !== 'string') return fail(t.reason);
-      return ok({ type: 'sideQuestion', id: raw.id, text: t });
-    }
-    case 'chooseMode':
-      if (!isTurnMode(raw.mode)) return fail('chooseMode without a known mode');
-      return ok({ type: 'chooseMode', mode: raw.mode });
-    case 'keepSide':
-      if (!isId(raw.id)) return fail('keepSide without an id');
-      return ok({ type: 'keepSide', id: raw.id });
-    default:
-      return fail(`unknown type ${JSON.stringify(String(raw.type)).slice(0, 40)}`);
-  }
+  if (!isRecord(raw)) return { ok: false, reason: 'not an object' };
+  const type = raw.type;
+  // Own keys only: `toString` or `__proto__` are no message types.
+  if (typeof type !== 'string' || !Object.hasOwn(WEBVIEW_MESSAGES, type))
+    return { ok: false, reason: `unknown type ${JSON.stringify(String(type)).slice(0, 40)}` };
+  const check = WEBVIEW_MESSAGES[type as WebviewToHost['type']] as Check<WebviewToHost>;
+  const message = check(raw);
+  return typeof message === 'string' ? { ok: false, reason: message } : { ok: true, message };
 }

@@ -65,6 +65,13 @@ test('malformed and unknown webview messages are rejected with a reason', () => 
     { type: 'prompt', requestId: 'r', text: 'x'.repeat(MAX_PROMPT_CHARS + 1) },
     { type: 'prompt', requestId: 'r'.repeat(200), text: 'x' },
     { type: 'runShell', command: 'rm -rf /' },
+    // Names every object has are no message types.
+    { type: 'toString' },
+    { type: 'constructor' },
+    { type: '__proto__' },
+    { type: 'hasOwnProperty' },
+    { type: 1 },
+    { protocol: PROTOCOL_VERSION },
     { type: 'messageAction', action: 'delete', messageId: 'm' },
     { type: 'openDiff' },
     { type: 'openDiff', toolCallId: 'c'.repeat(200) },

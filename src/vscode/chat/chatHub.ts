@@ -20,6 +20,7 @@ import {
   type SlashCommand,
   type WebviewToHost,
 } from '../../protocol/messages';
+import { dispatch, type MessageHandlers } from '../../protocol/handlers';
 import { reported } from '../reported';
 import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
@@ -253,111 +254,89 @@ export class ChatHub extends Disposable {
   private receive(page: ChatPage, message: WebviewToHost): void {
     // What the page does by itself (its handshake, catching up, paging) says nothing about where the user is.
     if (message.type !== 'ready' && message.type !== 'framesAfter' && message.type !== 'loadOlder') this.lastActive = page;
-    void reported(this.logger, `chat: ${message.type}`, () => this.handle(page, message));
+    void reported(this.logger, `chat: ${message.type}`, () => dispatch(this.handlers, message, page));
   }
 
-  private async handle(page: ChatPage, message: WebviewToHost): Promise<void> {
-    switch (message.type) {
-      case 'ready':
-        if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
-        this.logger.info(`chat page ready (${page.surface.place})`);
-        await this.snapshot(page);
-        for (const item of this.waitingChips.splice(0)) page.post({ type: 'attach', item });
-        if (!this.restored) {
-          this.restored = true;
-          await this.current.restore(); // after a window reload: the session shown before
-        }
-        return;
-      case 'framesAfter': {
-        const frames = this.current.framesAfter(message.after);
-        if (frames && this.current.currentId) page.post({ type: 'frames', sessionId: this.current.currentId, frames });
-        else await this.snapshot(page);
+  /** What the host does with each message of the page (the page that sent it is the second argument). */
+  private readonly handlers: MessageHandlers<WebviewToHost, [ChatPage], Promise<void> | void> = {
+    ready: async (message, page) => {
+      if (message.protocol !== PROTOCOL_VERSION) this.logger.warn(`webview speaks protocol ${message.protocol}, host ${PROTOCOL_VERSION}`);
+      this.logger.info(`chat page ready (${page.surface.place})`);
+      await this.snapshot(page);
+      for (const item of this.waitingChips.splice(0)) page.post({ type: 'attach', item });
+      if (!this.restored) {
+        this.restored = true;
+        await this.current.restore(); // after a window reload: the session shown before
+      }
+    },
+    framesAfter: async (message, page) => {
+      const frames = this.current.framesAfter(message.after);
+      if (frames && this.current.currentId) page.post({ type: 'frames', sessionId: this.current.currentId, frames });
+      else await this.snapshot(page);
+    },
+    prompt: async (message) => {
+      const refs = message.attachments;
+      const mentioned = resourceMentions(message.text).length > 0;
+      await this.current.prompt(message.requestId, message.text, message.steer === true, {
+        ...(message.mode ? { mode: message.mode } : {}),
+        ...(refs || mentioned ? { attachments: () => this.attachments(refs ?? [], message.text) } : {}),
+        ...(message.command ? { expand: (text: string) => this.expand(text) } : {}),
+        ...(message.goal ? { goal: true } : {}),
+      });
+    },
+    listCommands: (_message, page) => this.listCommands(page),
+    chooseMode: (message) => {
+      this.chosenModes.set(this.current.currentId ?? '', message.mode);
+      this.post({ type: 'modeChosen', mode: message.mode });
+    },
+    mentionQuery: async (message, page) => page.post({ type: 'mentionResults', id: message.id, items: await this.mentions.find(message.query) }),
+    cancel: () => this.current.cancel(),
+    queueAction: (message) => this.current.queueAction(message.action, message.promptId),
+    approval: (message) => this.current.approvals.answer(message.approvalId, message.decision),
+    loadOlder: (message, page) => {
+      const older = this.current.olderPage(message.sessionId, message.before, message.limit);
+      if (older) page.post(older);
+    },
+    command: async (message) => {
+      await vscode.commands.executeCommand(COMMANDS[message.name], ...commandArgs(message));
+    },
+    listModels: async (_message, page) => page.post({ type: 'modelChoices', choices: await listModelChoices(this.secrets) }),
+    selectModel: (message) => switchModel(this.secrets, message.choice),
+    sideQuestion: (message, page) => {
+      this.sideAskers.set(message.id, page);
+      return this.current.askSide(message.id, message.text);
+    },
+    keepSide: async (message) => {
+      const forkId = await this.current.keepSide(message.id);
+      if (!forkId) return;
+      this.revealer?.(forkId);
+      void vscode.window
+        .showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork')
+        .then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
+    },
+    openDiff: async (message) => {
+      const sessionId = this.current.currentId;
+      if (sessionId && this.store) await openToolDiff(this.store, sessionId, message.toolCallId);
+    },
+    changes: async (message) => {
+      const sessionId = this.current.currentId;
+      if (!sessionId || !this.store) return;
+      if (message.action === 'diff') {
+        const file = this.current.changedFile(message.keys[0]!, message.scope);
+        if (file) await openChangeDiff(this.store, sessionId, file, message.scope);
         return;
       }
-      case 'prompt': {
-        const refs = message.attachments;
-        const mentioned = resourceMentions(message.text).length > 0;
-        await this.current.prompt(message.requestId, message.text, message.steer === true, {
-          ...(message.mode ? { mode: message.mode } : {}),
-          ...(refs || mentioned ? { attachments: () => this.attachments(refs ?? [], message.text) } : {}),
-          ...(message.command ? { expand: (text: string) => this.expand(text) } : {}),
-          ...(message.goal ? { goal: true } : {}),
-        });
-        return;
-      }
-      case 'listCommands':
-        await this.listCommands(page);
-        return;
-      case 'chooseMode':
-        this.chosenModes.set(this.current.currentId ?? '', message.mode);
-        this.post({ type: 'modeChosen', mode: message.mode });
-        return;
-      case 'mentionQuery':
-        page.post({ type: 'mentionResults', id: message.id, items: await this.mentions.find(message.query) });
-        return;
-      case 'cancel':
-        this.current.cancel();
-        return;
-      case 'queueAction':
-        await this.current.queueAction(message.action, message.promptId);
-        return;
-      case 'approval':
-        this.current.approvals.answer(message.approvalId, message.decision);
-        return;
-      case 'loadOlder': {
-        const older = this.current.olderPage(message.sessionId, message.before, message.limit);
-        if (older) page.post(older);
-        return;
-      }
-      case 'command':
-        await vscode.commands.executeCommand(COMMANDS[message.name], ...commandArgs(message));
-        return;
-      case 'listModels':
-        page.post({ type: 'modelChoices', choices: await listModelChoices(this.secrets) });
-        return;
-      case 'selectModel':
-        await switchModel(this.secrets, message.choice);
-        return;
-      case 'sideQuestion':
-        this.sideAskers.set(message.id, page);
-        await this.current.askSide(message.id, message.text);
-        return;
-      case 'keepSide': {
-        const forkId = await this.current.keepSide(message.id);
-        if (forkId) this.revealer?.(forkId);
-        if (forkId)
-          void vscode.window
-            .showInformationMessage('Kept the side question as a fork of this session.', 'Open Fork')
-            .then((c) => c && vscode.commands.executeCommand('braid.openSession', forkId));
-        return;
-      }
-      case 'openDiff': {
-        const sessionId = this.current.currentId;
-        if (sessionId && this.store) await openToolDiff(this.store, sessionId, message.toolCallId);
-        return;
-      }
-      case 'changes': {
-        const sessionId = this.current.currentId;
-        if (!sessionId || !this.store) return;
-        if (message.action === 'diff') {
-          const file = this.current.changedFile(message.keys[0]!, message.scope);
-          if (file) await openChangeDiff(this.store, sessionId, file, message.scope);
-          return;
-        }
-        const result = await this.current.changeFiles(message.action, message.scope, message.keys);
-        if (message.action === 'undo') showChangesUndone(this.current, sessionId, result, this.logger);
-        return;
-      }
-      case 'messageAction': {
-        const sessionId = this.current.currentId;
-        if (!sessionId || !this.actionHandler) return;
-        // A prompt sent from a page is named by its request id, which was its message key.
-        const messageId = message.messageId ?? userMessageId(sessionId, message.requestId!);
-        await this.actionHandler(message.action, sessionId, messageId);
-        return;
-      }
-    }
-  }
+      const result = await this.current.changeFiles(message.action, message.scope, message.keys);
+      if (message.action === 'undo') showChangesUndone(this.current, sessionId, result, this.logger);
+    },
+    messageAction: async (message) => {
+      const sessionId = this.current.currentId;
+      if (!sessionId || !this.actionHandler) return;
+      // A prompt sent from a page is named by its request id, which was its message key.
+      const messageId = message.messageId ?? userMessageId(sessionId, message.requestId!);
+      await this.actionHandler(message.action, sessionId, messageId);
+    },
+  };
 
   /** Sends everything a page shows, from scratch: to one page, or to all of them. */
   private async snapshot(only?: ChatPage): Promise<void> {
