@@ -7,7 +7,7 @@ import { addTurn, assistantMessage, openStore, tempRoots, userMessage } from '..
 
 // `show --json` pinned byte for byte: JSON.stringify's layout with two spaces, the keys in their
 // order, every character a terminal acts on written as \uXXXX, one newline at the end; the
-// messages those of the effective history after a rewind (docs/cli.md, JSON output).
+// messages those of the effective history after a rewind (docs/cli.md, JSON shapes).
 const roots = tempRoots();
 after(roots.cleanup);
 
