@@ -27,7 +27,7 @@ function titleOf(i: number): string {
   return `Task ${letters}: ${[0, 1, 2].map((k) => TITLE_WORDS[(i * 7 + k * 3) % TITLE_WORDS.length]).join(' ')}`;
 }
 
-const CODE_LINES = [
+export const CODE_LINES = [
   'export function handle(request: Request, options: Options): Response {',
   '  const parsed = parseHeaders(request.headers, options.strict);',
   '  if (!parsed.ok) throw new Error(`bad header: ${parsed.reason}`);',
@@ -40,7 +40,7 @@ const CODE_LINES = [
   '  const session = await store.open(id, { workspace: config.root });',
 ];
 
-const OUTPUT_LINES = [
+export const OUTPUT_LINES = [
   '> braid@0.1.0 test',
   'PASS test/unit/parser.test.ts (1.2 s)',
   'PASS test/unit/index.test.ts',
@@ -57,7 +57,7 @@ function sentence(seed: number, words: number): string {
 }
 
 /** About `chars` characters of prose from the word list, varied by `next`. */
-function prose(next: () => number, chars: number): string {
+export function prose(next: () => number, chars: number): string {
   const out: string[] = [];
   let length = 0;
   while (length < chars) {
@@ -69,7 +69,7 @@ function prose(next: () => number, chars: number): string {
 }
 
 /** About `bytes` of lines drawn from `lines`, numbered like a file or a command's output. */
-function textBlock(next: () => number, lines: readonly string[], bytes: number): string {
+export function textBlock(next: () => number, lines: readonly string[], bytes: number): string {
   const out: string[] = [];
   let length = 0;
   for (let n = 1; length < bytes; n++) {
@@ -89,11 +89,11 @@ const USAGE = {
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.002 },
 };
 
-function assistant(ts: number, content: unknown[], stopReason: 'stop' | 'toolUse'): object {
+export function assistant(ts: number, content: unknown[], stopReason: 'stop' | 'toolUse'): object {
   return { role: 'assistant', api: 'openai-completions', provider: 'bench', model: 'bench-model', usage: USAGE, stopReason, timestamp: ts, content };
 }
 
-function usageOf(turn: number, messageId: string, ts: number, stopReason: string): NewRecord {
+export function usageOf(turn: number, messageId: string, ts: number, stopReason: string): NewRecord {
   return {
     t: 'usage',
     turn,

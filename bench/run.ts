@@ -7,6 +7,7 @@
 // `--as before|after` picks its column); `-- --chat-paging` the Chat view paging in a real VS Code
 // (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
 // `-- --prefix` the prompt's prefix across a session's turns (bench/prefix.ts; `--as before|after`);
+// `-- --turn-ops` rewind, undo, fork and show --json as new processes on a 100 MB log (bench/turnOps.ts; `--as before|after`);
 // `-- --huge-prompts` titles of first prompts of 100 KB to 60 MB (bench/hugePrompts.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
@@ -38,6 +39,7 @@ const FORK_REWIND_HEADING = '## Fork, rewind and full replay';
 const STARTUP_HEADING = '## Startup and the git context per turn';
 const PREFIX_HEADING = '## Prompt prefix across turns';
 const HUGE_PROMPTS_HEADING = '## Titles of huge first prompts';
+const TURN_OPS_HEADING = '## Fresh-process turn operations on a 100 MB log';
 /** The last full run's figures, from which `--render` writes RESULTS.md again. */
 const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   if (argv[0] === '--startup-child') return startupChild(argv.slice(1), wasmPath);
   if (argv.includes('--turn-io')) return runTsBench('turnIo.ts', argv);
   if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
+  if (argv.includes('--turn-ops')) return runTsBench('turnOps.ts', argv, ['--mb', '--runs', '--no-write']);
   if (argv.includes('--huge-prompts')) return runTsBench('hugePrompts.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
@@ -147,7 +150,7 @@ function render(): void {
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
  * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing, titles
- * of huge first prompts.
+ * of huge first prompts, fresh-process turn operations.
  */
 function keptSections(previous: string): string {
   const kept = [
@@ -158,6 +161,7 @@ function keptSections(previous: string): string {
     STARTUP_HEADING,
     IMPORT_HEADING,
     HUGE_PROMPTS_HEADING,
+    TURN_OPS_HEADING,
   ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));
   return kept.filter((k) => k.trim()).join('\n');
 }
@@ -167,10 +171,17 @@ function machine(): string {
   return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
-/** Runs a bench of its own process (bench/turnIo.ts, bench/prefix.ts, bench/hugePrompts.ts), passing `--as`. */
-function runTsBench(file: string, argv: readonly string[]): void {
-  const as = argv.indexOf('--as');
-  const args = as >= 0 ? ['--as', argv[as + 1] ?? ''] : [];
+/**
+ * Runs a bench of its own process (bench/turnIo.ts, bench/prefix.ts, bench/turnOps.ts,
+ * bench/hugePrompts.ts), passing `--as` and the options named in `passed` (`--no-write` alone,
+ * the others with their value).
+ */
+function runTsBench(file: string, argv: readonly string[], passed: readonly string[] = []): void {
+  const args = ['--as', ...passed].flatMap((name) => {
+    const at = argv.indexOf(name);
+    if (at < 0) return [];
+    return name === '--no-write' ? [name] : [name, argv[at + 1] ?? ''];
+  });
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', file), ...args], {
     stdio: 'inherit',
   });

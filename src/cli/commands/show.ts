@@ -10,7 +10,7 @@ import { PROMPT_IDS, shortForms } from '../idPrefix';
 import { promptsOf, shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
-import { injectedOf, isPromptRecord, type InjectedContext, type MessageRecord } from '../../core/wire/records';
+import { injectedOf, isPromptRecord, type MessageRecord } from '../../core/wire/records';
 import type { History } from '../../core/wire/replay';
 import { todoListOf } from '../../core/format/logFold';
 import { todoListText, type TodoList } from '../../core/format/todoList';
@@ -25,14 +25,12 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
   const [typed] = expectPositionals(args, ['id']);
   return withSession(ctx, typed!, async (store, id) => {
     const state = store.get(id);
-    const history = store.history(id);
-    const fold = store.index.summaryOf(id)?.fold;
-    const todos = fold ? todoListOf(fold) : null;
+    const todos = todosOf(store, id);
     if (args.options.has('json')) {
-      const messages = history.messages.map((m) => ({ id: m.id, turn: m.turn, role: m.message.role, text: promptText(m.message), ...contextOf(m) }));
-      ctx.out(`${jsonText({ state, messages, todos }, 2)}\n`);
+      writeShowJson(ctx, state, store.history(id), todos);
       return 0;
     }
+    const history = store.history(id);
     const lines = [
       oneLine(`${shownTitle(state) || '(untitled)'}  [${shortSessionId(store, state.id)}: ${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
@@ -113,10 +111,45 @@ function todoLines(todos: TodoList | null): string[] {
   ];
 }
 
-/** `injected` in show's JSON: what another tool added, when the message is that. */
-function contextOf(m: MessageRecord): { injected?: InjectedContext } {
+/** The model's todo list as the session's summary folds it (null when it has none). */
+function todosOf(store: SessionStore, id: string): TodoList | null {
+  const fold = store.index.summaryOf(id)?.fold;
+  return fold ? todoListOf(fold) : null;
+}
+
+/** Bytes of show's JSON written at once: a long session's is written as it is made, never held whole. */
+const JSON_CHUNK_CHARS = 1024 * 1024;
+
+/**
+ * `{state, messages, todos}` as `jsonText(value, 2)` writes it, a message at a time (a long
+ * session's JSON is never held whole). jsonText leaves nothing a terminal acts on, so the text
+ * goes out as it is, spared terminalSafe's pass over it.
+ */
+function writeShowJson(ctx: CliContext, state: SessionState, history: History, todos: TodoList | null): void {
+  let chunk = `{\n  "state": ${nested(state)},\n  "messages": [`;
+  history.messages.forEach((m, i) => {
+    chunk += `${i === 0 ? '' : ','}\n    ${messageJson(m)}`;
+    if (chunk.length < JSON_CHUNK_CHARS) return;
+    ctx.outRaw(chunk);
+    chunk = '';
+  });
+  ctx.outRaw(`${chunk}${history.messages.length > 0 ? '\n  ' : ''}],\n  "todos": ${nested(todos)}\n}\n`);
+}
+
+/** A value as jsonText lays it out two spaces deep (a JSON text holds no newline but its layout's). */
+function nested(value: unknown): string {
+  return jsonText(value, 2).replace(/\n/g, '\n  ');
+}
+
+/**
+ * A message of show's JSON, `{id, turn, role, text, injected?}`, as jsonText lays it out four
+ * spaces deep, written field by field: a read record's id and role are strings and its turn a
+ * whole number (records.ts, hasRequiredFields), its text a string, so only the strings need JSON.
+ */
+function messageJson(m: MessageRecord): string {
   const injected = injectedOf(m);
-  return injected ? { injected } : {};
+  const context = injected ? `,\n      "injected": {\n        "by": ${jsonText(injected.by)},\n        "kind": ${jsonText(injected.kind)}\n      }` : '';
+  return `{\n      "id": ${jsonText(m.id)},\n      "turn": ${m.turn},\n      "role": ${jsonText(m.message.role)},\n      "text": ${jsonText(promptText(m.message))}${context}\n    }`;
 }
 
 /** Each prompt's id shortened where unique among every prompt of the log, the set `rewind --to` resolves in. */
