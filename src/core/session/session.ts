@@ -32,7 +32,16 @@ import { staleTodoReminder, type TodoList } from '../format/todoList';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { CacheBreakRecord, ContextRecord, InjectedContext, MemoryFact, MemoryRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import {
+  REDO_CALL,
+  type CacheBreakRecord,
+  type ContextRecord,
+  type InjectedContext,
+  type MemoryFact,
+  type MemoryRecord,
+  type ModelSnapshot,
+  type TurnOutcome,
+} from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
 import { notCalled, RepeatedCalls, type RepeatLimits } from './repeatedCalls';
 import { readLastCall } from '../wire/lastCall';
@@ -67,7 +76,7 @@ import { readContextTail } from '../wire/contextTail';
 import { isFolder, realPath } from '../fs/probe';
 import { DEFAULT_MODE, isTurnMode, type TurnMode } from '../../protocol/modes';
 import { modeReminder } from './modes';
-import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, REDO_CALL, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
+import { ChangeLedger, ChangesView, keepRecords, LineCounts, pendingDeltas, undoDeltas, type FileDelta, type UndoneChanges } from '../store/changes';
 import type { ChangeScope, ChangesInfo } from '../../protocol/frames';
 
 /** How a goal run's prompt goes to the model (goal.ts). */
