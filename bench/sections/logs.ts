@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../src/core/logger';
-import { turnEndOffset } from '../../src/core/store/fork';
+import { readSessionSummary } from '../../src/core/format/summary';
 import { SessionStore } from '../../src/core/store/sessionStore';
 import type { BenchContext } from '../context';
 import { generateLogOfRecords, withCompactions } from '../generate';
@@ -22,12 +22,14 @@ export async function measureLogOf(ctx: BenchContext, records: number): Promise<
     const session = await setup.create({ workspaceDir: '/bench/log' });
     const log = setup.layout.agentLog(setup.locate(session.id));
     const generated = generateLogOfRecords(log, records);
-    setup.index.rereadFolder(setup.locate(session.id));
+    const dir = setup.locate(session.id);
+    setup.index.rereadFolder(dir);
     await setup.close();
     const compacted = path.join(root, 'compacted.jsonl');
     const compactedMb = withCompactions(log, compacted, 10) / 1024 / 1024;
     const middleTurn = Math.max(1, Math.floor(generated.records / 8 / 2));
-    const cut = turnEndOffset(log, middleTurn) as { offset: number };
+    // Where the middle turn ends, from the session's turn map: the fork's cut.
+    const cut = { offset: readSessionSummary(dir).summary.fold.turns.find((t) => t.turn === middleTurn)!.end };
     const target: LogTarget = { storeRoot, log, compacted, sessionId: session.id, middleTurn, cutOffset: cut.offset, runs: ctx.quick ? 3 : 5 };
     const m = (await ctx.measure('braidMeasures', { kind: 'log', args: { log: target } })).log!;
     const mb = generated.bytes / 1024 / 1024;

@@ -4,7 +4,9 @@ import { type SessionStore } from '../core/store/sessionStore';
 import { SessionNotFoundError } from '../core/store/errors';
 import { promptText } from '../core/format/messageText';
 import { textStart } from '../core/format/textStart';
-import { isKnown, isPromptRecord, type MessageRecord, type RewindRecord } from '../core/wire/records';
+import { isKnown, isPromptRecord, type MessageRecord } from '../core/wire/records';
+import { factsOf } from '../core/format/logFold';
+import { turnPrompt } from '../core/store/droppedTurns';
 import { scanWireLog } from '../core/wire/wireReader';
 import { sessionShortForms } from '../core/format/sessionShortIds';
 import { rowLine } from './commands/format';
@@ -112,37 +114,27 @@ export function resolvePromptId(store: SessionStore, sessionId: string, typed: s
 }
 
 /**
- * The prompt that began effective turn `turn` of a session: what `rewind --turn` goes back to.
- * When the session's last act was a rewind to that turn, its prompt (rewinding again restores
- * what that rewind left, as `--to` would). Refused when there is no such turn, or while it runs.
+ * The prompt that began effective turn `turn` of a session: what `rewind --turn` goes back to,
+ * read from that turn's span in the log (the session's turn map says where it lies). When the
+ * session's last act was a rewind to that turn, its prompt (rewinding again restores what that
+ * rewind left, as `--to` would). Refused when there is no such turn, or while it runs.
  */
 export function promptOfTurn(store: SessionStore, sessionId: string, turn: number): string {
-  const history = store.history(sessionId);
-  if (history.openTurn === turn) throw new Error(`turn ${turn} of ${shortSessionId(store, sessionId)} is still running; stop it before rewinding`);
+  const dir = store.locate(sessionId);
+  const summary = store.summaryAt(dir);
+  const fold = summary.fold;
+  if (factsOf(fold).openTurn === turn) throw new Error(`turn ${turn} of ${shortSessionId(store, sessionId)} is still running; stop it before rewinding`);
+  const facts = fold.turns.find((t) => t.turn === turn);
   // A turn another tool began with its own context (an imported command) has no prompt: its first user message marks it.
-  const prompt =
-    history.messages.find((m) => m.turn === turn && isPromptRecord(m)) ?? history.messages.find((m) => m.turn === turn && m.message.role === 'user');
+  const prompt = facts && turnPrompt(store.layout.agentLog(dir), facts);
   if (prompt) return prompt.id;
-  const again = lastRewindTo(store, sessionId);
-  if (again?.toTurn === turn) return again.messageId;
-  if (history.turnBegins.some((b) => b.turn === turn))
+  const last = fold.lastRewind;
+  if (typeof last === 'object' && last?.toTurn === turn) return last.messageId;
+  if (facts?.began)
     throw new Error(`turn ${turn} of ${shortSessionId(store, sessionId)} has no prompt saved (it was cut short); rewind to turn ${turn - 1} or earlier`);
   throw new Error(
-    `session ${shortSessionId(store, sessionId)} has no turn ${turn}; it has ${counted(history.turnBegins.length, 'turn')} (braid show ${shortSessionId(store, sessionId)} numbers them)`,
+    `session ${shortSessionId(store, sessionId)} has no turn ${turn}; it has ${counted(summary.state.turnCount, 'turn')} (braid show ${shortSessionId(store, sessionId)} numbers them)`,
   );
-}
-
-/** The session's last rewind when nothing came after it (no turn, no message). */
-function lastRewindTo(store: SessionStore, sessionId: string): RewindRecord | undefined {
-  let last: RewindRecord | undefined;
-  scanWireLog(
-    store.layout.agentLog(store.locate(sessionId)),
-    (r) => {
-      if (isKnown(r)) last = r.t === 'rewind' ? r : undefined;
-    },
-    { only: ['rewind', 'turn_begin', 'message'] },
-  );
-  return last;
 }
 
 /** Opens the store (there must be one), resolves `typed` to a session's id, and runs `fn` with both. */

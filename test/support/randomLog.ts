@@ -1,6 +1,7 @@
 // Random main logs for the property tests of the readers that take a log by its lines' heads (fork's
 // folding copy, rewind's read from the end, the selective scan): turns with shell and file tools,
-// their large results, usage, rewinds and their undo, `forked` records, compactions, side calls,
+// their large results, usage, rewinds and their undo (the dropped records copied back, as Braid
+// undid one before it wrote `undo_rewind`, and that record), `forked` records, compactions, side calls,
 // records of an older turn, unknown records, records laid out otherwise than the writer lays
 // them out, blank and garbage lines, lines cut short, invalid UTF-8, a turn left open, a torn tail.
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ export type LogOp =
   | { kind: 'turn'; prompt: string; tools: Array<'bash' | 'read_file'>; resultChars: number; answer: string; outcome: TurnOutcome | 'open'; model: number }
   | { kind: 'rewind'; pick: number }
   | { kind: 'undo' }
+  | { kind: 'undo-record' }
   | { kind: 'forked'; turn: number | null }
   | { kind: 'side-call' }
   | { kind: 'compaction' }
@@ -47,6 +49,7 @@ export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'undo' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'undo-record' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('forked' as const), turn: fc.option(fc.integer({ min: 1, max: 5 })) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'side-call' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'compaction' as const }) },
@@ -76,6 +79,8 @@ export class RandomLog {
   /** Effective turns: each turn's records as written (for undo) and its prompt id. */
   private turns: Array<{ turn: number; promptId: string; records: NewRecord[] }> = [];
   private lastRewind: { toTurn: number; dropped: NewRecord[] } | undefined;
+  /** The effective turns before the last rewind, while an `undo_rewind` record may undo it (no turn began and no message came since). */
+  private beforeRewind: { toTurn: number; turns: RandomLog['turns'] } | undefined;
   /** A turn that began and has not ended: the log may end with it (a running session). */
   private open: number | undefined;
   private ts = 1_700_000_000_000;
@@ -133,6 +138,7 @@ export class RandomLog {
         const target = this.turns[op.pick % this.turns.length]!;
         const dropped = this.turns.filter((t) => t.turn >= target.turn);
         this.write({ t: 'rewind', toTurn: target.turn, messageId: target.promptId, files: false });
+        this.beforeRewind = { toTurn: target.turn, turns: this.turns };
         this.turns = this.turns.filter((t) => t.turn < target.turn);
         this.lastRewind = { toTurn: target.turn, dropped: dropped.flatMap((t) => t.records) };
         return;
@@ -147,9 +153,20 @@ export class RandomLog {
           this.turns.push({ turn, promptId: prompt?.id ?? '', records });
         }
         this.lastRewind = undefined;
+        this.beforeRewind = undefined;
+        return;
+      }
+      case 'undo-record': {
+        // As Braid undoes a rewind: one record, while nothing went on since.
+        if (!this.beforeRewind) return;
+        this.write({ t: 'undo_rewind', toTurn: this.beforeRewind.toTurn });
+        this.turns = this.beforeRewind.turns;
+        this.beforeRewind = undefined;
+        this.lastRewind = undefined;
         return;
       }
       case 'forked':
+        this.beforeRewind = undefined;
         return this.write({ t: 'forked', from: { sessionId: newSessionId(), turn: op.turn } });
       case 'side-call':
         return this.write(usage(this.turns.at(-1)?.turn ?? 0, this.id('side_'), 'side-question'));
@@ -162,6 +179,7 @@ export class RandomLog {
       case 'older-turn': {
         const older = this.turns.at(-2);
         if (older) this.write({ t: 'message', turn: older.turn, id: this.id('msg_'), message: assistant('appended to an older turn', []) });
+        if (older) this.beforeRewind = undefined;
         return;
       }
       case 'unknown':
@@ -238,6 +256,7 @@ export class RandomLog {
     for (const r of records) this.write(r);
     this.turns.push({ turn, promptId, records });
     this.lastRewind = undefined;
+    this.beforeRewind = undefined;
     if (op.outcome === 'open') this.open = turn;
   }
 }

@@ -88,11 +88,15 @@ export async function rewind(ctx: CliContext, argv: readonly string[]): Promise<
   return withSession(ctx, typed!, async (store, id) => {
     const messageId = turn !== undefined ? promptOfTurn(store, id, turn) : resolvePromptId(store, id, to!);
     if (args.options.has('preview')) {
-      const preview = previewRewind(store, id, messageId);
+      const preview = previewRewind(store, id, messageId, turn);
       ctx.out(args.options.has('json') ? `${jsonText(preview)}\n` : describe(preview));
       return 0;
     }
-    const result = await rewindSession(store, id, messageId, { files: args.options.has('files'), confirmOutside: args.options.has('confirm-outside') });
+    const result = await rewindSession(store, id, messageId, {
+      files: args.options.has('files'),
+      confirmOutside: args.options.has('confirm-outside'),
+      ...(turn !== undefined ? { turn } : {}),
+    });
     if (args.options.has('json')) ctx.out(`${jsonText(result)}\n`);
     else {
       ctx.out(describe(result));

@@ -1,6 +1,6 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
-import type { KnownRecord } from '../wire/records';
+import { isChangeUndoLine, type KnownRecord } from '../wire/records';
 import { TODO_TOOL } from './todoList';
 
 /** Record types of which the fold takes only the turn and the time (their turn exists). */
@@ -23,6 +23,7 @@ export function recordFromHead(buf: Buffer, start: number, end: number, head: Li
   if (head?.turn === undefined) return undefined;
   const counted = head.role === 'toolResult' ? countedResult(buf, head) : head.role === 'assistant' && !buf.subarray(start, end).includes(TEXT_BLOCK);
   if (!counted && !TURN_ONLY.has(head.type)) return undefined;
+  if (head.type === 'file_change' && isChangeUndoLine(buf, start, end)) return undefined; // the fold notes where those lie
   const ts = trailingTs(buf, start, end);
   if (ts === undefined) return undefined;
   const { turn } = head;

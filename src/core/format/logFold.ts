@@ -1,14 +1,36 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { callId } from '../wire/replay';
-import { injectedOf, isKnown, type MessageRecord, type ModelSnapshot, type TurnOutcome, type UsageRecord, type WireRecord } from '../wire/records';
+import type { WrittenLine } from '../wire/wireLog';
+import {
+  injectedOf,
+  isChangeUndo,
+  isKnown,
+  parseRecordLine,
+  type MessageRecord,
+  type ModelSnapshot,
+  type TurnOutcome,
+  type UsageRecord,
+  type WireRecord,
+} from '../wire/records';
 import { messageText, previewOf, promptText } from './messageText';
 import { addToTotals, addUsage, type UsageBucket } from './usage';
 import { forkSource, isTime, zeroUsage, type ForkSource, type SessionStatus, type UsageTotals } from './sessionState';
 import { TODO_TOOL, todoItemsOf, type TodoItem, type TodoList } from './todoList';
 
-/** What the fold keeps of one effective turn: enough to answer for the session after a rewind drops later turns. */
+/**
+ * What the fold keeps of one effective turn: where it lies in the log, and enough to answer for the
+ * session when a rewind drops the turns after it. The list of them is the session's turn map: a
+ * fork cuts the log at a turn's end, a rewind reads from a turn's start.
+ */
 export interface TurnFacts {
   turn: number;
+  /**
+   * Where its records lie in the main log: the offset of its first line, and the byte after its
+   * last. A log written in turn order holds only this turn's records between them; a record of an
+   * older turn appended later (by hand, or by an import) widens that turn's span over newer ones.
+   */
+  start: number;
+  end: number;
   /** Whether its turn_begin was seen (a fork's copy or a hand-made log may hold messages of a turn without one). */
   began: boolean;
   model: ModelSnapshot | null;
@@ -26,28 +48,22 @@ export interface TurnFacts {
   todos?: TodoItem[];
 }
 
-/**
- * Turns a compact fold keeps as totals only (see {@link compactFold}): what the facts need of
- * them, merged in order.
- */
-export interface EarlierTurns {
-  lastTurn: number;
-  began: number;
-  messages: number;
-  promptChars: number;
-  firstPrompt: string | null;
-  lastPreview: string | null;
-  model: ModelSnapshot | null;
-  /** The last of them that began and never ended. */
-  open: number | null;
-  /** The todo list the last of them with a todo_write call left; absent when none made one. */
-  todos?: TodoList;
+/** The session's last rewind while it can be undone: what it dropped, and where its records lie. */
+export interface RewoundTurns {
+  toTurn: number;
+  messageId: string;
+  /** The turns it dropped, and the search text before it. */
+  dropped: TurnFacts[];
+  prompts: string;
+  /** Offsets of its `rewind` record and of its follow-ups' (an undo reads the files they restored). */
+  records: number[];
 }
 
 /**
  * The running summary of one session's main log: everything the session's derived facts (status,
- * turn count, usage, model, previews, search text) are computed from. It is plain JSON, so the
- * index keeps it beside the row and a writer can go on folding from where the index left off.
+ * turn count, usage, model, previews, search text) are computed from, and its turn map. It is
+ * plain JSON, so the index keeps it beside the row and a writer can go on folding from where the
+ * index left off.
  */
 export interface LogFold {
   sessionId: string | null;
@@ -57,25 +73,20 @@ export interface LogFold {
   /** Time of the newest record; 0 before any. */
   lastTs: number;
   forkedFrom: ForkSource | null;
-  /** Effective turns, in order (a rewind drops the later ones). */
+  /** Offsets of the log's `forked` records (a fork of a fork holds its sources' too): a fork cut before one says it again. */
+  forkedAt: number[];
+  /** Offsets of the `file_change` records of Undos from the Changes list (and their undos): a fork cut before one carries it. */
+  changeUndosAt: number[];
+  /** Effective turns, in number order (a rewind drops the later ones): the turn map. */
   turns: TurnFacts[];
-  /** Set in a compact fold: the effective turns before `turns`, as totals. */
-  earlier: EarlierTurns | null;
   /**
-   * The records came in turn order: none of a turn below the newest effective one, and no turn
-   * that began or ended twice (a rewind lowers the newest turn). While it holds, each effective
-   * turn's records lie together, after the turns before it, so a reader can find a turn's
-   * boundaries from the end of the log. Absent in folds kept before Braid recorded it: unknown.
+   * The last rewind while it can be undone; `went-on` once a turn began or a message came after
+   * it (or the log was copied into a fork), `undone` once undone; null when the log has none.
    */
-  ordered?: boolean;
-  /**
-   * Set when a record needed what a compact fold left out (a rewind, a record of an earlier
-   * turn): the fold no longer says the truth, and its owner reads the log again.
-   */
-  stale: boolean;
+  lastRewind: RewoundTurns | 'went-on' | 'undone' | null;
   /** User prompts of the effective turns, joined by line breaks, cut at {@link MAX_SEARCH_TEXT}. */
   prompts: string;
-  /** Ids of the model calls counted, as keys `#<id>` (copies of a usage record, from a fork or an undo, count once). */
+  /** Ids of the model calls counted, as keys `#<id>` (copies of a usage record, from a fork or an old undo, count once). */
   callIds: Record<string, 1>;
   /** Calls whose session is settled: the session itself, or the source named by a later `forked` record. */
   usage: UsageBucket[];
@@ -100,10 +111,10 @@ export function emptyFold(): LogFold {
     startedAt: 0,
     lastTs: 0,
     forkedFrom: null,
+    forkedAt: [],
+    changeUndosAt: [],
     turns: [],
-    earlier: null,
-    ordered: true,
-    stale: false,
+    lastRewind: null,
     prompts: '',
     callIds: {},
     usage: [],
@@ -120,11 +131,13 @@ const STATUS_OF: Record<TurnOutcome, SessionStatus> = { completed: 'idle', cance
 
 /**
  * Applies one record of a main log, in file order (docs/reference.md, Wire records), changing
- * `fold` in place and returning it. The one fold of Braid: the writer runs it on each record it
- * appends and the index on each record it reads back, so a live summary and a rebuilt one cannot
- * differ. No I/O; unknown records change nothing but the time.
+ * `fold` in place and returning it; `offset` and `length` (newline excluded) say where its line
+ * lies. The one fold of Braid: the writer runs it on each record it appends and the index on each
+ * record it reads back, so a live summary and a rebuilt one cannot differ. No I/O; unknown records
+ * change nothing but the time.
  */
-export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
+export function applyRecord(fold: LogFold, record: WireRecord, offset: number, length: number): LogFold {
+  const line = { offset, end: offset + length + 1 };
   // A gc record is housekeeping, an imported record says when Braid read the source, and a side
   // call's usage (a /btw question, a next-prompt suggestion) left the conversation alone: none
   // touched the session (its place in the lists stays, an imported session keeps its own times).
@@ -144,15 +157,15 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'forked':
       if (typeof record.from.sessionId !== 'string') break;
       fold.forkedFrom = forkSource(record.from);
+      fold.forkedAt.push(offset);
       settle(fold, record.from.sessionId);
+      if (typeof fold.lastRewind === 'object' && fold.lastRewind) fold.lastRewind = 'went-on'; // a fork's copy: the source's rewind is not the fork's to undo
       break;
     case 'rewind':
-      fold.rewinds++;
-      // The totals of dropped turns kept as earlier turns cannot be taken apart; with a turn in
-      // detail left, a rewind into the detailed turns drops only those.
-      if (fold.earlier && !fold.turns.some((t) => t.turn < record.toTurn)) fold.stale = true;
-      fold.turns = fold.turns.filter((t) => t.turn < record.toTurn);
-      fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, (fold.earlier?.promptChars ?? 0) + promptLength(fold.turns) - 1)));
+      rewind(fold, record.toTurn, record.messageId, offset);
+      break;
+    case 'undo_rewind':
+      undoRewind(fold);
       break;
     case 'usage':
       countCall(fold, record);
@@ -161,30 +174,46 @@ export function applyRecord(fold: LogFold, record: WireRecord): LogFold {
     case 'gc':
       break; // where the session came from, blobs removed: no turn of their own
     case 'turn_begin': {
-      const turn = turnOf(fold, record.turn);
-      if (turn.began) fold.ordered = false;
+      wentOn(fold);
+      const turn = turnOf(fold, record.turn, line);
       turn.began = true;
       turn.model = record.model;
       break;
     }
     case 'turn_end': {
-      const turn = turnOf(fold, record.turn);
-      if (turn.outcome !== null) fold.ordered = false;
+      const turn = turnOf(fold, record.turn, line);
       turn.outcome = record.outcome;
       turn.error = record.outcome === 'failed' ? (record.error ?? 'The turn failed.') : null;
       break;
     }
     case 'message':
-      noteMessage(fold, turnOf(fold, record.turn), record);
+      wentOn(fold);
+      noteMessage(fold, turnOf(fold, record.turn, line), record);
       break;
     case 'memory':
-      if (record.turn > 0) turnOf(fold, record.turn); // one written before the first turn belongs to none
+      if (record.turn > 0) turnOf(fold, record.turn, line); // one written before the first turn belongs to none
       break;
     case 'relinked':
       fold.workspaceDir = record.to; // the folder moved (braid relink): a state rebuilt from the log names the new one
       break;
+    case 'file_change':
+      turnOf(fold, record.turn, line);
+      if (isChangeUndo(record)) fold.changeUndosAt.push(offset);
+      break;
     default:
-      turnOf(fold, record.turn); // tool, file_change, compaction, context: the turn exists
+      turnOf(fold, record.turn, line); // tool, compaction, context: the turn exists
+  }
+  return fold;
+}
+
+/**
+ * Folds records just appended, as a reader will read them back (a type this version does not know,
+ * a record missing what replay needs), so a live fold is the one rebuilt from disk.
+ */
+export function foldWritten(fold: LogFold, lines: readonly WrittenLine[]): LogFold {
+  for (const { record, offset, length } of lines) {
+    const read = parseRecordLine(JSON.stringify(record));
+    if ('record' in read) applyRecord(fold, read.record, offset, length);
   }
   return fold;
 }
@@ -206,48 +235,23 @@ export interface LogFacts {
   openTurn: number | null;
 }
 
-/** Reads the facts out of a fold (a compact one's earlier turns counted from their totals). */
+/** Reads the facts out of a fold. */
 export function factsOf(fold: LogFold): LogFacts {
   const last = fold.turns.at(-1);
   const begun = fold.turns.filter((t) => t.began);
   const open = begun.filter((t) => t.outcome === null).at(-1);
-  const earlier = fold.earlier;
   return {
     status: !last ? 'idle' : last.outcome === null ? (last.began ? 'running' : 'idle') : STATUS_OF[last.outcome],
     error: last?.outcome === 'failed' ? { message: last.error ?? 'The turn failed.', source: 'turn' } : null,
-    turnCount: (earlier?.began ?? 0) + begun.length,
-    model: [...begun].reverse().find((t) => t.model)?.model ?? earlier?.model ?? null,
+    turnCount: begun.length,
+    model: [...begun].reverse().find((t) => t.model)?.model ?? null,
     usage: { ...fold.totals },
-    firstPrompt: earlier?.firstPrompt ?? fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
-    lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? earlier?.lastPreview ?? '',
-    messageCount: (earlier?.messages ?? 0) + fold.turns.reduce((n, t) => n + t.messages, 0),
-    nextTurn: (last?.turn ?? earlier?.lastTurn ?? 0) + 1,
-    openTurn: open ? open.turn : (earlier?.open ?? null),
+    firstPrompt: fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
+    lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? '',
+    messageCount: fold.turns.reduce((n, t) => n + t.messages, 0),
+    nextTurn: (last?.turn ?? 0) + 1,
+    openTurn: open ? open.turn : null,
   };
-}
-
-/**
- * The fold as the index keeps it: the last turn in detail, the ones before it as totals. Its facts
- * are the full fold's, and folding on from it gives what folding on from the full one would,
- * until a record needs a dropped turn's detail (a rewind): the fold is then `stale`.
- */
-export function compactFold(fold: LogFold): LogFold {
-  if (fold.turns.length <= 1) return fold;
-  let earlier = fold.earlier ?? { lastTurn: 0, began: 0, messages: 0, promptChars: 0, firstPrompt: null, lastPreview: null, model: null, open: null };
-  for (const t of fold.turns.slice(0, -1)) {
-    earlier = {
-      lastTurn: t.turn,
-      began: earlier.began + (t.began ? 1 : 0),
-      messages: earlier.messages + t.messages,
-      promptChars: earlier.promptChars + t.promptChars,
-      firstPrompt: earlier.firstPrompt ?? t.firstPrompt,
-      lastPreview: t.lastPreview ?? earlier.lastPreview,
-      model: t.began && t.model ? t.model : earlier.model,
-      open: t.began && t.outcome === null ? t.turn : earlier.open,
-      ...(t.todos ? { todos: { turn: t.turn, items: t.todos } } : earlier.todos ? { todos: earlier.todos } : {}),
-    };
-  }
-  return { ...fold, turns: fold.turns.slice(-1), earlier };
 }
 
 /**
@@ -259,7 +263,7 @@ export function todoListOf(fold: LogFold): TodoList | null {
     const t = fold.turns[i]!;
     if (t.todos) return { turn: t.turn, items: t.todos };
   }
-  return fold.earlier?.todos ?? null;
+  return null;
 }
 
 /** The usage buckets of a fold: calls still unattributed are the session's own (`sessionId`). */
@@ -269,28 +273,73 @@ export function usageOf(fold: LogFold, sessionId: string): UsageBucket[] {
   return buckets;
 }
 
-/** The facts of the turn numbered `turn`, added at the end when the fold has not met it yet. */
-function turnOf(fold: LogFold, turn: number): TurnFacts {
-  const last = fold.turns.at(-1);
-  if (last?.turn === turn) return last; // most records belong to the newest turn
-  const newest = last?.turn ?? fold.earlier?.lastTurn ?? 0;
-  if (turn > newest && (!fold.earlier || turn > fold.earlier.lastTurn)) return pushed(fold.turns, newTurn(turn));
-  if (turn < newest) fold.ordered = false;
-  if (fold.earlier && turn <= fold.earlier.lastTurn) {
-    fold.stale = true; // a turn a compact fold keeps as totals only
-    return newTurn(turn);
-  }
-  for (let i = fold.turns.length - 1; i >= 0; i--) if (fold.turns[i]!.turn === turn) return fold.turns[i]!;
-  // Turns stay in number order (a record of an older turn, appended to it after it ended, finds it above).
-  const at = fold.turns.findIndex((t) => t.turn > turn);
-  if (at < 0) return pushed(fold.turns, newTurn(turn));
-  const facts = newTurn(turn);
-  fold.turns.splice(at, 0, facts);
+/** The facts of the turn numbered `turn`, added in number order when the fold has not met it yet; its span takes in `line`. */
+function turnOf(fold: LogFold, turn: number, line: { offset: number; end: number }): TurnFacts {
+  const facts = findTurn(fold.turns, turn) ?? insertTurn(fold.turns, newTurn(turn, line.offset));
+  facts.start = Math.min(facts.start, line.offset);
+  facts.end = Math.max(facts.end, line.end);
   return facts;
 }
 
-function newTurn(turn: number): TurnFacts {
-  return { turn, began: false, model: null, messages: 0, firstPrompt: null, promptChars: 0, lastPreview: null, outcome: null, error: null };
+function findTurn(turns: readonly TurnFacts[], turn: number): TurnFacts | undefined {
+  // Most records belong to the newest turn.
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.turn <= turn) return turns[i]!.turn === turn ? turns[i] : undefined;
+  return undefined;
+}
+
+/** Adds a turn in number order (a record of an older turn, appended after a newer one began, finds its place). */
+function insertTurn(turns: TurnFacts[], facts: TurnFacts): TurnFacts {
+  const at = turns.findIndex((t) => t.turn > facts.turn);
+  if (at < 0) return pushed(turns, facts);
+  turns.splice(at, 0, facts);
+  return facts;
+}
+
+function newTurn(turn: number, offset: number): TurnFacts {
+  return {
+    turn,
+    start: offset,
+    end: offset,
+    began: false,
+    model: null,
+    messages: 0,
+    firstPrompt: null,
+    promptChars: 0,
+    lastPreview: null,
+    outcome: null,
+    error: null,
+  };
+}
+
+/**
+ * A `rewind` record at `offset`: the turns from `toTurn` on leave the map, kept aside for an undo.
+ * A follow-up (it drops nothing while the last rewind can still be undone) joins that rewind.
+ */
+function rewind(fold: LogFold, toTurn: number, messageId: string, offset: number): void {
+  fold.rewinds++;
+  const dropped = fold.turns.filter((t) => t.turn >= toTurn);
+  const last = fold.lastRewind;
+  if (dropped.length === 0 && typeof last === 'object' && last) {
+    last.records.push(offset);
+    return;
+  }
+  fold.lastRewind = { toTurn, messageId, dropped, prompts: fold.prompts, records: [offset] };
+  fold.turns = fold.turns.filter((t) => t.turn < toTurn);
+  fold.prompts = fold.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, promptLength(fold.turns) - 1)));
+}
+
+/** An `undo_rewind` record: the turns the last rewind dropped are back, as they were; one with nothing to undo changes nothing. */
+function undoRewind(fold: LogFold): void {
+  const last = fold.lastRewind;
+  if (typeof last !== 'object' || !last) return;
+  for (const t of last.dropped) if (!findTurn(fold.turns, t.turn)) insertTurn(fold.turns, t);
+  fold.prompts = last.prompts;
+  fold.lastRewind = 'undone';
+}
+
+/** A turn began or a message came: the last rewind can no longer be undone. */
+function wentOn(fold: LogFold): void {
+  if (typeof fold.lastRewind === 'object' && fold.lastRewind) fold.lastRewind = 'went-on';
 }
 
 function pushed<T>(list: T[], item: T): T {

@@ -95,9 +95,9 @@ export interface SessionReading {
 export function readSessionFolder(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SessionReading {
   const builder = new HistoryBuilder();
   const fold = emptyFold();
-  const report = scanWireLog(logFile, (record) => {
+  const report = scanWireLog(logFile, (record, offset, length) => {
     builder.add(record);
-    applyRecord(fold, record);
+    applyRecord(fold, record, offset, length);
   });
   const { stored, stateProblem, stateMtime } = readStoredState(dir, stateFile, fold);
   const facts = factsOf(fold);
@@ -122,7 +122,7 @@ export interface SummaryReading {
  */
 export function readSessionSummary(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SummaryReading {
   const fold = emptyFold();
-  const report = scanWireLog(logFile, (record) => applyRecord(fold, record), { fromHead: recordFromHead });
+  const report = scanWireLog(logFile, (record, offset, length) => applyRecord(fold, record, offset, length), { fromHead: recordFromHead });
   const { stored, stateProblem, stateMtime } = readStoredState(dir, stateFile, fold);
   return { summary: summarize(stored, fold, readAgents(dir), report.bytes, stateMtime), report, stateProblem };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AssistantMessage, Message } from '@mariozechner/pi-ai';
 import { sha256Hex } from '../hash';
 import { WireLogWriter } from '../wire/wireLog';
-import { applyRecord, compactFold, emptyFold, type LogFold } from '../format/logFold';
+import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
 import { BlobStore } from '../format/blobStore';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
@@ -71,9 +71,6 @@ export interface ImportLogOptions {
   /** Over a log whose import was cut short: every turn is written again after a conversation-only rewind to the first. */
   readonly rewrite?: boolean;
 }
-
-/** A new log's fold keeps this many turns in detail before the earlier ones become totals. */
-const COMPACT_AFTER = 64;
 
 /** What is written is handed to the file this much at a time. */
 const FLUSH_BYTES = 1 << 20;
@@ -355,11 +352,7 @@ export class ImportLog implements ImportTarget {
   /** Encodes a record's line straight into the write buffer (a line longer than the buffer is written on its own). */
   private write(record: NewRecord): void {
     const { record: written, line } = WireLogWriter.serialize(record);
-    if (this.fold) {
-      applyRecord(this.fold, written);
-      // Earlier turns kept as totals (as the index keeps a fold): a session of 100,000 turns is not held whole.
-      if (written.t === 'turn_end' && this.fold.turns.length > COMPACT_AFTER) this.fold = compactFold(this.fold);
-    }
+    if (this.fold) applyRecord(this.fold, written, this.startSize + this.written + this.pendingBytes, Buffer.byteLength(line) - 1);
     if (this.pendingBytes + line.length * 3 > this.buffer.length) this.flush(); // a UTF-16 unit is at most 3 bytes of UTF-8
     if (line.length * 3 > this.buffer.length) this.writeOut(Buffer.from(line));
     else this.pendingBytes += this.buffer.write(line, this.pendingBytes);

@@ -62,8 +62,7 @@ export function indexHooks(store: SessionStore): PublishHooks {
       for (const dir of workspaceDirs) store.index.prepareWorkspace(path.basename(dir));
     },
     published: (p) => {
-      // A fold that met a record of a turn it keeps as totals only (stale) says less than the log: the log is read.
-      if (!p.fold || p.fold.stale || p.logBytes === undefined) return indexFolder(store, p.final);
+      if (!p.fold || p.logBytes === undefined) return indexFolder(store, p.final);
       const stateFile = store.layout.stateFile(p.final);
       const summary = summarize(readState(stateFile), p.fold, readAgents(p.final), p.logBytes, fs.statSync(stateFile).mtimeMs);
       store.index.putSummary(summary.state.id, summary);

@@ -33,9 +33,10 @@ function importState(agentLog: string): ImportState {
         last = record;
         touched = false;
       }
-    } else if (r.t === 'rewind' || (r.t === 'turn_begin' && !String((r as TurnBeginRecord).promptId).startsWith('imported-'))) touched = true;
+    } else if (r.t === 'rewind' || r.t === 'undo_rewind' || (r.t === 'turn_begin' && !String((r as TurnBeginRecord).promptId).startsWith('imported-')))
+      touched = true;
   };
-  scanWireLog(agentLog, visit, { only: ['imported', 'rewind', 'turn_begin'] });
+  scanWireLog(agentLog, visit, { only: ['imported', 'rewind', 'undo_rewind', 'turn_begin'] });
   return { last, imported, touched };
 }
 

@@ -1,5 +1,5 @@
 import type { SessionState } from '../format/sessionState';
-import { compactFold, type LogFold } from '../format/logFold';
+import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { ftsQuery, ftsText } from './searchText';
 import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
@@ -174,7 +174,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     r.stateMtime,
     r.subagents,
   ];
-  const data = [JSON.stringify(st), JSON.stringify(compactFold(s.fold))];
+  const data = [JSON.stringify(st), JSON.stringify(s.fold)];
   let seq: number;
   if (existing) {
     seq = existing.seq;
@@ -391,12 +391,12 @@ export function readSummary(db: Database, id: string): SessionSummary | undefine
 }
 
 /**
- * A summary as the index gives it back once written (`readSummary`): its state and compact fold
- * as they are kept, and what they say. A change not written yet is answered in this form too.
+ * A summary as the index gives it back once written (`readSummary`): its state and fold as they
+ * are kept, and what they say. A change not written yet is answered in this form too.
  */
 export function storedForm(s: SessionSummary): SessionSummary {
   const state = JSON.parse(JSON.stringify(s.state)) as SessionState;
-  const fold = JSON.parse(JSON.stringify(compactFold(s.fold))) as LogFold;
+  const fold = JSON.parse(JSON.stringify(s.fold)) as LogFold;
   return summarize(state, fold, state.agents, s.logBytes, s.stateMtime);
 }
 
@@ -408,6 +408,9 @@ function parseFoldJson(text: string): LogFold | undefined {
       typeof fold === 'object' &&
       fold !== null &&
       Array.isArray(fold.turns) &&
+      fold.turns.every((t) => typeof t?.start === 'number' && typeof t.end === 'number' && typeof t.turn === 'number') &&
+      Array.isArray(fold.forkedAt) &&
+      Array.isArray(fold.changeUndosAt) &&
       typeof fold.prompts === 'string' &&
       typeof fold.callIds === 'object' &&
       Array.isArray(fold.usage) &&

@@ -8,8 +8,10 @@ import type { Database } from './sqlite';
  * 4: one index per workspace, in the workspace's folder; the subagent count is a column. 5: the
  * file is used in place (SQLite's own pages and rollback journal) instead of loaded and saved
  * whole, so it carries no save generation; a row's state and fold are kept in `session_data`.
+ * 6: the fold keeps every effective turn with where it lies in the log (the turn map), no longer
+ * the turns before the last as totals.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -45,7 +47,7 @@ CREATE TABLE sessions (
   state_mtime REAL NOT NULL,
   subagents INTEGER NOT NULL
 );
--- What a row's summary is read back from (state.json's content and the log's compact fold), apart
+-- What a row's summary is read back from (state.json's content and the log's fold), apart
 -- from the listed columns so that a list, a search or a count reads dense rows, not these.
 CREATE TABLE session_data (
   seq INTEGER PRIMARY KEY,

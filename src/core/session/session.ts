@@ -32,7 +32,16 @@ import { staleTodoReminder, type TodoList } from '../format/todoList';
 import type { McpHub } from '../setup/mcp/hub';
 import { McpTurnTools, toolsDiffer } from './mcpTurnTools';
 import { WorkspaceFs } from '../tools/workspaceFs';
-import type { CacheBreakRecord, ContextRecord, InjectedContext, MemoryFact, MemoryRecord, ModelSnapshot, TurnOutcome } from '../wire/records';
+import {
+  REDO_CALL,
+  type CacheBreakRecord,
+  type ContextRecord,
+  type InjectedContext,
+  type MemoryFact,
+  type MemoryRecord,
+  type ModelSnapshot,
+  type TurnOutcome,
+} from '../wire/records';
 import { CacheWatch, toolShape } from './cacheWatch';
 import { notCalled, RepeatedCalls, type RepeatLimits } from './repeatedCalls';
 import { readLastCall } from '../wire/lastCall';
@@ -73,7 +82,6 @@ import {
   keepRecords,
   LineCounts,
   pendingDeltas,
-  REDO_CALL,
   undoDeltas,
   type ChangeScope,
   type ChangesInfo,

@@ -1,10 +1,11 @@
+import { EffectiveTurns } from '../wire/effectiveTurns';
 import { sha256Hex } from '../hash';
 import { newMessageId } from '../ids';
 import { statFile } from '../fs/probe';
 import { lineChanges } from '../format/lineDiff';
 import fs from 'node:fs';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
-import type { FileChangeRecord, FileReviewRecord, NewRecord } from '../wire/records';
+import { REDO_CALL, UNDO_CALL, type FileChangeRecord, type FileReviewRecord, type NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import { runPending, type PendingFile } from './pendingRewind';
 import { currentBytes, SessionFiles } from './sessionFiles';
@@ -61,13 +62,15 @@ export function fileKey(root: string | undefined, path: string): string {
  * The effective file changes and keeps of a log, read incrementally: each call reads only what
  * was appended since the last (the log only grows; a file replaced whole, as `braid doctor --fix`
  * replaces one, is read again from the start). A rewind record drops what the turns it rewinds
- * recorded.
+ * recorded, and its undo brings it back.
  */
 export class ChangeLedger {
   private offset = 0;
   private identity: string | undefined;
-  private records: Kept[] = [];
+  private records = new EffectiveTurns<Kept>();
   private turn = 0;
+  /** The last turn before the last rewind, for its undo. */
+  private turnBeforeRewind = 0;
   /** Grows each time a read finds the file changed: what was derived from an older read is out of date. */
   private version = 0;
 
@@ -82,7 +85,7 @@ export class ChangeLedger {
     const now = statFile(this.logFile);
     const size = now?.size ?? 0;
     const replaced = now?.identity !== this.identity || size < this.offset;
-    if (replaced) [this.offset, this.records, this.turn, this.identity] = [0, [], 0, now?.identity];
+    if (replaced) [this.offset, this.records, this.turn, this.identity] = [0, new EffectiveTurns<Kept>(), 0, now?.identity];
     if (replaced || size !== this.offset) {
       this.version++;
       scanWireLog(
@@ -91,23 +94,20 @@ export class ChangeLedger {
           if ('unknown' in r) return;
           if (r.t === 'turn_begin') this.turn = r.turn;
           else if (r.t === 'rewind') {
-            this.records = this.records.filter((k) => k.turn < r.toTurn);
-            this.turn = Math.min(this.turn, r.toTurn - 1);
+            this.records.rewind(r.toTurn);
+            if (this.turn >= r.toTurn) [this.turnBeforeRewind, this.turn] = [this.turn, r.toTurn - 1];
+          } else if (r.t === 'undo_rewind') {
+            this.records.undo();
+            this.turn = Math.max(this.turn, this.turnBeforeRewind);
           } else if (r.t === 'file_change' || r.t === 'file_review') this.records.push(r.root === undefined ? r : { ...r, root: this.rootOf(r.root) });
         },
-        { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'file_change', 'file_review'] },
+        { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'undo_rewind', 'file_change', 'file_review'] },
       );
       this.offset = size;
     }
-    return { records: this.records, turn: this.turn, version: this.version };
+    return { records: this.records.items, turn: this.turn, version: this.version };
   }
 }
-
-/** The tool call id of an Undo's `file_change` starts so. */
-export const UNDO_CALL = 'undo_';
-
-/** The tool call id of an undone Undo's `file_change` starts so: a change like a tool's, listed again in both lists. */
-export const REDO_CALL = 'redo_';
 
 /**
  * The files of `records` in `scope` (the last turn's records, or all) whose image differs from

@@ -8,17 +8,18 @@ import { newMessageId, newSessionId } from '../ids';
 import { isWorkspaceKey, workspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import { parseRecordLine, type ForkedRecord, type NewRecord, type TurnEndRecord } from '../wire/records';
+import type { ForkedRecord, NewRecord, WireRecord } from '../wire/records';
+import { walkLinesBackward } from '../wire/lineWalk';
 import { scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
-import { applyRecord, type LogFold } from '../format/logFold';
+import { foldWritten, type LogFold, type TurnFacts } from '../format/logFold';
 import { writeState, type SessionKind, type SessionState, type StoredState, type WorktreeLocation } from '../format/sessionState';
 import { readAgents, summarize, type SessionSummary } from '../format/summary';
 import { goneMeanwhile } from './errors';
 import type { StoreContext } from './storeContext';
 import { chainTitles } from './forkTitles';
 import { carriedUndos } from './forkUndos';
-import { copyAndFold, copyPrefix, scanTurnBounds, type LogPoint, type TurnBounds } from './forkCopy';
+import { copyForFork, copyPrefix, type CopiedPrefix } from './forkCopy';
 import { cutTitle, forkTitle, sessionLabel } from '../format/titles';
 import { reminderBlock } from '../format/reminder';
 
@@ -55,107 +56,83 @@ export class ForkError extends Error {
 }
 
 /**
- * Where effective turn `turn` ends in a main log: the byte just after its `turn_end` record. An
- * append-only log never changes below that point, so the prefix can be copied while the source
- * session keeps running. Returns undefined when the turn has begun but not ended.
- */
-export function turnEndOffset(logFile: string, turn: number): LogPoint | undefined | 'no-such-turn' {
-  const bounds = scanTurnBounds(logFile, 0, statSize(logFile));
-  if (bounds.ends.has(turn)) return bounds.ends.get(turn);
-  return bounds.open()?.turn === turn ? undefined : 'no-such-turn';
-}
-
-/**
- * Where a fork cuts the source: the main log's byte prefix to copy, the time before which
- * subagent records are kept, and the turn in flight left out of a whole fork (null: none).
+ * Where a fork cuts the source: the main log's byte prefix to copy, the last effective turn it
+ * keeps (0: none), the time before which subagent records are kept, and the turn in flight left
+ * out of a whole fork (null: none).
  */
 interface ForkCut {
   readonly bytes: number;
+  readonly lastKept: number;
   readonly before: number;
   readonly leftOutTurn: number | null;
 }
 
-/** The main log of a fork, copied and folded: where it was cut, the fold of the copy, and the `forked` record the cut left out. */
-interface ForkedLog {
-  readonly cut: ForkCut;
-  readonly fold: LogFold;
-  /** The turn boundaries of the copy. */
-  readonly bounds: TurnBounds;
-  readonly inheritedFrom: ForkedRecord['from'] | undefined;
-}
-
 /**
- * Copies the source's main log up to the cut into the open file `dst`, folding it on the way.
- * Mostly one read of the prefix: at turn N the copy stops after N's `turn_end`, and the rest of
- * the log is read only when the source's summary cannot vouch that no later rewind drops that
- * turn and no `forked` record follows; a whole fork of an idle session copies everything written
- * up to now. Otherwise (a rewind moved turn N, a running turn left out of a whole fork) the cut is
- * found first and the copy made again.
+ * Where a fork cuts the source, from its turn map (docs/architecture.md, Fork, rewind, the lease and recovery): at turn N, after the
+ * last record of the turns up to N; whole, everything the summary folded, or, while a turn runs,
+ * up to that turn's first record (its subagents' records from its time on are left out too).
  */
-function copyMainLog(sourceId: string, mainLog: string, dst: number, source: SessionSummary, turn: number | undefined): ForkedLog {
-  // Bounded by the size seen now, so records the running writer appends during the fork are never read.
-  const now = Date.now();
-  const size = statSize(mainLog);
-  const first = copyAndFold(mainLog, dst, size, turn === undefined ? undefined : (r) => r.t === 'turn_end' && (r as TurnEndRecord).turn === turn);
-  if (turn !== undefined && first.stopped) {
-    const end = first.bounds.ends.get(turn)!;
-    const rest = restOfLog(mainLog, source, first.bounds, end.offset, size);
-    if (!movedLater(rest, turn)) {
-      return {
-        cut: { bytes: end.offset, before: end.ts + 1, leftOutTurn: null },
-        fold: first.fold,
-        bounds: first.bounds,
-        inheritedFrom: rest.forkedFromAfter(end.offset),
-      };
-    }
-  }
-  if (turn === undefined && !first.bounds.open()) {
-    // Idle: everything written up to now (a turn that begins meanwhile is not copied, nor its subagents).
-    return { cut: { bytes: first.bytes, before: now + 1, leftOutTurn: null }, fold: first.fold, bounds: first.bounds, inheritedFrom: undefined };
-  }
-  const bounds = scanTurnBounds(mainLog, 0, size);
-  const cut = forkCut(sourceId, bounds, source.state.turnCount, turn);
-  fs.ftruncateSync(dst, 0);
-  const again = copyAndFold(mainLog, dst, cut.bytes, () => false);
-  return { cut, fold: again.fold, bounds: again.bounds, inheritedFrom: bounds.forkedFromAfter(cut.bytes) };
-}
-
-/**
- * The turn boundaries and `forked` records of the main log after `offset`, read only where the
- * source's summary does not already say there are none. It does for its first `logBytes` when
- * its fold counts no more rewinds than the copy met, names no `forked` record, and met its
- * records in turn order (so no turn ends twice).
- */
-function restOfLog(mainLog: string, source: SessionSummary, copied: TurnBounds, offset: number, size: number): TurnBounds {
-  const { fold, logBytes } = source;
-  const vouched = fold.ordered === true && !fold.stale && fold.rewinds === copied.rewinds && fold.forkedFrom === null;
-  return scanTurnBounds(mainLog, vouched && offset <= logBytes && logBytes <= size ? logBytes : offset, size);
-}
-
-/** Whether what follows the copy moves turn `turn`'s end: a rewind to it or before, or another `turn_end` of it. */
-function movedLater(rest: TurnBounds, turn: number): boolean {
-  return rest.lowestRewind <= turn || rest.ends.has(turn);
-}
-
-/** The highest effective turn that began or ended (0: none): the copy's last turn. */
-function lastTurn(bounds: TurnBounds): number {
-  let last = 0;
-  for (const turn of [bounds.begun.keys(), bounds.ends.keys()].flatMap((keys) => [...keys])) if (turn > last) last = turn;
-  return last;
-}
-
-/** The cut from the turn boundaries of the whole log (see {@link ForkCut}). */
-function forkCut(sourceId: string, bounds: TurnBounds, turnCount: number, turn: number | undefined): ForkCut {
-  const open = bounds.open();
+function forkCut(sourceId: string, mainLog: string, source: SessionSummary, turn: number | undefined): ForkCut {
+  const turns = source.fold.turns;
+  const open = turns.find((t) => t.began && t.outcome === null);
   if (turn !== undefined) {
-    const end = bounds.ends.get(turn);
-    if (end) return { bytes: end.offset, before: end.ts + 1, leftOutTurn: null };
-    if (open?.turn === turn) throw new ForkError(`turn ${turn} of ${sourceId} is still running; fork at turn ${turn - 1} or wait for it to end`);
-    throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${counted(turnCount, 'turn')}`);
+    const at = turns.find((t) => t.turn === turn);
+    if (!at || !at.began) throw new ForkError(`session ${sourceId} has no turn ${turn}; it has ${counted(source.state.turnCount, 'turn')}`);
+    if (at.outcome === null) throw new ForkError(`turn ${turn} of ${sourceId} is still running; fork at turn ${turn - 1} or wait for it to end`);
+    const bytes = endOfTurns(turns, turn);
+    return { bytes, lastKept: turn, before: lineTime(mainLog, lastLineBefore(mainLog, bytes)) + 1, leftOutTurn: null };
   }
-  // A whole fork takes the ended turns only: the log up to the running turn's turn_begin keeps
-  // everything before it (turns, rewinds, compactions) and nothing of the turn half written.
-  return { bytes: open!.offset, before: open!.ts, leftOutTurn: open!.turn };
+  if (!open) return { bytes: source.logBytes, lastKept: turns.at(-1)?.turn ?? 0, before: Date.now() + 1, leftOutTurn: null };
+  const lastKept = turns.filter((t) => t.turn < open.turn).at(-1)?.turn ?? 0;
+  return { bytes: Math.max(open.start, endOfTurns(turns, lastKept)), lastKept, before: lineTime(mainLog, open.start), leftOutTurn: open.turn };
+}
+
+/** The byte after the last record of the effective turns up to `turn`. */
+function endOfTurns(turns: readonly TurnFacts[], turn: number): number {
+  return turns.reduce((end, t) => (t.turn <= turn ? Math.max(end, t.end) : end), 0);
+}
+
+/** The offset of the line that ends just before byte `end` (a line start). */
+function lastLineBefore(file: string, end: number): number {
+  let start = 0;
+  const fd = fs.openSync(file, 'r');
+  try {
+    walkLinesBackward(fd, end, (_buf, _start, _end, offset) => {
+      start = offset;
+      return false;
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return start;
+}
+
+/** The time of the record whose line starts at `offset` (0 when it cannot be read). */
+function lineTime(file: string, offset: number): number {
+  return recordAt(file, offset)?.ts ?? 0;
+}
+
+/** The record whose line starts at `offset`, read alone (undefined when it is not one). */
+function recordAt(file: string, offset: number): WireRecord | undefined {
+  let found: WireRecord | undefined;
+  scanWireLog(
+    file,
+    (record) => {
+      found ??= record;
+    },
+    { start: offset, end: Math.min(statSize(file), offset + RECORD_AT_BYTES) },
+  );
+  return found;
+}
+
+/** How far {@link recordAt} reads (the lines it reads are short: a turn_begin, a `forked` record). */
+const RECORD_AT_BYTES = 1 << 20;
+
+/** The `from` of the source's first `forked` record after the cut: the session whose calls the copied usage records are. */
+function forkedAfter(mainLog: string, fold: LogFold, cut: number): ForkedRecord['from'] | undefined {
+  const at = fold.forkedAt.find((offset) => offset >= cut);
+  const record = at === undefined ? undefined : recordAt(mainLog, at);
+  return record?.t === 'forked' ? (record as ForkedRecord).from : undefined;
 }
 
 /**
@@ -211,15 +188,16 @@ export async function forkSession(store: StoreContext, sourceId: string, options
   const newMain = layout.agentLog(partial);
   fs.mkdirSync(path.dirname(newMain), { recursive: true });
   try {
+    const cut = forkCut(sourceId, mainLog, sourceSummary, options.turn);
     const dst = fs.openSync(newMain, 'w');
-    let copied: ForkedLog;
+    let copied: CopiedPrefix;
     try {
-      copied = copyMainLog(sourceId, mainLog, dst, sourceSummary, options.turn);
+      copied = copyForFork(mainLog, dst, cut.bytes, sourceSummary.fold, cut.lastKept);
     } finally {
       fs.closeSync(dst); // synced with the records appended below
     }
-    const { cut, fold, inheritedFrom } = copied;
-    const turn = lastTurn(copied.bounds);
+    const { fold } = copied;
+    const turn = cut.lastKept;
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
     const forked = { t: 'forked' as const, from };
@@ -242,17 +220,18 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     const main = WireLogWriter.open(newMain);
     // A cut inside turns the source inherited drops the source's own `forked` record; it is said
     // again right after the copy, so each copied usage record still names the session that made the call.
+    const inheritedFrom = forkedAfter(mainLog, sourceSummary.fold, cut.bytes);
     const records: NewRecord[] = inheritedFrom ? [{ t: 'forked', from: inheritedFrom }] : [];
+    // A log not written in turn order holds records of later turns before the cut: the fork drops them as a rewind does.
+    if (copied.beyond) records.push({ t: 'rewind', toTurn: turn + 1, messageId: '', files: false });
     records.push(...closing.map((message): NewRecord => ({ t: 'message', turn, id: newMessageId(), message })));
-    // Undos the source made after the cut put files back for the fork too.
-    if (options.turn !== undefined) records.push(...carriedUndos(mainLog, cut.bytes, statSize(mainLog), newMain, turn));
+    // Undos the source made after the cut put files back for the fork too (the fold says where they lie; the log may have grown since).
+    const size = statSize(mainLog);
+    const undosAfter = sourceSummary.fold.changeUndosAt.some((offset) => offset >= cut.bytes) || size > sourceSummary.logBytes;
+    if (options.turn !== undefined && undosAfter) records.push(...carriedUndos(mainLog, cut.bytes, size, newMain, turn));
     records.push(...(options.extra?.(turn + 1) ?? []));
     records.push(forked);
-    // Folded as a reader will read them back, as the writer folds what it appends.
-    for (const written of await main.append(records, { durable: true })) {
-      const read = parseRecordLine(JSON.stringify(written));
-      if ('record' in read) applyRecord(fold, read.record);
-    }
+    foldWritten(fold, await main.appendLines(records, { durable: true }));
     const logBytes = main.bytes;
     await main.close();
     shareBlobs(layout.blobsDir(sourceDir), layout.blobsDir(partial));

@@ -1,126 +1,97 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
-import { recordFromHead } from '../format/headFold';
+import { applyRecord, emptyFold, MAX_SEARCH_TEXT, type LogFold, type TurnFacts } from '../format/logFold';
+import { EffectiveTurns } from '../wire/effectiveTurns';
+import { readLineHead, trailingTs } from '../wire/lineHead';
 import { walkLines } from '../wire/lineWalk';
-import { isKnown, parseRecordLine, type ForkedRecord, type WireRecord } from '../wire/records';
-import { scanWireLog } from '../wire/wireReader';
-
-/** Where a record sits in a main log: the byte offset and its time. */
-export interface LogPoint {
-  readonly offset: number;
-  readonly ts: number;
-}
+import { isChangeUndoLine, parseRecordLine, type WireRecord } from '../wire/records';
 
 /**
- * The turn boundaries of a main log met in file order: where each effective turn ended (the byte
- * after its `turn_end`) and began, a rewind dropping the turns it drops; and the `forked` records.
+ * Record types a fork's copy parses and folds: those of no turn (the session's start, usage,
+ * `forked`, rewinds and their undos, relinks, imports, gc). The records of turns are walked past:
+ * the source's turn map already says what the fork's turns are.
  */
-export class TurnBounds {
-  readonly ends = new Map<number, LogPoint>();
-  readonly begun = new Map<number, LogPoint>();
-  readonly forked: Array<{ readonly offset: number; readonly from: ForkedRecord['from'] }> = [];
-  rewinds = 0;
-  /** The lowest turn a rewind went back to (Infinity: none). */
-  lowestRewind = Number.POSITIVE_INFINITY;
+const PARSED = new Set(['agent', 'usage', 'forked', 'rewind', 'undo_rewind', 'relinked', 'imported', 'gc']);
 
-  add(record: WireRecord, offset: number, length: number): void {
-    if (!isKnown(record)) return;
-    if (record.t === 'rewind') {
-      this.rewinds++;
-      this.lowestRewind = Math.min(this.lowestRewind, record.toTurn);
-      for (const t of [...this.ends.keys()]) if (t >= record.toTurn) this.ends.delete(t);
-      for (const t of [...this.begun.keys()]) if (t >= record.toTurn) this.begun.delete(t);
-    } else if (record.t === 'turn_begin') this.begun.set(record.turn, { offset, ts: record.ts });
-    else if (record.t === 'turn_end') this.ends.set(record.turn, { offset: offset + length + 1, ts: record.ts });
-    else if (record.t === 'forked') this.forked.push({ offset, from: record.from });
-  }
-
-  /** The first effective turn that began and has not ended, if any. */
-  open(): (LogPoint & { turn: number }) | undefined {
-    const first = [...this.begun.keys()].filter((t) => !this.ends.has(t)).sort((a, b) => a - b)[0];
-    return first === undefined ? undefined : { turn: first, ...this.begun.get(first)! };
-  }
-
-  /** The `from` of the first `forked` record at or after `offset`. */
-  forkedFromAfter(offset: number): ForkedRecord['from'] | undefined {
-    return this.forked.find((f) => f.offset >= offset)?.from;
-  }
-}
-
-/** The turn boundaries of a main log's bytes [start, end), from a scan that parses those records only. */
-export function scanTurnBounds(logFile: string, start: number, end: number): TurnBounds {
-  const bounds = new TurnBounds();
-  scanWireLog(logFile, (record, offset, length) => bounds.add(record, offset, length), { start, end, only: ['turn_begin', 'turn_end', 'rewind', 'forked'] });
-  return bounds;
-}
-
-/** A prefix of a main log copied and folded. */
-export interface FoldedPrefix {
-  /** The fold of the records copied: the fork's own fold, before what the fork appends. */
+/** A main log's prefix copied for a fork, and the fold of the copy. */
+export interface CopiedPrefix {
   readonly fold: LogFold;
-  readonly bounds: TurnBounds;
   /** Bytes copied. */
   readonly bytes: number;
-  /** Whether `stop` ended the copy (else it ran to the end of the range). */
-  readonly stopped: boolean;
+  /** The copy holds records of turns after the last kept one that no rewind in it drops (a log not written in turn order). */
+  readonly beyond: boolean;
 }
 
 /**
- * Copies a main log's bytes from its start to `end` into the open file `dst` from its start (not
- * synced), folding each record as it passes and noting the turn boundaries, in one read of the
- * source. `stop`,
- * asked after each record, ends the copy just after that record's line. Without it, a last line
- * missing its newline is copied when it is a record (or blank) and left out when it is torn, as a
- * crash leaves it.
- *
- * A tool result, the bulk of a log, is folded from its line's head and end without being parsed
- * (it counts as a message of its turn and nothing else; see lineHead.ts), and so are the records
- * of which the fold takes only the turn. The one difference from a full read: such a line that
- * begins and ends as the writer writes it but is damaged in between counts where a full read would
- * skip it (`braid doctor` then finds the row out of date and reads the log again).
+ * Copies a main log's first `bytes` into the open file `dst` from its start (not synced), in one
+ * read, and makes the copy's fold without parsing its turns: the records of no turn are parsed
+ * and folded, the turns are the source's effective turns up to `lastKept` (their spans lie in the
+ * copy: a fork cuts after the last of them), and the search text is the source's, cut to those
+ * turns' prompts. A line of a later turn found on the way, and not dropped by a rewind in the
+ * copy, is noted (`beyond`): the fork then says so with a rewind record of its own.
  */
-export function copyAndFold(source: string, dst: number, end: number, stop?: (record: WireRecord) => boolean): FoldedPrefix {
+export function copyForFork(sourceLog: string, dst: number, bytes: number, source: LogFold, lastKept: number): CopiedPrefix {
   const fold = emptyFold();
-  const bounds = new TurnBounds();
-  const fd = fs.openSync(source, 'r');
-  let bytes = 0;
+  const later = new EffectiveTurns<{ turn: number }>();
+  const fd = fs.openSync(sourceLog, 'r');
+  let copied = 0;
+  const take = (record: WireRecord, offset: number, length: number): void => {
+    applyRecord(fold, record, offset, length);
+    if (record.t === 'rewind') later.rewind((record as { toTurn: number }).toTurn);
+    else if (record.t === 'undo_rewind') later.undo();
+    else if (typeof (record as { turn?: unknown }).turn === 'number' && (record as { turn: number }).turn > lastKept && record.t !== 'usage')
+      later.push({ turn: (record as { turn: number }).turn });
+  };
   try {
-    const take = (record: WireRecord, offset: number, length: number): boolean => {
-      applyRecord(fold, record);
-      bounds.add(record, offset, length);
-      return stop?.(record) !== true;
-    };
-    const walk = walkLines(fd, 0, end, {
-      line: (buf, start, lineEnd, offset) => {
-        const counted = recordFromHead(buf, start, lineEnd);
-        if (counted) {
-          applyRecord(fold, counted);
+    const walk = walkLines(fd, 0, bytes, {
+      line: (buf, start, end, offset) => {
+        const head = readLineHead(buf, start, end);
+        const ts = head && !PARSED.has(head.type) ? trailingTs(buf, start, end) : undefined;
+        if (head && ts !== undefined) {
+          // A record of a turn, laid out as the writer writes it: its time and its turn are all the copy needs.
+          noteTime(fold, ts);
+          if (head.turn !== undefined && head.turn > lastKept) later.push({ turn: head.turn });
+          if (head.type === 'file_change' && isChangeUndoLine(buf, start, end)) fold.changeUndosAt.push(offset);
           return true;
         }
-        const parsed = parseRecordLine(buf.toString('utf8', start, lineEnd));
-        return 'record' in parsed ? take(parsed.record, offset, lineEnd - start) : true;
+        const parsed = parseRecordLine(buf.toString('utf8', start, end));
+        if ('record' in parsed) take(parsed.record, offset, end - start);
+        return true;
       },
       overlong: () => undefined,
-      passed: (buf, start, passedEnd) => {
-        writeAt(dst, buf, start, passedEnd, bytes);
-        bytes += passedEnd - start;
+      passed: (buf, start, end) => {
+        writeAt(dst, buf, start, end, copied);
+        copied += end - start;
       },
     });
-    const tail = walk.tail;
-    if (tail && !stop) {
-      const text = tail.buf.toString('utf8', tail.start, tail.end);
+    if (walk.tail) {
+      // A last line without its newline: copied when it is a record, left out when torn (as a crash leaves it).
+      const text = walk.tail.buf.toString('utf8', walk.tail.start, walk.tail.end);
       const parsed = parseRecordLine(text);
-      if ('record' in parsed) take(parsed.record, tail.offset, tail.end - tail.start);
+      if ('record' in parsed) take(parsed.record, walk.tail.offset, walk.tail.end - walk.tail.start);
       if ('record' in parsed || !text.trim()) {
-        writeAt(dst, tail.buf, tail.start, tail.end, bytes);
-        bytes += tail.end - tail.start;
+        writeAt(dst, walk.tail.buf, walk.tail.start, walk.tail.end, copied);
+        copied += walk.tail.end - walk.tail.start;
       }
     }
-    return { fold, bounds, bytes, stopped: walk.stoppedAt !== undefined };
   } finally {
     fs.closeSync(fd);
   }
+  const turns = keptTurns(source, lastKept);
+  fold.turns = turns;
+  fold.prompts = source.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, turns.reduce((n, t) => n + t.promptChars, 0) - 1)));
+  return { fold, bytes: copied, beyond: later.items.length > 0 };
+}
+
+/** The source's effective turns up to `lastKept`, copied (the fork's fold goes on changing them). */
+function keptTurns(source: LogFold, lastKept: number): TurnFacts[] {
+  return source.turns.filter((t) => t.turn <= lastKept).map((t) => JSON.parse(JSON.stringify(t)) as TurnFacts);
+}
+
+/** The time of a record walked past, as the fold takes a record's time. */
+function noteTime(fold: LogFold, ts: number): void {
+  if (fold.startedAt === 0) fold.startedAt = ts;
+  if (ts > fold.lastTs) fold.lastTs = ts;
 }
 
 /** Writes bytes [start, end) of `buf` at file offset `position`. */

@@ -1,6 +1,6 @@
-import type { FileChangeRecord, NewRecord } from '../wire/records';
+import { isChangeUndo, type FileChangeRecord, type NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
-import { ChangeLedger, fileKey, REDO_CALL, UNDO_CALL } from './changes';
+import { ChangeLedger, fileKey } from './changes';
 /**
  * The source's Undos from its Changes list (and their own undos) that a fork cut at a turn would leave out: they were
  * recorded after that turn ended, yet the files they put back are back on disk for the fork too.
@@ -18,7 +18,7 @@ export function carriedUndos(sourceLog: string, from: number, to: number, forkLo
       if ('unknown' in r || r.t !== 'file_change') return;
       const key = fileKey(r.root, r.path);
       // An Undo, or an undone Undo: what the user did from the Changes list.
-      if (!r.toolCallId.startsWith(UNDO_CALL) && !r.toolCallId.startsWith(REDO_CALL)) {
+      if (!isChangeUndo(r)) {
         current.delete(key); // a later turn's change: the fork's image is no longer the one undone
         return;
       }

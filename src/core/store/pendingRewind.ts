@@ -8,9 +8,9 @@ import { statSize } from '../fs/probe';
 import { BlobStore } from '../format/blobStore';
 import { removeEmptyFolders, removeFile, replaceFile } from '../tools/confinedFile';
 import { currentBytes, SessionFiles, type LocatedFile } from './sessionFiles';
-import type { KnownRecord, NewRecord } from '../wire/records';
+import type { NewRecord } from '../wire/records';
 import type { SessionSummary } from '../format/summary';
-import { WireLogWriter } from '../wire/wireLog';
+import { WireLogWriter, type WrittenLine } from '../wire/wireLog';
 import { scanWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
 import { LeaseLostError } from './writerLease';
@@ -45,7 +45,7 @@ export interface PendingRewind {
  * The index row after a journal's records are appended (given them and the log's size before and
  * after), when the caller can tell it without reading the log; undefined when it cannot.
  */
-export type RowAfter = (appended: KnownRecord[], before: number, after: number) => SessionSummary | undefined;
+export type RowAfter = (appended: readonly WrittenLine[], before: number, after: number) => SessionSummary | undefined;
 
 /**
  * Writes the journal, then applies it. The caller holds the session's writer lease; `fence` is its
@@ -134,7 +134,7 @@ async function applyPending(store: StoreContext, dir: string, journal: PendingRe
   let row: SessionSummary | undefined;
   try {
     if (present < journal.records.length) {
-      const appended = await log.append(journal.records.slice(present), { durable: true });
+      const appended = await log.appendLines(journal.records.slice(present), { durable: true });
       if (present === 0) row = rowAfter?.(appended, journal.logBytes, log.bytes);
     }
   } finally {

@@ -2,19 +2,19 @@ import fs from 'node:fs';
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
-import { IMPORTED_MESSAGE, isKnown, parseRecordLine, type KnownRecord, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
-import { replay, type History } from '../wire/replay';
+import { IMPORTED_MESSAGE, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import type { History } from '../wire/replay';
 import { readWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
 import { finishPending, runPending, type RowAfter } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
 import { currentBytes, placedRoot, SessionFiles } from './sessionFiles';
 import { promptText } from '../format/messageText';
-import { applyRecord, factsOf, type LogFold } from '../format/logFold';
+import { factsOf, foldWritten, type LogFold } from '../format/logFold';
 import { readState, type SessionState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
-import { statMtime } from '../fs/probe';
-import { readDroppedTurns } from './rewindTail';
+import { statMtime, statSize } from '../fs/probe';
+import { readDroppedRecords, turnOfMessage } from './droppedTurns';
 import { WriterLease } from './writerLease';
 
 /** How a rewind would change (or changed) one file. */
@@ -126,8 +126,8 @@ interface Plan {
   preview: RewindPreview;
   /** The session as the plan found it. */
   state: SessionState;
-  /** The index row once the rewind's records are appended, when the fold could be taken apart without reading the whole log. */
-  derive?: RowAfter;
+  /** The index row once the rewind's records are appended. */
+  derive: RowAfter;
   /** Per file of the preview (by keyOf(file.root, file.path)): what to restore. */
   targets: Map<string, Target>;
   /** Folders the dropped turns' writes created, removed when a rewind with files leaves them empty. */
@@ -135,8 +135,6 @@ interface Plan {
 }
 
 const keyOf = (root: string | undefined, rel: string) => `${root ?? ''}\u0000${rel}`;
-
-/** A file whose image the rewind needs was removed by `braid gc`: it is left as it is. */
 
 /** What a plan needs of the log: the prompt, the dropped turns' file changes and shell calls, and how many of them began. */
 interface DroppedPart {
@@ -148,48 +146,73 @@ interface DroppedPart {
   readonly importedTurns: number;
   readonly openTurn: number | null;
   readonly restoredAlready?: Set<string>;
-  readonly derive?: RowAfter;
+  readonly derive: RowAfter;
 }
 
 /**
- * The part of the log a rewind to `messageId` drops: read from the end back to the prompt when
- * the session's summary allows (readDroppedTurns), else from the whole log.
+ * The part of the log a rewind to `messageId` drops, from the session's turn map: the prompt's
+ * turn found from the newest turn back (`hint` first), then the spans of the turns from it on
+ * read for what the preview lists. Asked for the prompt the last rewind went to (nothing since),
+ * the turns that rewind dropped, less the files it restored already.
  */
-function droppedPart(store: StoreContext, sessionId: string, messageId: string): DroppedPart {
+function droppedPart(store: StoreContext, sessionId: string, messageId: string, hint?: number): DroppedPart {
   const dir = store.locate(sessionId);
   const summary = store.summaryAt(dir);
-  const tail = readDroppedTurns(store.layout.agentLog(dir), summary, messageId);
-  if (tail) {
-    const derive = deriveRow(store, dir, summary, tail.fold, tail.logBytes);
-    const history = { messages: tail.messages, fileChanges: tail.fileChanges };
-    return {
-      state: summary.state,
-      target: tail.prompt,
-      history,
-      turnsDropped: tail.turnsBegun,
-      importedTurns: tail.importedTurns,
-      openTurn: factsOf(summary.fold).openTurn,
-      derive,
-    };
+  const logFile = store.layout.agentLog(dir);
+  const fold = summary.fold;
+  const openTurn = factsOf(fold).openTurn;
+  const derive = deriveRow(store, dir, summary);
+  const last = fold.lastRewind;
+  const turn = turnOfMessage(logFile, fold, messageId, hint);
+  if (!turn) {
+    if (typeof last !== 'object' || last?.messageId !== messageId)
+      throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
+    // Rewound already: the turns that rewind dropped, read as they were before it.
+    const before = { ...fold, turns: [...fold.turns, ...last.dropped] };
+    const history = readDroppedRecords(logFile, before, last.toTurn, Math.min(...last.records));
+    const target = history.messages.find((m) => m.id === messageId);
+    if (!target) throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
+    const restoredAlready = new Set(restoredBy(logFile, last.records).map((f) => keyOf(f.root, f.path)));
+    return { state: summary.state, target, history, turnsDropped: 0, importedTurns: 0, openTurn, restoredAlready, derive };
   }
-  const { history, restoredAlready } = historyToRewind(readWireLog(store.layout.agentLog(dir)).records, sessionId, messageId);
+  const history = readDroppedRecords(logFile, fold, turn.turn, summary.logBytes);
   const target = history.messages.find((m) => m.id === messageId)!;
-  const turnsDropped = restoredAlready ? 0 : history.turnBegins.filter((b) => b.turn >= target.turn).length;
-  const imported = history.messages.filter((m) => m.turn >= target.turn && m.message.role === 'user' && m.id.startsWith(IMPORTED_MESSAGE));
-  const importedTurns = restoredAlready ? 0 : new Set(imported.map((m) => m.turn)).size;
-  return { state: summary.state, target, history, turnsDropped, importedTurns, openTurn: history.openTurn, ...(restoredAlready ? { restoredAlready } : {}) };
+  const dropped = fold.turns.filter((t) => t.turn >= turn.turn);
+  const imported = history.messages.filter((m) => m.message.role === 'user' && m.id.startsWith(IMPORTED_MESSAGE));
+  return {
+    state: summary.state,
+    target,
+    history,
+    turnsDropped: dropped.filter((t) => t.began).length,
+    importedTurns: new Set(imported.map((m) => m.turn)).size,
+    openTurn,
+    derive,
+  };
 }
 
-/** The row from `kept` (the fold without the dropped turns) and the records the rewind appended, when the log was as read. */
-function deriveRow(store: StoreContext, dir: string, summary: SessionSummary, kept: LogFold, logBytes: number): RowAfter {
+/** The files the `rewind` records at `offsets` restored, in order. */
+function restoredBy(logFile: string, offsets: readonly number[]): RestoredFile[] {
+  const files: RestoredFile[] = [];
+  for (const offset of offsets) {
+    const record = recordAt(logFile, offset) as WrittenRewind | undefined;
+    if (record?.t === 'rewind') files.push(...(record.restored ?? []));
+  }
+  return files;
+}
+
+/** The record whose line starts at `offset` (undefined when it is not one). */
+function recordAt(logFile: string, offset: number): WireRecord | undefined {
+  return readWireLog(logFile, { start: offset, end: Math.min(statSize(logFile), offset + RECORD_BYTES) }).records[0];
+}
+
+/** How far {@link recordAt} reads: a rewind record names the files it restored, a few KB. */
+const RECORD_BYTES = 4 << 20;
+
+/** The row from the summary's fold and the records appended, when the log was as the summary read it. */
+function deriveRow(store: StoreContext, dir: string, summary: SessionSummary): RowAfter {
   return (appended, before, after) => {
-    if (before !== logBytes) return undefined;
-    const fold = { ...kept };
-    // Folded as a reader will read them back, as the writer folds what it appends.
-    for (const r of appended) {
-      const read = parseRecordLine(JSON.stringify(r));
-      if ('record' in read) applyRecord(fold, read.record);
-    }
+    if (before !== summary.logBytes) return undefined;
+    const fold = foldWritten(JSON.parse(JSON.stringify(summary.fold)) as LogFold, appended);
     const stateFile = store.layout.stateFile(dir);
     try {
       return summarize(readState(stateFile), fold, summary.state.agents, after, statMtime(stateFile) ?? 0);
@@ -199,8 +222,8 @@ function deriveRow(store: StoreContext, dir: string, summary: SessionSummary, ke
   };
 }
 
-function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
-  const { state, target, history, turnsDropped, importedTurns, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId);
+function plan(store: StoreContext, sessionId: string, messageId: string, hint?: number): Plan {
+  const { state, target, history, turnsDropped, importedTurns, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId, hint);
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
   const dir = store.locate(sessionId);
@@ -258,24 +281,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string): Plan {
     refused,
     importedTurns,
   };
-  return { preview, state, targets: usable, createdDirs, ...(derive ? { derive } : {}) };
-}
-
-/**
- * The history a rewind to `messageId` works on: the current one when the message is in it. When
- * the session's last rewind (with nothing since) went to that message, the history before that
- * rewind, with the files it and its follow-ups restored already: rewinding again restores only
- * what they left (`--confirm-outside` after a rewind that skipped files), no undo needed first.
- */
-function historyToRewind(records: WireRecord[], sessionId: string, messageId: string): { history: History; restoredAlready?: Set<string> } {
-  const history = replay(records);
-  if (history.messages.some((m) => m.id === messageId)) return { history };
-  const last = lastRewind(records);
-  if (!('first' in last) || last.rewinds[0]!.messageId !== messageId) {
-    throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
-  }
-  const restoredAlready = new Set(last.rewinds.flatMap((r) => (r.restored ?? []).map((f) => keyOf(f.root, f.path))));
-  return { history: replay(records.slice(0, last.first)), restoredAlready };
+  return { preview, state, targets: usable, createdDirs, derive };
 }
 
 /** A rewind record as written: the files it restored; `followUp` when it restored files the rewind before it left. */
@@ -287,41 +293,9 @@ interface WrittenRewind {
   readonly followUp?: boolean;
 }
 
-/**
- * The session's last rewind (its record and the follow-ups after it, oldest first) when nothing
- * happened since; otherwise why there is none to build on.
- */
-function lastRewind(records: WireRecord[]): { first: number; rewinds: WrittenRewind[] } | { none: 'never' | 'went-on' | 'undone' } {
-  const rewinds: WrittenRewind[] = [];
-  let first = -1;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
-    if (r.t === 'rewind' && isKnown(r)) {
-      rewinds.unshift(r as unknown as WrittenRewind);
-      first = i;
-      if (!rewinds[0]!.followUp) break;
-    } else if (r.t === 'turn_begin' || r.t === 'message') {
-      if (rewinds.length === 0) return { none: whyNoRewind(records, i) };
-      break; // a follow-up always comes right after its rewind; nothing to look for before this
-    }
-  }
-  return first < 0 ? { none: 'never' } : { first, rewinds };
-}
-
-/** Why a session whose records after index `after` went on has no rewind to build on: never rewound, its last rewind undone, or turns since. */
-function whyNoRewind(records: WireRecord[], after: number): 'never' | 'went-on' | 'undone' {
-  let rewindAt = -1;
-  for (let i = after; i >= 0 && rewindAt < 0; i--) if (records[i]!.t === 'rewind') rewindAt = i;
-  if (rewindAt < 0) return 'never';
-  // An undo appends the dropped records again, so the first message after the rewind is one seen before it.
-  const next = records.slice(rewindAt + 1).find((r): r is MessageRecord => r.t === 'message' && isKnown(r));
-  const seen = next && records.slice(0, rewindAt).some((r) => r.t === 'message' && (r as MessageRecord).id === next.id);
-  return seen ? 'undone' : 'went-on';
-}
-
 /** What a rewind to `messageId` would do, without doing it. */
-export function previewRewind(store: StoreContext, sessionId: string, messageId: string): RewindPreview {
-  return plan(store, sessionId, messageId).preview;
+export function previewRewind(store: StoreContext, sessionId: string, messageId: string, hint?: number): RewindPreview {
+  return plan(store, sessionId, messageId, hint).preview;
 }
 
 /**
@@ -336,7 +310,7 @@ export async function rewindSession(
   store: StoreContext,
   sessionId: string,
   messageId: string,
-  options: { files: boolean; confirmOutside?: boolean; fence?: () => void },
+  options: { files: boolean; confirmOutside?: boolean; fence?: () => void; turn?: number },
 ): Promise<RewindResult> {
   return withLease(store, sessionId, options.fence, (fence) => rewindHeld(store, sessionId, messageId, options, fence));
 }
@@ -362,10 +336,10 @@ async function rewindHeld(
   store: StoreContext,
   sessionId: string,
   messageId: string,
-  options: { files: boolean; confirmOutside?: boolean },
+  options: { files: boolean; confirmOutside?: boolean; turn?: number },
   fence: () => void,
 ): Promise<RewindResult> {
-  const { preview, state, targets, createdDirs, derive } = plan(store, sessionId, messageId);
+  const { preview, state, targets, createdDirs, derive } = plan(store, sessionId, messageId, options.turn);
   if (preview.alreadyRewound && !options.files)
     throw new RewindError(
       `the conversation of ${sessionId} is already rewound to that prompt; add --files (and --confirm-outside for files changed outside Braid) to restore the files that rewind left`,
@@ -411,8 +385,9 @@ async function rewindHeld(
 }
 
 /**
- * Undoes the last rewind when nothing happened since: the dropped records are appended again (the
- * log only grows) and the files it restored get the images they had just before it.
+ * Undoes the last rewind when nothing happened since: an `undo_rewind` record makes the turns it
+ * dropped effective again (the log grows by that line), and the files it restored get the images
+ * they had just before it.
  */
 export async function undoRewind(store: StoreContext, sessionId: string, options: { fence?: () => void } = {}): Promise<UndoResult> {
   return withLease(store, sessionId, options.fence, (fence) => undoHeld(store, sessionId, fence));
@@ -420,33 +395,12 @@ export async function undoRewind(store: StoreContext, sessionId: string, options
 
 async function undoHeld(store: StoreContext, sessionId: string, fence: () => void): Promise<UndoResult> {
   const dir = store.locate(sessionId);
-  const logFile = store.layout.agentLog(dir);
-  const records = readWireLog(logFile).records;
-  const found = lastRewind(records);
-  if ('none' in found) throw new RewindError(NO_UNDO[found.none](sessionId));
-  const last = found.first;
-  const rewind = found.rewinds[0]!;
-  // The records the rewind dropped, as they were: the effective ones of turns >= toTurn.
-  const scoped: KnownRecord[] = [];
-  for (const r of records.slice(0, last)) {
-    if (!isKnown(r)) continue;
-    if (r.t === 'rewind') {
-      for (let j = scoped.length - 1; j >= 0; j--) if ((scoped[j] as { turn: number }).turn >= r.toTurn) scoped.splice(j, 1);
-    } else if ('turn' in r && typeof (r as { turn: unknown }).turn === 'number') scoped.push(r);
-  }
-  const again = scoped
-    .filter((r) => (r as { turn: number }).turn >= rewind.toTurn)
-    .map((r) => {
-      const { v: _v, ts: _ts, ...rest } = r as KnownRecord & Record<string, unknown>;
-      return rest as unknown as NewRecord;
-    });
-  const turns = new Set(again.map((r) => (r as { turn: number }).turn)).size;
+  const summary = store.summaryAt(dir);
+  const last = summary.fold.lastRewind;
+  if (typeof last !== 'object' || last === null) throw new RewindError(NO_UNDO[last ?? 'never'](sessionId));
   // Every file the rewind and its follow-ups restored, the latest first, gets its image from just before.
   const blobs = new BlobStore(store.layout.blobsDir(dir));
-  const all = found.rewinds
-    .slice()
-    .reverse()
-    .flatMap((r) => r.restored ?? []);
+  const all = restoredBy(store.layout.agentLog(dir), last.records).reverse();
   // A file whose image from before the rewind braid gc removed is left as it is, and named.
   const gone = all.filter((f) => f.was !== null && !fs.existsSync(blobs.pathOf(f.was)));
   const restored = all.filter((f) => !gone.includes(f));
@@ -455,12 +409,14 @@ async function undoHeld(store: StoreContext, sessionId: string, fence: () => voi
     dir,
     {
       op: 'undo',
-      workspaceDir: store.get(sessionId).workspaceDir,
-      records: again,
+      workspaceDir: summary.state.workspaceDir,
+      records: [{ t: 'undo_rewind', toTurn: last.toTurn }],
       files: restored.map((f) => ({ path: f.path, ...(f.root ? { root: f.root } : {}), from: f.now, to: f.was })),
     },
     fence,
+    deriveRow(store, dir, summary),
   );
   const files = restored.map((f) => f.path);
+  const turns = last.dropped.filter((t) => t.began).length;
   return { turns, files, ...(gone.length ? { checkpointsRemoved: gone.map((f) => checkpointRemovedNote(f.path)) } : {}) };
 }

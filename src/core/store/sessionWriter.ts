@@ -1,7 +1,6 @@
 import type { Message } from '@mariozechner/pi-ai';
 import { newMessageId } from '../ids';
 import {
-  parseRecordLine,
   type CompactionRecord,
   type KnownRecord,
   type InjectedContext,
@@ -22,7 +21,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { History } from '../wire/replay';
 import type { TurnMode } from '../wire/turnMode';
-import { applyRecord, factsOf } from '../format/logFold';
+import { factsOf, foldWritten } from '../format/logFold';
 import type { SessionState, StoredState } from '../format/sessionState';
 import type { StoreContext } from './storeContext';
 import type { StoreLayout } from '../format/layout';
@@ -384,18 +383,12 @@ export class SessionWriter {
       return stamped;
     }
     this.held = undefined;
-    const written = await this.log
-      .append(held ? [...held.records, ...list] : list, { durable: durable || held !== undefined })
+    const lines = await this.log
+      .appendLines(held ? [...held.records, ...list] : list, { durable: durable || held !== undefined })
       .catch((err: unknown) => this.markUnsaved(err));
-    // Folded as a reader will read it back (a type this version does not know, a record missing
-    // what replay needs), so the live summary is the one the index rebuilds from disk.
-    for (const r of written) {
-      const read = parseRecordLine(JSON.stringify(r));
-      if ('record' in read) applyRecord(this.current.fold, read.record);
-    }
-    // A compact fold (from the index) that met a record needing a dropped turn's detail: read the log.
-    if (this.current.fold.stale) this.current = this.store.summaryAt(this.dir, { live: false });
-    else this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
+    foldWritten(this.current.fold, lines);
+    this.current = summarize(this.current.state, this.current.fold, this.current.state.agents, this.log.bytes, this.current.stateMtime);
+    const written = lines.map((l) => l.record);
     if (!held) return written;
     this.publish(); // the held turn_begin: the session is running from now on
     return written.slice(held.records.length);

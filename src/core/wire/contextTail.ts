@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
+import { RewindsFromEnd } from './rewindsFromEnd';
 import { isKnown, parseRecordLine, type CompactionRecord, type MemoryRecord, type MessageRecord } from './records';
 
 /** What a session needs to continue, read from the end of its log. */
@@ -22,7 +23,7 @@ export interface ContextTail {
 
 /**
  * Replays a log from its latest compaction (docs/reference.md, Wire records): reads backwards, applying rewinds as it
- * meets them (a record is effective when its turn is below every rewind seen after it), and stops
+ * meets them (RewindsFromEnd), and stops
  * at the latest effective compaction's first kept message. Without a compaction it reads the
  * whole log. The records before stay in the file, untouched and unread.
  */
@@ -30,7 +31,7 @@ export function readContextTail(file: string): ContextTail {
   const fd = openIfExists(file);
   if (fd === undefined) return { messages: [], compactions: [], memory: undefined, lastTurn: 0, openTurn: null, bytesRead: 0 };
   try {
-    let minRewind = Number.POSITIVE_INFINITY;
+    const rewinds = new RewindsFromEnd();
     let lastTurn: number | undefined;
     let openTurn: number | null | undefined;
     let compaction: CompactionRecord | undefined;
@@ -41,11 +42,7 @@ export function readContextTail(file: string): ContextTail {
       const parsed = parseRecordLine(line);
       if (!('record' in parsed) || !isKnown(parsed.record)) return true;
       const r = parsed.record;
-      if (r.t === 'rewind') {
-        minRewind = Math.min(minRewind, r.toTurn);
-        return true;
-      }
-      if (!('turn' in r) || r.turn >= minRewind) return true;
+      if (rewinds.meet(r) || !('turn' in r) || !rewinds.effective(r.turn)) return true;
       lastTurn ??= r.turn;
       if (openTurn === undefined && r.t === 'turn_end') openTurn = null;
       if (openTurn === undefined && r.t === 'turn_begin') openTurn = r.turn;
@@ -64,12 +61,12 @@ export function readContextTail(file: string): ContextTail {
       // The turn in flight began before the kept messages: find whether it ended, reading only
       // turn boundaries (a substring test before any parsing).
       bytesRead += scanBackward(fd, stoppedAt, (line) => {
-        if (!line.includes('"t":"turn_') && !line.includes('"t":"rewind"')) return true;
+        if (!line.includes('"t":"turn_') && !line.includes('"t":"rewind"') && !line.includes('"t":"undo_rewind"')) return true;
         const parsed = parseRecordLine(line);
         if (!('record' in parsed) || !isKnown(parsed.record)) return true;
         const r = parsed.record;
-        if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
-        else if ((r.t === 'turn_begin' || r.t === 'turn_end') && r.turn < minRewind) {
+        if (rewinds.meet(r)) return true;
+        if ((r.t === 'turn_begin' || r.t === 'turn_end') && rewinds.effective(r.turn)) {
           openTurn = r.t === 'turn_begin' ? r.turn : null;
           return false;
         }

@@ -5,7 +5,7 @@ import { isKnown, parseRecordLine, type TurnBeginRecord, type UsageRecord } from
 /**
  * The main agent's last model call in a log, read from its end: the usage record of the last
  * call of the conversation (side calls and subagents have a purpose) and the turn_begin of its
- * turn, and whether a rewind or a compaction changed the conversation after it. Undefined when
+ * turn, and whether a rewind, its undo or a compaction changed the conversation after it. Undefined when
  * the last turn that began made no call, or the log has none.
  */
 export function readLastCall(file: string): { turnBegin: TurnBeginRecord; usage: UsageRecord; rewrittenSince: boolean } | undefined {
@@ -19,7 +19,7 @@ export function readLastCall(file: string): { turnBegin: TurnBeginRecord; usage:
       const parsed = parseRecordLine(line);
       if (!('record' in parsed) || !isKnown(parsed.record)) return true;
       const r = parsed.record;
-      if (usage === undefined && (r.t === 'rewind' || r.t === 'compaction')) rewrittenSince = true;
+      if (usage === undefined && (r.t === 'rewind' || r.t === 'undo_rewind' || r.t === 'compaction')) rewrittenSince = true;
       if (r.t === 'usage' && r.purpose === undefined) usage ??= r;
       if (r.t === 'turn_begin' && usage !== undefined && r.turn === usage.turn) turnBegin = r;
       return turnBegin === undefined && !(r.t === 'turn_begin' && usage === undefined);

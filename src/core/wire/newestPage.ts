@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { openIfExists, scanBackward } from './backwardLines';
+import { RewindsFromEnd } from './rewindsFromEnd';
 import type { TurnMode } from './turnMode';
 import { isKnown, isPromptRecord, parseRecordLine, type CacheBreakRecord, type CompactionRecord, type ContextRecord, type MessageRecord } from './records';
 
@@ -34,15 +35,14 @@ export const PAGE_SIZE = 80;
 /**
  * Reads the newest `limit` effective messages by reading the log from its end, so opening a huge
  * session costs the page, not the file. A record is effective unless a rewind later in the file
- * dropped its turn: scanning backwards, a message of turn t is kept iff t is below every
- * `rewind.toTurn` seen so far. Lines that do not parse (a torn tail among them) are skipped.
+ * dropped its turn (RewindsFromEnd). Lines that do not parse (a torn tail among them) are skipped.
  */
 export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCursor): MessagePage {
   const fd = openIfExists(file);
   if (fd === undefined)
     return { messages: [], compactions: [], modes: new Map(), contexts: new Map(), breaks: new Map(), before: undefined, bytesRead: 0, skippedLines: 0 };
   try {
-    let minRewind = before ? before.minRewind : Number.POSITIVE_INFINITY;
+    const rewinds = new RewindsFromEnd(before?.minRewind);
     const found: MessageRecord[] = [];
     const compactions: { record: CompactionRecord; afterMessageId: string | undefined }[] = [];
     const modes = new Map<number, TurnMode>();
@@ -73,12 +73,12 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       }
       if (!isKnown(parsed.record)) return true;
       const r = parsed.record;
-      if (r.t === 'rewind') minRewind = Math.min(minRewind, r.toTurn);
-      else if (r.t === 'compaction' && r.turn < minRewind) compactions.push({ record: r, afterMessageId: undefined });
-      else if (r.t === 'turn_begin' && r.turn < minRewind && r.mode) modes.set(r.turn, r.mode);
-      else if (r.t === 'context' && r.turn < minRewind) contextRecords.push(r);
-      else if (r.t === 'cache_break' && r.turn < minRewind) breaks.set(r.messageId, r);
-      else if (r.t === 'message' && r.turn < minRewind) {
+      if (rewinds.meet(r) || !('turn' in r) || !rewinds.effective(r.turn)) return true;
+      if (r.t === 'compaction') compactions.push({ record: r, afterMessageId: undefined });
+      else if (r.t === 'turn_begin' && r.mode) modes.set(r.turn, r.mode);
+      else if (r.t === 'context') contextRecords.push(r);
+      else if (r.t === 'cache_break') breaks.set(r.messageId, r);
+      else if (r.t === 'message') {
         found.push(r);
         oldestFound = offset;
         if (isPromptRecord(r)) prompts.set(r.turn, r.id);
@@ -94,7 +94,16 @@ export function readNewestPage(file: string, limit = PAGE_SIZE, before?: PageCur
       if (prompt !== undefined && !contexts.has(prompt)) contexts.set(prompt, c);
     }
     const more = found.length >= limit && oldestFound > 0;
-    return { messages: found, compactions, modes, contexts, breaks, before: more ? { offset: oldestFound, minRewind } : undefined, bytesRead, skippedLines };
+    return {
+      messages: found,
+      compactions,
+      modes,
+      contexts,
+      breaks,
+      before: more ? { offset: oldestFound, minRewind: rewinds.lowestRewind } : undefined,
+      bytesRead,
+      skippedLines,
+    };
   } finally {
     fs.closeSync(fd);
   }

@@ -130,6 +130,26 @@ export interface FileChangeRecord extends Base {
   readonly createdDirs?: string[];
 }
 
+/** The tool call id of a `file_change` an Undo from the Changes list wrote starts so. */
+export const UNDO_CALL = 'undo_';
+
+/** The tool call id of the `file_change` of an undone Undo starts so: a change like a tool's, listed again in both lists. */
+export const REDO_CALL = 'redo_';
+
+/** Whether a `file_change` is an Undo from the Changes list or its undo (the user's, not a tool's). */
+export function isChangeUndo(record: Pick<FileChangeRecord, 'toolCallId'>): boolean {
+  return typeof record.toolCallId === 'string' && (record.toolCallId.startsWith(UNDO_CALL) || record.toolCallId.startsWith(REDO_CALL));
+}
+
+/** Whether a `file_change` line, laid out as the writer writes it, is one {@link isChangeUndo} says so of (its call id follows its turn). */
+export function isChangeUndoLine(buf: Buffer, start: number, end: number): boolean {
+  const line = buf.subarray(start, end);
+  return line.includes(UNDO_CALL_BYTES) || line.includes(REDO_CALL_BYTES);
+}
+
+const UNDO_CALL_BYTES = Buffer.from(`"toolCallId":"${UNDO_CALL}`);
+const REDO_CALL_BYTES = Buffer.from(`"toolCallId":"${REDO_CALL}`);
+
 /**
  * The user kept a file as it is (Keep in the Changes list): the file's changes so far leave the
  * list, and later ones are shown against this image. `turn` is the session's last turn then.
@@ -163,6 +183,18 @@ export interface RewindRecord extends Base {
   readonly toTurn: number;
   readonly messageId: string;
   readonly files: boolean;
+}
+
+/**
+ * The session's last rewind (with its follow-ups) undone, with nothing between them: the turns it
+ * dropped are effective again, as they were, and the files it restored got back the images they
+ * had just before it (the rewind records name them). Written in place of the dropped records
+ * themselves, so an undo grows the log by one line.
+ */
+export interface UndoRewindRecord extends Base {
+  readonly t: 'undo_rewind';
+  /** The `toTurn` of the rewind undone. */
+  readonly toTurn: number;
 }
 
 /**
@@ -307,6 +339,7 @@ export type KnownRecord =
   | TurnEndRecord
   | ForkedRecord
   | RewindRecord
+  | UndoRewindRecord
   | CompactionRecord
   | MemoryRecord
   | ContextRecord
@@ -337,6 +370,7 @@ const KNOWN_TYPES = new Set([
   'turn_end',
   'forked',
   'rewind',
+  'undo_rewind',
   'compaction',
   'memory',
   'context',
@@ -409,6 +443,7 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
     case 'forked':
       return typeof r.from === 'object' && r.from !== null;
     case 'rewind':
+    case 'undo_rewind':
       return isInt(r.toTurn) && r.toTurn >= 1;
     case 'compaction':
       return typeof r.summary === 'string' && typeof r.firstKeptMessageId === 'string' && isInt(r.turn);

@@ -1,3 +1,4 @@
+import { EffectiveTurns } from './effectiveTurns';
 import {
   isKnown,
   type AgentRecord,
@@ -65,10 +66,10 @@ export function callId(u: UsageRecord): string {
 
 /**
  * Applies records in file order (docs/reference.md, Wire records): `rewind{toTurn:k}` drops effective turns >= k,
- * and the next turn is numbered k again. Unknown records are skipped.
+ * and the next turn is numbered k again; `undo_rewind` brings them back. Unknown records are skipped.
  */
 export class HistoryBuilder {
-  private scoped: TurnScoped[] = [];
+  private readonly scoped = new EffectiveTurns<TurnScoped>();
   private agent: AgentRecord | undefined;
   private forkedFrom: ForkedRecord['from'] | undefined;
   private readonly calls: UsageCall[] = [];
@@ -90,13 +91,16 @@ export class HistoryBuilder {
         return;
       case 'rewind':
         this.rewinds++;
-        this.scoped = this.scoped.filter((r) => r.turn < record.toTurn);
+        this.scoped.rewind(record.toTurn);
+        return;
+      case 'undo_rewind':
+        this.scoped.undo();
         return;
       case 'imported':
         return; // where the session came from: not part of its history
       case 'usage': {
         const id = callId(record);
-        if (this.callIds.has(id)) return; // a copy (undo appends the dropped records again)
+        if (this.callIds.has(id)) return; // a copy (an undo before Braid wrote undo_rewind appended the dropped records again)
         this.callIds.add(id);
         this.calls.push({ record, origin: null });
         return;
@@ -118,7 +122,7 @@ export class HistoryBuilder {
     const contexts: ContextRecord[] = [];
     let memory: MemoryRecord | undefined;
     let maxTurn = 0;
-    for (const r of this.scoped) {
+    for (const r of this.scoped.items) {
       if (r.turn > maxTurn) maxTurn = r.turn;
       if (r.t === 'message') messages.push(r);
       else if (r.t === 'turn_begin') turnBegins.push(r);

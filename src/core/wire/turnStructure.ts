@@ -9,9 +9,11 @@ import { isKnown, type WireRecord } from './records';
  * turns belongs to the last turn).
  */
 export class TurnStructure {
-  private readonly begun = new Set<number>();
-  private readonly ended = new Set<number>();
+  private begun = new Set<number>();
+  private ended = new Set<number>();
   private latest = 0;
+  /** The sets and latest turn before the last rewind, for its undo. */
+  private beforeRewind: { begun: Set<number>; ended: Set<number>; latest: number } | undefined;
   /** The first problem of each kind, described; the others are counted. */
   private readonly first = new Map<string, string>();
   private count = 0;
@@ -20,8 +22,15 @@ export class TurnStructure {
   add(record: WireRecord, offset: number): void {
     if (!isKnown(record)) return;
     if (record.t === 'rewind') {
+      if (this.latest < record.toTurn) return; // a follow-up: nothing more to drop
+      this.beforeRewind = { begun: new Set(this.begun), ended: new Set(this.ended), latest: this.latest };
       for (const set of [this.begun, this.ended]) for (const turn of set) if (turn >= record.toTurn) set.delete(turn);
-      this.latest = Math.min(this.latest, record.toTurn - 1);
+      this.latest = record.toTurn - 1;
+      return;
+    }
+    if (record.t === 'undo_rewind') {
+      if (this.beforeRewind) ({ begun: this.begun, ended: this.ended, latest: this.latest } = this.beforeRewind);
+      this.beforeRewind = undefined;
       return;
     }
     const turn = (record as { turn?: unknown }).turn;

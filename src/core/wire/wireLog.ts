@@ -67,19 +67,31 @@ export class WireLogWriter {
    * Appends records in order; with `durable` the promise resolves after an fsync. Resolves with
    * the records as written (stamped).
    */
-  append(records: NewRecord | readonly NewRecord[], options: { durable?: boolean } = {}): Promise<KnownRecord[]> {
+  async append(records: NewRecord | readonly NewRecord[], options: { durable?: boolean } = {}): Promise<KnownRecord[]> {
+    return (await this.appendLines(records, options)).map((l) => l.record);
+  }
+
+  /** As {@link append}, with where each record's line lies in the file (its offset and length, newline excluded). */
+  appendLines(records: NewRecord | readonly NewRecord[], options: { durable?: boolean } = {}): Promise<WrittenLine[]> {
     const list = Array.isArray(records) ? records : [records as NewRecord];
     const now = Date.now();
     const serialized = list.map((r) => WireLogWriter.serialize(r, now));
     return this.enqueue(async () => {
       let text = serialized.map((s) => s.line).join('');
+      let offset = this.size;
       if (this.needsNewline) {
         text = `\n${text}`;
         this.needsNewline = false;
+        offset++;
       }
       await this.write(Buffer.from(text, 'utf8'));
       if (options.durable) fs.fsyncSync(this.fd);
-      return serialized.map((s) => s.record);
+      return serialized.map((s) => {
+        const length = Buffer.byteLength(s.line) - 1;
+        const line = { record: s.record, offset, length };
+        offset += length + 1;
+        return line;
+      });
     });
   }
 
@@ -148,4 +160,11 @@ export class WireLogWriter {
     );
     return result;
   }
+}
+
+/** A record as written, and where its line lies: its offset and length (newline excluded). */
+export interface WrittenLine {
+  readonly record: KnownRecord;
+  readonly offset: number;
+  readonly length: number;
 }

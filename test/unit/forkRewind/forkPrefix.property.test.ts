@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Message } from '@mariozechner/pi-ai';
-import { compactFold } from '../../../src/core/format/logFold';
 import { readSessionFolder } from '../../../src/core/format/summary';
 import { rowDisagreement } from '../../../src/core/index/indexRows';
 import { runDoctor } from '../../../src/core/store/doctor';
@@ -18,9 +17,10 @@ import { scanWireLog } from '../../../src/core/wire/wireReader';
 import { logArb, writeRandomSession } from '../../support/randomLog';
 import { openStore, tempDir } from '../../support/store';
 
-// A fork copies its source's byte prefix and folds it on the way (tool results from their line's
-// head and end), and writes the index row from that fold. For random logs it must make the fork
-// that reading the whole log made: the same cut, the same records after it, the same refusals,
+// A fork copies its source's byte prefix, cut where the source's turn map says, and makes its fold
+// from that map without parsing the copied turns. For random logs (rewinds, undos of both kinds,
+// records of older turns, damaged lines) it must make the fork a whole read of the log says: the
+// same cut, the same records after it, the same refusals, the source's conversation up to the cut,
 // and an index row equal to one read back from the fork's folder.
 
 const root = tempDir('braid-fork-prefix-');
@@ -31,32 +31,68 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** Where a fork reading the whole log cuts it (the rules of docs/architecture.md, Fork, rewind, the lease and recovery), or why it refuses. */
-function expectedCut(
-  file: string,
-  turn: number | undefined,
-): { bytes: number; leftOutTurn: number | null; inherited: ForkedRecord['from'] | undefined } | 'refused' {
-  const records: Array<{ r: WireRecord; offset: number; length: number }> = [];
-  const report = scanWireLog(file, (r, offset, length) => records.push({ r, offset, length }));
-  const ends = new Map<number, number>();
-  const begun = new Map<number, number>();
+/** Where an effective turn's records lie, as a whole read of the log finds them. */
+interface Span {
+  start: number;
+  end: number;
+  began: boolean;
+  ended: boolean;
+}
+
+/** The effective turns' spans of records read in file order: rewinds drop turns, an undo (while nothing went on) brings them back. */
+function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length: number }>): Map<number, Span> {
+  let spans = new Map<number, Span>();
+  let beforeRewind: Map<number, Span> | undefined;
   for (const { r, offset, length } of records) {
     if (!isKnown(r)) continue;
     if (r.t === 'rewind') {
-      for (const t of [...ends.keys()]) if (t >= r.toTurn) ends.delete(t);
-      for (const t of [...begun.keys()]) if (t >= r.toTurn) begun.delete(t);
-    } else if (r.t === 'turn_begin') begun.set(r.turn, offset);
-    else if (r.t === 'turn_end') ends.set(r.turn, offset + length + 1);
+      if ([...spans.keys()].some((t) => t >= r.toTurn)) beforeRewind = structuredClone(spans);
+      for (const t of [...spans.keys()]) if (t >= r.toTurn) spans.delete(t);
+    } else if (r.t === 'undo_rewind') {
+      if (beforeRewind) spans = beforeRewind;
+      beforeRewind = undefined;
+    } else if (r.t === 'forked') beforeRewind = undefined;
+    else if ('turn' in r && r.t !== 'usage' && !(r.t === 'memory' && r.turn === 0)) {
+      if (r.t === 'turn_begin' || r.t === 'message') beforeRewind = undefined;
+      const span = spans.get(r.turn) ?? { start: offset, end: offset, began: false, ended: false };
+      span.end = Math.max(span.end, offset + length + 1);
+      span.began ||= r.t === 'turn_begin';
+      span.ended ||= r.t === 'turn_end';
+      spans.set(r.turn, span);
+    }
   }
-  const open = [...begun.keys()].filter((t) => !ends.has(t)).sort((a, b) => a - b)[0];
-  let cut: { bytes: number; leftOutTurn: number | null };
+  return spans;
+}
+
+/**
+ * Where a fork cuts the log as a whole read finds it (docs/reference.md, Fork), or why it refuses:
+ * at turn N after the last record of the turns up to N; whole, everything, or up to a running
+ * turn's first record. `beyond`: the prefix holds records of later turns (a log not in turn order).
+ */
+function expectedCut(
+  file: string,
+  turn: number | undefined,
+): { bytes: number; lastKept: number; leftOutTurn: number | null; beyond: boolean; inherited: ForkedRecord['from'] | undefined } | 'refused' {
+  const records: Array<{ r: WireRecord; offset: number; length: number }> = [];
+  const report = scanWireLog(file, (r, offset, length) => records.push({ r, offset, length }));
+  const spans = spansOf(records);
+  const endOf = (last: number) => Math.max(0, ...[...spans].filter(([t]) => t <= last).map(([, s]) => s.end));
+  const open = [...spans].filter(([, s]) => s.began && !s.ended).sort(([a], [b]) => a - b)[0];
+  let cut: { bytes: number; lastKept: number; leftOutTurn: number | null };
   if (turn !== undefined) {
-    if (!ends.has(turn)) return 'refused';
-    cut = { bytes: ends.get(turn)!, leftOutTurn: null };
-  } else if (open === undefined) cut = { bytes: report.tornTail ? report.bytes - report.tornBytes : report.bytes, leftOutTurn: null };
-  else cut = { bytes: begun.get(open)!, leftOutTurn: open };
+    const span = spans.get(turn);
+    if (!span?.began || !span.ended) return 'refused';
+    cut = { bytes: endOf(turn), lastKept: turn, leftOutTurn: null };
+  } else if (open === undefined) {
+    cut = { bytes: report.tornTail ? report.bytes - report.tornBytes : report.bytes, lastKept: Math.max(0, ...spans.keys()), leftOutTurn: null };
+  } else {
+    const lastKept = Math.max(0, ...[...spans.keys()].filter((t) => t < open[0]));
+    cut = { bytes: Math.max(open[1].start, endOf(lastKept)), lastKept, leftOutTurn: open[0] };
+  }
+  const prefix = spansOf(records.filter(({ offset }) => offset < cut.bytes));
+  const beyond = [...prefix.keys()].some((t) => t > cut.lastKept);
   const inherited = records.find(({ r, offset }) => offset >= cut.bytes && isKnown(r) && r.t === 'forked')?.r as ForkedRecord | undefined;
-  return { ...cut, inherited: inherited?.from };
+  return { ...cut, beyond, inherited: inherited?.from };
 }
 
 test('a fork by byte prefix makes the fork a whole read of the log makes, and its index row is the one read back from its folder', async () => {
@@ -90,18 +126,29 @@ test('a fork by byte prefix makes the fork a whole read of the log makes, and it
         readNewestPage(prefixFile, 200).messages.map((m) => m.message as Message),
         FORK_OPEN_CALL_TEXT,
       );
-      const kept = replay(scanRecords(prefixFile).filter((r) => r.t === 'turn_begin' || r.t === 'turn_end' || r.t === 'rewind'));
-      const from = { sessionId: source.id, turn: turn ?? (expected.leftOutTurn === null ? null : kept.nextTurn - 1) };
+      const from = { sessionId: source.id, turn: turn ?? (expected.leftOutTurn === null ? null : expected.lastKept) };
       assert.deepEqual(
-        appended.map((r) => (r.t === 'forked' ? { forked: r.from } : r.t)),
-        [...(expected.inherited ? [{ forked: expected.inherited }] : []), ...closing.map(() => 'message'), { forked: from }],
+        appended.map((r) => (r.t === 'forked' ? { forked: r.from } : r.t === 'rewind' ? { rewind: r.toTurn } : r.t)),
+        [
+          ...(expected.inherited ? [{ forked: expected.inherited }] : []),
+          ...(expected.beyond ? [{ rewind: expected.lastKept + 1 }] : []),
+          ...closing.map(() => 'message'),
+          { forked: from },
+        ],
+      );
+      // The fork's conversation is the source's up to the cut, read whole.
+      const sourceHistory = replay(scanRecords(source.file));
+      const forkHistory = replay(scanRecords(store.layout.agentLog(forkDir)));
+      assert.deepEqual(
+        forkHistory.messages.filter((m) => !closingIds(forkHistory).has(m.id)).map((m) => m.id),
+        sourceHistory.messages.filter((m) => m.turn <= expected.lastKept && (turn !== undefined || m.turn !== expected.leftOutTurn)).map((m) => m.id),
       );
       // The row the fork wrote, against its folder read back whole.
       const reread = readSessionFolder(forkDir).summary;
       const row = store.index.get(fork.id)!;
       assert.equal(rowDisagreement(row, reread), undefined, `row field ${rowDisagreement(row, reread)}`);
       const kept2 = store.index.summaryOf(fork.id)!;
-      assert.deepEqual(kept2.fold, JSON.parse(JSON.stringify(compactFold(reread.fold))));
+      assert.deepEqual(kept2.fold, JSON.parse(JSON.stringify(reread.fold)));
       assert.equal(kept2.prompts, reread.prompts);
       assert.deepEqual(kept2.usage, reread.usage);
       assert.deepEqual({ ...fork, leftOutTurn: undefined }, { ...reread.state, leftOutTurn: undefined });
@@ -110,6 +157,15 @@ test('a fork by byte prefix makes the fork a whole read of the log makes, and it
   );
   assert.ok(forked > 50, `most runs fork (${forked})`);
 });
+
+/** The messages a fork wrote for tool calls its cut left open. */
+function closingIds(history: ReturnType<typeof replay>): Set<string> {
+  return new Set(
+    history.messages
+      .filter((m) => m.message.role === 'toolResult' && JSON.stringify(m.message.content).includes(FORK_OPEN_CALL_TEXT.slice(0, 40)))
+      .map((m) => m.id),
+  );
+}
 
 function scanRecords(file: string): WireRecord[] {
   const records: WireRecord[] = [];
