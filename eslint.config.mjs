@@ -92,6 +92,13 @@ const topLevelZones = [
   },
   { target: 'src/demo', from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/protocol', 'src/extension.ts'], message: 'The demo agent stands alone.' },
   { target: 'src/cli', from: [vscodeApi, 'src/vscode', 'src/extension.ts'], message: 'The CLI runs without VS Code.' },
+  {
+    // Every file of src/vscode outside src/vscode/commands: its top-level files and its other folders.
+    target: ['src/vscode/*.ts', 'src/vscode/!(commands)/**'],
+    from: 'src/vscode/commands',
+    message:
+      'src/vscode/commands is wiring, imported only by src/extension.ts: what a view needs of a command lives below it (src/vscode/commandIds.ts, braidCommand.ts).',
+  },
 ];
 
 // What src/protocol may import of the core: types from any module (erased from the page's bundle),

@@ -66,6 +66,9 @@ test('a layer that imports what it must not is an error in every import form', a
     ['src/core/bytes.ts', `export type { SessionState } from './format/sessionState';`],
     // Siblings: the index and the tools do not import each other.
     ['src/core/tools/layerProbe.ts', `export type { SessionIndex } from '../index/sessionIndex';`],
+    // src/vscode/commands is wiring: no other file of src/vscode imports it, not even a type.
+    ['src/vscode/chat/layerProbe.ts', `export type { CommandContext } from '../commands/commandContext';`],
+    ['src/vscode/layerProbe.ts', `export { registerCommands } from './commands';`],
   ];
   for (const [file, code, rule = restricted] of forbidden) assert.deepEqual(await errorsFor(file, code), [rule], `${file}: ${code}`);
   for (const file of ['src/protocol/layerProbe.ts', 'media/src/layerProbe.ts', 'src/core/wire/turnMode.ts']) {
@@ -79,6 +82,12 @@ test('imports the layers allow are not errors', async () => {
     ['src/core/store/layerProbe.ts', `export type { SessionIndex } from '../index/sessionIndex';\nexport { BlobStore } from '../format/blobStore';`],
     ['src/vscode/layerProbe.ts', `import * as vscode from 'vscode';\nexport { vscode };\nexport type { Logger } from '../core/logger';`],
     ['media/src/layerProbe.ts', `export type { HostToWebview } from '../../src/protocol/messages';`],
+    // The commands import the rest of src/vscode and each other; src/extension.ts imports the commands.
+    [
+      'src/vscode/commands/layerProbe.ts',
+      `export { APPROVE_PROJECT_SETUP_COMMAND } from '../commandIds';\nexport type { CommandContext } from './commandContext';`,
+    ],
+    ['src/extension.ts', `export { registerCommands } from './vscode/commands';`],
     // The protocol imports the core type-only, and values from its pure modules.
     [
       'src/protocol/layerProbe.ts',

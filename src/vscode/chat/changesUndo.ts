@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import type { UndoneChanges } from '../../core/store/changes';
 import { reported } from '../reported';
-import { changesUndoneNote, leftAloneNote } from '../commands/rewindNotes';
+import { changesUndoneNote, leftAloneNote } from '../rewindNotes';
 import { showUndoToast } from '../undoToast';
 import type { CurrentSession } from './currentSession';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { BraidCommand } from '../commands/command';
+import type { BraidCommand } from '../braidCommand';
 import { ChatViewProvider } from './chatViewProvider';
 
 /** The view container in the Secondary Side Bar (beside the editor) that the Chat view can move to; empty, so hidden, until it does. */

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
 import { approvalCandidates, approveCandidate, revokeCandidate, type ApprovalCandidate } from '../../core/setup/projectSetupApproval';
 import type { SetupWatcher } from '../setup/setupWatcher';
-import type { BraidCommand } from './command';
-
-export const APPROVE_PROJECT_SETUP_COMMAND = 'braid.approveProjectSetup';
+import type { BraidCommand } from '../braidCommand';
+import { APPROVE_PROJECT_SETUP_COMMAND } from '../commandIds';
 
 type CandidateItem = vscode.QuickPickItem & { readonly candidate: ApprovalCandidate };
 

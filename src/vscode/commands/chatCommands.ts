@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChatHub } from '../chat/chatHub';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 import { REWIND_FAILURE, rewindToMessage } from './forkRewindCommands';
 import { isPromptRecord } from '../../core/wire/records';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { lmAgentToolName } from '../lm/lmToolAdapter';
 import { readChosenVscodeTools, VSCODE_TOOLS_SETTING } from '../lm/vscodeLmTools';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 export const CHOOSE_VSCODE_TOOLS_COMMAND = 'braid.chooseVscodeTools';
 

@@ -3,11 +3,11 @@ import { forkSession, leftOutNote } from '../../core/store/fork';
 import { forkAgent } from '../../core/store/agentFork';
 import { previewRewind, rewindSession } from '../../core/store/rewind';
 import { sessionLabel } from '../../core/format/titles';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import { UserFacingError } from '../reported';
 import type { CommandContext } from './commandContext';
 import { settleUndoToast, showUndoToast } from '../undoToast';
-import { importedTurnsNote, rewindQuestion, rewoundNote, undoneNote } from './rewindNotes';
+import { importedTurnsNote, rewindQuestion, rewoundNote, undoneNote } from '../rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
 const OPEN_SOURCE = 'Open Source';

@@ -4,7 +4,7 @@ import { findSources, importFailed, importSessions, type ImportOutcome } from '.
 import { SourceDatabases } from '../../core/import/sourceDatabase';
 import { TOOL_NAMES, type SourceTool } from '../../core/import/source';
 import { counted } from '../../core/counted';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 
 type SourcePick = vscode.QuickPickItem & { readonly from: SourceTool | 'auto'; readonly paths: readonly string[] };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import { reported } from '../reported';
 
 /** Registers every command in one place, each reporting its failures in one message; each registration is disposed with the extension. */

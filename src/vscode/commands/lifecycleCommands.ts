@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { shownTitle } from '../../core/format/titles';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 import { sessionArg } from './sessionArg';
 

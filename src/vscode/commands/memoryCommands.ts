@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatHub } from '../chat/chatHub';
 import type { MemoryDocuments } from '../chat/memoryDocument';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 /** Braid: Show Session Memory (/memory) — opens the chat's session memory as a document; saving it keeps the edit. */
 export function showSessionMemoryCommand(documents: MemoryDocuments): BraidCommand {

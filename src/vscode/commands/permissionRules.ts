@@ -3,7 +3,7 @@ import { PermissionRules, type ListedRule } from '../../core/setup/permissions/p
 import { removeUserRule } from '../../core/setup/permissions/userRuleFile';
 import type { ChatHub } from '../chat/chatHub';
 import { changeVscodeRule, vscodeSetupSources } from '../setup/permissionSetting';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import { UserFacingError } from '../reported';
 
 /**

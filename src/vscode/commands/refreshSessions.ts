@@ -1,5 +1,5 @@
 import type { SessionsTreeProvider } from '../sessionsTree/sessionsTreeProvider';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 
 /** Braid: Refresh — re-reads the shown workspaces' session folders into the index and redraws the tree. */

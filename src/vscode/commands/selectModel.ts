@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { MODEL_GROUP_TITLES, type ModelChoiceItem } from '../../protocol/messages';
 import { applyModel, listModelChoices, resolvePick } from '../model/modelPicker';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 type Line = vscode.QuickPickItem & { choice?: ModelChoiceItem };
 

@@ -3,7 +3,7 @@ import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/format/titles';
 import type { ChatHub } from '../chat/chatHub';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 import { offerRunLocation } from './worktreeCommands';
 

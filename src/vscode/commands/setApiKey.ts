@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { secretKey } from '../apiKeys';
 import { readModelSettings } from '../settings';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 /** Braid: Set API Key — stores the key of the configured provider in VS Code's SecretStorage. */
 export function setApiKeyCommand(secrets: vscode.SecretStorage): BraidCommand {

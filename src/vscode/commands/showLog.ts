@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 /** Braid: Show Log — reveals the Braid output channel. */
 export function showLogCommand(channel: vscode.LogOutputChannel): BraidCommand {

@@ -1,5 +1,5 @@
 import type { SetupDocument } from '../setup/setupView';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 export const SHOW_SETUP_COMMAND = 'braid.showSetup';
 

@@ -1,6 +1,6 @@
 import type { SessionStore } from '../../core/store/sessionStore';
 import type { UsagePanel } from '../usage/usagePanel';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 
 /**

@@ -1,6 +1,6 @@
 import type { StorageDocuments } from '../storage/storageView';
 import { REVIEW_STORAGE_COMMAND, SHOW_STORAGE_COMMAND } from '../storage/storageView';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 
 /**

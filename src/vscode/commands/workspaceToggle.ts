@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { SessionsTreeProvider } from '../sessionsTree/sessionsTreeProvider';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 
 /** Where the tree's mode is kept, so a window reopens showing what it showed. */
 const MODE_KEY = 'braid.sessions.allWorkspaces';

@@ -7,7 +7,7 @@ import { sessionLabel } from '../../core/format/titles';
 import type { SessionState } from '../../core/format/sessionState';
 import { counted } from '../../core/counted';
 import { readWorktreeRoot } from '../settings';
-import type { BraidCommand } from './command';
+import type { BraidCommand } from '../braidCommand';
 import { UserFacingError } from '../reported';
 import type { CommandContext } from './commandContext';
 import { sessionArg } from './sessionArg';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { pendingApprovals } from '../../core/setup/projectSetupApproval';
-import { APPROVE_PROJECT_SETUP_COMMAND } from '../commands/approveProjectSetup';
+import { APPROVE_PROJECT_SETUP_COMMAND } from '../commandIds';
 import { Disposable } from '../disposable';
 import type { SetupWatcher } from './setupWatcher';
 

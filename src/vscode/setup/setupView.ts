@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
 import { pendingApprovals } from '../../core/setup/projectSetupApproval';
 import { setupText } from '../../core/setup/setupText';
-import { APPROVE_PROJECT_SETUP_COMMAND } from '../commands/approveProjectSetup';
+import { APPROVE_PROJECT_SETUP_COMMAND } from '../commandIds';
 import { Disposable } from '../disposable';
 import type { SetupWatcher } from './setupWatcher';
 import { WindowMcp } from './windowMcp';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { counted } from '../../../src/core/counted';
 import { leftOutNote, type ForkedSession } from '../../../src/core/store/fork';
 import type { RewindPreview, RewindResult } from '../../../src/core/store/rewind';
-import { changesUndoneNote, leftAloneNote, rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/commands/rewindNotes';
+import { changesUndoneNote, leftAloneNote, rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/rewindNotes';
 
 // What VS Code says about rewinds, undos and forks: numbers in proper English, never "turn(s)".
 const preview = (turnsDropped: number, files: string[] = []): RewindPreview => ({

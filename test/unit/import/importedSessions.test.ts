@@ -6,7 +6,7 @@ import { importSessions } from '../../../src/core/import/importer';
 import { forkSession } from '../../../src/core/store/fork';
 import { previewRewind } from '../../../src/core/store/rewind';
 import type { MessageRecord } from '../../../src/core/wire/records';
-import { importedTurnsNote } from '../../../src/vscode/commands/rewindNotes';
+import { importedTurnsNote } from '../../../src/vscode/rewindNotes';
 import { importSources } from '../../support/importFixtures';
 import { ScriptedModelServer } from '../../support/modelServer';
 import { sessionFixture, type SessionFixture } from '../../support/session';

@@ -1,7 +1,7 @@
 // What the rewind dialog, its notification, the chat's Undo bar and the undo's notification say,
 // in proper English numbers ("1 turn", "2 turns"). No vscode import: unit tests read these.
-import { counted } from '../../core/counted';
-import type { RewindPreview, RewindResult } from '../../core/store/rewind';
+import { counted } from '../core/counted';
+import type { RewindPreview, RewindResult } from '../core/store/rewind';
 
 /** The question of the rewind dialog. */
 export function rewindQuestion(preview: RewindPreview): string {
