@@ -124,6 +124,12 @@ test('a turn with the Chat attached takes index.lock at most twice, and the Chat
     const tokens = row.usage.input + row.usage.output + row.usage.cacheRead + row.usage.cacheWrite;
     assert.deepEqual(statuses.at(-1), { title: shownTitle(row), tokens });
     assert.deepEqual(chat.status(), { title: shownTitle(row), tokens });
+
+    // A rename of the open session (the Sessions tree's Rename) reaches the memory the Chat reads.
+    await store.rename(id, 'Counting lines');
+    assert.equal(chat.view().session?.info.title, 'Counting lines');
+    assert.equal(chat.status()?.title, 'Counting lines');
+    assert.equal(store.get(id).title, 'Counting lines');
     assert.deepEqual(logger.warnings, []);
   } finally {
     chat.dispose();
