@@ -154,7 +154,7 @@ export class SessionWriter {
 
   /** A change of state.json made in this process beside this writer (a rename, an archive): its summary takes it. */
   stateChanged(stored: StoredState, stateMtime: number): SessionSummary {
-    // The mark of a failed log write that state.json could not keep stays (docs/reference.md, Writing a log).
+    // The mark of a failed log write that state.json could not keep stays (docs/reference.md, Wire records).
     const writeFailure = stored.writeFailure ?? this.current.state.writeFailure;
     const { fold, state } = this.current;
     this.current = summarize({ ...stored, ...(writeFailure ? { writeFailure } : {}) }, fold, state.agents, this.log.bytes, stateMtime);
