@@ -1,7 +1,6 @@
 import type { Session } from '../../src/core/session/session';
-import type { SessionStore } from '../../src/core/store/sessionStore';
-import type { SessionInfo, StreamFrame } from '../../src/protocol/frames';
-import { missingInfo, sessionInfo, sessionStatus, type SessionStatus } from '../../src/vscode/chat/sessionInfo';
+import type { StreamFrame } from '../../src/protocol/frames';
+import { missingInfo, openSessionInfo, openSessionStatus } from '../../src/vscode/chat/sessionInfo';
 import { SessionStream } from '../../src/vscode/chat/sessionStream';
 
 /** What the Chat-view consumer did, for the table. */
@@ -12,33 +11,24 @@ export interface ChatViewTally {
 /**
  * What the Chat view's host does on each event of the Session it shows, without VS Code: the real
  * SessionStream (src/vscode/chat/sessionStream.ts) turns events into frames, asking for the
- * session's info as CurrentSession does (src/vscode/chat/sessionInfo.ts: the index row and usage,
- * the open session's queue), and on `turn-end` and `status` events the status bar's status is
- * read as extension.ts does. (The "before" column was measured at 5f1b611, whose ChatSessions
- * imported `vscode`: its calls, `store.get` per frame and per status, were replayed then.)
+ * session's info as CurrentSession does (its infoOf: sessionInfo.ts's openSessionInfo, from the
+ * session in memory), and on `turn-end` and `status` events the status bar's status is read as
+ * CurrentSession.status() reads it for extension.ts (openSessionStatus). (The "before" column was
+ * measured at the parent of this change, whose infoOf and status() asked the index for the
+ * session's row and usage: sessionInfo and sessionStatus over store.index.)
  */
-export function attachChatView(store: SessionStore, session: Session): ChatViewTally {
+export function attachChatView(session: Session): ChatViewTally {
   const tally: ChatViewTally = { frames: 0 };
   const stream = new SessionStream(
     session.id,
-    () => chatInfo(store, session),
+    () => openSessionInfo(session) ?? missingInfo(session.id),
     (frames: StreamFrame[]) => {
       tally.frames += frames.length; // posted to the page in the extension
     },
   );
   session.onEvent((event) => {
     stream.onEvent(event);
-    if (event.type === 'turn-end' || event.type === 'status') statusBarStatus(store, session.id);
+    if (event.type === 'turn-end' || event.type === 'status') openSessionStatus(session);
   });
   return tally;
-}
-
-/** CurrentSession's info of an open session (currentSession.ts, infoOf): the index row and usage, the session's queue. */
-function chatInfo(store: SessionStore, session: Session): SessionInfo {
-  return sessionInfo(store.index, session.id, { queue: session.queued, paused: session.isPaused }) ?? missingInfo(session.id);
-}
-
-/** CurrentSession.status(), which the status bar shows. */
-function statusBarStatus(store: SessionStore, id: string): SessionStatus | undefined {
-  return sessionStatus(store.index, id);
 }

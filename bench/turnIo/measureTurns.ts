@@ -73,7 +73,7 @@ async function countTurns(
   variant: Variant,
   turns: number,
 ): Promise<VariantResult> {
-  const tally = variant.chatView ? attachChatView(store, session) : undefined;
+  const tally = variant.chatView ? attachChatView(session) : undefined;
   const sums = new Map<string, number>();
   const turnMs: number[] = [];
   let frames = 0;

@@ -69,8 +69,9 @@ const INTRO = [
   '"Index saves": the index file replaced whole (renamed over), as it was before the index was used in place; a turn now commits',
   "its row into the file, and that commit's fsyncs (the journal's, the file's, the journal's truncation) are among the fsyncs.",
   'Locks are lock files taken (state.lock, index.lock). "Chat view attached": the real SessionStream, with the calls of',
-  "chatSessions.ts replayed on each event (its info(): store.get and the index's sessionUsage; status() for the status bar on",
-  'turn-end and status); see bench/turnIo/chatView.ts. Turn ms: median from submit to the turn-end event.',
+  'currentSession.ts replayed on each event (its infoOf() for the frames; status() for the status bar on turn-end and status;',
+  'before: the index row and usage, index queries; after: the session in memory); see bench/turnIo/chatView.ts.',
+  'Turn ms: median from submit to the turn-end event.',
 ].join('\n');
 
 /** The rows RESULTS.md keeps: "variant: measure" -> figure. */

@@ -50,3 +50,42 @@ export function addUsage(buckets: UsageBucket[], u: UsageRecord, origin: string)
   b.calls++;
   addToTotals(b, u);
 }
+
+/** Calls, tokens and cost. */
+export interface UsageFigures extends UsageTotals {
+  calls: number;
+}
+
+export function zeroFigures(): UsageFigures {
+  return { calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
+}
+
+export function addFigures(to: UsageFigures, b: UsageFigures): void {
+  to.calls += b.calls;
+  to.input += b.input;
+  to.output += b.output;
+  to.cacheRead += b.cacheRead;
+  to.cacheWrite += b.cacheWrite;
+  to.reasoning += b.reasoning;
+  to.cost += b.cost;
+}
+
+/** One session's usage, as its own line shows it. */
+export interface SessionUsage {
+  /** Its own calls: what usage reports count under it. */
+  own: UsageFigures;
+  /** The calls its log inherited from the session it was forked from (counted under that session). */
+  inherited: UsageFigures;
+  /** What its whole history cost: own and inherited. */
+  history: UsageFigures;
+}
+
+/** Session `sessionId`'s usage from its buckets (the index's rows of it, or its summary's in memory). */
+export function sessionUsageOf(buckets: readonly UsageBucket[], sessionId: string): SessionUsage {
+  const usage: SessionUsage = { own: zeroFigures(), inherited: zeroFigures(), history: zeroFigures() };
+  for (const b of buckets) {
+    addFigures(b.origin === sessionId ? usage.own : usage.inherited, b);
+    addFigures(usage.history, b);
+  }
+  return usage;
+}

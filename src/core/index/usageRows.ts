@@ -1,5 +1,4 @@
-import type { UsageTotals } from '../format/sessionState';
-import type { UsageBucket } from '../format/usage';
+import { addFigures, sessionUsageOf, zeroFigures, type SessionUsage, type UsageBucket, type UsageFigures } from '../format/usage';
 import { sessionTitle } from '../format/titles';
 import { queryAll, runPrepared, type Database } from './sqlite';
 
@@ -11,10 +10,8 @@ import { queryAll, runPrepared, type Database } from './sqlite';
 // them all: totals take each origin's calls from that holder alone, the origin itself when it is
 // still there, else (its folder deleted) the fork that kept the most of them.
 
-/** Calls, tokens and cost. */
-export interface UsageFigures extends UsageTotals {
-  calls: number;
-}
+// The figures and a session's usage are the format's (a session in memory counts them as well); named here too for the index's readers.
+export { zeroFigures, type SessionUsage, type UsageFigures };
 
 /** Usage grouped under one key (a session id, `provider/model`, or a UTC day). */
 export interface UsageLine extends UsageFigures {
@@ -49,20 +46,6 @@ interface RawBucket {
   cache_write: number;
   reasoning: number;
   cost: number;
-}
-
-export function zeroFigures(): UsageFigures {
-  return { calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0 };
-}
-
-function addFigures(to: UsageFigures, b: UsageFigures): void {
-  to.calls += b.calls;
-  to.input += b.input;
-  to.output += b.output;
-  to.cacheRead += b.cacheRead;
-  to.cacheWrite += b.cacheWrite;
-  to.reasoning += b.reasoning;
-  to.cost += b.cost;
 }
 
 function toBucket(r: RawBucket): UsageBucket {
@@ -154,23 +137,8 @@ export function usageReport(db: Database, workspaceKey?: string): UsageReport {
   };
 }
 
-/** One session's usage, as its own line shows it. */
-export interface SessionUsage {
-  /** Its own calls: what usage reports count under it. */
-  own: UsageFigures;
-  /** The calls its log inherited from the session it was forked from (counted under that session). */
-  inherited: UsageFigures;
-  /** What its whole history cost: own and inherited. */
-  history: UsageFigures;
-}
-
 export function sessionUsage(db: Database, sessionId: string): SessionUsage {
-  const usage: SessionUsage = { own: zeroFigures(), inherited: zeroFigures(), history: zeroFigures() };
-  for (const b of queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket)) {
-    addFigures(b.origin === sessionId ? usage.own : usage.inherited, b);
-    addFigures(usage.history, b);
-  }
-  return usage;
+  return sessionUsageOf(queryAll<RawBucket>(db, `${USAGE} WHERE session_id = ?`, [sessionId]).map(toBucket), sessionId);
 }
 
 /**

@@ -17,6 +17,7 @@ import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
 import type { ModelLimits } from '../model/modelSettings';
 import { sessionFolders, type QueuedPrompt, type RepoIdentity, type SessionState, type StoredState } from '../format/sessionState';
+import type { SessionSummary } from '../format/summary';
 import type { SessionStore } from '../store/sessionStore';
 import type { SessionWriter } from '../store/sessionWriter';
 import { ApprovalGate, type ApprovalPolicy, type ApprovalUi } from '../tools/approvals';
@@ -430,6 +431,11 @@ export class Session {
   /** The session as it is now: what state.json keeps and what its log says (memory, no disk). */
   get state(): SessionState {
     return this.writer.summary.state;
+  }
+
+  /** What the session's index row is made from (its state, first prompt, usage by origin), as its writer keeps it: memory, no disk. */
+  get summary(): Readonly<SessionSummary> {
+    return this.writer.summary;
   }
 
   /** The title as of the last turn's end (auto-named from the first prompt unless the user named it). */

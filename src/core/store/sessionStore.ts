@@ -270,6 +270,13 @@ export class SessionStore implements StoreContext {
       this.index.putSummary(id, summary);
       return summary.state;
     }
+    // A writer open in this process keeps the summary its session's reads come from: it takes the change.
+    const live = this.writers.get(id);
+    if (live) {
+      const summary = live.stateChanged(next, mtime);
+      this.index.putSummary(id, summary);
+      return summary.state;
+    }
     this.index.updateState(next, mtime, dir);
     return this.summaryAt(dir).state;
   }

@@ -151,6 +151,15 @@ export class SessionWriter {
     });
   }
 
+  /** A change of state.json made in this process beside this writer (a rename, an archive): its summary takes it. */
+  stateChanged(stored: StoredState, stateMtime: number): SessionSummary {
+    // The mark of a failed log write that state.json could not keep stays (docs/reference.md, Wire records).
+    const writeFailure = stored.writeFailure ?? this.current.state.writeFailure;
+    const { fold, state } = this.current;
+    this.current = summarize({ ...stored, ...(writeFailure ? { writeFailure } : {}) }, fold, state.agents, this.log.bytes, stateMtime);
+    return this.current;
+  }
+
   /** Opens a subagent's log for appending, fenced by this writer's lease; the session lists the agent from now on. */
   openAgentLog(agentId: string, title: string): WireLogWriter {
     const log = WireLogWriter.open(this.store.layout.agentLog(this.dir, agentId), { fence: this.fence });

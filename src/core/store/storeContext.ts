@@ -39,4 +39,6 @@ export interface StoreContext {
 export interface LiveWriter {
   readonly id: string;
   readonly summary: SessionSummary;
+  /** Takes a change of state.json made beside it in this process (a rename, an archive); returns its summary with it. */
+  stateChanged(stored: StoredState, stateMtime: number): SessionSummary;
 }

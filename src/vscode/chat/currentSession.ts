@@ -15,7 +15,7 @@ import type { OlderPageMessage, PageCursor, QueueAction, SessionView } from '../
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
-import { missingInfo, sessionInfo, sessionStatus, todoInfo, type QueueView, type SessionStatus } from './sessionInfo';
+import { missingInfo, openSessionInfo, openSessionStatus, sessionInfo, sessionStatus, todoInfo, type QueueView, type SessionStatus } from './sessionInfo';
 import { todoListOf } from '../../core/format/logFold';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
@@ -163,22 +163,19 @@ export class CurrentSession {
     return { ...info, ...todoInfo(fold && todoListOf(fold)) };
   }
 
-  /** An open session's info, from memory: the index row and usage, the session's own queue. */
+  /** An open session's info, from memory (sessionInfo.ts): no index query, however many frames a turn has. */
   private infoOf(session: Session): SessionInfo {
-    const info = sessionInfo(this.requireStore().index, session.id, {
-      queue: session.queued,
-      paused: session.isPaused,
-      ...(session.pauseReason ? { pauseReason: session.pauseReason } : {}),
-    });
-    if (info) return { ...info, context: session.contextUse(), changes: session.changes(), ...todoInfo(session.todos()) };
+    const info = openSessionInfo(session);
+    if (info) return info;
     // The folder went away under the open session (deleted elsewhere, removed by hand).
-    this.logger.warn(`session ${session.id}: it is no longer in the session index; its folder went away`);
+    this.logger.warn(`session ${session.id}: its folder went away`);
     return missingInfo(session.id);
   }
 
-  /** The current session's title, model and token count, for the status bar. */
+  /** The current session's title and token count, for the status bar: the open session's from memory. */
   status(): SessionStatus | undefined {
-    const id = this.currentId;
+    if (this.session) return openSessionStatus(this.session);
+    const id = this.following?.id;
     return id ? sessionStatus(this.requireStore().index, id) : undefined;
   }
 
