@@ -93,11 +93,12 @@ const topLevelZones = [
   { target: 'src/demo', from: [vscodeApi, 'src/core', 'src/vscode', 'src/cli', 'src/protocol', 'src/extension.ts'], message: 'The demo agent stands alone.' },
   { target: 'src/cli', from: [vscodeApi, 'src/vscode', 'src/extension.ts'], message: 'The CLI runs without VS Code.' },
   {
-    // Every file of src/vscode outside src/vscode/commands: its top-level files and its other folders.
-    target: ['src/vscode/*.ts', 'src/vscode/!(commands)/**'],
+    // Every file of src/vscode outside src/vscode/commands (its top-level files and its other
+    // folders), but the per-feature registrations activate calls (register*.ts): wiring too.
+    target: ['src/vscode/!(register*).ts', 'src/vscode/!(commands)/**/!(register*).ts'],
     from: 'src/vscode/commands',
     message:
-      'src/vscode/commands is wiring, imported only by src/extension.ts: what a view needs of a command lives below it (src/vscode/commandIds.ts, braidCommand.ts).',
+      'src/vscode/commands is wiring, imported only by src/extension.ts and the per-feature registrations (register*.ts): what a view needs of a command lives below it (src/vscode/commandIds.ts, braidCommand.ts).',
   },
 ];
 

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { registerChat } from './vscode/chat/registerChat';
 import { commandContext } from './vscode/commands/commandContext';
 import { registerForkRewind } from './vscode/commands/registerForkRewind';
-import { registerLog } from './vscode/log';
+import { registerLog } from './vscode/registerLog';
 import { registerModel } from './vscode/model/registerModel';
 import { registerSessionCommands, registerSessionsTree } from './vscode/sessionsTree/registerSessionsTree';
 import { registerSetup } from './vscode/setup/registerSetup';
