@@ -354,12 +354,14 @@ function noteMessage(fold: LogFold, turn: TurnFacts, record: MessageRecord): voi
   if (message.role === 'user' && injectedOf(record) === null) {
     const text = promptText(message);
     turn.firstPrompt ??= previewOf(text);
-    turn.promptChars += text.length + 1;
     if (fold.prompts.length < MAX_SEARCH_TEXT) {
-      // The prompt cut before it is joined: joining a huge prompt first would copy all of it.
-      const before = fold.prompts ? `${fold.prompts}\n` : '';
+      // The prompt cut before it is joined: joining a huge prompt first would copy all of it. Every
+      // prompt after the first is joined by a line break, an empty one too: a rewind or a fork cuts
+      // the text at the kept turns' promptChars.
+      const before = hasPrompt(fold.turns, turn) ? `${fold.prompts}\n` : '';
       fold.prompts = before + text.slice(0, MAX_SEARCH_TEXT - before.length);
     }
+    turn.promptChars += text.length + 1;
   } else if (message.role === 'assistant') {
     const text = messageText(message);
     if (text.trim()) turn.lastPreview = previewOf(text);
@@ -368,6 +370,12 @@ function noteMessage(fold: LogFold, turn: TurnFacts, record: MessageRecord): voi
     const items = todoItemsOf(message.details);
     if (items) turn.todos = items;
   }
+}
+
+/** Whether a prompt was noted before in `turn` or a turn before it (turns are in number order). */
+function hasPrompt(turns: readonly TurnFacts[], turn: TurnFacts): boolean {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.turn <= turn.turn && turns[i]!.promptChars > 0) return true;
+  return false;
 }
 
 function promptLength(turns: readonly TurnFacts[]): number {

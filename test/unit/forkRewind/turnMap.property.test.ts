@@ -65,10 +65,10 @@ test('a rewind read from the turn map says what a whole read says; its undo is o
       assert.equal(preview.turnsDropped, history.turnBegins.filter((b) => b.turn >= k).length);
       const whole = droppedCommands(history, k);
       assert.deepEqual([preview.commands, preview.commandsMayHaveRun, preview.mcpCalls], [whole.ran, whole.mayHaveRun, whole.mcpCalls]);
-      assert.deepEqual(
-        preview.files.map((f) => f.path),
-        [...new Set(history.fileChanges.filter((c) => c.turn >= k).map((c) => c.path))],
-      );
+      // Each file the dropped turns changed is listed, or left alone and said why (these logs' folder is not the session's).
+      const changed = new Set(history.fileChanges.filter((c) => c.turn >= k).map((c) => c.path));
+      assert.equal(preview.files.length + preview.refused.length, changed.size);
+      for (const f of preview.files) assert.ok(changed.has(f.path));
       const bytesBefore = fs.statSync(session.file).size;
       await rewindSession(store, session.id, target.id, { files: false });
       rewound++;
