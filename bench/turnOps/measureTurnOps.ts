@@ -71,7 +71,7 @@ function onCopies(rig: TurnOpsRig, store: TurnOpsStore, each: (copy: string) => 
   const figures: Paired[] = [];
   for (let i = 0; i < rig.runs; i++) {
     const copy = path.join(rig.scratch, `copy-${i}`);
-    fs.cpSync(store.root, copy, { recursive: true });
+    fs.cpSync(store.root, copy, { recursive: true, preserveTimestamps: true }); // the index row stays current: its state mtime is kept
     try {
       figures.push(each(copy));
     } finally {
@@ -130,7 +130,7 @@ export function measureUndo(rig: TurnOpsRig, store: TurnOpsStore, turn: number, 
   const copy = path.join(rig.scratch, 'undo');
   const sizeOf = () => folderBytes(path.join(copy, store.sessionDir));
   for (let i = 0; i < rig.runs; i++) {
-    fs.cpSync(store.root, copy, { recursive: true });
+    fs.cpSync(store.root, copy, { recursive: true, preserveTimestamps: true }); // the index row stays current: its state mtime is kept
     const before = sizeOf();
     braid(rig, copy, 'rewind', store.sessionId, '--turn', String(turn));
     const rewound = sizeOf();
@@ -139,7 +139,7 @@ export function measureUndo(rig: TurnOpsRig, store: TurnOpsStore, turn: number, 
     rewindGrowth.push(rewound - before);
     fs.rmSync(copy, { recursive: true, force: true });
   }
-  fs.cpSync(store.root, copy, { recursive: true });
+  fs.cpSync(store.root, copy, { recursive: true, preserveTimestamps: true }); // the index row stays current: its state mtime is kept
   const before = sizeOf();
   for (let c = 0; c < cycles; c++) {
     braid(rig, copy, 'rewind', store.sessionId, '--turn', String(turn));
