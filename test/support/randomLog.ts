@@ -127,7 +127,9 @@ export class RandomLog {
   apply(op: LogOp): void {
     // Anything after a turn left open first ends it, as recovery does.
     if (this.open !== undefined && op.kind !== 'other-layout') {
-      this.write({ t: 'turn_end', turn: this.open, outcome: 'interrupted', error: 'closed by recovery' });
+      const end: NewRecord = { t: 'turn_end', turn: this.open, outcome: 'interrupted', error: 'closed by recovery' };
+      this.write(end);
+      this.turns.find((t) => t.turn === this.open)?.records.push(end); // one of the turn's records: an undo copies it back too
       this.open = undefined;
     }
     switch (op.kind) {
