@@ -321,13 +321,15 @@ export function writeRandomSession(
   const file = layout.agentLog(dir);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, log.bytes(tornTail));
-  writeState(layout.stateFile(dir), {
+  writeTestState(layout.stateFile(dir), { id, workspaceKey: key, workspaceDir: '/random', createdAt: stateTs, title: 'random' });
+  return { id, log, file };
+}
+
+/** Writes the state.json of a session a test made by hand: these fields, the rest as a new session's. */
+export function writeTestState(file: string, own: { id: string; workspaceKey: string; workspaceDir: string; createdAt: number; title: string }): void {
+  writeState(file, {
     v: 2,
-    id,
-    workspaceKey: key,
-    workspaceDir: '/random',
-    createdAt: stateTs,
-    title: 'random',
+    ...own,
     titleSource: 'user',
     kind: 'conversation',
     visibility: 'visible',
@@ -336,7 +338,6 @@ export function writeRandomSession(
     queue: [],
     paused: null,
   });
-  return { id, log, file };
 }
 
 /** A record's fields but its time, for comparing records written at different moments. */

@@ -8,9 +8,9 @@ import { newMessageId, newSessionId } from '../ids';
 import { isWorkspaceKey, workspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import type { ForkedRecord, NewRecord, WireRecord } from '../wire/records';
+import type { ForkedRecord, NewRecord } from '../wire/records';
 import { walkLinesBackward } from '../wire/lineWalk';
-import { scanWireLog } from '../wire/wireReader';
+import { readRecordAt, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
 import { foldWritten, type LogFold, type TurnFacts } from '../format/logFold';
 import { writeState, type SessionKind, type SessionState, type StoredState, type WorktreeLocation } from '../format/sessionState';
@@ -109,29 +109,13 @@ function lastLineBefore(file: string, end: number): number {
 
 /** The time of the record whose line starts at `offset` (0 when it cannot be read). */
 function lineTime(file: string, offset: number): number {
-  return recordAt(file, offset)?.ts ?? 0;
+  return readRecordAt(file, offset)?.ts ?? 0;
 }
-
-/** The record whose line starts at `offset`, read alone (undefined when it is not one). */
-function recordAt(file: string, offset: number): WireRecord | undefined {
-  let found: WireRecord | undefined;
-  scanWireLog(
-    file,
-    (record) => {
-      found ??= record;
-    },
-    { start: offset, end: Math.min(statSize(file), offset + RECORD_AT_BYTES) },
-  );
-  return found;
-}
-
-/** How far {@link recordAt} reads (the lines it reads are short: a turn_begin, a `forked` record). */
-const RECORD_AT_BYTES = 1 << 20;
 
 /** The `from` of the source's first `forked` record after the cut: the session whose calls the copied usage records are. */
 function forkedAfter(mainLog: string, fold: LogFold, cut: number): ForkedRecord['from'] | undefined {
   const at = fold.forkedAt.find((offset) => offset >= cut);
-  const record = at === undefined ? undefined : recordAt(mainLog, at);
+  const record = at === undefined ? undefined : readRecordAt(mainLog, at);
   return record?.t === 'forked' ? (record as ForkedRecord).from : undefined;
 }
 

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { errorMessage } from '../errors';
 import { sha256Hex } from '../hash';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
-import { IMPORTED_MESSAGE, type MessageRecord, type NewRecord, type WireRecord } from '../wire/records';
+import { IMPORTED_MESSAGE, type MessageRecord, type NewRecord } from '../wire/records';
 import type { History } from '../wire/replay';
-import { readWireLog } from '../wire/wireReader';
+import { readRecordAt } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
 import { finishPending, runPending, type RowAfter } from './pendingRewind';
 import { droppedCommands } from './rewindCommands';
@@ -13,7 +13,7 @@ import { promptText } from '../format/messageText';
 import { factsOf, foldWritten, type LogFold } from '../format/logFold';
 import { readState, type SessionState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
-import { statMtime, statSize } from '../fs/probe';
+import { statMtime } from '../fs/probe';
 import { readDroppedRecords, turnOfMessage } from './droppedTurns';
 import { WriterLease } from './writerLease';
 
@@ -194,19 +194,11 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string, 
 function restoredBy(logFile: string, offsets: readonly number[]): RestoredFile[] {
   const files: RestoredFile[] = [];
   for (const offset of offsets) {
-    const record = recordAt(logFile, offset) as WrittenRewind | undefined;
+    const record = readRecordAt(logFile, offset) as WrittenRewind | undefined;
     if (record?.t === 'rewind') files.push(...(record.restored ?? []));
   }
   return files;
 }
-
-/** The record whose line starts at `offset` (undefined when it is not one). */
-function recordAt(logFile: string, offset: number): WireRecord | undefined {
-  return readWireLog(logFile, { start: offset, end: Math.min(statSize(logFile), offset + RECORD_BYTES) }).records[0];
-}
-
-/** How far {@link recordAt} reads: a rewind record names the files it restored, a few KB. */
-const RECORD_BYTES = 4 << 20;
 
 /** The row from the summary's fold and the records appended, when the log was as the summary read it. */
 function deriveRow(store: StoreContext, dir: string, summary: SessionSummary): RowAfter {

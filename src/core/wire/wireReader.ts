@@ -243,3 +243,26 @@ export function readWireLog(file: string, options: ScanOptions = {}): { records:
   const report = scanWireLog(file, (r) => records.push(r), options);
   return { records, report };
 }
+
+/**
+ * The record whose line starts at byte `offset` of a log (a place a fold noted: a rewind, a
+ * `forked` record, a turn's first line), reading that line alone; undefined when it is not one.
+ */
+export function readRecordAt(file: string, offset: number): WireRecord | undefined {
+  const fd = openLog(file);
+  if (fd === undefined) return undefined;
+  let found: WireRecord | undefined;
+  try {
+    walkLines(fd, offset, fs.fstatSync(fd).size, {
+      line: (buf, start, end, lineOffset) => {
+        const read = lineOffset === offset ? parseRecordLine(buf.toString('utf8', start, end)) : undefined;
+        if (read && 'record' in read) found = read.record;
+        return false;
+      },
+      overlong: () => undefined,
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return found;
+}

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { writeState } from '../../../src/core/format/sessionState';
 import { readSessionFolder } from '../../../src/core/format/summary';
 import { rowDisagreement } from '../../../src/core/index/indexRows';
 import { forkSession } from '../../../src/core/store/fork';
@@ -10,6 +9,7 @@ import { rewindSession, undoRewind } from '../../../src/core/store/rewind';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
+import { writeTestState } from '../../support/randomLog';
 import { openStore, repoRoot, tempDir } from '../../support/store';
 
 // A log Braid wrote before an undo was one `undo_rewind` record: its undo appended the dropped
@@ -34,20 +34,12 @@ function placeFixture(store: SessionStore): { id: string; log: string } {
   const log = store.layout.agentLog(dir);
   fs.mkdirSync(path.dirname(log), { recursive: true });
   fs.writeFileSync(log, text);
-  writeState(store.layout.stateFile(dir), {
-    v: 2,
+  writeTestState(store.layout.stateFile(dir), {
     id: first.sessionId,
     workspaceKey: key,
     workspaceDir: first.workspaceDir,
     createdAt: 1_700_000_000_000,
     title: 'old undo',
-    titleSource: 'user',
-    kind: 'conversation',
-    visibility: 'visible',
-    archived: false,
-    forkedFrom: null,
-    queue: [],
-    paused: null,
   });
   store.index.rereadFolder(dir);
   return { id: first.sessionId, log };
