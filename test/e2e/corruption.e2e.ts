@@ -133,7 +133,7 @@ test('a session folder removed while it is open: a clear message, the window goe
   await workbench.screenshot('removed-while-open');
   // The tree drops it, and a new session works.
   await row('Intact session').waitFor({ state: 'detached', timeout: 15_000 });
-  await workbench.runCommand('Braid: New Session');
+  await workbench.newSession();
   await chat().locator(`body[data-session="${ids.intact}"]`).waitFor({ state: 'detached', timeout: 15_000 });
   model.enqueue({ kind: 'text', chunks: ['A fresh session works.'] });
   await workbench.send('Start again');

@@ -160,7 +160,7 @@ test('a session another process is writing opens read-only and follows its log l
 });
 
 test('markdown in answers renders, and HTML or scripts in them stay inert', async () => {
-  await workbench.runCommand('Braid: New Session');
+  await workbench.newSession();
   model.enqueue({
     kind: 'text',
     chunks: [

@@ -112,7 +112,7 @@ test('the By agent table lists the main agent and each subagent with its calls, 
     { kind: 'text', chunks: ['It names the workspace.'], usage: { prompt: 400, completion: 8, cached: 100 } },
     { kind: 'text', chunks: ['The README names the workspace.'], usage: { prompt: 600, completion: 12, cached: 450 } },
   );
-  await workbench.runCommand('Braid: New Session');
+  await workbench.newSession();
   await workbench.send('Delegate reading the README');
   await workbench.runCommand('Braid: Show Usage');
   await tab().waitFor({ timeout: 10_000 });

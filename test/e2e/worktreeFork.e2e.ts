@@ -92,7 +92,7 @@ test("in the worktree's window the fork writes and rewinds in the worktree only"
   await chat.locator('body[data-turn="idle"]').waitFor();
   assert.equal(read(worktree(), 'notes.md'), 'kept from the worktree\n');
   // Another session here lets go of the fork, so the checkout's window can finish it.
-  await there.runCommand('Braid: New Session');
+  await there.newSession();
   await chat.locator(`body:not([data-session="${forkId}"])`).waitFor({ timeout: 10_000 });
 });
 

@@ -214,7 +214,7 @@ export class Workbench {
    */
   async newSession(): Promise<void> {
     const before = await this.chatFrame().locator('body').getAttribute('data-session');
-    await this.runCommand('Braid: New Session');
+    await this.runFromPalette('Braid: New Session');
     await this.chatFrame()
       .locator(`body:not([data-session="${before ?? ''}"])`)
       .waitFor({ timeout: 10_000 });
@@ -345,16 +345,25 @@ export class Workbench {
    */
   async send(text: string, expected: 'completed' | 'failed' | 'cancelled' = 'completed', timeout = 15_000): Promise<string> {
     const chat = this.chatFrame();
+    // The page is idle before the turn starts too: wait for this turn's own status line.
+    const statuses = chat.locator('.turn-status');
+    const before = await statuses.count();
     await chat.locator('[data-role="input"]').fill(text);
     await chat.locator('[data-role="input"]').press('Enter');
+    await statuses.nth(before).waitFor({ timeout });
     await chat.locator('body[data-turn="idle"]').waitFor({ timeout });
-    const status = chat.locator('.turn-status').last();
+    const status = statuses.last();
     assert.equal(await status.getAttribute('data-outcome'), expected, `the turn of "${text}" ended ${await status.textContent()}`);
     return (await status.textContent()) ?? '';
   }
 
   /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */
   async runCommand(title: string): Promise<void> {
+    if (title === 'Braid: New Session') throw new Error('use newSession(): it waits for the Chat view to show the new session');
+    await this.runFromPalette(title);
+  }
+
+  private async runFromPalette(title: string): Promise<void> {
     await this.openPalette();
     const input = this.page.locator('.quick-input-widget input');
     await input.fill(`>${title}`);
