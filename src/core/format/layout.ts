@@ -19,6 +19,8 @@ export const sessionFolderLayout = {
   pendingRewindFile: (sessionDir: string): string => path.join(sessionDir, 'rewind.pending.json'),
   /** When a session in the trash was deleted (ms, one line); the folder's mtime when missing. */
   trashedAtFile: (sessionDir: string): string => path.join(sessionDir, '.trashed-at'),
+  /** The fold of the main log, a cache kept beside it (format/foldFile.ts). */
+  foldFile: (sessionDir: string): string => path.join(sessionDir, 'fold.json'),
 };
 
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
@@ -31,6 +33,7 @@ export class StoreLayout {
   readonly blobsDir = sessionFolderLayout.blobsDir;
   readonly pendingRewindFile = sessionFolderLayout.pendingRewindFile;
   readonly trashedAtFile = sessionFolderLayout.trashedAtFile;
+  readonly foldFile = sessionFolderLayout.foldFile;
 
   constructor(readonly root: string) {}
 

@@ -6,6 +6,7 @@ import { logProblem, readSessionSummary, type SessionSummary } from '../format/s
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
 import { errorMessage } from '../errors';
+import { keepFold } from '../format/foldFile';
 import { counted } from '../counted';
 
 /** How the index differs from the session folders, or how catching up changed it. */
@@ -28,6 +29,7 @@ export function readFolderSummary(dir: string, logger: Logger): SessionSummary |
     if (reading.report.tornTail) logger.info(`${dir}: the log ends with a torn line (ignored)`);
     const problem = logProblem(reading.report);
     if (problem) logger.warn(`${dir}: ${problem}`);
+    keepFold(dir, reading.summary.fold, reading.summary.logBytes);
     return reading.summary;
   } catch (err) {
     logger.warn(`${dir}: cannot be read (${errorMessage(err)}); left out of the index`);

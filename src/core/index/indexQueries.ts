@@ -1,4 +1,5 @@
 import type { SessionSummary } from '../format/summary';
+import type { SessionState } from '../format/sessionState';
 import * as rows from './indexRows';
 import { queryAll, type Database } from './sqlite';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
@@ -7,6 +8,9 @@ import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from '
 export abstract class IndexQueries {
   /** Runs `query` on the database this process serves from (recovering from damage SQLite reports). */
   protected abstract read<T>(query: (db: Database) => T): T;
+
+  /** The folder of a session of this index (where its log and the log's fold are). */
+  protected abstract sessionDir(workspaceKey: string, id: string): string;
 
   /** Sessions matching `filter`, most recently updated first. */
   list(filter: rows.ListFilter): rows.SessionRow[] {
@@ -40,7 +44,12 @@ export abstract class IndexQueries {
 
   /** What the index holds about a session, as a summary. */
   summaryOf(id: string): SessionSummary | undefined {
-    return this.read((db) => rows.readSummary(db, id));
+    return this.read((db) => rows.readSummary(db, id, (workspaceKey, sessionId) => this.sessionDir(workspaceKey, sessionId)));
+  }
+
+  /** A session's state as the index keeps it: a summary's without reading its log's fold. */
+  stateOf(id: string): SessionState | undefined {
+    return this.read((db) => rows.readState(db, id));
   }
 
   /**

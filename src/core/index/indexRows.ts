@@ -1,6 +1,7 @@
 import type { SessionState } from '../format/sessionState';
 import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
+import { foldOfLog } from '../format/foldFile';
 import { ftsQuery, ftsText } from './searchText';
 import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
 import { writeUsage } from './usageRows';
@@ -174,7 +175,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     r.stateMtime,
     r.subagents,
   ];
-  const data = [JSON.stringify(st), JSON.stringify(s.fold)];
+  const data = [JSON.stringify(st)];
   let seq: number;
   if (existing) {
     seq = existing.seq;
@@ -198,7 +199,7 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     );
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
-  runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json, fold_json) VALUES (?, ?, ?)', [seq, ...data]);
+  runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json) VALUES (?, ?)', [seq, ...data]);
   runPrepared(db, 'INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
   writeUsage(db, st.id, s.usage);
 }
@@ -375,19 +376,26 @@ export function listWorkspaces(db: Database): WorkspaceRow[] {
 
 /**
  * Reads back everything the index holds about a session, as the summary it was built from: the
- * same {@link summarize} over the kept state and fold. Undefined when a cell is damaged (the
- * caller reads the folder instead).
+ * same {@link summarize} over the kept state and the log's fold (kept beside the log, in the
+ * folder `dirOf` names). Undefined when a cell is damaged or the log is not the one the row was
+ * made from (the caller reads the folder instead).
  */
-export function readSummary(db: Database, id: string): SessionSummary | undefined {
-  const raw = queryAll<RawRow & { state_json: string; fold_json: string }>(
+export function readSummary(db: Database, id: string, dirOf: (workspaceKey: string, id: string) => string): SessionSummary | undefined {
+  const raw = queryAll<RawRow & { state_json: string }>(
     db,
-    'SELECT s.*, d.state_json, d.fold_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?',
+    'SELECT s.*, d.state_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?',
     [id],
   )[0];
   const state = raw ? parseStateJson(raw.state_json) : undefined;
-  const fold = raw ? parseFoldJson(raw.fold_json) : undefined;
+  const fold = raw && state ? foldOfLog(dirOf(raw.workspace_key, id), raw.log_bytes) : undefined;
   if (!raw || !state || !fold) return undefined;
   return summarize(state, fold, state.agents, raw.log_bytes, raw.state_mtime);
+}
+
+/** A session's state as the index keeps it, without its log's fold. */
+export function readState(db: Database, id: string): SessionState | undefined {
+  const raw = queryAll<{ state_json: string }>(db, 'SELECT d.state_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?', [id])[0];
+  return raw ? parseStateJson(raw.state_json) : undefined;
 }
 
 /**
@@ -398,27 +406,4 @@ export function storedForm(s: SessionSummary): SessionSummary {
   const state = JSON.parse(JSON.stringify(s.state)) as SessionState;
   const fold = JSON.parse(JSON.stringify(s.fold)) as LogFold;
   return summarize(state, fold, state.agents, s.logBytes, s.stateMtime);
-}
-
-/** A row's fold, or undefined when the cell is damaged. */
-function parseFoldJson(text: string): LogFold | undefined {
-  try {
-    const fold = JSON.parse(text) as LogFold;
-    const ok =
-      typeof fold === 'object' &&
-      fold !== null &&
-      Array.isArray(fold.turns) &&
-      fold.turns.every((t) => typeof t?.start === 'number' && typeof t.end === 'number' && typeof t.turn === 'number') &&
-      Array.isArray(fold.forkedAt) &&
-      Array.isArray(fold.changeUndosAt) &&
-      typeof fold.prompts === 'string' &&
-      typeof fold.callIds === 'object' &&
-      Array.isArray(fold.usage) &&
-      Array.isArray(fold.unattributed) &&
-      typeof fold.totals === 'object' &&
-      fold.totals !== null;
-    return ok ? fold : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
 import { readState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
+import { keepFold } from '../format/foldFile';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { IndexLockLostError, type IndexFile } from './indexFile';
 import { readFolderSummary } from './indexFolders';
@@ -125,15 +126,17 @@ export class IndexSync {
     const applying = new Map(this.pending);
     this.hooks.withDamageRecovery(() =>
       this.file.use((db) => {
+        const written = [...applying].map(([id, change]) => [id, this.latestFromDisk(id, change)] as const);
         db.run('BEGIN');
         try {
-          for (const [id, change] of applying) writeRow(db, id, this.latestFromDisk(id, change));
+          for (const [id, summary] of written) writeRow(db, id, summary);
           db.run('COMMIT');
         } catch (err) {
           tryRollback(db);
           throw err;
         }
         this.knownCounter = this.file.changeCounterOnDisk();
+        for (const [, summary] of written) if (summary) keepFold(this.dirOf(summary), summary.fold, summary.logBytes);
       }),
     );
     for (const [id, change] of applying) if (this.pending.get(id) === change) this.pending.delete(id);
@@ -153,6 +156,10 @@ export class IndexSync {
       return fs.existsSync(dir) ? (readFolderSummary(dir, logger) ?? null) : null;
     }
     return this.withLatestState(change.summary);
+  }
+
+  private dirOf(summary: SessionSummary): string {
+    return this.options.layout.sessionDir(summary.state.workspaceKey, summary.state.id);
   }
 
   /** `indexed` with the session's state as disk has it now (its folder re-read when its log grew). */

@@ -9,9 +9,10 @@ import type { Database } from './sqlite';
  * file is used in place (SQLite's own pages and rollback journal) instead of loaded and saved
  * whole, so it carries no save generation; a row's state and fold are kept in `session_data`.
  * 6: the fold keeps every effective turn with where it lies in the log (the turn map), no longer
- * the turns before the last as totals.
+ * the turns before the last as totals. 7: the fold is no longer kept in the index but beside the
+ * log (format/foldFile.ts), so a row does not grow with its session's turns.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,12 +48,11 @@ CREATE TABLE sessions (
   state_mtime REAL NOT NULL,
   subagents INTEGER NOT NULL
 );
--- What a row's summary is read back from (state.json's content and the log's fold), apart
+-- What a row's summary is read back from with the log's fold (state.json's content), apart
 -- from the listed columns so that a list, a search or a count reads dense rows, not these.
 CREATE TABLE session_data (
   seq INTEGER PRIMARY KEY,
-  state_json TEXT NOT NULL,
-  fold_json TEXT NOT NULL
+  state_json TEXT NOT NULL
 );
 CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
 CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger';
+import type { SessionState } from '../format/sessionState';
 import { listSessionFolders, type StoreLayout } from '../format/layout';
 import type { StoredState } from '../format/sessionState';
 import type { SessionSummary } from '../format/summary';
@@ -271,6 +272,11 @@ export class SessionIndex {
   /** What the index holds about a session, as a summary. */
   summaryOf(id: string): SessionSummary | undefined {
     return this.shardOfId(id)?.summaryOf(id);
+  }
+
+  /** A session's state as the index keeps it, without reading its log's fold. */
+  stateOf(id: string): SessionState | undefined {
+    return this.shardOfId(id)?.stateOf(id);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger';
 import type { StoreLayout } from '../format/layout';
-import type { StoredState } from '../format/sessionState';
+import type { SessionState, StoredState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
 import { IndexFile, IndexFileReplacedError, wholeFileProblem, type IndexBuild, type WholeFileCheck } from './indexFile';
 import { folderChanges, readFolderSummary, rebuildRows, rebuildRowsNow, type FolderChanges, type FolderDrift } from './indexFolders';
@@ -328,6 +328,17 @@ export class WorkspaceIndex extends IndexQueries {
     const pending = this.serving.kind === 'file' ? this.sync.pendingSummary(id) : undefined;
     if (pending === null) return undefined;
     return pending ? rows.storedForm(pending) : super.summaryOf(id);
+  }
+
+  /** A session's state: a pending change of this process first. */
+  override stateOf(id: string): SessionState | undefined {
+    const pending = this.serving.kind === 'file' ? this.sync.pendingSummary(id) : undefined;
+    if (pending === null) return undefined;
+    return pending ? (JSON.parse(JSON.stringify(pending.state)) as SessionState) : super.stateOf(id);
+  }
+
+  protected sessionDir(workspaceKey: string, id: string): string {
+    return this.options.layout.sessionDir(workspaceKey, id);
   }
 
   /** Writes a session's row (or deletes it: null): at once into a database of this process's own, else soon. */

@@ -52,8 +52,8 @@ export function indexSource(store: SessionStore): FollowedSource {
       }
     },
     onDidChange: (listener) => store.index.onDidChange(listener),
-    runLocationOf: (id) => store.index.summaryOf(id)?.state.runLocation,
-    forkedAgentOf: (id) => store.index.summaryOf(id)?.state.forkedFrom?.agentId,
+    runLocationOf: (id) => store.index.stateOf(id)?.runLocation,
+    forkedAgentOf: (id) => store.index.stateOf(id)?.forkedFrom?.agentId,
     shortIdOf: (id) => {
       // Made again when a session it has not seen is asked for (one made since).
       if (!forms.has(id)) forms = sessionShortForms([...listSessionFolders(store.layout).map((f) => f.id), id]);
