@@ -10,6 +10,7 @@ export const BIDI_CONTROLS = new RegExp(`[${BIDI}]`, 'g');
 /** A run of what one line leaves out (spaces, line breaks, bidi controls), and the first character of one. */
 const GAP = new RegExp(`[\\s${BIDI}]+`, 'y');
 const GAP_START = new RegExp(`[\\s${BIDI}]`);
+const GAPS = new RegExp(`[\\s${BIDI}]+`, 'g');
 const SPACE = /\s/;
 
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
@@ -59,6 +60,17 @@ export interface LineStart {
  * characters kept and the runs skipped on the way (a run in one native step).
  */
 export function oneLineStart(text: string, units: number): LineStart {
+  // Most texts have words within their first few hundred units: flatten that head in one native
+  // step. A head of mostly spaces (or a cut that leaves too little) goes word by word.
+  const headUnits = 4 * units + 64;
+  const head = text.length <= headUnits ? text : text.slice(0, headUnits);
+  const flat = head.replace(GAPS, (gap) => (SPACE.test(gap) ? ' ' : '')).trim();
+  if (head === text || flat.length > units) return { line: flat.slice(0, units), more: flat.length > units };
+  return oneLineStartByWords(text, units);
+}
+
+/** {@link oneLineStart} a word at a time, for texts whose start is mostly spaces. */
+function oneLineStartByWords(text: string, units: number): LineStart {
   let line = '';
   let spaceOwed = false;
   let at = 0;
