@@ -11,7 +11,7 @@ import { BlobStore } from '../../src/core/format/blobStore';
 import { parseRecordLine, type FileChangeRecord } from '../../src/core/wire/records';
 import { replay } from '../../src/core/wire/replay';
 import { readWireLog } from '../../src/core/wire/wireReader';
-import { assertIndexAgrees, doctorFinds, runUntilKilled, trials } from '../support/faults';
+import { assertIndexAgrees, doctorFinds, KillWindow, runUntilKilled, trials } from '../support/faults';
 import { quarantined } from '../support/quarantine';
 import { assistantMessage, openStore, tempDir, userMessage, wasmPath } from '../support/store';
 
@@ -206,10 +206,13 @@ test(`${TRIALS} SIGKILLs during rewinds with files and their undo: the workspace
   };
   check('before any kill');
   let rewinds = 0;
+  const window = new KillWindow(200);
   for (let i = 0; i < TRIALS; i++) {
-    rewinds += (await runUntilKilled('faultWorker', [root, 'rewind', session.id, wasmPath], Math.random() * 200)).filter(
+    const done = (await runUntilKilled('faultWorker', [root, 'rewind', session.id, wasmPath], window.next())).filter(
       (l) => l === 'rewound' || l === 'undone',
     ).length;
+    window.finished(done);
+    rewinds += done;
     // Opening the session again (as the next window or CLI run does) finishes what the kill cut short.
     const reopened = await openStore(root);
     await (await reopened.openWriter(session.id)).close();
@@ -240,8 +243,13 @@ test(`${TRIALS} SIGKILLs during trash and restore: the session is always in exac
   const trashed = store.layout.trashedSessionDir(session.workspaceKey, session.id);
   await store.close();
   let moves = 0;
+  const window = new KillWindow(30);
   for (let i = 0; i < TRIALS; i++) {
-    moves += (await runUntilKilled('faultWorker', [root, 'trash', session.id, wasmPath], delay())).filter((l) => l === 'deleted' || l === 'undeleted').length;
+    const done = (await runUntilKilled('faultWorker', [root, 'trash', session.id, wasmPath], window.next())).filter(
+      (l) => l === 'deleted' || l === 'undeleted',
+    ).length;
+    window.finished(done);
+    moves += done;
     const places = [live, trashed].filter((d) => fs.existsSync(d));
     assert.equal(places.length, 1, `after kill ${i + 1}: the session is in ${places.length} places`);
     const history = replay(readWireLog(path.join(places[0]!, 'agents', 'main', 'wire.jsonl')).records);

@@ -38,6 +38,31 @@ export function runUntilKilled(name: string, args: readonly string[], delayMs: n
   });
 }
 
+/**
+ * How long after "ready" a trial's kill comes: at random within a window that doubles after a
+ * trial in which the worker finished nothing (on a loaded machine the work did not reach its end
+ * in time) and shrinks back after one in which it did, so the kills land inside the work, and
+ * some after it, at any load.
+ */
+export class KillWindow {
+  private ms: number;
+  constructor(
+    private readonly base: number,
+    private readonly max = 5_000,
+  ) {
+    this.ms = base;
+  }
+
+  next(): number {
+    return Math.random() * this.ms;
+  }
+
+  /** Widens or narrows the window after a trial that finished `done` operations. */
+  finished(done: number): void {
+    this.ms = done > 0 ? Math.max(this.base, this.ms / 2) : Math.min(this.max, this.ms * 2);
+  }
+}
+
 /** `braid doctor --fix`, then `braid doctor`: the second must find no error and nothing fixable. */
 export async function doctorFinds(root: string): Promise<{ fixed: string[]; left: string[] }> {
   const run = async (args: string[]) => {
