@@ -44,17 +44,35 @@ export function realisticStore(count: number, workspaces: number, longTurns: num
   const measuredOf = (root: string) => path.join(path.dirname(root), 'measured.json');
   const store = cachedStoreOf({ folder, count, workspaces, bytesPerSession: BYTES_PER_SESSION }, say, (root, workspaceDir) => {
     say(`generating ${count} realistic sessions over ${workspaces} workspaces in ${path.dirname(root)}`);
-    const threads: ThreadRow[] = [];
-    for (let i = 0; i < count; i++) {
-      threads.push(writeRealisticSession(root, i, workspaceDir(i % workspaces), { workspaces, longTurns, shape }));
-      if ((i + 1) % 1000 === 0) say(`  generated ${i + 1}/${count}`);
-    }
-    writeStateDatabase(stateDbOf(root), threads);
-    const measured = { short: { id: threads[SHORT_SESSION(workspaces)]!.id, turns: 20 }, long: { id: threads[7]!.id, turns: longTurns } };
+    const measured = writeRealisticSessions(root, stateDbOf(root), { count, workspaces, longTurns, shape, workspaceDir, say });
     fs.writeFileSync(measuredOf(root), JSON.stringify(measured));
   });
-  const measured = JSON.parse(fs.readFileSync(measuredOf(store.root), 'utf8')) as Pick<RealisticStore, 'short' | 'long'>;
+  const measured = JSON.parse(fs.readFileSync(measuredOf(store.root), 'utf8')) as MeasuredSessions;
   return { ...store, stateDb: stateDbOf(store.root), ...measured };
+}
+
+/** The sessions the per-turn rows continue. */
+export type MeasuredSessions = Pick<RealisticStore, 'short' | 'long'>;
+
+/** What writeRealisticSessions writes: `count` sessions, session `i` in `workspaceDir(i % workspaces)`. */
+export interface RealisticOptions {
+  readonly count: number;
+  readonly workspaces: number;
+  readonly longTurns: number;
+  readonly shape: StoreShape;
+  workspaceDir(n: number): string;
+  say(line: string): void;
+}
+
+/** Writes the sessions into the store `root` and their rows into the state database `stateDb`; the sessions measured. */
+export function writeRealisticSessions(root: string, stateDb: string, options: RealisticOptions): MeasuredSessions {
+  const threads: ThreadRow[] = [];
+  for (let i = 0; i < options.count; i++) {
+    threads.push(writeRealisticSession(root, i, options.workspaceDir(i % options.workspaces), options));
+    if ((i + 1) % 1000 === 0) options.say(`  generated ${i + 1}/${options.count}`);
+  }
+  writeStateDatabase(stateDb, threads);
+  return { short: { id: threads[SHORT_SESSION(options.workspaces)]!.id, turns: 20 }, long: { id: threads[7]!.id, turns: options.longTurns } };
 }
 
 /** Writes session `i` and returns its row of the state database. */
