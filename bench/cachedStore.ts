@@ -33,17 +33,9 @@ export function cacheRoot(): string {
 
 /** The cached store of `count` realistic sessions of `turns` turns over `workspaces` workspaces, generated now if missing. */
 export function cachedStore(count: number, workspaces: number, turns: number, say: (line: string) => void): BenchStore {
-  const base = path.join(cacheRoot(), `g${GENERATOR_VERSION}`);
-  const dir = path.join(base, `${count}-sessions-${workspaces}-workspaces-${turns}-turns`);
-  const workspaceDir = (n: number) => path.join(base, 'workspaces', `workspace-${n}`);
-  const root = path.join(dir, 'store');
-  const done = path.join(dir, 'generated');
-  if (!fs.existsSync(done)) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    ensureSpace(base, count);
-    for (let n = 0; n < workspaces; n++) fs.mkdirSync(workspaceDir(n), { recursive: true });
-    const started = Date.now();
-    say(`generating ${count} sessions of ${turns} turns over ${workspaces} workspaces in ${dir}`);
+  const folder = `g${GENERATOR_VERSION}/${count}-sessions-${workspaces}-workspaces-${turns}-turns`;
+  return cachedStoreOf({ folder, count, workspaces, bytesPerSession: BYTES_PER_SESSION }, say, (root, workspaceDir) => {
+    say(`generating ${count} sessions of ${turns} turns over ${workspaces} workspaces in ${path.dirname(root)}`);
     generateSessions(root, {
       count,
       workspaces,
@@ -51,6 +43,39 @@ export function cachedStore(count: number, workspaces: number, turns: number, sa
       workspaceOf: (i) => workspaceDir(i % workspaces),
       progress: (n) => n % 10_000 === 0 && say(`  generated ${n}/${count}`),
     });
+  });
+}
+
+/** Where a generator's store is cached: its folder under the cache root (named by the generator's version and sizes), and what it holds. */
+export interface CachedStoreSpec {
+  readonly folder: string;
+  readonly count: number;
+  readonly workspaces: number;
+  /** Bytes a session takes on disk, with room to spare: checked against the free space before generating. */
+  readonly bytesPerSession: number;
+}
+
+/**
+ * The store cached in `spec.folder` (its workspace folders beside it, one level up), written by
+ * `generate(root, workspaceDir)` when missing or left half-written; sessions a run added are removed.
+ */
+export function cachedStoreOf(
+  spec: CachedStoreSpec,
+  say: (line: string) => void,
+  generate: (root: string, workspaceDir: (n: number) => string) => void,
+): BenchStore {
+  const { count, workspaces } = spec;
+  const dir = path.join(cacheRoot(), spec.folder);
+  const base = path.dirname(dir);
+  const workspaceDir = (n: number) => path.join(base, 'workspaces', `workspace-${n}`);
+  const root = path.join(dir, 'store');
+  const done = path.join(dir, 'generated');
+  if (!fs.existsSync(done)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    ensureSpace(base, count * spec.bytesPerSession);
+    for (let n = 0; n < workspaces; n++) fs.mkdirSync(workspaceDir(n), { recursive: true });
+    const started = Date.now();
+    generate(root, workspaceDir);
     fs.writeFileSync(done, `${new Date().toISOString()}\n`);
     say(`  generated in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
@@ -70,13 +95,12 @@ export function cachedStore(count: number, workspaces: number, turns: number, sa
 }
 
 /** Fails before writing when the disk cannot hold the store. */
-function ensureSpace(base: string, count: number): void {
+function ensureSpace(base: string, needed: number): void {
   fs.mkdirSync(base, { recursive: true });
   const stats = fs.statfsSync(base);
   const free = stats.bavail * stats.bsize;
-  const needed = count * BYTES_PER_SESSION;
   if (free < needed * 1.2)
-    throw new Error(`generating ${count} sessions needs about ${(needed / 2 ** 30).toFixed(1)} GiB in ${base}; ${(free / 2 ** 30).toFixed(1)} GiB are free`);
+    throw new Error(`the store to generate needs about ${(needed / 2 ** 30).toFixed(1)} GiB in ${base}; ${(free / 2 ** 30).toFixed(1)} GiB are free`);
 }
 
 /** Removes the session folders a run added to a generated store (a timed turn, `braid exec`). The index is rebuilt before it is measured. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { newMessageId, newSessionId } from '../src/core/ids';
-import { StoreLayout } from '../src/core/format/layout';
+import { sessionFolderLayout, StoreLayout } from '../src/core/format/layout';
 import { storedPart, type StoredState } from '../src/core/format/sessionState';
 import { WireLogWriter } from '../src/core/wire/wireLog';
 import type { NewRecord } from '../src/core/wire/records';
@@ -22,7 +22,7 @@ const WORDS = 'parser index webview fork rewind session cache token stream compi
 const TITLE_WORDS = 'tidy draft notes plan review errand sketch outline polish chores'.split(' ');
 
 /** Session `i`'s title: "Task" and its number spelled in letters (b = 1), then three title words. */
-function titleOf(i: number): string {
+export function titleOf(i: number): string {
   const letters = String(i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!);
   return `Task ${letters}: ${[0, 1, 2].map((k) => TITLE_WORDS[(i * 7 + k * 3) % TITLE_WORDS.length]).join(' ')}`;
 }
@@ -239,32 +239,48 @@ export function generateSessions(root: string, options: GenerateOptions): string
       const records = shape === 'realistic' ? realisticTurnRecords(t, i, turnTs(t)) : turnRecords(t, i, 300);
       for (const r of records) lines.push(WireLogWriter.serialize(r, turnTs(t)).line);
     }
-    fs.mkdirSync(path.join(dir, 'agents', 'main'), { recursive: true });
-    const log = layout.agentLog(dir);
-    fs.writeFileSync(log, lines.join(''));
-    const state: StoredState = {
-      v: 2,
-      id,
-      workspaceKey: key,
-      workspaceDir,
-      createdAt: created,
-      title: titleOf(i),
-      titleSource: 'auto',
-      kind: 'conversation',
-      visibility: 'visible',
-      archived: i % 20 === 19,
-      forkedFrom: null,
-      queue: [],
-      paused: null,
-    };
-    // The bytes writeState writes, without its fsyncs (a generated store need not survive a crash).
-    fs.writeFileSync(layout.stateFile(dir), `${JSON.stringify(storedPart(state), null, 2)}\n`);
-    const last = new Date(turnTs(turns));
-    fs.utimesSync(log, last, last);
+    writeSessionFolder(dir, { id, workspaceDir, createdAt: created, title: titleOf(i), archived: i % 20 === 19, log: lines.join(''), lastUsed: turnTs(turns) });
     dirs.push(dir);
     if ((i + 1) % 1000 === 0) options.progress?.(i + 1);
   }
   return dirs;
+}
+
+/** What a generated session folder holds: its state.json's fields and its main log's text; the log's mtime is `lastUsed`. */
+export interface GeneratedSession {
+  readonly id: string;
+  readonly workspaceDir: string;
+  readonly createdAt: number;
+  readonly title: string;
+  readonly archived: boolean;
+  readonly log: string;
+  readonly lastUsed: number;
+}
+
+/** Writes a session folder `dir` as the store writes one: state.json as writeState writes it, agents/main/wire.jsonl. */
+export function writeSessionFolder(dir: string, session: GeneratedSession): void {
+  fs.mkdirSync(path.join(dir, 'agents', 'main'), { recursive: true });
+  const log = sessionFolderLayout.agentLog(dir);
+  fs.writeFileSync(log, session.log);
+  const state: StoredState = {
+    v: 2,
+    id: session.id,
+    workspaceKey: workspaceKey(session.workspaceDir),
+    workspaceDir: session.workspaceDir,
+    createdAt: session.createdAt,
+    title: session.title,
+    titleSource: 'auto',
+    kind: 'conversation',
+    visibility: 'visible',
+    archived: session.archived,
+    forkedFrom: null,
+    queue: [],
+    paused: null,
+  };
+  // The bytes writeState writes, without its fsyncs (a generated store need not survive a crash).
+  fs.writeFileSync(sessionFolderLayout.stateFile(dir), `${JSON.stringify(storedPart(state), null, 2)}\n`);
+  const last = new Date(session.lastUsed);
+  fs.utimesSync(log, last, last);
 }
 
 /** Writes one session log of about `records` records (8 a turn), with realistic tool outputs (2 to 14 KB). */

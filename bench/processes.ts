@@ -104,7 +104,8 @@ async function freshOnce(programs: Programs, args: readonly string[], options: F
   return { ms: result.ms, firstMs: result.firstMs, peakMb, reportedMs: reported === undefined ? undefined : Number(reported) };
 }
 
-interface Ran {
+/** A process that ran: its exit code, output, and ms from spawn to exit (and to the first output asked for). */
+export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -113,7 +114,7 @@ interface Ran {
 }
 
 /** Spawns without blocking this process's event loop (the scripted model server runs in it). */
-function run(command: string, args: readonly string[], options: FreshOptions): Promise<Ran> {
+export function run(command: string, args: readonly string[], options: FreshOptions): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - start) / 1e6;

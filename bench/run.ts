@@ -8,6 +8,8 @@
 // (bench/chatPaging.ts); `-- --startup` startup and the git context of a turn (bench/startup.ts);
 // `-- --prefix` the prompt's prefix across a session's turns (bench/prefix.ts; `--as before|after`);
 // `-- --turn-ops` rewind, undo, fork and show --json as new processes on a 100 MB log (bench/turnOps.ts; `--as before|after`);
+// `-- --index-scale` list, search, index size, per-turn update, rebuild and git per turn on realistic stores of 1k and 10k
+// sessions, as new processes beside head+stat, native SQLite and grep (bench/indexScale.ts; `--sizes`, `--runs`, `--quick`, `--as`);
 // `-- --huge-prompts` titles of first prompts of 100 KB to 60 MB (bench/hugePrompts.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
@@ -30,6 +32,7 @@ import { sectionOf } from './resultsSection';
 import { startupBench, startupChild } from './startup';
 import { IMPORT_HEADING, importBench } from './import';
 import { TURN_IO_SECTION } from './turnIo/runTurnIo';
+import { INDEX_SCALE_SECTION } from './indexScale/rig';
 import { wasmPathIn } from '../test/support/store';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
   if (argv.includes('--turn-io')) return runTsBench('turnIo.ts', argv);
   if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
   if (argv.includes('--turn-ops')) return runTsBench('turnOps.ts', argv, ['--mb', '--runs', '--no-write']);
+  if (argv.includes('--index-scale')) return runTsBench('indexScale.ts', argv, ['--sizes', '--runs', '--quick', '--no-write']);
   if (argv.includes('--huge-prompts')) return runTsBench('hugePrompts.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
   if (argv.includes('--startup')) return startupBench(argv, repoRoot);
@@ -150,7 +154,7 @@ function render(): void {
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
  * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing, titles
- * of huge first prompts, fresh-process turn operations.
+ * of huge first prompts, fresh-process turn operations, the index at scale.
  */
 function keptSections(previous: string): string {
   const kept = [
@@ -162,6 +166,7 @@ function keptSections(previous: string): string {
     IMPORT_HEADING,
     HUGE_PROMPTS_HEADING,
     TURN_OPS_HEADING,
+    INDEX_SCALE_SECTION.heading,
   ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));
   return kept.filter((k) => k.trim()).join('\n');
 }
@@ -171,16 +176,19 @@ function machine(): string {
   return `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
 
+/** The options runTsBench passes without a value. */
+const FLAGS = ['--no-write', '--quick'];
+
 /**
  * Runs a bench of its own process (bench/turnIo.ts, bench/prefix.ts, bench/turnOps.ts,
- * bench/hugePrompts.ts), passing `--as` and the options named in `passed` (`--no-write` alone,
- * the others with their value).
+ * bench/hugePrompts.ts, bench/indexScale.ts), passing `--as` and the options named in `passed`
+ * (`--no-write` and `--quick` alone, the others with their value).
  */
 function runTsBench(file: string, argv: readonly string[], passed: readonly string[] = []): void {
   const args = ['--as', ...passed].flatMap((name) => {
     const at = argv.indexOf(name);
     if (at < 0) return [];
-    return name === '--no-write' ? [name] : [name, argv[at + 1] ?? ''];
+    return FLAGS.includes(name) ? [name] : [name, argv[at + 1] ?? ''];
   });
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'run-ts.mjs'), path.join(repoRoot, 'bench', file), ...args], {
     stdio: 'inherit',

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gitContext } from '../src/core/session/gitContext';
 import { generateSessions } from './generate';
+import { gitCounter } from './gitCounter';
 import type { Measured } from './memory';
 import { startupMeasure } from './startupMeasure';
 import { median } from './table';
@@ -63,10 +64,8 @@ export async function gitTurns(): Promise<Array<[string, string]>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-bench-git-'));
   const savedPath = process.env.PATH;
   try {
-    const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
-    const log = path.join(root, 'started.log');
-    fs.mkdirSync(path.join(root, 'bin'));
-    fs.writeFileSync(path.join(root, 'bin', 'git'), `#!/bin/sh\necho x >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const counter = gitCounter(root);
+    const realGit = counter.realGit;
     const repo = path.join(root, 'repo');
     const git = (...args: string[]) =>
       spawnSync(realGit, args, {
@@ -81,13 +80,13 @@ export async function gitTurns(): Promise<Array<[string, string]>> {
     git('init', '-q', '-b', 'main');
     git('add', '.');
     git('commit', '-q', '-m', 'the first commit');
-    process.env.PATH = `${path.join(root, 'bin')}${path.delimiter}${savedPath}`;
+    process.env.PATH = counter.path;
     const turn = async (dir: string): Promise<GitTurn> => {
-      fs.rmSync(log, { force: true });
+      counter.reset();
       const start = process.hrtime.bigint();
       const context = await gitContext(dir);
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      return { processes: fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0, ms, context };
+      return { processes: counter.count(), ms, context };
     };
     const cell = (t: GitTurn) => `${t.processes} ${t.processes === 1 ? 'process' : 'processes'}, ${t.ms.toFixed(1)} ms`;
     const rows: Array<[string, string]> = [];

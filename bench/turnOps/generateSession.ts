@@ -41,12 +41,21 @@ export function appendShapedTurns(file: string, bytes: number, shape: SessionSha
   return { starts, ends };
 }
 
-/** One turn's records: turn_begin, the prompt, each tool call (assistant message, usage, tool end, result), the answer, turn_end. */
-function shapedTurn(turn: number, ts: number, shape: SessionShape, next: () => number): NewRecord[] {
+/**
+ * One turn's records: turn_begin, the prompt, each tool call (assistant message, usage, tool end,
+ * result), the answer, turn_end; the prompt's and the model's texts written by `text` (about `chars` characters).
+ */
+export function shapedTurn(
+  turn: number,
+  ts: number,
+  shape: SessionShape,
+  next: () => number,
+  text: (next: () => number, chars: number) => string = prose,
+): NewRecord[] {
   const message = (body: unknown): NewRecord => ({ t: 'message', turn, id: newMessageId(ts), message: body as never, ts });
   const records: NewRecord[] = [
     { t: 'turn_begin', turn, promptId: `p_${turn}`, model: { provider: 'bench', id: 'bench-model', thinking: 'off' }, ts },
-    message({ role: 'user', content: prose(next, drawn(shape.promptChars, next)), timestamp: ts }),
+    message({ role: 'user', content: text(next, drawn(shape.promptChars, next)), timestamp: ts }),
   ];
   const calls = drawn(shape.toolCallsPerTurn, next);
   for (let c = 0; c < calls; c++) {
@@ -56,7 +65,7 @@ function shapedTurn(turn: number, ts: number, shape: SessionShape, next: () => n
       assistant(
         ts,
         [
-          { type: 'text', text: prose(next, Math.min(400, drawn(shape.assistantChars, next))) },
+          { type: 'text', text: text(next, Math.min(400, drawn(shape.assistantChars, next))) },
           { type: 'toolCall', id, name, arguments: { path: `src/${turn}/${c}.ts` } },
         ],
         'toolUse',
@@ -70,7 +79,7 @@ function shapedTurn(turn: number, ts: number, shape: SessionShape, next: () => n
       message({ role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text: output }], isError: false, timestamp: ts }),
     );
   }
-  const answer = message(assistant(ts, [{ type: 'text', text: prose(next, drawn(shape.assistantChars, next)) }], 'stop'));
+  const answer = message(assistant(ts, [{ type: 'text', text: text(next, drawn(shape.assistantChars, next)) }], 'stop'));
   records.push(answer, usageOf(turn, (answer as { id: string }).id, ts, 'stop'), { t: 'turn_end', turn, outcome: 'completed', ts });
   return records;
 }

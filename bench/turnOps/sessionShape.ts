@@ -91,11 +91,15 @@ function deciles(values: readonly number[]): number[] {
   return Array.from({ length: 11 }, (_, k) => sorted[Math.round((k / 10) * (sorted.length - 1))] ?? 0);
 }
 
-/** A value drawn from deciles: a tenth picked at random, then a point inside it (`next` gives numbers in [0, 1)). */
-export function drawn(deciles: readonly number[], next: () => number): number {
-  const u = next() * 10;
-  const k = Math.min(9, Math.floor(u));
-  const lo = deciles[k]!;
-  const hi = deciles[k + 1]!;
+/**
+ * A value drawn from quantiles (deciles: 11 values; any evenly spaced cut points, least to most):
+ * a span between two neighbours picked at random, then a point inside it (`next` gives numbers in [0, 1)).
+ */
+export function drawn(quantiles: readonly number[], next: () => number): number {
+  const spans = quantiles.length - 1;
+  const u = next() * spans;
+  const k = Math.min(spans - 1, Math.floor(u));
+  const lo = quantiles[k]!;
+  const hi = quantiles[k + 1]!;
   return Math.round(lo + (u - k) * (hi - lo));
 }
