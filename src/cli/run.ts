@@ -49,7 +49,7 @@ const COMMANDS: Record<string, Command> = {
   storage: (ctx, argv) => import('./commands/storage').then((m) => m.storage(ctx, argv)),
   gc: (ctx, argv) => import('./commands/storage').then((m) => m.gc(ctx, argv)),
   exec: (ctx, argv, env) => import('./commands/exec').then((m) => m.exec(ctx, argv, env)),
-  fork: (ctx, argv) => import('./commands/forkRewind').then((m) => m.fork(ctx, argv)),
+  fork: (ctx, argv, env) => import('./commands/forkRewind').then((m) => m.fork(ctx, argv, env)),
   rewind: (ctx, argv) => import('./commands/forkRewind').then((m) => m.rewind(ctx, argv)),
   'undo-rewind': (ctx, argv) => import('./commands/forkRewind').then((m) => m.undo(ctx, argv)),
   finish: (ctx, argv) => import('./commands/worktree').then((m) => m.finish(ctx, argv)),
