@@ -1,6 +1,7 @@
 // The `braid` command (dist/cli.js). `version` and `help` are answered here; every other command
 // first loads the commands with the core, sql.js and the kernel (dist/cli-commands.js, built from
 // ./process: see scripts/lazyBundles.mjs).
+import nodeModule from 'node:module';
 import { errorMessage } from '../core/errors';
 import { quickAnswer, splitInvocation, type QuickAnswer } from './quickAnswer';
 import { terminalSafe } from './terminalText';
@@ -19,6 +20,10 @@ if (answer) {
   process.stdout.write(terminalSafe(answer.text));
   process.exitCode = answer.code;
 } else {
+  // Node 22.1 and later keep V8's compiled code of the commands' bundle (megabytes of JavaScript) in
+  // the temp folder, checked against the file, so a fresh command does not compile it again
+  // (NODE_DISABLE_COMPILE_CACHE turns it off). Earlier versions have no such cache.
+  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   import('./process').then(
     ({ runAsProcess }) => runAsProcess(),
     (err: unknown) => {

@@ -8,7 +8,7 @@ import { isKnown, isPromptRecord, type MessageRecord } from '../core/wire/record
 import { factsOf } from '../core/format/logFold';
 import { turnPrompt } from '../core/store/droppedTurns';
 import { scanWireLog } from '../core/wire/wireReader';
-import { sessionShortForms } from '../core/format/sessionShortIds';
+import { sessionShortForms, type ShortForms } from '../core/format/sessionShortIds';
 import { rowLine } from './commands/format';
 import type { CliContext } from './context';
 import { checkTypedLength, pickOne, PROMPT_IDS, resolveId, SESSION_IDS, shortForms, splitId } from './idPrefix';
@@ -69,7 +69,7 @@ function folderIds(store: SessionStore): string[] {
 }
 
 /** Each session's short form among every session of the store (sessionShortForms), made once per store. */
-const shortFormsOf = new WeakMap<SessionStore, Map<string, string>>();
+const shortFormsOf = new WeakMap<SessionStore, ShortForms>();
 
 /** The short form `id` is shown by in the CLI's messages; the whole id when the store has no such folder. */
 export function shortSessionId(store: SessionStore, id: string): string {

@@ -3,14 +3,8 @@ import { errorMessage } from '../core/errors';
 import { SessionNotFoundError } from '../core/store/errors';
 import { UsageError } from './args';
 import { EXIT_ERROR, EXIT_USAGE } from './exitCodes';
-import * as forkRewind from './commands/forkRewind';
-import * as worktree from './commands/worktree';
-import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
 import { show } from './commands/show';
-import { setup } from './commands/setup';
-import { gc, storage } from './commands/storage';
-import { usage } from './commands/usage';
 import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
 import { chooseDataDir } from './dataDirChoice';
@@ -35,6 +29,11 @@ export { EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './exitCodes';
 
 type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
+/**
+ * Each command's module is loaded when it runs (one bundle, but a module's code runs only when
+ * first imported): `list`, `search` and `show` do not pay for git, the agent kernel, the model
+ * catalogue or the maintenance code.
+ */
 const COMMANDS: Record<string, Command> = {
   list: sessions.list,
   search: sessions.search,
@@ -45,20 +44,19 @@ const COMMANDS: Record<string, Command> = {
   delete: sessions.remove,
   undelete: sessions.undelete,
   export: sessions.exportSession,
-  'rebuild-index': maintenance.rebuildIndex,
-  doctor: maintenance.doctor,
-  storage,
-  gc,
-  // The agent kernel and the model catalogue load only for the commands that run a model.
+  'rebuild-index': (ctx, argv) => import('./commands/maintenance').then((m) => m.rebuildIndex(ctx, argv)),
+  doctor: (ctx, argv) => import('./commands/maintenance').then((m) => m.doctor(ctx, argv)),
+  storage: (ctx, argv) => import('./commands/storage').then((m) => m.storage(ctx, argv)),
+  gc: (ctx, argv) => import('./commands/storage').then((m) => m.gc(ctx, argv)),
   exec: (ctx, argv, env) => import('./commands/exec').then((m) => m.exec(ctx, argv, env)),
-  fork: forkRewind.fork,
-  rewind: forkRewind.rewind,
-  'undo-rewind': forkRewind.undo,
-  finish: worktree.finish,
-  'recreate-worktree': worktree.recreate,
-  relink: worktree.relink,
-  usage,
-  setup,
+  fork: (ctx, argv, env) => import('./commands/forkRewind').then((m) => m.fork(ctx, argv, env)),
+  rewind: (ctx, argv) => import('./commands/forkRewind').then((m) => m.rewind(ctx, argv)),
+  'undo-rewind': (ctx, argv) => import('./commands/forkRewind').then((m) => m.undo(ctx, argv)),
+  finish: (ctx, argv) => import('./commands/worktree').then((m) => m.finish(ctx, argv)),
+  'recreate-worktree': (ctx, argv) => import('./commands/worktree').then((m) => m.recreate(ctx, argv)),
+  relink: (ctx, argv) => import('./commands/worktree').then((m) => m.relink(ctx, argv)),
+  usage: (ctx, argv) => import('./commands/usage').then((m) => m.usage(ctx, argv)),
+  setup: (ctx, argv, env) => import('./commands/setup').then((m) => m.setup(ctx, argv, env)),
   import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
   mcp: (ctx, argv, env) => import('./commands/mcp').then((m) => m.mcp(ctx, argv, env)),
   memory: (ctx, argv, env) => import('./commands/memory').then((m) => m.memory(ctx, argv, env)),

@@ -42,6 +42,11 @@ export class StoreLayout {
     return path.join(this.workspaceDir(workspaceKey), 'index.sqlite');
   }
 
+  /** What git said of the repositories a workspace's sessions run in (src/core/git/repoFacts.ts): a cache, read by each fresh process. */
+  gitFactsFile(workspaceKey: string): string {
+    return path.join(this.workspaceDir(workspaceKey), 'git-facts.json');
+  }
+
   /** The lock held while a workspace's index.sqlite is saved. */
   indexLock(workspaceKey: string): string {
     return path.join(this.workspaceDir(workspaceKey), 'index.lock');

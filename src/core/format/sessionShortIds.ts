@@ -34,6 +34,63 @@ function sharedTail(a: string, b: string): number {
 
 /** Does any text of `sorted` (ascending) other than `self` begin with `start`? */
 function anotherBegins(sorted: readonly string[], start: string, self: string): boolean {
+  for (let i = firstAtLeast(sorted, start); i < sorted.length && sorted[i]!.startsWith(start); i++) if (sorted[i] !== self) return true;
+  return false;
+}
+
+/**
+ * Each session's short form among `ids` (every session of the store, so that each form names one),
+ * worked out when first asked: a list shows a page of a store's thousands of sessions.
+ */
+export function sessionShortForms(ids: Iterable<string>): ShortForms {
+  return new ShortForms(ids);
+}
+
+/** The short forms of a set of session ids, each found by two binary searches when first asked. */
+export class ShortForms {
+  private readonly bodies = new Map<string, string>();
+  /** The ids' bodies, ascending. */
+  private readonly byStart: string[];
+  /** The ids' bodies reversed, ascending: ids whose ends are alike are neighbours. */
+  private readonly byEnd: string[];
+  private readonly forms = new Map<string, string>();
+
+  constructor(ids: Iterable<string>) {
+    for (const id of ids) this.bodies.set(id, sessionIdBody(id));
+    this.byStart = [...this.bodies.values()].sort();
+    this.byEnd = this.byStart.map(reversed).sort();
+  }
+
+  has(id: string): boolean {
+    return this.bodies.has(id);
+  }
+
+  /** The short form of `id`; undefined for an id not among them. */
+  get(id: string): string | undefined {
+    const body = this.bodies.get(id);
+    if (body === undefined) return undefined;
+    let form = this.forms.get(id);
+    if (form === undefined) this.forms.set(id, (form = this.formOf(id, body)));
+    return form;
+  }
+
+  private formOf(id: string, body: string): string {
+    const key = reversed(body);
+    const at = firstAtLeast(this.byEnd, key);
+    const neighbours = [this.byEnd[at - 1], this.byEnd[at + 1]].filter((n) => n !== undefined);
+    // Reversed, a shared tail is a shared beginning.
+    let length = Math.max(SHORT_ID_LENGTH, ...neighbours.map((n) => sharedTail(reversed(n), body) + 1));
+    while (length < body.length && anotherBegins(this.byStart, body.slice(-length), body)) length++;
+    return length >= body.length ? id : body.slice(-length);
+  }
+}
+
+function reversed(s: string): string {
+  return [...s].reverse().join('');
+}
+
+/** The index of the first text of `sorted` (ascending) not below `start`. */
+function firstAtLeast(sorted: readonly string[], start: string): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -41,22 +98,5 @@ function anotherBegins(sorted: readonly string[], start: string, self: string): 
     if (sorted[mid]! < start) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < sorted.length && sorted[i]!.startsWith(start); i++) if (sorted[i] !== self) return true;
-  return false;
-}
-
-/** Each session's short form among `ids` (every session of the store, so that each form names one). */
-export function sessionShortForms(ids: Iterable<string>): Map<string, string> {
-  const entries = [...new Set(ids)].map((id) => ({ id, body: sessionIdBody(id) }));
-  const byStart = entries.map((e) => e.body).sort();
-  const reversed = (s: string) => [...s].reverse().join('');
-  const byEnd = entries.map((e) => ({ ...e, key: reversed(e.body) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const forms = new Map<string, string>();
-  byEnd.forEach((e, i) => {
-    const neighbours = [byEnd[i - 1], byEnd[i + 1]].filter((n) => n !== undefined);
-    let length = Math.max(SHORT_ID_LENGTH, ...neighbours.map((n) => sharedTail(n.body, e.body) + 1));
-    while (length < e.body.length && anotherBegins(byStart, e.body.slice(-length), e.body)) length++;
-    forms.set(e.id, length >= e.body.length ? e.id : e.body.slice(-length));
-  });
-  return forms;
+  return lo;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeFolders } from '../fs/folders';
-import { NO_REPOSITORY, repoFingerprint } from './repoFingerprint';
+import { repoFacts } from './repoFacts';
 import { SafeGit, type GitRun } from './safeGit';
 
 /**
@@ -224,13 +224,12 @@ export async function fileAt(git: SafeGit, rev: string, file: string): Promise<s
   return (await git.output(['show', '--no-textconv', `${rev}:${file}`])) ?? '';
 }
 
-/** What the repository around `dir` is wherever it lives (origin and first commit), or undefined outside one. */
-export async function identityOf(dir: string): Promise<{ remote?: string; rootCommit: string } | undefined> {
-  if (repoFingerprint(dir) === NO_REPOSITORY) return undefined; // no .git above it: no git started
-  const git = await SafeGit.open(dir, 5_000);
-  if (!git) return undefined;
-  const [roots, remote] = await Promise.all([git.output(['rev-list', '--max-parents=0', 'HEAD']), git.output(['remote', 'get-url', 'origin'])]);
-  const rootCommit = roots?.split('\n').filter(Boolean).sort()[0];
-  if (!rootCommit) return undefined;
-  return { rootCommit, ...(remote?.trim() ? { remote: remote.trim() } : {}) };
+/**
+ * What the repository around `dir` is wherever it lives (origin and first commit), or undefined
+ * outside one: the repository's facts (repoFacts.ts), read through `factsFile` when given.
+ */
+export async function identityOf(dir: string, factsFile?: string): Promise<{ remote?: string; rootCommit: string } | undefined> {
+  const tree = (await repoFacts(dir, { timeoutMs: 5_000, rootCommit: true, ...(factsFile ? { factsFile } : {}) }))?.facts.tree;
+  if (!tree?.rootCommit) return undefined;
+  return { rootCommit: tree.rootCommit, ...(tree.origin?.trim() ? { remote: tree.origin.trim() } : {}) };
 }

@@ -12,6 +12,7 @@ import {
 } from '@mariozechner/pi-agent-core';
 import { streamSimple, type Api, type AssistantMessage, type Message, type Model } from '@mariozechner/pi-ai';
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
 import { errorMessage } from '../errors';
 import { newMessageId, userMessageId } from '../ids';
 import { duration, type Logger } from '../logger';
@@ -52,6 +53,7 @@ import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { SessionMemory } from './sessionMemory';
 import { gitContext } from './gitContext';
+import { workspaceKey } from '../workspace/workspaceKey';
 import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
 import { buildUserMessage, instructionReminders, untold } from './preflight';
@@ -1095,7 +1097,8 @@ export class Session {
     const reminders = instructionReminders(cwd);
     // git in an untrusted workspace is not run at all: its configuration is the workspace's.
     if (this.options.gitContext !== false && this.toolContext.trusted) {
-      const git = await gitContext(cwd);
+      const factsFile = this.options.store.layout.gitFactsFile(path.basename(path.dirname(this.writer.dir)));
+      const git = await gitContext(cwd, { factsFile });
       if (git) reminders.push(git);
     }
     return reminders;
@@ -1332,7 +1335,8 @@ async function createHere(options: SessionOptions): Promise<SessionState> {
 async function identityHere(options: SessionOptions): Promise<{ identity?: RepoIdentity }> {
   const trusted = typeof options.trusted === 'function' ? options.trusted() : options.trusted;
   if (options.gitContext === false || !trusted) return {};
-  const identity = await identityOf(options.workspaceDirs[0]!);
+  const dir = options.workspaceDirs[0]!;
+  const identity = await identityOf(dir, options.store.layout.gitFactsFile(workspaceKey(dir)));
   return identity ? { identity } : {};
 }
 

@@ -37,7 +37,7 @@ export type FollowedSource = SessionsSource & {
 
 /** The tree's rows from the store's index (which follows other windows and the CLI); subagents from their own logs, read on expand. */
 export function indexSource(store: SessionStore): FollowedSource {
-  let forms = new Map<string, string>();
+  let forms = sessionShortForms([]);
   return {
     list: (filter) => store.index.list(filter),
     count: (filter) => store.index.count(filter),
