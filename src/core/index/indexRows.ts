@@ -381,11 +381,9 @@ export function listWorkspaces(db: Database): WorkspaceRow[] {
  * made from (the caller reads the folder instead).
  */
 export function readSummary(db: Database, id: string, dirOf: (workspaceKey: string, id: string) => string): SessionSummary | undefined {
-  const raw = queryAll<RawRow & { state_json: string }>(
-    db,
-    'SELECT s.*, d.state_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?',
-    [id],
-  )[0];
+  const raw = queryAll<RawRow & { state_json: string }>(db, 'SELECT s.*, d.state_json FROM sessions s JOIN session_data d ON d.seq = s.seq WHERE s.id = ?', [
+    id,
+  ])[0];
   const state = raw ? parseStateJson(raw.state_json) : undefined;
   const fold = raw && state ? foldOfLog(dirOf(raw.workspace_key, id), raw.log_bytes) : undefined;
   if (!raw || !state || !fold) return undefined;
