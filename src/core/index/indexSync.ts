@@ -127,7 +127,7 @@ export class IndexSync {
       this.file.use((db) => {
         db.run('BEGIN');
         try {
-          for (const [id, change] of applying) writeRow(db, id, this.latestFromDisk(id, change));
+          for (const [id, change] of applying) writeRow(db, id, this.latestFromDisk(id, change), this.options.layout);
           db.run('COMMIT');
         } catch (err) {
           tryRollback(db);
@@ -211,9 +211,9 @@ export class IndexSync {
   }
 }
 
-/** Writes a session's row into `db`, or deletes it (null). */
-export function writeRow(db: Database, id: string, summary: SessionSummary | null): void {
-  if (summary) rows.upsertSummary(db, summary);
+/** Writes a session's row into `db` (its turns not indexed yet read from its main log under `layout`), or deletes it (null). */
+export function writeRow(db: Database, id: string, summary: SessionSummary | null, layout: StoreLayout): void {
+  if (summary) rows.upsertSummary(db, summary, layout.agentLog(layout.sessionDir(summary.state.workspaceKey, summary.state.id)));
   else rows.deleteSessionRow(db, id);
 }
 
