@@ -7,6 +7,7 @@ import * as forkRewind from './commands/forkRewind';
 import * as worktree from './commands/worktree';
 import * as maintenance from './commands/maintenance';
 import * as sessions from './commands/sessions';
+import { search } from './commands/search';
 import { show } from './commands/show';
 import { setup } from './commands/setup';
 import { gc, storage } from './commands/storage';
@@ -37,7 +38,7 @@ type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv
 
 const COMMANDS: Record<string, Command> = {
   list: sessions.list,
-  search: sessions.search,
+  search,
   show,
   rename: sessions.rename,
   archive: sessions.archive,

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../format/summary';
 import * as rows from './indexRows';
 import { queryAll, type Database } from './sqlite';
-import type { SearchFilter, SearchHit } from './turnSearch';
+import type { SearchHit } from './turnSearch';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
 
 /** What can be asked of the index: lists, counts, search and usage, all read from this process's copy. */
@@ -20,7 +20,7 @@ export abstract class IndexQueries {
   }
 
   /** The sessions `search` would return, without their rows, each with its matching turns. */
-  searchHits(text: string, filter: SearchFilter): SearchHit[] {
+  searchHits(text: string, filter: rows.SearchFilter): SearchHit[] {
     return this.read((db) => rows.searchSessions(db, text, filter));
   }
 
@@ -56,7 +56,7 @@ export abstract class IndexQueries {
   }
 
   /** Sessions whose title or turns say every word of `text` (full-text search), within `filter`. */
-  search(text: string, filter: SearchFilter): rows.SessionRow[] {
+  search(text: string, filter: rows.SearchFilter): rows.SessionRow[] {
     return this.read((db) => rows.searchRows(db, text, filter));
   }
 

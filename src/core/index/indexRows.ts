@@ -2,7 +2,7 @@ import type { SessionState } from '../format/sessionState';
 import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
-import { dropSessionDocs, indexTurns, searchHits, type SearchFilter, type SearchHit } from './turnSearch';
+import { dropSessionDocs, indexTurns, searchHits, type SearchHit, type SearchOptions } from './turnSearch';
 import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
@@ -267,6 +267,9 @@ export function listKeys(db: Database, filter: ListFilter): RowKey[] {
   ).map((r) => ({ id: r.id, updatedAt: r.updated_at }));
 }
 
+/** What a search looks in: the sessions a list shows, narrowed by the search's options. */
+export type SearchFilter = ListFilter & SearchOptions;
+
 /**
  * Sessions with a turn (or title) saying every word of `text` (or, without words, a turn changing
  * `filter.file`), within `filter`, most recently updated first, each with its matching turns.
@@ -340,7 +343,12 @@ export function fingerprints(db: Database, workspaceKey?: string): Map<string, {
 /** The rows of the sessions {@link searchSessions} finds, in its order. */
 export function searchRows(db: Database, text: string, filter: SearchFilter): SessionRow[] {
   const hits = searchSessions(db, text, filter);
-  const byId = new Map(rowsOf(db, hits.map((h) => h.id)).map((r) => [r.id, r]));
+  const byId = new Map(
+    rowsOf(
+      db,
+      hits.map((h) => h.id),
+    ).map((r) => [r.id, r]),
+  );
   return hits.flatMap((h) => byId.get(h.id) ?? []);
 }
 

@@ -8,7 +8,6 @@
 // until the index is rebuilt (`droppedDocuments` counts them).
 import type { LogFold, TurnFacts } from '../format/logFold';
 import type { SessionSummary } from '../format/summary';
-import type { ListFilter, RowKey } from './indexRows';
 import { distinctWords, ftsQuery } from './searchText';
 import { queryAll, runPrepared, type Database, type SqlValue } from './sqlite';
 import { readSpan, turnContent } from './turnText';
@@ -131,8 +130,9 @@ export function droppedDocuments(db: Database): number {
   return made - kept;
 }
 
-/** What a search asks beyond the words: the list's filter, and the session's files, model and dates. */
-export interface SearchFilter extends ListFilter {
+/** What a search asks beyond the words and the list's filter (indexRows' SearchFilter): the session's files, model and dates. */
+export interface SearchOptions {
+  readonly limit?: number;
   /** A file one of its effective turns changed: its path relative to the workspace folder, or the end of one. */
   readonly file?: string;
   /** Part of the session's model id (its last turn's model), any case. */
@@ -150,8 +150,10 @@ export interface TurnHit {
   readonly end: number;
 }
 
-/** A matching session and its matching turns, in turn order. */
-export interface SearchHit extends RowKey {
+/** A matching session (as a list orders it) and its matching turns, in turn order. */
+export interface SearchHit {
+  readonly id: string;
+  readonly updatedAt: number;
   readonly turns: TurnHit[];
 }
 
@@ -160,7 +162,7 @@ export interface SearchHit extends RowKey {
  * recently updated first; with only a file to look for, the turns that changed it. Empty when
  * there is nothing to look for.
  */
-export function searchHits(db: Database, text: string, filter: SearchFilter, where: { sql: string; params: SqlValue[] }): SearchHit[] {
+export function searchHits(db: Database, text: string, filter: SearchOptions, where: { sql: string; params: SqlValue[] }): SearchHit[] {
   const match = ftsQuery(text);
   const file = filter.file ? normalizedPath(filter.file) : '';
   if (!match && !file) return [];
@@ -170,12 +172,15 @@ export function searchHits(db: Database, text: string, filter: SearchFilter, whe
   const clauses = ['d.live = 1', where.sql];
   const params: SqlValue[] = [...(match ? [match] : Array<string>(FILE_PARAMS).fill(file)), ...where.params];
   if (match && file) {
-    clauses.push(`EXISTS (SELECT 1 FROM turn_docs d2 CROSS JOIN session_files sf ON sf.docid = d2.docid WHERE d2.session_seq = s.seq AND d2.live = 1 AND ${FILE_MATCH})`);
+    clauses.push(
+      `EXISTS (SELECT 1 FROM turn_docs d2 CROSS JOIN session_files sf ON sf.docid = d2.docid WHERE d2.session_seq = s.seq AND d2.live = 1 AND ${FILE_MATCH})`,
+    );
     params.push(...Array<string>(FILE_PARAMS).fill(file));
   }
-  if (filter.model) clauses.push('instr(lower(s.model_id), ?) > 0'), params.push(filter.model.toLowerCase());
-  if (filter.since !== undefined) clauses.push('s.updated_at >= ?'), params.push(filter.since);
-  if (filter.until !== undefined) clauses.push('s.created_at < ?'), params.push(filter.until);
+  const add = (clause: string, value: SqlValue) => (clauses.push(clause), params.push(value));
+  if (filter.model) add('instr(lower(s.model_id), ?) > 0', filter.model.toLowerCase());
+  if (filter.since !== undefined) add('s.updated_at >= ?', filter.since);
+  if (filter.until !== undefined) add('s.created_at < ?', filter.until);
   const rows = queryAll<{ id: string; updated_at: number; turns: string }>(
     db,
     `SELECT s.id, s.updated_at, group_concat(d.turn || ',' || d.start || ',' || d.span_end, ';') AS turns FROM ${from} AND ${clauses.join(' AND ')}
