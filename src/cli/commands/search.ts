@@ -1,8 +1,6 @@
 import { storeShortForms } from '../../core/format/sessionShortIds';
-import type { SearchFilter, SessionRow } from '../../core/index/indexRows';
-import type { TurnHit } from '../../core/index/turnSearch';
-import { turnSnippet, type Snippet } from '../../core/index/turnSnippet';
-import type { SessionStore } from '../../core/store/sessionStore';
+import type { SearchFilter } from '../../core/index/indexRows';
+import { turnResults, type TurnResult } from '../../core/index/turnSnippet';
 import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError } from '../args';
 import { reportNoStore, type CliContext } from '../context';
@@ -29,7 +27,7 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   };
   if (!ctx.hasStore()) return reportNoStore(ctx, 'No matching sessions', json ? { empty: [] } : undefined);
   return ctx.withStore(async (store) => {
-    const results = store.index.searchTurns(text, filter).map(({ row, turns }) => ({ row, turns: withSnippets(store, row, turns, text, file) }));
+    const results = store.index.searchTurns(text, filter).map(({ row, turns }) => ({ row, turns: turnResults(store.layout, row, turns, text, file) }));
     const short = storeShortForms(store.layout);
     if (json)
       ctx.out(
@@ -51,24 +49,6 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [k in K]: V });
-}
-
-interface TurnResult {
-  turn: number;
-  snippet: string;
-  /** Where the match lies in `snippet`; null when the snippet shows none. */
-  match: readonly [number, number] | null;
-  /** The turn's span in the session's main log (bytes). */
-  start: number;
-  end: number;
-}
-
-function withSnippets(store: SessionStore, row: SessionRow, turns: readonly TurnHit[], text: string, file: string | undefined): TurnResult[] {
-  const log = store.layout.agentLog(store.layout.sessionDir(row.workspaceKey, row.id));
-  return turns.map((hit) => {
-    const snippet: Snippet = turnSnippet(log, hit, text, { title: row.title, ...(file ? { file } : {}) });
-    return { turn: hit.turn, snippet: snippet.text, match: snippet.match, start: hit.start, end: hit.end };
-  });
 }
 
 function turnLines(turns: readonly TurnResult[]): string[] {

@@ -1,6 +1,8 @@
 // What a search result shows of a matching turn. The full-text index is contentless (it keeps no
 // text, so FTS4's snippet() has nothing to cut from): the turn's span is read from the log again
 // and cut around the first word of the query it says.
+import type { StoreLayout } from '../format/layout';
+import type { SessionRow } from './indexRows';
 import { queryWords } from './searchText';
 import type { TurnHit } from './turnSearch';
 import { readSpan, turnContent } from './turnText';
@@ -58,4 +60,23 @@ function find(text: string, word: string): [number, number] | undefined {
   const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const m = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${escaped}`, 'iu').exec(text);
   return m ? [m.index, m.index + word.length] : undefined;
+}
+
+/** A matching turn as a result shows it: its number (0: the title), snippet and match, and its span in the main log. */
+export interface TurnResult {
+  readonly turn: number;
+  readonly snippet: string;
+  /** Where the match lies in `snippet`; null when the snippet shows none. */
+  readonly match: readonly [number, number] | null;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The snippets of a session's matching turns, each read from its span of the session's main log. */
+export function turnResults(layout: StoreLayout, row: SessionRow, turns: readonly TurnHit[], query: string, file?: string): TurnResult[] {
+  const log = layout.agentLog(layout.sessionDir(row.workspaceKey, row.id));
+  return turns.map((hit) => {
+    const snippet = turnSnippet(log, hit, query, { title: row.title, ...(file ? { file } : {}) });
+    return { turn: hit.turn, snippet: snippet.text, match: snippet.match, start: hit.start, end: hit.end };
+  });
 }
