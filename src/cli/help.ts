@@ -112,13 +112,13 @@ names). A change to any of those asks again. Your own servers need no approval.
       search: {
         usage: '<words> [--file P] [--model M] [--since D] [--until D] [--all] [--archived] [--json]',
         summary: 'sessions whose turns said <words>, with the matching turns',
-        details: `Finds sessions whose title or turns (prompts, answers, thinking, tool calls and their output)
+        details: `Finds sessions whose title and turns (prompts, answers, thinking, tool calls and their output)
 say every word of <words> (each word matches as the start of a word), newest first. Each
-session is followed by its matching turns, a snippet around the first match of each. A turn is
-searched once it ended.
+session is followed by its matching turns (those saying any of the words), a snippet around the
+first match of each. A turn is searched once it ended.
 
   --file P     only sessions a turn of which changed P (a path in the workspace, or its end:
-               x.ts finds src/x.ts); without <words>, the turns that changed it
+               x.ts finds app/x.ts); without <words>, the turns that changed it
   --model M    only sessions whose model's id contains M
   --since D    only sessions active since D: a date (2026-12-01), an ISO time, or 3d, 12h, 2w ago
   --until D    only sessions begun before D (a date takes in that whole day)

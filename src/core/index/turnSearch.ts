@@ -8,7 +8,7 @@
 // until the index is rebuilt (`droppedDocuments` counts them).
 import type { LogFold, TurnFacts } from '../format/logFold';
 import type { SessionSummary } from '../format/summary';
-import { distinctWords, ftsQuery } from './searchText';
+import { distinctWords, ftsQuery, queryWords } from './searchText';
 import { queryAll, runPrepared, type Database, type SqlValue } from './sqlite';
 import { readSpan, turnContent } from './turnText';
 
@@ -158,26 +158,32 @@ export interface SearchHit {
 }
 
 /**
- * Sessions with a live turn (or title) holding every word of `text`, within `filter`, most
- * recently updated first; with only a file to look for, the turns that changed it. Empty when
- * there is nothing to look for.
+ * Sessions whose live turns (or title) say every word of `text`, within `filter`, most recently
+ * updated first, each with the turns that say any of them; with only a file to look for, the
+ * turns that changed it. Empty when there is nothing to look for.
  */
 export function searchHits(db: Database, text: string, filter: SearchOptions, where: { sql: string; params: SqlValue[] }): SearchHit[] {
-  const match = ftsQuery(text);
+  const words = queryWords(text).flatMap((word) => ftsQuery(word) ?? []);
   const file = filter.file ? normalizedPath(filter.file) : '';
-  if (!match && !file) return [];
-  const from = match
-    ? 'turn_fts f CROSS JOIN turn_docs d ON d.docid = f.docid CROSS JOIN sessions s ON s.seq = d.session_seq WHERE turn_fts MATCH ?'
-    : `session_files sf CROSS JOIN turn_docs d ON d.docid = sf.docid CROSS JOIN sessions s ON s.seq = d.session_seq WHERE ${FILE_MATCH}`;
+  if (words.length === 0 && !file) return [];
+  const from =
+    words.length > 0
+      ? 'turn_fts f CROSS JOIN turn_docs d ON d.docid = f.docid CROSS JOIN sessions s ON s.seq = d.session_seq WHERE turn_fts MATCH ?'
+      : `session_files sf CROSS JOIN turn_docs d ON d.docid = sf.docid CROSS JOIN sessions s ON s.seq = d.session_seq WHERE ${FILE_MATCH}`;
   const clauses = ['d.live = 1', where.sql];
-  const params: SqlValue[] = [...(match ? [match] : Array<string>(FILE_PARAMS).fill(file)), ...where.params];
-  if (match && file) {
-    clauses.push(
+  // The turns shown say any word's terms (OR binds before the space's AND in FTS4: terms only).
+  const anyWord = words.length === 1 ? words[0]! : words.flatMap((w) => w.split(' ')).join(' OR ');
+  const params: SqlValue[] = [...(words.length > 0 ? [anyWord] : Array<string>(FILE_PARAMS).fill(file)), ...where.params];
+  const add = (clause: string, ...values: SqlValue[]) => (clauses.push(clause), params.push(...values));
+  // With several words, each must be said in some live turn of the session (not all in one).
+  if (words.length > 1)
+    for (const word of words)
+      add('s.seq IN (SELECT d2.session_seq FROM turn_fts f2 CROSS JOIN turn_docs d2 ON d2.docid = f2.docid WHERE f2.words MATCH ? AND d2.live = 1)', word);
+  if (words.length > 0 && file)
+    add(
       `EXISTS (SELECT 1 FROM turn_docs d2 CROSS JOIN session_files sf ON sf.docid = d2.docid WHERE d2.session_seq = s.seq AND d2.live = 1 AND ${FILE_MATCH})`,
+      ...Array<string>(FILE_PARAMS).fill(file),
     );
-    params.push(...Array<string>(FILE_PARAMS).fill(file));
-  }
-  const add = (clause: string, value: SqlValue) => (clauses.push(clause), params.push(value));
   if (filter.model) add('instr(lower(s.model_id), ?) > 0', filter.model.toLowerCase());
   if (filter.since !== undefined) add('s.updated_at >= ?', filter.since);
   if (filter.until !== undefined) add('s.created_at < ?', filter.until);

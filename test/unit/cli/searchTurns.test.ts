@@ -89,10 +89,11 @@ test('answers, thinking, tool calls and tool output are searched; results name t
     'every matching turn, in order',
   );
   assert.deepEqual(
-    (await found('pelicans quokka', '--all')).map((x) => [x.id, x.turns.map((t) => t.turn)]),
-    [[zoo, [2]]],
-    'every word, in one turn',
+    (await found('hello quokka', '--all')).map((x) => [x.id, x.turns.map((t) => t.turn)]),
+    [[zoo, [0, 1, 2]]],
+    'every word in the session, each in a turn of its own; the turns saying any of them (the title, from the first prompt, says hello)',
   );
+  assert.deepEqual(await found('hello nowhere'), [], 'every word');
   const text = (await braid('search', 'pelicans')).out;
   assert.match(text, /\n {4}turn 2: There are twelve pelicans\n {4}turn 3: .*pelicans/);
 });
