@@ -133,24 +133,38 @@ export function listNewestFirst(workspaceFolders: readonly string[], limit: numb
   return found;
 }
 
-/** (s) Every log read; a session matches when its prompts hold every word (lower-cased substrings). */
+/**
+ * (s) Every log read; a session matches when what its messages say (prompts, answers, tool calls
+ * and results) holds every word, each as the start of a word (lower-cased), as Braid's search matches.
+ */
 export function searchByScanning(workspaceFolders: readonly string[], query: string, limit: number): Listed[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const starts = words.map((w) => new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u'));
   const found: Listed[] = [];
   for (const { id, dir } of sessionDirs(workspaceFolders)) {
     const text = readLog(dir);
     if (text === undefined) continue;
-    let prompts = '';
+    let said = '';
     let ts = 0;
     for (const line of text.split('\n')) {
-      if (!line.includes('"role":"user"')) continue;
+      if (!line.includes('"t":"message"')) continue;
       const r = JSON.parse(line) as LogLine;
-      prompts += ` ${promptText(r)?.toLowerCase() ?? ''}`;
+      said += ` ${textsOf(r.message?.content).join(' ').toLowerCase()}`;
       ts = Math.max(ts, r.ts);
     }
-    if (words.every((w) => prompts.includes(w))) found.push({ id, title: prompts.slice(0, 80), ts });
+    if (starts.every((w) => w.test(said))) found.push({ id, title: said.slice(0, 80), ts });
   }
   return found.sort(newestFirst).slice(0, limit);
+}
+
+/** The strings a message's content holds: its text, thinking, a tool call's argument values, a result's text. */
+function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (Array.isArray(content)) return content.flatMap(textsOf);
+  if (typeof content !== 'object' || content === null) return [];
+  const block = content as Record<string, unknown>;
+  if (block.type === 'toolCall') return textsOf(Object.values((block.arguments as Record<string, unknown>) ?? {}));
+  return [block.text, block.thinking].flatMap(textsOf);
 }
 
 /** How many of `page` are among the `truth` page (the sessions most recently used). */

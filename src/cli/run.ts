@@ -4,6 +4,7 @@ import { SessionNotFoundError } from '../core/store/errors';
 import { UsageError } from './args';
 import { EXIT_ERROR, EXIT_USAGE } from './exitCodes';
 import * as sessions from './commands/sessions';
+import { search } from './commands/search';
 import { show } from './commands/show';
 import { where } from './commands/where';
 import { createContext, firstLine, type CliContext } from './context';
@@ -36,7 +37,7 @@ type Command = (ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv
  */
 const COMMANDS: Record<string, Command> = {
   list: sessions.list,
-  search: sessions.search,
+  search,
   show,
   rename: sessions.rename,
   archive: sessions.archive,

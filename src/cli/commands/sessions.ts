@@ -57,21 +57,6 @@ function noSessionsLine(ctx: CliContext, store: SessionStore, options: { all: bo
   return `No ${kind} for ${oneLine(ctx.workspace)} in ${ctx.dataDirText()}.${hint}`;
 }
 
-/** `search <text> [--all] [--archived] [--json]` */
-export async function search(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['all', 'json', 'archived'] });
-  const text = args.positionals.join(' ').trim();
-  if (!text) throw new UsageError('expected <text> to search for');
-  const json = args.options.has('json');
-  if (!ctx.hasStore()) return reportNoStore(ctx, 'No matching sessions', json ? { empty: [] } : undefined);
-  return ctx.withStore(async (store) => {
-    const all = args.options.has('all');
-    const rows = store.index.search(text, { workspaceKey: all ? undefined : workspaceKey(ctx.workspace), archived: args.options.has('archived') });
-    ctx.out(json || rows.length ? rowsText(store, rows, { json, all }) : 'No matching sessions.\n');
-    return 0;
-  });
-}
-
 /** A command on one session: `<command> <id>`, the id whole or shortened. */
 function oneSession(action: (store: SessionStore, id: string) => Promise<string>, scope: 'live' | 'trash' = 'live') {
   return (ctx: CliContext, argv: readonly string[]): Promise<number> => {

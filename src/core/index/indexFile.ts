@@ -300,7 +300,7 @@ export class IndexFile {
         // The doctor's check goes further than the one at open: every index, and the search index's own structures.
         const full = db.exec('PRAGMA integrity_check')[0]?.values.map((row) => String(row[0])) ?? [];
         if (full.length !== 1 || full[0] !== 'ok') throw new Error(`the full integrity check failed: ${full.slice(0, 3).join('; ')}`);
-        db.run("INSERT INTO sessions_fts(sessions_fts) VALUES('integrity-check')");
+        db.run("INSERT INTO turn_fts(turn_fts) VALUES('integrity-check')");
         return undefined;
       });
     } catch (err) {

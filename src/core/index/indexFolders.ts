@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { statMtime, statSize } from '../fs/probe';
 import { duration, type Logger } from '../logger';
-import { listSessionFolders, type StoreLayout } from '../format/layout';
+import { listSessionFolders, sessionFolderLayout, type StoreLayout } from '../format/layout';
 import { logProblem, readSessionSummary, type SessionSummary } from '../format/summary';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
@@ -91,10 +91,11 @@ class FolderFill {
   next(count: number): boolean {
     const stop = Math.min(this.folders.length, this.done + count);
     for (; this.done < stop; this.done++) {
-      const summary = readFolderSummary(this.folders[this.done]!.dir, this.logger);
+      const { dir } = this.folders[this.done]!;
+      const summary = readFolderSummary(dir, this.logger);
       if (summary && !this.ids.has(summary.state.id)) {
         this.ids.add(summary.state.id);
-        rows.upsertSummary(this.db, summary);
+        rows.upsertSummary(this.db, summary, sessionFolderLayout.agentLog(dir));
       }
     }
     return this.done < this.folders.length;

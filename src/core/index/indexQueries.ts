@@ -2,6 +2,7 @@ import type { SessionSummary } from '../format/summary';
 import type { SessionState } from '../format/sessionState';
 import * as rows from './indexRows';
 import { queryAll, type Database } from './sqlite';
+import type { SearchHit } from './turnSearch';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
 
 /** What can be asked of the index: lists, counts, search and usage, all read from this process's copy. */
@@ -22,9 +23,9 @@ export abstract class IndexQueries {
     return this.read((db) => rows.listKeys(db, filter));
   }
 
-  /** The keys of the sessions `search` would return, without their rows. */
-  searchKeys(text: string, filter: rows.ListFilter): rows.RowKey[] {
-    return this.read((db) => rows.searchKeys(db, text, filter));
+  /** The sessions `search` would return, without their rows, each with its matching turns. */
+  searchHits(text: string, filter: rows.SearchFilter): SearchHit[] {
+    return this.read((db) => rows.searchSessions(db, text, filter));
   }
 
   /** The rows of these sessions that the index has. */
@@ -63,8 +64,8 @@ export abstract class IndexQueries {
     );
   }
 
-  /** Sessions whose title or prompts match `text` (full-text search), within `filter`. */
-  search(text: string, filter: rows.ListFilter): rows.SessionRow[] {
+  /** Sessions whose title or turns say every word of `text` (full-text search), within `filter`. */
+  search(text: string, filter: rows.SearchFilter): rows.SessionRow[] {
     return this.read((db) => rows.searchRows(db, text, filter));
   }
 

@@ -2,8 +2,8 @@ import type { SessionState } from '../format/sessionState';
 import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { foldOfLog } from '../format/foldFile';
-import { ftsQuery, ftsText } from './searchText';
 import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
+import { dropSessionDocs, indexTurns, searchHits, type SearchHit, type SearchOptions } from './turnSearch';
 import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
@@ -139,11 +139,14 @@ export function rowOfSummary(s: SessionSummary): SessionRow {
   };
 }
 
-/** Inserts or replaces a session's row, its search text and its usage buckets. */
-export function upsertSummary(db: Database, s: SessionSummary): void {
+/**
+ * Inserts or replaces a session's row and its usage buckets, and brings its search documents up to
+ * date: the turns not indexed yet are read from `log`, the session's main log.
+ */
+export function upsertSummary(db: Database, s: SessionSummary, log: string): void {
   const st = s.state;
   const r = rowOfSummary(s);
-  const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [r.id])[0];
+  const existing = queryAll<{ seq: number; title: string }>(db, 'SELECT seq, title FROM sessions WHERE id = ?', [r.id])[0];
   const values = [
     r.id,
     r.workspaceKey,
@@ -187,7 +190,6 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
       log_bytes=?, state_mtime=?, subagents=? WHERE seq=?`,
       [...values, seq],
     );
-    runPrepared(db, 'DELETE FROM sessions_fts WHERE docid = ?', [seq]);
   } else {
     runPrepared(
       db,
@@ -200,15 +202,15 @@ export function upsertSummary(db: Database, s: SessionSummary): void {
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
   runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json) VALUES (?, ?)', [seq, ...data]);
-  runPrepared(db, 'INSERT INTO sessions_fts(docid, title, prompts) VALUES (?, ?, ?)', [seq, ftsText(st.title), ftsText(s.prompts)]);
+  indexTurns(db, seq, s, log, existing?.title);
   writeUsage(db, st.id, s.usage);
 }
 
-/** Removes a session's row, search text and usage. */
+/** Removes a session's row, search documents and usage. */
 export function deleteSessionRow(db: Database, id: string): void {
   const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [id])[0];
   if (!existing) return;
-  db.run('DELETE FROM sessions_fts WHERE docid = ?', [existing.seq]);
+  dropSessionDocs(db, existing.seq);
   db.run('DELETE FROM session_data WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM sessions WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM usage WHERE session_id = ?', [id]);
@@ -226,7 +228,7 @@ export interface ListFilter {
   readonly offset?: number;
 }
 
-function where(filter: ListFilter, alias = ''): { sql: string; params: (string | number)[] } {
+export function listWhere(filter: ListFilter, alias = ''): { sql: string; params: (string | number)[] } {
   const clauses = [`${alias}archived = ?`];
   const params: (string | number)[] = [filter.archived ? 1 : 0];
   if (filter.workspaceKey) {
@@ -239,7 +241,7 @@ function where(filter: ListFilter, alias = ''): { sql: string; params: (string |
 
 /** Most recently updated first; a workspace's list is an indexed range scan, never a global top-N filtered afterwards. */
 export function listRows(db: Database, filter: ListFilter): SessionRow[] {
-  const w = where(filter);
+  const w = listWhere(filter);
   return queryJsonRows<RawRow>(db, `SELECT ${rowJson()} FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, [
     ...w.params,
     filter.limit ?? -1,
@@ -258,7 +260,7 @@ export interface RowKey {
  * each workspace's keys, picks the page from all of them, and reads only the page's rows.
  */
 export function listKeys(db: Database, filter: ListFilter): RowKey[] {
-  const w = where(filter);
+  const w = listWhere(filter);
   return queryAll<{ id: string; updated_at: number }>(
     db,
     `SELECT id, updated_at FROM sessions WHERE ${w.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
@@ -266,17 +268,15 @@ export function listKeys(db: Database, filter: ListFilter): RowKey[] {
   ).map((r) => ({ id: r.id, updatedAt: r.updated_at }));
 }
 
-/** The keys of the rows `searchRows` would return, without the rows (see listKeys). */
-export function searchKeys(db: Database, text: string, filter: ListFilter): RowKey[] {
-  const match = ftsQuery(text);
-  if (!match) return [];
-  const w = where(filter, 's.');
-  return queryAll<{ id: string; updated_at: number }>(
-    db,
-    `SELECT s.id, s.updated_at FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
-    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?`,
-    [match, ...w.params, filter.limit ?? 50],
-  ).map((r) => ({ id: r.id, updatedAt: r.updated_at }));
+/** What a search looks in: the sessions a list shows, narrowed by the search's options. */
+export type SearchFilter = ListFilter & SearchOptions;
+
+/**
+ * Sessions with a turn (or title) saying every word of `text` (or, without words, a turn changing
+ * `filter.file`), within `filter`, most recently updated first, each with its matching turns.
+ */
+export function searchSessions(db: Database, text: string, filter: SearchFilter): SearchHit[] {
+  return searchHits(db, text, filter, listWhere(filter, 's.'));
 }
 
 /** The rows of these sessions (those the index has), in no particular order. */
@@ -286,7 +286,7 @@ export function rowsOf(db: Database, ids: readonly string[]): SessionRow[] {
 }
 
 export function countRows(db: Database, filter: ListFilter): number {
-  const w = where(filter);
+  const w = listWhere(filter);
   return queryAll<{ n: number }>(db, `SELECT count(*) AS n FROM sessions WHERE ${w.sql}`, w.params)[0]?.n ?? 0;
 }
 
@@ -341,22 +341,16 @@ export function fingerprints(db: Database, workspaceKey?: string): Map<string, {
   return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
 }
 
-/**
- * Sessions whose title or prompts match every word. CROSS JOIN makes SQLite take the full-text
- * matches first and look each session up by rowid; left to itself it may walk sessions by time
- * and probe the full-text table per row, which is slow when few sessions match.
- */
-export function searchRows(db: Database, text: string, filter: ListFilter): SessionRow[] {
-  const match = ftsQuery(text);
-  if (!match) return [];
-  const w = where(filter, 's.');
-  // The matches are ordered and cut first; only the rows kept are made into JSON.
-  return queryJsonRows<RawRow>(
-    db,
-    `SELECT ${rowJson('s.')} FROM (SELECT s.seq AS seq, s.updated_at AS updated FROM sessions_fts f CROSS JOIN sessions s ON s.seq = f.docid
-    WHERE sessions_fts MATCH ? AND ${w.sql} ORDER BY s.updated_at DESC LIMIT ?) hit CROSS JOIN sessions s ON s.seq = hit.seq ORDER BY hit.updated DESC`,
-    [match, ...w.params, filter.limit ?? 50],
-  ).map(toRow);
+/** The rows of the sessions {@link searchSessions} finds, in its order. */
+export function searchRows(db: Database, text: string, filter: SearchFilter): SessionRow[] {
+  const hits = searchSessions(db, text, filter);
+  const byId = new Map(
+    rowsOf(
+      db,
+      hits.map((h) => h.id),
+    ).map((r) => [r.id, r]),
+  );
+  return hits.flatMap((h) => byId.get(h.id) ?? []);
 }
 
 /** A workspace with sessions in the index. */

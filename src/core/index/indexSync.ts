@@ -129,7 +129,7 @@ export class IndexSync {
         const written = [...applying].map(([id, change]) => [id, this.latestFromDisk(id, change)] as const);
         db.run('BEGIN');
         try {
-          for (const [id, summary] of written) writeRow(db, id, summary);
+          for (const [id, summary] of written) writeRow(db, id, summary, this.options.layout);
           db.run('COMMIT');
         } catch (err) {
           tryRollback(db);
@@ -218,9 +218,9 @@ export class IndexSync {
   }
 }
 
-/** Writes a session's row into `db`, or deletes it (null). */
-export function writeRow(db: Database, id: string, summary: SessionSummary | null): void {
-  if (summary) rows.upsertSummary(db, summary);
+/** Writes a session's row into `db` (its turns not indexed yet read from its main log under `layout`), or deletes it (null). */
+export function writeRow(db: Database, id: string, summary: SessionSummary | null, layout: StoreLayout): void {
+  if (summary) rows.upsertSummary(db, summary, layout.agentLog(layout.sessionDir(summary.state.workspaceKey, summary.state.id)));
   else rows.deleteSessionRow(db, id);
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from './sqlite';
+import { TURN_SEARCH_SCHEMA } from './turnSearch';
 
 /**
  * Bumped when the index's tables or what goes into them change; an older index is rebuilt, a
@@ -10,9 +11,11 @@ import type { Database } from './sqlite';
  * whole, so it carries no save generation; a row's state and fold are kept in `session_data`.
  * 6: the fold keeps every effective turn with where it lies in the log (the turn map), no longer
  * the turns before the last as totals. 7: the fold is no longer kept in the index but beside the
- * log (format/foldFile.ts), so a row does not grow with its session's turns.
+ * log (format/foldFile.ts), so a row does not grow with its session's turns. 8: search over
+ * everything the turns said, a document per turn (`turn_fts`, `turn_docs`) and the files each
+ * turn changed (`session_files`), in place of one document of title and prompts per session.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,7 +59,6 @@ CREATE TABLE session_data (
 );
 CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
 CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
-CREATE VIRTUAL TABLE sessions_fts USING fts4(title, prompts, tokenize=unicode61);
 CREATE TABLE usage (
   session_id TEXT NOT NULL,
   origin TEXT NOT NULL, -- the session that made these calls; '' for session_id itself
@@ -77,6 +79,7 @@ CREATE TABLE usage (
 /** Creates the tables in an empty database and records the schema version. */
 export function createSchema(db: Database): void {
   db.run(SCHEMA);
+  db.run(TURN_SEARCH_SCHEMA);
   db.run('INSERT INTO meta(key, value) VALUES (?, ?)', ['schema_version', String(SCHEMA_VERSION)]);
 }
 

@@ -1,39 +1,70 @@
-// Full-text search over titles and prompts (FTS4, unicode61). unicode61 splits words at spaces and
-// punctuation, so a Chinese or Japanese sentence, written without spaces, would be one word that
-// only its first characters find. Each CJK character is made a word of its own instead, in the
-// text indexed and in the query, and a query's run of CJK characters becomes a phrase: the
-// characters in a row, which finds any substring. Latin text and queries are left as they were.
+// Full-text search over what a session's turns said (FTS4, unicode61). A turn's document is the
+// set of its distinct words, each once (src/core/index/turnSearch.ts), so the index keeps one
+// position per word per turn however often the turn says it. unicode61 splits words at spaces
+// and punctuation, so a Chinese or Japanese sentence, written without spaces, would be one word
+// that only its first characters find; and with each word once, CJK characters cannot be found as
+// a phrase of characters in a row. A run of CJK characters is therefore indexed as each of its
+// characters and each pair of neighbours (bigrams), and a query's run of two or more characters
+// asks for all of its pairs: any substring finds the turn (a turn holding every pair of the run
+// but never the run itself is found too, as bigram indexes do). Latin words are indexed as they
+// are and found by their start.
 
 /** Han, kana (with the prolonged sound mark and iteration marks) and Hangul: scripts written without spaces between words. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u303B\u30FC\uFF70]/u;
-const CJK_ALL = new RegExp(` *(${CJK.source}) *`, 'gu');
-const CJK_OR_OTHER = new RegExp(`${CJK.source}|[^${CJK.source.slice(1, -1)}]+`, 'gu');
+const CJK_OR_OTHER = new RegExp(`${CJK.source}+|[^${CJK.source.slice(1, -1)}]+`, 'gu');
+/** What unicode61 takes as a word: letters, numbers and marks between anything else. */
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
-/**
- * The text put into the search index: each CJK character stands between spaces. Applying it
- * again changes nothing (the index's copy is read back and re-indexed when a session's state
- * changes); the spaces it takes and gives only separate words, so search sees no difference.
- */
-export function ftsText(text: string): string {
-  if (!CJK.test(text)) return text;
-  return text.replace(CJK_ALL, ' $1 ');
+/** The words a text is searched by, lowercased; a CJK run is given as its characters and bigrams. */
+function wordsOf(text: string, into: Set<string>): void {
+  for (const token of text.toLowerCase().match(WORD) ?? []) {
+    if (!CJK.test(token)) {
+      into.add(token);
+      continue;
+    }
+    for (const part of token.match(CJK_OR_OTHER) ?? []) {
+      if (!CJK.test(part)) {
+        into.add(part);
+        continue;
+      }
+      const chars = [...part];
+      chars.forEach((c, i) => {
+        into.add(c);
+        if (i > 0) into.add(chars[i - 1]! + c);
+      });
+    }
+  }
+}
+
+/** A turn's document: each word of its texts once, separated by spaces. */
+export function distinctWords(texts: Iterable<string>): string {
+  const words = new Set<string>();
+  for (const text of texts) wordsOf(text, words);
+  return [...words].join(' ');
 }
 
 /**
  * Free text as an FTS4 query: every word must match. A Latin word matches as a prefix (`pars`
- * finds "parser"); CJK characters must appear in a row (`解析` finds "…的解析器…"), and a word
- * mixing both is a phrase of its parts.
+ * finds "parser"); a CJK character matches itself and a run of them all its bigrams (`解析器`
+ * asks for 解析 and 析器); a word mixing both asks for each part.
  */
 export function ftsQuery(text: string): string | undefined {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu);
-  if (!words || words.length === 0) return undefined;
-  return words.slice(0, 16).map(wordQuery).join(' ');
+  const words = queryWords(text);
+  if (words.length === 0) return undefined;
+  return words.flatMap(wordQuery).join(' ');
 }
 
-function wordQuery(word: string): string {
-  if (!CJK.test(word)) return `${word}*`;
-  const parts = word.match(CJK_OR_OTHER) ?? [];
-  // A Latin part ending the word may go on in the text ("解析parser" finds "解析parsers").
-  const last = parts.length - 1;
-  return `"${parts.map((p, i) => (i === last && !CJK.test(p) ? `${p}*` : p)).join(' ')}"`;
+/** The words of a query as typed (lowercased, at most 16): what a snippet looks for too. */
+export function queryWords(text: string): string[] {
+  // Split as the index splits (a `_` or `-` separates words): the words of a document are not in a row.
+  return (text.toLowerCase().match(WORD) ?? []).slice(0, 16);
+}
+
+function wordQuery(word: string): string[] {
+  if (!CJK.test(word)) return [`${word}*`];
+  return (word.match(CJK_OR_OTHER) ?? []).flatMap((part) => {
+    if (!CJK.test(part)) return [`${part}*`];
+    const chars = [...part];
+    return chars.length === 1 ? chars : chars.slice(1).map((c, i) => chars[i] + c);
+  });
 }

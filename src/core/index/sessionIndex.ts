@@ -10,7 +10,8 @@ import { safeReaddir } from '../fs/probe';
 import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { readFolderSummary, type FolderDrift } from './indexFolders';
-import type { ListFilter, RowKey, SessionRow, WorkspaceRow } from './indexRows';
+import type { ListFilter, RowKey, SearchFilter, SessionRow, WorkspaceRow } from './indexRows';
+import type { SearchHit, TurnHit } from './turnSearch';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
 import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
 import type { WholeFileCheck } from './indexFile';
@@ -290,11 +291,27 @@ export class SessionIndex {
     return [...new Set(ids)].sort().slice(0, limit);
   }
 
-  /** Sessions whose title or prompts match `text` (full-text search), within `filter`, most recently updated first. */
-  search(text: string, filter: ListFilter): SessionRow[] {
+  /** Sessions whose title or turns say every word of `text` (full-text search), within `filter`, most recently updated first. */
+  search(text: string, filter: SearchFilter): SessionRow[] {
     if (filter.workspaceKey) return this.shard(filter.workspaceKey).search(text, filter);
-    const keys = this.everyShard().flatMap((s) => s.searchKeys(text, filter).map((key) => ({ ...key, shard: s })));
-    return rowsInOrder(newestFirst(keys).slice(0, filter.limit ?? 50));
+    return rowsInOrder(this.hitsOfEveryShard(text, filter));
+  }
+
+  /** What `search` finds, each session with its matching turns and its row. */
+  searchTurns(text: string, filter: SearchFilter): Array<{ row: SessionRow; turns: TurnHit[] }> {
+    const hits = this.hitsOfEveryShard(text, filter);
+    const rows = new Map(rowsInOrder(hits).map((r) => [r.id, r]));
+    return hits.flatMap((hit) => {
+      const row = rows.get(hit.id);
+      return row ? [{ row, turns: hit.turns }] : [];
+    });
+  }
+
+  /** The hits of the filter's workspace, or of every workspace, each with its index. */
+  private hitsOfEveryShard(text: string, filter: SearchFilter): Array<SearchHit & { shard: WorkspaceIndex }> {
+    const shards = filter.workspaceKey ? [this.shard(filter.workspaceKey)] : this.everyShard();
+    const hits = shards.flatMap((s) => s.searchHits(text, filter).map((hit) => ({ ...hit, shard: s })));
+    return newestFirst(hits).slice(0, filter.limit ?? 50);
   }
 
   /** The titles of the sessions forked from `sourceId` in its workspace (archived and hidden ones too). */

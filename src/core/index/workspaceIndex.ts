@@ -345,7 +345,7 @@ export class WorkspaceIndex extends IndexQueries {
   private record(id: string, summary: SessionSummary | null): void {
     const serving = this.serving;
     if (serving.kind === 'own') {
-      writeRow(serving.db, id, summary);
+      writeRow(serving.db, id, summary, this.options.layout);
       if (!serving.build) return; // degraded: never written out
     }
     const removedFrom = summary ? '' : (this.get(id)?.workspaceKey ?? this.workspaceKey);

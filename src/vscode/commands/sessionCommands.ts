@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { isSessionId } from '../../core/ids';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { sessionLabel } from '../../core/format/titles';
+import { turnResults } from '../../core/index/turnSnippet';
 import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
@@ -19,8 +20,8 @@ export function newSessionCommand(chat: ChatHub): BraidCommand {
 }
 
 /**
- * Braid: Open Session... — from the tree (with an id) or a QuickPick searching titles and
- * prompts; `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
+ * Braid: Open Session... — from the tree (with an id) or a QuickPick searching everything the
+ * sessions' turns said, each result with its first matching turn and a snippet; `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
  */
 export function openSessionCommand(ctx: CommandContext): BraidCommand {
   return {
@@ -41,13 +42,27 @@ export function openSessionCommand(ctx: CommandContext): BraidCommand {
 
 async function pickSession(store: SessionStore, workspaceKey: string | undefined, query: string): Promise<string | undefined> {
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
-  pick.placeholder = 'Search sessions by title or prompt, or paste a ses_ id';
+  pick.placeholder = 'Search everything said in sessions (prompts, answers, tool output), or paste a ses_ id';
   pick.matchOnDescription = true;
   const show = (text: string) => {
-    const rows = text.trim() ? store.index.search(text, { workspaceKey, limit: 50 }) : store.index.list({ workspaceKey, limit: 50 });
-    // The index already matched titles and prompts; alwaysShow stops the QuickPick from filtering
-    // again by label, which would hide sessions that match only in a prompt.
-    pick.items = rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
+    // The index already matched; alwaysShow stops the QuickPick from filtering again by label,
+    // which would hide sessions that match only in a turn's text.
+    if (!text.trim()) {
+      const rows = store.index.list({ workspaceKey, limit: 50 });
+      pick.items = rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
+      return;
+    }
+    pick.items = store.index.searchTurns(text, { workspaceKey, limit: 50 }).map(({ row, turns }) => {
+      const [first] = turnResults(store.layout, row, turns.slice(0, 1), text);
+      const where = !first ? '' : first.turn === 0 ? 'title' : `turn ${first.turn}${turns.length > 1 ? ` (+${turns.length - 1} more)` : ''}`;
+      return {
+        id: row.id,
+        label: sessionLabel(row),
+        description: `${row.turnCount} turns · ${where}`,
+        detail: first?.snippet ?? row.firstPrompt,
+        alwaysShow: true,
+      };
+    });
   };
   pick.value = query;
   show(query);

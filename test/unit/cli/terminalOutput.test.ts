@@ -56,7 +56,10 @@ test('list and search print every session on one line, escape sequences shown as
     const r = await braid(args);
     assert.equal(r.code, 0, r.err);
     assertVisible(r.out, args.join(' '));
-    const rows = r.out.trimEnd().split('\n');
+    const rows = r.out
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !line.startsWith('    ')); // a search's matching turns, under their session
     assert.equal(rows.length, args[0] === 'search' ? 1 : 2, `${args.join(' ')}: ${r.out}`);
     for (const row of rows) assert.match(row, /^[0-9A-HJKMNP-TV-Z]{6,26} +(idle|running)/, "each row begins with its session's short form");
   }
