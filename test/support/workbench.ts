@@ -345,14 +345,10 @@ export class Workbench {
    */
   async send(text: string, expected: 'completed' | 'failed' | 'cancelled' = 'completed', timeout = 15_000): Promise<string> {
     const chat = this.chatFrame();
-    // The page is idle before the turn starts too: wait for this turn's own status line.
-    const statuses = chat.locator('.turn-status');
-    const before = await statuses.count();
     await chat.locator('[data-role="input"]').fill(text);
     await chat.locator('[data-role="input"]').press('Enter');
-    await statuses.nth(before).waitFor({ timeout });
     await chat.locator('body[data-turn="idle"]').waitFor({ timeout });
-    const status = statuses.last();
+    const status = chat.locator('.turn-status').last();
     assert.equal(await status.getAttribute('data-outcome'), expected, `the turn of "${text}" ended ${await status.textContent()}`);
     return (await status.textContent()) ?? '';
   }
