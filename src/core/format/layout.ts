@@ -113,6 +113,15 @@ export class StoreLayout {
   }
 }
 
+/** The id of every session folder of the store (as listSessionFolders, without building paths). */
+export function listSessionIds(layout: StoreLayout): string[] {
+  const ids: string[] = [];
+  for (const key of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
+    for (const id of safeReaddir(path.join(layout.sessionsDir, key))) if (isSessionId(id)) ids.push(id);
+  }
+  return ids;
+}
+
 /** Every session folder under the store (or one workspace), skipping partials and stray files. */
 export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
   const found: Array<{ workspaceKey: string; id: string; dir: string }> = [];

@@ -7,7 +7,7 @@
  * that form back (docs/cli.md, session ids).
  */
 
-import { listSessionFolders, type StoreLayout } from './layout';
+import { listSessionIds, type StoreLayout } from './layout';
 
 /** The fewest characters a session's short form has: unique among thousands of sessions in practice. */
 export const SHORT_ID_LENGTH = 6;
@@ -16,7 +16,7 @@ const PREFIX = 'ses_';
 
 /** The short form of each session among every session folder of the store; an id it does not know is shown whole. */
 export function storeShortForms(layout: StoreLayout): (id: string) => string {
-  const forms = sessionShortForms(listSessionFolders(layout).map((f) => f.id));
+  const forms = sessionShortForms(listSessionIds(layout));
   return (id) => forms.get(id) ?? id;
 }
 
@@ -85,8 +85,11 @@ export class ShortForms {
   }
 }
 
+/** `s` backwards (ids are ASCII: no pair of code units to keep together). */
 function reversed(s: string): string {
-  return [...s].reverse().join('');
+  let r = '';
+  for (let i = s.length - 1; i >= 0; i--) r += s[i];
+  return r;
 }
 
 /** The index of the first text of `sorted` (ascending) not below `start`. */

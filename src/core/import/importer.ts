@@ -92,6 +92,7 @@ export async function importSessions(given: SessionStore | null, options: Import
     if (into) {
       await into.publisher.flush();
       settleUnpublished(into, outcomes, into.publisher.takeFailures());
+      indexNamed(into, outcomes);
     }
     return outcomes;
   } finally {
@@ -111,12 +112,36 @@ function settleUnpublished(into: Into, outcomes: ImportOutcome[], failures: read
     if (!o) continue;
     if (o.sessionId === failure.id && failure.taken && publishedSame(into.store, failure.final, o)) {
       outcomes[i] = { ...o, action: 'unchanged', reason: 'another process imported the same source at the same time', forks: [] };
+      into.known.add(failure.id, failure.final);
       continue;
     }
     outcomes[i] =
       o.sessionId === failure.id
         ? { ...o, action: 'failed', reason: failure.reason, forks: [] }
         : { ...o, forks: o.forks!.filter((f) => f !== failure.id), reason: `a fork of another branch: ${failure.reason}` };
+  }
+}
+
+/** What an outcome says is in the store: the index lists it as its folder is now. */
+const IN_STORE = new Set<ImportOutcome['action']>(['imported', 'appended', 'repaired', 'unchanged']);
+
+/**
+ * Makes the index agree with the folder of every session the outcomes say is in the store (two
+ * stats each when it does): a process that published one, or changed it, may have died before it
+ * recorded its row, and an import that finds the session unchanged must still list it.
+ */
+function indexNamed(into: Into, outcomes: readonly ImportOutcome[]): void {
+  for (const o of outcomes) {
+    if (!IN_STORE.has(o.action)) continue;
+    for (const id of [o.sessionId, ...(o.forks ?? [])]) {
+      const dir = id === undefined ? undefined : into.known.find(id);
+      if (typeof dir !== 'string') continue;
+      try {
+        into.store.summaryAt(dir);
+      } catch {
+        // gone meanwhile (another process deleted it): nothing to list
+      }
+    }
   }
 }
 

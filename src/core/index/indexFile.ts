@@ -153,25 +153,30 @@ export class IndexFile {
     }
   }
 
-  /** Runs `work` holding index.lock, with writes to the file fenced to this holding (re-entrant). */
-  private locked<T>(work: () => T): T {
-    if (this.lockHeld) return work(); // inside a use already (a query run by a write's work)
+  /**
+   * Runs `work` holding index.lock, with writes to the file fenced to this holding (re-entrant).
+   * `work` calls `beat` while it works on other files, so a long holding is not taken for a stopped one.
+   */
+  private locked<T>(work: (beat: () => void) => T): T {
+    const held = this.lockHeld;
+    if (held) return work(() => held.refresh()); // inside a use already (a query run by a write's work)
     fs.mkdirSync(this.layout.workspaceDir(this.workspaceKey), { recursive: true });
     const lock = FileLock.acquireSync(this.layout.indexLock(this.workspaceKey), lockOptions());
     this.lockHeld = lock;
-    let beat = Date.now();
+    let lastBeat = Date.now();
+    const beat = (): void => {
+      if (Date.now() - lastBeat < HEARTBEAT_MS) return;
+      lastBeat = Date.now();
+      lock.refresh();
+    };
     setFence(this.path, {
       beforeWrite: () => {
         if (!lock.isHeld()) throw new IndexLockLostError(`${this.name}: another process took over its lock while this one was stopped`);
       },
-      touched: () => {
-        if (Date.now() - beat < HEARTBEAT_MS) return;
-        beat = Date.now();
-        lock.refresh();
-      },
+      touched: beat,
     });
     try {
-      return work();
+      return work(beat);
     } catch (err) {
       // An error after the lock was lost may come from reading pages another process was writing: not damage.
       if (!lock.isHeld() && !(err instanceof IndexLockLostError))
@@ -232,14 +237,20 @@ export class IndexFile {
   }
 
   /**
-   * Puts a finished build in place of index.sqlite: synced, then renamed over it while holding the
-   * lock (a journal left by a process that died in a transaction belongs to the file replaced, and
-   * goes with it). The next `use` opens the new file.
+   * Puts a finished build in place of index.sqlite. `settle` brings the build up to date with the
+   * folders: once before taking the lock (most of what changed while it was built), and once more
+   * holding it, just before the rename, so that no row another process wrote to the old file is
+   * missing from the new one (another process writes rows only holding the lock, after the folder
+   * they describe). Synced, then renamed over the old file (a journal left by a process that died
+   * in a transaction belongs to the file replaced, and goes with it). The next `use` opens the new file.
    */
-  install(build: IndexBuild): void {
-    build.db.close();
+  install(build: IndexBuild, settle: (db: Database, beat: () => void) => void): void {
+    settle(build.db, () => undefined);
     fsyncFile(build.path);
-    this.locked(() => {
+    this.locked((beat) => {
+      settle(build.db, beat);
+      build.db.close();
+      fsyncFile(build.path);
       this.closeConnection();
       fs.rmSync(this.journal, { force: true });
       fs.renameSync(build.path, this.path);

@@ -110,6 +110,24 @@ class FolderFill {
   }
 }
 
+/**
+ * Brings a build (a new index filled from the folders) up to date with the folders as they are
+ * now: the folders made, changed or removed since it read them are read again, in one transaction.
+ * `beat` is called for each folder read (the caller may hold index.lock meanwhile).
+ */
+export function settleBuild(db: Database, layout: StoreLayout, workspaceKey: string, logger: Logger, beat: () => void): void {
+  const { changed, removed } = folderChanges(db, layout, workspaceKey);
+  if (changed.length === 0 && removed.length === 0) return;
+  db.run('BEGIN');
+  for (const folder of changed) {
+    beat();
+    const summary = readFolderSummary(folder.dir, logger);
+    if (summary) rows.upsertSummary(db, summary, sessionFolderLayout.agentLog(folder.dir));
+  }
+  for (const id of removed) rows.deleteSessionRow(db, id);
+  db.run('COMMIT');
+}
+
 /** The folders whose rows are missing (`known` false) or out of date, and the rows without a folder. */
 export interface FolderChanges {
   changed: Array<{ dir: string; known: boolean }>;

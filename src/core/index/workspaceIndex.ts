@@ -3,7 +3,7 @@ import type { StoreLayout } from '../format/layout';
 import type { SessionState, StoredState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
 import { IndexFile, IndexFileReplacedError, wholeFileProblem, type IndexBuild, type WholeFileCheck } from './indexFile';
-import { folderChanges, readFolderSummary, rebuildRows, rebuildRowsNow, type FolderChanges, type FolderDrift } from './indexFolders';
+import { folderChanges, readFolderSummary, rebuildRows, rebuildRowsNow, settleBuild, type FolderChanges, type FolderDrift } from './indexFolders';
 import { IndexQueries } from './indexQueries';
 import * as rows from './indexRows';
 import { IndexSync, writeRow } from './indexSync';
@@ -132,13 +132,14 @@ export class WorkspaceIndex extends IndexQueries {
 
   /**
    * Builds a new file from the folders, serving queries from it meanwhile, and installs it. What
-   * other processes wrote to the old file while it was built is caught up with from the folders.
+   * other processes wrote to the old file while it was built is caught up with from the folders
+   * as it is installed.
    */
   private async buildAndInstall(progress?: (done: number, total: number) => void): Promise<void> {
     const build = this.beginBuild();
     try {
       await rebuildRows(build.db, this.options.layout, this.workspaceKey, this.logger, progress);
-      this.file.install(build);
+      this.installBuild(build);
     } catch (err) {
       this.endBuild(build, false);
       throw err;
@@ -151,12 +152,17 @@ export class WorkspaceIndex extends IndexQueries {
     const build = this.beginBuild();
     try {
       rebuildRowsNow(build.db, this.options.layout, this.workspaceKey, this.logger);
-      this.file.install(build);
+      this.installBuild(build);
     } catch (err) {
       this.endBuild(build, false);
       throw err;
     }
     this.endBuild(build, true);
+  }
+
+  /** Installs a build, caught up with what other processes changed in the folders while it was built. */
+  private installBuild(build: IndexBuild): void {
+    this.file.install(build, (db, beat) => settleBuild(db, this.options.layout, this.workspaceKey, this.logger, beat));
   }
 
   private beginBuild(): IndexBuild {
@@ -172,7 +178,6 @@ export class WorkspaceIndex extends IndexQueries {
     this.serving = { kind: 'file' };
     this.statusValue = 'ready';
     this.sync.hold(false);
-    if (installed) this.catchUpNow();
   }
 
   /**
@@ -239,15 +244,14 @@ export class WorkspaceIndex extends IndexQueries {
     this.statusValue = 'preparing';
     try {
       await rebuildRows(build.db, this.options.layout, this.workspaceKey, this.logger, progress);
-      await this.sync.flush(); // what this process changed meanwhile goes to the old file, then is caught up with below
-      this.file.install(build);
+      await this.sync.flush(); // what this process changed meanwhile goes to the old file; the install catches up with it
+      this.installBuild(build);
     } catch (err) {
       this.file.abandonBuild(build);
       throw err;
     } finally {
       this.statusValue = previous === 'preparing' ? 'ready' : previous;
     }
-    this.catchUpNow();
     this.options.changed();
     await this.flush();
   }
@@ -282,16 +286,6 @@ export class WorkspaceIndex extends IndexQueries {
       this.options.changed();
     }
     return result;
-  }
-
-  /**
-   * Catches up with the folders after a build: what other processes changed while it ran. It
-   * awaits only every 100 changed folders, so a few changes are in before this returns.
-   */
-  private catchUpNow(): void {
-    this.catchUpWithFolders().catch((err: unknown) =>
-      this.logger.warn(`catching the index of ${this.workspaceKey} up with its folders failed: ${errorMessage(err)}`),
-    );
   }
 
   /** Records a session's current summary; written soon after. */

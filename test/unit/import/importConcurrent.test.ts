@@ -3,6 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { importSessions } from '../../../src/core/import/importer';
+import { StoreLayout } from '../../../src/core/format/layout';
+import { IndexFile } from '../../../src/core/index/indexFile';
+import { deleteSessionRow } from '../../../src/core/index/indexRows';
+import { loadSqlJs } from '../../../src/core/index/sqlite';
+import { silentLogger } from '../../../src/core/logger';
+import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readWireLog } from '../../../src/core/wire/wireReader';
 import { braidIn, braidProcess } from '../../support/cli';
@@ -66,6 +72,25 @@ test('two imports of one new source at once, the later one killed as the first e
       ['unchanged'],
     );
   }
+});
+
+test('an import that finds its session unchanged lists it, though the process that published it died before recording its row', async () => {
+  const small = writeClaudeSession(path.join(root, 'projects', '-project'), { id: 'small', cwd: workspace, turns: numberedTurns(3), startMs: MARCH });
+  const first = await braid(['import', '--json', small]);
+  const id = (JSON.parse(first.out) as { outcomes: Array<{ sessionId: string }> }).outcomes[0]!.sessionId;
+  // As a publisher killed between the rename and its row: the folder is there, the index knows nothing of it.
+  const layout = new StoreLayout(data);
+  const file = new IndexFile(layout, workspaceKey(workspace), await loadSqlJs(wasmPath), silentLogger);
+  assert.equal(file.open().kind, 'ready');
+  file.use((db) => deleteSessionRow(db, id));
+  file.close();
+  assert.deepEqual(await publishedTurns(), []);
+  const again = await braid(['import', '--json', small]);
+  assert.deepEqual(
+    (JSON.parse(again.out) as { outcomes: Array<{ action: string }> }).outcomes.map((o) => o.action),
+    ['unchanged'],
+  );
+  assert.deepEqual(await publishedTurns(), [3], 'listed with no catching up with the folders');
 });
 
 test('a session an import left cut short (no end record, fewer turns) is written again whole by the next import, each model call counted once', async () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { after, test } from 'node:test';
 import { IndexFile, IndexLockLostError } from '../../../src/core/index/indexFile';
+import { rebuildRowsNow, settleBuild } from '../../../src/core/index/indexFolders';
 import { loadSqlJs, queryAll } from '../../../src/core/index/sqlite';
 import { StoreLayout } from '../../../src/core/format/layout';
 import { silentLogger } from '../../../src/core/logger';
@@ -62,11 +63,38 @@ test('a file another process renamed over index.sqlite is opened at the next use
   const other = new IndexFile(layout, key, await loadSqlJs(wasmPath), silentLogger);
   const build = other.startBuild();
   build.db.run("INSERT INTO meta(key, value) VALUES ('new file', '1')");
-  other.install(build);
+  other.install(build, () => undefined);
   const keys = file.use((db) => queryAll<{ key: string }>(db, "SELECT key FROM meta WHERE key LIKE '% file'")).map((r) => r.key);
   assert.deepEqual(keys, ['new file']);
   file.close();
   other.close();
+});
+
+test('a build installed over a file other processes wrote to while it was built holds what they wrote, with no catching up after', async () => {
+  const r = root();
+  const key = workspaceKey('/w');
+  const layout = new StoreLayout(r);
+  const writer = await openStore(r, { workspaceKey: key });
+  const kept = await writer.create({ workspaceDir: '/w' });
+  const deleted = await writer.create({ workspaceDir: '/w' });
+  await writer.index.flush();
+  // This process builds a new file from the folders as they are now...
+  const builder = new IndexFile(layout, key, await loadSqlJs(wasmPath), silentLogger);
+  const build = builder.startBuild();
+  rebuildRowsNow(build.db, layout, key, silentLogger);
+  // ...another process makes a session and deletes one, writing its rows to the old file...
+  const made = await writer.create({ workspaceDir: '/w' });
+  await writer.delete(deleted.id);
+  await writer.index.flush();
+  await writer.close();
+  // ...and the build replaces the file: were it a process that dies next, nothing would catch up.
+  builder.install(build, (db, beat) => settleBuild(db, layout, key, silentLogger, beat));
+  builder.close();
+  const reader = new IndexFile(layout, key, await loadSqlJs(wasmPath), silentLogger);
+  assert.equal(reader.open().kind, 'ready');
+  const ids = reader.use((db) => queryAll<{ id: string }>(db, 'SELECT id FROM sessions ORDER BY id')).map((row) => row.id);
+  assert.deepEqual(ids, [kept.id, made.id].sort());
+  reader.close();
 });
 
 test('a process killed inside a transaction leaves a journal the next user rolls back', async () => {
