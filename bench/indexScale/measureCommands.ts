@@ -24,6 +24,8 @@ function sqliteQuery(rig: ScaleRig, store: RealisticStore, cwd: string | undefin
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim()).length;
+/** The sessions `braid search` printed: a line each, its matching turns indented beneath it. */
+const sessionLines = (text: string) => text.split('\n').filter((l) => l.trim() && !/^\s/.test(l)).length;
 
 /** Deletes every index file, then `braid rebuild-index` once (it also readies the store for the rows after), against reading every log. */
 export async function rebuildRow(rig: ScaleRig, store: RealisticStore): Promise<ScaleRow> {
@@ -74,7 +76,7 @@ export async function searchRows(rig: ScaleRig, store: RealisticStore, promptWor
       const found = await braid(rig, store, rig.runs, 'search', word, ...(all ? ['--all'] : []));
       const folder = all ? store.layout.sessionsDir : store.current.sessions;
       const grep = await timedRuns(rig.runs, 'grep', ['-rlw', '--include=wire.jsonl', word, folder], { okCodes: [0, 1] });
-      const hits = /^No matching sessions/.test(found.stdout) ? 0 : lines(found.stdout);
+      const hits = /^No matching sessions/.test(found.stdout) ? 0 : sessionLines(found.stdout);
       rows.push([
         `${sizeLabel(store.count)}: \`braid search${all ? ' --all' : ''}\`, a word in 2% of sessions' ${where}, vs \`grep -rlw\` over ${all ? 'every log' : "the workspace's logs"}`,
         `${ms(found.ms)}, ${hits} found; grep ${ms(grep.ms)}, ${lines(grep.stdout)} found: ${times(found.ms, grep.ms)} ${goal(found.ms / grep.ms, 1)}`,
