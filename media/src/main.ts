@@ -1,6 +1,7 @@
 import {
   IMAGE_TYPES,
   MAX_IMAGE_BYTES,
+  MAX_OLDER_PAGE,
   PROTOCOL_VERSION,
   type AttachmentRef,
   type HostToWebview,
@@ -28,6 +29,9 @@ import { collapseRequests, type ListedEntry } from './requests';
 import { host, onHostMessage, saveState } from './vscodeApi';
 import type { MessageHandlers } from '../../src/protocol/handlers';
 import { Welcome } from './welcome';
+import { parseTurnReveal } from '../../src/protocol/validate';
+import { RevealedTurn } from './turnReveal';
+import { markWords, uncover } from './highlight';
 
 /** The read-only note when another window writes the shown session. */
 const READ_ONLY_NOTE = 'Another window is writing this session; it is shown read-only here and follows along live.';
@@ -106,15 +110,26 @@ const actions: EntryActions = {
 };
 let loadingOlder = false;
 const olderPageSize = new OlderPageSize();
+/** The turn a search result opened the session at, while it stands: its rows have the searched words marked. */
+let revealed: RevealedTurn | undefined;
+/** The reveal the user moved on from (a prompt, a turn started): a snapshot still carrying it does not bring it back. */
+let dismissedReveal: string | undefined;
 const list = new VirtualList<ListedEntry>(
   part('transcript'),
-  (entry) => renderEntry(entry, actions),
-  () => {
-    if (!model.before || loadingOlder || !model.sessionId) return;
-    loadingOlder = true;
-    host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before, limit: olderPageSize.next(performance.now()) });
+  (entry) => {
+    const element = renderEntry(entry, actions);
+    if (revealed?.pattern && revealed.has(entry.key)) markWords(element, revealed.pattern);
+    return element;
   },
+  () => askOlder(() => olderPageSize.next(performance.now())),
 );
+
+/** Asks for the page of messages before the oldest shown, of `size()` messages; one at a time. */
+function askOlder(size: () => number): void {
+  if (!model.before || loadingOlder || !model.sessionId) return;
+  loadingOlder = true;
+  host.postMessage({ type: 'loadOlder', sessionId: model.sessionId, before: model.before, limit: size() });
+}
 const input = part<HTMLTextAreaElement>('input');
 /** The newest `@` query asked: an answer to an older one is dropped. */
 let mentionQuery = 0;
@@ -321,6 +336,7 @@ function refreshHint(): void {
 }
 
 function refresh(options: { keepAnchor?: boolean; toEnd?: boolean } = {}): void {
+  if (revealed?.locate(model.entries)) list.redraw(); // rows of the turn shown before its first was loaded get their marks
   list.setItems(collapseRequests(model.entries, expanded), options);
   refreshChrome();
 }
@@ -362,6 +378,7 @@ function send(raw: string, steer: boolean): void {
     return;
   }
   composer.remember(parsed.text);
+  dismissReveal();
   const custom = parsed.kind === 'custom';
   const goal = parsed.kind === 'goal';
   const requestId = ids.next('req');
@@ -424,6 +441,49 @@ function giveBackUnsent(frames: readonly StreamFrame[]): void {
     noteComposer(`The prompt was not sent (${frame.error ?? 'the turn failed'}); it is back in the input to edit.`);
     input.focus();
   }
+}
+
+/** Takes a snapshot's reveal: a new one replaces the marks shown, none clears them. */
+function takeReveal(raw: unknown): void {
+  const reveal = parseTurnReveal(raw);
+  const kept = reveal && reveal.id !== dismissedReveal ? reveal : undefined;
+  if (kept?.id === revealed?.target.id) return;
+  revealed = kept && new RevealedTurn(kept);
+  delete document.body.dataset.revealedTurn;
+  list.redraw();
+}
+
+/** The conversation goes on (a prompt sent, a turn started): the marks go. */
+function dismissReveal(): void {
+  if (!revealed) return;
+  dismissedReveal = revealed.target.id;
+  takeReveal(undefined);
+}
+
+/**
+ * Brings the revealed turn on screen, once per reveal: the biggest older pages until its first
+ * entry is loaded (it may be far back), its request opened, its first match centered and shown.
+ */
+function showRevealedTurn(): void {
+  const turn = revealed;
+  if (!turn || host.getState()?.revealed === turn.target.id) return;
+  if (!turn.found) {
+    if (model.before) askOlder(() => MAX_OLDER_PAGE);
+    else saveState({ revealed: turn.target.id }); // no longer in the log (rewound): the session shows as it is
+    return;
+  }
+  for (const key of turn.closedToggles(model.entries, expanded)) expanded.set(key, true);
+  refresh();
+  const key = turn.focus(model.entries);
+  list.scrollToKey(key);
+  list.flush();
+  const mark = part('transcript').querySelector(`.row[data-key="${CSS.escape(key)}"] mark`);
+  if (mark) {
+    uncover(mark);
+    mark.scrollIntoView({ block: 'center' });
+  }
+  saveState({ revealed: turn.target.id });
+  document.body.dataset.revealedTurn = String(turn.target.turn);
 }
 
 let side: string | undefined;
@@ -512,6 +572,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     const started = performance.now();
     const sameSession = message.session?.info.id === model.sessionId;
     model.applySnapshot(message);
+    takeReveal(message.session?.reveal);
     composer.offer(message.session?.suggestion);
     composer.commands = message.commands ?? [];
     // The mode chosen for this session on any page; else another session shown goes on in the
@@ -529,6 +590,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     const scrollKey = host.getState()?.scrollKey;
     if (scrollKey && sameSession) list.scrollToKey(scrollKey);
     list.flush();
+    showRevealedTurn();
     requestAnimationFrame(() => {
       document.body.dataset.renderMs = String(Math.round(performance.now() - started));
       document.body.dataset.rows = String(list.renderedCount);
@@ -540,6 +602,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     giveBackUnsent(message.frames);
     if (!model.applyFrames(message.sessionId, message.frames)) host.postMessage({ type: 'framesAfter', after: model.cursor });
     if (message.frames.some((f) => f.kind === 'resync-required')) host.postMessage({ type: 'ready', protocol: PROTOCOL_VERSION });
+    if (message.frames.some((f) => f.kind === 'runtime-event' && f.event.type === 'turn-start')) dismissReveal();
     scheduleRefresh();
   },
   olderPage: (message) => {
@@ -547,6 +610,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     olderPageSize.arrived(performance.now());
     if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
     else refreshChrome(); // nothing new, but the cursor moved (the start may be reached)
+    showRevealedTurn();
   },
   prefill: (message) => {
     if (message.replaces !== undefined && composer.value !== message.replaces) return; // the user has made it their own

@@ -94,6 +94,12 @@ export class VirtualList<T extends { readonly key: string }> {
     this.schedule();
   }
 
+  /** Renders every row again at the next layout: what a row shows changed, not its item (words marked or no longer). */
+  redraw(): void {
+    this.rendered.clear();
+    this.schedule();
+  }
+
   /** Scrolls to the first row loaded. */
   scrollToStart(): void {
     this.pinned = false;

@@ -10,6 +10,8 @@ export interface UiState {
   readonly mode?: string;
   /** Which Changes list the page shows: 'turn' or 'session'. */
   readonly changesScope?: string;
+  /** The id of the last turn reveal this page brought on screen: a page shown again does not scroll back to it. */
+  readonly revealed?: string;
 }
 
 interface VsCodeApi {

@@ -23,7 +23,7 @@ export type {
 } from './frames';
 
 /** Bumped when a message changes shape; the `ready` handshake carries it. */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /** What the webview shows about the model that answers. */
 export interface ModelInfo {
@@ -78,6 +78,26 @@ export interface PageCursor {
   readonly minRewind: number | null;
 }
 
+/**
+ * The turn a search result opened the session at (Braid: Open Session..., `/sessions <query>`):
+ * the page brings it on screen once (paging back and opening its request as needed) and marks
+ * the searched words in it, until a prompt is sent or another session is opened.
+ */
+export interface TurnReveal {
+  /** Which opening this is: a page brings a reveal on screen once, not again on every snapshot. */
+  readonly id: string;
+  readonly turn: number;
+  /** The keys of the turn's first and last entries (a turn's entries are in a row). */
+  readonly from: string;
+  readonly to: string;
+  /** The words searched, lowercased, as the index splits them: each is marked where a word starts with it (a CJK word anywhere). */
+  readonly words: readonly string[];
+}
+
+/** The most words a reveal marks, and the longest. */
+export const MAX_REVEAL_WORDS = 16;
+export const MAX_REVEAL_WORD = 200;
+
 /** The session the Chat view shows: its newest page of transcript and what is live in it. */
 export interface SessionView {
   readonly info: SessionInfo;
@@ -96,6 +116,8 @@ export interface SessionView {
   readonly undoableRewind?: string;
   /** The next-prompt suggestion offered after the last turn, while it stands (see SuggestionMessage). */
   readonly suggestion?: string;
+  /** The turn a search result opened the session at, while it stands. */
+  readonly reveal?: TurnReveal;
 }
 
 /** What a prompt can carry besides its text: a chip of the composer, named; the host reads its content when the prompt arrives. */

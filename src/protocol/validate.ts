@@ -6,6 +6,8 @@ import {
   MAX_MENTION_QUERY,
   MAX_OLDER_PAGE,
   MAX_PROMPT_CHARS,
+  MAX_REVEAL_WORD,
+  MAX_REVEAL_WORDS,
   MESSAGE_ACTIONS,
   PAGE_COMMANDS,
   QUEUE_ACTIONS,
@@ -14,6 +16,7 @@ import {
   type CommandMessage,
   type MessageAction,
   type QueueAction,
+  type TurnReveal,
   type WebviewToHost,
 } from './messages';
 import { isTurnMode } from './modes';
@@ -225,4 +228,19 @@ export function parseWebviewMessage(raw: unknown): Parsed {
   const check = WEBVIEW_MESSAGES[type as WebviewToHost['type']] as Check<WebviewToHost>;
   const message = check(raw);
   return typeof message === 'string' ? { ok: false, reason: message } : { ok: true, message };
+}
+
+const isKey = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 1024;
+const isWord = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_REVEAL_WORD;
+
+/**
+ * A snapshot's turn to reveal, checked where the page reads it (the host is trusted, yet what
+ * reaches a pattern or the DOM is checked as any message is): the reveal with only the fields it
+ * knows, or undefined when it is absent or malformed.
+ */
+export function parseTurnReveal(raw: unknown): TurnReveal | undefined {
+  if (!isRecord(raw) || !isKey(raw.id) || !isCount(raw.turn) || !isKey(raw.from) || !isKey(raw.to)) return undefined;
+  const words = raw.words;
+  if (!Array.isArray(words) || words.length === 0 || words.length > MAX_REVEAL_WORDS || !words.every(isWord)) return undefined;
+  return { id: raw.id, turn: raw.turn, from: raw.from, to: raw.to, words: [...words] };
 }

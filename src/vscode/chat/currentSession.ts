@@ -11,7 +11,7 @@ import { undoRewind, type RewindResult, type UndoResult } from '../../core/store
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
 import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
-import type { OlderPageMessage, PageCursor, QueueAction, SessionView } from '../../protocol/messages';
+import type { OlderPageMessage, PageCursor, QueueAction, SessionView, TurnReveal } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
 import { NO_STORE, sessionOptions, type ChatHost } from './chatHost';
 import { imageReader, olderPage, promptHistory, sessionPage } from './chatPages';
@@ -19,6 +19,7 @@ import { missingInfo, openSessionInfo, openSessionStatus, sessionInfo, sessionSt
 import { todoListOf } from '../../core/format/logFold';
 import { SessionStream } from './sessionStream';
 import { SideQuestions } from './sideQuestions';
+import type { TurnTarget } from './turnReveal';
 import { NextPrompts } from './nextPrompts';
 import { suggestionsWanted } from '../../core/session/suggestion';
 import type { TurnMode } from '../../core/wire/turnMode';
@@ -57,6 +58,9 @@ export class CurrentSession {
   private rewound: { id: string; note: string; prompt: string } | undefined;
   /** The goal run (/goal) of the open session, while it runs: Stop ends it. */
   private goal: GoalRun | undefined;
+  /** The turn a search result opened the shown session at, until a prompt is sent or another session shown. */
+  private reveal: { sessionId: string; view: TurnReveal } | undefined;
+  private reveals = 0;
 
   constructor(
     private readonly store: SessionStore | undefined,
@@ -126,6 +130,7 @@ export class CurrentSession {
       ...(active ? { activeRequest: active } : {}),
       ...(this.rewound?.id === id ? { undoableRewind: this.rewound.note } : {}),
       ...(suggestion ? { suggestion } : {}),
+      ...(this.reveal?.sessionId === id ? { reveal: this.reveal.view } : {}),
     };
     return { session, live: this.stream?.liveFrames() ?? [], cursor: this.cursor, promptHistory: this.promptHistory(session.entries) };
   }
@@ -203,6 +208,7 @@ export class CurrentSession {
     } = {},
   ): Promise<void> {
     this.rewound = undefined; // the session goes on: its last rewind can no longer be undone
+    this.reveal = undefined; // and the turn a search opened it at is behind it (the page drops its marks itself)
     this.nextPrompts.withdraw();
     const fail = (error: string) => this.pushOrPost({ kind: 'turn-terminal', requestId, outcome: 'failed', error });
     try {
@@ -394,17 +400,17 @@ export class CurrentSession {
     await this.switchTo(undefined);
   }
 
-  /** Shows a stored session. */
-  async openSession(id: string): Promise<void> {
-    await this.switchTo(id);
+  /** Shows a stored session; at turn `at` (a search result's), with the searched words marked. */
+  async openSession(id: string, at?: TurnTarget): Promise<void> {
+    await this.switchTo(id, at);
   }
 
   /**
    * Switches the chat to `id` (a new session when undefined). A prompt that arrives meanwhile waits
    * for the switch and goes to the session switched to, never to the one being closed.
    */
-  private switchTo(id: string | undefined): Promise<void> {
-    const switching = (this.switching ?? Promise.resolve()).then(() => this.switchNow(id));
+  private switchTo(id: string | undefined, at?: TurnTarget): Promise<void> {
+    const switching = (this.switching ?? Promise.resolve()).then(() => this.switchNow(id, at));
     const settled = switching.catch(() => undefined);
     this.switching = settled;
     void settled.then(() => {
@@ -413,10 +419,11 @@ export class CurrentSession {
     return switching;
   }
 
-  private async switchNow(id: string | undefined): Promise<void> {
+  private async switchNow(id: string | undefined, at: TurnTarget | undefined): Promise<void> {
     const previous = this.session;
     this.generation++;
     this.rewound = undefined;
+    this.reveal = undefined;
     this.nextPrompts.withdraw();
     this.approvals.denyAll();
     this.session = undefined;
@@ -426,6 +433,8 @@ export class CurrentSession {
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
     await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${errorMessage(err)}`));
     if (id) await this.openOrFollow(id);
+    // Its own id, so a page brings each opening on screen once, not on every snapshot after it.
+    if (id && at) this.reveal = { sessionId: id, view: { id: `${Date.now()}-${++this.reveals}`, ...at } };
     this.host.shown.set(id);
     this.host.resync();
     this.changed();

@@ -7,6 +7,9 @@ import type { ChatHub } from '../chat/chatHub';
 import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 import { offerRunLocation } from './worktreeCommands';
+import type { TurnHit } from '../../core/index/turnSearch';
+import { turnTarget } from '../chat/turnReveal';
+import { matchingTurns, resultPicks, shownTurns, type SessionPick } from './sessionPicks';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
 export function newSessionCommand(chat: ChatHub): BraidCommand {
@@ -21,7 +24,9 @@ export function newSessionCommand(chat: ChatHub): BraidCommand {
 
 /**
  * Braid: Open Session... — from the tree (with an id) or a QuickPick searching everything the
- * sessions' turns said, each result with its first matching turn and a snippet; `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
+ * sessions' turns said, each result with its first matching turn and a snippet, and lines for a
+ * few more of its matching turns; a result opens the session at its turn, the searched words
+ * marked. `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
  */
 export function openSessionCommand(ctx: CommandContext): BraidCommand {
   return {
@@ -30,39 +35,28 @@ export function openSessionCommand(ctx: CommandContext): BraidCommand {
     run: async (arg?: unknown) => {
       const store = ctx.requireStore();
       const given = typeof arg === 'object' && arg !== null ? (arg as { id?: unknown; query?: unknown }) : {};
-      let id = typeof arg === 'string' ? arg : typeof given.id === 'string' ? given.id : undefined;
-      if (!id) id = await pickSession(store, ctx.workspaceKey, typeof given.query === 'string' ? given.query : '');
-      if (!id) return;
-      await ctx.chat.current.openSession(id);
+      const id = typeof arg === 'string' ? arg : typeof given.id === 'string' ? given.id : undefined;
+      const picked = id ? { id } : await pickSession(store, ctx.workspaceKey, typeof given.query === 'string' ? given.query : '');
+      if (!picked) return;
+      const at = picked.hit && turnTarget(store.layout.agentLog(store.locate(picked.id)), picked.hit, picked.query);
+      await ctx.chat.current.openSession(picked.id, at);
       await ctx.chat.reveal();
-      void offerRunLocation(ctx, id);
+      void offerRunLocation(ctx, picked.id);
     },
   };
 }
 
-async function pickSession(store: SessionStore, workspaceKey: string | undefined, query: string): Promise<string | undefined> {
-  const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
+/** What the QuickPick gave: a session, and the matching turn picked with the search that found it. */
+type Picked = { id: string; hit?: undefined } | { id: string; hit: TurnHit; query: string };
+
+function pickSession(store: SessionStore, workspaceKey: string | undefined, query: string): Promise<Picked | undefined> {
+  const pick = vscode.window.createQuickPick<vscode.QuickPickItem & SessionPick>();
   pick.placeholder = 'Search everything said in sessions (prompts, answers, tool output), or paste a ses_ id';
   pick.matchOnDescription = true;
+  // The index already matched; alwaysShow stops the QuickPick from filtering again by label,
+  // which would hide sessions that match only in a turn's text.
   const show = (text: string) => {
-    // The index already matched; alwaysShow stops the QuickPick from filtering again by label,
-    // which would hide sessions that match only in a turn's text.
-    if (!text.trim()) {
-      const rows = store.index.list({ workspaceKey, limit: 50 });
-      pick.items = rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt, alwaysShow: true }));
-      return;
-    }
-    pick.items = store.index.searchTurns(text, { workspaceKey, limit: 50 }).map(({ row, turns }) => {
-      const [first] = turnResults(store.layout, row, turns.slice(0, 1), text);
-      const where = !first ? '' : first.turn === 0 ? 'title' : `turn ${first.turn}${turns.length > 1 ? ` (+${turns.length - 1} more)` : ''}`;
-      return {
-        id: row.id,
-        label: sessionLabel(row),
-        description: `${row.turnCount} turns · ${where}`,
-        detail: first?.snippet ?? row.firstPrompt,
-        alwaysShow: true,
-      };
-    });
+    pick.items = searchPicks(store, workspaceKey, text).map((p) => ({ ...p, alwaysShow: true }));
   };
   pick.value = query;
   show(query);
@@ -70,7 +64,9 @@ async function pickSession(store: SessionStore, workspaceKey: string | undefined
   return new Promise((resolve) => {
     pick.onDidAccept(() => {
       const typed = pick.value.trim();
-      resolve(isSessionId(typed) ? typed : pick.selectedItems[0]?.id);
+      const item = pick.selectedItems[0];
+      if (isSessionId(typed)) resolve({ id: typed });
+      else if (item) resolve(item.hit ? { id: item.id, hit: item.hit, query: pick.value } : { id: item.id });
       pick.hide();
     });
     pick.onDidHide(() => {
@@ -78,5 +74,17 @@ async function pickSession(store: SessionStore, workspaceKey: string | undefined
       pick.dispose();
     });
     pick.show();
+  });
+}
+
+/** The QuickPick's lines for `text`: the recent sessions without one, else the matching sessions and turns. */
+function searchPicks(store: SessionStore, workspaceKey: string | undefined, text: string): SessionPick[] {
+  if (!text.trim()) {
+    const rows = store.index.list({ workspaceKey, limit: 50 });
+    return rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt }));
+  }
+  return store.index.searchTurns(text, { workspaceKey, limit: 50 }).flatMap(({ row, turns }, i) => {
+    const matching = matchingTurns(turns);
+    return resultPicks(row, matching.length, turnResults(store.layout, row, matching.slice(0, shownTurns(i)), text));
   });
 }

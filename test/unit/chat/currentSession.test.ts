@@ -369,6 +369,28 @@ test('a rewind can be undone from the chat until the session goes on', async () 
   });
 });
 
+test('a session opened at a search result carries its turn in every snapshot until a prompt is sent or it is opened otherwise', async () => {
+  await withChat(async ({ chat, host, faux }) => {
+    faux.setResponses([fauxAssistantMessage('one'), fauxAssistantMessage('two')]);
+    await chat.prompt('req-1', 'first', false);
+    const id = chat.currentId!;
+    await until(() => terminal(host.frames(id), 'req-1') !== undefined, 'turn 1 ends');
+    const at = { turn: 1, from: 'msg_a', to: 'msg_b', words: ['one'] };
+    await chat.openSession(id, at);
+    const reveal = chat.view().session?.reveal;
+    assert.deepEqual({ ...reveal, id: '' }, { ...at, id: '' });
+    assert.equal(chat.view().session?.reveal?.id, reveal?.id, 'the same reveal in every snapshot: a page scrolls to it once');
+    await chat.openSession(id, at);
+    assert.notEqual(chat.view().session?.reveal?.id, reveal?.id, 'opened from a search again: a new reveal');
+    await chat.prompt('req-2', 'second', false);
+    assert.equal(chat.view().session?.reveal, undefined, 'a prompt ends it');
+    await until(() => terminal(host.frames(id), 'req-2') !== undefined, 'turn 2 ends');
+    await chat.openSession(id, at);
+    await chat.openSession(id);
+    assert.equal(chat.view().session?.reveal, undefined, 'opened without a turn (the tree, a title match): none');
+  });
+});
+
 test('without a folder or a store a prompt fails with what to do, and nothing is shown', async () => {
   await withChat(async ({ chat, host, store }) => {
     host.folders = [];
