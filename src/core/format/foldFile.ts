@@ -19,8 +19,11 @@ export const FOLD_FILE_LAG = 1024 * 1024;
 /** How many of the log's last bytes a copy keeps, to tell that the log still ends as it did. */
 const TAIL_BYTES = 64;
 
+/** 2: a turn keeps the branch its turn_begin recorded (a copy of version 1 may lack one a newer log holds). */
+const FOLD_FILE_VERSION = 2;
+
 interface FoldFileContent {
-  v: 1;
+  v: typeof FOLD_FILE_VERSION;
   /** The log's size the fold covers. */
   logBytes: number;
   /** The log's last bytes before `logBytes`, base64. */
@@ -55,7 +58,7 @@ export function keepFold(dir: string, fold: LogFold, logBytes: number, lag = FOL
   try {
     const tail = tailOf(sessionFolderLayout.agentLog(dir), logBytes);
     if (tail === undefined) return;
-    const content: FoldFileContent = { v: 1, logBytes, tail, fold };
+    const content: FoldFileContent = { v: FOLD_FILE_VERSION, logBytes, tail, fold };
     fs.writeFileSync(tmp, JSON.stringify(content));
     fs.renameSync(tmp, file);
     copies.set(dir, logBytes);
@@ -73,7 +76,7 @@ function readCopy(dir: string, logFile: string, logBytes: number): FoldFileConte
   } catch {
     return undefined;
   }
-  if (content?.v !== 1 || typeof content.logBytes !== 'number' || content.logBytes > logBytes || !isFold(content.fold)) return undefined;
+  if (content?.v !== FOLD_FILE_VERSION || typeof content.logBytes !== 'number' || content.logBytes > logBytes || !isFold(content.fold)) return undefined;
   if (tailOf(logFile, content.logBytes) !== content.tail) return undefined;
   copies.set(dir, content.logBytes);
   return content;

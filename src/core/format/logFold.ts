@@ -34,6 +34,8 @@ export interface TurnFacts {
   /** Whether its turn_begin was seen (a fork's copy or a hand-made log may hold messages of a turn without one). */
   began: boolean;
   model: ModelSnapshot | null;
+  /** The git branch its turn_begin recorded; absent when it recorded none. */
+  branch?: string;
   messages: number;
   /** Preview of the turn's first prompt (a user message that is not injected context); null when it has none. */
   firstPrompt: string | null;
@@ -178,6 +180,8 @@ export function applyRecord(fold: LogFold, record: WireRecord, offset: number, l
       const turn = turnOf(fold, record.turn, line);
       turn.began = true;
       turn.model = record.model;
+      if (typeof record.branch === 'string' && record.branch) turn.branch = record.branch;
+      else delete turn.branch;
       break;
     }
     case 'turn_end': {
@@ -226,6 +230,10 @@ export interface LogFacts {
   turnCount: number;
   /** The model of the last effective turn that named one. */
   model: ModelSnapshot | null;
+  /** The git branch of the last effective turn that recorded one. */
+  branch: string | null;
+  /** The branches the effective turns recorded, each once, in turn order. */
+  branches: string[];
   usage: UsageTotals;
   firstPrompt: string;
   lastPreview: string;
@@ -245,6 +253,8 @@ export function factsOf(fold: LogFold): LogFacts {
     error: last?.outcome === 'failed' ? { message: last.error ?? 'The turn failed.', source: 'turn' } : null,
     turnCount: begun.length,
     model: [...begun].reverse().find((t) => t.model)?.model ?? null,
+    branch: [...begun].reverse().find((t) => t.branch)?.branch ?? null,
+    branches: [...new Set(begun.flatMap((t) => t.branch ?? []))],
     usage: { ...fold.totals },
     firstPrompt: fold.turns.find((t) => t.firstPrompt !== null)?.firstPrompt ?? '',
     lastPreview: [...fold.turns].reverse().find((t) => t.lastPreview !== null)?.lastPreview ?? '',

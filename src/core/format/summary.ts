@@ -19,6 +19,9 @@ export interface SessionSummary {
   firstPrompt: string;
   lastPreview: string;
   messageCount: number;
+  /** The git branch of the last turn that recorded one (its turn_begin's: docs/reference.md, Wire records), and every branch its turns ran on. */
+  branch: string | null;
+  branches: string[];
   /** User prompts joined for search, capped at MAX_SEARCH_TEXT characters. */
   prompts: string;
   usage: UsageBucket[];
@@ -51,6 +54,8 @@ export function summarize(stored: StoredState, fold: LogFold, agents: AgentInfo[
     firstPrompt: facts.firstPrompt,
     lastPreview: facts.lastPreview,
     messageCount: facts.messageCount,
+    branch: facts.branch,
+    branches: facts.branches,
     prompts: fold.prompts,
     usage: usageOf(fold, stored.id),
     logBytes,

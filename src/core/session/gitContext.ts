@@ -17,9 +17,28 @@ function withoutCredentials(url: string): string {
  * `factsFile`, in an earlier one; not at all outside a repository.
  */
 export async function gitContext(workspaceDir: string, options: { timeoutMs?: number; factsFile?: string } = {}): Promise<string | undefined> {
+  return (await workspaceGit(workspaceDir, options))?.context();
+}
+
+/** The work tree around a workspace folder as a turn begins: its branch, and the git context when asked for. */
+export interface WorkspaceGit {
+  /** The branch checked out; undefined on a detached HEAD (or when git did not say). */
+  readonly branch: string | undefined;
+  /** The git context as the model reads it: asks git for the status (one process). */
+  context(): Promise<string>;
+}
+
+/**
+ * The repository's facts around `workspaceDir` (no git process while its fingerprint is
+ * unchanged: see {@link gitContext}), read once for a turn: the branch goes in its turn_begin,
+ * the context in its user message. Undefined outside a work tree.
+ */
+export async function workspaceGit(workspaceDir: string, options: { timeoutMs?: number; factsFile?: string } = {}): Promise<WorkspaceGit | undefined> {
   const repo = await repoFacts(workspaceDir, { timeoutMs: options.timeoutMs ?? 5_000, ...(options.factsFile ? { factsFile: options.factsFile } : {}) });
-  if (!repo?.facts.tree) return undefined;
-  return describe(repo.facts.tree, await status(repo.git));
+  const tree = repo?.facts.tree;
+  if (!repo || !tree) return undefined;
+  const branch = typeof tree.branch === 'string' && tree.branch ? tree.branch : undefined; // git-facts.json is a cache another process wrote
+  return { branch, context: async () => describe(tree, await status(repo.git)) };
 }
 
 /** The work tree's short status. */

@@ -52,7 +52,7 @@ import { contextMessages, DEFAULT_COMPACTION, type CompactionSettings } from './
 import { contextUse, fixedTokens, type ContextUse } from './contextUse';
 import { Compactor } from './compactor';
 import { SessionMemory } from './sessionMemory';
-import { gitContext } from './gitContext';
+import { workspaceGit, type WorkspaceGit } from './gitContext';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { placedRoot } from '../store/sessionFiles';
 import { identityOf } from '../git/worktree';
@@ -122,7 +122,7 @@ export interface SessionOptions {
   readonly promptHook?: string;
   /** Writes an "Always allow" rule into the user's settings (VS Code's `braid.permissions.allow`); Braid's user settings file when absent. */
   readonly alwaysAllow?: (rule: string) => Promise<void>;
-  /** Read git context into each turn of a trusted workspace (off in tests that need no git). */
+  /** Read git context into each turn of a trusted workspace, and record its branch in turn_begin (off in tests that need no git). */
   readonly gitContext?: boolean;
   /** When and how much to compact; DEFAULT_COMPACTION when absent. */
   readonly compaction?: CompactionSettings;
@@ -950,6 +950,8 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    // The repository's facts now (cached: no git while .git is unchanged): the turn records its branch.
+    const git = await this.workspaceGit(cwd);
     if (prompt.stop) {
       prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
@@ -971,6 +973,7 @@ export class Session {
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs(), {
       hold: held,
       ...(prompt.goal?.auto ? { auto: 'goal' as const } : {}),
+      ...(git?.branch ? { branch: git.branch } : {}),
     });
     // What the user attached: its record right after turn_begin, its text before the user's own.
     const attached = attachContext(prompt.attachments ?? []);
@@ -993,7 +996,7 @@ export class Session {
     this.emit({ type: 'status', status: 'running', paused: this.paused !== null });
     // 4. The user message: one-shot reminders, the context the model has not been given yet (or
     // that changed since), the user's text last.
-    const reminders = untold(await this.workspaceContext(cwd), this.agent.state.messages as Message[]);
+    const reminders = untold(await this.workspaceContext(cwd, git), this.agent.state.messages as Message[]);
     const images = attached.images.map((i) => ({ type: 'image' as const, mimeType: i.mimeType, data: this.blobs.get(i.blob).toString('base64') }));
     const mode = modeReminder(prompt.mode);
     const message = buildUserMessage(prompt.text, mode ? [...oneShot, mode] : oneShot, reminders, Date.now(), attached.blocks, images);
@@ -1092,15 +1095,17 @@ export class Session {
     }
   }
 
-  /** The instruction files and (in a trusted workspace) the git context, as reminders. */
-  private async workspaceContext(cwd: string): Promise<string[]> {
-    const reminders = instructionReminders(cwd);
+  /** The work tree around `cwd` in a trusted workspace; undefined outside one, or when git is not to run. */
+  private async workspaceGit(cwd: string): Promise<WorkspaceGit | undefined> {
     // git in an untrusted workspace is not run at all: its configuration is the workspace's.
-    if (this.options.gitContext !== false && this.toolContext.trusted) {
-      const factsFile = this.options.store.layout.gitFactsFile(path.basename(path.dirname(this.writer.dir)));
-      const git = await gitContext(cwd, { factsFile });
-      if (git) reminders.push(git);
-    }
+    if (this.options.gitContext === false || !this.toolContext.trusted) return undefined;
+    return workspaceGit(cwd, { factsFile: this.options.store.layout.gitFactsFile(path.basename(path.dirname(this.writer.dir))) });
+  }
+
+  /** The instruction files and the git context of `git` (the turn's work tree, when it has one), as reminders. */
+  private async workspaceContext(cwd: string, git: WorkspaceGit | undefined): Promise<string[]> {
+    const reminders = instructionReminders(cwd);
+    if (git) reminders.push(await git.context());
     return reminders;
   }
 

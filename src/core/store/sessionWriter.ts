@@ -190,17 +190,19 @@ export class SessionWriter {
 
   /**
    * Starts a turn: appends turn_begin (fsynced); the session is running from then on. Returns its
-   * number. `auto` marks an automatic turn (a goal run's). With `hold`, turn_begin and the records after it that are not an answer (the prompt,
-   * its context, a model error and its usage) are held in memory: the first other record (an
-   * answer, a tool, a compaction, turn_end) writes them all first, in order, stamped as they came;
-   * {@link dropHeld} forgets them (the turn failed before any answer: the log is as it was).
+   * number. `auto` marks an automatic turn (a goal run's); `branch` is the git branch the
+   * workspace is on (none outside a repository or on a detached HEAD). With `hold`, turn_begin
+   * and the records after it that are not an answer (the prompt, its context, a model error and
+   * its usage) are held in memory: the first other record (an answer, a tool, a compaction,
+   * turn_end) writes them all first, in order, stamped as they came; {@link dropHeld} forgets
+   * them (the turn failed before any answer: the log is as it was).
    */
   async beginTurn(
     promptId: string,
     model: ModelSnapshot | null,
     mode?: TurnMode,
     prompt?: TurnBeginRecord['prompt'],
-    options: { hold?: boolean; auto?: TurnBeginRecord['auto'] } = {},
+    options: { hold?: boolean; auto?: TurnBeginRecord['auto']; branch?: string } = {},
   ): Promise<number> {
     this.fence(); // a folder removed or a lease lost says so before anything else
     if (this.log.failed) await this.reopenLog();
@@ -214,6 +216,7 @@ export class SessionWriter {
       ...(mode ? { mode } : {}),
       ...(prompt ? { prompt } : {}),
       ...(options.auto ? { auto: options.auto } : {}),
+      ...(options.branch ? { branch: options.branch } : {}),
     };
     if (options.hold) {
       this.held = { turn, records: [WireLogWriter.serialize(begin).record] };

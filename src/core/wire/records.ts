@@ -45,6 +45,12 @@ export interface TurnBeginRecord extends Base {
   readonly prompt?: { readonly system: string; readonly tools: string };
   /** Set on a turn Braid started itself: `goal`, a goal run's continuation (its prompt is Braid's, not the user's). */
   readonly auto?: 'goal';
+  /**
+   * The git branch the workspace was on as the turn began (`git branch --show-current`, through
+   * the repository's cached facts); absent outside a repository, on a detached HEAD, in an
+   * untrusted workspace (no git runs there) and in logs written before Braid recorded it.
+   */
+  readonly branch?: string;
 }
 
 /**

@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import { braidProcess, cliWithScriptedModel } from '../../support/cli';
 import { initRepo } from '../../support/gitRepo';
 import { realGit } from '../../support/hostileRepo';
+import { listSessionFolders, StoreLayout } from '../../../src/core/format/layout';
+import type { TurnBeginRecord } from '../../../src/core/wire/records';
+import { readWireLog } from '../../../src/core/wire/wireReader';
 import { workspaceKey } from '../../../src/core/workspace/workspaceKey';
 
 // How many git processes a `braid exec` turn starts, each turn a fresh process as a user runs it:
@@ -69,4 +72,12 @@ test('an unchanged repository costs at most 2 git processes a turn; an edit, a n
   assert.match(committed.context, /branch: topic\n/);
   assert.match(committed.context, /status:\n\(clean\)/);
   assert.match(committed.context, /recent commits:\n[0-9a-f]+ second commit\n/);
+
+  // Each turn's turn_begin names the branch, from the same facts (no git process of its own).
+  const [session] = listSessionFolders(new StoreLayout(store));
+  const begins = readWireLog(path.join(session!.dir, 'agents', 'main', 'wire.jsonl')).records.filter((r): r is TurnBeginRecord => r.t === 'turn_begin');
+  assert.deepEqual(
+    begins.map((r) => r.branch),
+    ['main', 'main', 'main', 'main', 'topic'],
+  );
 });
