@@ -101,32 +101,35 @@ names). A change to any of those asks again. Your own servers need no approval.
     'Sessions',
     {
       list: {
-        usage: '[--all] [--archived] [--json]',
+        usage: '[--all] [--archived] [--branch NAME] [--json]',
         summary: 'sessions of this workspace (or all), newest first',
-        details: `Lists the sessions of this workspace, newest first.
+        details: `Lists the sessions of this workspace, newest first; a session's git branch (its last turn's)
+follows its title in parentheses.
 
-  --all        every workspace's sessions, with their folders
-  --archived   archived sessions instead of live ones
-  --json       as JSON (id, title, status, workspaceDir, turnCount, …)`,
+  --all          every workspace's sessions, with their folders
+  --archived     archived sessions instead of live ones
+  --branch NAME  only sessions a turn of which ran on git branch NAME (the exact name)
+  --json         as JSON (id, title, status, workspaceDir, turnCount, branch, …)`,
       },
       search: {
-        usage: '<words> [--file P] [--model M] [--since D] [--until D] [--all] [--archived] [--json]',
+        usage: '<words> [--file P] [--model M] [--branch NAME] [--since D] [--until D] [--all] [--archived] [--json]',
         summary: 'sessions whose turns said <words>, with the matching turns',
         details: `Finds sessions whose title and turns (prompts, answers, thinking, tool calls and their output)
 say every word of <words> (each word matches as the start of a word), newest first. Each
 session is followed by its matching turns (those saying any of the words), a snippet around the
 first match of each. A turn is searched once it ended.
 
-  --file P     only sessions a turn of which changed P (a path in the workspace, or its end:
-               x.ts finds app/x.ts); without <words>, the turns that changed it
-  --model M    only sessions whose model's id contains M
-  --since D    only sessions active since D: a date (2026-12-01), an ISO time, or 3d, 12h, 2w ago
-  --until D    only sessions begun before D (a date takes in that whole day)
-  --all        search every workspace
-  --archived   search archived sessions
-  --json       as JSON, like list, each session with "turns": its matching turns' number (0: the
-               title), snippet, match (where the word lies in the snippet) and start and end (the
-               turn's bytes in the session's main log)`,
+  --file P       only sessions a turn of which changed P (a path in the workspace, or its end:
+                 x.ts finds app/x.ts); without <words>, the turns that changed it
+  --model M      only sessions whose model's id contains M
+  --branch NAME  only sessions a turn of which ran on git branch NAME (the exact name)
+  --since D      only sessions active since D: a date (2026-12-01), an ISO time, or 3d, 12h, 2w ago
+  --until D      only sessions begun before D (a date takes in that whole day)
+  --all          search every workspace
+  --archived     search archived sessions
+  --json         as JSON, like list, each session with "turns": its matching turns' number (0:
+                 the title), snippet, match (where the word lies in the snippet) and start and end
+                 (the turn's bytes in the session's main log)`,
       },
       show: {
         usage: '<id> [--json]',

@@ -10,9 +10,9 @@ import { rowJson, rowLine } from './format';
 /** Matching turns a line of text shows per session (--json gives them all). */
 const SHOWN_TURNS = 3;
 
-/** `search [<words>] [--file P] [--model M] [--since D] [--until D] [--all] [--archived] [--json]` */
+/** `search [<words>] [--file P] [--model M] [--branch NAME] [--since D] [--until D] [--all] [--archived] [--json]` */
 export async function search(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['all', 'json', 'archived'], valued: ['file', 'model', 'since', 'until'] });
+  const args = parseArgs(argv, { flags: ['all', 'json', 'archived'], valued: ['file', 'model', 'branch', 'since', 'until'] });
   const text = args.positionals.join(' ').trim();
   const file = args.options.get('file') as string | undefined;
   if (!text && !file) throw new UsageError('expected <words> to search for (or --file)');
@@ -22,6 +22,7 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
     archived: args.options.has('archived'),
     ...(file ? { file } : {}),
     ...optional('model', args.options.get('model') as string | undefined),
+    ...optional('branch', args.options.get('branch') as string | undefined),
     ...optional('since', whenOption(args.options.get('since'), 'since')),
     ...optional('until', whenOption(args.options.get('until'), 'until')),
   };

@@ -10,11 +10,12 @@ import { shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { rowJson, rowLine } from './format';
 
-/** `list [--all] [--archived] [--json]` */
+/** `list [--all] [--archived] [--branch NAME] [--json]` */
 export async function list(ctx: CliContext, argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { flags: ['all', 'archived', 'json'] });
+  const args = parseArgs(argv, { flags: ['all', 'archived', 'json'], valued: ['branch'] });
   expectPositionals(args, []);
   const all = args.options.has('all');
+  const branch = args.options.get('branch') as string | undefined;
   const json = args.options.has('json');
   if (!ctx.hasStore()) return reportNoStore(ctx, 'No sessions', json ? { empty: [] } : undefined);
   return ctx.withStore(async (store) => {
@@ -25,8 +26,8 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
     if (all) store.index.verify('rows');
     await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
-    const rows = store.index.list({ workspaceKey: all ? undefined : key, archived });
-    if (!json && rows.length === 0) ctx.out(`${noSessionsLine(ctx, store, { all, archived })}\n`);
+    const rows = store.index.list({ workspaceKey: all ? undefined : key, archived, ...(branch !== undefined ? { branch } : {}) });
+    if (!json && rows.length === 0) ctx.out(`${noSessionsLine(ctx, store, { all, archived, branch })}\n`);
     else ctx.out(rowsText(store, rows, { json, all }));
     return 0;
   });
@@ -48,12 +49,14 @@ function rowsText(store: SessionStore, rows: readonly SessionRow[], options: { j
  * An empty listing names the data folder it read, and points at other workspaces' sessions when
  * there are some: counted by their folders, so no other workspace's index is loaded.
  */
-function noSessionsLine(ctx: CliContext, store: SessionStore, options: { all: boolean; archived: boolean }): string {
-  const kind = options.archived ? 'archived sessions' : 'sessions';
+function noSessionsLine(ctx: CliContext, store: SessionStore, options: { all: boolean; archived: boolean; branch: string | undefined }): string {
+  const kind = `${options.archived ? 'archived sessions' : 'sessions'}${options.branch !== undefined ? ` on branch ${oneLine(options.branch)}` : ''}`;
   if (options.all) return `No ${kind} in ${ctx.dataDirText()}.`;
   const here = workspaceKey(ctx.workspace);
   const elsewhere = listSessionFolders(store.layout).filter((f) => f.workspaceKey !== here).length;
-  const hint = elsewhere > 0 ? ` Other workspaces hold ${counted(elsewhere, 'session')}: braid list --all${options.archived ? ' --archived' : ''}` : '';
+  const again = `braid list --all${options.archived ? ' --archived' : ''}${options.branch !== undefined ? ` --branch ${oneLine(options.branch)}` : ''}`;
+  const onAny = options.branch !== undefined ? ' (on any branch)' : '';
+  const hint = elsewhere > 0 ? ` Other workspaces hold ${counted(elsewhere, 'session')}${onAny}: ${again}` : '';
   return `No ${kind} for ${oneLine(ctx.workspace)} in ${ctx.dataDirText()}.${hint}`;
 }
 

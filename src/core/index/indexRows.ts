@@ -31,6 +31,8 @@ export interface SessionRow {
   stateMtime: number;
   /** How many subagents (`task` tool runs) the session has; their details are read on demand. */
   subagents: number;
+  /** The git branch its last turn that recorded one ran on; null when none did. */
+  branch: string | null;
 }
 
 interface RawRow {
@@ -64,10 +66,11 @@ interface RawRow {
   log_bytes: number;
   state_mtime: number;
   subagents: number;
+  branch: string | null;
 }
 
 const COLUMNS =
-  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents';
+  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch';
 
 /** The listed columns as one JSON object per row (see queryJsonRows), read from a table alias. */
 function rowJson(alias = ''): string {
@@ -100,6 +103,7 @@ function toRow(r: RawRow): SessionRow {
     logBytes: r.log_bytes,
     stateMtime: r.state_mtime,
     subagents: r.subagents,
+    branch: r.branch,
   };
 }
 
@@ -136,6 +140,7 @@ export function rowOfSummary(s: SessionSummary): SessionRow {
     logBytes: s.logBytes,
     stateMtime: s.stateMtime,
     subagents: st.agents.filter((a) => a.parentId !== null).length,
+    branch: s.branch,
   };
 }
 
@@ -177,6 +182,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
     r.logBytes,
     r.stateMtime,
     r.subagents,
+    r.branch,
   ];
   const data = [JSON.stringify(st)];
   let seq: number;
@@ -187,7 +193,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
       `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, subagents=? WHERE seq=?`,
+      log_bytes=?, state_mtime=?, subagents=?, branch=? WHERE seq=?`,
       [...values, seq],
     );
   } else {
@@ -195,22 +201,32 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
       db,
       `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
-      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents)
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch)
       VALUES (${values.map(() => '?').join(',')})`,
       values,
     );
     seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
   }
   runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json) VALUES (?, ?)', [seq, ...data]);
+  writeBranches(db, seq, s.branches);
   indexTurns(db, seq, s, log, existing?.title);
   writeUsage(db, st.id, s.usage);
 }
 
-/** Removes a session's row, search documents and usage. */
+/** Replaces the branches a session's turns ran on, unless they are the ones kept (most turns change none). */
+function writeBranches(db: Database, seq: number, branches: readonly string[]): void {
+  const kept = queryAll<{ branch: string }>(db, 'SELECT branch FROM session_branches WHERE session_seq = ?', [seq]).map((r) => r.branch);
+  if (kept.length === branches.length && kept.every((b) => branches.includes(b))) return;
+  runPrepared(db, 'DELETE FROM session_branches WHERE session_seq = ?', [seq]);
+  for (const branch of new Set(branches)) runPrepared(db, 'INSERT INTO session_branches (session_seq, branch) VALUES (?, ?)', [seq, branch]);
+}
+
+/** Removes a session's row, branches, search documents and usage. */
 export function deleteSessionRow(db: Database, id: string): void {
   const existing = queryAll<{ seq: number }>(db, 'SELECT seq FROM sessions WHERE id = ?', [id])[0];
   if (!existing) return;
   dropSessionDocs(db, existing.seq);
+  db.run('DELETE FROM session_branches WHERE session_seq = ?', [existing.seq]);
   db.run('DELETE FROM session_data WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM sessions WHERE seq = ?', [existing.seq]);
   db.run('DELETE FROM usage WHERE session_id = ?', [id]);
@@ -224,6 +240,8 @@ export interface ListFilter {
   readonly archived?: boolean;
   /** Include hidden sessions (peeks kept as forks start hidden). */
   readonly includeHidden?: boolean;
+  /** Only sessions a turn of which ran on this git branch (its exact name). */
+  readonly branch?: string;
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -236,6 +254,10 @@ export function listWhere(filter: ListFilter, alias = ''): { sql: string; params
     params.unshift(filter.workspaceKey);
   }
   if (!filter.includeHidden) clauses.push(`${alias}visibility = 'visible'`);
+  if (filter.branch !== undefined) {
+    clauses.push(`${alias}seq IN (SELECT session_seq FROM session_branches WHERE branch = ?)`);
+    params.push(filter.branch);
+  }
   return { sql: clauses.join(' AND '), params };
 }
 

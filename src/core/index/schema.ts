@@ -14,8 +14,10 @@ import { TURN_SEARCH_SCHEMA } from './turnSearch';
  * log (format/foldFile.ts), so a row does not grow with its session's turns. 8: search over
  * everything the turns said, a document per turn (`turn_fts`, `turn_docs`) and the files each
  * turn changed (`session_files`), in place of one document of title and prompts per session.
+ * 9: the git branch a session's last turn ran on (`branch`), and every branch its turns ran on
+ * (`session_branches`), for lists and searches by branch.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,7 +51,8 @@ CREATE TABLE sessions (
   cost REAL NOT NULL,
   log_bytes INTEGER NOT NULL,
   state_mtime REAL NOT NULL,
-  subagents INTEGER NOT NULL
+  subagents INTEGER NOT NULL,
+  branch TEXT -- the git branch of the last turn that recorded one
 );
 -- What a row's summary is read back from with the log's fold (state.json's content), apart
 -- from the listed columns so that a list, a search or a count reads dense rows, not these.
@@ -57,6 +60,13 @@ CREATE TABLE session_data (
   seq INTEGER PRIMARY KEY,
   state_json TEXT NOT NULL
 );
+-- The git branches a session's effective turns ran on (their turn_begin's branch), each once.
+CREATE TABLE session_branches (
+  session_seq INTEGER NOT NULL,
+  branch TEXT NOT NULL,
+  PRIMARY KEY (session_seq, branch)
+) WITHOUT ROWID;
+CREATE INDEX session_branches_by_branch ON session_branches(branch);
 CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
 CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
 CREATE TABLE usage (

@@ -130,7 +130,11 @@ export function droppedDocuments(db: Database): number {
   return made - kept;
 }
 
-/** What a search asks beyond the words and the list's filter (indexRows' SearchFilter): the session's files, model and dates. */
+/**
+ * What a search asks beyond the words and the list's filter (indexRows' SearchFilter): the
+ * session's files, model and dates. The git branch is the list's filter (`ListFilter.branch`), so
+ * a list and a search narrow by it alike.
+ */
 export interface SearchOptions {
   readonly limit?: number;
   /** A file one of its effective turns changed: its path relative to the workspace folder, or the end of one. */

@@ -9,7 +9,7 @@ import type { CommandContext } from './commandContext';
 import { offerRunLocation } from './worktreeCommands';
 import type { TurnHit } from '../../core/index/turnSearch';
 import { turnTarget } from '../chat/turnReveal';
-import { matchingTurns, resultPicks, shownTurns, type SessionPick } from './sessionPicks';
+import { matchingTurns, resultPicks, shownTurns, turnsAndBranch, type SessionPick } from './sessionPicks';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
 export function newSessionCommand(chat: ChatHub): BraidCommand {
@@ -81,7 +81,7 @@ function pickSession(store: SessionStore, workspaceKey: string | undefined, quer
 function searchPicks(store: SessionStore, workspaceKey: string | undefined, text: string): SessionPick[] {
   if (!text.trim()) {
     const rows = store.index.list({ workspaceKey, limit: 50 });
-    return rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: `${r.turnCount} turns`, detail: r.firstPrompt }));
+    return rows.map((r) => ({ id: r.id, label: sessionLabel(r), description: turnsAndBranch(r), detail: r.firstPrompt }));
   }
   return store.index.searchTurns(text, { workspaceKey, limit: 50 }).flatMap(({ row, turns }, i) => {
     const matching = matchingTurns(turns);

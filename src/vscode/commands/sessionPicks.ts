@@ -46,7 +46,7 @@ export function resultPicks(row: SessionRow, matching: number, results: readonly
   const session: SessionPick = {
     id: row.id,
     label: sessionLabel(row),
-    description: `${row.turnCount} turns${where}`,
+    description: `${turnsAndBranch(row)}${where}`,
     detail: first?.snippet ?? row.firstPrompt,
     ...(first ? { hit: hitOf(first) } : {}),
   };
@@ -54,3 +54,8 @@ export function resultPicks(row: SessionRow, matching: number, results: readonly
 }
 
 const hitOf = (r: TurnResult): TurnHit => ({ turn: r.turn, start: r.start, end: r.end });
+
+/** A session's turn count and git branch (its last turn's, when it has one): how a session's line of the picker begins. */
+export function turnsAndBranch(row: SessionRow): string {
+  return row.branch ? `${row.turnCount} turns · ${row.branch}` : `${row.turnCount} turns`;
+}

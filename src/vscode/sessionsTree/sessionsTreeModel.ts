@@ -217,11 +217,16 @@ export function nextTimeChange(nodes: readonly SessionsNode[], now: number): num
   return next;
 }
 
-/** A session row's description: relative time · model id · turns, and the cause when its log could not be written. */
-export function sessionDescription(row: SessionRow, now = Date.now()): string {
+/**
+ * A session row's description: relative time · git branch (its last turn's) · model id · turns,
+ * and the cause when its log could not be written. `named`: a branch the row names already (a
+ * worktree fork's), not said twice.
+ */
+export function sessionDescription(row: SessionRow, now = Date.now(), named?: string): string {
   const failure = writeFailureOfNote(row.error);
   const unsaved = failure ? `not saved: ${failure.kind}` : undefined;
-  return [timeAgo(row.updatedAt, now), row.model?.id, counted(row.turnCount, 'turn'), unsaved].filter(Boolean).join(' · ');
+  const branch = row.branch !== named ? row.branch : null;
+  return [timeAgo(row.updatedAt, now), branch, row.model?.id, counted(row.turnCount, 'turn'), unsaved].filter(Boolean).join(' · ');
 }
 
 /** Tokens and cost in one line, for tooltips; a fork's totals include the history it inherited, and say so. */

@@ -177,13 +177,15 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
     const location = row.forkedFrom ? this.source.runLocationOf(row.id) : undefined;
     const agent = row.forkedFrom ? this.source.forkedAgentOf(row.id) : undefined;
     const origin = location ? worktreeWords(location) : agent ? 'from a subagent' : undefined;
-    item.description = origin ? `${origin} · ${sessionDescription(row)}` : sessionDescription(row);
+    const description = sessionDescription(row, Date.now(), location?.branch);
+    item.description = origin ? `${origin} · ${description}` : description;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${sessionLabel(row)}\n`);
     tooltip.appendMarkdown(
       `\n\`${this.source.shortIdOf(row.id)}\` (\`${row.id}\`) · ${row.status}${row.archived ? ' · archived' : ''}${row.model ? ` · ${row.model.provider}/${row.model.id}` : ''}\n\n`,
     );
     tooltip.appendText(usageLine(row.usage, row.forkedFrom !== null));
+    if (row.branch) tooltip.appendText(`\n\nGit branch: ${row.branch} (its last turn's)`);
     if (row.error) tooltip.appendText(`\n\nError: ${row.error}`);
     if (agent)
       tooltip.appendText(

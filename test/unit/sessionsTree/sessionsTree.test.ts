@@ -18,6 +18,7 @@ import {
   type SessionsNode,
 } from '../../../src/vscode/sessionsTree/sessionsTreeModel';
 import { addTurn, assistantMessage, openStore, tempRoots, userMessage } from '../../support/store';
+import { resultPicks, turnsAndBranch } from '../../../src/vscode/commands/sessionPicks';
 
 const { root, cleanup } = tempRoots();
 after(cleanup);
@@ -201,6 +202,7 @@ const row = (id: string, forkedFrom?: string, extra: Partial<SessionRow> = {}): 
   logBytes: 0,
   stateMtime: 0,
   subagents: 0,
+  branch: null,
   ...extra,
 });
 
@@ -217,6 +219,13 @@ test('descriptions, folder names and workspace order', () => {
     '5 min ago · m-1 · 3 turns',
   );
   assert.equal(sessionDescription(row('x', undefined, { updatedAt: now, turnCount: 1 }), now), 'just now · 1 turn');
+  const onBranch = row('x', undefined, { updatedAt: now, turnCount: 2, branch: 'feature/x', model: { provider: 'p', id: 'm-1' } });
+  assert.equal(sessionDescription(onBranch, now), 'just now · feature/x · m-1 · 2 turns');
+  assert.equal(sessionDescription(onBranch, now, 'feature/x'), 'just now · m-1 · 2 turns', "a worktree fork's branch, named first, is not said again");
+  // Open Session's picker: the session's line says its branch after its turns.
+  assert.equal(turnsAndBranch(onBranch), '2 turns · feature/x');
+  assert.equal(turnsAndBranch(row('x')), '1 turns');
+  assert.equal(resultPicks(onBranch, 0, [])[0]!.description, '2 turns · feature/x');
   assert.equal(folderName('/home/me/project/'), 'project');
   assert.equal(folderName('C:\\src\\app'), 'app');
   const ws = (key: string, updatedAt: number) => ({ workspaceKey: key, workspaceDir: `/w/${key}`, sessions: 1, updatedAt });
