@@ -950,13 +950,14 @@ export class Session {
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
-    // The repository's facts now (cached: no git while .git is unchanged): the turn records its branch.
-    const git = await this.workspaceGit(cwd);
     if (prompt.stop) {
       prompt.state = 'cancelled'; // stopped before its turn began: nothing was written
       this.emit({ type: 'prompt', prompt: this.info(prompt) });
       return;
     }
+    // The repository's facts now (cached: no git while .git is unchanged): the turn records its
+    // branch. A stop asked meanwhile is applied once the kernel runs, below.
+    const git = await this.workspaceGit(cwd);
     const { model, thinking } = choice;
     this.agent.state.model = model;
     this.agent.state.thinkingLevel = thinking as ThinkingLevel;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -10,12 +11,13 @@ import { fauxAssistantMessage, sessionFixture } from '../../support/session';
 // lost: while the prompt hook runs, the prompt ends cancelled and no turn begins; once the turn
 // has begun (git context, reminders), the run is stopped as soon as it starts.
 
-test('Stop while the prompt hook runs: the prompt ends cancelled, no turn begins, the model is not called', async () => {
+test('Stop while the prompt hook runs: the prompt ends cancelled, no turn begins, the model is not called, git is not asked', async () => {
   const f = await sessionFixture();
   try {
+    execFileSync('git', ['init', '-q', f.workspace]);
     const mark = path.join(f.root, 'hook-started');
     f.faux.setResponses([fauxAssistantMessage('should not be asked')]);
-    const session = await f.open({ promptHook: `cat >/dev/null; touch "${mark}"; sleep 0.5` });
+    const session = await f.open({ promptHook: `cat >/dev/null; touch "${mark}"; sleep 0.5`, gitContext: true });
     const states: PromptInfo['state'][] = [];
     session.onEvent((e) => e.type === 'prompt' && states.push(e.prompt.state));
     await session.submit('stop me early');
@@ -29,6 +31,12 @@ test('Stop while the prompt hook runs: the prompt ends cancelled, no turn begins
       ['agent'],
     );
     assert.equal(f.faux.state.callCount, 0);
+    const facts = fs.readdirSync(path.join(f.root, 'store'), { recursive: true }).map(String);
+    assert.deepEqual(
+      facts.filter((name) => name.endsWith('git-facts.json')),
+      [],
+      'a prompt stopped before its turn does not read the repository',
+    );
   } finally {
     await f.cleanup();
   }
