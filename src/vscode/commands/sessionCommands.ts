@@ -49,27 +49,47 @@ export function openSessionCommand(ctx: CommandContext): BraidCommand {
 /** What the QuickPick gave: a session, and the matching turn picked with the search that found it. */
 type Picked = { id: string; hit?: undefined } | { id: string; hit: TurnHit; query: string };
 
+/** How long the QuickPick waits after a keystroke before it searches: a search reads snippets from the logs. */
+const SEARCH_PAUSE_MS = 120;
+
 function pickSession(store: SessionStore, workspaceKey: string | undefined, query: string): Promise<Picked | undefined> {
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & SessionPick>();
   pick.placeholder = 'Search everything said in sessions (prompts, answers, tool output), or paste a ses_ id';
   pick.matchOnDescription = true;
   // The index already matched; alwaysShow stops the QuickPick from filtering again by label,
   // which would hide sessions that match only in a turn's text.
+  let shown = query;
   const show = (text: string) => {
+    shown = text;
     pick.items = searchPicks(store, workspaceKey, text).map((p) => ({ ...p, alwaysShow: true }));
+    pick.busy = false;
+  };
+  // Typing searches once the keys pause, not at every key.
+  let pending: NodeJS.Timeout | undefined;
+  const later = (text: string) => {
+    clearTimeout(pending);
+    pick.busy = true;
+    pending = setTimeout(() => show(text), SEARCH_PAUSE_MS);
   };
   pick.value = query;
   show(query);
-  pick.onDidChangeValue(show);
+  pick.onDidChangeValue(later);
   return new Promise((resolve) => {
     pick.onDidAccept(() => {
       const typed = pick.value.trim();
-      const item = pick.selectedItems[0];
+      // Enter before the search ran: the first line of the search for what was typed.
+      const stale = pick.value !== shown;
+      if (stale) {
+        clearTimeout(pending);
+        show(pick.value);
+      }
+      const item = stale ? pick.items[0] : pick.selectedItems[0];
       if (isSessionId(typed)) resolve({ id: typed });
       else if (item) resolve(item.hit ? { id: item.id, hit: item.hit, query: pick.value } : { id: item.id });
       pick.hide();
     });
     pick.onDidHide(() => {
+      clearTimeout(pending);
       resolve(undefined);
       pick.dispose();
     });
