@@ -46,19 +46,28 @@ export function sessionShortForms(ids: Iterable<string>): ShortForms {
   return new ShortForms(ids);
 }
 
-/** The short forms of a set of session ids, each found by two binary searches when first asked. */
+/**
+ * The short forms of a set of session ids, each worked out when first asked. Most ids' form is
+ * their last SHORT_ID_LENGTH characters, told by two counts (how many ids end and begin with
+ * them); the sorted lists the rest need (two binary searches each) are made only for those.
+ */
 export class ShortForms {
   private readonly bodies = new Map<string, string>();
-  /** The ids' bodies, ascending. */
-  private readonly byStart: string[];
-  /** The ids' bodies reversed, ascending: ids whose ends are alike are neighbours. */
-  private readonly byEnd: string[];
+  /** How many bodies end with each SHORT_ID_LENGTH characters. */
+  private readonly tails = new Map<string, number>();
+  /** How many bodies begin with each SHORT_ID_LENGTH characters. */
+  private readonly heads = new Map<string, number>();
+  private sorted?: { byStart: string[]; byEnd: string[] };
   private readonly forms = new Map<string, string>();
 
   constructor(ids: Iterable<string>) {
-    for (const id of ids) this.bodies.set(id, sessionIdBody(id));
-    this.byStart = [...this.bodies.values()].sort();
-    this.byEnd = this.byStart.map(reversed).sort();
+    for (const id of ids) {
+      const body = sessionIdBody(id);
+      if (this.bodies.has(id)) continue;
+      this.bodies.set(id, body);
+      count(this.tails, body.slice(-SHORT_ID_LENGTH));
+      count(this.heads, body.slice(0, SHORT_ID_LENGTH));
+    }
   }
 
   has(id: string): boolean {
@@ -70,19 +79,38 @@ export class ShortForms {
     const body = this.bodies.get(id);
     if (body === undefined) return undefined;
     let form = this.forms.get(id);
-    if (form === undefined) this.forms.set(id, (form = this.formOf(id, body)));
+    if (form === undefined) this.forms.set(id, (form = this.shortest(body) ?? this.formOf(id, body)));
     return form;
   }
 
+  /** The last SHORT_ID_LENGTH characters, when no other id ends or begins with them. */
+  private shortest(body: string): string | undefined {
+    if (body.length <= SHORT_ID_LENGTH) return undefined;
+    const tail = body.slice(-SHORT_ID_LENGTH);
+    const ownHead = body.startsWith(tail) ? 1 : 0;
+    return this.tails.get(tail) === 1 && (this.heads.get(tail) ?? 0) === ownHead ? tail : undefined;
+  }
+
   private formOf(id: string, body: string): string {
+    const { byStart, byEnd } = (this.sorted ??= sortedBodies(this.bodies.values()));
     const key = reversed(body);
-    const at = firstAtLeast(this.byEnd, key);
-    const neighbours = [this.byEnd[at - 1], this.byEnd[at + 1]].filter((n) => n !== undefined);
+    const at = firstAtLeast(byEnd, key);
+    const neighbours = [byEnd[at - 1], byEnd[at + 1]].filter((n) => n !== undefined);
     // Reversed, a shared tail is a shared beginning.
     let length = Math.max(SHORT_ID_LENGTH, ...neighbours.map((n) => sharedTail(reversed(n), body) + 1));
-    while (length < body.length && anotherBegins(this.byStart, body.slice(-length), body)) length++;
+    while (length < body.length && anotherBegins(byStart, body.slice(-length), body)) length++;
     return length >= body.length ? id : body.slice(-length);
   }
+}
+
+function count(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** The bodies ascending, and reversed ascending: ids whose ends are alike are neighbours there. */
+function sortedBodies(bodies: Iterable<string>): { byStart: string[]; byEnd: string[] } {
+  const byStart = [...bodies].sort();
+  return { byStart, byEnd: byStart.map(reversed).sort() };
 }
 
 /** `s` backwards (ids are ASCII: no pair of code units to keep together). */

@@ -37,6 +37,31 @@ test('a form grows only as far as another id shares its end, or begins with it',
   assert.equal(forms.get(c), 'CC4321Z', 'one longer than the beginning of d');
 });
 
+test('each form is the shortest end, of at least six characters, that no other id ends or begins with (random ids that collide often)', () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const shortest = (body: string, others: string[]): number => {
+    let length = SHORT_ID_LENGTH;
+    while (length < body.length && others.some((o) => o.endsWith(body.slice(-length)) || o.startsWith(body.slice(-length)))) length++;
+    return length;
+  };
+  for (let round = 0; round < 40; round++) {
+    // Two letters over 8 or 9 characters: many ids share their last six characters, or begin with them.
+    const ids = [
+      ...new Set(Array.from({ length: 30 }, () => `ses_${Array.from({ length: 8 + Math.floor(next() * 2) }, () => (next() < 0.5 ? 'A' : 'B')).join('')}`)),
+    ];
+    const forms = sessionShortForms(ids);
+    for (const id of ids) {
+      const body = id.slice(4);
+      const length = shortest(
+        body,
+        ids.filter((o) => o !== id).map((o) => o.slice(4)),
+      );
+      assert.equal(forms.get(id), length >= body.length ? id : body.slice(-length), `${id} among ${ids.join(' ')}`);
+    }
+  }
+});
+
 test('braid list shows each session by its short form, and every command takes it back, in either case', async () => {
   const root = roots.root();
   const store = await openStore(root);
