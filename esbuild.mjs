@@ -1,5 +1,6 @@
 // Builds Braid: dist/extension.js (node/cjs, vscode external), dist/cli.js (node, runnable: version
-// and help) with dist/cli-commands.js (every other command, loaded by cli.js when asked),
+// and help) with dist/cli-commands.js (every other command, loaded by cli.js when asked) and
+// dist/cli-read.js (list, search, show and where alone, without the kernel),
 // dist/providers-<family>.js (pi-ai's providers and their SDKs, a family's file loaded by both on
 // the first request to one of its providers; scripts/lazyBundles.mjs),
 // dist/toolWorker.js (the search tools' worker thread),
@@ -69,6 +70,7 @@ const builds = [
     entryPoints: {
       cli: 'src/cli/main.ts',
       'cli-commands': 'src/cli/process.ts',
+      'cli-read': 'src/cli/readProcess.ts',
       toolWorker: 'src/core/tools/worker/toolWorker.ts',
       'mcp-client': 'src/core/setup/mcp/sdkClient.ts',
     },
@@ -116,7 +118,17 @@ function writeMeta(name, result) {
 function reportSizes() {
   const browser = nodeOnly ? [] : ['webview.js', 'webview-style.css', 'usage.js', 'usage-style.css'];
   const providers = families(piAi).map((family) => `providers-${family}.js`);
-  for (const file of ['extension.js', 'cli.js', 'cli-commands.js', 'mcp-client.js', ...providers, 'toolWorker.js', ...browser, 'sql-wasm.wasm']) {
+  for (const file of [
+    'extension.js',
+    'cli.js',
+    'cli-commands.js',
+    'cli-read.js',
+    'mcp-client.js',
+    ...providers,
+    'toolWorker.js',
+    ...browser,
+    'sql-wasm.wasm',
+  ]) {
     const size = fs.statSync(path.join(dist, file)).size;
     console.log(`  ${path.relative(root, path.join(dist, file)).padEnd(23)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
   }
@@ -149,7 +161,7 @@ if (watch) {
 } else {
   fs.rmSync(dist, { recursive: true, force: true });
   const results = await Promise.all(builds.map((options) => esbuild.build(options)));
-  ['extension', 'cli', 'providers', 'webview'].forEach((name, i) => writeMeta(name, results[i]));
+  ['extension', 'cli', 'providers', 'webview'].slice(0, results.length).forEach((name, i) => writeMeta(name, results[i]));
   copyAssets();
   console.log(`built ${production ? 'production' : 'development'} bundles${outdirArg ? ` in ${dist}` : ''}:`);
   reportSizes();

@@ -8,7 +8,8 @@
 //   the rest of the kernel (models, event streams, ...) so each exists once, as before. A first
 //   request to an OpenAI-compatible server reads the OpenAI family's file only, not the Mistral
 //   and Google SDKs (most of the bytes).
-// - dist/cli-commands.js: the CLI's commands; dist/cli.js answers `version` and `help` alone.
+// - dist/cli-commands.js: the CLI's commands; dist/cli-read.js: the read-only ones alone (list,
+//   search, show, where), without the kernel; dist/cli.js answers `version` and `help` alone.
 // - dist/mcp-client.js: the MCP SDK (with its schema and HTTP libraries) and the one module of Braid
 //   that uses it, loaded by both main bundles when an MCP server first starts.
 import fs from 'node:fs';
@@ -159,14 +160,16 @@ export function providersBundle(layout) {
 }
 
 /**
- * For dist/cli.js: its import of `./process` (everything past `version` and `help`) stays a
- * run-time load of dist/cli-commands.js, a bundle of its own.
+ * For dist/cli.js: its imports of `./process` (every command past `version` and `help`) and
+ * `./readProcess` (the read-only ones) stay run-time loads of dist/cli-commands.js and
+ * dist/cli-read.js, bundles of their own.
  */
 export const commandsOutside = {
   name: 'cli-commands-outside',
   setup(build) {
-    build.onResolve({ filter: /^\.\/process$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'cli', 'main.ts')) ? { path: './cli-commands.js', external: true } : undefined,
+    const bundles = { './process': './cli-commands.js', './readProcess': './cli-read.js' };
+    build.onResolve({ filter: /^\.\/(process|readProcess)$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(path.join('src', 'cli', 'main.ts')) ? { path: bundles[args.path], external: true } : undefined,
     );
   },
 };

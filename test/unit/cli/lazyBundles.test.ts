@@ -7,7 +7,8 @@ import { ScriptedModelServer } from '../../support/modelServer';
 import { repoRoot, tempDir } from '../../support/store';
 
 // The node bundles as esbuild.mjs builds them (scripts/lazyBundles.mjs): dist/cli.js answers
-// version and help alone, every other command loads dist/cli-commands.js, and only a model's
+// version and help alone, the read-only commands load dist/cli-read.js, every other command
+// dist/cli-commands.js, and only a model's
 // first request loads its provider, from its family's file (dist/providers-openai.js here).
 const root = tempDir('braid-bundles-');
 const dist = path.join(root, 'dist');
@@ -46,21 +47,42 @@ async function without<T>(file: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-test('version and help are answered by dist/cli.js alone; every other command needs dist/cli-commands.js', async () => {
+test('version and help are answered by dist/cli.js alone; the read-only commands need dist/cli-read.js, every other command dist/cli-commands.js', async () => {
   const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
   await without('cli-commands.js', async () => {
-    assert.deepEqual(await braid(['version']), { code: 0, out: `${version}\n`, err: '' });
-    const help = await braid(['help', 'exec']);
-    assert.equal(help.code, 0, help.err);
-    assert.match(help.out, /^Usage: braid .* exec /);
-    const list = await braid(['list']);
-    assert.equal(list.code, 1);
-    assert.match(list.err, /^braid: cannot load its commands: .*cli-commands\.js/);
+    await without('cli-read.js', async () => {
+      assert.deepEqual(await braid(['version']), { code: 0, out: `${version}\n`, err: '' });
+      const help = await braid(['help', 'exec']);
+      assert.equal(help.code, 0, help.err);
+      assert.match(help.out, /^Usage: braid .* exec /);
+      const list = await braid(['list']);
+      assert.equal(list.code, 1);
+      assert.match(list.err, /^braid: cannot load its commands: .*cli-read\.js/);
+    });
+    // The read-only commands run without the kernel's bundle; the others cannot.
+    for (const args of [['list'], ['search', 'anything'], ['where']]) {
+      const read = await braid(args);
+      assert.equal(read.code, 0, `${args.join(' ')}: ${read.err}`);
+    }
+    const missing = await braid(['show', 'ses_01JAAAAAAAAAAAAAAAAAAAAAAA']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /^braid: there is no Braid data in /, 'show runs, and finds no store');
+    const usage = await braid(['usage']);
+    assert.equal(usage.code, 1);
+    assert.match(usage.err, /^braid: cannot load its commands: .*cli-commands\.js/);
   });
   const list = await braid(['list']);
   assert.equal(list.code, 0, list.err);
   const usage = await braid(['help', 'a', 'b']);
   assert.deepEqual([usage.code, usage.err], [2, 'braid: help takes one command, not "a b"; run "braid help" for usage\n'], "a usage error is the full CLI's");
+});
+
+test('dist/cli-read.js holds neither the agent kernel nor the model catalogue, and is a fraction of dist/cli-commands.js', () => {
+  const read = fs.readFileSync(path.join(dist, 'cli-read.js'), 'utf8');
+  for (const marker of ['pi-agent-core', 'pi-ai', 'typebox'])
+    assert.ok(!read.includes(`node_modules/${marker}`) && !read.includes(`@mariozechner/${marker}/`), `cli-read.js holds ${marker}`);
+  const full = fs.statSync(path.join(dist, 'cli-commands.js')).size;
+  assert.ok(read.length < full / 4, `cli-read.js is ${read.length} bytes, cli-commands.js ${full}`);
 });
 
 test("a model's first request loads its provider from its family's file; commands without a model never do, nor other families' files", async () => {
@@ -88,4 +110,18 @@ test("a model's first request loads its provider from its family's file; command
   const answered = await braid(['exec', 'hello again'], modelEnv);
   assert.equal(answered.code, 0, answered.err);
   assert.equal(answered.out, 'Hello from the provider.\n');
+});
+
+test('the packaged extension (.vscodeignore) ships every node bundle the build writes', () => {
+  const kept = fs
+    .readFileSync(path.join(repoRoot, '.vscodeignore'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('!dist/'))
+    .map((line) => new RegExp(`^${line.slice('!dist/'.length).replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`));
+  const built = fs.readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.wasm'));
+  assert.ok(built.includes('cli-read.js') && built.includes('cli-commands.js'), built.join(', '));
+  assert.deepEqual(
+    built.filter((f) => !kept.some((pattern) => pattern.test(f))),
+    [],
+  );
 });
