@@ -330,6 +330,8 @@ class PathConverter {
   private readonly toolNames = new Map<string, string>();
   private compactionAt: { ts: number; summary: string } | null = null;
   private inTurn = false;
+  /** The git branch of the last line that named one (Claude Code writes `gitBranch` on each line). */
+  private branch: string | undefined;
   private failed: string | null = null;
   private interrupted = false;
 
@@ -342,6 +344,7 @@ class PathConverter {
 
   record(r: Rec): void {
     const type = text(r.type);
+    if (typeof r.gitBranch === 'string') this.branch = r.gitBranch; // on every line: the branch as it was written
     const ts = timeOf(r.timestamp, 0);
     if (type === 'assistant' && isObject(r.message)) this.assistant(r, r.message, ts);
     else if (type === 'user' && isObject(r.message)) this.user(r, r.message, ts);
@@ -388,7 +391,7 @@ class PathConverter {
 
   private startTurn(ts: number): void {
     this.endTurn();
-    this.target.beginTurn(ts);
+    this.target.beginTurn(ts, null, this.branch);
     this.inTurn = true;
   }
 

@@ -101,7 +101,8 @@ async function scanCodex(file: string, root: string, report: FileReport): Promis
     branches: ['linear'],
     convert: async (_branch, target, rep) => {
       // Rollouts that keep no model-visible history (some child threads) have the typed prompts and answers as events.
-      const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0);
+      const branch = isObject(m.git) ? text(m.git.branch) : '';
+      const converter = new CodexConverter(target, text(m.cwd), text(m.model_provider) || 'openai', rep, items === 0, branch);
       if (kept) for (const [r, line] of kept) converter.line(r, line);
       else
         for (const line of readSourceLines(file, root)) {
@@ -138,6 +139,8 @@ class CodexConverter {
     private readonly provider: string,
     private readonly report: FileReport,
     private readonly fromEvents: boolean,
+    /** The branch session_meta's `git` names: Codex records it once, for the whole session. */
+    private readonly branch: string,
   ) {}
 
   line(r: Rec, line: number): void {
@@ -221,7 +224,7 @@ class CodexConverter {
       return;
     }
     this.endTurn();
-    this.target.beginTurn(ts, this.model);
+    this.target.beginTurn(ts, this.model, this.branch);
     this.inTurn = true;
     this.emitHeld();
     this.target.message(message);
@@ -323,7 +326,7 @@ class CodexConverter {
 
   private emit(m: ImportedMessage): void {
     if (!this.inTurn) {
-      this.target.beginTurn(m.ts, this.model);
+      this.target.beginTurn(m.ts, this.model, this.branch);
       this.inTurn = true;
     }
     this.target.message(m);

@@ -6,6 +6,7 @@ import { sha256Hex } from '../hash';
 import { WireLogWriter } from '../wire/wireLog';
 import { applyRecord, emptyFold, type LogFold } from '../format/logFold';
 import { BlobStore } from '../format/blobStore';
+import { gitBranchName } from './gitBranchName';
 import { withImageBlobs } from '../session/imageBlobs';
 import { callUsage } from '../session/callUsage';
 import { IMPORTED_MESSAGE, isMessage, type InjectedContext, type ModelSnapshot, type NewRecord, type TurnOutcome } from '../wire/records';
@@ -26,7 +27,8 @@ export interface ImportedMessage {
  * agent's own history.
  */
 export interface ImportTarget {
-  beginTurn(ts: number, model?: ModelSnapshot | null): void;
+  /** `branch`: the git branch the source says the turn began on, when it says one (a name git would take). */
+  beginTurn(ts: number, model?: ModelSnapshot | null, branch?: string): void;
   message(m: ImportedMessage): void;
   compaction(ts: number, summary: string, firstKeptSourceId: string | null, summarized: number): void;
   endTurn(outcome?: TurnOutcome, error?: string): void;
@@ -52,7 +54,7 @@ export interface ImportLogResult extends ImportedSoFar {
   readonly appended: number;
 }
 
-type BufferedTurn = { ts: number; model: ModelSnapshot | null; records: NewRecord[]; messageIds: string[]; sourceIds: string[] };
+type BufferedTurn = { ts: number; model: ModelSnapshot | null; branch?: string; records: NewRecord[]; messageIds: string[]; sourceIds: string[] };
 
 /** How an {@link ImportLog} writes. */
 export interface ImportLogOptions {
@@ -161,10 +163,11 @@ export class ImportLog implements ImportTarget {
     this.write(record);
   }
 
-  beginTurn(ts: number, model: ModelSnapshot | null = null): void {
+  beginTurn(ts: number, model: ModelSnapshot | null = null, branch?: string): void {
     if (this.turn) this.endTurn();
     this.turnNumber++;
-    this.turn = { ts: this.time(ts), model, records: [], messageIds: [], sourceIds: [] };
+    const named = gitBranchName(branch);
+    this.turn = { ts: this.time(ts), model, ...(named ? { branch: named } : {}), records: [], messageIds: [], sourceIds: [] };
   }
 
   /** A record's time: the source's, or when it has none (0) the newest time written before. */
@@ -343,7 +346,8 @@ export class ImportLog implements ImportTarget {
     const number = this.turnNumber;
     const forkOf = this.forkOf;
     if (forkOf && !turn.messageIds.every((id) => forkOf.ids.has(id))) this.writeForked(number - 1);
-    if (!this.usageLog) this.write({ t: 'turn_begin', turn: number, promptId: `imported-${number}`, model, ts: turn.ts });
+    if (!this.usageLog)
+      this.write({ t: 'turn_begin', turn: number, promptId: `imported-${number}`, model, ts: turn.ts, ...(turn.branch ? { branch: turn.branch } : {}) });
     // A subagent's log has no turns of its own: its messages and notes only.
     for (const record of turn.records) if (!this.usageLog || record.t !== 'turn_end') this.write(record);
     this.appended += turn.messageIds.length;

@@ -98,6 +98,14 @@ test('a Claude Code session: turns, mapped tools with paired results, usage, thi
     [1, 2, 3],
   );
   assert.equal(begins[0]!.model?.id, 'claude-sonnet-4-5');
+  assert.deepEqual(
+    begins.map((b) => b.branch),
+    ['main', 'main', 'main'],
+    'each turn has the branch its lines name',
+  );
+  const summary = store.summaryAt(store.locate(id));
+  assert.deepEqual([summary.branch, summary.branches], ['main', ['main']]);
+  assert.equal(store.index.get(id)?.branch, 'main', 'the index lists it by its branch');
   // Usage: a record per answer (the main agent's and the subagent's), with cache tokens.
   const usage = all.filter((r): r is UsageRecord => r.t === 'usage');
   assert.equal(usage.filter((u) => !u.purpose).length, answers.length);
@@ -271,6 +279,11 @@ test('a Codex rollout: injected context kept in its turn, shell and apply_patch 
       ['gpt-5.2-codex', 'medium'],
       ['gpt-5.2-codex', 'high'],
     ],
+  );
+  assert.deepEqual(
+    begins.map((b) => b.branch),
+    ['main', 'main'],
+    "session_meta's branch, on each turn",
   );
   // The environment context went to the model as a user message of the first turn, before the prompt.
   assert.match(JSON.stringify(msgs[0]!.content), /environment_context/);
