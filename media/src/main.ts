@@ -14,6 +14,7 @@ import { chipOf, Composer } from './composer';
 import { renderMarkdown } from './markdown';
 import { ModelMenu, modelLabel } from './modelMenu';
 import { OlderPageSize } from './olderPages';
+import { PlaceKeeper } from './keepPlace';
 import { renderEntry, type EntryActions } from './render';
 import { RequestIds } from './requestIds';
 import { parseInput } from './slashCommands';
@@ -125,6 +126,14 @@ const list = new VirtualList<ListedEntry>(
 );
 
 /** Asks for the page of messages before the oldest shown, of `size()` messages; one at a time. */
+/** The reader's place, loaded again after a fresh snapshot of the same session. */
+const readerPlace = new PlaceKeeper();
+function keepPlace(): void {
+  const step = readerPlace.step((key) => list.has(key), model.entries.length, Boolean(model.before));
+  if (step.scrollTo) list.scrollToKey(step.scrollTo);
+  if (step.loadOlder) askOlder(() => MAX_OLDER_PAGE);
+}
+
 function askOlder(size: () => number): void {
   if (!model.before || loadingOlder || !model.sessionId) return;
   loadingOlder = true;
@@ -571,6 +580,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
   snapshot: (message) => {
     const started = performance.now();
     const sameSession = message.session?.info.id === model.sessionId;
+    const depth = model.entries.length;
     model.applySnapshot(message);
     takeReveal(message.session?.reveal);
     composer.offer(message.session?.suggestion);
@@ -587,8 +597,9 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     part('untrusted').hidden = message.trusted;
     document.body.dataset.trusted = String(message.trusted);
     refresh({ toEnd: true });
-    const scrollKey = host.getState()?.scrollKey;
-    if (scrollKey && sameSession) list.scrollToKey(scrollKey);
+    if (sameSession) readerPlace.start(host.getState()?.scrollKey, depth);
+    else readerPlace.forget();
+    keepPlace();
     list.flush();
     showRevealedTurn();
     requestAnimationFrame(() => {
@@ -610,6 +621,7 @@ const hostMessages: MessageHandlers<HostToWebview> = {
     olderPageSize.arrived(performance.now());
     if (model.prependOlder(message.sessionId, message.entries, message.before) > 0) refresh({ keepAnchor: true });
     else refreshChrome(); // nothing new, but the cursor moved (the start may be reached)
+    keepPlace();
     showRevealedTurn();
   },
   prefill: (message) => {

@@ -86,9 +86,14 @@ export class VirtualList<T extends { readonly key: string }> {
     return this.pinned ? undefined : this.firstVisible()?.key;
   }
 
+  /** Is the row `key` among the items? */
+  has(key: string): boolean {
+    return this.rows.some((r) => r.key === key);
+  }
+
   /** Shows the row `key` at the top (when it is loaded). */
   scrollToKey(key: string): void {
-    if (!this.rows.some((r) => r.key === key)) return;
+    if (!this.has(key)) return;
     this.pinned = false;
     this.anchor = { key, delta: 0 };
     this.schedule();
