@@ -49,50 +49,64 @@ export function sessionShortForms(ids: Iterable<string>): ShortForms {
 /**
  * The short forms of a set of session ids, each worked out when first asked. Most ids' form is
  * their last SHORT_ID_LENGTH characters, told by two counts (how many ids end and begin with
- * them); the sorted lists the rest need (two binary searches each) are made only for those.
+ * them), kept by those characters' value as a number: no text is made for the thousands of ids
+ * not shown. The sorted lists the rest need (two binary searches each) are made only for those.
  */
 export class ShortForms {
-  private readonly bodies = new Map<string, string>();
-  /** How many bodies end with each SHORT_ID_LENGTH characters. */
-  private readonly tails = new Map<string, number>();
-  /** How many bodies begin with each SHORT_ID_LENGTH characters. */
-  private readonly heads = new Map<string, number>();
+  private readonly list: string[];
+  /** The ids, made when first needed (an id no fast form answers). */
+  private idSet?: Set<string>;
+  /** The id that ends with each SHORT_ID_LENGTH characters (by their value, codeOf); null when several do. */
+  private readonly tails = new Map<number, string | null>();
+  /** How many ids begin with each SHORT_ID_LENGTH characters. */
+  private readonly heads = new Map<number, number>();
   private sorted?: { byStart: string[]; byEnd: string[] };
   private readonly forms = new Map<string, string>();
 
   constructor(ids: Iterable<string>) {
-    for (const id of ids) {
-      const body = sessionIdBody(id);
-      if (this.bodies.has(id)) continue;
-      this.bodies.set(id, body);
-      count(this.tails, body.slice(-SHORT_ID_LENGTH));
-      count(this.heads, body.slice(0, SHORT_ID_LENGTH));
+    this.list = [...ids];
+    for (const id of this.list) {
+      const from = id.startsWith(PREFIX) ? PREFIX.length : 0;
+      const tail = codeOf(id, id.length - SHORT_ID_LENGTH, from);
+      if (tail >= 0) this.tails.set(tail, this.tails.has(tail) && this.tails.get(tail) !== id ? null : id);
+      const head = codeOf(id, from, from);
+      if (head >= 0) this.heads.set(head, (this.heads.get(head) ?? 0) + 1);
     }
   }
 
   has(id: string): boolean {
-    return this.bodies.has(id);
+    return this.ids().has(id);
   }
 
   /** The short form of `id`; undefined for an id not among them. */
   get(id: string): string | undefined {
-    const body = this.bodies.get(id);
-    if (body === undefined) return undefined;
     let form = this.forms.get(id);
-    if (form === undefined) this.forms.set(id, (form = this.shortest(body) ?? this.formOf(id, body)));
+    if (form !== undefined) return form;
+    const body = sessionIdBody(id);
+    form = this.shortest(id, body);
+    if (form === undefined) {
+      if (!this.ids().has(id)) return undefined;
+      form = this.formOf(id, body);
+    }
+    this.forms.set(id, form);
     return form;
   }
 
-  /** The last SHORT_ID_LENGTH characters, when no other id ends or begins with them. */
-  private shortest(body: string): string | undefined {
+  private ids(): Set<string> {
+    return (this.idSet ??= new Set(this.list));
+  }
+
+  /** The last SHORT_ID_LENGTH characters of `id`, when it is the one id that ends with them and no other begins with them. */
+  private shortest(id: string, body: string): string | undefined {
     if (body.length <= SHORT_ID_LENGTH) return undefined;
-    const tail = body.slice(-SHORT_ID_LENGTH);
-    const ownHead = body.startsWith(tail) ? 1 : 0;
-    return this.tails.get(tail) === 1 && (this.heads.get(tail) ?? 0) === ownHead ? tail : undefined;
+    const tail = codeOf(body, body.length - SHORT_ID_LENGTH, 0);
+    if (tail < 0 || this.tails.get(tail) !== id) return undefined;
+    const ownHead = codeOf(body, 0, 0) === tail ? 1 : 0;
+    return (this.heads.get(tail) ?? 0) === ownHead ? body.slice(-SHORT_ID_LENGTH) : undefined;
   }
 
   private formOf(id: string, body: string): string {
-    const { byStart, byEnd } = (this.sorted ??= sortedBodies(this.bodies.values()));
+    const { byStart, byEnd } = (this.sorted ??= sortedBodies([...this.ids()].map(sessionIdBody)));
     const key = reversed(body);
     const at = firstAtLeast(byEnd, key);
     const neighbours = [byEnd[at - 1], byEnd[at + 1]].filter((n) => n !== undefined);
@@ -103,13 +117,31 @@ export class ShortForms {
   }
 }
 
-function count(counts: Map<string, number>, key: string): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+/** The characters of a ULID (Crockford's base 32), each worth its place; either case. */
+const ULID_CHARACTERS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CHARACTER_VALUE = new Int8Array(128).fill(-1);
+for (const [i, c] of [...ULID_CHARACTERS].entries()) CHARACTER_VALUE[c.charCodeAt(0)] = CHARACTER_VALUE[c.toLowerCase().charCodeAt(0)] = i;
+
+/**
+ * The SHORT_ID_LENGTH characters of `text` from `at` as one number (five bits each), the same for
+ * either case; -1 when they begin before `from` or one is not a ULID character (such characters end
+ * no other id the same way, as every counted id's are ULID characters).
+ */
+function codeOf(text: string, at: number, from: number): number {
+  if (at < from || at + SHORT_ID_LENGTH > text.length) return -1;
+  let code = 0;
+  for (let i = at; i < at + SHORT_ID_LENGTH; i++) {
+    const c = text.charCodeAt(i);
+    const value = c < 128 ? CHARACTER_VALUE[c]! : -1;
+    if (value < 0) return -1;
+    code = code * 32 + value;
+  }
+  return code;
 }
 
 /** The bodies ascending, and reversed ascending: ids whose ends are alike are neighbours there. */
-function sortedBodies(bodies: Iterable<string>): { byStart: string[]; byEnd: string[] } {
-  const byStart = [...bodies].sort();
+function sortedBodies(bodies: string[]): { byStart: string[]; byEnd: string[] } {
+  const byStart = bodies.sort();
   return { byStart, byEnd: byStart.map(reversed).sort() };
 }
 

@@ -46,19 +46,22 @@ test('each form is the shortest end, of at least six characters, that no other i
     return length;
   };
   for (let round = 0; round < 40; round++) {
-    // Two letters over 8 or 9 characters: many ids share their last six characters, or begin with them.
-    const ids = [
-      ...new Set(Array.from({ length: 30 }, () => `ses_${Array.from({ length: 8 + Math.floor(next() * 2) }, () => (next() < 0.5 ? 'A' : 'B')).join('')}`)),
-    ];
+    // Few letters over 5 to 9 characters: many ids share their last six characters, or begin with
+    // them; a few letters in lower case (the same as upper) or not of a ULID (I, U).
+    const letter = () => 'AABBAbIU'[Math.floor(next() * 8)]!;
+    const ids = [...new Set(Array.from({ length: 30 }, () => `ses_${Array.from({ length: 5 + Math.floor(next() * 5) }, letter).join('')}`))];
     const forms = sessionShortForms(ids);
     for (const id of ids) {
-      const body = id.slice(4);
+      const body = id.slice(4).toUpperCase();
       const length = shortest(
         body,
-        ids.filter((o) => o !== id).map((o) => o.slice(4)),
+        ids.filter((o) => o !== id).map((o) => o.slice(4).toUpperCase()),
       );
       assert.equal(forms.get(id), length >= body.length ? id : body.slice(-length), `${id} among ${ids.join(' ')}`);
     }
+    const stranger = `ses_Z${ids[0]!.slice(4)}`; // ends as the first id does, and is not among them
+    assert.equal(forms.get(stranger), undefined);
+    assert.equal(forms.has(stranger), false);
   }
 });
 
