@@ -28,7 +28,12 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   };
   if (!ctx.hasStore()) return reportNoStore(ctx, 'No matching sessions', json ? { empty: [] } : undefined);
   return ctx.withStore(async (store) => {
-    const results = store.index.searchTurns(text, filter).map(({ row, turns }) => ({ row, turns: turnResults(store.layout, row, turns, text, file) }));
+    // A workspace the store has nothing of is searched without making its folder and index.
+    const none = filter.workspaceKey !== undefined && !store.index.holdsWorkspace(filter.workspaceKey);
+    const results = (none ? [] : store.index.searchTurns(text, filter)).map(({ row, turns }) => ({
+      row,
+      turns: turnResults(store.layout, row, turns, text, file),
+    }));
     const short = storeShortForms(store.layout);
     if (json)
       ctx.out(

@@ -20,6 +20,12 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
   if (!ctx.hasStore()) return reportNoStore(ctx, 'No sessions', json ? { empty: [] } : undefined);
   return ctx.withStore(async (store) => {
     const key = workspaceKey(ctx.workspace);
+    if (!all && !store.index.holdsWorkspace(key)) {
+      // Nothing of this workspace: said without making its folder and index.
+      if (json) ctx.out(`${jsonText([], 2)}\n`);
+      else ctx.out(`${noSessionsLine(ctx, store, { all, archived: args.options.has('archived'), branch })}\n`);
+      return 0;
+    }
     // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up
     // first; --all, which looks at every folder anyway, also checks every row's list-deciding values
     // (a damaged `visibility` would hide a session; every page is read by the doctor).

@@ -67,7 +67,9 @@ export class SessionIndex {
   static async open(options: SessionIndexOptions): Promise<SessionIndex> {
     const index = new SessionIndex(options, await loadSqlJs(options.wasmPath));
     const key = options.workspaceKey;
-    if (key && isWorkspaceKey(key)) index.shards.set(key, await WorkspaceIndex.open(index.shardOptions(key)));
+    // The workspace's index is opened now when it has a folder; else on its first use (a command
+    // that only reads a workspace without sessions then makes neither).
+    if (key && isWorkspaceKey(key) && index.holdsWorkspace(key)) index.shards.set(key, await WorkspaceIndex.open(index.shardOptions(key)));
     if (options.watch) index.watchNewWorkspaces();
     return index;
   }
@@ -243,6 +245,15 @@ export class SessionIndex {
     const summary = readFolderSummary(dir, this.options.logger);
     if (summary) this.putSummary(summary.state.id, summary);
     return summary;
+  }
+
+  /**
+   * Whether the store has anything of a workspace: its folder, or its index loaded here. A
+   * command that only reads asks first, so that it does not make a workspace's folder and index
+   * where there are no sessions to list.
+   */
+  holdsWorkspace(workspaceKey: string): boolean {
+    return this.shards.has(workspaceKey) || fs.existsSync(this.options.layout.workspaceDir(workspaceKey));
   }
 
   /**

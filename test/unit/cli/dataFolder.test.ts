@@ -209,6 +209,12 @@ test('an empty listing names the data folder it read and the sessions of other w
     (await braidIn(['list', '--all', '--archived'], { env: m.env, cwd: m.workspace })).out,
     `No archived sessions in ${m.vscode} (VS Code's folder for Braid).\n`,
   );
+  // Reading a workspace the store has nothing of makes no folder or index for it.
+  assert.equal((await braidIn(['list', '--json'], { env: m.env, cwd: m.workspace })).out, '[]\n');
+  assert.equal((await braidIn(['search', 'anything'], { env: m.env, cwd: m.workspace })).out, 'No matching sessions.\n');
+  assert.equal((await braidIn(['search', 'anything', '--json'], { env: m.env, cwd: m.workspace })).out, '[]\n');
+  assert.ok(!fs.existsSync(path.join(m.vscode, 'sessions', workspaceKey(m.workspace))), 'no folder for the workspace listed');
+  assert.equal(fs.readdirSync(path.join(m.vscode, 'sessions')).filter((name) => name.startsWith('wd_')).length, 1, "only the other workspace's folder");
 });
 
 test("the CLI finds npm start's profile where scripts/toolchain.mjs and scripts/start.ts put it", () => {
