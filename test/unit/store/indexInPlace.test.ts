@@ -21,6 +21,7 @@ after(cleanup);
 async function indexFile(): Promise<{ file: IndexFile; layout: StoreLayout; key: string }> {
   const r = root();
   const store = await openStore(r, { workspaceKey: workspaceKey('/w') });
+  store.index.list({ workspaceKey: workspaceKey('/w') }); // its first use makes the workspace's index
   await store.close();
   const layout = new StoreLayout(r);
   const key = workspaceKey('/w');
