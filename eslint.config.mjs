@@ -60,9 +60,9 @@ function coreLayerZones() {
   return zones;
 }
 
-// The core modules the page may bundle (through src/protocol): pure data, no Node module, nothing
+// The core modules the page may bundle (through src/protocol): pure data and functions, no Node module, nothing
 // else of the core's. The protocol imports any other core module type-only (`protocolCoreImports`).
-export const pureCoreModules = ['src/core/wire/turnMode.ts'];
+export const pureCoreModules = ['src/core/wire/turnMode.ts', 'src/core/index/wordRules.ts'];
 
 // The top-level layers. `vscode` resolves to @types/vscode, so the same zones catch it in every
 // import form (static, type-only, re-export, dynamic); require() is refused everywhere by

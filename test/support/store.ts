@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { after, before } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
@@ -94,4 +95,31 @@ export async function addTurn(writer: SessionWriter, prompt: string, answer: str
 export function sessionIdsIn(workspaceFolder: string): string[] {
   if (!fs.existsSync(workspaceFolder)) return [];
   return fs.readdirSync(workspaceFolder).filter(isSessionId).sort();
+}
+
+/**
+ * A store opened before a file's tests and closed after them, with one session per prompt (a
+ * first turn, then the prompt's); `nameOf` is the name of the prompt a session id was made for.
+ */
+export function promptStore(prompts: Record<string, string>): { store: () => SessionStore; ids: Record<string, string>; nameOf: (id: string) => string } {
+  const { root, cleanup } = tempRoots();
+  let store: SessionStore | undefined;
+  const ids: Record<string, string> = {};
+  before(async () => {
+    store = await openStore(root());
+    for (const [name, prompt] of Object.entries(prompts)) {
+      const s = await store.create({ workspaceDir: '/w' });
+      const w = await store.openWriter(s.id);
+      await addTurn(w, 'first question', 'answer');
+      await addTurn(w, prompt, 'answer');
+      await w.close();
+      ids[name] = s.id;
+    }
+  });
+  after(async () => {
+    await store?.close();
+    cleanup();
+  });
+  const nameOf = (id: string) => Object.entries(ids).find(([, i]) => i === id)![0];
+  return { store: () => store!, ids, nameOf };
 }

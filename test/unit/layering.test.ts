@@ -53,6 +53,7 @@ test('a layer that imports what it must not is an error in every import form', a
       '@typescript-eslint/no-restricted-imports',
     ],
     ['src/core/wire/turnMode.ts', `export type { Logger } from '../logger';`],
+    ['src/core/index/wordRules.ts', `export type { TurnContent } from './turnText';`],
     // Down the core's layers only: wire is below format, format below store, store below session, session below import.
     ['src/core/wire/layerProbe.ts', `export type { SessionState } from '../format/sessionState';`],
     ['src/core/wire/layerProbe.ts', `export { IMPORTER_VERSION } from '../import/importer';`],
@@ -71,7 +72,7 @@ test('a layer that imports what it must not is an error in every import form', a
     ['src/vscode/layerProbe.ts', `export { registerCommands } from './commands';`],
   ];
   for (const [file, code, rule = restricted] of forbidden) assert.deepEqual(await errorsFor(file, code), [rule], `${file}: ${code}`);
-  for (const file of ['src/protocol/layerProbe.ts', 'media/src/layerProbe.ts', 'src/core/wire/turnMode.ts']) {
+  for (const file of ['src/protocol/layerProbe.ts', 'media/src/layerProbe.ts', 'src/core/wire/turnMode.ts', 'src/core/index/wordRules.ts']) {
     assert.deepEqual(await errorsFor(file, `import fs from 'node:fs';\nexport const f = fs;`), ['import-x/no-nodejs-modules'], file);
   }
 });
@@ -94,6 +95,7 @@ test('imports the layers allow are not errors', async () => {
       `export type { Logger } from '../core/logger';\nimport type { ChangesView } from '../core/store/changes';\nexport type C = ChangesView;`,
     ],
     ['src/protocol/layerProbe.ts', `export { TURN_MODES, type TurnMode } from '../core/wire/turnMode';`],
+    ['src/protocol/layerProbe.ts', `export { findWord } from '../core/index/wordRules';`],
   ];
   for (const [file, code] of allowed) assert.deepEqual(await errorsFor(file, code), [], `${file}: ${code}`);
 });

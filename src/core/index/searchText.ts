@@ -7,39 +7,44 @@
 // characters and each pair of neighbours (bigrams), and a query's run of two or more characters
 // asks for all of its pairs: any substring finds the turn (a turn holding every pair of the run
 // but never the run itself is found too, as bigram indexes do). Latin words are indexed as they
-// are and found by their start.
+// are and found by their start. What a word and a CJK character are is wordRules.ts's.
+import { CJK, hasCjk, wordTokens } from './wordRules';
 
-/** Han, kana (with the prolonged sound mark and iteration marks) and Hangul: scripts written without spaces between words. */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u303B\u30FC\uFF70]/u;
 const CJK_OR_OTHER = new RegExp(`${CJK.source}+|[^${CJK.source.slice(1, -1)}]+`, 'gu');
-/** What unicode61 takes as a word: letters, numbers and marks between anything else. */
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
-/** The words a text is searched by, lowercased; a CJK run is given as its characters and bigrams. */
-function wordsOf(text: string, into: Set<string>): void {
-  for (const token of text.toLowerCase().match(WORD) ?? []) {
-    if (!CJK.test(token)) {
-      into.add(token);
+/** Adds a word of lowercased text to `into`: as it is, or when it holds CJK, its parts with each CJK run as its characters and bigrams. */
+function addWord(token: string, into: Set<string>): void {
+  if (!CJK.test(token)) {
+    into.add(token);
+    return;
+  }
+  for (const part of token.match(CJK_OR_OTHER) ?? []) {
+    if (!CJK.test(part)) {
+      into.add(part);
       continue;
     }
-    for (const part of token.match(CJK_OR_OTHER) ?? []) {
-      if (!CJK.test(part)) {
-        into.add(part);
-        continue;
-      }
-      const chars = [...part];
-      chars.forEach((c, i) => {
-        into.add(c);
-        if (i > 0) into.add(chars[i - 1]! + c);
-      });
+    let previous = '';
+    for (const c of part) {
+      into.add(c);
+      if (previous) into.add(previous + c);
+      previous = c;
     }
   }
 }
 
-/** A turn's document: each word of its texts once, separated by spaces. */
+/**
+ * A turn's document: each word of its texts once, in order, lowercased, separated by spaces. A
+ * rebuild makes one for every turn: most texts hold no CJK (one test of the whole text says so),
+ * and their words go in as they are, with no test per word.
+ */
 export function distinctWords(texts: Iterable<string>): string {
   const words = new Set<string>();
-  for (const text of texts) wordsOf(text, words);
+  for (const text of texts) {
+    const lower = text.toLowerCase();
+    const tokens = wordTokens(lower);
+    if (hasCjk(lower)) for (const token of tokens) addWord(token, words);
+    else for (const token of tokens) words.add(token);
+  }
   return [...words].join(' ');
 }
 
@@ -57,7 +62,7 @@ export function ftsQuery(text: string): string | undefined {
 /** The words of a query as typed (lowercased, at most 16): what a snippet looks for too. */
 export function queryWords(text: string): string[] {
   // Split as the index splits (a `_` or `-` separates words): the words of a document are not in a row.
-  return (text.toLowerCase().match(WORD) ?? []).slice(0, 16);
+  return wordTokens(text.toLowerCase()).slice(0, 16);
 }
 
 function wordQuery(word: string): string[] {

@@ -6,6 +6,7 @@ import type { SessionRow } from './indexRows';
 import { queryWords } from './searchText';
 import type { TurnHit } from './turnSearch';
 import { readSpan, turnContent } from './turnText';
+import { findWord } from './wordRules';
 
 /** A piece of a turn's text around a match, on one line; `match` is where the word lies in `text` (UTF-16 units), null when none was found. */
 export interface Snippet {
@@ -15,7 +16,6 @@ export interface Snippet {
 
 const BEFORE = 40;
 const LENGTH = 160;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
  * The snippet of a matching turn of the session whose main log is `log`: around the first query
@@ -37,7 +37,7 @@ function cut(texts: readonly string[], query: string): Snippet {
   for (const raw of texts) {
     const text = raw.replace(/\s+/g, ' ');
     for (const word of words) {
-      const at = find(text, word);
+      const at = findWord(text, word);
       if (!at) continue;
       const from = Math.max(0, at[0] - BEFORE);
       const lead = from > 0 ? '…' : '';
@@ -49,17 +49,6 @@ function cut(texts: readonly string[], query: string): Snippet {
   }
   const first = (texts.find((t) => t.trim()) ?? '').replace(/\s+/g, ' ').trim();
   return { text: first.length > LENGTH ? `${first.slice(0, LENGTH)}…` : first, match: null };
-}
-
-/** Where `word` is said in `text`: a Latin word at a word's start (the index finds prefixes), any case; a CJK run anywhere. */
-function find(text: string, word: string): [number, number] | undefined {
-  if (CJK.test(word)) {
-    const at = text.indexOf(word);
-    return at < 0 ? undefined : [at, at + word.length];
-  }
-  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${escaped}`, 'iu').exec(text);
-  return m ? [m.index, m.index + word.length] : undefined;
 }
 
 /** A matching turn as a result shows it: its number (0: the title), snippet and match, and its span in the main log. */

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { distinctWords, ftsQuery } from '../../../src/core/index/searchText';
-import type { SessionStore } from '../../../src/core/store/sessionStore';
-import { addTurn, openStore, tempRoots } from '../../support/store';
+import { promptStore } from '../../support/store';
 
 // Full-text search in Chinese, Japanese and Korean (written without spaces between words): any
 // substring of 1, 2 or more characters finds the session; mixed Latin/CJK words too; Latin search
 // is what it was (prefixes of words).
-const { root, cleanup } = tempRoots();
-let store: SessionStore;
-const ids: Record<string, string> = {};
 const PROMPTS = {
   chinese: '我们讨论解析器的性能问题',
   japanese: 'パーサーの性能について話しましょう',
@@ -18,26 +14,12 @@ const PROMPTS = {
   latin: 'The parser tests are slow on large inputs',
 };
 
-before(async () => {
-  store = await openStore(root());
-  for (const [name, prompt] of Object.entries(PROMPTS)) {
-    const s = await store.create({ workspaceDir: '/w' });
-    const w = await store.openWriter(s.id);
-    await addTurn(w, 'first question', 'answer');
-    await addTurn(w, prompt, 'answer');
-    await w.close();
-    ids[name] = s.id;
-  }
-});
-after(async () => {
-  await store.close();
-  cleanup();
-});
+const { store, ids, nameOf } = promptStore(PROMPTS);
 
 const found = (text: string) =>
-  store.index
-    .search(text, {})
-    .map((r) => Object.entries(ids).find(([, id]) => id === r.id)![0])
+  store()
+    .index.search(text, {})
+    .map((r) => nameOf(r.id))
     .sort();
 
 test('Chinese: substrings of 1, 2, 3 and more characters find the prompt; characters not in a row do not', () => {
@@ -85,8 +67,8 @@ test('a CJK run is indexed as its characters and their pairs, and queried by its
 });
 
 test('a rename replaces the title in search; the prompts stay found', async () => {
-  await store.rename(ids.chinese!, '解析器会议');
-  await store.rename(ids.chinese!, '解析器会议笔记');
+  await store().rename(ids.chinese!, '解析器会议');
+  await store().rename(ids.chinese!, '解析器会议笔记');
   assert.deepEqual(found('会议笔记'), ['chinese'], 'the title');
   assert.deepEqual(found('性能问'), ['chinese'], 'the prompts, after two re-indexings');
 });

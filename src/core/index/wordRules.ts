@@ -1,0 +1,57 @@
+// The word rules of search, in one place: what the index counts as a word and a CJK character
+// (searchText.ts), where a result's snippet finds a query word (turnSnippet.ts), and where the
+// Chat page marks it (media/src/wordMatch.ts, through src/protocol/wordRules.ts). Pure: it
+// imports nothing, so the page bundles it (eslint.config.mjs, pureCoreModules).
+
+/** Han, kana (with the prolonged sound marks and the iteration marks 々 〻) and Hangul: scripts written without spaces between words. */
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u303B\u30FC\uFF70]/u;
+
+/** What unicode61 takes as a word's characters: letters, numbers and marks. */
+export const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]';
+const WORD = new RegExp(`${WORD_CHAR}+`, 'gu');
+
+/** Whether `text` holds a CJK character. */
+export function hasCjk(text: string): boolean {
+  return CJK.test(text);
+}
+
+/**
+ * Text without the accents unicode61 drops, character for character, so a place in the result is
+ * the same place in the text: a Latin letter with one diacritic becomes its base letter (é is e).
+ * unicode61 (remove_diacritics=1) keeps a letter with two (ệ) and every other script's (a Greek
+ * ά is not α, a kana が is not か), and so does this.
+ */
+export function foldAccents(text: string): string {
+  return text.replace(/(?!\p{ASCII})\p{Script=Latin}/gu, (c) => {
+    const parts = c.normalize('NFD');
+    return parts.length === 2 && /\p{M}/u.test(parts[1]!) ? parts[0]! : c;
+  });
+}
+
+/** The words of a text as unicode61 splits it: runs of letters, numbers and marks. */
+export function wordTokens(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/**
+ * The pattern of one query word, to run on folded text (any case): a word holding CJK anywhere;
+ * a Latin word where a word of the text starts with it, with the rest of that word when `whole`.
+ */
+function wordSource(word: string, whole: boolean): string {
+  const escaped = foldAccents(word).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  if (hasCjk(word)) return escaped;
+  return `(?<!${WORD_CHAR})${escaped}${whole ? `${WORD_CHAR}*` : ''}`;
+}
+
+/** One pattern for every word of `words`, to run on folded text (`foldAccents`): a Latin word and the rest of the word it starts, a CJK word alone. */
+export function wordsPattern(words: readonly string[]): RegExp | undefined {
+  const parts = words.filter((w) => w.length > 0).map((w) => wordSource(w, true));
+  return parts.length > 0 ? new RegExp(parts.join('|'), 'giu') : undefined;
+}
+
+/** Where `word` is first said in `text` (UTF-16 units): a Latin word at a word's start, as a prefix; a CJK word anywhere; any case, any accents. */
+export function findWord(text: string, word: string): [number, number] | undefined {
+  if (word.length === 0) return undefined;
+  const m = new RegExp(wordSource(word, false), 'iu').exec(foldAccents(text));
+  return m ? [m.index, m.index + m[0].length] : undefined;
+}
