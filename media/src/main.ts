@@ -476,6 +476,7 @@ function dismissReveal(): void {
 function showRevealedTurn(): void {
   const turn = revealed;
   if (!turn || host.getState()?.revealed === turn.target.id) return;
+  readerPlace.forget(); // the turn opened is the place now
   if (!turn.found) {
     if (model.before) askOlder(() => MAX_OLDER_PAGE);
     else saveState({ revealed: turn.target.id }); // no longer in the log (rewound): the session shows as it is
