@@ -4,7 +4,8 @@
 //   node scripts/run-ts.mjs bench/indexScale.ts [--sizes 1000,10000] [--runs 3] [--quick] [--as before|after] [--no-write]
 // (or `npm run bench -- --index-scale`, which builds dist/ first). `--quick`: 200 sessions over 10
 // workspaces, long sessions of 100 turns, 1 run, the prompt word's searches only, printed only. Otherwise prints the table and fills
-// one column (default `after`) of "Index at scale" in bench/RESULTS.md.
+// one column (default `after`) of "Index at scale" in bench/RESULTS.md (other `--sizes` than 1k and
+// 10k fill a section of their own, named by the sizes).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,16 +17,16 @@ import { listRows, rebuildRow, searchRows, sizeRow } from './indexScale/measureC
 import { gitRow, turnRows } from './indexScale/measureTurns';
 import { nativeSqlite } from './indexScale/nativeSqlite';
 import { realisticStore, roomFor } from './indexScale/realisticStore';
-import { INDEX_SCALE_SECTION, sizeLabel, type ScaleRig, type ScaleRow } from './indexScale/rig';
+import { DEFAULT_SIZES, scaleSectionOf, sizeLabel, type ScaleRig, type ScaleRow } from './indexScale/rig';
 import { LONG_TURNS, storeShape } from './indexScale/storeShape';
 import { columnArg, runNote, withColumnFigures } from './resultsSection';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 
-const INTRO = [
-  '`npm run bench -- --index-scale` (`bench/indexScale.ts`; `-- --as before` fills the other column). Realistic stores of 1k and',
-  '10k sessions over 50 workspaces (`bench/indexScale/realisticStore.ts`): 3 to 36 turns with a tail to 150, about two tool calls',
+const introOf = (sizes: readonly number[]) => [
+  `\`npm run bench -- --index-scale\` (\`bench/indexScale.ts\`; \`-- --as before\` fills the other column). Realistic stores of ${sizes.map(sizeLabel).join(' and ')}`,
+  'sessions over 50 workspaces (`bench/indexScale/realisticStore.ts`): 3 to 36 turns with a tail to 150, about two tool calls',
   'a turn, tool outputs log-normal around 1 KB with a tail to 64 KB, prompts and answers sized as real pi sessions',
   '(`../shared/real-sessions/pi/` when beside the repository, else built-in figures), a few sessions of 1,000 turns, and two words',
   'planted in 2% of sessions each, one in a prompt, one in a tool output. Each figure is the median of 3 new processes (`node',
@@ -47,7 +48,7 @@ interface Plan {
 function planOf(argv: readonly string[]): Plan {
   const quick = argv.includes('--quick');
   const at = argv.indexOf('--sizes');
-  const sizes = at >= 0 ? argv[at + 1]!.split(',').map(Number) : quick ? [200] : [1_000, 10_000];
+  const sizes = at >= 0 ? argv[at + 1]!.split(',').map(Number) : quick ? [200] : DEFAULT_SIZES;
   if (sizes.some((n) => !Number.isInteger(n) || n < 100)) throw new Error('--sizes takes counts of 100 or more, separated by commas');
   return {
     quick,
@@ -119,8 +120,8 @@ async function main(): Promise<void> {
   if (!plan.write) return;
   const previous = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
   const detail = `${plan.sizes.map(sizeLabel).join(' and ')} sessions, shape ${shape.turn.source}, ${sqlite.name}, ${plan.runs} runs, ${load}`;
-  fs.writeFileSync(resultsFile, withColumnFigures(previous, INDEX_SCALE_SECTION, INTRO, rows, column, runNote(repoRoot, detail)));
-  console.log(`\nwrote the ${column} column of "${INDEX_SCALE_SECTION.heading.slice(3)}" in bench/RESULTS.md`);
+  fs.writeFileSync(resultsFile, withColumnFigures(previous, scaleSectionOf(plan.sizes), introOf(plan.sizes), rows, column, runNote(repoRoot, detail)));
+  console.log(`\nwrote the ${column} column of "${scaleSectionOf(plan.sizes).heading.slice(3)}" in bench/RESULTS.md`);
 }
 
 main().catch((err: unknown) => {

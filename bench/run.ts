@@ -32,7 +32,7 @@ import { sectionOf } from './resultsSection';
 import { startupBench, startupChild } from './startup';
 import { IMPORT_HEADING, importBench } from './import';
 import { TURN_IO_SECTION } from './turnIo/runTurnIo';
-import { INDEX_SCALE_SECTION } from './indexScale/rig';
+import { INDEX_SCALE_SECTION, scaleSectionOf } from './indexScale/rig';
 import { wasmPathIn } from '../test/support/store';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -167,6 +167,7 @@ function keptSections(previous: string): string {
     HUGE_PROMPTS_HEADING,
     TURN_OPS_HEADING,
     INDEX_SCALE_SECTION.heading,
+    scaleSectionOf([100_000]).heading,
   ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));
   return kept.filter((k) => k.trim()).join('\n');
 }
