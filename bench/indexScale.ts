@@ -24,17 +24,18 @@ import { columnArg, runNote, withColumnFigures } from './resultsSection';
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 
-const introOf = (sizes: readonly number[]) => [
-  `\`npm run bench -- --index-scale\` (\`bench/indexScale.ts\`; \`-- --as before\` fills the other column). Realistic stores of ${sizes.map(sizeLabel).join(' and ')}`,
-  'sessions over 50 workspaces (`bench/indexScale/realisticStore.ts`): 3 to 36 turns with a tail to 150, about two tool calls',
-  'a turn, tool outputs log-normal around 1 KB with a tail to 64 KB, prompts and answers sized as real pi sessions',
-  '(`../shared/real-sessions/pi/` when beside the repository, else built-in figures), a few sessions of 1,000 turns, and two words',
-  'planted in 2% of sessions each, one in a prompt, one in a tool output. Each figure is the median of 3 new processes (`node',
-  'dist/cli.js`, spawn to exit; the rebuild 1) beside its peers in the same run: head+stat (a new node process reading the first line',
-  'of each log and stat-ing it, newest 50), native SQLite (the `sqlite3` command line on a Codex-style `threads` table of the same',
-  'sessions), `grep -rlw` over the same logs (it lists every file; `braid search` shows the newest 50 matches), reading every log.',
-  'The per-turn rows run on a copy of the measured workspace; the index write alone is the one figure taken in process.',
-].join('\n');
+const introOf = (sizes: readonly number[]) =>
+  [
+    `\`npm run bench -- --index-scale\` (\`bench/indexScale.ts\`; \`-- --as before\` fills the other column). Realistic stores of ${sizes.map(sizeLabel).join(' and ')}`,
+    'sessions over 50 workspaces (`bench/indexScale/realisticStore.ts`): 3 to 36 turns with a tail to 150, about two tool calls',
+    'a turn, tool outputs log-normal around 1 KB with a tail to 64 KB, prompts and answers sized as real pi sessions',
+    '(`../shared/real-sessions/pi/` when beside the repository, else built-in figures), a few sessions of 1,000 turns, and two words',
+    'planted in 2% of sessions each, one in a prompt, one in a tool output. Each figure is the median of 3 new processes (`node',
+    'dist/cli.js`, spawn to exit; the rebuild 1) beside its peers in the same run: head+stat (a new node process reading the first line',
+    'of each log and stat-ing it, newest 50), native SQLite (the `sqlite3` command line on a Codex-style `threads` table of the same',
+    'sessions), `grep -rlw` over the same logs (it lists every file; `braid search` shows the newest 50 matches), reading every log.',
+    'The per-turn rows run on a copy of the measured workspace; the index write alone is the one figure taken in process.',
+  ].join('\n');
 
 interface Plan {
   readonly quick: boolean;

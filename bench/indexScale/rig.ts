@@ -12,7 +12,10 @@ export const INDEX_SCALE_SECTION: ColumnSection = { heading: '## Index at scale:
  */
 export function scaleSectionOf(sizes: readonly number[]): ColumnSection {
   if (sizes.join() === DEFAULT_SIZES.join()) return INDEX_SCALE_SECTION;
-  return { heading: `## Index at ${sizes.map(sizeLabel).join(' and ')} sessions: what users type, from fresh processes`, rowHeader: INDEX_SCALE_SECTION.rowHeader };
+  return {
+    heading: `## Index at ${sizes.map(sizeLabel).join(' and ')} sessions: what users type, from fresh processes`,
+    rowHeader: INDEX_SCALE_SECTION.rowHeader,
+  };
 }
 
 /** The sizes a full run measures unless told. */
