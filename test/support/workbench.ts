@@ -371,18 +371,21 @@ export class Workbench {
    * Opens the command palette. F1 pressed while the focus is in a webview (the Chat view after a
    * session opened) reaches the workbench only through the webview's key forwarding, which can
    * drop it; so when the palette does not show, the focus goes to the editor area and F1 again.
+   * A quick pick still showing (or still closing) is not the palette: it is closed first, and
+   * the palette counts as open only when its input says `>`, as the palette's does.
    */
   async openPalette(): Promise<void> {
     const widget = this.page.locator('.quick-input-widget');
+    const input = widget.locator('input').first();
+    await this.closeQuickInput();
     for (let attempt = 0; attempt < 3; attempt++) {
       await this.page.keyboard.press('F1');
-      if (
-        await widget.waitFor({ state: 'visible', timeout: 2_000 }).then(
-          () => true,
-          () => false,
-        )
-      )
-        return;
+      const shown = await widget.waitFor({ state: 'visible', timeout: 2_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown && (await input.inputValue({ timeout: 2_000 }).catch(() => '')).startsWith('>')) return;
+      if (shown) await this.closeQuickInput();
       await this.page
         .locator('.part.editor')
         .click({ position: { x: 20, y: 20 } })
@@ -390,6 +393,15 @@ export class Workbench {
     }
     await this.screenshot('palette-did-not-open').catch(() => undefined);
     throw new Error('the command palette did not open');
+  }
+
+  /** Closes the quick input showing, if one is, and waits until it has gone. */
+  private async closeQuickInput(): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    for (let attempt = 0; attempt < 3 && (await widget.isVisible()); attempt++) {
+      await this.page.keyboard.press('Escape');
+      await widget.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {
