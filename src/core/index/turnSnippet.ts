@@ -6,7 +6,7 @@ import type { SessionRow } from './indexRows';
 import { queryWords } from './searchText';
 import type { TurnHit } from './turnSearch';
 import { readSpan, turnContent } from './turnText';
-import { findWord } from './wordRules';
+import { wordFinder } from './wordRules';
 
 /** A piece of a turn's text around a match, on one line; `match` is where the word lies in `text` (UTF-16 units), null when none was found. */
 export interface Snippet {
@@ -33,12 +33,11 @@ export function turnSnippet(log: string, hit: TurnHit, query: string, extra: { t
 
 /** The first text saying a word of `query`, cut around it; the first text's start when none does. */
 function cut(texts: readonly string[], query: string): Snippet {
-  const words = queryWords(query);
+  const find = wordFinder(queryWords(query));
   for (const raw of texts) {
     const text = raw.replace(/\s+/g, ' ');
-    for (const word of words) {
-      const at = findWord(text, word);
-      if (!at) continue;
+    const at = find(text);
+    if (at) {
       const from = Math.max(0, at[0] - BEFORE);
       const lead = from > 0 ? '…' : '';
       const piece = text.slice(from, from + LENGTH);

@@ -49,9 +49,26 @@ export function wordsPattern(words: readonly string[]): RegExp | undefined {
   return parts.length > 0 ? new RegExp(parts.join('|'), 'giu') : undefined;
 }
 
-/** Where `word` is first said in `text` (UTF-16 units): a Latin word at a word's start, as a prefix; a CJK word anywhere; any case, any accents. */
+/**
+ * A finder of where a query's words are first said in a text, its patterns compiled once for all
+ * the texts it is run on (each text is folded once): the first of `words` the text says, a Latin
+ * word at a word's start, as a prefix; a CJK word anywhere; any case, any accents. Places are in
+ * UTF-16 units of the text.
+ */
+export function wordFinder(words: readonly string[]): (text: string) => [number, number] | undefined {
+  const patterns = words.filter((w) => w.length > 0).map((w) => new RegExp(wordSource(w, false), 'iu'));
+  return (text) => {
+    if (patterns.length === 0) return undefined;
+    const folded = foldAccents(text);
+    for (const pattern of patterns) {
+      const m = pattern.exec(folded);
+      if (m) return [m.index, m.index + m[0].length];
+    }
+    return undefined;
+  };
+}
+
+/** Where `word` is first said in `text`: {@link wordFinder} of one word. */
 export function findWord(text: string, word: string): [number, number] | undefined {
-  if (word.length === 0) return undefined;
-  const m = new RegExp(wordSource(word, false), 'iu').exec(foldAccents(text));
-  return m ? [m.index, m.index + m[0].length] : undefined;
+  return wordFinder([word])(text);
 }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { markedPieces, wordsPattern } from '../../../media/src/wordMatch';
 import { queryWords } from '../../../src/core/index/searchText';
 import { turnResults } from '../../../src/core/index/turnSnippet';
-import { findWord, foldAccents } from '../../../src/core/index/wordRules';
+import { findWord, foldAccents, wordFinder } from '../../../src/core/index/wordRules';
 import { promptStore } from '../../support/store';
 
 // The index, a result's snippet and the page's marks follow one set of word rules: what the index
@@ -75,4 +75,12 @@ test('findWord: a Latin word at a word start as a prefix, any case and accents; 
   assert.deepEqual(findWord('代码解析器', '解析'), [2, 4]);
   assert.equal(findWord('a.c abc', '.'), undefined, 'a word is taken literally');
   assert.equal(foldAccents('Ünïcödé ß ệ ά が'), 'Unicode ß ệ ά が', 'character for character; only what unicode61 folds');
+});
+
+test('wordFinder: the first of the query words a text says, in the query order, over many texts', () => {
+  const find = wordFinder(['zeta', 'Café', '']);
+  assert.deepEqual(find('a cafe and a zeta'), [13, 17], 'the first word of the query said wins over an earlier place');
+  assert.deepEqual(find('CAFÉS here'), [0, 4], 'the next text is folded on its own');
+  assert.equal(find('nothing to see'), undefined);
+  assert.equal(wordFinder([])('zeta'), undefined, 'no words find nothing');
 });
