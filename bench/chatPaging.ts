@@ -12,7 +12,7 @@ import { ScriptedModelServer } from '../test/support/modelServer';
 import { Workbench } from '../test/support/workbench';
 import { MemoryPeak, type ProcessKind } from './chatPaging/processMemory';
 import { median } from './table';
-import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
+import { columnArg, measuredCommit, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 import { numberArg } from './benchInputs';
 
 /** This bench's section of bench/RESULTS.md. */
@@ -37,6 +37,7 @@ interface Run extends PagingRun {
 
 /** Runs the bench with the command line's options; writes RESULTS.md unless `--no-write`. */
 export async function chatPagingBench(argv: readonly string[], repoRoot: string, resultsFile: string): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const runs = numberArg(argv, '--runs', 3);
   const messages = numberArg(argv, '--messages', 5_000);
   const column = columnArg(argv);

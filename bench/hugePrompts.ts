@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { autoTitle, cutTitle } from '../src/core/format/titles';
 import { numberArg } from './benchInputs';
-import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
+import { columnArg, measuredCommit, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
@@ -74,6 +74,7 @@ const shown = (ms: number | undefined, deadline: number) =>
   ms === undefined ? `over ${deadline} s (stopped)` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 
 async function main(): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
   const deadline = numberArg(argv, '--deadline', 60);

@@ -20,7 +20,7 @@ import { sessionFiles } from './importMeasure';
 import { cachedLargeSession, cachedSessionFiles, turnPool, type ClaudeSource, type TurnPool } from './claudeSessions';
 import type { ImportFigures, ImportMeasure } from './importMeasure';
 import { bundleProgramFiles } from './processes';
-import { runNote, sectionOf } from './resultsSection';
+import { measuredCommit, runNote, sectionOf } from './resultsSection';
 import { fmt, markdownTables, overFloor, plain, withGoal, type Row } from './table';
 import { numberArg } from './benchInputs';
 
@@ -240,6 +240,7 @@ function withImportSection(markdown: string, section: string): string {
 }
 
 export async function importBench(argv: readonly string[], repoRoot: string, wasmPath: string, resultsFile: string): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const plan = planOf(argv);
   const inChild = childRunner(path.join(await bundleProgramFiles(repoRoot, ['importMeasures']), 'importMeasures.cjs'), wasmPath);
   const started = Date.now();

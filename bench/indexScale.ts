@@ -19,7 +19,7 @@ import { nativeSqlite } from './indexScale/nativeSqlite';
 import { realisticStore, roomFor } from './indexScale/realisticStore';
 import { DEFAULT_SIZES, scaleSectionOf, sizeLabel, type ScaleRig, type ScaleRow } from './indexScale/rig';
 import { LONG_TURNS, storeShape } from './indexScale/storeShape';
-import { columnArg, runNote, withColumnFigures } from './resultsSection';
+import { columnArg, measuredCommit, runNote, withColumnFigures } from './resultsSection';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
@@ -62,6 +62,7 @@ function planOf(argv: readonly string[]): Plan {
 }
 
 async function main(): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
   const plan = planOf(argv);

@@ -5,7 +5,7 @@
 // "Prompt prefix across turns" in bench/RESULTS.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
+import { columnArg, measuredCommit, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 import { measurePrefix, type PrefixFigures } from './prefix/measurePrefix';
 import { wasmPathIn } from '../test/support/store';
 import { numberArg } from './benchInputs';
@@ -38,6 +38,7 @@ function rows(f: PrefixFigures): Array<[string, string]> {
 }
 
 async function main(): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
   const turns = numberArg(argv, '--turns', 20, 2);

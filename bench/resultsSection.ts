@@ -90,8 +90,23 @@ export function columnArg(argv: readonly string[]): Column {
 
 /** What a column's note says of its run: the commit (and whether src/ had changes), the day, the machine and its load, and `detail`. */
 export function runNote(repoRoot: string, detail: string): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `commit ${measuredCommit(repoRoot)}, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} x ${cpu} (load average ${os.loadavg()[0]!.toFixed(1)}), Node ${process.version}, ${detail}`;
+}
+
+const commitAtStart = new Map<string, string>();
+
+/**
+ * The commit a run measures (and whether src/ or media/ differed from it), as it was when first
+ * asked: a benchmark asks as it starts, so a commit made while a long run goes on is not named as
+ * the one measured.
+ */
+export function measuredCommit(repoRoot: string): string {
+  const known = commitAtStart.get(repoRoot);
+  if (known) return known;
   const git = (...args: string[]) => spawnSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
   const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'media') ? ' with uncommitted changes in src/ or media/' : '';
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `commit ${git('rev-parse', '--short', 'HEAD')}${dirty}, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} x ${cpu} (load average ${os.loadavg()[0]!.toFixed(1)}), Node ${process.version}, ${detail}`;
+  const commit = `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
+  commitAtStart.set(repoRoot, commit);
+  return commit;
 }

@@ -4,7 +4,7 @@
 // Prints the tables and fills one column (default `after`) of "Per-turn state I/O" in bench/RESULTS.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import { columnArg } from './resultsSection';
+import { columnArg, measuredCommit } from './resultsSection';
 import { DEFAULT_TURNS, runTurnIo, turnIoBreakdown, turnIoTable, withTurnIoResults } from './turnIo/runTurnIo';
 import { wasmPathIn } from '../test/support/store';
 import { numberArg } from './benchInputs';
@@ -14,6 +14,7 @@ const wasmPath = wasmPathIn(repoRoot);
 const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
 
 async function main(): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
   const turns = numberArg(argv, '--turns', DEFAULT_TURNS);

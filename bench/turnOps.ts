@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { wasmPathIn } from '../test/support/store';
 import { numberArg } from './benchInputs';
-import { columnArg, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
+import { columnArg, measuredCommit, runNote, withColumnFigures, type ColumnSection } from './resultsSection';
 import { buildStore, measureFork, measureRewind, measureShowJson, measureUndo, type Paired, type TurnOpsRig } from './turnOps/measureTurnOps';
 import { sessionShape } from './turnOps/sessionShape';
 
@@ -45,6 +45,7 @@ function overFloor(p: Paired, goal: number): string {
 }
 
 async function main(): Promise<void> {
+  measuredCommit(repoRoot); // the commit as the run starts, named in its note
   const argv = process.argv.slice(2);
   const column = columnArg(argv);
   const mb = numberArg(argv, '--mb', 96, 1);
