@@ -63,6 +63,13 @@ export function withColumnFigures(
   const old = sectionOf(markdown, target.heading);
   const { notes, cells } = parse(old, target.rowHeader);
   notes.set(column, note);
+  // A column shows what its latest run measured: a row this run did not write (one renamed or
+  // dropped since) loses its cell of the column, and goes when no column has a cell left.
+  for (const [measure, row] of cells) {
+    if (rows.some(([m]) => m === measure)) continue;
+    row.delete(column);
+    if ([...row.values()].every((value) => value === '')) cells.delete(measure);
+  }
   for (const [measure, value] of rows) {
     const row = cells.get(measure) ?? new Map<Column, string>();
     row.set(column, value);

@@ -67,4 +67,12 @@ test('a run fills its column of the section and keeps the other column, the note
   assert.match(both, /- before: commit aaa\n- after: commit bbb/);
   assert.match(both, /\n\n## Later section\n\nkept\n$/);
   assert.equal(sectionOf(both, TURN_IO_SECTION.heading).match(/## Per-turn state I\/O/g)?.length, 1);
+
+  // A later before run that no longer writes "gone: reads" (a row renamed): its old figure goes, and the row with it.
+  const renamed = withColumnFigures(both, TURN_IO_SECTION, 'How.', [['plain turn: state.json writes', '5']], 'before', 'commit ccc');
+  assert.match(renamed, /\| plain turn: state\.json writes \| 5 \| 1 \|/);
+  assert.doesNotMatch(renamed, /gone: reads/, 'a row no column measures any more is dropped');
+  const afterOnly = withColumnFigures(renamed, TURN_IO_SECTION, 'How.', [['new name', '2']], 'after', 'commit ddd');
+  assert.match(afterOnly, /\| plain turn: state\.json writes \| 5 \| {2}\|/, "the after run's stale figure leaves, the before figure stays");
+  assert.match(afterOnly, /\| new name \| {2}\| 2 \|/);
 });
