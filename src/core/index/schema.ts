@@ -19,6 +19,13 @@ import { TURN_SEARCH_SCHEMA } from './turnSearch';
  */
 export const SCHEMA_VERSION = 9;
 
+/**
+ * The digest of the schema a fresh index of this version has, as SQLite keeps it (indexFile.ts,
+ * schemaDigestOf): an index file whose schema has it needs no fresh index made to compare with.
+ * A unit test makes a fresh index and fails, naming the new digest, when the schema changes.
+ */
+export const FRESH_SCHEMA_DIGEST = '72333977d26764c39010d18119e2d0212cdf6ecaf855770aaf5724473bf0c6ee';
+
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sessions (

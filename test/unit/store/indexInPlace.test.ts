@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { after, test } from 'node:test';
-import { IndexFile, IndexLockLostError } from '../../../src/core/index/indexFile';
+import { IndexFile, IndexLockLostError, schemaDigestOf } from '../../../src/core/index/indexFile';
+import { createSchema, FRESH_SCHEMA_DIGEST } from '../../../src/core/index/schema';
 import { rebuildRowsNow, settleBuild } from '../../../src/core/index/indexFolders';
 import { loadSqlJs, queryAll } from '../../../src/core/index/sqlite';
 import { StoreLayout } from '../../../src/core/format/layout';
@@ -113,4 +114,28 @@ test('a process killed inside a transaction leaves a journal the next user rolls
     [['ok']],
   );
   file.close();
+});
+
+test('a fresh index has the schema digest an opened file is checked against first', async () => {
+  const SQL = await loadSqlJs(wasmPath);
+  const fresh = new SQL.Database();
+  createSchema(fresh);
+  const digest = schemaDigestOf(fresh);
+  fresh.close();
+  assert.equal(digest, FRESH_SCHEMA_DIGEST, `the schema changed: FRESH_SCHEMA_DIGEST in src/core/index/schema.ts is now '${digest}'`);
+});
+
+test('a file of this schema version whose table definitions differ is found corrupt, kept aside and rebuilt', async () => {
+  const { file, layout, key } = await indexFile();
+  file.close();
+  const SQL = await loadSqlJs(wasmPath);
+  const db = new SQL.Database(fs.readFileSync(layout.indexFile(key)));
+  db.run('DROP INDEX session_branches_by_branch');
+  assert.notEqual(schemaDigestOf(db), FRESH_SCHEMA_DIGEST);
+  fs.writeFileSync(layout.indexFile(key), db.export());
+  db.close();
+  const reopened = new IndexFile(layout, key, SQL, silentLogger);
+  assert.equal(reopened.open().kind, 'rebuild', 'the damaged definitions are found');
+  assert.ok(fs.existsSync(`${layout.indexFile(key)}.corrupt`), 'the damaged file is kept aside');
+  reopened.close();
 });
