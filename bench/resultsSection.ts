@@ -82,9 +82,22 @@ export function withColumnFigures(
     ...order.map((m) => `| ${m} | ${COLUMNS.map((c) => cells.get(m)?.get(c) ?? '').join(' | ')} |`),
   ];
   const noteLines = COLUMNS.map((c) => `- ${c}: ${notes.get(c) ?? '(not run yet)'}`);
-  const section = `${target.heading}\n\n${intro}\n\n${noteLines.join('\n')}\n\n${table.join('\n')}\n`;
+  const afterword = afterwordOf(old);
+  const section = `${target.heading}\n\n${intro}\n\n${noteLines.join('\n')}\n\n${table.join('\n')}\n${afterword ? `\n${afterword}` : ''}`;
   if (!old) return `${markdown.replace(/\n*$/, '\n\n')}${section}`;
   return markdown.replace(old, () => (old.endsWith('\n\n') ? `${section}\n` : section));
+}
+
+/** What a section says after its table (written by hand: why the figures are what they are), kept as it is; empty when nothing follows. */
+function afterwordOf(section: string): string {
+  const lines = section.replace(/\n+$/, '').split('\n');
+  const lastRow = lines.map((line) => line.startsWith('|')).lastIndexOf(true);
+  if (lastRow < 0) return '';
+  const rest = lines
+    .slice(lastRow + 1)
+    .join('\n')
+    .replace(/^\n+/, '');
+  return rest ? `${rest}\n` : '';
 }
 
 /** The column a run fills: `--as before` or `--as after` (the default: the figures of the code as it is now). */
