@@ -2,7 +2,7 @@ import type { SessionState } from '../format/sessionState';
 import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { foldOfLog } from '../format/foldFile';
-import { queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
+import { lastInsertRowid, queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
 import { dropSessionDocs, indexTurns, searchHits, type SearchHit, type SearchOptions } from './turnSearch';
 import { writeUsage } from './usageRows';
 
@@ -205,7 +205,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
       VALUES (${values.map(() => '?').join(',')})`,
       values,
     );
-    seq = queryAll<{ seq: number }>(db, 'SELECT last_insert_rowid() AS seq')[0]!.seq;
+    seq = lastInsertRowid(db);
   }
   runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json) VALUES (?, ?)', [seq, ...data]);
   writeBranches(db, seq, s.branches);

@@ -122,11 +122,26 @@ const prepared = new WeakMap<Database, Map<string, Statement>>();
  * it (measured). sql.js frees the statements when the database closes.
  */
 export function runPrepared(db: Database, sql: string, params: SqlValue[]): void {
+  preparedStatement(db, sql).run(params);
+}
+
+/** The rowid of the row the last INSERT on `db` made, asked through a statement prepared once (see runPrepared). */
+export function lastInsertRowid(db: Database): number {
+  const stmt = preparedStatement(db, 'SELECT last_insert_rowid()');
+  try {
+    stmt.step();
+    return Number(stmt.get()[0]);
+  } finally {
+    stmt.reset();
+  }
+}
+
+function preparedStatement(db: Database, sql: string): Statement {
   let statements = prepared.get(db);
   if (!statements) prepared.set(db, (statements = new Map()));
   let stmt = statements.get(sql);
   if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
-  stmt.run(params);
+  return stmt;
 }
 
 /** Runs a query and returns its rows as objects, keyed by column name. */

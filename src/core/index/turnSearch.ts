@@ -9,8 +9,8 @@
 import type { LogFold, TurnFacts } from '../format/logFold';
 import type { SessionSummary } from '../format/summary';
 import { distinctWords, ftsQuery, queryWords } from './searchText';
-import { queryAll, runPrepared, type Database, type SqlValue } from './sqlite';
-import { readSpan, turnContent } from './turnText';
+import { lastInsertRowid, queryAll, runPrepared, type Database, type SqlValue } from './sqlite';
+import { SpanReader, turnContent } from './turnText';
 
 export const TURN_SEARCH_SCHEMA = `
 CREATE VIRTUAL TABLE turn_fts USING fts4(content="", matchinfo=fts3, words, tokenize=unicode61);
@@ -54,24 +54,29 @@ export function indexTurns(db: Database, seq: number, s: SessionSummary, log: st
   docs.delete(TITLE_START);
   settleLiveness(db, docs, s.fold);
   const turns = s.fold.turns;
-  turns.forEach((t, i) => {
-    if (t.outcome === null && i === turns.length - 1) return; // still running: indexed once it ends
-    indexTurn(db, seq, docs.get(t.start), t, log, Math.min(t.end, s.logBytes));
-  });
+  const reader = new SpanReader(log);
+  try {
+    turns.forEach((t, i) => {
+      if (t.outcome === null && i === turns.length - 1) return; // still running: indexed once it ends
+      indexTurn(db, seq, docs.get(t.start), t, reader, Math.min(t.end, s.logBytes));
+    });
+  } finally {
+    reader.close();
+  }
 }
 
 /** Indexes turn `t` read up to `end`, unless its document `doc` has it all; a turn that said more since is indexed again. */
-function indexTurn(db: Database, seq: number, doc: Doc | undefined, t: TurnFacts, log: string, end: number): void {
+function indexTurn(db: Database, seq: number, doc: Doc | undefined, t: TurnFacts, log: SpanReader, end: number): void {
   if (doc && doc.end >= end) return;
   if (doc) {
-    const added = turnContent(readSpan(log, doc.end, end), t.turn);
+    const added = turnContent(log.read(doc.end, end), t.turn);
     if (added.texts.length === 0 && added.files.length === 0) {
       runPrepared(db, 'UPDATE turn_docs SET span_end = ? WHERE docid = ?', [end, doc.docid]);
       return;
     }
     dropDoc(db, doc.docid);
   }
-  addDoc(db, seq, { turn: t.turn, start: t.start, end }, turnContent(readSpan(log, t.start, end), t.turn));
+  addDoc(db, seq, { turn: t.turn, start: t.start, end }, turnContent(log.read(t.start, end), t.turn));
 }
 
 /** Live: the turn is effective. A turn the last rewind dropped waits for its undo; any other that left is dropped. */
@@ -105,7 +110,7 @@ function docsOf(db: Database, seq: number): Map<number, Doc> {
 
 function addDoc(db: Database, seq: number, at: { turn: number; start: number; end: number }, content: { texts: string[]; files: string[] }): void {
   runPrepared(db, 'INSERT INTO turn_docs (session_seq, turn, start, span_end, live) VALUES (?, ?, ?, ?, 1)', [seq, at.turn, at.start, at.end]);
-  const docid = queryAll<{ id: number }>(db, 'SELECT last_insert_rowid() AS id')[0]!.id;
+  const docid = lastInsertRowid(db);
   const words = distinctWords(content.texts);
   if (words) runPrepared(db, 'INSERT INTO turn_fts (docid, words) VALUES (?, ?)', [docid, words]);
   for (const path of content.files) runPrepared(db, 'INSERT OR IGNORE INTO session_files (path, docid) VALUES (?, ?)', [path, docid]);

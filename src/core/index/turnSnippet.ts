@@ -5,7 +5,7 @@ import type { StoreLayout } from '../format/layout';
 import type { SessionRow } from './indexRows';
 import { queryWords } from './searchText';
 import type { TurnHit } from './turnSearch';
-import { readSpan, turnContent } from './turnText';
+import { SpanReader, turnContent } from './turnText';
 import { wordFinder } from './wordRules';
 
 /** A piece of a turn's text around a match, on one line; `match` is where the word lies in `text` (UTF-16 units), null when none was found. */
@@ -18,12 +18,12 @@ const BEFORE = 40;
 const LENGTH = 160;
 
 /**
- * The snippet of a matching turn of the session whose main log is `log`: around the first query
+ * The snippet of a matching turn of the session whose main log `log` reads: around the first query
  * word it says (the title for turn 0, the changed file for a search by file alone).
  */
-export function turnSnippet(log: string, hit: TurnHit, query: string, extra: { title: string; file?: string }): Snippet {
+export function turnSnippet(log: SpanReader, hit: TurnHit, query: string, extra: { title: string; file?: string }): Snippet {
   if (hit.turn === 0) return cut([extra.title], query);
-  const content = turnContent(readSpan(log, hit.start, hit.end), hit.turn);
+  const content = turnContent(log.read(hit.start, hit.end), hit.turn);
   if (queryWords(query).length === 0 && extra.file) {
     const file = content.files.find((f) => f === extra.file || f.endsWith(`/${extra.file}`)) ?? extra.file;
     return cut([`changed ${file}`], file);
@@ -62,9 +62,13 @@ export interface TurnResult {
 
 /** The snippets of a session's matching turns, each read from its span of the session's main log. */
 export function turnResults(layout: StoreLayout, row: SessionRow, turns: readonly TurnHit[], query: string, file?: string): TurnResult[] {
-  const log = layout.agentLog(layout.sessionDir(row.workspaceKey, row.id));
-  return turns.map((hit) => {
-    const snippet = turnSnippet(log, hit, query, { title: row.title, ...(file ? { file } : {}) });
-    return { turn: hit.turn, snippet: snippet.text, match: snippet.match, start: hit.start, end: hit.end };
-  });
+  const log = new SpanReader(layout.agentLog(layout.sessionDir(row.workspaceKey, row.id)));
+  try {
+    return turns.map((hit) => {
+      const snippet = turnSnippet(log, hit, query, { title: row.title, ...(file ? { file } : {}) });
+      return { turn: hit.turn, snippet: snippet.text, match: snippet.match, start: hit.start, end: hit.end };
+    });
+  } finally {
+    log.close();
+  }
 }

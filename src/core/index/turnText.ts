@@ -13,21 +13,39 @@ export interface TurnContent {
 const MAX_ARGUMENT_CHARS = 4096;
 
 /**
- * The bytes of a log from `start` to `end` (cut at the file's end). The span was usually just
- * written, so it is read from the page cache; an unreadable log reads as nothing.
+ * Spans of one log read through one open file, opened at the first read: a session's turns cost
+ * one open, not one each (a rebuild reads every turn of every session). A span is usually just
+ * written, so it is read from the page cache; an unreadable log reads as nothing, and a span is
+ * cut at the file's end.
  */
-export function readSpan(file: string, start: number, end: number): Buffer {
-  if (end <= start) return Buffer.alloc(0);
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(end - start);
-    const n = fs.readSync(fd, buf, 0, buf.length, start);
-    return buf.subarray(0, n);
-  } catch {
-    return Buffer.alloc(0);
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+export class SpanReader {
+  /** Undefined until the first read; null when the log could not be opened. */
+  private fd: number | null | undefined;
+
+  constructor(private readonly file: string) {}
+
+  read(start: number, end: number): Buffer {
+    if (end <= start) return Buffer.alloc(0);
+    if (this.fd === undefined) {
+      try {
+        this.fd = fs.openSync(this.file, 'r');
+      } catch {
+        this.fd = null;
+      }
+    }
+    if (this.fd === null) return Buffer.alloc(0);
+    try {
+      const buf = Buffer.alloc(end - start);
+      const n = fs.readSync(this.fd, buf, 0, buf.length, start);
+      return buf.subarray(0, n);
+    } catch {
+      return Buffer.alloc(0);
+    }
+  }
+
+  close(): void {
+    if (typeof this.fd === 'number') fs.closeSync(this.fd);
+    this.fd = null;
   }
 }
 
