@@ -8,7 +8,7 @@
 // asks for all of its pairs: any substring finds the turn (a turn holding every pair of the run
 // but never the run itself is found too, as bigram indexes do). Latin words are indexed as they
 // are and found by their start. What a word and a CJK character are is wordRules.ts's.
-import { CJK, hasCjk, wordTokens } from './wordRules';
+import { addWordTokens, CJK, hasCjk, wordTokens } from './wordRules';
 
 const CJK_OR_OTHER = new RegExp(`${CJK.source}+|[^${CJK.source.slice(1, -1)}]+`, 'gu');
 
@@ -41,9 +41,8 @@ export function distinctWords(texts: Iterable<string>): string {
   const words = new Set<string>();
   for (const text of texts) {
     const lower = text.toLowerCase();
-    const tokens = wordTokens(lower);
-    if (hasCjk(lower)) for (const token of tokens) addWord(token, words);
-    else for (const token of tokens) words.add(token);
+    if (hasCjk(lower)) for (const token of wordTokens(lower)) addWord(token, words);
+    else addWordTokens(lower, words);
   }
   return [...words].join(' ');
 }

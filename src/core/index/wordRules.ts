@@ -33,6 +33,30 @@ export function wordTokens(text: string): string[] {
   return text.match(WORD) ?? [];
 }
 
+const ASCII_ONLY = /^\p{ASCII}*$/u;
+
+/**
+ * The words of `text` (as {@link wordTokens} splits it) added to `into`. In ASCII text the
+ * letters, numbers and marks are A-Z, a-z and 0-9, and its runs are found without the Unicode
+ * pattern: one and a half times as fast on tool output, and a rebuild splits every turn's text.
+ */
+export function addWordTokens(text: string, into: Set<string>): void {
+  if (!ASCII_ONLY.test(text)) {
+    for (const token of wordTokens(text)) into.add(token);
+    return;
+  }
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      into.add(text.slice(start, i));
+      start = -1;
+    }
+  }
+}
+
 /**
  * The pattern of one query word, to run on folded text (any case): a word holding CJK anywhere;
  * a Latin word where a word of the text starts with it, with the rest of that word when `whole`.

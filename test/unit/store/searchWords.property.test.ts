@@ -60,3 +60,15 @@ test('texts without CJK, with it, and with a CJK run split between texts give th
   assert.equal(distinctWords(['用parser解析', 'PARSER']), '用 parser 解 析 解析');
   assert.equal(distinctWords([]), '');
 });
+
+test('the words of any ASCII texts (split without the Unicode pattern) are the plain way’s words', () => {
+  const ascii = fc.string({ maxLength: 80, unit: 'binary-ascii' });
+  fc.assert(
+    fc.property(fc.array(ascii, { maxLength: 5 }), (texts) => {
+      assert.equal(distinctWords(texts), plainDistinctWords(texts));
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(distinctWords(['Read src/X_y.ts:42 -- OK\tdone', 'ok DONE']), 'read src x y ts 42 ok done');
+  assert.equal(distinctWords(['\u212A']), 'k', 'the Kelvin sign lowers to an ASCII k, split either way alike');
+});
