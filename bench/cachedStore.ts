@@ -55,6 +55,14 @@ export interface CachedStoreSpec {
   readonly bytesPerSession: number;
 }
 
+/** The file that says a cached store in `dir` was generated whole. */
+const generatedMark = (dir: string) => path.join(dir, 'generated');
+
+/** Whether the store cached in `folder` (under the cache root) was generated whole: a run uses it as it is. */
+export function storeIsCached(folder: string): boolean {
+  return fs.existsSync(generatedMark(path.join(cacheRoot(), folder)));
+}
+
 /**
  * The store cached in `spec.folder` (its workspace folders beside it, one level up), written by
  * `generate(root, workspaceDir)` when missing or left half-written; sessions a run added are removed.
@@ -69,7 +77,7 @@ export function cachedStoreOf(
   const base = path.dirname(dir);
   const workspaceDir = (n: number) => path.join(base, 'workspaces', `workspace-${n}`);
   const root = path.join(dir, 'store');
-  const done = path.join(dir, 'generated');
+  const done = generatedMark(dir);
   if (!fs.existsSync(done)) {
     fs.rmSync(dir, { recursive: true, force: true });
     ensureSpace(base, count * spec.bytesPerSession);

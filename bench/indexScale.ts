@@ -90,15 +90,17 @@ async function main(): Promise<void> {
     say,
   };
   const rows: ScaleRow[] = [];
+  const skipped: string[] = [];
   const add = (row: ScaleRow) => {
     rows.push(row);
     say(`${row[0]}: ${row[1]}`);
   };
   try {
     for (const count of plan.sizes) {
-      const refusal = roomFor(count, cacheRoot());
+      const refusal = roomFor(count, cacheRoot(), { workspaces: plan.workspaces, longTurns: plan.longTurns, shape });
       if (refusal) {
         say(refusal);
+        skipped.push(sizeLabel(count));
         continue;
       }
       const store = realisticStore(count, plan.workspaces, plan.longTurns, shape, say);
@@ -120,6 +122,10 @@ async function main(): Promise<void> {
   console.log(`\nIndex at scale (${column}; ${load}; ${((Date.now() - started) / 1000).toFixed(0)} s):`);
   for (const [what, value] of rows) console.log(`  ${what}: ${value}`);
   if (!plan.write) return;
+  if (skipped.length > 0) {
+    console.log(`\nbench/RESULTS.md left as it was: the ${skipped.join(' and ')} store${skipped.length > 1 ? 's were' : ' was'} not measured`);
+    return;
+  }
   const previous = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
   const detail = `${plan.sizes.map(sizeLabel).join(' and ')} sessions, shape ${shape.turn.source}, ${sqlite.name}, ${plan.runs} runs, ${load}`;
   fs.writeFileSync(resultsFile, withColumnFigures(previous, scaleSectionOf(plan.sizes), introOf(plan.sizes), rows, column, runNote(repoRoot, detail)));

@@ -11,7 +11,7 @@ import { WireLogWriter } from '../../src/core/wire/wireLog';
 import type { NewRecord } from '../../src/core/wire/records';
 import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 import { random } from '../benchInputs';
-import { cachedStoreOf, type BenchStore } from '../cachedStore';
+import { cachedStoreOf, storeIsCached, type BenchStore } from '../cachedStore';
 import { createdAt, titleOf, writeSessionFolder } from '../generate';
 import { shapedTurn } from '../turnOps/generateSession';
 import { drawn, OUTPUT_WORD, plantedIn, PROMPT_WORD, wordsText, type StoreShape } from './storeShape';
@@ -38,7 +38,7 @@ const isLong = (i: number) => i % 487 === 7;
 
 /** The cached realistic store of `count` sessions (generated now when missing). `longTurns`: LONG_TURNS, fewer in quick runs. */
 export function realisticStore(count: number, workspaces: number, longTurns: number, shape: StoreShape, say: (line: string) => void): RealisticStore {
-  const folder = `i${VERSION}-${shape.turn.source}/${count}-sessions-${workspaces}-workspaces-long-${longTurns}`;
+  const folder = storeFolder(count, workspaces, longTurns, shape);
   const stateDbOf = (root: string) => path.join(path.dirname(root), 'codex-state.sqlite');
   // The ids of the sessions measured (ids are monotonic in a process, not a function of the creation time).
   const measuredOf = (root: string) => path.join(path.dirname(root), 'measured.json');
@@ -140,8 +140,17 @@ function promptOf(records: readonly NewRecord[]): string {
   return typeof prompt?.message.content === 'string' ? prompt.message.content : '';
 }
 
-/** Whether the disk can hold a store of `count` sessions twice over; the sentence to refuse with when not. */
-export function roomFor(count: number, cacheDir: string): string | undefined {
+/** The cache folder of a realistic store, under the cache root. */
+function storeFolder(count: number, workspaces: number, longTurns: number, shape: StoreShape): string {
+  return `i${VERSION}-${shape.turn.source}/${count}-sessions-${workspaces}-workspaces-long-${longTurns}`;
+}
+
+/**
+ * Whether the store of `count` sessions is there (generated whole before) or the disk can hold it
+ * twice over; the sentence to refuse with when neither.
+ */
+export function roomFor(count: number, cacheDir: string, of: { workspaces: number; longTurns: number; shape: StoreShape }): string | undefined {
+  if (storeIsCached(storeFolder(count, of.workspaces, of.longTurns, of.shape))) return undefined;
   fs.mkdirSync(cacheDir, { recursive: true });
   const stats = fs.statfsSync(cacheDir);
   const free = stats.bavail * stats.bsize;
