@@ -95,7 +95,7 @@ test('imports the layers allow are not errors', async () => {
       `export type { Logger } from '../core/logger';\nimport type { ChangesView } from '../core/store/changes';\nexport type C = ChangesView;`,
     ],
     ['src/protocol/layerProbe.ts', `export { TURN_MODES, type TurnMode } from '../core/wire/turnMode';`],
-    ['src/protocol/layerProbe.ts', `export { findWord } from '../core/index/wordRules';`],
+    ['src/protocol/layerProbe.ts', `export { wordFinder } from '../core/index/wordRules';`],
   ];
   for (const [file, code] of allowed) assert.deepEqual(await errorsFor(file, code), [], `${file}: ${code}`);
 });

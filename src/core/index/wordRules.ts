@@ -91,8 +91,3 @@ export function wordFinder(words: readonly string[]): (text: string) => [number,
     return undefined;
   };
 }
-
-/** Where `word` is first said in `text`: {@link wordFinder} of one word. */
-export function findWord(text: string, word: string): [number, number] | undefined {
-  return wordFinder([word])(text);
-}

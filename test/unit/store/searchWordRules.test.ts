@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { markedPieces, wordsPattern } from '../../../media/src/wordMatch';
 import { queryWords } from '../../../src/core/index/searchText';
 import { turnResults } from '../../../src/core/index/turnSnippet';
-import { findWord, foldAccents, wordFinder } from '../../../src/core/index/wordRules';
+import { foldAccents, wordFinder } from '../../../src/core/index/wordRules';
 import { promptStore } from '../../support/store';
 
 // The index, a result's snippet and the page's marks follow one set of word rules: what the index
@@ -68,12 +68,12 @@ test('what unicode61 does not fold (a Greek accent, a letter with two diacritics
   assert.deepEqual(pageMarks('co'), { accented: ['comptoir'], vietnamese: ['có'] });
 });
 
-test('findWord: a Latin word at a word start as a prefix, any case and accents; CJK anywhere; none elsewhere', () => {
-  assert.deepEqual(findWord('The Résumé, resumed', 'resume'), [4, 10]);
-  assert.deepEqual(findWord('unresumed resumé', 'resume'), [10, 16]);
-  assert.equal(findWord('unresumed', 'resume'), undefined);
-  assert.deepEqual(findWord('代码解析器', '解析'), [2, 4]);
-  assert.equal(findWord('a.c abc', '.'), undefined, 'a word is taken literally');
+test('wordFinder of one word: a Latin word at a word start as a prefix, any case and accents; CJK anywhere; none elsewhere', () => {
+  assert.deepEqual(wordFinder(['resume'])('The Résumé, resumed'), [4, 10]);
+  assert.deepEqual(wordFinder(['resume'])('unresumed resumé'), [10, 16]);
+  assert.equal(wordFinder(['resume'])('unresumed'), undefined);
+  assert.deepEqual(wordFinder(['解析'])('代码解析器'), [2, 4]);
+  assert.equal(wordFinder(['.'])('a.c abc'), undefined, 'a word is taken literally');
   assert.equal(foldAccents('Ünïcödé ß ệ ά が'), 'Unicode ß ệ ά が', 'character for character; only what unicode61 folds');
 });
 
