@@ -61,12 +61,14 @@ export function withColumnFigures(
   note: string,
 ): string {
   const old = sectionOf(markdown, target.heading);
-  const { notes, cells } = parse(old, target.rowHeader);
+  const { table: figures, afterword } = splitSection(old, target.rowHeader);
+  const { notes, cells } = parse(figures, target.rowHeader);
   notes.set(column, note);
   // A column shows what its latest run measured: a row this run did not write (one renamed or
   // dropped since) loses its cell of the column, and goes when no column has a cell left.
+  const written = new Set(rows.map(([measure]) => measure));
   for (const [measure, row] of cells) {
-    if (rows.some(([m]) => m === measure)) continue;
+    if (written.has(measure)) continue;
     row.delete(column);
     if ([...row.values()].every((value) => value === '')) cells.delete(measure);
   }
@@ -75,29 +77,34 @@ export function withColumnFigures(
     row.set(column, value);
     cells.set(measure, row);
   }
-  const order = [...rows.map(([m]) => m), ...[...cells.keys()].filter((m) => !rows.some(([r]) => r === m))];
+  const order = [...written, ...[...cells.keys()].filter((m) => !written.has(m))];
   const table = [
     `| ${target.rowHeader} | before | after |`,
     '| --- | --- | --- |',
     ...order.map((m) => `| ${m} | ${COLUMNS.map((c) => cells.get(m)?.get(c) ?? '').join(' | ')} |`),
   ];
   const noteLines = COLUMNS.map((c) => `- ${c}: ${notes.get(c) ?? '(not run yet)'}`);
-  const afterword = afterwordOf(old);
   const section = `${target.heading}\n\n${intro}\n\n${noteLines.join('\n')}\n\n${table.join('\n')}\n${afterword ? `\n${afterword}` : ''}`;
   if (!old) return `${markdown.replace(/\n*$/, '\n\n')}${section}`;
   return markdown.replace(old, () => (old.endsWith('\n\n') ? `${section}\n` : section));
 }
 
-/** What a section says after its table (written by hand: why the figures are what they are), kept as it is; empty when nothing follows. */
-function afterwordOf(section: string): string {
+/**
+ * A section cut after its table, the one headed by `rowHeader`: what a run rewrites (the intro,
+ * the notes and the table) and what follows it, written by hand (why the figures are what they
+ * are), kept as it is, tables and lists included. No table: all of it is the first part.
+ */
+function splitSection(section: string, rowHeader: string): { table: string; afterword: string } {
   const lines = section.replace(/\n+$/, '').split('\n');
-  const lastRow = lines.map((line) => line.startsWith('|')).lastIndexOf(true);
-  if (lastRow < 0) return '';
+  const header = lines.findIndex((line) => line.startsWith(`| ${rowHeader} |`));
+  if (header < 0) return { table: section, afterword: '' };
+  let end = header;
+  while (end + 1 < lines.length && lines[end + 1]!.startsWith('|')) end++;
   const rest = lines
-    .slice(lastRow + 1)
+    .slice(end + 1)
     .join('\n')
     .replace(/^\n+/, '');
-  return rest ? `${rest}\n` : '';
+  return { table: lines.slice(0, end + 1).join('\n'), afterword: rest ? `${rest}\n` : '' };
 }
 
 /** The column a run fills: `--as before` or `--as after` (the default: the figures of the code as it is now). */

@@ -77,10 +77,13 @@ test('a run fills its column of the section and keeps the other column, the note
   assert.match(afterOnly, /\| new name \| {2}\| 2 \|/);
 
   // What the section says after its table, written by hand, stays through the next run.
-  const explained = afterOnly.replace('\n\n## Later section', '\n\nWhy: a profile says so.\n\n- a point\n\n## Later section');
+  const explained = afterOnly.replace(
+    '\n\n## Later section',
+    '\n\nWhy: a profile says so.\n\n| a table | of | its own |\n\n- after: a point\n\n## Later section',
+  );
   const rerun = withColumnFigures(explained, TURN_IO_SECTION, 'How.', [['new name', '3']], 'after', 'commit eee');
   assert.match(
     rerun,
-    /\| new name \| {2}\| 3 \|\n\| plain turn: state\.json writes \| 5 \| {2}\|\n\nWhy: a profile says so\.\n\n- a point\n\n## Later section\n\nkept\n$/,
+    /- after: commit eee\n\n\| per turn \| before \| after \|\n\| --- \| --- \| --- \|\n\| new name \| {2}\| 3 \|\n\| plain turn: state\.json writes \| 5 \| {2}\|\n\nWhy: a profile says so\.\n\n\| a table \| of \| its own \|\n\n- after: a point\n\n## Later section\n\nkept\n$/,
   );
 });
