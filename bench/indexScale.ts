@@ -12,7 +12,6 @@ import path from 'node:path';
 import { ScriptedModelServer } from '../test/support/modelServer';
 import { wasmPathIn } from '../test/support/store';
 import { numberArg } from './benchInputs';
-import { cacheRoot } from './cachedStore';
 import { listRows, rebuildRow, searchRows, sizeRow } from './indexScale/measureCommands';
 import { gitRow, turnRows } from './indexScale/measureTurns';
 import { nativeSqlite } from './indexScale/nativeSqlite';
@@ -97,7 +96,7 @@ async function main(): Promise<void> {
   };
   try {
     for (const count of plan.sizes) {
-      const refusal = roomFor(count, cacheRoot(), { workspaces: plan.workspaces, longTurns: plan.longTurns, shape });
+      const refusal = roomFor(count, { workspaces: plan.workspaces, longTurns: plan.longTurns, shape });
       if (refusal) {
         say(refusal);
         skipped.push(sizeLabel(count));

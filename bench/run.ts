@@ -32,7 +32,7 @@ import { sectionOf } from './resultsSection';
 import { startupBench, startupChild } from './startup';
 import { IMPORT_HEADING, importBench } from './import';
 import { TURN_IO_SECTION } from './turnIo/runTurnIo';
-import { INDEX_SCALE_SECTION, scaleSectionOf } from './indexScale/rig';
+import { INDEX_SCALE_SECTION, sizedScaleHeadings } from './indexScale/rig';
 import { wasmPathIn } from '../test/support/store';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -154,7 +154,7 @@ function render(): void {
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
  * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing, titles
- * of huge first prompts, fresh-process turn operations, the index at scale.
+ * of huge first prompts, fresh-process turn operations, the index at scale (at every size run).
  */
 function keptSections(previous: string): string {
   const kept = [
@@ -167,7 +167,7 @@ function keptSections(previous: string): string {
     HUGE_PROMPTS_HEADING,
     TURN_OPS_HEADING,
     INDEX_SCALE_SECTION.heading,
-    scaleSectionOf([100_000]).heading,
+    ...sizedScaleHeadings(previous),
   ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));
   return kept.filter((k) => k.trim()).join('\n');
 }

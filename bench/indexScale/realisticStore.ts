@@ -11,7 +11,7 @@ import { WireLogWriter } from '../../src/core/wire/wireLog';
 import type { NewRecord } from '../../src/core/wire/records';
 import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 import { random } from '../benchInputs';
-import { cachedStoreOf, storeIsCached, type BenchStore } from '../cachedStore';
+import { cacheRoot, cachedStoreOf, storeIsCached, type BenchStore } from '../cachedStore';
 import { createdAt, titleOf, writeSessionFolder } from '../generate';
 import { shapedTurn } from '../turnOps/generateSession';
 import { drawn, OUTPUT_WORD, plantedIn, PROMPT_WORD, wordsText, type StoreShape } from './storeShape';
@@ -149,8 +149,9 @@ function storeFolder(count: number, workspaces: number, longTurns: number, shape
  * Whether the store of `count` sessions is there (generated whole before) or the disk can hold it
  * twice over; the sentence to refuse with when neither.
  */
-export function roomFor(count: number, cacheDir: string, of: { workspaces: number; longTurns: number; shape: StoreShape }): string | undefined {
+export function roomFor(count: number, of: { workspaces: number; longTurns: number; shape: StoreShape }): string | undefined {
   if (storeIsCached(storeFolder(count, of.workspaces, of.longTurns, of.shape))) return undefined;
+  const cacheDir = cacheRoot();
   fs.mkdirSync(cacheDir, { recursive: true });
   const stats = fs.statfsSync(cacheDir);
   const free = stats.bavail * stats.bsize;

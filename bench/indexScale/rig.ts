@@ -5,21 +5,28 @@ import type { NativeSqlite } from './nativeSqlite';
 /** The benchmark's section of bench/RESULTS.md (a full `npm run bench` keeps it as it was). */
 export const INDEX_SCALE_SECTION: ColumnSection = { heading: '## Index at scale: what users type, from fresh processes', rowHeader: 'measure (goal)' };
 
+/** The sizes a full run measures unless told. */
+export const DEFAULT_SIZES: readonly number[] = [1_000, 10_000];
+
 /**
  * The section a run fills: the default sizes (1k and 10k) fill INDEX_SCALE_SECTION; other sizes
- * (a 100k run takes hours) fill a section of their own, so each column's note names the run its
- * figures come from.
+ * (a 100k run takes about 17 minutes) fill a section of their own, so each column's note names the
+ * run its figures come from.
  */
 export function scaleSectionOf(sizes: readonly number[]): ColumnSection {
   if (sizes.join() === DEFAULT_SIZES.join()) return INDEX_SCALE_SECTION;
   return {
-    heading: `## Index at ${sizes.map(sizeLabel).join(' and ')} sessions: what users type, from fresh processes`,
+    heading: `${SIZED_SECTION_START}${sizes.map(sizeLabel).join(' and ')} sessions: what users type, from fresh processes`,
     rowHeader: INDEX_SCALE_SECTION.rowHeader,
   };
 }
 
-/** The sizes a full run measures unless told. */
-export const DEFAULT_SIZES: readonly number[] = [1_000, 10_000];
+const SIZED_SECTION_START = '## Index at ';
+
+/** The headings of the sections runs at other sizes filled in `markdown` (a full `npm run bench` keeps them as they were). */
+export function sizedScaleHeadings(markdown: string): string[] {
+  return markdown.split('\n').filter((line) => line.startsWith(SIZED_SECTION_START) && line !== INDEX_SCALE_SECTION.heading && / sessions: /.test(line));
+}
 
 /** A table row of the section: what is measured (the store's size in it), and its figures in words. */
 export type ScaleRow = readonly [string, string];
