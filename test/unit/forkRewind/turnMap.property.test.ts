@@ -13,7 +13,7 @@ import { readContextTail } from '../../../src/core/wire/contextTail';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
 import { replay, type History } from '../../../src/core/wire/replay';
 import { readWireLog } from '../../../src/core/wire/wireReader';
-import { logArb, writeRandomSession } from '../../support/randomLog';
+import { logArb, writeRandomSession, type LogOp } from '../../support/randomLog';
 import { openStore, tempDir } from '../../support/store';
 
 // The turn map is the one model of where turns lie: a rewind reads only the spans of the turns it
@@ -93,6 +93,8 @@ test('a rewind read from the turn map says what a whole read says; its undo is o
   assert.ok(rewound > 60 && undone === rewound, `most runs rewind and undo (${rewound}, ${undone})`);
 });
 
+const emptyTurn: LogOp = { kind: 'turn', prompt: '', tools: [], resultChars: 0, answer: '', outcome: 'completed', model: 0 };
+
 test('the newest pages and the context tail, read from the end, are what a whole read says', async () => {
   await fc.assert(
     fc.asyncProperty(logArb, fc.integer({ min: 1, max: 6 }), ({ ops, tornTail }, limit) => {
@@ -114,6 +116,10 @@ test('the newest pages and the context tail, read from the end, are what a whole
       );
       assert.equal(tail.openTurn, history.openTurn);
     }),
-    { numRuns: 200 },
+    {
+      numRuns: 200,
+      // Found by this property: two rewinds in a row and an undo, which takes back the second only.
+      examples: [[{ ops: [emptyTurn, emptyTurn, { kind: 'rewind', pick: 325727169 }, { kind: 'rewind', pick: 0 }, { kind: 'undo-record' }], tornTail: 0 }, 1]],
+    },
   );
 });
