@@ -32,6 +32,25 @@ export function readModelSettings(): ModelSettings {
   };
 }
 
+let modelWrites: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `write`, which saves several model settings one by one. Until it ends,
+ * `settledModelSettings` waits: a reader between two writes would see half of a choice (the new
+ * provider with the old demo flag, say), however slow the writes are.
+ */
+export function writingModelSettings<T>(write: () => Promise<T>): Promise<T> {
+  const done = modelWrites.then(write, write);
+  modelWrites = done.catch(() => undefined);
+  return done;
+}
+
+/** The model settings once no pick is half-written. */
+export async function settledModelSettings(): Promise<ModelSettings> {
+  await modelWrites;
+  return readModelSettings();
+}
+
 /** True when a change touches the model settings. */
 export function affectsModelSettings(event: vscode.ConfigurationChangeEvent): boolean {
   return ['provider', 'model', 'baseUrl', 'demoModel', 'contextWindow', 'maxOutputTokens', 'imageInput'].some((key) =>

@@ -26,7 +26,7 @@ import { Disposable, disposeAll } from '../disposable';
 import { chooseModel } from '../lm/chooseModel';
 import { openChangeDiff, openToolDiff, registerCheckpointDocuments } from './toolDiffEditor';
 import { listModelChoices, switchModel } from '../model/modelPicker';
-import { affectsModelSettings, readModelSettings } from '../settings';
+import { affectsModelSettings, settledModelSettings } from '../settings';
 import { ChatPage, type ChatSurface } from './chatPage';
 import { showChangesUndone } from './changesUndo';
 import { CurrentSession } from './currentSession';
@@ -408,7 +408,7 @@ export class ChatHub extends Disposable {
   }
 
   private async lookUpModel(): Promise<ModelInfo> {
-    const settings = readModelSettings();
+    const settings = await settledModelSettings();
     try {
       const { model, limits } = await chooseModel();
       if (limits)

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ModelConfigError, resolveModelWithLimits, SETTINGS_NAMES, withLimits } from '../../core/model/modelSettings';
 import type { ModelChoice } from '../../core/session/session';
-import { readModelSettings } from '../settings';
+import { settledModelSettings } from '../settings';
 import { VSCODE_LM, vscodeLmModel } from './vscodeLmStream';
 
 /**
@@ -11,7 +11,7 @@ import { VSCODE_LM, vscodeLmModel } from './vscodeLmStream';
  * `braid.contextWindow` / `braid.maxOutputTokens`, else what the server or catalogue says.
  */
 export async function chooseModel(): Promise<ModelChoice> {
-  const settings = readModelSettings();
+  const settings = await settledModelSettings();
   if (settings.provider && settings.provider !== VSCODE_LM) return { ...(await resolveModelWithLimits(settings)), thinking: 'off' };
   const models = await vscode.lm.selectChatModels(settings.model ? { id: settings.model } : {});
   const chat = models[0];

@@ -5,7 +5,7 @@ import type { ModelChoiceItem, ModelPick } from '../../protocol/messages';
 import { secretKey } from '../apiKeys';
 import { chooseModel } from '../lm/chooseModel';
 import { VSCODE_LM } from '../lm/vscodeLmStream';
-import { readModelSettings } from '../settings';
+import { readModelSettings, writingModelSettings } from '../settings';
 import { modelChoices, providerModelLines, settingsForPick } from './modelChoices';
 
 const isCatalogueProvider = (provider: string) => (getProviders() as string[]).includes(provider);
@@ -84,15 +84,18 @@ export async function resolvePick(pick: ModelPick): Promise<{ provider: string; 
 
 /** Saves the model in the user's settings (they are user-only: see the Security model); the next turn uses it. */
 export async function applyModel(secrets: vscode.SecretStorage, pick: { provider: string; model: string; baseUrl?: string }): Promise<void> {
-  const now = readModelSettings();
-  const next = settingsForPick(now, pick, isCatalogueProvider);
-  const config = vscode.workspace.getConfiguration('braid');
-  const write = (key: 'provider' | 'model' | 'baseUrl', value: string, was: string) =>
-    value === was ? undefined : config.update(key, value, vscode.ConfigurationTarget.Global);
-  await write('baseUrl', next.baseUrl, now.baseUrl);
-  await write('provider', next.provider, now.provider);
-  await write('model', next.model, now.model);
-  if (now.demo && !next.demo) await config.update('demoModel', false, vscode.ConfigurationTarget.Global);
+  const { now, next } = await writingModelSettings(async () => {
+    const now = readModelSettings();
+    const next = settingsForPick(now, pick, isCatalogueProvider);
+    const config = vscode.workspace.getConfiguration('braid');
+    const write = (key: 'provider' | 'model' | 'baseUrl', value: string, was: string) =>
+      value === was ? undefined : config.update(key, value, vscode.ConfigurationTarget.Global);
+    await write('baseUrl', next.baseUrl, now.baseUrl);
+    await write('provider', next.provider, now.provider);
+    await write('model', next.model, now.model);
+    if (now.demo && !next.demo) await config.update('demoModel', false, vscode.ConfigurationTarget.Global);
+    return { now, next };
+  });
   const cleared = next.clearedBaseUrl ? ` braid.baseUrl (${now.baseUrl}) was cleared: it was the address for ${now.provider || 'the previous provider'}.` : '';
   const needsKey =
     isCatalogueProvider(next.provider) && !(await secrets.get(secretKey(next.provider))) && !getEnvApiKey(next.provider) && !process.env.BRAID_API_KEY;
