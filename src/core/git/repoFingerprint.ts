@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { lstat, readSmall } from './gitFiles';
 
 /**
  * What a folder's repository looks like to the parts of the git context that do not look at the
@@ -21,9 +22,6 @@ export type RepoFingerprint = string | undefined;
 
 /** No repository: {@link repoFingerprint} of a folder with no `.git` above it. */
 export const NO_REPOSITORY = 'none';
-
-/** HEAD, a ref, or the configuration is read whole only up to this size. */
-const MAX_READ = 256 * 1024;
 
 /** Where git keeps what the cached answers depend on besides HEAD, its ref and the configuration: their stat is enough, as git replaces them by renaming. */
 const STAT_ONLY = [
@@ -111,31 +109,4 @@ function linkFree(realGitDir: string, relative: string): boolean {
 
 function statKey(stat: fs.Stats): string {
   return `${stat.mode} ${stat.ino} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}`;
-}
-
-function lstat(file: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A regular file's text, read without following a link and without blocking on a FIFO; undefined for anything else or anything larger than {@link MAX_READ}. */
-function readSmall(file: string): string | undefined {
-  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-  if (O_NOFOLLOW === undefined || O_NONBLOCK === undefined) return undefined; // Windows: ask git
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_READ) return undefined;
-    const buffer = Buffer.alloc(stat.size);
-    const read = fs.readSync(fd, buffer, 0, stat.size, 0);
-    return buffer.toString('utf8', 0, read);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
 }

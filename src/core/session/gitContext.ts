@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import { readHead } from '../git/headCommit';
+import { madeCommits, type MadeCommit } from '../git/madeCommits';
 import { repoFacts, type RepoFacts } from '../git/repoFacts';
 import type { SafeGit } from '../git/safeGit';
 
@@ -26,6 +29,11 @@ export interface WorkspaceGit {
   readonly branch: string | undefined;
   /** The git context as the model reads it: asks git for the status (one process). */
   context(): Promise<string>;
+  /**
+   * The commits made since the turn began (at `sinceMs`), when HEAD moved since this was read:
+   * none, and no git process, while it did not. The work tree's top comes with them, for their paths.
+   */
+  madeSince(sinceMs: number): Promise<{ root: string; commits: MadeCommit[] } | undefined>;
 }
 
 /**
@@ -38,7 +46,27 @@ export async function workspaceGit(workspaceDir: string, options: { timeoutMs?: 
   const tree = repo?.facts.tree;
   if (!repo || !tree) return undefined;
   const branch = typeof tree.branch === 'string' && tree.branch ? tree.branch : undefined; // git-facts.json is a cache another process wrote
-  return { branch, context: async () => describe(tree, await status(repo.git)) };
+  const head = readHead(workspaceDir); // HEAD as the turn begins, from .git (no git process)
+  return {
+    branch,
+    context: async () => describe(tree, await status(repo.git)),
+    madeSince: async (sinceMs) => {
+      const now = head && readHead(workspaceDir);
+      if (!now?.commit || now.commit === head?.commit || now.top !== head?.top) return undefined;
+      const commits = await madeCommits(repo.git, head.commit, now.commit, sinceMs);
+      if (!commits) throw new Error('git log failed, or printed what Braid does not read');
+      return commits.length ? { root: realPath(now.top), commits } : undefined;
+    },
+  };
+}
+
+/** `dir` with its links resolved, as `file_change` records name a workspace folder; itself when that fails. */
+function realPath(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** The work tree's short status. */

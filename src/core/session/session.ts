@@ -182,6 +182,8 @@ interface ActiveTurn {
   endedBecause?: string;
   /** While the turn is held: how many messages the kernel had before it, and the events its held records would have sent. */
   held?: { messagesBefore: number; events: SessionEvent[] };
+  /** The work tree as the turn began (in a trusted workspace in a repository), and when: commits made since are recorded. */
+  readonly git?: { readonly tree: WorkspaceGit; readonly since: number };
 }
 
 interface Prompt {
@@ -971,6 +973,7 @@ export class Session {
     const snapshot: ModelSnapshot = { provider: model.provider, id: model.id, thinking };
     const hold = this.options.holdPromptUntilAnswer;
     const held = (typeof hold === 'function' ? hold() : hold) === true;
+    const since = Date.now();
     const turn = await this.writer.beginTurn(prompt.promptId, snapshot, prompt.mode, this.promptBlobs(), {
       hold: held,
       ...(prompt.goal?.auto ? { auto: 'goal' as const } : {}),
@@ -991,6 +994,7 @@ export class Session {
       choice,
       assistantStartedAt: Date.now(),
       ...(held ? { held: { messagesBefore: this.agent.state.messages.length, events: [] } } : {}),
+      ...(git ? { git: { tree: git, since } } : {}),
     };
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-start', turn, promptId: prompt.promptId, mode: prompt.mode });
@@ -1152,6 +1156,7 @@ export class Session {
     let unsaved = false;
     try {
       for (const m of closing) await this.writer.appendMessage(m);
+      await this.recordCommits(turn);
       await this.writer.endTurn(outcome, error);
     } catch (err) {
       if (!(err instanceof LeaseLostError || err instanceof LogWriteFailedError)) throw err;
@@ -1165,6 +1170,20 @@ export class Session {
     this.emit({ type: 'prompt', prompt: this.info(prompt) });
     this.emit({ type: 'turn-end', turn, outcome, ...(error ? { error } : {}), ...(unsaved ? { unsaved } : {}), usage: this.state.usage });
     this.emit({ type: 'status', status: this.state.status, paused: this.paused !== null });
+  }
+
+  /** The commits made while the turn ran, one record each (docs/reference.md, Turns and prompts); when git fails, none, and the output channel says why. */
+  private async recordCommits(turn: number): Promise<void> {
+    const git = this.active?.git;
+    if (!git) return;
+    let made: Awaited<ReturnType<WorkspaceGit['madeSince']>>;
+    try {
+      made = await git.tree.madeSince(git.since);
+    } catch (err) {
+      this.logger.warn(`session ${this.id}: the commits of turn ${turn} could not be read (${errorMessage(err)}); none is recorded`);
+      return;
+    }
+    for (const c of made?.commits ?? []) await this.writer.append({ t: 'commit', turn, root: made!.root, ...c });
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Message } from '@mariozechner/pi-ai';
+import { isCommitId } from '../git/headCommit';
 import type { TurnMode } from './turnMode';
 
 /** The wire format's version; readers read what they know of higher versions. */
@@ -167,6 +168,27 @@ export interface FileReviewRecord extends Base {
   /** As in `file_change`: the real path of the file's workspace folder. */
   readonly root?: string;
   readonly decision: 'keep';
+}
+
+/**
+ * A commit made while a turn ran (HEAD moved during it: by the agent's shell, or by the user in a
+ * terminal), written just before the turn's end, one record per commit, oldest first.
+ */
+export interface CommitRecord extends Base {
+  readonly t: 'commit';
+  readonly turn: number;
+  /** The commit's id and its parents' ids. */
+  readonly commit: string;
+  readonly parents: readonly string[];
+  /** The commit's time (its committer date), in milliseconds. */
+  readonly at: number;
+  readonly subject: string;
+  /** The real path of the work tree's top: `files` are relative to it, with `/` between folders. */
+  readonly root: string;
+  /** What the commit changed against its first parent: git's status letter (A, M, D, T) and the path. */
+  readonly files: readonly { readonly status: string; readonly path: string }[];
+  /** Files the commit changed beyond those listed (a record keeps at most a thousand). */
+  readonly moreFiles?: number;
 }
 
 export type TurnOutcome = 'completed' | 'failed' | 'cancelled' | 'interrupted';
@@ -342,6 +364,7 @@ export type KnownRecord =
   | ToolRecord
   | FileChangeRecord
   | FileReviewRecord
+  | CommitRecord
   | TurnEndRecord
   | ForkedRecord
   | RewindRecord
@@ -373,6 +396,7 @@ const KNOWN_TYPES = new Set([
   'tool',
   'file_change',
   'file_review',
+  'commit',
   'turn_end',
   'forked',
   'rewind',
@@ -444,6 +468,16 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       return isInt(r.turn) && typeof r.path === 'string';
     case 'file_review':
       return isInt(r.turn) && typeof r.path === 'string' && r.decision === 'keep';
+    case 'commit':
+      return (
+        isInt(r.turn) &&
+        isCommitId(r.commit) &&
+        Array.isArray(r.parents) &&
+        r.parents.every(isCommitId) &&
+        typeof r.root === 'string' &&
+        Array.isArray(r.files) &&
+        r.files.every((f: unknown) => typeof (f as { path?: unknown })?.path === 'string' && typeof (f as { status?: unknown }).status === 'string')
+      );
     case 'turn_end':
       return isInt(r.turn) && typeof r.outcome === 'string';
     case 'forked':
