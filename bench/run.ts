@@ -10,6 +10,7 @@
 // `-- --turn-ops` rewind, undo, fork and show --json as new processes on a 100 MB log (bench/turnOps.ts; `--as before|after`);
 // `-- --index-scale` list, search, index size, per-turn update, rebuild and git per turn on realistic stores of 1k and 10k
 // sessions, as new processes beside head+stat, native SQLite and grep (bench/indexScale.ts; `--sizes`, `--runs`, `--quick`, `--as`);
+// `-- --blame` braid blame of a 2,000-line file among 1,000 sessions beside git blame (bench/blame.ts; `--sessions`, `--runs`, `--as`);
 // `-- --huge-prompts` titles of first prompts of 100 KB to 60 MB (bench/hugePrompts.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
@@ -43,6 +44,7 @@ const STARTUP_HEADING = '## Startup and the git context per turn';
 const PREFIX_HEADING = '## Prompt prefix across turns';
 const HUGE_PROMPTS_HEADING = '## Titles of huge first prompts';
 const TURN_OPS_HEADING = '## Fresh-process turn operations on a 100 MB log';
+const BLAME_HEADING = '## Blame of a 2,000-line file among 1,000 sessions';
 /** The last full run's figures, from which `--render` writes RESULTS.md again. */
 const savedRun = path.join(repoRoot, 'out', 'bench', 'last-run.json');
 const previousResults = () => (fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Benchmark results\n');
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
   if (argv.includes('--turn-io')) return runTsBench('turnIo.ts', argv);
   if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
   if (argv.includes('--turn-ops')) return runTsBench('turnOps.ts', argv, ['--mb', '--runs', '--no-write']);
+  if (argv.includes('--blame')) return runTsBench('blame.ts', argv, ['--sessions', '--runs', '--no-write']);
   if (argv.includes('--index-scale')) return runTsBench('indexScale.ts', argv, ['--sizes', '--runs', '--quick', '--no-write']);
   if (argv.includes('--huge-prompts')) return runTsBench('hugePrompts.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);
@@ -154,7 +157,7 @@ function render(): void {
 /**
  * The sections of their own runs, kept as they were: fork and rewind before and after, per-turn
  * state I/O (which bench/turnIo.ts then fills), the Chat view paging, startup, importing, titles
- * of huge first prompts, fresh-process turn operations, the index at scale (at every size run).
+ * of huge first prompts, fresh-process turn operations, blame, the index at scale (at every size run).
  */
 function keptSections(previous: string): string {
   const kept = [
@@ -166,6 +169,7 @@ function keptSections(previous: string): string {
     IMPORT_HEADING,
     HUGE_PROMPTS_HEADING,
     TURN_OPS_HEADING,
+    BLAME_HEADING,
     INDEX_SCALE_SECTION.heading,
     ...sizedScaleHeadings(previous),
   ].map((heading) => sectionOf(previous, heading).replace(/\n*$/, '\n'));

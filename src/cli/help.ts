@@ -131,6 +131,19 @@ first match of each. A turn is searched once it ended.
                  the title), snippet, match (where the word lies in the snippet) and start and end
                  (the turn's bytes in the session's main log)`,
       },
+      blame: {
+        usage: '<file>[:<line>[-<line>]] [--json]',
+        summary: 'the turn that wrote each line of a file, its prompt, model and commit',
+        details: `Prints the file's lines (or those asked for), each with the Braid turn that wrote it: the
+session's short id, #turn, and the commit that holds it (its short id) or "uncommitted". A line
+no turn wrote, or that someone changed since (by hand or with another tool), has none. Then each
+turn named: when it wrote, its model and its prompt. Lines are followed through every later
+write (Braid's, and the edits between them) to the file as it is now. Sessions of this workspace
+are read, and of any folder above the file that has sessions.
+
+  --json         as JSON: file, lines [{line, text, author: {sessionId, shortId, turn, prompt,
+                 model, at, commit: {id, at, subject} | null} | null}]`,
+      },
       show: {
         usage: '<id> [--json]',
         summary: "a session's record and conversation, turns numbered",

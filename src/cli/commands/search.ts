@@ -30,6 +30,8 @@ export async function search(ctx: CliContext, argv: readonly string[]): Promise<
   return ctx.withStore(async (store) => {
     // A workspace the store has nothing of is searched without making its folder and index.
     const none = filter.workspaceKey !== undefined && !store.index.holdsWorkspace(filter.workspaceKey);
+    // A turn another process ended before it saved the index (or was killed) is searched too.
+    if (!none) await store.index.catchUpWithFolders(filter.workspaceKey);
     const results = (none ? [] : store.index.searchTurns(text, filter)).map(({ row, turns }) => ({
       row,
       turns: turnResults(store.layout, row, turns, text, file),

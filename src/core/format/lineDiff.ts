@@ -6,7 +6,7 @@ const MAX_LINES = 400;
 const LCS_LIMIT = 600;
 
 /** A text's lines: a final newline ends the last line; it is not a line of its own. */
-function linesOf(text: string): string[] {
+export function linesOf(text: string): string[] {
   return text === '' ? [] : text.replace(/\n$/, '').split('\n');
 }
 

@@ -2,7 +2,7 @@ import type { SessionSummary } from '../format/summary';
 import type { SessionState } from '../format/sessionState';
 import * as rows from './indexRows';
 import { queryAll, type Database } from './sqlite';
-import type { SearchHit } from './turnSearch';
+import { turnsOfFile, type FileTurn, type SearchHit } from './turnSearch';
 import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
 
 /** What can be asked of the index: lists, counts, search and usage, all read from this process's copy. */
@@ -26,6 +26,11 @@ export abstract class IndexQueries {
   /** The sessions `search` would return, without their rows, each with its matching turns. */
   searchHits(text: string, filter: rows.SearchFilter): SearchHit[] {
     return this.read((db) => rows.searchSessions(db, text, filter));
+  }
+
+  /** The turns that changed or committed the file at `absolutePath` (see turnsOfFile). */
+  turnsOfFile(absolutePath: string): FileTurn[] {
+    return this.read((db) => turnsOfFile(db, absolutePath));
   }
 
   /** The rows of these sessions that the index has. */

@@ -11,7 +11,7 @@ import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { readFolderSummary, type FolderDrift } from './indexFolders';
 import type { ListFilter, RowKey, SearchFilter, SessionRow, WorkspaceRow } from './indexRows';
-import type { SearchHit, TurnHit } from './turnSearch';
+import type { FileTurn, SearchHit, TurnHit } from './turnSearch';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
 import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
 import type { WholeFileCheck } from './indexFile';
@@ -316,6 +316,11 @@ export class SessionIndex {
       const row = rows.get(hit.id);
       return row ? [{ row, turns: hit.turns }] : [];
     });
+  }
+
+  /** The turns of a workspace's sessions that changed or committed the file at `absolutePath`. */
+  turnsOfFile(workspaceKey: string, absolutePath: string): FileTurn[] {
+    return this.shard(workspaceKey).turnsOfFile(absolutePath);
   }
 
   /** The hits of the filter's workspace, or of every workspace, each with its index. */

@@ -205,6 +205,31 @@ export function searchHits(db: Database, text: string, filter: SearchOptions, wh
   return rows.map((r) => ({ id: r.id, updatedAt: r.updated_at, turns: turnHits(r.turns) }));
 }
 
+/** A turn whose changes or commits named a file, and its span of its session's main log. */
+export interface FileTurn {
+  readonly id: string;
+  readonly turn: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Every turn (live or dropped by a rewind) that changed or committed a file whose recorded path is
+ * an end of `absolutePath` (`src/x.ts` of `/repo/src/x.ts`), in log order per session: the turns
+ * that may have written it. Looked up by the table's key, one candidate end at a time.
+ */
+export function turnsOfFile(db: Database, absolutePath: string): FileTurn[] {
+  const parts = absolutePath.replace(/\\/g, '/').split('/').filter(Boolean);
+  const ends = parts.map((_, i) => parts.slice(i).join('/'));
+  if (ends.length === 0) return [];
+  return queryAll<{ id: string; turn: number; start: number; span_end: number }>(
+    db,
+    `SELECT DISTINCT s.id, d.turn, d.start, d.span_end FROM session_files sf CROSS JOIN turn_docs d ON d.docid = sf.docid
+    CROSS JOIN sessions s ON s.seq = d.session_seq WHERE sf.path IN (${ends.map(() => '?').join(', ')}) ORDER BY s.seq, d.start`,
+    ends,
+  ).map((r) => ({ id: r.id, turn: r.turn, start: r.start, end: r.span_end }));
+}
+
 /** A path, or a path's end, as session_files holds them: `/` between folders, no leading `./`. */
 function normalizedPath(file: string): string {
   return file.replace(/\\/g, '/').replace(/^(\.\/)+/, '');

@@ -73,7 +73,12 @@ function addRecord(content: TurnContent, line: string, turn: number): void {
   const record = read.record;
   if (!('turn' in record) || record.turn !== turn) return;
   if (record.t === 'message') content.texts.push(...messageTexts(record));
-  else if (record.t === 'file_change' && !content.files.includes(record.path)) content.files.push(record.path);
+  else if (record.t === 'file_change') addFile(content, record.path);
+  else if (record.t === 'commit') for (const file of record.files) addFile(content, file.path);
+}
+
+function addFile(content: TurnContent, file: string): void {
+  if (!content.files.includes(file)) content.files.push(file);
 }
 
 /** The searchable texts of a message record. */

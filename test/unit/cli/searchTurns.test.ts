@@ -167,3 +167,24 @@ test('a rewind takes its turns out of search, its undo brings them back, a fork 
     'deleted',
   );
 });
+
+test('a turn another process ended before it saved the index is found by a fresh search', async () => {
+  const data = tempDir('braid-search-unsaved-');
+  // The writer's index saves a minute after a change: the turn's end is in the log only.
+  const store = await openStore(data, { saveDelayMs: 60_000 });
+  try {
+    const s = await store.create({ workspaceDir: WORKSPACE });
+    const w = await store.openWriter(s.id);
+    await addTurn(w, 'where is the okapi', 'the okapi sleeps behind the marmosets');
+    const r = await braidIn(['--data-dir', data, 'search', 'marmosets', '--json'], { cwd: WORKSPACE });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(
+      (JSON.parse(r.out) as JsonResult[]).map((x) => [x.id, x.turns.map((t) => t.turn)]),
+      [[s.id, [1]]],
+    );
+    await w.close();
+  } finally {
+    await store.close();
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
