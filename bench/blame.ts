@@ -102,7 +102,17 @@ async function buildRig(scratch: string, sessions: number, shape: SessionShape):
         const parent = git('rev-parse', 'HEAD~1').trim();
         const extra: NewRecord[] = [
           { t: 'file_change', turn, toolCallId: `call_${turn}_w`, path: 'src/big.ts', before, after, root: fs.realpathSync(repo), ts },
-          { t: 'commit', turn, commit, parents: [parent], at: Math.floor(ts / 1000) * 1000, subject: `write ${write}`, root: fs.realpathSync(repo), files: [{ status: 'M', path: 'src/big.ts' }], ts },
+          {
+            t: 'commit',
+            turn,
+            commit,
+            parents: [parent],
+            at: Math.floor(ts / 1000) * 1000,
+            subject: `write ${write}`,
+            root: fs.realpathSync(repo),
+            files: [{ status: 'M', path: 'src/big.ts' }],
+            ts,
+          },
         ];
         records.splice(records.length - 1, 0, ...extra);
       }
@@ -152,7 +162,9 @@ async function main(): Promise<void> {
     const shape = sessionShape(repoRoot);
     const started = Date.now();
     const rig = await buildRig(scratch, sessions, shape);
-    console.log(`store: ${sessions} sessions, ${WRITES} writes of the file, built in ${((Date.now() - started) / 1000).toFixed(0)} s; blame claims ${rig.claimedLines} lines`);
+    console.log(
+      `store: ${sessions} sessions, ${WRITES} writes of the file, built in ${((Date.now() - started) / 1000).toFixed(0)} s; blame claims ${rig.claimedLines} lines`,
+    );
     const cli = path.join(repoRoot, 'dist', 'cli.js');
     const braid = timed(runs, process.execPath, [cli, '--data-dir', rig.data, 'blame', rig.file], rig.repo);
     const gitBlame = timed(runs, 'git', ['blame', '--', 'src/big.ts'], rig.repo);
