@@ -1,9 +1,10 @@
 // `braid blame` of a 2,000-line file in a repository with 1,000 sessions, as a new process, beside
 // `git blame` of the same file (the simplest peer: its history is 100 commits) and a new node
 // process that only reads the file (the floor), in the same run. Run:
-//   node scripts/run-ts.mjs bench/blame.ts [--sessions 1000] [--runs 5] [--as before|after] [--no-write]
+//   node scripts/run-ts.mjs bench/blame.ts [--sessions 1000] [--runs 5] [--as before|after] [--no-write] [--keep]
 // (or `npm run bench -- --blame`, which builds dist/ first). Prints the table and fills one column
-// (default `after`) of "Blame of a 2,000-line file among 1,000 sessions" in bench/RESULTS.md.
+// (default `after`) of "Blame of a 2,000-line file among 1,000 sessions" in bench/RESULTS.md;
+// `--keep` leaves the repository and the store in place, for profiling.
 //
 // The store: 1,000 sessions of the repository, each of 8 turns in the shape of real sessions
 // (turnOps/sessionShape.ts: prompt, tool calls and outputs, answer), written as the log writer
@@ -183,7 +184,8 @@ async function main(): Promise<void> {
     fs.writeFileSync(resultsFile, withColumnFigures(previous, SECTION, INTRO, table, column, runNote(repoRoot, detail)));
     console.log(`\nwrote the ${column} column of "${SECTION.heading.slice(3)}" in bench/RESULTS.md`);
   } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
+    if (argv.includes('--keep')) console.log(`kept the repository and the store in ${scratch}`);
+    else fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -208,6 +208,8 @@ export function searchHits(db: Database, text: string, filter: SearchOptions, wh
 /** A turn whose changes or commits named a file, and its span of its session's main log. */
 export interface FileTurn {
   readonly id: string;
+  /** The session's workspace folder: what a `file_change` written before records named their root is relative to. */
+  readonly workspaceDir: string;
   readonly turn: number;
   readonly start: number;
   readonly end: number;
@@ -222,12 +224,12 @@ export function turnsOfFile(db: Database, absolutePath: string): FileTurn[] {
   const parts = absolutePath.replace(/\\/g, '/').split('/').filter(Boolean);
   const ends = parts.map((_, i) => parts.slice(i).join('/'));
   if (ends.length === 0) return [];
-  return queryAll<{ id: string; turn: number; start: number; span_end: number }>(
+  return queryAll<{ id: string; workspace_dir: string; turn: number; start: number; span_end: number }>(
     db,
-    `SELECT DISTINCT s.id, d.turn, d.start, d.span_end FROM session_files sf CROSS JOIN turn_docs d ON d.docid = sf.docid
+    `SELECT DISTINCT s.id, s.workspace_dir, d.turn, d.start, d.span_end FROM session_files sf CROSS JOIN turn_docs d ON d.docid = sf.docid
     CROSS JOIN sessions s ON s.seq = d.session_seq WHERE sf.path IN (${ends.map(() => '?').join(', ')}) ORDER BY s.seq, d.start`,
     ends,
-  ).map((r) => ({ id: r.id, turn: r.turn, start: r.start, end: r.span_end }));
+  ).map((r) => ({ id: r.id, workspaceDir: r.workspace_dir, turn: r.turn, start: r.start, end: r.span_end }));
 }
 
 /** A path, or a path's end, as session_files holds them: `/` between folders, no leading `./`. */

@@ -77,7 +77,7 @@ function readTurns(index: SessionIndex, layout: StoreLayout, workspaceKeys: read
       bySession.set(t.id, session);
     }
   for (const [id, { key, turns }] of bySession) {
-    const workspaceDir = index.get(id)?.workspaceDir;
+    const workspaceDir = turns[0]!.workspaceDir;
     const dir = layout.sessionDir(key, id);
     const log = new SpanReader(layout.agentLog(dir));
     const blobs = new BlobStore(layout.blobsDir(dir));
@@ -151,10 +151,13 @@ function replay(writes: readonly Write[], now: Buffer): Authors {
     lines = image;
     if (hash) known.set(hash, authors);
   };
+  let image: string | null | undefined; // the hash of the image the last write left
   for (const { record, blobs, author } of writes) {
-    const before = imageOf(blobs, record.before);
+    // Most writes begin from the image the last one left: it is not read again.
+    const before = record.before === image ? undefined : imageOf(blobs, record.before);
     if (before) follow(record.before, before, null);
     const after = imageOf(blobs, record.after);
+    image = after ? record.after : undefined;
     if (!after) {
       [lines, authors] = [[], []]; // removed, or its image is gone (braid gc): nothing to follow
       continue;
