@@ -129,3 +129,34 @@ test('a rewind that restored the file takes its lines back from blame, its undo 
     await f.cleanup();
   }
 });
+
+test('a file no turn wrote claims no line; a binary file is refused; a write whose images braid gc removed claims nothing and breaks nothing', async () => {
+  const f = await sessionFixture({ 'plain.txt': 'a\nb\n', 'bin.dat': 'x\0y' });
+  try {
+    const session = await f.open();
+    await writeTurn(f, session, 'write c', 'plain.txt', 'a\nb\nc by turn 1\n');
+    await session.close();
+    const data = ['--data-dir', f.store.layout.root];
+    fs.writeFileSync(path.join(f.workspace, 'other.txt'), 'nobody\n');
+    const none = await braidIn([...data, 'blame', 'other.txt'], { cwd: f.workspace });
+    assert.equal(none.code, 0, none.err);
+    assert.match(none.out, /^1 {2}│ nobody\n\n0 of 1 lines written by Braid\.\n$/);
+    const binary = await braidIn([...data, 'blame', 'bin.dat'], { cwd: f.workspace });
+    assert.equal(binary.code, 1);
+    assert.match(binary.err, /bin\.dat is a binary file/);
+    const before = await braidIn([...data, 'blame', 'plain.txt', '--json'], { cwd: f.workspace });
+    assert.deepEqual(
+      (JSON.parse(before.out) as BlameJson).lines.map((l) => l.author?.turn ?? null),
+      [null, null, 1],
+    );
+    fs.rmSync(f.store.layout.blobsDir(f.store.locate(session.id)), { recursive: true, force: true });
+    const gone = await braidIn([...data, 'blame', 'plain.txt', '--json'], { cwd: f.workspace });
+    assert.equal(gone.code, 0, gone.err);
+    assert.deepEqual(
+      (JSON.parse(gone.out) as BlameJson).lines.map((l) => l.author),
+      [null, null, null],
+    );
+  } finally {
+    await f.cleanup();
+  }
+});
