@@ -433,7 +433,7 @@ function writeFiles(dir: string, files: Record<string, string>): void {
 }
 
 /** Debian's Chromium, headless, driven by Playwright. */
-function launchBrowser(): Promise<Browser> {
+export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: ensureToolchain().chromium,
     headless: true,
