@@ -40,21 +40,25 @@ interface ListedSession {
   updatedAt: string;
 }
 
-/** Runs the CLI on the workbench's storage; async so the scripted model server can answer it. */
-async function braid(args: string[], workspace = workbench.workspace): Promise<string> {
+/**
+ * Runs the CLI on the workbench's storage; async so the scripted model server can answer it.
+ * `behindMs`: the CLI's clock runs that far behind, so what it writes is that old already.
+ */
+async function braid(args: string[], workspace = workbench.workspace, behindMs = 0): Promise<string> {
   const env = { ...process.env, BRAID_PROVIDER: 'openai-compatible', BRAID_MODEL: 'scripted-model', BRAID_BASE_URL: model.baseUrl };
+  const clock = behindMs ? ['--require', path.join(repoRoot, 'out', 'test', 'workers', 'clockBehind.cjs')] : [];
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, '--workspace', workspace, ...args],
-    { env, encoding: 'utf8' },
+    [...clock, path.join(repoRoot, 'dist', 'cli.js'), '--data-dir', workbench.globalStorage, '--workspace', workspace, ...args],
+    { env: { ...env, BRAID_CLOCK_BEHIND_MS: String(behindMs) }, encoding: 'utf8' },
   );
   return stdout;
 }
 
-/** One headless turn with a scripted answer; returns the session's id. */
-async function exec(prompt: string, options: { session?: string; workspace?: string } = {}): Promise<string> {
+/** One headless turn with a scripted answer, made `ageMs` ago; returns the session's id. */
+async function exec(prompt: string, options: { session?: string; workspace?: string; ageMs?: number } = {}): Promise<string> {
   model.enqueue({ kind: 'text', chunks: ['Done.'] });
-  await braid(['exec', ...(options.session ? ['--session', options.session] : []), prompt], options.workspace);
+  await braid(['exec', ...(options.session ? ['--session', options.session] : []), prompt], options.workspace, options.ageMs);
   const sessions = await list(options.workspace);
   return options.session ?? sessions.find((s) => s.title === prompt)!.id;
 }
@@ -187,11 +191,15 @@ test("Show All Workspaces lists another workspace's sessions under its folder, a
 
 test('relative times stay true: a session turns "1 min ago" when it is a minute old, not a minute later', async () => {
   await workbench.page.mouse.move(800, 400); // no tooltip of the title actions over the rows
-  const id = await exec('Watch the clock');
+  // The session is made 40 s old (the CLI's clock runs behind): it turns a minute old in about
+  // 20 s, with the view open all along, instead of a whole minute from now.
+  const id = await exec('Watch the clock', { ageMs: 40_000 });
   const updatedAt = Date.parse((await list()).find((s) => s.id === id)!.updatedAt);
+  assert.ok(Date.now() - updatedAt >= 40_000, 'the session was written 40 s in the past');
   const clock = row('Watch the clock');
   await clock.waitFor({ timeout: 5_000 });
-  assert.match((await clock.textContent()) ?? '', /just now/);
+  const age = Date.now() - updatedAt;
+  assert.match((await clock.textContent()) ?? '', /just now/, `the row, ${age} ms old, shows "just now"`);
   await workbench.screenshot('times-just-now');
   // The tree redraws when the first shown time changes; a fixed minute from activation left
   // "just now" up to two minutes. 15 s of slack for a busy machine.

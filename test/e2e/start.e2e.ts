@@ -6,17 +6,19 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { DEMO_EXAMPLES } from '../../src/demo/demoExamples';
 import { freePort } from '../support/codeServer';
-import { Workbench } from '../support/workbench';
+import { Workbench, launchBrowser } from '../support/workbench';
 
 // The README's first quick-start command: `npm start` serves a workbench with Braid's container,
 // and with no BRAID_* variables a labelled demo agent answers.
 const repoRoot = process.env.BRAID_REPO_ROOT ?? process.cwd();
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-start-'));
 let start: ChildProcess | undefined;
+let browser: ReturnType<typeof launchBrowser> | undefined;
 let workbench: Workbench | undefined;
 
 after(async () => {
   await workbench?.close();
+  await browser?.then((b) => b.close()).catch(() => undefined);
   if (start?.pid && start.exitCode === null) process.kill(start.pid, 'SIGKILL');
   fs.rmSync(scratch, { recursive: true, force: true });
 });
@@ -53,13 +55,16 @@ test('npm start serves Braid in a real VS Code with the demo model, and Ctrl+C e
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Chromium starts while npm start builds and serves.
+  browser = launchBrowser();
+  browser.catch(() => undefined); // a failure to start is open()'s to report
   const transcript: string[] = [];
   const [, url] = await waitForLine(start, /Braid is running in VS Code at (\S+)\n[\s\S]*Press Ctrl\+C/, 180_000, transcript);
   assert.ok(url!.startsWith(`http://127.0.0.1:${port}/`), url);
   assert.match(transcript.join(''), /scripted demo model/);
 
   const outputDir = Workbench.outputFolder('npm-start');
-  workbench = await Workbench.open(url!, outputDir, folder, undefined);
+  workbench = await Workbench.open(url!, outputDir, folder, undefined, undefined, browser);
   await workbench.openBraid();
   const chat = workbench.chatFrame();
   await chat.locator('body[data-handshake="complete"]').waitFor({ timeout: 30_000 });

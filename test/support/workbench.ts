@@ -92,42 +92,23 @@ export class Workbench {
     const vsix = path.join(repoRoot, 'braid.vsix');
     if (!fs.existsSync(vsix)) throw new Error('braid.vsix is missing: run `npm run package` first (npm run test:e2e does).');
     const outputDir = Workbench.outputFolder(options.name);
-
-    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
-    const workspace = path.join(runDir, 'workspace');
-    fs.mkdirSync(workspace);
-    for (const [name, content] of Object.entries(options.files ?? {})) {
-      fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
-      fs.writeFileSync(path.join(workspace, name), content);
+    // Chromium starts while the workspace, the profile and code-server are made ready.
+    const browser = launchBrowser();
+    browser.catch(() => undefined); // a failure to start is open()'s to report, later
+    let served: Served;
+    try {
+      served = await serve(options, vsix, outputDir);
+    } catch (err) {
+      await browser.then((b) => b.close()).catch(() => undefined);
+      throw err;
     }
-    if (options.repository) initRepo(workspace, {});
-    const trustSettings = options.untrusted
-      ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
-      : {};
-    // Suggestions off unless a spec asks: with `auto` every turn against the scripted server on
-    // 127.0.0.1 would be followed by a suggestion request taking the spec's next scripted reply.
-    const profile = prepareProfile(path.join(runDir, 'profile'), { 'braid.suggestions': 'off', ...trustSettings, ...options.settings });
-    installExtension(profile, vsix);
-    for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
-    const port = await freePort();
-    const server = await startCodeServer({
-      profile,
-      port,
-      folder: workspace,
-      logFile: path.join(outputDir, 'code-server.log'),
-      workspaceTrust: options.untrusted === true,
-      ...(options.env ? { env: options.env } : {}),
-    });
-    return Workbench.open(`${server.url}/?folder=${encodeURIComponent(workspace)}`, outputDir, workspace, profile, async () => {
-      await server.stop();
-      keepBraidLogs(path.join(profile.userData, 'logs'), outputDir);
-      fs.rmSync(runDir, { recursive: true, force: true });
-    });
+    return Workbench.open(served.url, outputDir, served.workspace, served.profile, served.cleanup, browser);
   }
 
   /**
-   * Opens a workbench URL served by someone else (for example `npm start`) in Chromium.
-   * `cleanup` runs after the browser closes, also when opening fails.
+   * Opens a workbench URL served by someone else (for example `npm start`) in Chromium, or in
+   * `launching`, a Chromium started already. `cleanup` runs after the browser closes, also when
+   * opening fails.
    */
   static async open(
     url: string,
@@ -135,23 +116,11 @@ export class Workbench {
     workspace: string,
     profile: Profile | undefined,
     cleanup: () => Promise<void> = async () => {},
+    launching: Promise<Browser> = launchBrowser(),
   ): Promise<Workbench> {
     let browser: Browser | undefined;
     try {
-      browser = await chromium.launch({
-        executablePath: ensureToolchain().chromium,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--disable-dev-shm-usage',
-        ],
-      });
+      browser = await launching;
       chatPagesEngine ??= selectors.register('braidChat', chatPageFrames);
       await chatPagesEngine;
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -409,6 +378,76 @@ export class Workbench {
     await this.browser.close().catch(() => {});
     await this.cleanup();
   }
+}
+
+/** A code-server of a fresh profile and workspace folder, ready for a browser. */
+interface Served {
+  readonly url: string;
+  readonly workspace: string;
+  readonly profile: Profile;
+  /** Stops code-server, keeps Braid's logs and removes the run's folder. */
+  readonly cleanup: () => Promise<void>;
+}
+
+/** Makes the workspace folder and the profile of `options`, installs Braid, and starts code-server on them. */
+async function serve(options: WorkbenchOptions, vsix: string, outputDir: string): Promise<Served> {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
+  const workspace = path.join(runDir, 'workspace');
+  writeFiles(workspace, options.files ?? {});
+  if (options.repository) initRepo(workspace, {});
+  const trustSettings = options.untrusted
+    ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+    : {};
+  // Suggestions off unless a spec asks: with `auto` every turn against the scripted server on
+  // 127.0.0.1 would be followed by a suggestion request taking the spec's next scripted reply.
+  const profile = prepareProfile(path.join(runDir, 'profile'), { 'braid.suggestions': 'off', ...trustSettings, ...options.settings });
+  installExtension(profile, vsix);
+  for (const extra of options.extraExtensions ?? []) installExtension(profile, packageExtension(extra));
+  const server = await startCodeServer({
+    profile,
+    port: await freePort(),
+    folder: workspace,
+    logFile: path.join(outputDir, 'code-server.log'),
+    workspaceTrust: options.untrusted === true,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const cleanup = async () => {
+    await server.stop();
+    keepBraidLogs(path.join(profile.userData, 'logs'), outputDir);
+    fs.rmSync(runDir, { recursive: true, force: true });
+  };
+  return { url: `${server.url}/?folder=${encodeURIComponent(workspace)}`, workspace, profile, cleanup };
+}
+
+/** Writes `files` (relative path: content) under `dir`, making each folder once. */
+function writeFiles(dir: string, files: Record<string, string>): void {
+  const made = new Set<string>([dir]);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    const folder = path.dirname(file);
+    if (!made.has(folder)) fs.mkdirSync(folder, { recursive: true });
+    made.add(folder);
+    fs.writeFileSync(file, content);
+  }
+}
+
+/** Debian's Chromium, headless, driven by Playwright. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: ensureToolchain().chromium,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
 }
 
 /** Copies Braid's Output channel log(s) of a run into its test-output folder, for reading after the run folder is gone. */
