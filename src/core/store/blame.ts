@@ -13,9 +13,9 @@ import { linesOf } from '../format/lineDiff';
 import { promptText } from '../format/messageText';
 import { sha256Hex } from '../hash';
 import type { SessionIndex } from '../index/sessionIndex';
-import { SpanReader } from '../index/turnText';
 import type { FileTurn } from '../index/turnSearch';
-import { injectedOf, isChangeUndo, isKnown, parseRecordLine, type CommitRecord, type FileChangeRecord, type KnownRecord } from '../wire/records';
+import { readWireLog } from '../wire/wireReader';
+import { injectedOf, isChangeUndo, isKnown, type CommitRecord, type FileChangeRecord, type KnownRecord } from '../wire/records';
 
 /** The turn that wrote a line, and the commit that holds it. */
 export interface LineAuthor {
@@ -79,24 +79,20 @@ function readTurns(index: SessionIndex, layout: StoreLayout, workspaceKeys: read
   for (const [id, { key, turns }] of bySession) {
     const workspaceDir = turns[0]!.workspaceDir;
     const dir = layout.sessionDir(key, id);
-    const log = new SpanReader(layout.agentLog(dir));
+    const log = layout.agentLog(dir);
     const blobs = new BlobStore(layout.blobsDir(dir));
-    try {
-      for (const span of turns) {
-        const records = recordsOf(log.read(span.start, span.end), span.turn);
-        const author = authorOf(id, span.turn, records);
-        for (const r of records) {
-          if (r.t === 'file_change' && pathOf(r.root ?? workspaceDir, r.path) === real) {
-            // A fork copies its source's records: the same write is taken once.
-            const key = `${r.ts}\0${r.toolCallId}\0${r.before}\0${r.after}`;
-            if (seen.has(key)) continue;
-            seen.add(key);
-            writes.push({ record: r, blobs, author });
-          } else if (r.t === 'commit' && r.files.some((f) => pathOf(r.root, f.path) === real)) commits.push(r);
-        }
+    for (const span of turns) {
+      const records = recordsOf(log, span);
+      const author = authorOf(id, span.turn, records);
+      for (const r of records) {
+        if (r.t === 'file_change' && pathOf(r.root ?? workspaceDir, r.path) === real) {
+          // A fork copies its source's records: the same write is taken once.
+          const key = `${r.ts}\0${r.toolCallId}\0${r.before}\0${r.after}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          writes.push({ record: r, blobs, author });
+        } else if (r.t === 'commit' && r.files.some((f) => pathOf(r.root, f.path) === real)) commits.push(r);
       }
-    } finally {
-      log.close();
     }
   }
   writes.sort((a, b) => a.record.ts - b.record.ts);
@@ -104,15 +100,10 @@ function readTurns(index: SessionIndex, layout: StoreLayout, workspaceKeys: read
   return { writes, commits };
 }
 
-/** The known records of turn `turn` in `bytes` (whole lines of a main log). */
-function recordsOf(bytes: Buffer, turn: number): KnownRecord[] {
-  const records: KnownRecord[] = [];
-  for (const line of bytes.toString('utf8').split('\n')) {
-    if (!line) continue;
-    const read = parseRecordLine(line);
-    if ('record' in read && isKnown(read.record) && (!('turn' in read.record) || read.record.turn === turn)) records.push(read.record);
-  }
-  return records;
+/** The records blame reads of a turn, from its span of the main log `log` (other types are skipped by their line's head, unparsed). */
+function recordsOf(log: string, span: FileTurn): KnownRecord[] {
+  const { records } = readWireLog(log, { start: span.start, end: span.end, only: ['turn_begin', 'message', 'file_change', 'commit'] });
+  return records.filter((r): r is KnownRecord => isKnown(r) && (!('turn' in r) || r.turn === span.turn));
 }
 
 /** A turn as blame names it: its session, number, prompt and model. */
