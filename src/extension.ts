@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { registerBlame } from './vscode/blame/registerBlame';
 import { registerChat } from './vscode/chat/registerChat';
 import { commandContext } from './vscode/commands/commandContext';
 import { registerForkRewind } from './vscode/commands/registerForkRewind';
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerSetup(context, ctx);
   registerModel(context, logger);
   registerUsage(context, ctx);
+  registerBlame(context, { store, logger });
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
   registerStorage(context, ctx, store);
 }

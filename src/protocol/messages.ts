@@ -79,9 +79,10 @@ export interface PageCursor {
 }
 
 /**
- * The turn a search result opened the session at (Braid: Open Session..., `/sessions <query>`):
- * the page brings it on screen once (paging back and opening its request as needed) and marks
- * the searched words in it, until a prompt is sent or another session is opened.
+ * The turn a search result opened the session at (Braid: Open Session..., `/sessions <query>`), or
+ * the turn that wrote a line (the editor's blame hover and CodeLens): the page brings it on screen
+ * once (paging back and opening its request as needed) and marks the searched words in it, until
+ * a prompt is sent or another session is opened.
  */
 export interface TurnReveal {
   /** Which opening this is: a page brings a reveal on screen once, not again on every snapshot. */
@@ -90,7 +91,7 @@ export interface TurnReveal {
   /** The keys of the turn's first and last entries (a turn's entries are in a row). */
   readonly from: string;
   readonly to: string;
-  /** The words searched, lowercased, as the index splits them: each is marked where a word starts with it (a CJK word anywhere). */
+  /** The words searched, lowercased, as the index splits them: each is marked where a word starts with it (a CJK word anywhere). None: nothing is marked. */
   readonly words: readonly string[];
 }
 

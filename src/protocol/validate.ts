@@ -241,6 +241,6 @@ const isWord = (value: unknown): value is string => typeof value === 'string' &&
 export function parseTurnReveal(raw: unknown): TurnReveal | undefined {
   if (!isRecord(raw) || !isKey(raw.id) || !isCount(raw.turn) || !isKey(raw.from) || !isKey(raw.to)) return undefined;
   const words = raw.words;
-  if (!Array.isArray(words) || words.length === 0 || words.length > MAX_REVEAL_WORDS || !words.every(isWord)) return undefined;
+  if (!Array.isArray(words) || words.length > MAX_REVEAL_WORDS || !words.every(isWord)) return undefined;
   return { id: raw.id, turn: raw.turn, from: raw.from, to: raw.to, words: [...words] };
 }

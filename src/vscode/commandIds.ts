@@ -4,3 +4,6 @@
 
 /** Braid: Approve Project Setup… (src/vscode/commands/approveProjectSetup.ts). */
 export const APPROVE_PROJECT_SETUP_COMMAND = 'braid.approveProjectSetup';
+
+/** Braid: Open Session… (src/vscode/commands/sessionCommands.ts); `{ id, turn }` opens a session at a turn. */
+export const OPEN_SESSION_COMMAND = 'braid.openSession';

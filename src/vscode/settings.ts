@@ -130,3 +130,8 @@ export function readVscodeSetup(): SetupSettings {
 export function affectsSetupSettings(event: vscode.ConfigurationChangeEvent): boolean {
   return SETUP_SETTINGS.some((key) => event.affectsConfiguration(key));
 }
+
+/** `braid.blame.codeLens`: a CodeLens above the lines each Braid turn wrote (the user's own setting). */
+export function readBlameCodeLens(): boolean {
+  return userSetting('braid', 'blame.codeLens', false);
+}

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { storeShortForms } from '../../core/format/sessionShortIds';
-import { blameFile, type BlamedLine, type LineAuthor } from '../../core/store/blame';
-import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { blameFile, blameWorkspaceKeys, type BlamedLine, type LineAuthor } from '../../core/store/blame';
 import { parseArgs, UsageError } from '../args';
 import { reportNoStore, type CliContext } from '../context';
 import { jsonText, oneLine } from '../terminalText';
@@ -20,8 +19,7 @@ export async function blame(ctx: CliContext, argv: readonly string[]): Promise<n
   const json = args.options.has('json');
   if (!ctx.hasStore()) return reportNoStore(ctx, 'No Braid session wrote this file', json ? { empty: { file, lines: [] } } : undefined);
   return ctx.withStore(async (store) => {
-    // The workspace's sessions, and those of any folder above the file the store has sessions of.
-    const keys = [...new Set([ctx.workspace, ...folderChain(path.dirname(file))].map(workspaceKey))].filter((k) => store.index.holdsWorkspace(k));
+    const keys = blameWorkspaceKeys(store.index, ctx.workspace, file);
     for (const key of keys) await store.index.catchUpWithFolders(key); // turns ended elsewhere, not yet in the index
     const all = keys.length === 0 ? [] : blameFile(store.index, store.layout, keys, file);
     const lines = all.slice(from - 1, to ?? all.length);
@@ -41,13 +39,6 @@ function fileAndLines(cwd: string, arg: string): { file: string; from: number; t
   const to = match[3] === undefined ? from : Number(match[3]);
   if (from < 1 || to < from) throw new UsageError(`${match[2]}${match[3] ? `-${match[3]}` : ''} is not a range of lines (they count from 1)`);
   return { file: path.resolve(cwd, match[1]!), from, to };
-}
-
-/** `dir` and the folders above it. */
-function folderChain(dir: string): string[] {
-  const chain = [dir];
-  while (path.dirname(chain.at(-1)!) !== chain.at(-1)) chain.push(path.dirname(chain.at(-1)!));
-  return chain;
 }
 
 function lineJson(l: BlamedLine, short: (id: string) => string): Record<string, unknown> {

@@ -16,6 +16,7 @@ import type { SessionIndex } from '../index/sessionIndex';
 import type { FileTurn } from '../index/turnSearch';
 import { readWireLog } from '../wire/wireReader';
 import { injectedOf, isChangeUndo, isKnown, type CommitRecord, type FileChangeRecord, type KnownRecord } from '../wire/records';
+import { workspaceKey } from '../workspace/workspaceKey';
 
 /** The turn that wrote a line, and the commit that holds it. */
 export interface LineAuthor {
@@ -48,20 +49,41 @@ interface Write {
   readonly author: Omit<LineAuthor, 'commit' | 'at'>;
 }
 
-/** The lines of `file` with the turns of the sessions of `workspaceKeys` that wrote them. */
-export function blameFile(index: SessionIndex, layout: StoreLayout, workspaceKeys: readonly string[], file: string): BlamedLine[] {
+/**
+ * The lines of `file` with the turns of the sessions of `workspaceKeys` that wrote them. The file
+ * as it is now is read from disk, or is `text` when given (an editor's unsaved buffer).
+ */
+export function blameFile(index: SessionIndex, layout: StoreLayout, workspaceKeys: readonly string[], file: string, text?: string): BlamedLine[] {
   const real = fs.realpathSync(file);
+  const now = text === undefined ? readNow(file, real) : Buffer.from(text, 'utf8');
+  if (now.length > MAX_FILE_BYTES) throw new Error(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB: its lines are not followed`);
+  const { writes, commits } = readTurns(index, layout, workspaceKeys, real);
+  const authors = replay(writes, now);
+  return linesOf(now.toString('utf8')).map((line, i) => {
+    const author = authors[i] ?? null;
+    return { line: i + 1, text: line, author: author && withCommit(author, commits) };
+  });
+}
+
+/** The bytes of the file at `real` (`file` resolved), refused when it is not a file, too large, or binary. */
+function readNow(file: string, real: string): Buffer {
   const stat = fs.statSync(real);
   if (!stat.isFile()) throw new Error(`${file} is not a file`);
   if (stat.size > MAX_FILE_BYTES) throw new Error(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB: its lines are not followed`);
   const now = fs.readFileSync(real);
   if (now.includes(0)) throw new Error(`${file} is a binary file`);
-  const { writes, commits } = readTurns(index, layout, workspaceKeys, real);
-  const authors = replay(writes, now);
-  return linesOf(now.toString('utf8')).map((text, i) => {
-    const author = authors[i] ?? null;
-    return { line: i + 1, text, author: author && withCommit(author, commits) };
-  });
+  return now;
+}
+
+/**
+ * The workspaces whose sessions may have written `file`: `workspaceDir`'s, and those of the
+ * folders above the file, each only when the store has sessions of it.
+ */
+export function blameWorkspaceKeys(index: SessionIndex, workspaceDir: string | undefined, file: string): string[] {
+  const folders = [path.dirname(file)];
+  while (path.dirname(folders.at(-1)!) !== folders.at(-1)) folders.push(path.dirname(folders.at(-1)!));
+  if (workspaceDir !== undefined) folders.unshift(workspaceDir);
+  return [...new Set(folders.map(workspaceKey))].filter((k) => index.holdsWorkspace(k));
 }
 
 /** The writes of `real` and the commits that changed it, from every turn the index names, in time order. */

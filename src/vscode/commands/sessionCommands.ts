@@ -8,7 +8,10 @@ import type { BraidCommand } from '../braidCommand';
 import type { CommandContext } from './commandContext';
 import { offerRunLocation } from './worktreeCommands';
 import type { TurnHit } from '../../core/index/turnSearch';
-import { turnTarget } from '../chat/turnReveal';
+import { turnTarget, type TurnTarget } from '../chat/turnReveal';
+import { OPEN_SESSION_COMMAND } from '../commandIds';
+import { UserFacingError } from '../reported';
+import { openSessionArg } from './openSessionArg';
 import { matchingTurns, resultPicks, shownTurns, turnsAndBranch, type SessionPick } from './sessionPicks';
 
 /** Braid: New Session — the Chat view starts an empty session (created on the first prompt). */
@@ -26,28 +29,37 @@ export function newSessionCommand(chat: ChatHub): BraidCommand {
  * Braid: Open Session... — from the tree (with an id) or a QuickPick searching everything the
  * sessions' turns said, each result with its first matching turn and a snippet, and lines for a
  * few more of its matching turns; a result opens the session at its turn, the searched words
- * marked. `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed in.
+ * marked. `{ query }` (the chat's `/sessions <query>`) opens the QuickPick with that search typed
+ * in; `{ id, turn }` (a blamed line) opens the session at that turn, nothing marked.
  */
 export function openSessionCommand(ctx: CommandContext): BraidCommand {
   return {
-    id: 'braid.openSession',
+    id: OPEN_SESSION_COMMAND,
     failure: 'Braid could not open the session',
-    run: async (arg?: unknown) => {
+    run: async (raw?: unknown) => {
       const store = ctx.requireStore();
-      const given = typeof arg === 'object' && arg !== null ? (arg as { id?: unknown; query?: unknown }) : {};
-      const id = typeof arg === 'string' ? arg : typeof given.id === 'string' ? given.id : undefined;
-      const picked = id ? { id } : await pickSession(store, ctx.workspaceKey, typeof given.query === 'string' ? given.query : '');
+      const arg = openSessionArg(raw);
+      if ('problem' in arg) throw new UserFacingError(`Braid could not open the session: ${arg.problem}.`);
+      const picked = arg.id ? { id: arg.id, turn: arg.turn } : await pickSession(store, ctx.workspaceKey, arg.query ?? '');
       if (!picked) return;
-      const at = picked.hit && turnTarget(store.layout.agentLog(store.locate(picked.id)), picked.hit, picked.query);
-      await ctx.chat.current.openSession(picked.id, at);
+      await ctx.chat.current.openSession(picked.id, revealAt(store, picked));
       await ctx.chat.reveal();
       void offerRunLocation(ctx, picked.id);
     },
   };
 }
 
-/** What the QuickPick gave: a session, and the matching turn picked with the search that found it. */
-type Picked = { id: string; hit?: undefined } | { id: string; hit: TurnHit; query: string };
+/** What the QuickPick gave (a session, and the matching turn picked with the search that found it), or a session and a turn asked for. */
+type Picked = { id: string; turn?: number; hit?: undefined } | { id: string; hit: TurnHit; query: string };
+
+/** Where the session opens: the turn picked or asked for (read from the session's turn map), else where the session was. */
+function revealAt(store: SessionStore, picked: Picked): TurnTarget | undefined {
+  if (!picked.hit && !picked.turn) return undefined;
+  const dir = store.locate(picked.id);
+  if (picked.hit) return turnTarget(store.layout.agentLog(dir), picked.hit, picked.query);
+  const span = store.summaryAt(dir).fold.turns.find((t) => t.turn === picked.turn);
+  return span && turnTarget(store.layout.agentLog(dir), span);
+}
 
 /** How long the QuickPick waits after a keystroke before it searches: a search reads snippets from the logs. */
 const SEARCH_PAUSE_MS = 120;

@@ -57,7 +57,14 @@ test('a matching turn is found in the transcript, even inside a closed request, 
     assert.deepEqual(turn.closedToggles(entries, new Map([[firstRequest, true]])), []);
 
     assert.equal(turnTarget(log, { turn: 0, start: -1, end: 0 }, 'Quillw'), undefined, 'a title match opens the session as it is');
-    assert.equal(turnTarget(log, result!.turns[0]!, ' - '), undefined, 'nothing to mark');
+    // A turn opened with no words (a blamed line's): the same entries, nothing marked, its first entry shown.
+    const unmarked = turnTarget(log, result!.turns[0]!)!;
+    assert.deepEqual(unmarked, { ...target, words: [] });
+    assert.deepEqual(turnTarget(log, result!.turns[0]!, ' - '), unmarked, 'a query without words marks nothing');
+    const plain = new RevealedTurn({ id: 'r2', ...unmarked });
+    assert.equal(plain.pattern, undefined);
+    assert.equal(plain.locate(entries), true);
+    assert.equal(plain.focus(entries), target.from);
     await session.close();
   } finally {
     await f.cleanup();

@@ -59,9 +59,10 @@ test('whatever the text and words, the pieces put together are the text, and eac
   );
 });
 
-test('the page takes a snapshot reveal only whole: ids, a turn number, the keys and 1 to 16 short words', () => {
+test('the page takes a snapshot reveal only whole: ids, a turn number, the keys and up to 16 short words', () => {
   const reveal = { id: 'r1', turn: 2, from: 'msg_a', to: 'call_b', words: ['quill'] };
   assert.deepEqual(parseTurnReveal({ ...reveal, extra: '<script>' }), reveal);
+  assert.deepEqual(parseTurnReveal({ ...reveal, words: [] }), { ...reveal, words: [] }, 'a turn opened with nothing to mark (a blamed line)');
   for (const bad of [
     null,
     'r1',
@@ -69,7 +70,7 @@ test('the page takes a snapshot reveal only whole: ids, a turn number, the keys 
     { ...reveal, turn: '2' },
     { ...reveal, from: '' },
     { ...reveal, to: 7 },
-    { ...reveal, words: [] },
+    { ...reveal, words: undefined },
     { ...reveal, words: 'quill' },
     { ...reveal, words: [''] },
     { ...reveal, words: ['x'.repeat(201)] },
