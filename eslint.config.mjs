@@ -33,6 +33,7 @@ export const coreLayers = [
   ['store'],
   ['session'],
   ['import'],
+  ['share'],
 ];
 
 /** The path of a core module named in `coreLayers`: its folder, else its file. */
