@@ -109,6 +109,30 @@ export interface StoredState {
   paused: { reason: string } | null;
   /** Set when a log write failed for good (the cause); the next turn saved whole clears it. */
   writeFailure?: WriteFailure;
+  /** Set on a session pulled from a git remote (braid pull): read-only here, forkable into a session of this machine. */
+  shared?: SharedOrigin;
+}
+
+/** Where a pulled session came from: the remote, who pushed it from which machine, and what was pulled last. */
+export interface SharedOrigin {
+  /** The remote as shown (no password). */
+  readonly remote: string;
+  /** The pushing machine's id (a ULID it made once) and the name it gave. */
+  readonly machine: string;
+  readonly machineName: string;
+  readonly author: string;
+  /** The remote's ref and the commit of it pulled last. */
+  readonly ref: string;
+  readonly commit: string;
+  readonly pulledAt: number;
+}
+
+function sharedOrigin(x: unknown): SharedOrigin | undefined {
+  const r = x as Partial<SharedOrigin> | null | undefined;
+  const strings = r && [r.remote, r.machine, r.machineName, r.author, r.ref, r.commit].every((v) => typeof v === 'string');
+  if (!r || !strings || !/^[0-9a-f]{40,64}$/.test(r.commit!) || !isTime(r.pulledAt)) return undefined;
+  const { remote, machine, machineName, author, ref, commit, pulledAt } = r as SharedOrigin;
+  return { remote, machine, machineName, author, ref, commit, pulledAt };
 }
 
 /** What a fork was made from: the session, the turn it was cut at (null: whole), and the subagent whose conversation it holds (absent: the session's own). */
@@ -239,6 +263,7 @@ export function normalizeState(raw: unknown): StoredState {
     queue: Array.isArray(r.queue) ? (r.queue as QueuedPrompt[]).filter((q) => q && typeof q.text === 'string').map((q) => queuedPrompt(q, createdAt)) : [],
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
     ...(readWriteFailure(r.writeFailure) ? { writeFailure: readWriteFailure(r.writeFailure)! } : {}),
+    ...(sharedOrigin(r.shared) ? { shared: sharedOrigin(r.shared)! } : {}),
   };
 }
 
@@ -278,6 +303,7 @@ export function storedPart(s: StoredState): StoredState {
     queue: s.queue,
     paused: s.paused,
     ...(s.writeFailure ? { writeFailure: s.writeFailure } : {}),
+    ...(s.shared ? { shared: s.shared } : {}),
   };
 }
 
