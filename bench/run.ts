@@ -11,6 +11,7 @@
 // `-- --index-scale` list, search, index size, per-turn update, rebuild and git per turn on realistic stores of 1k and 10k
 // sessions, as new processes beside head+stat, native SQLite and grep (bench/indexScale.ts; `--sizes`, `--runs`, `--quick`, `--as`);
 // `-- --blame` braid blame of a 2,000-line file among 1,000 sessions beside git blame (bench/blame.ts; `--sessions`, `--runs`, `--as`);
+// `-- --share` braid pull of 1,000 sessions beside git fetch and cp, and push after one more turn (bench/share.ts; `--sessions`, `--kb`, `--runs`, `--as`);
 // `-- --huge-prompts` titles of first prompts of 100 KB to 60 MB (bench/hugePrompts.ts; `--as before|after`);
 // `-- --import` importing Claude Code sessions (bench/import.ts; `--import-files N`, `--import-large-mb N`);
 // `-- --drop-cache` deletes the cached stores at the end; `-- --no-write` prints without writing
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   if (argv.includes('--prefix')) return runTsBench('prefix.ts', argv);
   if (argv.includes('--turn-ops')) return runTsBench('turnOps.ts', argv, ['--mb', '--runs', '--no-write']);
   if (argv.includes('--blame')) return runTsBench('blame.ts', argv, ['--sessions', '--runs', '--no-write']);
+  if (argv.includes('--share')) return runTsBench('share.ts', argv, ['--sessions', '--kb', '--runs', '--no-write']);
   if (argv.includes('--index-scale')) return runTsBench('indexScale.ts', argv, ['--sizes', '--runs', '--quick', '--no-write']);
   if (argv.includes('--huge-prompts')) return runTsBench('hugePrompts.ts', argv);
   if (argv.includes('--chat-paging')) return chatPagingBench(argv, repoRoot, resultsFile);

@@ -264,6 +264,36 @@ undos copy calls, they do not make them).
     },
   ],
   [
+    'Sharing through git',
+    {
+      push: {
+        usage: '[<id>…|--all] --remote <url|path|git remote> [--dry-run] [--author NAME] [--json]',
+        summary: 'send sessions to refs/braid/ of a git remote you name, redacted',
+        details: `Sends the sessions named (or --all of this workspace's own) to refs/braid/<machine>/<id> of the
+git remote named: a URL, a path, or a remote of this repository. Never automatic, and no default
+remote. Before anything leaves the machine, known API keys, token patterns and high-entropy
+strings in tool output are replaced, and absolute paths made relative to the workspace (see
+docs/reference.md, "What leaves the machine"). A session is sent up to its last ended turn; a
+push after one more turn sends that turn. File contents Braid kept for rewinds are not sent.
+
+  --dry-run      fetch what the remote holds, then list what would be sent and each redaction;
+                 send nothing
+  --author NAME  the author pulled copies show (default: your user name)
+  --json         as JSON`,
+      },
+      pull: {
+        usage: '--remote <url|path|git remote> [--json]',
+        summary: "bring other machines' sessions of this project in, read-only",
+        details: `Brings the sessions other machines pushed to the remote, of this project (the same first
+commit, or the same folder name outside git), into this workspace: listed as shared, with
+author and machine, read-only, forkable. Pulling again appends only what is new. Refs, sizes and
+ids are checked first; what is refused is named, and the exit code is 1.
+
+  --json         as JSON`,
+      },
+    },
+  ],
+  [
     'Maintenance',
     {
       import: {

@@ -42,6 +42,8 @@ export const ALL_COMMANDS: CommandTable = {
     import: (ctx, argv, env) => import('./commands/import').then((m) => m.importCommand(ctx, argv, env)),
     mcp: (ctx, argv, env) => import('./commands/mcp').then((m) => m.mcp(ctx, argv, env)),
     memory: (ctx, argv, env) => import('./commands/memory').then((m) => m.memory(ctx, argv, env)),
+    push: (ctx, argv, env) => import('./commands/share').then((m) => m.push(ctx, argv, env)),
+    pull: (ctx, argv) => import('./commands/share').then((m) => m.pull(ctx, argv)),
   },
 };
 

@@ -20,10 +20,11 @@ export interface ShareRemote {
  * workspace's repository. Refused: an empty name, one starting with `-` (git would read an option),
  * a control character, and a transport other than {@link SHARE_PROTOCOLS}.
  */
-export function shareRemote(spec: string, cwd: string, nameToUrl: (name: string) => string | undefined): ShareRemote {
+export async function shareRemote(spec: string, cwd: string, nameToUrl: (name: string) => Promise<string | undefined>): Promise<ShareRemote> {
   const given = spec.trim();
   if (!given) throw new ShareError('--remote names no remote: give a URL, a path or the name of a git remote of this repository.');
-  const url = looksLikeUrl(given) ? given : (nameToUrl(given) ?? refuseName(given));
+  if (given.startsWith('-')) throw new ShareError(`--remote ${JSON.stringify(given)}: a remote cannot start with "-".`);
+  const url = looksLikeUrl(given) ? given : ((await nameToUrl(given)) ?? refuseName(given));
   checkUrl(url, given);
   const absolute = isLocalPath(url) && !url.startsWith('file:') ? path.resolve(cwd, url) : url;
   return { url: absolute, shown: withoutPassword(absolute) };
@@ -50,8 +51,7 @@ function checkUrl(url: string, given: string): void {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(url)) say('the remote holds a control character.');
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme && !(SHARE_PROTOCOLS as readonly string[]).includes(scheme))
-    say(`the ${scheme} transport is not allowed (only ${SHARE_PROTOCOLS.join(', ')}).`);
+  if (scheme && !(SHARE_PROTOCOLS as readonly string[]).includes(scheme)) say(`the ${scheme} transport is not allowed (only ${SHARE_PROTOCOLS.join(', ')}).`);
   if (!scheme && /^[a-z][a-z0-9+.-]*::/i.test(url)) say('a remote helper (<transport>::<address>) is not allowed.');
 }
 

@@ -1,0 +1,148 @@
+import os from 'node:os';
+import { formatBytes } from '../../core/bytes';
+import { listSessionFolders } from '../../core/format/layout';
+import { readState } from '../../core/format/sessionState';
+import { repoFacts } from '../../core/git/repoFacts';
+import { SafeGit } from '../../core/git/safeGit';
+import { thisMachine } from '../../core/share/machine';
+import { pullSessions, type PulledSession } from '../../core/share/pull';
+import { pushSessions, type LineRedaction, type PushedSession, type SessionToPush } from '../../core/share/push';
+import { knownSecrets, redactLine } from '../../core/share/redact';
+import { shareRemote, type ShareRemote } from '../../core/share/remote';
+import { ShareGit } from '../../core/share/shareGit';
+import type { SessionStore } from '../../core/store/sessionStore';
+import { workspaceKey } from '../../core/workspace/workspaceKey';
+import { parseArgs, UsageError, type ParsedArgs } from '../args';
+import type { CliContext } from '../context';
+import { EXIT_ERROR, EXIT_OK } from '../exitCodes';
+import { resolveSessionId } from '../resolveIds';
+import { jsonText, oneLine } from '../terminalText';
+
+const GIT_TIMEOUT_MS = 10_000;
+
+/** `push [<session>…|--all] --remote <url-or-git-remote> [--dry-run] [--author NAME] [--json]` */
+export async function push(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const args = parseArgs(argv, { flags: ['all', 'dry-run', 'json'], valued: ['remote', 'author'] });
+  const all = args.options.has('all');
+  if (all === args.positionals.length > 0) throw new UsageError("name the sessions to push, or --all (this workspace's)");
+  const remote = await remoteOf(ctx, args);
+  const dryRun = args.options.has('dry-run');
+  return ctx.withStore(async (store) => {
+    const sessions = all ? ownSessions(store, ctx.workspace) : args.positionals.map((typed) => sessionToPush(store, resolveSessionId(store, typed)));
+    const git = await ShareGit.open(ctx.dataDir);
+    const secrets = knownSecrets(env);
+    const results = await pushSessions({
+      git,
+      remote,
+      machine: thisMachine(ctx.dataDir),
+      author: (args.options.get('author') as string | undefined) ?? os.userInfo().username,
+      sessions,
+      redactFor: (state) => (line) => redactLine(line, { folders: foldersOf(state), home: os.homedir(), secrets }),
+      dryRun,
+    });
+    if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, dryRun, sessions: results }, 2)}\n`);
+    else ctx.out(pushText(results, remote, dryRun));
+    return results.some((r) => r.outcome === 'failed') ? EXIT_ERROR : EXIT_OK;
+  });
+}
+
+/** `pull --remote <url-or-git-remote> [--json]` */
+export async function pull(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['json'], valued: ['remote'] });
+  if (args.positionals.length) throw new UsageError('pull takes no sessions: it brings every session of this project the remote holds');
+  const remote = await remoteOf(ctx, args);
+  const store = await ctx.openStore({ create: true });
+  try {
+    const facts = await repoFacts(ctx.workspace, { timeoutMs: GIT_TIMEOUT_MS, rootCommit: true });
+    const report = await pullSessions({
+      git: await ShareGit.open(ctx.dataDir),
+      store,
+      remote,
+      machine: thisMachine(ctx.dataDir).id,
+      workspace: ctx.workspace,
+      rootCommit: facts?.facts.tree?.rootCommit ?? undefined,
+    });
+    if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, ...report }, 2)}\n`);
+    else ctx.out(pullText(report.sessions, report.otherProjects, remote));
+    return report.sessions.some((s) => s.outcome === 'refused') ? EXIT_ERROR : EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The remote `--remote` names: a URL or path, or a remote of the workspace's repository. */
+async function remoteOf(ctx: CliContext, args: ParsedArgs): Promise<ShareRemote> {
+  const spec = args.options.get('remote') as string | undefined;
+  if (spec === undefined) throw new UsageError('--remote is required: Braid has no default remote');
+  return shareRemote(spec, ctx.workspace, async (name) => {
+    const git = await SafeGit.open(ctx.workspace, GIT_TIMEOUT_MS);
+    return (await git?.output(['remote', 'get-url', '--', name]))?.trim() || undefined;
+  });
+}
+
+/** This workspace's sessions made here (pulled ones are another machine's to push). */
+function ownSessions(store: SessionStore, workspace: string): SessionToPush[] {
+  const found: SessionToPush[] = [];
+  for (const f of listSessionFolders(store.layout, workspaceKey(workspace))) {
+    try {
+      const state = readState(store.layout.stateFile(f.dir));
+      if (!state.shared) found.push({ dir: f.dir, state });
+    } catch {
+      // a session whose state.json is unreadable is not pushed; braid doctor names it
+    }
+  }
+  return found;
+}
+
+function sessionToPush(store: SessionStore, id: string): SessionToPush {
+  const dir = store.locate(id);
+  const state = readState(store.layout.stateFile(dir));
+  if (state.shared) throw new UsageError(`${id} was pulled from ${state.shared.remote}; only the machine it was made on pushes it`);
+  return { dir, state };
+}
+
+/** The folders whose paths a push makes relative: the session's workspace folders, its worktree, and the folders it was moved from. */
+function foldersOf(state: SessionToPush['state']): string[] {
+  const folders = [state.workspaceDir, ...(state.workspaceFolders ?? []), ...(state.relinkedFrom ?? [])];
+  if (state.runLocation) folders.push(state.runLocation.worktree);
+  return [...new Set(folders.filter(Boolean))];
+}
+
+function pushText(results: readonly PushedSession[], remote: ShareRemote, dryRun: boolean): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    const name = `${r.id} ${JSON.stringify(r.title)}`;
+    if (r.outcome === 'failed') lines.push(`failed     ${name}: ${r.reason ?? ''}`);
+    else if (r.outcome === 'up-to-date') lines.push(`up to date ${name}`);
+    else
+      lines.push(
+        `${r.outcome === 'pushed' ? 'pushed    ' : 'would push'} ${name}: ${r.turns} turn${r.turns === 1 ? '' : 's'}, ${formatBytes(r.bytes)}${redactedText(r)}`,
+      );
+    if (dryRun) for (const x of r.redactions) lines.push(`    redacted ${x.kind} in ${x.where}: ${x.sample}`);
+  }
+  const sent = results.filter((r) => r.outcome === 'pushed' || r.outcome === 'would-push').length;
+  lines.push(dryRun ? `Nothing was sent (--dry-run); ${sent} session(s) would go to ${remote.shown}.` : `${sent} session(s) pushed to ${remote.shown}.`);
+  return lines.map(oneLine).join('\n') + '\n';
+}
+
+function redactedText(r: PushedSession): string {
+  const kinds = new Map<string, number>();
+  for (const x of r.redactions as LineRedaction[]) kinds.set(x.kind, (kinds.get(x.kind) ?? 0) + 1);
+  const parts = [...kinds].map(([kind, n]) => `${n} ${kind}`);
+  const dropped = r.droppedLines ? `; ${r.droppedLines} unreadable line(s) not sent` : '';
+  return parts.length || dropped ? ` (redacted: ${parts.join(', ') || 'nothing'}${dropped})` : '';
+}
+
+function pullText(sessions: readonly PulledSession[], otherProjects: number, remote: ShareRemote): string {
+  const lines: string[] = [];
+  for (const s of sessions) {
+    const who = `by ${s.author} on ${s.machineName}`;
+    if (s.outcome === 'refused') lines.push(`refused   ${s.ref}: ${s.reason ?? ''}`);
+    else if (s.outcome !== 'unchanged')
+      lines.push(`${s.outcome === 'new' ? 'new      ' : 'updated  '} ${s.id} ${JSON.stringify(s.title)} ${who}: ${formatBytes(s.bytes)}`);
+  }
+  const count = (o: PulledSession['outcome']) => sessions.filter((s) => s.outcome === o).length;
+  const others = otherProjects ? `; ${otherProjects} of other projects left on the remote` : '';
+  lines.push(`From ${remote.shown}: ${count('new')} new, ${count('updated')} updated, ${count('unchanged')} unchanged, ${count('refused')} refused${others}.`);
+  return lines.map(oneLine).join('\n') + '\n';
+}

@@ -1,0 +1,289 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fsyncDir } from '../fs/atomic';
+import { listSessionFolders } from '../format/layout';
+import { normalizeState, readState, stateText, type SharedOrigin, type StoredState } from '../format/sessionState';
+import { indexFolder, indexHooks } from '../import/newSession';
+import { Publisher } from '../import/publisher';
+import type { SessionStore } from '../store/sessionStore';
+import { workspaceKey } from '../workspace/workspaceKey';
+import { sha256Hex } from '../hash';
+import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, REF_ROOT, type Manifest } from './payload';
+import type { ShareRemote } from './remote';
+import { ShareError } from './shareError';
+import type { ShareGit, TooBig } from './shareGit';
+
+export interface PullRequest {
+  readonly git: ShareGit;
+  readonly store: SessionStore;
+  readonly remote: ShareRemote;
+  /** This machine's id: its own refs are not pulled. */
+  readonly machine: string;
+  /** The workspace the sessions are brought into, and its repository's first commit (sessions of other projects are left). */
+  readonly workspace: string;
+  readonly rootCommit: string | undefined;
+}
+
+/** What a pull did with one ref of the remote. */
+export interface PulledSession {
+  readonly ref: string;
+  readonly id: string;
+  readonly title: string;
+  readonly author: string;
+  readonly machineName: string;
+  readonly outcome: 'new' | 'updated' | 'unchanged' | 'refused';
+  /** Bytes added to the local copy. */
+  readonly bytes: number;
+  readonly reason?: string;
+}
+
+export interface PullReport {
+  readonly sessions: PulledSession[];
+  /** Sessions of other projects the remote holds, left there. */
+  readonly otherProjects: number;
+}
+
+/**
+ * Brings the sessions other machines pushed to the remote into the workspace's store, read-only
+ * (state.json's `shared`). Everything fetched is checked before it is used: the ref's shape, the
+ * manifest (its ids match the ref, its paths are Braid's), each blob's size, and that the log
+ * begins with its session. A session pulled before gets only the chunks it lacks; a local copy cut
+ * short in the middle of a chunk (a pull killed while appending) is written again whole.
+ */
+export async function pullSessions(req: PullRequest): Promise<PullReport> {
+  const root = `refs/remote-braid/${sha256Hex(req.remote.url).slice(0, 16)}`;
+  await req.git.check(
+    ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', req.remote.url, `+${REF_ROOT}/*:${root}/*`],
+    `fetch from ${req.remote.shown}`,
+  );
+  const out = await req.git.check(['for-each-ref', '--format=%(objectname) %(refname)', `${root}/`], 'list the fetched refs');
+  const refs = out
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [commit, local] = line.split(' ') as [string, string];
+      return { commit, ref: `${REF_ROOT}/${local.slice(root.length + 1)}` };
+    });
+  const sessions: PulledSession[] = [];
+  const wanted: { ref: string; commit: string; machine: string; sessionId: string }[] = [];
+  for (const r of refs) {
+    const parsed = parseRef(r.ref);
+    if ('refused' in parsed) sessions.push(refused(r.ref, '', `refused: ${parsed.refused}`));
+    else if (parsed.machine !== req.machine) wanted.push({ ...r, ...parsed });
+  }
+  const manifests = await req.git.blobs(
+    wanted.map((w) => `${w.commit}:${MANIFEST_FILE}`),
+    MAX_MANIFEST_BYTES,
+  );
+  const local = new Map(listSessionFolders(req.store.layout).map((f) => [f.id, f.dir]));
+  const publisher = new Publisher(indexHooks(req.store));
+  let otherProjects = 0;
+  const toRead: { w: Wanted; manifest: Manifest }[] = [];
+  for (const w of wanted) {
+    try {
+      const manifest = parseManifest(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES), w);
+      if (!sameProject(manifest, req)) otherProjects++;
+      else if (isUnchanged(req, local.get(w.sessionId), w)) sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
+      else toRead.push({ w, manifest });
+    } catch (err) {
+      sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
+    }
+  }
+  const chunks = await readChunks(req.git, toRead);
+  for (const { w, manifest } of toRead) {
+    try {
+      sessions.push(await pullOne(req, publisher, local.get(w.sessionId), w, manifest, logsOf(chunks, w, manifest)));
+    } catch (err) {
+      sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
+    }
+  }
+  await publisher.flush();
+  for (const failure of publisher.takeFailures()) {
+    const i = sessions.findIndex((s) => s.id === failure.id);
+    if (i >= 0) sessions[i] = { ...sessions[i]!, outcome: 'refused', bytes: 0, reason: failure.reason };
+  }
+  return { sessions, otherProjects };
+}
+
+function refused(ref: string, id: string, reason: string): PulledSession {
+  return { ref, id, title: '', author: '', machineName: '', outcome: 'refused', bytes: 0, reason };
+}
+
+/** A session of this workspace's project: the same first commit when both know one, else the same folder name. */
+function sameProject(manifest: Manifest, req: PullRequest): boolean {
+  if (manifest.project.rootCommit && req.rootCommit) return manifest.project.rootCommit === req.rootCommit;
+  return manifest.project.name === path.basename(req.workspace);
+}
+
+interface Wanted {
+  readonly ref: string;
+  readonly commit: string;
+  readonly machine: string;
+  readonly sessionId: string;
+}
+
+function reportOf(w: Wanted, manifest: Manifest): Omit<PulledSession, 'outcome' | 'bytes'> {
+  return { ref: w.ref, id: w.sessionId, title: manifest.title, author: manifest.author, machineName: manifest.machineName };
+}
+
+/** Whether the local copy is of this commit already; throws when the id is a session of this machine (or of another remote's machine). */
+function isUnchanged(req: PullRequest, dir: string | undefined, w: Wanted): boolean {
+  const existing = dir ? readState(req.store.layout.stateFile(dir)) : undefined;
+  if (existing && existing.shared?.machine !== w.machine)
+    throw new ShareError(`a session of this machine has the id ${w.sessionId}; the remote's is not pulled over it`);
+  return existing?.shared?.commit === w.commit;
+}
+
+async function pullOne(
+  req: PullRequest,
+  publisher: Publisher,
+  dir: string | undefined,
+  w: Wanted,
+  manifest: Manifest,
+  logs: Map<string, Buffer[]>,
+): Promise<PulledSession> {
+  const report = reportOf(w, manifest);
+  const existing = dir ? readState(req.store.layout.stateFile(dir)) : undefined;
+  const shared: SharedOrigin = {
+    remote: req.remote.shown,
+    machine: w.machine,
+    machineName: manifest.machineName,
+    author: manifest.author,
+    ref: w.ref,
+    commit: w.commit,
+    pulledAt: Date.now(),
+  };
+  if (!dir || !existing) {
+    const bytes = await writeNewCopy(req, publisher, w.sessionId, manifest, logs, shared);
+    return { ...report, outcome: 'new', bytes };
+  }
+  let bytes = 0;
+  for (const [agent, chunks] of logs) bytes += catchUp(req.store.layout.agentLog(dir, agent), chunks);
+  await req.store.update(w.sessionId, (s) => ({ ...s, title: manifest.title, shared }));
+  indexFolder(req.store, dir);
+  return { ...report, outcome: 'updated', bytes };
+}
+
+/** The blob `spec` names, or a ShareError saying it is missing or too big. */
+function blobOf(blobs: ReadonlyMap<string, Buffer | TooBig>, spec: string, max: number): Buffer {
+  const blob = blobs.get(spec);
+  const file = spec.slice(spec.indexOf(':') + 1);
+  if (!blob) throw new ShareError(`its commit lacks ${file}`);
+  if (!Buffer.isBuffer(blob)) throw new ShareError(`its ${file} is ${blob.tooBig} bytes, over the ${max} a pull reads`);
+  return blob;
+}
+
+/** Every chunk the sessions to pull name, read with one `git cat-file` (sizes checked first). */
+function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manifest }[]): Promise<Map<string, Buffer | TooBig>> {
+  const specs = toRead.flatMap(({ w, manifest }) =>
+    Object.entries(manifest.logs).flatMap(([agent, log]) => log.chunks.map((c) => `${w.commit}:${chunkPath(agent, c)}`)),
+  );
+  return git.blobs(specs, MAX_CHUNK_BYTES);
+}
+
+/** One session's logs, each agent's chunks in order; the main log must begin with the `agent` record of this session. */
+function logsOf(blobs: ReadonlyMap<string, Buffer | TooBig>, w: Wanted, manifest: Manifest): Map<string, Buffer[]> {
+  const logs = new Map<string, Buffer[]>();
+  for (const [agent, log] of Object.entries(manifest.logs)) {
+    logs.set(
+      agent,
+      log.chunks.map((c) => {
+        return blobOf(blobs, `${w.commit}:${chunkPath(agent, c)}`, MAX_CHUNK_BYTES);
+      }),
+    );
+  }
+  const first = logs.get('main')?.[0];
+  const head = first?.subarray(0, Math.max(0, first.indexOf(10))).toString('utf8');
+  let record: { t?: unknown; sessionId?: unknown } | undefined;
+  try {
+    record = head ? (JSON.parse(head) as typeof record) : undefined;
+  } catch {
+    record = undefined;
+  }
+  if (record?.t !== 'agent' || record.sessionId !== w.sessionId) throw new ShareError('its main log does not begin with the session its ref names');
+  return logs;
+}
+
+/** A session pulled for the first time: built in a folder of this process's own, published by one rename. */
+async function writeNewCopy(
+  req: PullRequest,
+  publisher: Publisher,
+  id: string,
+  manifest: Manifest,
+  logs: Map<string, Buffer[]>,
+  shared: SharedOrigin,
+): Promise<number> {
+  const layout = req.store.layout;
+  const key = workspaceKey(req.workspace);
+  const partial = `${layout.partialDir(key, id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  let bytes = 0;
+  try {
+    for (const [agent, chunks] of logs) {
+      const file = layout.agentLog(partial, agent);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, Buffer.concat(chunks));
+      bytes += chunks.reduce((n, c) => n + c.length, 0);
+    }
+    fs.writeFileSync(layout.stateFile(partial), stateText(pulledState(id, key, req.workspace, manifest, shared)));
+  } catch (err) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    throw err;
+  }
+  await publisher.add({ id, partial, final: layout.sessionDir(key, id) });
+  return bytes;
+}
+
+function pulledState(id: string, key: string, workspace: string, manifest: Manifest, shared: SharedOrigin): StoredState {
+  return normalizeState({
+    v: 2,
+    id,
+    workspaceKey: key,
+    workspaceDir: workspace,
+    createdAt: manifest.createdAt,
+    title: manifest.title,
+    titleSource: 'user',
+    kind: 'conversation',
+    visibility: 'visible',
+    archived: false,
+    forkedFrom: manifest.forkedFrom,
+    queue: [],
+    paused: null,
+    shared,
+  });
+}
+
+/**
+ * Appends to a local copy's log the chunks it lacks, found by its size: the chunks before it must
+ * end exactly there. A size between two chunks' ends (an append cut short) is mended by writing
+ * the whole log again, atomically. Returns the bytes added.
+ */
+function catchUp(file: string, chunks: readonly Buffer[]): number {
+  const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
+  let end = 0;
+  let k = 0;
+  while (k < chunks.length && end + chunks[k]!.length <= size) end += chunks[k++]!.length;
+  const all = chunks.reduce((n, c) => n + c.length, 0);
+  if (end === size) {
+    const rest = Buffer.concat(chunks.slice(k));
+    if (rest.length === 0) return 0;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(file, 'a');
+    try {
+      fs.writeSync(fd, rest);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return rest.length;
+  }
+  const temp = `${file}.pull-${process.pid}`;
+  fs.writeFileSync(temp, Buffer.concat(chunks));
+  const fd = fs.openSync(temp, 'r');
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  fs.renameSync(temp, file);
+  fsyncDir(path.dirname(file));
+  return all - size;
+}

@@ -1,0 +1,206 @@
+import path from 'node:path';
+import type { StoredState } from '../format/sessionState';
+import { sha256Hex } from '../hash';
+import type { Machine } from './machine';
+import { chunkName, chunkPath, MANIFEST_FILE, MAX_MANIFEST_BYTES, parseManifest, REF_ROOT, refOf, type AgentLog, type Manifest } from './payload';
+import type { ShareRemote } from './remote';
+import { agentsWithLogs, newBytesOf, readBytes } from './sessionChunks';
+import { gitReason, type ShareGit } from './shareGit';
+
+/** What redaction did to a line; `sample` never holds a secret. */
+export interface LineRedaction {
+  readonly kind: string;
+  readonly where: string;
+  readonly sample: string;
+}
+
+/** Redacts one log line (no newline) of a session: the line to send, or null to send none. */
+export type RedactLine = (line: string) => { line: string | null; redactions: readonly LineRedaction[] };
+
+/** A session to push: its folder and state. */
+export interface SessionToPush {
+  readonly dir: string;
+  readonly state: StoredState;
+}
+
+export interface PushRequest {
+  readonly git: ShareGit;
+  readonly remote: ShareRemote;
+  readonly machine: Machine;
+  readonly author: string;
+  readonly sessions: readonly SessionToPush[];
+  /** The redaction of a session's lines (its folders become relative). */
+  readonly redactFor: (state: StoredState) => RedactLine;
+  readonly dryRun: boolean;
+}
+
+/** What a push did (or, dry, would do) for one session. */
+export interface PushedSession {
+  readonly id: string;
+  readonly title: string;
+  readonly outcome: 'pushed' | 'up-to-date' | 'would-push' | 'failed';
+  /** Turns and bytes sent (after redaction), lines not sent (not JSON), and what was redacted. */
+  readonly turns: number;
+  readonly bytes: number;
+  readonly droppedLines: number;
+  readonly redactions: readonly LineRedaction[];
+  readonly reason?: string;
+}
+
+/** A session's next commit: its new manifest and chunks. */
+interface Planned {
+  readonly session: SessionToPush;
+  readonly parent: string | undefined;
+  readonly manifest: Manifest;
+  readonly files: readonly { path: string; bytes: Buffer }[];
+  readonly report: PushedSession;
+}
+
+/**
+ * Pushes sessions to `refs/braid/<machine>/<id>` of the remote: fetches what the remote holds of
+ * this machine's sessions, redacts the bytes each log gained since, commits them as new chunks on
+ * top of the remote's commit, and pushes (fast-forward only). A push that loses a race with another
+ * push of this machine is planned again once from what the remote then holds.
+ */
+export async function pushSessions(req: PushRequest): Promise<PushedSession[]> {
+  for (let attempt = 1; ; attempt++) {
+    const tracking = await fetchOwnRefs(req);
+    const manifests = await req.git.blobs(
+      [...tracking.values()].map((c) => `${c}:${MANIFEST_FILE}`),
+      MAX_MANIFEST_BYTES,
+    );
+    const plans: Planned[] = [];
+    const reports: PushedSession[] = [];
+    for (const session of req.sessions) {
+      try {
+        const parent = tracking.get(session.state.id);
+        const manifest = parent ? manifests.get(`${parent}:${MANIFEST_FILE}`) : undefined;
+        if (manifest && !Buffer.isBuffer(manifest)) throw new Error(`the remote's session.json of it is ${manifest.tooBig} bytes`);
+        const pushed = manifest && parseManifest(manifest, { machine: req.machine.id, sessionId: session.state.id });
+        const plan = planPush(req, session, parent, pushed);
+        if (plan) plans.push(plan);
+        else reports.push(quietReport(session, 'up-to-date'));
+      } catch (err) {
+        reports.push({ ...quietReport(session, 'failed'), reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    if (req.dryRun) return [...plans.map((p) => ({ ...p.report, outcome: 'would-push' as const })), ...reports];
+    if (plans.length === 0) return reports;
+    await commitPlans(req, plans);
+    const results = await pushRefs(req, plans);
+    const raced = results.filter((r) => r.outcome === 'failed' && r.reason === NOT_FAST_FORWARD);
+    if (raced.length === 0 || attempt === 2) return [...results, ...reports];
+  }
+}
+
+const NOT_FAST_FORWARD = 'the remote moved on (another push of this session from this machine); push again';
+
+function quietReport(session: SessionToPush, outcome: PushedSession['outcome']): PushedSession {
+  return { id: session.state.id, title: session.state.title, outcome, turns: 0, bytes: 0, droppedLines: 0, redactions: [] };
+}
+
+/** Where this machine's refs of the remote are mirrored in the share repository. */
+function trackingRoot(req: PushRequest): string {
+  return `refs/remote-braid/${sha256Hex(req.remote.url).slice(0, 16)}/${req.machine.id}`;
+}
+
+/** Fetches the remote's refs of this machine; their commits by session id. */
+async function fetchOwnRefs(req: PushRequest): Promise<Map<string, string>> {
+  const root = trackingRoot(req);
+  const spec = `+${REF_ROOT}/${req.machine.id}/*:${root}/*`;
+  await req.git.check(['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', req.remote.url, spec], `fetch from ${req.remote.shown}`);
+  const out = await req.git.check(['for-each-ref', '--format=%(objectname) %(refname)', `${root}/`], 'list the fetched refs');
+  const tips = new Map<string, string>();
+  for (const line of out.toString('utf8').split('\n').filter(Boolean)) {
+    const [commit, ref] = line.split(' ') as [string, string];
+    tips.set(ref.slice(root.length + 1), commit);
+  }
+  return tips;
+}
+
+/** The next commit of one session, or undefined when the remote holds all of it that can be sent. */
+function planPush(req: PushRequest, session: SessionToPush, parent: string | undefined, pushed: Manifest | undefined): Planned | undefined {
+  const redact = req.redactFor(session.state);
+  const logs: Record<string, AgentLog> = { ...(pushed?.logs ?? {}) };
+  const files: { path: string; bytes: Buffer }[] = [];
+  let turns = 0;
+  let droppedLines = 0;
+  const redactions: LineRedaction[] = [];
+  for (const agent of agentsWithLogs(session.dir)) {
+    const news = newBytesOf(session.dir, agent, pushed?.logs[agent]);
+    if (news.to <= news.from) continue;
+    const lines = readBytes(session.dir, agent, news.from, news.to).toString('utf8').split('\n').slice(0, -1);
+    const sent: string[] = [];
+    for (const line of lines) {
+      const r = redact(line);
+      redactions.push(...r.redactions);
+      if (r.line === null) droppedLines++;
+      else sent.push(r.line);
+    }
+    const chunks = [...(logs[agent]?.chunks ?? []), chunkName((logs[agent]?.chunks.length ?? 0) + 1)];
+    logs[agent] = { chunks, sourceBytes: news.to };
+    files.push({ path: chunkPath(agent, chunks.at(-1)!), bytes: Buffer.from(sent.length ? `${sent.join('\n')}\n` : '') });
+    turns += news.turns;
+  }
+  const manifest = manifestOf(req, session, logs);
+  if (files.length === 0 && pushed && pushed.title === manifest.title) return undefined;
+  const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
+  const bytes = files.reduce((n, f) => n + f.bytes.length, 0);
+  const report: PushedSession = { id: session.state.id, title: session.state.title, outcome: 'pushed', turns, bytes, droppedLines, redactions };
+  return { session, parent, manifest, files: [{ path: MANIFEST_FILE, bytes: manifestBytes }, ...files], report };
+}
+
+function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<string, AgentLog>): Manifest {
+  const s = session.state;
+  const redactedTitle = req.redactFor(s)(JSON.stringify({ title: s.title })).line;
+  const title = redactedTitle ? String((JSON.parse(redactedTitle) as { title: unknown }).title) : '';
+  return {
+    format: 1,
+    id: s.id,
+    title,
+    createdAt: s.createdAt,
+    author: req.author,
+    machine: req.machine.id,
+    machineName: req.machine.name,
+    project: { name: path.basename(s.workspaceDir), ...(s.identity ? { rootCommit: s.identity.rootCommit } : {}) },
+    forkedFrom: s.forkedFrom ? { sessionId: s.forkedFrom.sessionId, turn: s.forkedFrom.turn } : null,
+    logs,
+  };
+}
+
+/** Writes every planned commit onto its tracking ref with one `git fast-import`. */
+async function commitPlans(req: PushRequest, plans: readonly Planned[]): Promise<void> {
+  const root = trackingRoot(req);
+  const now = Math.floor(Date.now() / 1000);
+  const parts: Buffer[] = [];
+  const data = (bytes: Buffer) => parts.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
+  for (const plan of plans) {
+    parts.push(Buffer.from(`commit ${root}/${plan.session.state.id}\ncommitter Braid <braid@braid.invalid> ${now} +0000\n`));
+    data(Buffer.from(`${plan.report.turns} turn(s) of ${plan.session.state.id}\n`));
+    if (plan.parent) parts.push(Buffer.from(`from ${plan.parent}\n`));
+    for (const file of plan.files) {
+      parts.push(Buffer.from(`M 100644 inline ${file.path}\n`));
+      data(file.bytes);
+    }
+    parts.push(Buffer.from('\n'));
+  }
+  parts.push(Buffer.from('done\n'));
+  await req.git.check(['fast-import', '--quiet', '--done'], 'build the commits to push', { input: Buffer.concat(parts) });
+}
+
+/** Pushes the planned sessions' tracking refs to the remote, fast-forward only; each session's outcome from git's report. */
+async function pushRefs(req: PushRequest, plans: readonly Planned[]): Promise<PushedSession[]> {
+  const root = trackingRoot(req);
+  const specs = plans.map((p) => `${root}/${p.session.state.id}:${refOf(req.machine.id, p.session.state.id)}`);
+  const run = await req.git.run(['push', '--porcelain', req.remote.url, ...specs]);
+  const lines = run.stdout.toString('utf8').split('\n');
+  return plans.map((plan) => {
+    const ref = refOf(req.machine.id, plan.session.state.id);
+    const line = lines.find((l) => l.split('\t')[1]?.endsWith(`:${ref}`));
+    const flag = line?.[0];
+    if (flag === ' ' || flag === '*' || flag === '+' || flag === '=') return plan.report;
+    const summary = line?.split('\t')[2] ?? '';
+    const reason = /non-fast-forward|fetch first|stale info/.test(summary) ? NOT_FAST_FORWARD : `the remote refused it: ${summary || gitReason(run.stderr)}`;
+    return { ...plan.report, outcome: 'failed' as const, reason };
+  });
+}
