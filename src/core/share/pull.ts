@@ -12,7 +12,7 @@ import { sha256Hex } from '../hash';
 import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, REF_ROOT, type Manifest } from './payload';
 import type { ShareRemote } from './remote';
 import { ShareError } from './shareError';
-import type { ShareGit, TooBig } from './shareGit';
+import { joined, type Pieces, type ShareGit, type TooBig } from './shareGit';
 
 export interface PullRequest {
   readonly git: ShareGit;
@@ -83,7 +83,7 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
   const toRead: { w: Wanted; manifest: Manifest }[] = [];
   for (const w of wanted) {
     try {
-      const manifest = parseManifest(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES), w);
+      const manifest = parseManifest(joined(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES)), w);
       if (!sameProject(manifest, req)) otherProjects++;
       else if (isUnchanged(req, local.get(w.sessionId), w)) sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
       else toRead.push({ w, manifest });
@@ -142,7 +142,7 @@ async function pullOne(
   dir: string | undefined,
   w: Wanted,
   manifest: Manifest,
-  logs: Map<string, Buffer[]>,
+  logs: Map<string, Pieces[]>,
 ): Promise<PulledSession> {
   const report = reportOf(w, manifest);
   const existing = dir ? readState(req.store.layout.stateFile(dir)) : undefined;
@@ -167,16 +167,16 @@ async function pullOne(
 }
 
 /** The blob `spec` names, or a ShareError saying it is missing or too big. */
-function blobOf(blobs: ReadonlyMap<string, Buffer | TooBig>, spec: string, max: number): Buffer {
+function blobOf(blobs: ReadonlyMap<string, Pieces | TooBig>, spec: string, max: number): Pieces {
   const blob = blobs.get(spec);
   const file = spec.slice(spec.indexOf(':') + 1);
   if (!blob) throw new ShareError(`its commit lacks ${file}`);
-  if (!Buffer.isBuffer(blob)) throw new ShareError(`its ${file} is ${blob.tooBig} bytes, over the ${max} a pull reads`);
+  if ('tooBig' in blob) throw new ShareError(`its ${file} is ${blob.tooBig} bytes, over the ${max} a pull reads`);
   return blob;
 }
 
 /** Every chunk the sessions to pull name, read with one `git cat-file` (sizes checked first). */
-function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manifest }[]): Promise<Map<string, Buffer | TooBig>> {
+function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manifest }[]): Promise<Map<string, Pieces | TooBig>> {
   const specs = toRead.flatMap(({ w, manifest }) =>
     Object.entries(manifest.logs).flatMap(([agent, log]) => log.chunks.map((c) => `${w.commit}:${chunkPath(agent, c)}`)),
   );
@@ -184,18 +184,15 @@ function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manif
 }
 
 /** One session's logs, each agent's chunks in order; the main log must begin with the `agent` record of this session. */
-function logsOf(blobs: ReadonlyMap<string, Buffer | TooBig>, w: Wanted, manifest: Manifest): Map<string, Buffer[]> {
-  const logs = new Map<string, Buffer[]>();
+function logsOf(blobs: ReadonlyMap<string, Pieces | TooBig>, w: Wanted, manifest: Manifest): Map<string, Pieces[]> {
+  const logs = new Map<string, Pieces[]>();
   for (const [agent, log] of Object.entries(manifest.logs)) {
     logs.set(
       agent,
-      log.chunks.map((c) => {
-        return blobOf(blobs, `${w.commit}:${chunkPath(agent, c)}`, MAX_CHUNK_BYTES);
-      }),
+      log.chunks.map((c) => blobOf(blobs, `${w.commit}:${chunkPath(agent, c)}`, MAX_CHUNK_BYTES)),
     );
   }
-  const first = logs.get('main')?.[0];
-  const head = first?.subarray(0, Math.max(0, first.indexOf(10))).toString('utf8');
+  const head = firstLine(logs.get('main')?.[0] ?? []);
   let record: { t?: unknown; sessionId?: unknown } | undefined;
   try {
     record = head ? (JSON.parse(head) as typeof record) : undefined;
@@ -212,7 +209,7 @@ async function writeNewCopy(
   publisher: Publisher,
   id: string,
   manifest: Manifest,
-  logs: Map<string, Buffer[]>,
+  logs: Map<string, Pieces[]>,
   shared: SharedOrigin,
 ): Promise<number> {
   const layout = req.store.layout;
@@ -223,8 +220,8 @@ async function writeNewCopy(
     for (const [agent, chunks] of logs) {
       const file = layout.agentLog(partial, agent);
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, Buffer.concat(chunks));
-      bytes += chunks.reduce((n, c) => n + c.length, 0);
+      writeFile(file, 'w', chunks.flat(), false);
+      bytes += sizeOf(chunks.flat());
     }
     fs.writeFileSync(layout.stateFile(partial), stateText(pulledState(id, key, req.workspace, manifest, shared)));
   } catch (err) {
@@ -259,31 +256,47 @@ function pulledState(id: string, key: string, workspace: string, manifest: Manif
  * end exactly there. A size between two chunks' ends (an append cut short) is mended by writing
  * the whole log again, atomically. Returns the bytes added.
  */
-function catchUp(file: string, chunks: readonly Buffer[]): number {
+function catchUp(file: string, chunks: readonly Pieces[]): number {
   const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
   let end = 0;
   let k = 0;
-  while (k < chunks.length && end + chunks[k]!.length <= size) end += chunks[k++]!.length;
-  const all = chunks.reduce((n, c) => n + c.length, 0);
+  while (k < chunks.length && end + sizeOf(chunks[k]!) <= size) end += sizeOf(chunks[k++]!);
   if (end === size) {
-    const rest = Buffer.concat(chunks.slice(k));
-    if (rest.length === 0) return 0;
+    const rest = chunks.slice(k).flat();
+    if (sizeOf(rest) === 0) return 0;
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const fd = fs.openSync(file, 'a');
-    try {
-      fs.writeSync(fd, rest);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    return rest.length;
+    writeFile(file, 'a', rest, true);
+    return sizeOf(rest);
   }
   const temp = `${file}.pull-${process.pid}`;
-  fs.writeFileSync(temp, Buffer.concat(chunks));
-  const fd = fs.openSync(temp, 'r');
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
+  writeFile(temp, 'w', chunks.flat(), true);
   fs.renameSync(temp, file);
   fsyncDir(path.dirname(file));
-  return all - size;
+  return sizeOf(chunks.flat()) - size;
+}
+
+/** The text of the first line of `pieces` (the bytes before its first newline), copying no more. */
+function firstLine(pieces: Pieces): string {
+  const parts: Buffer[] = [];
+  for (const piece of pieces) {
+    const nl = piece.indexOf(10);
+    parts.push(nl < 0 ? piece : piece.subarray(0, nl));
+    if (nl >= 0) break;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function sizeOf(pieces: Pieces): number {
+  return pieces.reduce((n, p) => n + p.length, 0);
+}
+
+/** Writes `pieces` to `file` (`w` from the start, `a` after its end), fsynced when `sync`. */
+function writeFile(file: string, flags: 'w' | 'a', pieces: Pieces, sync: boolean): void {
+  const fd = fs.openSync(file, flags);
+  try {
+    for (const piece of pieces) for (let at = 0; at < piece.length;) at += fs.writeSync(fd, piece, at);
+    if (sync) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

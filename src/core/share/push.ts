@@ -5,7 +5,7 @@ import type { Machine } from './machine';
 import { chunkName, chunkPath, MANIFEST_FILE, MAX_MANIFEST_BYTES, parseManifest, REF_ROOT, refOf, type AgentLog, type Manifest } from './payload';
 import type { ShareRemote } from './remote';
 import { agentsWithLogs, newBytesOf, readBytes } from './sessionChunks';
-import { gitReason, type ShareGit } from './shareGit';
+import { gitReason, joined, type ShareGit } from './shareGit';
 
 /** What redaction did to a line; `sample` never holds a secret. */
 export interface LineRedaction {
@@ -75,8 +75,8 @@ export async function pushSessions(req: PushRequest): Promise<PushedSession[]> {
       try {
         const parent = tracking.get(session.state.id);
         const manifest = parent ? manifests.get(`${parent}:${MANIFEST_FILE}`) : undefined;
-        if (manifest && !Buffer.isBuffer(manifest)) throw new Error(`the remote's session.json of it is ${manifest.tooBig} bytes`);
-        const pushed = manifest && parseManifest(manifest, { machine: req.machine.id, sessionId: session.state.id });
+        if (manifest && 'tooBig' in manifest) throw new Error(`the remote's session.json of it is ${manifest.tooBig} bytes`);
+        const pushed = manifest && parseManifest(joined(manifest), { machine: req.machine.id, sessionId: session.state.id });
         const plan = planPush(req, session, parent, pushed);
         if (plan) plans.push(plan);
         else reports.push(quietReport(session, 'up-to-date'));
@@ -193,7 +193,7 @@ async function pushRefs(req: PushRequest, plans: readonly Planned[]): Promise<Pu
   const root = trackingRoot(req);
   const specs = plans.map((p) => `${root}/${p.session.state.id}:${refOf(req.machine.id, p.session.state.id)}`);
   const run = await req.git.run(['push', '--porcelain', req.remote.url, ...specs]);
-  const lines = run.stdout.toString('utf8').split('\n');
+  const lines = Buffer.concat(run.chunks).toString('utf8').split('\n');
   return plans.map((plan) => {
     const ref = refOf(req.machine.id, plan.session.state.id);
     const line = lines.find((l) => l.split('\t')[1]?.endsWith(`:${ref}`));

@@ -10,8 +10,62 @@ import { ShareError } from './shareError';
 /** What a git command of the share repository printed, and how it exited. */
 export interface ShareRun {
   readonly code: number | null;
-  readonly stdout: Buffer;
+  /** What it printed, as the pipe gave it (a large output is never copied into one buffer). */
+  readonly chunks: readonly Buffer[];
   readonly stderr: string;
+}
+
+/** A blob as pieces of the pipe's chunks, in order (not copied into one buffer). */
+export type Pieces = readonly Buffer[];
+
+/** The bytes of `pieces`, in one buffer: for small blobs only. */
+export function joined(pieces: Pieces): Buffer {
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+}
+
+/** Reads lines and runs of bytes across a command's output chunks, giving subarrays, never copies of the bytes. */
+class PiecesReader {
+  private chunk = 0;
+  private at = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {}
+
+  /** The text up to the next newline, which is consumed. */
+  line(): string {
+    const parts: Buffer[] = [];
+    for (;;) {
+      const c = this.chunks[this.chunk];
+      if (!c) return Buffer.concat(parts).toString('utf8');
+      const nl = c.indexOf(10, this.at);
+      if (nl >= 0) {
+        parts.push(c.subarray(this.at, nl));
+        this.at = nl + 1;
+        return Buffer.concat(parts).toString('utf8');
+      }
+      parts.push(c.subarray(this.at));
+      this.chunk++;
+      this.at = 0;
+    }
+  }
+
+  /** The next `n` bytes, as subarrays of the chunks. */
+  take(n: number): Buffer[] {
+    const pieces: Buffer[] = [];
+    let left = n;
+    while (left > 0) {
+      const c = this.chunks[this.chunk];
+      if (!c) break;
+      const piece = c.subarray(this.at, Math.min(c.length, this.at + left));
+      pieces.push(piece);
+      left -= piece.length;
+      this.at += piece.length;
+      if (this.at >= c.length) {
+        this.chunk++;
+        this.at = 0;
+      }
+    }
+    return pieces;
+  }
 }
 
 /** A blob not read for its size. */
@@ -82,12 +136,12 @@ export class ShareGit {
       const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
       child.on('error', (err) => {
         clearTimeout(timer);
-        resolve({ code: null, stdout: Buffer.alloc(0), stderr: String(err) });
+        resolve({ code: null, chunks: [], stderr: String(err) });
       });
       child.on('close', (code) => {
         clearTimeout(timer);
         const over = outBytes > max ? `git printed more than ${max} bytes` : '';
-        resolve({ code: over ? null : code, stdout: Buffer.concat(out), stderr: over || stderr });
+        resolve({ code: over ? null : code, chunks: out, stderr: over || stderr });
       });
     });
   }
@@ -97,8 +151,8 @@ export class ShareGit {
    * sizes: a spec that names no blob is absent from the answer, and one over `maxBytes` is not read
    * (its size is given instead).
    */
-  async blobs(specs: readonly string[], maxBytes: number): Promise<Map<string, Buffer | TooBig>> {
-    const found = new Map<string, Buffer | TooBig>();
+  async blobs(specs: readonly string[], maxBytes: number): Promise<Map<string, Pieces | TooBig>> {
+    const found = new Map<string, Pieces | TooBig>();
     if (specs.length === 0) return found;
     const input = `${specs.join('\n')}\n`;
     const checked = (await this.check(['cat-file', '--batch-check'], 'read the fetched sessions', { input })).toString('utf8').split('\n');
@@ -111,16 +165,14 @@ export class ShareGit {
       wanted.push(spec);
       total += Number(size);
     });
-    const out = await this.check(['cat-file', '--batch'], 'read the fetched sessions', {
-      input: `${wanted.join('\n')}\n`,
-      maxOutput: total + wanted.length * 200,
-    });
-    let at = 0;
+    if (wanted.length === 0) return found;
+    const run = await this.run(['cat-file', '--batch'], { input: `${wanted.join('\n')}\n`, maxOutput: total + wanted.length * 200 });
+    if (run.code !== 0) throw new ShareError(`could not read the fetched sessions: ${gitReason(run.stderr)}`);
+    const reader = new PiecesReader(run.chunks);
     for (const spec of wanted) {
-      const eol = out.indexOf(10, at);
-      const size = Number(out.toString('utf8', at, eol).split(' ')[2]);
-      found.set(spec, out.subarray(eol + 1, eol + 1 + size));
-      at = eol + 1 + size + 1;
+      const size = Number(reader.line().split(' ')[2]);
+      found.set(spec, reader.take(size));
+      reader.take(1); // the newline after each blob
     }
     return found;
   }
@@ -129,7 +181,7 @@ export class ShareGit {
   async check(args: readonly string[], doing: string, options: RunOptions = {}): Promise<Buffer> {
     const run = await this.run(args, options);
     if (run.code !== 0) throw new ShareError(`could not ${doing}: ${gitReason(run.stderr)}`);
-    return run.stdout;
+    return Buffer.concat(run.chunks);
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { braidIn } from '../../support/cli';
@@ -201,6 +202,71 @@ test('hostile refs are refused with their reason and the rest is pulled: a ref o
     assert.match(byRef.get(`refs/braid/${otherMachine}/${session.id}`)!.reason!, /chunks of main that are not NNNNNN\.jsonl/);
     assert.equal(byRef.get(`refs/braid/${machine}/${session.id}`)!.outcome, 'new');
   } finally {
+    await m.f.cleanup();
+  }
+});
+
+/** `git daemon` serving `base` on 127.0.0.1, pushes allowed; its URL prefix and a stop. */
+async function gitDaemon(base: string): Promise<{ url: string; stop: () => void }> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const daemon = spawn(
+      realGit(),
+      ['daemon', '--reuseaddr', '--export-all', '--enable=receive-pack', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${port}`, base],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let said = '';
+    daemon.stderr.on('data', (c: Buffer) => (said += c.toString()));
+    const ready = await new Promise<boolean>((resolve) => {
+      const deadline = Date.now() + 5000;
+      const probe = () => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => (daemon.exitCode !== null || Date.now() > deadline ? resolve(false) : setTimeout(probe, 50)));
+      };
+      probe();
+    });
+    if (ready) return { url: `git://127.0.0.1:${port}`, stop: () => daemon.kill('SIGTERM') };
+    daemon.kill('SIGKILL');
+    if (attempt === 5) throw new Error(`git daemon did not start: ${said}`);
+  }
+}
+
+test('over git daemon on 127.0.0.1: two machines push at once, each pulls the other', async () => {
+  const m = await machines();
+  const daemon = await gitDaemon(m.f.root);
+  try {
+    const mine = await m.f.open();
+    await turn(m.f, mine, 'from a', 'answer a');
+    await mine.close();
+    const url = `${daemon.url}/remote.git`;
+    // Machine B: a data folder of its own, its checkout of the project (a folder of the same name) elsewhere.
+    const fb = await sessionFixture();
+    assert.equal(path.basename(fb.workspace), path.basename(m.f.workspace));
+    const theirs = await fb.open();
+    await turn(fb, theirs, 'from b', 'answer b');
+    await theirs.close();
+    const workspaceB = fb.workspace;
+    const dataB = fb.store.layout.root;
+
+    const [a, b] = await Promise.all([
+      braidIn(['--data-dir', m.f.store.layout.root, 'push', '--all', '--remote', url], { cwd: m.f.workspace }),
+      braidIn(['--data-dir', dataB, 'push', '--all', '--remote', url], { cwd: workspaceB }),
+    ]);
+    assert.equal(a.code, 0, a.err + a.out);
+    assert.equal(b.code, 0, b.err + b.out);
+    assert.equal(git(m.f.root, '--git-dir', m.remote, 'for-each-ref', 'refs/braid/').trim().split('\n').length, 2);
+
+    const pulledByA = await braidIn(['--data-dir', m.f.store.layout.root, 'pull', '--remote', url, '--json'], { cwd: m.f.workspace });
+    const pulledByB = await braidIn(['--data-dir', dataB, 'pull', '--remote', url, '--json'], { cwd: workspaceB });
+    const ids = (run: { out: string }) => (JSON.parse(run.out) as { sessions: Array<{ id: string; outcome: string }> }).sessions.map((s) => [s.id, s.outcome]);
+    assert.deepEqual(ids(pulledByA), [[theirs.id, 'new']]);
+    assert.deepEqual(ids(pulledByB), [[mine.id, 'new']]);
+    await fb.cleanup();
+  } finally {
+    daemon.stop();
     await m.f.cleanup();
   }
 });
