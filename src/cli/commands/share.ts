@@ -113,7 +113,7 @@ function pushText(results: readonly PushedSession[], remote: ShareRemote, dryRun
   for (const r of results) {
     const name = `${r.id} ${JSON.stringify(r.title)}`;
     if (r.outcome === 'failed') lines.push(`failed     ${name}: ${r.reason ?? ''}`);
-    else if (r.outcome === 'up-to-date') lines.push(`up to date ${name}`);
+    else if (r.outcome === 'up-to-date') continue;
     else
       lines.push(
         `${r.outcome === 'pushed' ? 'pushed    ' : 'would push'} ${name}: ${r.turns} turn${r.turns === 1 ? '' : 's'}, ${formatBytes(r.bytes)}${redactedText(r)}`,
@@ -121,7 +121,11 @@ function pushText(results: readonly PushedSession[], remote: ShareRemote, dryRun
     if (dryRun) for (const x of r.redactions) lines.push(`    redacted ${x.kind} in ${x.where}: ${x.sample}`);
   }
   const sent = results.filter((r) => r.outcome === 'pushed' || r.outcome === 'would-push').length;
-  lines.push(dryRun ? `Nothing was sent (--dry-run); ${sent} session(s) would go to ${remote.shown}.` : `${sent} session(s) pushed to ${remote.shown}.`);
+  const current = results.filter((r) => r.outcome === 'up-to-date').length;
+  const upToDate = current ? `; ${current} up to date there` : '';
+  lines.push(
+    dryRun ? `Nothing was sent (--dry-run); ${sent} session(s) would go to ${remote.shown}${upToDate}.` : `${sent} session(s) pushed to ${remote.shown}${upToDate}.`,
+  );
   return lines.map(oneLine).join('\n') + '\n';
 }
 

@@ -96,7 +96,7 @@ test('a session pushed from one machine is pulled by another, read-only and reda
     assert.ok(!shown.out.includes(KEY));
 
     const again = await pushA(m, session.id);
-    assert.match(again.out, /up to date/);
+    assert.match(again.out, /^0 session\(s\) pushed to .*; 1 up to date there\.\n$/);
     const logA = m.f.store.layout.agentLog(m.f.store.locate(session.id));
     const before = fs.statSync(logA).size;
     await turn(m.f, session, 'third', 'three');
