@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { formatBytes } from '../../core/bytes';
 import { listSessionFolders } from '../../core/format/layout';
@@ -31,12 +32,18 @@ export async function push(ctx: CliContext, argv: readonly string[], env: NodeJS
     const sessions = all ? ownSessions(store, ctx.workspace) : args.positionals.map((typed) => sessionToPush(store, resolveSessionId(store, typed)));
     const git = await ShareGit.open(ctx.dataDir);
     const secrets = knownSecrets(env);
+    const rootCommits = new Map<string, string>();
+    for (const dir of new Set(sessions.filter((s) => !s.state.identity).map((s) => s.state.workspaceDir))) {
+      const root = await rootCommitOf(dir);
+      if (root) rootCommits.set(dir, root);
+    }
     const results = await pushSessions({
       git,
       remote,
       machine: thisMachine(ctx.dataDir),
       author: (args.options.get('author') as string | undefined) ?? os.userInfo().username,
       sessions,
+      rootCommits,
       redactFor: (state) => (line) => redactLine(line, { folders: foldersOf(state), home: os.homedir(), secrets }),
       dryRun,
     });
@@ -53,14 +60,13 @@ export async function pull(ctx: CliContext, argv: readonly string[]): Promise<nu
   const remote = await remoteOf(ctx, args);
   const store = await ctx.openStore({ create: true });
   try {
-    const facts = await repoFacts(ctx.workspace, { timeoutMs: GIT_TIMEOUT_MS, rootCommit: true });
     const report = await pullSessions({
       git: await ShareGit.open(ctx.dataDir),
       store,
       remote,
       machine: thisMachine(ctx.dataDir).id,
       workspace: ctx.workspace,
-      rootCommit: facts?.facts.tree?.rootCommit ?? undefined,
+      rootCommit: await rootCommitOf(ctx.workspace),
     });
     if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, ...report }, 2)}\n`);
     else ctx.out(pullText(report.sessions, report.otherProjects, remote));
@@ -68,6 +74,13 @@ export async function pull(ctx: CliContext, argv: readonly string[]): Promise<nu
   } finally {
     await store.close();
   }
+}
+
+/** The first commit of the repository `dir` is in (the project sessions are matched by), if any; a missing folder has none. */
+async function rootCommitOf(dir: string): Promise<string | undefined> {
+  if (!fs.existsSync(dir)) return undefined;
+  const facts = await repoFacts(dir, { timeoutMs: GIT_TIMEOUT_MS, rootCommit: true });
+  return facts?.facts.tree?.rootCommit ?? undefined;
 }
 
 /** The remote `--remote` names: a URL or path, or a remote of the workspace's repository. */
@@ -124,7 +137,9 @@ function pushText(results: readonly PushedSession[], remote: ShareRemote, dryRun
   const current = results.filter((r) => r.outcome === 'up-to-date').length;
   const upToDate = current ? `; ${current} up to date there` : '';
   lines.push(
-    dryRun ? `Nothing was sent (--dry-run); ${sent} session(s) would go to ${remote.shown}${upToDate}.` : `${sent} session(s) pushed to ${remote.shown}${upToDate}.`,
+    dryRun
+      ? `Nothing was sent (--dry-run); ${sent} session(s) would go to ${remote.shown}${upToDate}.`
+      : `${sent} session(s) pushed to ${remote.shown}${upToDate}.`,
   );
   return lines.map(oneLine).join('\n') + '\n';
 }

@@ -29,6 +29,8 @@ export interface PushRequest {
   readonly machine: Machine;
   readonly author: string;
   readonly sessions: readonly SessionToPush[];
+  /** The first commit of each workspace folder's repository, when it has one (a session's own `identity` comes first). */
+  readonly rootCommits: ReadonlyMap<string, string>;
   /** The redaction of a session's lines (its folders become relative). */
   readonly redactFor: (state: StoredState) => RedactLine;
   readonly dryRun: boolean;
@@ -162,10 +164,15 @@ function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<strin
     author: req.author,
     machine: req.machine.id,
     machineName: req.machine.name,
-    project: { name: path.basename(s.workspaceDir), ...(s.identity ? { rootCommit: s.identity.rootCommit } : {}) },
+    project: { name: path.basename(s.workspaceDir), ...rootCommitOf(req, s) },
     forkedFrom: s.forkedFrom ? { sessionId: s.forkedFrom.sessionId, turn: s.forkedFrom.turn } : null,
     logs,
   };
+}
+
+function rootCommitOf(req: PushRequest, s: StoredState): { rootCommit?: string } {
+  const root = s.identity?.rootCommit ?? req.rootCommits.get(s.workspaceDir);
+  return root ? { rootCommit: root } : {};
 }
 
 /** Writes every planned commit onto its tracking ref with one `git fast-import`. */

@@ -270,3 +270,38 @@ test('over git daemon on 127.0.0.1: two machines push at once, each pulls the ot
     await m.f.cleanup();
   }
 });
+
+test('a pull takes the sessions of its project: a clone under another name has the same first commit; another repository has not', async () => {
+  const m = await machines({ 'a.txt': 'a\n' });
+  const identity = ['-c', 'user.name=t', '-c', 'user.email=t@t'];
+  try {
+    git(m.f.workspace, 'init', '-q', '-b', 'main');
+    git(m.f.workspace, 'add', '.');
+    git(m.f.workspace, ...identity, 'commit', '-q', '-m', 'first');
+    const session = await m.f.open();
+    await turn(m.f, session, 'in the repository', 'yes');
+    await session.close();
+    assert.equal((await pushA(m, '--all')).code, 0);
+
+    const clone = path.join(m.f.root, 'machine-b', 'renamed-clone');
+    git(m.f.root, 'clone', '-q', m.f.workspace, clone);
+    const other = path.join(m.f.root, 'machine-b', path.basename(m.f.workspace), 'nested-other');
+    fs.mkdirSync(other, { recursive: true });
+    git(other, 'init', '-q', '-b', 'main');
+    git(other, ...identity, 'commit', '-q', '--allow-empty', '-m', 'unrelated');
+    const pullInto = async (cwd: string) =>
+      JSON.parse((await braidIn(['--data-dir', m.dataB, 'pull', '--remote', `file://${m.remote}`, '--json'], { cwd })).out) as {
+        sessions: Array<{ id: string; outcome: string }>;
+        otherProjects: number;
+      };
+    const unrelated = await pullInto(other);
+    assert.deepEqual([unrelated.sessions, unrelated.otherProjects], [[], 1]);
+    const cloned = await pullInto(clone);
+    assert.deepEqual(
+      cloned.sessions.map((s) => [s.id, s.outcome]),
+      [[session.id, 'new']],
+    );
+  } finally {
+    await m.f.cleanup();
+  }
+});
