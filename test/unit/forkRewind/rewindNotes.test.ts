@@ -13,6 +13,7 @@ const preview = (turnsDropped: number, files: string[] = []): RewindPreview => (
   turnsDropped,
   alreadyRewound: turnsDropped === 0,
   importedTurns: 0,
+  pulledTurns: 0,
   commands: [],
   commandsMayHaveRun: [],
   mcpCalls: [],
