@@ -93,21 +93,21 @@ function userMessage(
   box.append(el('div', 'prompt-text', text));
   if (attachments.length > 0) box.append(attachmentRow(attachments));
   const bar = el('div', 'message-actions');
-  if (!actions.readOnly()) {
-    const again = (action: 'rewind' | 'edit') => () => {
-      actions.useMode(mode ?? 'agent');
-      actions.message(action, ids);
-    };
-    bar.append(
-      button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', again('rewind')),
-      button('Fork', 'Fork from here: a new session with the conversation up to this turn', 'repo-forked', () => actions.message('fork', ids)),
-      // Its icon alone: a fifth label would not fit the side bar's width.
-      button('', 'Fork into a git worktree from here: the conversation up to this turn, on a new branch in a folder of its own', 'git-branch', () =>
-        actions.message('forkWorktree', ids),
-      ),
-      button('Edit', 'Edit & resend this prompt', 'edit', again('edit')),
-    );
-  }
+  const again = (action: 'rewind' | 'edit') => () => {
+    actions.useMode(mode ?? 'agent');
+    actions.message(action, ids);
+  };
+  // A read-only session (another window writes it, another folder's, one pulled from a git remote) can be forked, not changed.
+  const writable = !actions.readOnly();
+  if (writable) bar.append(button('Rewind', 'Rewind to here: drop this prompt and what followed', 'discard', again('rewind')));
+  bar.append(
+    button('Fork', 'Fork from here: a new session with the conversation up to this turn', 'repo-forked', () => actions.message('fork', ids)),
+    // Its icon alone: a fifth label would not fit the side bar's width.
+    button('', 'Fork into a git worktree from here: the conversation up to this turn, on a new branch in a folder of its own', 'git-branch', () =>
+      actions.message('forkWorktree', ids),
+    ),
+  );
+  if (writable) bar.append(button('Edit', 'Edit & resend this prompt', 'edit', again('edit')));
   bar.append(button('Copy', 'Copy this prompt', 'copy', () => void navigator.clipboard.writeText(text)));
   box.append(bar);
   return box;

@@ -33,6 +33,13 @@ export function importedTurnsNote(preview: Pick<RewindPreview, 'importedTurns'>)
   return `${counted(preview.importedTurns, 'turn')} of these ${preview.importedTurns === 1 ? 'was' : 'were'} imported from another agent: Braid has no checkpoints of the files ${preview.importedTurns === 1 ? 'it' : 'they'} changed, so only the conversation is rewound there.`;
 }
 
+/** Said before a rewind into turns a fork took from a pulled session: another machine changed their files. */
+export function pulledTurnsNote(preview: Pick<RewindPreview, 'pulledTurns'>): string | undefined {
+  if (!preview.pulledTurns) return undefined;
+  const one = preview.pulledTurns === 1;
+  return `${counted(preview.pulledTurns, 'turn')} of these ${one ? 'was' : 'were'} pulled from another machine: ${one ? 'its' : 'their'} file changes were made there, not here, so only the conversation is rewound there.`;
+}
+
 /** What an Undo from the Changes list did: "Undid Braid's changes to a.md.", "… to 2 files: a.md, b.md." */
 export function changesUndoneNote(undone: readonly string[]): string {
   if (undone.length === 1) return `Undid Braid's changes to ${undone[0]}.`;

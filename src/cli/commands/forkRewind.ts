@@ -62,6 +62,8 @@ function describe(p: RewindPreview): string {
   for (const r of p.refused) lines.push(`  left alone: ${oneLine(r)}`);
   if (p.importedTurns)
     lines.push(`  ${counted(p.importedTurns, 'turn')} imported from another agent: no file checkpoints, only the conversation is rewound there`);
+  if (p.pulledTurns)
+    lines.push(`  ${counted(p.pulledTurns, 'turn')} pulled from another machine: their file changes were made there, only the conversation is rewound there`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,6 +1,7 @@
 import { sessionTitle } from '../../core/format/titles';
 import { timeAgo } from '../../core/timeAgo';
 import type { SessionRow } from '../../core/index/indexRows';
+import { sharedBy } from '../../core/format/sessionState';
 import { writeFailureOfNote } from '../../core/format/writeFailure';
 import { oneLine, shortLine } from '../terminalText';
 
@@ -32,6 +33,8 @@ export function rowJson(row: SessionRow, shortId: string = row.id): Record<strin
     model: row.model,
     // The git branch of its last turn that recorded one (null: none did).
     branch: row.branch,
+    // Where a session pulled from a git remote came from (null: this machine's).
+    shared: row.shared,
     firstPrompt: row.firstPrompt,
     usage: row.usage,
   };
@@ -51,7 +54,8 @@ export function rowLine(row: SessionRow, withWorkspace: boolean, shown: string):
   const where = withWorkspace ? `  ${row.workspaceDir}` : '';
   const failure = writeFailureOfNote(row.error);
   const unsaved = failure ? `  [not saved: ${failure.kind}: ${failure.message}]` : '';
+  const shared = row.shared ? `  [shared: ${sharedBy(row.shared)}]` : '';
   return oneLine(
-    `${shown}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${branch}${unsaved}${where}`,
+    `${shown}  ${row.status.padEnd(11)} ${String(row.turnCount).padStart(4)} turns  ${timeAgo(row.updatedAt, Date.now(), true).padStart(11)}  ${title}${branch}${shared}${unsaved}${where}`,
   );
 }

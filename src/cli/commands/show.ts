@@ -10,6 +10,7 @@ import { PROMPT_IDS, shortForms } from '../idPrefix';
 import { promptsOf, shortSessionId, withSession } from '../resolveIds';
 import { jsonText, oneLine } from '../terminalText';
 import { counted } from '../../core/counted';
+import { timeAgo } from '../../core/timeAgo';
 import { injectedOf, isPromptRecord, type MessageRecord } from '../../core/wire/records';
 import type { History } from '../../core/wire/replay';
 import { todoListOf } from '../../core/format/logFold';
@@ -35,12 +36,14 @@ export async function show(ctx: CliContext, argv: readonly string[]): Promise<nu
       oneLine(`${shownTitle(state) || '(untitled)'}  [${shortSessionId(store, state.id)}: ${state.id}]`),
       `workspace ${oneLine(state.workspaceDir)}  status ${state.status}${state.archived ? ' (archived)' : ''}  turns ${state.turnCount}`,
       ...forkLines(store, state.forkedFrom),
+      ...sharedLines(store, state),
       ...usageLines(store.index.sessionUsage(state.id)),
       ...todoLines(todos),
       '',
     ];
     lines.push(...conversationLines(history, promptShortIds(store, id)));
-    if (history.turnBegins.length > 0)
+    if (history.turnBegins.length > 0 && state.shared) lines.push('', `fork at a turn: braid fork ${shortSessionId(store, id)} --turn N`);
+    else if (history.turnBegins.length > 0)
       lines.push(
         '',
         `fork or rewind at a turn: braid fork ${shortSessionId(store, id)} --turn N; braid rewind ${shortSessionId(store, id)} --turn N (or --to <prompt id>)`,
@@ -56,6 +59,16 @@ function forkLines(store: SessionStore, from: SessionState['forkedFrom']): strin
   if (!from) return [];
   const source = `${shortSessionId(store, from.sessionId)}${from.turn !== null ? ` at turn ${from.turn}` : ''}`;
   return [from.agentId ? `forked from agent ${from.agentId} of ${source}` : `forked from ${source}`];
+}
+
+/** Where a session pulled from a git remote came from, and that it is read-only here. */
+function sharedLines(store: SessionStore, state: SessionState): string[] {
+  const shared = state.shared;
+  if (!shared) return [];
+  return [
+    oneLine(`shared by ${shared.author} on ${shared.machineName}, pulled from ${shared.remote} ${timeAgo(shared.pulledAt, Date.now())}`),
+    `read-only here: braid fork ${shortSessionId(store, state.id)} makes a session of this machine to continue it`,
+  ];
 }
 
 /** The subagents (task tool runs), each by the id `fork --agent` takes. */

@@ -127,12 +127,30 @@ export interface SharedOrigin {
   readonly pulledAt: number;
 }
 
+/** Who shared a pulled session, from which machine, as the lists show it: `author@machineName`. */
+export function sharedBy(shared: Pick<SharedOrigin, 'author' | 'machineName'>): string {
+  return `${shared.author}@${shared.machineName}`;
+}
+
 function sharedOrigin(x: unknown): SharedOrigin | undefined {
   const r = x as Partial<SharedOrigin> | null | undefined;
   const strings = r && [r.remote, r.machine, r.machineName, r.author, r.ref, r.commit].every((v) => typeof v === 'string');
   if (!r || !strings || !/^[0-9a-f]{40,64}$/.test(r.commit!) || !isTime(r.pulledAt)) return undefined;
   const { remote, machine, machineName, author, ref, commit, pulledAt } = r as SharedOrigin;
   return { remote, machine, machineName, author, ref, commit, pulledAt };
+}
+
+/**
+ * The `shared` of the state.json at `file` (undefined: none, or no state.json that reads as JSON).
+ * Read without readState's checks: the writer lease asks it of every session it is taken for.
+ */
+export function sharedOriginAt(file: string): SharedOrigin | undefined {
+  try {
+    const raw: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return typeof raw === 'object' && raw !== null ? sharedOrigin((raw as { shared?: unknown }).shared) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What a fork was made from: the session, the turn it was cut at (null: whole), and the subagent whose conversation it holds (absent: the session's own). */

@@ -1,4 +1,4 @@
-import type { SessionState } from '../format/sessionState';
+import type { SessionState, SharedOrigin } from '../format/sessionState';
 import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { foldOfLog } from '../format/foldFile';
@@ -33,6 +33,8 @@ export interface SessionRow {
   subagents: number;
   /** The git branch its last turn that recorded one ran on; null when none did. */
   branch: string | null;
+  /** Where a session pulled from a git remote came from (state.json's `shared`); null for a session of this machine. */
+  shared: SharedOrigin | null;
 }
 
 interface RawRow {
@@ -67,10 +69,11 @@ interface RawRow {
   state_mtime: number;
   subagents: number;
   branch: string | null;
+  shared: string | null;
 }
 
 const COLUMNS =
-  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch';
+  'seq, id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived, forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview, input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch, shared';
 
 /** The listed columns as one JSON object per row (see queryJsonRows), read from a table alias. */
 function rowJson(alias = ''): string {
@@ -104,7 +107,18 @@ function toRow(r: RawRow): SessionRow {
     stateMtime: r.state_mtime,
     subagents: r.subagents,
     branch: r.branch,
+    shared: sharedOf(r.shared),
   };
+}
+
+/** A row's `shared` cell read back; null when empty or damaged (the doctor finds such a row disagreeing with its folder). */
+function sharedOf(cell: string | null): SharedOrigin | null {
+  if (!cell) return null;
+  try {
+    return JSON.parse(cell) as SharedOrigin;
+  } catch {
+    return null;
+  }
 }
 
 /** The row the index keeps for a summary (what a list shows of the session). */
@@ -141,6 +155,7 @@ export function rowOfSummary(s: SessionSummary): SessionRow {
     stateMtime: s.stateMtime,
     subagents: st.agents.filter((a) => a.parentId !== null).length,
     branch: s.branch,
+    shared: st.shared ?? null,
   };
 }
 
@@ -183,6 +198,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
     r.stateMtime,
     r.subagents,
     r.branch,
+    r.shared ? JSON.stringify(r.shared) : null,
   ];
   const data = [JSON.stringify(st)];
   let seq: number;
@@ -193,7 +209,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
       `UPDATE sessions SET id=?, workspace_key=?, workspace_dir=?, title=?, title_source=?, status=?, error=?, kind=?, visibility=?,
       archived=?, forked_from=?, forked_turn=?, model_provider=?, model_id=?, created_at=?, updated_at=?, turn_count=?, message_count=?,
       first_prompt=?, last_preview=?, input_tokens=?, output_tokens=?, cache_read=?, cache_write=?, reasoning_tokens=?, cost=?,
-      log_bytes=?, state_mtime=?, subagents=?, branch=? WHERE seq=?`,
+      log_bytes=?, state_mtime=?, subagents=?, branch=?, shared=? WHERE seq=?`,
       [...values, seq],
     );
   } else {
@@ -201,7 +217,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
       db,
       `INSERT INTO sessions (id, workspace_key, workspace_dir, title, title_source, status, error, kind, visibility, archived,
       forked_from, forked_turn, model_provider, model_id, created_at, updated_at, turn_count, message_count, first_prompt, last_preview,
-      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch)
+      input_tokens, output_tokens, cache_read, cache_write, reasoning_tokens, cost, log_bytes, state_mtime, subagents, branch, shared)
       VALUES (${values.map(() => '?').join(',')})`,
       values,
     );
@@ -242,6 +258,8 @@ export interface ListFilter {
   readonly includeHidden?: boolean;
   /** Only sessions a turn of which ran on this git branch (its exact name). */
   readonly branch?: string;
+  /** Only sessions pulled from a git remote (true), or only this machine's (false); both when absent. */
+  readonly shared?: boolean;
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -254,6 +272,7 @@ export function listWhere(filter: ListFilter, alias = ''): { sql: string; params
     params.unshift(filter.workspaceKey);
   }
   if (!filter.includeHidden) clauses.push(`${alias}visibility = 'visible'`);
+  if (filter.shared !== undefined) clauses.push(`${alias}shared IS ${filter.shared ? 'NOT ' : ''}NULL`);
   if (filter.branch !== undefined) {
     clauses.push(`${alias}seq IN (SELECT session_seq FROM session_branches WHERE branch = ?)`);
     params.push(filter.branch);

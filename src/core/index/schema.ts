@@ -15,16 +15,17 @@ import { TURN_SEARCH_SCHEMA } from './turnSearch';
  * everything the turns said, a document per turn (`turn_fts`, `turn_docs`) and the files each
  * turn changed (`session_files`), in place of one document of title and prompts per session.
  * 9: the git branch a session's last turn ran on (`branch`), and every branch its turns ran on
- * (`session_branches`), for lists and searches by branch.
+ * (`session_branches`), for lists and searches by branch. 10: where a session pulled from a git
+ * remote came from (`shared`), for the lists that mark or group such sessions.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * The digest of the schema a fresh index of this version has, as SQLite keeps it (indexFile.ts,
  * schemaDigestOf): an index file whose schema has it needs no fresh index made to compare with.
  * A unit test makes a fresh index and fails, naming the new digest, when the schema changes.
  */
-export const FRESH_SCHEMA_DIGEST = '72333977d26764c39010d18119e2d0212cdf6ecaf855770aaf5724473bf0c6ee';
+export const FRESH_SCHEMA_DIGEST = '2caff8c2d5fc620f1a4d0175d7c2f896d64813f75e712d9d021887fb15e60fcb';
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,7 +60,8 @@ CREATE TABLE sessions (
   log_bytes INTEGER NOT NULL,
   state_mtime REAL NOT NULL,
   subagents INTEGER NOT NULL,
-  branch TEXT -- the git branch of the last turn that recorded one
+  branch TEXT, -- the git branch of the last turn that recorded one
+  shared TEXT -- state.json's shared (JSON) of a session pulled from a git remote; null for this machine's
 );
 -- What a row's summary is read back from with the log's fold (state.json's content), apart
 -- from the listed columns so that a list, a search or a count reads dense rows, not these.

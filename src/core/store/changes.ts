@@ -5,7 +5,7 @@ import { statFile } from '../fs/probe';
 import { lineChanges } from '../format/lineDiff';
 import fs from 'node:fs';
 import { BlobStore, checkpointRemovedNote } from '../format/blobStore';
-import { REDO_CALL, UNDO_CALL, type FileChangeRecord, type FileReviewRecord, type NewRecord } from '../wire/records';
+import { marksPulled, REDO_CALL, UNDO_CALL, type FileChangeRecord, type FileReviewRecord, type NewRecord } from '../wire/records';
 import { scanWireLog } from '../wire/wireReader';
 import { runPending, type PendingFile } from './pendingRewind';
 import { currentBytes, SessionFiles } from './sessionFiles';
@@ -92,7 +92,9 @@ export class ChangeLedger {
         this.logFile,
         (r) => {
           if ('unknown' in r) return;
-          if (r.t === 'turn_begin') this.turn = r.turn;
+          // Changes before a fork's mark of pulled records are another machine's: none of them is listed, kept or undone here.
+          if (marksPulled(r)) this.records.drop(() => true);
+          else if (r.t === 'turn_begin') this.turn = r.turn;
           else if (r.t === 'rewind') {
             this.records.rewind(r.toTurn);
             if (this.turn >= r.toTurn) [this.turnBeforeRewind, this.turn] = [this.turn, r.toTurn - 1];
@@ -101,7 +103,7 @@ export class ChangeLedger {
             this.turn = Math.max(this.turn, this.turnBeforeRewind);
           } else if (r.t === 'file_change' || r.t === 'file_review') this.records.push(r.root === undefined ? r : { ...r, root: this.rootOf(r.root) });
         },
-        { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'undo_rewind', 'file_change', 'file_review'] },
+        { start: this.offset, end: size, only: ['turn_begin', 'rewind', 'undo_rewind', 'file_change', 'file_review', 'forked'] },
       );
       this.offset = size;
     }

@@ -11,6 +11,7 @@ import { implausibleFields, readState, StateFileError } from '../format/sessionS
 import type { SessionStore } from './sessionStore';
 import { readSessionFolder, type SessionSummary } from '../format/summary';
 import { SessionBusyError, WriterLease } from './writerLease';
+import { SharedSessionError } from './errors';
 import { checkWriter } from './doctorWriters';
 import { checkUnreadable, type DamagedLog } from './doctorQuarantine';
 import type { Finding } from './doctorFinding';
@@ -206,6 +207,7 @@ async function finishCutShort(store: SessionStore, dir: string): Promise<string 
     lease = await WriterLease.acquire(store.layout, dir);
   } catch (err) {
     if (err instanceof SessionBusyError) return undefined; // its writer is alive and finishes it when it opens the session again
+    if (err instanceof SharedSessionError) return undefined; // a pulled copy is read-only here: a pull replaces it
     throw err;
   }
   try {

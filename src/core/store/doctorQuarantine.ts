@@ -7,6 +7,7 @@ import type { Finding } from './doctorFinding';
 import { hasPending } from './pendingRewind';
 import type { SessionStore } from './sessionStore';
 import { SessionBusyError, WriterLease } from './writerLease';
+import { SharedSessionError } from './errors';
 
 /** A log of a session whose scan met lines readers skip: unreadable lines, or a torn last line. */
 export interface DamagedLog {
@@ -75,6 +76,8 @@ async function quarantineSession(store: SessionStore, dir: string, damaged: read
   try {
     lease = await WriterLease.acquire(store.layout, dir);
   } catch (err) {
+    if (err instanceof SharedSessionError)
+      return { leftAlone: 'it was pulled from a git remote and is read-only here, so it is left alone: pull it again to replace it' };
     if (!(err instanceof SessionBusyError)) throw err;
     const { pid, host } = err.holder;
     return {

@@ -39,7 +39,7 @@ export async function checkWriter(
   }
   const found = writerFindings(lease, state, where);
   if (found.length === 0) return;
-  if (fix) {
+  if (fix && !state.shared) {
     try {
       const interrupted = await store.recoverSession(dir);
       const fixed = interrupted ? 'took the lease over, ended the open turn `interrupted` and gave the lease back' : 'took the lease over and gave it back';
@@ -51,9 +51,20 @@ export async function checkWriter(
   found.forEach(note);
 }
 
-/** What is wrong with a session that no live process writes. */
+/** What is wrong with a session that no live process writes (a pulled copy is read-only here: a pull replaces it, no fix does). */
 function writerFindings(lease: LeaseInfo | undefined, state: SessionState, where: string): Finding[] {
   const found: Finding[] = [];
+  if (state.shared) {
+    // A turn open in a pulled copy was running on the machine that pushed it.
+    if (state.status === 'running')
+      found.push({
+        severity: 'info',
+        where,
+        fixable: false,
+        message: `pulled from ${state.shared.remote} while a turn was running on ${state.shared.machineName}; it is read-only here, and a later pull brings the rest`,
+      });
+    return found;
+  }
   if (lease) {
     const why = isDead(lease) ? 'which is gone' : `which has not renewed it for ${Math.round((Date.now() - lease.renewedAt) / 1000)} s`;
     found.push({

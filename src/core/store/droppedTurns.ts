@@ -3,7 +3,7 @@ import type { LogFold, TurnFacts } from '../format/logFold';
 import { EffectiveTurns } from '../wire/effectiveTurns';
 import { headIdIs, readLineHead, trailingTs, type LineHead } from '../wire/lineHead';
 import { walkLines } from '../wire/lineWalk';
-import { isKnown, isPromptRecord, parseRecordLine, type FileChangeRecord, type KnownRecord, type MessageRecord } from '../wire/records';
+import { isKnown, isPromptRecord, marksPulled, parseRecordLine, type FileChangeRecord, type KnownRecord, type MessageRecord } from '../wire/records';
 
 /** What a rewind needs of the turns it drops, read from their spans in the log. */
 export interface DroppedRecords {
@@ -11,7 +11,10 @@ export interface DroppedRecords {
   readonly prompt: MessageRecord;
   /** The dropped turns' user messages, shell and MCP calls and shell results, in order: what the preview says of them. */
   readonly messages: MessageRecord[];
+  /** Of this machine's turns only: those of turns pulled from another machine's log are left out (see `marksPulled`). */
   readonly fileChanges: FileChangeRecord[];
+  /** The dropped turns whose records came from a session pulled from a git remote. */
+  readonly pulledTurns: number;
 }
 
 const BASH = 'bash';
@@ -57,11 +60,13 @@ function holdsMessage(fd: number, turn: TurnFacts, id: Buffer, messageId: string
  * the first of their spans to `end` (the log as the fold knows it): file changes, user messages,
  * assistant messages with a shell or MCP call and shell results, each found by its line's head
  * before it is parsed. Rewinds and undos in between are applied, and records of older turns
- * (appended late) left out.
+ * (appended late) left out. A fork's mark of pulled records drops the file changes before it:
+ * another machine made them (the workspace's files here are none of theirs).
  */
 export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: number, end: number): Omit<DroppedRecords, 'prompt'> {
   const from = Math.min(end, ...fold.turns.filter((t) => t.turn >= toTurn).map((t) => t.start));
   const kept = new EffectiveTurns<KnownRecord & { turn: number }>();
+  const pulled = new Set<KnownRecord>();
   const fd = fs.openSync(logFile, 'r');
   try {
     walkLines(fd, from, end, {
@@ -71,7 +76,10 @@ export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: numbe
         const read = parseRecordLine(buf.toString('utf8', start, lineEnd));
         if (!('record' in read) || !isKnown(read.record)) return true;
         const r = read.record;
-        if (r.t === 'rewind') kept.rewind(r.toTurn);
+        if (marksPulled(r)) {
+          kept.items.forEach((item) => pulled.add(item));
+          kept.drop((item) => item.t === 'file_change');
+        } else if (r.t === 'rewind') kept.rewind(r.toTurn);
         else if (r.t === 'undo_rewind') kept.undo();
         else if (r.t === 'message' || r.t === 'file_change' || r.t === 'turn_begin') kept.push(r);
         return true;
@@ -85,6 +93,7 @@ export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: numbe
   return {
     messages: records.filter((r): r is MessageRecord => r.t === 'message'),
     fileChanges: records.filter((r): r is FileChangeRecord => r.t === 'file_change'),
+    pulledTurns: new Set(records.filter((r) => r.t === 'message' && pulled.has(r)).map((r) => r.turn)).size,
   };
 }
 
@@ -100,6 +109,7 @@ function wanted(buf: Buffer, start: number, end: number, head: LineHead): boolea
     case 'undo_rewind':
     case 'file_change':
     case 'turn_begin':
+    case 'forked':
       return true;
     case 'message':
       if (head.role === 'user') return true;

@@ -8,7 +8,7 @@ import { newMessageId, newSessionId } from '../ids';
 import { isWorkspaceKey, workspaceKey } from '../workspace/workspaceKey';
 import { closeOpenToolCalls } from '../wire/toolCalls';
 import { readNewestPage } from '../wire/newestPage';
-import type { ForkedRecord, NewRecord } from '../wire/records';
+import { marksPulled, type ForkedRecord, type NewRecord } from '../wire/records';
 import { walkLinesBackward } from '../wire/lineWalk';
 import { readRecordAt, scanWireLog } from '../wire/wireReader';
 import { WireLogWriter } from '../wire/wireLog';
@@ -120,6 +120,22 @@ function forkedAfter(mainLog: string, fold: LogFold, cut: number): ForkedRecord[
 }
 
 /**
+ * Whether the records a fork copies (the source's first `cut` bytes) hold some pulled from another
+ * machine that no mark among them says so of: the source is a pulled session, or a fork of one cut
+ * before its mark. The fork's own `forked` record then marks them (docs/reference.md, Shared sessions).
+ */
+function copiesUnmarkedPulled(mainLog: string, source: SessionSummary, cut: number): boolean {
+  if (source.state.shared) return true;
+  const marks = source.fold.forkedAt.filter((offset) => marksPulledAt(mainLog, offset));
+  return marks.length > 0 && cut <= Math.max(...marks);
+}
+
+function marksPulledAt(mainLog: string, offset: number): boolean {
+  const record = readRecordAt(mainLog, offset);
+  return record !== undefined && marksPulled(record);
+}
+
+/**
  * The prefix of a subagent log written before `before` (ms): its bytes (complete lines, up to the
  * first record as new, so records are copied as written) and how many messages it holds.
  */
@@ -184,7 +200,8 @@ export async function forkSession(store: StoreContext, sourceId: string, options
     const turn = cut.lastKept;
     // What was copied: a whole fork that left the running turn out holds the turns up to `turn`.
     const from = { sessionId: sourceId, turn: options.turn ?? (cut.leftOutTurn === null ? null : turn) };
-    const forked = { t: 'forked' as const, from };
+    const pulled = copiesUnmarkedPulled(mainLog, sourceSummary, cut.bytes);
+    const forked = { t: 'forked' as const, from, ...(pulled ? { pulled: true as const } : {}) };
     for (const agent of source.agents.length ? source.agents : [{ id: 'main', parentId: null, title: 'main' }]) {
       if (agent.id === 'main') continue;
       const agentLog = layout.agentLog(sourceDir, agent.id);

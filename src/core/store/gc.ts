@@ -9,6 +9,7 @@ import { formatBytes } from '../bytes';
 import { readWireLog } from '../wire/wireReader';
 import type { StoreContext } from './storeContext';
 import { SessionWriter } from './sessionWriter';
+import { SharedSessionError } from './errors';
 import { isStale, readLease, SessionBusyError, type LeaseInfo } from './writerLease';
 import { expiredTrash, removeTrashEntry, type ExpiredTrash } from './trash';
 
@@ -261,6 +262,10 @@ export async function runGc(store: StoreContext, plan: GcPlan): Promise<GcResult
     } catch (err) {
       if (err instanceof SessionBusyError) {
         result.skipped.push({ id: planned.id, why: holderText(err.holder) });
+        continue;
+      }
+      if (err instanceof SharedSessionError) {
+        result.skipped.push({ id: planned.id, why: 'pulled from a git remote: read-only here' });
         continue;
       }
       if (!fs.existsSync(planned.dir)) {

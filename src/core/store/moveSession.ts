@@ -9,10 +9,18 @@ import { WriterLease, withStateLock } from './writerLease';
  * else touches it: under its writer lease (SessionBusyError while another process writes it) and
  * its state.lock, so no change of its state.json is half done when it goes. `prepare` runs under
  * both, right before the move. The lock files travel with the folder and are removed from `target`
- * (state.lock last: it is the lock held). SessionNotFoundError when the folder went away first.
+ * (state.lock last: it is the lock held). SessionNotFoundError when the folder went away first. A
+ * session pulled from a git remote moves only with `evenShared` (SharedSessionError otherwise):
+ * to the trash, yes; to another workspace (a relink), no.
  */
-export async function moveSessionFolder(layout: StoreLayout, dir: string, target: string, prepare?: () => void | Promise<void>): Promise<void> {
-  const lease = await WriterLease.acquire(layout, dir);
+export async function moveSessionFolder(
+  layout: StoreLayout,
+  dir: string,
+  target: string,
+  prepare?: () => void | Promise<void>,
+  options: { evenShared?: boolean } = {},
+): Promise<void> {
+  const lease = await WriterLease.acquire(layout, dir, options);
   try {
     await withStateLock(layout, dir, async () => {
       await prepare?.();

@@ -14,6 +14,7 @@ import { canonicalWorkspaceDir, isWorkspaceKey, spelledWorkspaceKey, workspaceKe
 import type { StoreContext } from './storeContext';
 import { moveSessionFolder } from './moveSession';
 import { SessionBusyError } from './writerLease';
+import { SharedSessionError } from './errors';
 
 /** Sessions of another workspace key that belong to a folder: why Braid thinks so. */
 export type RelinkReason = 'same folder' | 'same repository' | 'same name and files';
@@ -171,13 +172,21 @@ export async function relinkSessions(store: StoreContext, fromDir: string, toDir
   const folders = listSessionFolders(store.layout, fromKey);
   if (!folders.length) throw new RelinkError(`no sessions are recorded under ${fromDir}`);
   const moved: string[] = [];
+  let pulled = 0;
   for (const folder of folders) {
-    await relinkOne(store, folder.dir, to);
-    moved.push(folder.id);
+    try {
+      await relinkOne(store, folder.dir, to);
+      moved.push(folder.id);
+    } catch (err) {
+      // A pulled session is read-only here (its log is another machine's): it stays, and a pull in the moved folder brings it again.
+      if (!(err instanceof SharedSessionError)) throw err;
+      pulled++;
+    }
   }
   // The worktree forks that its tree listed follow it.
   const links = store.layout.worktreeLinksDir(fromKey);
   if (fs.existsSync(links) && !fs.existsSync(store.layout.worktreeLinksDir(toKey))) fs.renameSync(links, store.layout.worktreeLinksDir(toKey));
-  store.logger.info(`re-linked ${counted(moved.length, 'session')} from ${fromDir} to ${to}`);
+  const left = pulled ? `; left ${counted(pulled, 'session')} pulled from a git remote where ${pulled === 1 ? 'it was' : 'they were'} (read-only here)` : '';
+  store.logger.info(`re-linked ${counted(moved.length, 'session')} from ${fromDir} to ${to}${left}`);
   return { fromKey, toDir: to, moved };
 }

@@ -16,6 +16,7 @@ import { summarize, type SessionSummary } from '../format/summary';
 import { statMtime } from '../fs/probe';
 import { readDroppedRecords, turnOfMessage } from './droppedTurns';
 import { WriterLease } from './writerLease';
+import { SharedSessionError } from './errors';
 
 /** How a rewind would change (or changed) one file. */
 export interface FileRewind {
@@ -54,6 +55,8 @@ export interface RewindPreview {
   readonly refused: string[];
   /** Dropped turns imported from another agent: Braid has no checkpoints of the files they changed, so only their conversation is rewound. */
   readonly importedTurns: number;
+  /** Dropped turns a fork took from a session pulled from a git remote: another machine changed their files, so only their conversation is rewound. */
+  readonly pulledTurns: number;
 }
 
 export interface RewindResult extends RewindPreview {
@@ -142,8 +145,9 @@ interface DroppedPart {
   readonly target: MessageRecord;
   readonly history: Pick<History, 'messages' | 'fileChanges'>;
   readonly turnsDropped: number;
-  /** Of those, the turns imported from another agent. */
+  /** Of those, the turns imported from another agent, and those pulled from another machine. */
   readonly importedTurns: number;
+  readonly pulledTurns: number;
   readonly openTurn: number | null;
   readonly restoredAlready?: Set<string>;
   readonly derive: RowAfter;
@@ -153,11 +157,13 @@ interface DroppedPart {
  * The part of the log a rewind to `messageId` drops, from the session's turn map: the prompt's
  * turn found from the newest turn back (`hint` first), then the spans of the turns from it on
  * read for what the preview lists. Asked for the prompt the last rewind went to (nothing since),
- * the turns that rewind dropped, less the files it restored already.
+ * the turns that rewind dropped, less the files it restored already. A session pulled from a git
+ * remote is read-only: SharedSessionError, before its preview too.
  */
 function droppedPart(store: StoreContext, sessionId: string, messageId: string, hint?: number): DroppedPart {
   const dir = store.locate(sessionId);
   const summary = store.summaryAt(dir);
+  if (summary.state.shared) throw new SharedSessionError(summary.state.shared);
   const logFile = store.layout.agentLog(dir);
   const fold = summary.fold;
   const openTurn = factsOf(fold).openTurn;
@@ -173,7 +179,7 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string, 
     const target = history.messages.find((m) => m.id === messageId);
     if (!target) throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
     const restoredAlready = new Set(restoredBy(logFile, last.records).map((f) => keyOf(f.root, f.path)));
-    return { state: summary.state, target, history, turnsDropped: 0, importedTurns: 0, openTurn, restoredAlready, derive };
+    return { state: summary.state, target, history, turnsDropped: 0, importedTurns: 0, pulledTurns: 0, openTurn, restoredAlready, derive };
   }
   const history = readDroppedRecords(logFile, fold, turn.turn, summary.logBytes);
   const target = history.messages.find((m) => m.id === messageId)!;
@@ -185,6 +191,7 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string, 
     history,
     turnsDropped: dropped.filter((t) => t.began).length,
     importedTurns: new Set(imported.map((m) => m.turn)).size,
+    pulledTurns: history.pulledTurns,
     openTurn,
     derive,
   };
@@ -215,7 +222,12 @@ function deriveRow(store: StoreContext, dir: string, summary: SessionSummary): R
 }
 
 function plan(store: StoreContext, sessionId: string, messageId: string, hint?: number): Plan {
-  const { state, target, history, turnsDropped, importedTurns, openTurn, restoredAlready, derive } = droppedPart(store, sessionId, messageId, hint);
+  const { state, target, history, turnsDropped, importedTurns, pulledTurns, openTurn, restoredAlready, derive } = droppedPart(
+    store,
+    sessionId,
+    messageId,
+    hint,
+  );
   if (target.message.role !== 'user') throw new RewindError(`message ${messageId} is not a prompt; rewind goes back to one of your messages`);
   if (openTurn !== null) throw new RewindError(`turn ${openTurn} is still running; stop it before rewinding`);
   const dir = store.locate(sessionId);
@@ -272,6 +284,7 @@ function plan(store: StoreContext, sessionId: string, messageId: string, hint?: 
     alreadyRewound: restoredAlready !== undefined,
     refused,
     importedTurns,
+    pulledTurns,
   };
   return { preview, state, targets: usable, createdDirs, derive };
 }

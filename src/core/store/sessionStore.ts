@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { folderGone, goneMeanwhile, SessionNotFoundError } from './errors';
+import { folderGone, goneMeanwhile, SessionNotFoundError, SharedSessionError } from './errors';
 import path from 'node:path';
 import { statMtime, statSize } from '../fs/probe';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
@@ -233,17 +233,20 @@ export class SessionStore implements StoreContext {
     return this.index.rereadFolder(dir) ?? reading.summary;
   }
 
-  /** The latest visible, non-archived session of a workspace, by an index query on that workspace. */
+  /**
+   * The latest visible, non-archived session of a workspace that this machine can write (not one
+   * pulled from a git remote: those are read-only here), by an index query on that workspace.
+   */
   latest(workspaceDir: string): SessionRow | undefined {
     const workspaceKey = keyOf(workspaceDir);
-    for (const row of this.index.list({ workspaceKey, limit: 5 })) {
+    for (const row of this.index.list({ workspaceKey, shared: false, limit: 5 })) {
       if (fs.existsSync(this.layout.sessionDir(workspaceKey, row.id))) return row;
       this.index.removeSession(row.id);
     }
     return undefined;
   }
 
-  /** Continue latest: the latest visible, non-archived session of the workspace, if any. */
+  /** Continue latest: the latest visible, non-archived session of the workspace this machine writes, if any. */
   continueLatest(workspaceDir: string): SessionState | undefined {
     const row = this.latest(workspaceDir);
     return row ? this.get(row.id) : undefined;
@@ -303,12 +306,18 @@ export class SessionStore implements StoreContext {
     const dir = this.locate(id);
     const target = this.layout.trashedSessionDir(path.basename(path.dirname(dir)), id);
     try {
-      await moveSessionFolder(this.layout, dir, target, () => {
-        // Never replace what the trash holds; two live copies of one id cannot happen by design.
-        if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
-        // The time goes in before the move, so the folder arrives in the trash whole.
-        fs.writeFileSync(this.layout.trashedAtFile(dir), `${Date.now()}\n`);
-      });
+      await moveSessionFolder(
+        this.layout,
+        dir,
+        target,
+        () => {
+          // Never replace what the trash holds; two live copies of one id cannot happen by design.
+          if (fs.existsSync(target)) throw new Error(`a copy of session ${id} is in the trash already; restore or purge it first`);
+          // The time goes in before the move, so the folder arrives in the trash whole.
+          fs.writeFileSync(this.layout.trashedAtFile(dir), `${Date.now()}\n`);
+        },
+        { evenShared: true }, // a pulled copy is deleted like any session: only this machine's copy goes
+      );
     } catch (err) {
       if (err instanceof SessionBusyError)
         err.message = `session ${id} is being written by process ${err.holder.pid} on ${err.holder.host} (another window or the CLI); close it there before deleting it`;
@@ -412,7 +421,8 @@ export class SessionStore implements StoreContext {
         if (await this.recoverSession(folder.dir)) recovered.push(folder.id);
       } catch (err) {
         // A state.json that cannot be read is the doctor's; a writer that came meanwhile recovers the session itself.
-        if (err instanceof StateFileError || err instanceof SessionBusyError) continue;
+        // A pulled session's open turn is the pushing machine's (read-only here): it stays as pulled.
+        if (err instanceof StateFileError || err instanceof SessionBusyError || err instanceof SharedSessionError) continue;
         throw err;
       }
     }

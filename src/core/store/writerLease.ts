@@ -5,7 +5,8 @@ import { writeFileAtomic } from '../fs/atomic';
 import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
 import { statMtime } from '../fs/probe';
 import type { StoreLayout } from '../format/layout';
-import { goneMeanwhile } from './errors';
+import { sharedOriginAt } from '../format/sessionState';
+import { goneMeanwhile, SharedSessionError } from './errors';
 import { displaceHolder } from './takeover';
 
 /** The product's lease times: renewed every 10 s, taken over after 30 s without renewal. */
@@ -125,12 +126,19 @@ export class WriterLease {
     private readonly info: Omit<LeaseInfo, 'renewedAt'>,
   ) {}
 
-  /** Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh one. */
-  static async acquire(layout: StoreLayout, dir: string): Promise<WriterLease> {
+  /**
+   * Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh
+   * one. A session pulled from a git remote (state.json `shared`) is refused (SharedSessionError):
+   * every write of a session takes this lease, so this is where a pulled session is read-only. Only
+   * `evenShared` callers take it: moving the session to the trash, and a pull replacing its copy.
+   */
+  static async acquire(layout: StoreLayout, dir: string, options: { evenShared?: boolean } = {}): Promise<WriterLease> {
     const file = layout.writerLock(dir);
     const info = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: Date.now() };
     let replaced: LeaseInfo | undefined;
     await withStateLock(layout, dir, () => {
+      const shared = options.evenShared ? undefined : sharedOriginAt(layout.stateFile(dir));
+      if (shared) throw new SharedSessionError(shared);
       const holder = readLease(file);
       if (holder && !isStale(holder)) throw new SessionBusyError(holder);
       replaced = holder;

@@ -26,6 +26,15 @@ export class EffectiveTurns<T extends { readonly turn: number; readonly t?: stri
     this.list = kept;
   }
 
+  /**
+   * Forgets the records kept so far that `which` names, and what an undo would put back: a fork's
+   * mark says the records before it are another machine's (see `marksPulled`).
+   */
+  drop(which: (item: T) => boolean): void {
+    this.list = this.list.filter((item) => !which(item));
+    this.beforeRewind = undefined;
+  }
+
   /** Puts back what the last rewind dropped, before whatever came since (no turn went on: other records of turns, kept after it). */
   undo(): void {
     const before = this.beforeRewind;

@@ -204,6 +204,16 @@ export interface ForkedRecord extends Base {
   readonly t: 'forked';
   /** `agentId`: the fork holds that subagent's conversation (of turn `turn`), not the session's. */
   readonly from: { readonly sessionId: string; readonly turn: number | null; readonly agentId?: string };
+  /**
+   * The records before this one came from a session pulled from a git remote (another machine's
+   * log): their file changes were never made here, so no rewind or Undo acts on them.
+   */
+  readonly pulled?: true;
+}
+
+/** Whether a record is a `forked` record marking the records before it as another machine's ({@link ForkedRecord.pulled}). */
+export function marksPulled(record: WireRecord): boolean {
+  return record.t === 'forked' && (record as { pulled?: unknown }).pulled === true;
 }
 
 export interface RewindRecord extends Base {

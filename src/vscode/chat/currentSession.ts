@@ -10,6 +10,7 @@ import { LogFollower } from '../../core/store/logFollower';
 import { undoRewind, type RewindResult, type UndoResult } from '../../core/store/rewind';
 import type { SessionStore } from '../../core/store/sessionStore';
 import { SessionBusyError } from '../../core/store/writerLease';
+import { SharedSessionError } from '../../core/store/errors';
 import type { ChangeScope, FrameBody, SessionInfo, StreamFrame } from '../../protocol/frames';
 import type { OlderPageMessage, PageCursor, QueueAction, SessionView, TurnReveal } from '../../protocol/messages';
 import { ChatApprovals } from './chatApprovals';
@@ -306,7 +307,7 @@ export class CurrentSession {
 
   /** The open session, for Keep and Undo: refused while another window writes it. */
   private changing(): Session {
-    if (this.following) throw new Error('Another window is writing this session; keep or undo its changes there.');
+    if (this.following) throw new Error(this.following.reason ?? 'Another window is writing this session; keep or undo its changes there.');
     if (!this.session) throw new Error('Open a session in the Chat view first.');
     return this.session;
   }
@@ -318,14 +319,14 @@ export class CurrentSession {
 
   /** Compacts the open session now (/compact, Braid: Compact Session). False when there is nothing to summarize. */
   async compact(focus?: string): Promise<boolean> {
-    if (this.following) throw new Error('Another window is writing this session; compact it there.');
+    if (this.following) throw new Error(this.following.reason ?? 'Another window is writing this session; compact it there.');
     if (!this.session) throw new Error('Open a session in the Chat view first.');
     return this.session.compact(focus);
   }
 
   /** The open session, for a change of its memory: refused while another window writes it. */
   private remembering(): Session {
-    if (this.following) throw new Error('Another window is writing this session; change its memory there.');
+    if (this.following) throw new Error(this.following.reason ?? 'Another window is writing this session; change its memory there.');
     if (!this.session) throw new Error('Open a session in the Chat view first.');
     return this.session;
   }
@@ -478,6 +479,7 @@ export class CurrentSession {
         return await keep(await this.open(id));
       } catch (err) {
         if (err instanceof SessionElsewhereError) return this.follow(id, elsewhereNote(err));
+        if (err instanceof SharedSessionError) return this.follow(id, err.message);
         if (!(err instanceof SessionBusyError)) throw err;
         if (Date.now() >= deadline || abandoned()) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -486,7 +488,10 @@ export class CurrentSession {
     if (!abandoned()) this.follow(id);
   }
 
-  /** Shows a session read-only, following its log live: another process writes it, or it belongs to another folder (`reason`). */
+  /**
+   * Shows a session read-only, following its log live: another process writes it, or (`reason`)
+   * it belongs to another folder or was pulled from a git remote (a pull may bring more of it).
+   */
   private follow(id: string, reason?: string): void {
     const generation = this.generation;
     const store = this.requireStore();
@@ -494,7 +499,7 @@ export class CurrentSession {
       if (generation === this.generation) this.host.resync();
     }).start();
     this.following = { id, follower, ...(reason ? { reason } : {}) };
-    this.logger.info(`session ${id} ${reason ? 'belongs to another folder' : 'is written by another process'}; following it read-only`);
+    this.logger.info(`session ${id} ${reason ? 'cannot be written here' : 'is written by another process'}; following it read-only`);
   }
 
   private async open(id: string | undefined): Promise<Session> {

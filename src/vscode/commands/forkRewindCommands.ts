@@ -7,7 +7,7 @@ import type { BraidCommand } from '../braidCommand';
 import { UserFacingError } from '../reported';
 import type { CommandContext } from './commandContext';
 import { settleUndoToast, showUndoToast } from '../undoToast';
-import { importedTurnsNote, rewindQuestion, rewoundNote, undoneNote } from '../rewindNotes';
+import { importedTurnsNote, pulledTurnsNote, rewindQuestion, rewoundNote, undoneNote } from '../rewindNotes';
 import { pickPrompt, sessionArg } from './sessionArg';
 
 const OPEN_SOURCE = 'Open Source';
@@ -120,8 +120,7 @@ export async function rewindToMessage(ctx: CommandContext, id: string, messageId
       "Left alone (outside this session's workspace folders, not a regular file, or its checkpoint removed):",
       ...preview.refused.map((r) => `  ${r}`),
     );
-  const imported = importedTurnsNote(preview);
-  if (imported) lines.push('', imported);
+  for (const note of [importedTurnsNote(preview), pulledTurnsNote(preview)]) if (note) lines.push('', note);
   const choices = preview.files.length ? ['Rewind and Restore Files', 'Rewind Conversation Only'] : ['Rewind'];
   const choice = await vscode.window.showWarningMessage(
     rewindQuestion(preview),

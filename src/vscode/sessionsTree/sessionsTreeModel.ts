@@ -1,7 +1,7 @@
 // The Sessions tree's structure, kept free of the vscode API so it can be unit-tested against a
 // real index: which nodes sit where, and the words each row shows.
 import type { ListFilter, SessionRow, WorkspaceRow } from '../../core/index/indexRows';
-import type { UsageTotals } from '../../core/format/sessionState';
+import { sharedBy, type UsageTotals } from '../../core/format/sessionState';
 import type { SubagentSummary } from '../../core/store/subagents';
 import { timeAgo, timeAgoChangesAt } from '../../core/timeAgo';
 import { counted } from '../../core/counted';
@@ -18,6 +18,14 @@ export interface SessionNode {
 /** The collapsed "Archived" group of one workspace. */
 export interface ArchivedNode {
   readonly kind: 'archived';
+  readonly id: string;
+  readonly workspaceKey: string;
+  readonly count: number;
+}
+
+/** The collapsed "Shared" group of one workspace: its sessions pulled from a git remote (read-only here). */
+export interface SharedNode {
+  readonly kind: 'shared';
   readonly id: string;
   readonly workspaceKey: string;
   readonly count: number;
@@ -43,7 +51,7 @@ export interface SubagentNode {
   readonly agent: SubagentSummary;
 }
 
-export type SessionsNode = SessionNode | ArchivedNode | WorkspaceNode | SubagentNode;
+export type SessionsNode = SessionNode | SharedNode | ArchivedNode | WorkspaceNode | SubagentNode;
 
 /** What the model reads: the index, and the subagents of a session (read from disk on demand). */
 export interface SessionsSource {
@@ -136,6 +144,8 @@ export class SessionsTreeModel {
         return this.remember(node, this.groupOf(node.workspaceKey));
       case 'archived':
         return this.remember(node, this.withForks(nestForks(this.source.list({ workspaceKey: node.workspaceKey, archived: true, limit: GROUP_LIMIT }))));
+      case 'shared':
+        return this.remember(node, this.withForks(nestForks(this.source.list({ workspaceKey: node.workspaceKey, shared: true, limit: GROUP_LIMIT }))));
       case 'session': {
         // VS Code may hand back a node of an earlier listing; its forks are the latest listing's (a fork just made among them).
         const latest = this.nodes.get(node.id);
@@ -170,19 +180,30 @@ export class SessionsTreeModel {
     const key = this.allWorkspaces ? this.source.workspaceOf(id) : undefined;
     const workspace = roots.find((n) => n.kind === 'workspace' && n.workspaceKey === key);
     if (workspace) this.children(workspace);
+    if (this.find(id)) return this.find(id);
+    // A pulled session sits in its workspace's Shared group, listed only when opened.
+    for (const group of [...this.nodes.values()].filter((n) => n.kind === 'shared')) this.children(group);
     return this.find(id);
   }
 
   /**
-   * A workspace's live sessions with forks nested (with the sessions of its worktree forks'
-   * workspaces, so a fork into a worktree sits under its source), then its Archived group when it has any.
+   * A workspace's live sessions of this machine with forks nested (with the sessions of its
+   * worktree forks' workspaces, so a fork into a worktree sits under its source), then its Shared
+   * group (sessions pulled from a git remote) and its Archived group, each when it has any.
    */
   private groupOf(workspaceKey: string): SessionsNode[] {
-    const rows = [workspaceKey, ...this.source.linkedWorkspaces(workspaceKey)].flatMap((key) => this.source.list({ workspaceKey: key, limit: GROUP_LIMIT }));
+    const rows = [workspaceKey, ...this.source.linkedWorkspaces(workspaceKey)].flatMap((key) =>
+      this.source.list({ workspaceKey: key, shared: false, limit: GROUP_LIMIT }),
+    );
     rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
-    const live = this.withForks(nestForks(rows.slice(0, GROUP_LIMIT)));
+    const live: SessionsNode[] = this.withForks(nestForks(rows.slice(0, GROUP_LIMIT)));
+    const shared = this.source.count({ workspaceKey, shared: true });
     const archived = this.source.count({ workspaceKey, archived: true });
-    return archived > 0 ? [...live, { kind: 'archived', id: `archived:${workspaceKey}`, workspaceKey, count: archived }] : live;
+    return [
+      ...live,
+      ...(shared > 0 ? [{ kind: 'shared' as const, id: `shared:${workspaceKey}`, workspaceKey, count: shared }] : []),
+      ...(archived > 0 ? [{ kind: 'archived' as const, id: `archived:${workspaceKey}`, workspaceKey, count: archived }] : []),
+    ];
   }
 
   /** Records nested forks' parents too, so a fork can be revealed before its source was expanded. */
@@ -218,15 +239,16 @@ export function nextTimeChange(nodes: readonly SessionsNode[], now: number): num
 }
 
 /**
- * A session row's description: relative time · git branch (its last turn's) · model id · turns,
- * and the cause when its log could not be written. `named`: a branch the row names already (a
- * worktree fork's), not said twice.
+ * A session row's description: who shared it from which machine (a pulled session's) · relative
+ * time · git branch (its last turn's) · model id · turns, and the cause when its log could not be
+ * written. `named`: a branch the row names already (a worktree fork's), not said twice.
  */
 export function sessionDescription(row: SessionRow, now = Date.now(), named?: string): string {
   const failure = writeFailureOfNote(row.error);
   const unsaved = failure ? `not saved: ${failure.kind}` : undefined;
   const branch = row.branch !== named ? row.branch : null;
-  return [timeAgo(row.updatedAt, now), branch, row.model?.id, counted(row.turnCount, 'turn'), unsaved].filter(Boolean).join(' · ');
+  const shared = row.shared ? sharedBy(row.shared) : undefined;
+  return [shared, timeAgo(row.updatedAt, now), branch, row.model?.id, counted(row.turnCount, 'turn'), unsaved].filter(Boolean).join(' · ');
 }
 
 /** Tokens and cost in one line, for tooltips; a fork's totals include the history it inherited, and say so. */
@@ -236,9 +258,11 @@ export function usageLine(usage: UsageTotals, forked = false): string {
 
 const STATUS_ICONS: Record<string, string> = { running: 'sync~spin', error: 'error', interrupted: 'debug-disconnect', aborted: 'circle-slash' };
 
-/** The codicon of a session: its status while it has one worth showing, else a fork's, archived or plain. */
+/** The codicon of a session: its status while it has one worth showing, else a pulled one's, a fork's, archived or plain. */
 export function sessionIcon(row: SessionRow): string {
-  return STATUS_ICONS[row.status] ?? (row.forkedFrom ? 'repo-forked' : row.archived ? 'archive' : 'comment-discussion');
+  // A pulled session's open turn ran on the machine that pushed it: nothing runs here.
+  const status = row.shared && row.status === 'running' ? undefined : STATUS_ICONS[row.status];
+  return status ?? (row.shared ? 'cloud-download' : row.forkedFrom ? 'repo-forked' : row.archived ? 'archive' : 'comment-discussion');
 }
 
 /** The codicon of a subagent by how its last answer ended. */

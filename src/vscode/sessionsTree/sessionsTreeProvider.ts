@@ -139,6 +139,15 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
         return this.sessionItem(node);
       case 'subagent':
         return this.subagentItem(node);
+      case 'shared': {
+        const item = new vscode.TreeItem('Shared', vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = node.id;
+        item.description = String(node.count);
+        item.tooltip = 'Sessions pulled from a git remote (braid pull): read-only here; fork one to continue it.';
+        item.iconPath = new vscode.ThemeIcon('cloud-download');
+        item.contextValue = 'braid.sharedGroup';
+        return item;
+      }
       case 'archived': {
         const item = new vscode.TreeItem('Archived', vscode.TreeItemCollapsibleState.Collapsed);
         item.id = node.id;
@@ -192,9 +201,13 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
         `\n\nForked from the subagent ${agent}${row.forkedFrom?.turn ? ` of turn ${row.forkedFrom.turn}` : ''}: it holds that subagent's conversation`,
       );
     if (location) tooltip.appendText(`\n\nRuns in the worktree ${location.worktree} (branch ${location.branch}, from ${location.repository})`);
+    if (row.shared)
+      tooltip.appendText(
+        `\n\nShared by ${row.shared.author} on ${row.shared.machineName}, pulled from ${row.shared.remote}: read-only here; fork it to continue`,
+      );
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(location && row.status === 'idle' ? 'git-branch' : sessionIcon(row));
-    item.contextValue = row.archived ? 'braid.session.archived' : location && !location.finished ? 'braid.session.worktree' : 'braid.session';
+    item.contextValue = sessionContext(row, location);
     item.command = { command: 'braid.openSession', title: 'Open Session', arguments: [row.id] };
     return item;
   }
@@ -227,6 +240,13 @@ export class SessionsTreeProvider extends Disposable implements vscode.TreeDataP
   getParent(node: SessionsNode): SessionsNode | undefined {
     return this.model.parent(node);
   }
+}
+
+/** What a session's row offers in its menu (package.json's view/item/context): a pulled one no rewind, a worktree fork Finish. */
+function sessionContext(row: SessionNode['row'], location: WorktreeLocation | undefined): string {
+  if (row.archived) return 'braid.session.archived';
+  if (row.shared) return 'braid.session.shared';
+  return location && !location.finished ? 'braid.session.worktree' : 'braid.session';
 }
 
 /** A worktree fork's words on its row: the branch, and whether it was finished or its folder is gone. */

@@ -15,6 +15,7 @@ import { CurrentSession } from '../../../src/vscode/chat/currentSession';
 import { fauxAssistantMessage, fauxToolCall } from '../../support/session';
 import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
 import { until } from '../../support/until';
+import { TEST_ORIGIN } from '../../support/sharedSession';
 import { EVERYTHING, mcpFixture } from '../../support/mcp';
 import { silentLogger } from '../../../src/core/logger';
 import { McpPromptMenu } from '../../../src/vscode/chat/mcpPromptMenu';
@@ -342,6 +343,24 @@ test('a session of another folder is shown read-only with the reason', async () 
     assert.match(view.readOnlyReason ?? '', /belongs to .*elsewhere.*read-only in this window/);
     await chat.prompt('req-1', 'hi', false);
     assert.match(JSON.stringify(host.posted.at(-1)), /belongs to/);
+  });
+});
+
+test('a session pulled from a git remote is shown read-only, saying where it came from; prompts, compaction and memory are refused', async () => {
+  await withChat(async ({ chat, store, host, workspace }) => {
+    const created = await store.create({ workspaceDir: workspace });
+    await store.update(created.id, (s) => ({ ...s, shared: TEST_ORIGIN }));
+    await chat.openSession(created.id);
+    const view = chat.view().session!;
+    const note = `This session was pulled from ${TEST_ORIGIN.remote} (Ada on ada-laptop); it is read-only here. Fork it to continue.`;
+    assert.deepEqual([view.readOnly, view.readOnlyReason], [true, note]);
+    await chat.prompt('req-1', 'go on', false);
+    const failed = terminal(host.frames(''), 'req-1');
+    assert.equal(failed?.kind === 'turn-terminal' ? failed.error : undefined, note);
+    await assert.rejects(chat.compact(), { message: note });
+    await assert.rejects(async () => chat.updateMemory(), { message: note });
+    await assert.rejects(chat.undoRewind(created.id), { message: note });
+    assert.equal(store.get(created.id).turnCount, 0);
   });
 });
 

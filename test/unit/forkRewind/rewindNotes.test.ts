@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { counted } from '../../../src/core/counted';
 import { leftOutNote, type ForkedSession } from '../../../src/core/store/fork';
 import type { RewindPreview, RewindResult } from '../../../src/core/store/rewind';
-import { changesUndoneNote, leftAloneNote, rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/rewindNotes';
+import { changesUndoneNote, leftAloneNote, pulledTurnsNote, rewindQuestion, rewoundNote, undoneNote } from '../../../src/vscode/rewindNotes';
 
 // What VS Code says about rewinds, undos and forks: numbers in proper English, never "turn(s)".
 const preview = (turnsDropped: number, files: string[] = []): RewindPreview => ({
@@ -13,6 +13,7 @@ const preview = (turnsDropped: number, files: string[] = []): RewindPreview => (
   turnsDropped,
   alreadyRewound: turnsDropped === 0,
   importedTurns: 0,
+  pulledTurns: 0,
   commands: [],
   commandsMayHaveRun: [],
   mcpCalls: [],
@@ -52,6 +53,15 @@ test('the rewind dialog, its notification and the undo say turns and files in pr
   assert.equal(undoneNote({ turns: 0, files: ['a'] }), 'Undid the rewind: 1 file is back.');
   for (const text of [rewindQuestion(preview(1)), rewoundNote(result(1, ['a']), true), undoneNote({ turns: 1, files: ['a'] })])
     assert.doesNotMatch(text, /\(s\)/);
+});
+
+test('the rewind dialog says how many of its turns were pulled from another machine, and only then', () => {
+  assert.equal(pulledTurnsNote(preview(2)), undefined);
+  assert.equal(
+    pulledTurnsNote({ pulledTurns: 1 }),
+    '1 turn of these was pulled from another machine: its file changes were made there, not here, so only the conversation is rewound there.',
+  );
+  assert.match(pulledTurnsNote({ pulledTurns: 2 }) ?? '', /^2 turns of these were pulled from another machine: their file changes/);
 });
 
 test('a fork that left the running turn out says how many turns it holds, in proper numbers', () => {

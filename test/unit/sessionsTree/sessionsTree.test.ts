@@ -13,11 +13,13 @@ import {
   folderName,
   nestForks,
   sessionDescription,
+  sessionIcon,
   SessionsTreeModel,
   workspaceNodes,
   type SessionsNode,
 } from '../../../src/vscode/sessionsTree/sessionsTreeModel';
 import { addTurn, assistantMessage, openStore, tempRoots, userMessage } from '../../support/store';
+import { TEST_ORIGIN } from '../../support/sharedSession';
 import { resultPicks, turnsAndBranch } from '../../../src/vscode/commands/sessionPicks';
 
 const { root, cleanup } = tempRoots();
@@ -44,8 +46,8 @@ function outline(model: SessionsTreeModel, nodes: SessionsNode[], depth = 0): st
     const label =
       n.kind === 'session'
         ? n.row.title
-        : n.kind === 'archived'
-          ? `Archived (${n.count})`
+        : n.kind === 'archived' || n.kind === 'shared'
+          ? `${n.kind === 'shared' ? 'Shared' : 'Archived'} (${n.count})`
           : n.kind === 'workspace'
             ? `${n.name}${n.current ? ' *' : ''}`
             : `agent: ${n.agent.title}`;
@@ -92,6 +94,29 @@ test('this workspace: live sessions newest first with forks nested, then a colla
     await store.undelete(old);
     assert.ok(changes >= 2, 'undelete tells listeners');
     stop();
+  } finally {
+    await store.close();
+  }
+});
+
+test("sessions pulled from a git remote sit in a Shared group, each with who shared it from which machine; forks of them are this machine's", async () => {
+  const store = await openStore(root());
+  try {
+    await session(store, '/work/alpha', 'mine');
+    const pulled = await session(store, '/work/alpha', 'theirs');
+    await store.update(pulled, (s) => ({ ...s, shared: TEST_ORIGIN }));
+    const fork = await forkSession(store, pulled, {});
+    await store.rename(fork.id, 'my fork of theirs');
+    const model = modelOf(store, '/work/alpha');
+    assert.deepEqual(outline(model, model.roots()), ['my fork of theirs', 'mine', 'Shared (1)', '  theirs']);
+    const node = model.locate(pulled);
+    assert.equal(node?.kind === 'session' && sessionDescription(node.row, node.row.updatedAt), 'Ada@ada-laptop · just now · test-model · 1 turn');
+    assert.equal(model.parent(node!)?.id, `shared:${workspaceKey('/work/alpha')}`);
+    assert.equal(node?.kind === 'session' && sessionIcon(node.row), 'cloud-download');
+    assert.deepEqual(
+      store.index.list({ workspaceKey: workspaceKey('/work/alpha'), shared: true }).map((r) => [r.title, r.shared?.author]),
+      [['theirs', 'Ada']],
+    );
   } finally {
     await store.close();
   }
@@ -203,6 +228,7 @@ const row = (id: string, forkedFrom?: string, extra: Partial<SessionRow> = {}): 
   stateMtime: 0,
   subagents: 0,
   branch: null,
+  shared: null,
   ...extra,
 });
 
