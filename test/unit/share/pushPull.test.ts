@@ -14,6 +14,8 @@ import { fauxAssistantMessage, fauxRead, sessionFixture, type SessionFixture } f
 // holds never has A's workspace path or a key Braid knows.
 
 const KEY = 'sk-proj-Zq8vT3kLm9Xw2Rb7Yc4Nd6Pf1Gh5Js0Ua';
+/** A GitHub token in a file the model reads: it reaches the log in a tool's output. */
+const TOKEN = 'ghp_R8kq2WvZ7mXb4Tn9Lc3Yd6Hf1Jp5Gs0AeUw2';
 
 type Session = Awaited<ReturnType<SessionFixture['open']>>;
 
@@ -55,7 +57,7 @@ const pushA = (m: Machines, ...args: string[]) =>
 const pullB = (m: Machines, ...args: string[]) => braidIn(['--data-dir', m.dataB, 'pull', '--remote', `file://${m.remote}`, ...args], { cwd: m.workspaceB });
 
 test('a session pushed from one machine is pulled by another, read-only and redacted; one more turn sends that turn and pulls as that turn', async () => {
-  const m = await machines({ 'notes.md': 'hello\n' });
+  const m = await machines({ 'notes.md': `hello\nGITHUB=${TOKEN}\n` });
   try {
     const session = await m.f.open();
     m.f.faux.setResponses([fauxRead('notes.md'), fauxAssistantMessage('read it')]);
@@ -76,6 +78,8 @@ test('a session pushed from one machine is pulled by another, read-only and reda
     const objects = remoteObjects(m.remote);
     assert.ok(objects.includes('"t":"turn_end"'), 'the remote holds the log');
     assert.ok(!objects.includes(KEY), 'no key Braid knows');
+    assert.ok(!objects.includes(TOKEN), 'no token from a tool output');
+    assert.ok(fs.readFileSync(m.f.store.layout.agentLog(m.f.store.locate(session.id)), 'utf8').includes(TOKEN), 'the local log has it');
     assert.ok(!objects.includes(m.f.workspace), 'no absolute path of the workspace');
 
     const pulled = await pullB(m, '--json');
