@@ -152,12 +152,10 @@ function planPush(req: PushRequest, session: SessionToPush, parent: string | und
 
 function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<string, AgentLog>): Manifest {
   const s = session.state;
-  const redactedTitle = req.redactFor(s)(JSON.stringify({ title: s.title })).line;
-  const title = redactedTitle ? String((JSON.parse(redactedTitle) as { title: unknown }).title) : '';
   return {
     format: 1,
     id: s.id,
-    title,
+    title: sentTitle(req.redactFor(s), s.title),
     createdAt: s.createdAt,
     author: req.author,
     machine: req.machine.id,
@@ -166,6 +164,12 @@ function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<strin
     forkedFrom: s.forkedFrom ? { sessionId: s.forkedFrom.sessionId, turn: s.forkedFrom.turn } : null,
     logs,
   };
+}
+
+/** A session's title as a push sends it (the manifest's): redacted as its log's lines are. */
+export function sentTitle(redact: RedactLine, title: string): string {
+  const line = redact(JSON.stringify({ title })).line;
+  return line ? String((JSON.parse(line) as { title: unknown }).title) : '';
 }
 
 /** Writes every planned commit onto its tracking ref with one `git fast-import`. */

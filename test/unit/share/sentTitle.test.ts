@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sentTitle, type RedactLine } from '../../../src/core/share/push';
+
+// A session's title as a push sends it (the manifest's, and what Push Sessions' details show):
+// redacted by the same function as its log's lines, as a JSON line.
+
+const hiding =
+  (secret: string): RedactLine =>
+  (line) =>
+    line.includes(secret)
+      ? { line: line.split(secret).join('[REDACTED]'), redactions: [{ kind: 'known-key', where: 'title', sample: '[REDACTED]' }] }
+      : { line, redactions: [] };
+
+test('a title holding a secret is sent redacted; one without is sent as it is, quotes and all', () => {
+  assert.equal(sentTitle(hiding('hunter2'), 'Deploy with hunter2 today'), 'Deploy with [REDACTED] today');
+  assert.equal(sentTitle(hiding('hunter2'), 'Fix "the" parser\\n'), 'Fix "the" parser\\n');
+});
+
+test('a title whose line the redaction drops is sent empty', () => {
+  assert.equal(
+    sentTitle(() => ({ line: null, redactions: [] }), 'anything'),
+    '',
+  );
+});
