@@ -7,6 +7,8 @@ import { registerLog } from './vscode/registerLog';
 import { registerModel } from './vscode/model/registerModel';
 import { registerSessionCommands, registerSessionsTree } from './vscode/sessionsTree/registerSessionsTree';
 import { registerSetup } from './vscode/setup/registerSetup';
+import { registerShare } from './vscode/share/registerShare';
+import { ShareMemory } from './vscode/share/shareMemory';
 import { openStore, registerStorage } from './vscode/storage/registerStorage';
 import { registerUsage } from './vscode/usage/registerUsage';
 
@@ -19,7 +21,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const store = await openStore(context, logger, workspaceDir);
   const tree = await registerSessionsTree(context, { store, workspaceDir, logger });
-  const chat = registerChat(context, { store, logger });
+  const shares = new ShareMemory(context.workspaceState);
+  const chat = registerChat(context, { store, logger, statusNotes: shares });
   const ctx = commandContext({ chat, logger, store, workspaceDir, revealSession: tree.revealSession });
   registerSessionCommands(context, ctx, tree);
   registerForkRewind(context, ctx);
@@ -27,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerModel(context, logger);
   registerUsage(context, ctx);
   registerBlame(context, { store, logger });
+  registerShare(context, ctx, { memory: shares, sessionsView: tree.view });
   logger.info(`Braid ${context.extension.packageJSON.version} activated (storage: ${context.globalStorageUri.fsPath})`);
   registerStorage(context, ctx, store);
 }

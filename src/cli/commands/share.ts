@@ -1,18 +1,17 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import { formatBytes } from '../../core/bytes';
-import { listSessionFolders } from '../../core/format/layout';
 import { readState } from '../../core/format/sessionState';
-import { repoFacts } from '../../core/git/repoFacts';
 import { SafeGit } from '../../core/git/safeGit';
 import { thisMachine } from '../../core/share/machine';
 import { pullSessions, type PulledSession } from '../../core/share/pull';
 import { pushSessions, type LineRedaction, type PushedSession, type SessionToPush } from '../../core/share/push';
-import { knownSecrets, redactLine } from '../../core/share/redact';
+import { ownSessions } from '../../core/share/ownSessions';
+import { projectRoot, projectRootsOf } from '../../core/share/projectRoot';
+import { knownSecrets } from '../../core/share/redact';
 import { shareRemote, type ShareRemote } from '../../core/share/remote';
+import { sessionRedaction } from '../../core/share/sessionRedaction';
 import { ShareGit } from '../../core/share/shareGit';
 import type { SessionStore } from '../../core/store/sessionStore';
-import { workspaceKey } from '../../core/workspace/workspaceKey';
 import { parseArgs, UsageError, type ParsedArgs } from '../args';
 import type { CliContext } from '../context';
 import { EXIT_ERROR, EXIT_OK } from '../exitCodes';
@@ -31,12 +30,7 @@ export async function push(ctx: CliContext, argv: readonly string[], env: NodeJS
   return ctx.withStore(async (store) => {
     const sessions = all ? ownSessions(store, ctx.workspace) : args.positionals.map((typed) => sessionToPush(store, resolveSessionId(store, typed)));
     const git = await ShareGit.open(ctx.dataDir);
-    const secrets = knownSecrets(env);
-    const rootCommits = new Map<string, string>();
-    for (const dir of new Set(sessions.filter((s) => !s.state.identity).map((s) => s.state.workspaceDir))) {
-      const root = await rootCommitOf(dir);
-      if (root) rootCommits.set(dir, root);
-    }
+    const rootCommits = await projectRootsOf(sessions);
     const results = await pushSessions({
       git,
       remote,
@@ -44,7 +38,7 @@ export async function push(ctx: CliContext, argv: readonly string[], env: NodeJS
       author: (args.options.get('author') as string | undefined) ?? os.userInfo().username,
       sessions,
       rootCommits,
-      redactFor: (state) => (line) => redactLine(line, { folders: foldersOf(state), home: os.homedir(), secrets }),
+      redactFor: sessionRedaction(knownSecrets(env)),
       dryRun,
     });
     if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, dryRun, sessions: results }, 2)}\n`);
@@ -66,7 +60,7 @@ export async function pull(ctx: CliContext, argv: readonly string[]): Promise<nu
       remote,
       machine: thisMachine(ctx.dataDir).id,
       workspace: ctx.workspace,
-      rootCommit: await rootCommitOf(ctx.workspace),
+      rootCommit: await projectRoot(ctx.workspace),
     });
     if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, ...report }, 2)}\n`);
     else ctx.out(pullText(report.sessions, report.otherProjects, remote));
@@ -74,13 +68,6 @@ export async function pull(ctx: CliContext, argv: readonly string[]): Promise<nu
   } finally {
     await store.close();
   }
-}
-
-/** The first commit of the repository `dir` is in (the project sessions are matched by), if any; a missing folder has none. */
-async function rootCommitOf(dir: string): Promise<string | undefined> {
-  if (!fs.existsSync(dir)) return undefined;
-  const facts = await repoFacts(dir, { timeoutMs: GIT_TIMEOUT_MS, rootCommit: true });
-  return facts?.facts.tree?.rootCommit ?? undefined;
 }
 
 /** The remote `--remote` names: a URL or path, or a remote of the workspace's repository. */
@@ -93,32 +80,11 @@ async function remoteOf(ctx: CliContext, args: ParsedArgs): Promise<ShareRemote>
   });
 }
 
-/** This workspace's sessions made here (pulled ones are another machine's to push). */
-function ownSessions(store: SessionStore, workspace: string): SessionToPush[] {
-  const found: SessionToPush[] = [];
-  for (const f of listSessionFolders(store.layout, workspaceKey(workspace))) {
-    try {
-      const state = readState(store.layout.stateFile(f.dir));
-      if (!state.shared) found.push({ dir: f.dir, state });
-    } catch {
-      // a session whose state.json is unreadable is not pushed; braid doctor names it
-    }
-  }
-  return found;
-}
-
 function sessionToPush(store: SessionStore, id: string): SessionToPush {
   const dir = store.locate(id);
   const state = readState(store.layout.stateFile(dir));
   if (state.shared) throw new UsageError(`${id} was pulled from ${state.shared.remote}; only the machine it was made on pushes it`);
   return { dir, state };
-}
-
-/** The folders whose paths a push makes relative: the session's workspace folders, its worktree, and the folders it was moved from. */
-function foldersOf(state: SessionToPush['state']): string[] {
-  const folders = [state.workspaceDir, ...(state.workspaceFolders ?? []), ...(state.relinkedFrom ?? [])];
-  if (state.runLocation) folders.push(state.runLocation.worktree);
-  return [...new Set(folders.filter(Boolean))];
 }
 
 function pushText(results: readonly PushedSession[], remote: ShareRemote, dryRun: boolean): string {

@@ -154,12 +154,10 @@ function planPush(req: PushRequest, session: SessionToPush, parent: string | und
 
 function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<string, AgentLog>): Manifest {
   const s = session.state;
-  const redactedTitle = req.redactFor(s)(JSON.stringify({ title: s.title })).line;
-  const title = redactedTitle ? String((JSON.parse(redactedTitle) as { title: unknown }).title) : '';
   return {
     format: 1,
     id: s.id,
-    title,
+    title: sentTitle(req.redactFor(s), s.title),
     createdAt: s.createdAt,
     author: req.author,
     machine: req.machine.id,
@@ -173,6 +171,20 @@ function manifestOf(req: PushRequest, session: SessionToPush, logs: Record<strin
 function rootCommitOf(req: PushRequest, s: StoredState): { rootCommit?: string } {
   const root = s.identity?.rootCommit ?? req.rootCommits.get(s.workspaceDir);
   return root ? { rootCommit: root } : {};
+}
+
+/**
+ * A session's title as a push sends it (the manifest's): redacted as its log's lines are, and its
+ * last word dropped when it may be a secret cut short: an automatic title is its first prompt cut,
+ * and the start of a key is no longer the key the redaction knows. Such a word is 8 or more
+ * letters, digits, `_` or `-`, mixing letters and digits, at the end (before a closing `…`).
+ */
+export function sentTitle(redact: RedactLine, title: string): string {
+  const line = redact(JSON.stringify({ title })).line;
+  const redacted = line ? String((JSON.parse(line) as { title: unknown }).title) : '';
+  return redacted.replace(/(^|\s)([A-Za-z0-9_-]{8,})(…?)$/, (all, space: string, word: string, ellipsis: string) =>
+    /[0-9]/.test(word) && /[A-Za-z]/.test(word) ? `${space}[REDACTED:cut]${ellipsis}` : all,
+  );
 }
 
 /** Writes every planned commit onto its tracking ref with one `git fast-import`. */

@@ -9,11 +9,13 @@ import { lifecycleCommands } from '../commands/lifecycleCommands';
 import { refreshSessionsCommand } from '../commands/refreshSessions';
 import { newSessionCommand, openSessionCommand } from '../commands/sessionCommands';
 import { restoreTreeMode, workspaceToggleCommands } from '../commands/workspaceToggle';
+import type { SessionsNode } from './sessionsTreeModel';
 import { indexSource, NO_SESSIONS, SessionsTreeProvider } from './sessionsTreeProvider';
 
 /** The Sessions tree, and how to show a session's row in it. */
 export interface SessionsTree {
   readonly sessions: SessionsTreeProvider;
+  readonly view: vscode.TreeView<SessionsNode>;
   revealSession(id: string): void;
 }
 
@@ -40,7 +42,7 @@ export async function registerSessionsTree(
     if (!node) failed('it is not listed there');
     else void treeView.reveal(node, { select: true, focus: false, expand: true }).then(undefined, (err: unknown) => failed(errorMessage(err)));
   };
-  return { sessions, revealSession };
+  return { sessions, view: treeView, revealSession };
 }
 
 /** The commands on sessions as a whole: new, open, refresh, the tree's scope, archive and the rest of a session's life, import. */
