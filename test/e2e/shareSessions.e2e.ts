@@ -149,6 +149,12 @@ test("Pull brings the session another machine pushed into the Sessions tree, and
   assert.equal(await input().inputValue(), remoteUrl);
   await input().press('Enter');
   await toast(`Pulled 1 new, 0 updated from ${remoteUrl}.`).waitFor({ timeout: 30_000 });
+  // A pulled session sits in the Sessions tree's Shared group, which opens on a click.
+  const shared = page()
+    .locator('.part.sidebar .monaco-list-row', { hasText: /^Shared/ })
+    .first();
+  await shared.waitFor({ timeout: 15_000 });
+  await shared.click();
   await page().locator('.part.sidebar .monaco-list-row', { hasText: OTHER_TITLE }).first().waitFor({ timeout: 15_000 });
   await viewDescription().filter({ hasText: 'pulled just now' }).waitFor({ timeout: 10_000 });
   await workbench.screenshot('pull-result');
