@@ -291,6 +291,21 @@ ids are checked first; what is refused is named, and the exit code is 1.
 
   --json         as JSON`,
       },
+      sync: {
+        usage: '--remote <url|path|git remote> [--dry-run] [--json]',
+        summary: "your machines' sessions of this project, both ways, through a remote of yours",
+        details: `For a remote only your own machines use. First brings in what your other machines pushed of
+this project: new sessions, and turns added to sessions this machine has, which stay writable
+here. Then pushes this workspace's sessions, redacted as push does (sessions another machine
+made go back to its refs). A session continued on two machines since they last synced becomes a
+fork on the machine that syncs second: the session takes the other machine's turns, and a fork
+named "<title> (on <this machine>)" holds this machine's. Nothing is merged or lost. A session
+open in a window (its writer lease held) is left for the next sync; exit 1 when one is.
+
+  --dry-run      say what would come in and what would be sent; change and send nothing
+  --author NAME  the author new sessions are pushed under (default: your user name)
+  --json         as JSON`,
+      },
     },
   ],
   [

@@ -44,6 +44,7 @@ export const ALL_COMMANDS: CommandTable = {
     memory: (ctx, argv, env) => import('./commands/memory').then((m) => m.memory(ctx, argv, env)),
     push: (ctx, argv, env) => import('./commands/share').then((m) => m.push(ctx, argv, env)),
     pull: (ctx, argv) => import('./commands/share').then((m) => m.pull(ctx, argv)),
+    sync: (ctx, argv, env) => import('./commands/share').then((m) => m.sync(ctx, argv, env)),
   },
 };
 

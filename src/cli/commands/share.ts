@@ -9,6 +9,7 @@ import { ownSessions } from '../../core/share/ownSessions';
 import { projectRoot, projectRootsOf } from '../../core/share/projectRoot';
 import { knownSecrets } from '../../core/share/redact';
 import { shareRemote, type ShareRemote } from '../../core/share/remote';
+import { syncSessions, type SyncedIn, type SyncReport } from '../../core/share/sync';
 import { sessionRedaction } from '../../core/share/sessionRedaction';
 import { ShareGit } from '../../core/share/shareGit';
 import type { SessionStore } from '../../core/store/sessionStore';
@@ -33,8 +34,9 @@ export async function push(ctx: CliContext, argv: readonly string[], env: NodeJS
     const rootCommits = await projectRootsOf(sessions);
     const results = await pushSessions({
       git,
+      store,
       remote,
-      machine: thisMachine(ctx.dataDir),
+      machine: thisMachine(ctx.dataDir, env.BRAID_MACHINE_NAME || undefined),
       author: (args.options.get('author') as string | undefined) ?? os.userInfo().username,
       sessions,
       rootCommits,
@@ -65,6 +67,36 @@ export async function pull(ctx: CliContext, argv: readonly string[]): Promise<nu
     if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, ...report }, 2)}\n`);
     else ctx.out(pullText(report.sessions, report.otherProjects, remote));
     return report.sessions.some((s) => s.outcome === 'refused') ? EXIT_ERROR : EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `sync --remote <url-or-git-remote> [--dry-run] [--author NAME] [--json]` */
+export async function sync(ctx: CliContext, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const args = parseArgs(argv, { flags: ['dry-run', 'json'], valued: ['remote', 'author'] });
+  if (args.positionals.length) throw new UsageError("sync takes no sessions: it syncs this project's sessions");
+  const remote = await remoteOf(ctx, args);
+  const dryRun = args.options.has('dry-run');
+  const store = await ctx.openStore({ create: true });
+  try {
+    const own = ownSessions(store, ctx.workspace);
+    const report = await syncSessions({
+      git: await ShareGit.open(ctx.dataDir),
+      store,
+      remote,
+      machine: thisMachine(ctx.dataDir, env.BRAID_MACHINE_NAME || undefined),
+      author: (args.options.get('author') as string | undefined) ?? os.userInfo().username,
+      workspace: ctx.workspace,
+      rootCommit: await projectRoot(ctx.workspace),
+      rootCommits: await projectRootsOf(own),
+      redactFor: sessionRedaction(knownSecrets(env)),
+      dryRun,
+    });
+    if (args.options.has('json')) ctx.out(`${jsonText({ remote: remote.shown, dryRun, ...report }, 2)}\n`);
+    else ctx.out(syncText(report, remote, dryRun));
+    const failed = report.pushed.some((r) => r.outcome === 'failed') || report.pulled.some((s) => s.outcome === 'refused' || s.outcome === 'busy');
+    return failed ? EXIT_ERROR : EXIT_OK;
   } finally {
     await store.close();
   }
@@ -116,6 +148,29 @@ function redactedText(r: PushedSession): string {
   const parts = [...kinds].map(([kind, n]) => `${n} ${kind}`);
   const dropped = r.droppedLines ? `; ${r.droppedLines} unreadable line(s) not sent` : '';
   return parts.length || dropped ? ` (redacted: ${parts.join(', ') || 'nothing'}${dropped})` : '';
+}
+
+function syncText(report: SyncReport, remote: ShareRemote, dryRun: boolean): string {
+  const lines: string[] = [];
+  for (const s of report.pulled) {
+    const name = `${s.id} ${JSON.stringify(s.title)}`;
+    if (s.outcome === 'refused') lines.push(`refused   ${s.ref}: ${s.reason ?? ''}`);
+    else if (s.outcome === 'busy') lines.push(`left      ${name}: ${s.reason ?? ''}`);
+    else if (s.outcome === 'forked')
+      lines.push(
+        `forked    ${name}: it went on on ${s.machineName} too; it now holds those turns, and ${s.fork!.id} ${JSON.stringify(s.fork!.title)} holds this machine's`,
+      );
+    else if (s.outcome !== 'unchanged')
+      lines.push(
+        `${dryRun ? 'would get' : s.outcome === 'new' ? 'new      ' : 'updated  '} ${name} from ${s.machineName}${dryRun ? '' : `: ${formatBytes(s.bytes)}`}`,
+      );
+  }
+  const count = (o: SyncedIn['outcome']) => report.pulled.filter((s) => s.outcome === o).length;
+  const others = report.otherProjects ? `; ${report.otherProjects} of other projects left on the remote` : '';
+  lines.push(
+    `In: ${count('new')} new, ${count('updated') + count('forked')} updated (${count('forked')} forked), ${count('unchanged')} unchanged, ${count('refused') + count('busy')} not taken${others}.`,
+  );
+  return lines.map(oneLine).join('\n') + '\n' + pushText(report.pushed, remote, dryRun);
 }
 
 function pullText(sessions: readonly PulledSession[], otherProjects: number, remote: ShareRemote): string {

@@ -174,7 +174,8 @@ export function applyRecord(fold: LogFold, record: WireRecord, offset: number, l
       break;
     case 'imported':
     case 'gc':
-      break; // where the session came from, blobs removed: no turn of their own
+    case 'synced':
+      break; // where the session came from, blobs removed, which machine made records: no turn of their own
     case 'turn_begin': {
       wentOn(fold);
       const turn = turnOf(fold, record.turn, line);

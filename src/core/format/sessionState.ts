@@ -111,6 +111,21 @@ export interface StoredState {
   writeFailure?: WriteFailure;
   /** Set on a session pulled from a git remote (braid pull): read-only here, forkable into a session of this machine. */
   shared?: SharedOrigin;
+  /** Where the session stands on each git remote it was pushed to or synced with, by the remote's key ({@link SyncPoint}). */
+  synced?: Record<string, SyncPoint>;
+}
+
+/**
+ * What this machine's log of a session has in common with a git remote's copy: the remote's ref
+ * and commit last pushed or pulled, how many bytes of each agent's local log that commit holds,
+ * and how many chunks each agent has there. Bytes past it in a local log are this machine's own,
+ * not yet pushed (or a `synced` record waiting to go with them).
+ */
+export interface SyncPoint {
+  readonly ref: string;
+  readonly commit: string;
+  readonly bytes: Readonly<Record<string, number>>;
+  readonly chunks: Readonly<Record<string, number>>;
 }
 
 /** Where a pulled session came from: the remote, who pushed it from which machine, and what was pulled last. */
@@ -125,6 +140,17 @@ export interface SharedOrigin {
   readonly ref: string;
   readonly commit: string;
   readonly pulledAt: number;
+}
+
+function syncPoints(x: unknown): Record<string, SyncPoint> | undefined {
+  if (!x || typeof x !== 'object' || Array.isArray(x)) return undefined;
+  const points: Record<string, SyncPoint> = {};
+  for (const [key, p] of Object.entries(x as Record<string, Partial<SyncPoint> | null>)) {
+    const counts = (c: unknown) => !!c && typeof c === 'object' && Object.values(c).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+    if (!p || typeof p.ref !== 'string' || !/^[0-9a-f]{40,64}$/.test(String(p.commit)) || !counts(p.bytes) || !counts(p.chunks)) continue;
+    points[key] = { ref: p.ref, commit: p.commit!, bytes: { ...p.bytes }, chunks: { ...p.chunks } };
+  }
+  return Object.keys(points).length ? points : undefined;
 }
 
 /** Who shared a pulled session, from which machine, as the lists show it: `author@machineName`. */
@@ -282,6 +308,7 @@ export function normalizeState(raw: unknown): StoredState {
     paused: paused && typeof paused.reason === 'string' ? { reason: paused.reason } : null,
     ...(readWriteFailure(r.writeFailure) ? { writeFailure: readWriteFailure(r.writeFailure)! } : {}),
     ...(sharedOrigin(r.shared) ? { shared: sharedOrigin(r.shared)! } : {}),
+    ...(syncPoints(r.synced) ? { synced: syncPoints(r.synced)! } : {}),
   };
 }
 
@@ -322,6 +349,7 @@ export function storedPart(s: StoredState): StoredState {
     paused: s.paused,
     ...(s.writeFailure ? { writeFailure: s.writeFailure } : {}),
     ...(s.shared ? { shared: s.shared } : {}),
+    ...(s.synced ? { synced: s.synced } : {}),
   };
 }
 

@@ -18,8 +18,18 @@ export interface Manifest {
   /** The workspace folder's name, and its repository's first commit when it has one. */
   readonly project: { readonly name: string; readonly rootCommit?: string };
   readonly forkedFrom: { readonly sessionId: string; readonly turn: number | null } | null;
-  /** Each agent's log: its chunks' names in order, and how many bytes of the local log they hold. */
+  /** Each agent's log: its chunks' names in order, and how many bytes of the pushing machine's log they hold. */
   readonly logs: Readonly<Record<string, AgentLog>>;
+  /**
+   * The machine that made this push when it is not `machine` (the session's own): a machine that
+   * took the session in with `braid sync` and went on with it. Absent: `machine` pushed it.
+   */
+  readonly by?: { readonly machine: string; readonly name: string };
+}
+
+/** The machine that made a manifest's push. */
+export function pusherOf(m: Manifest): { machine: string; name: string } {
+  return m.by ?? { machine: m.machine, name: m.machineName };
 }
 
 export interface AgentLog {
@@ -96,5 +106,8 @@ export function parseManifest(bytes: Buffer, expect: { machine: string; sessionI
   }
   const project = m.project && typeof m.project.name === 'string' ? m.project : { name: '' };
   const forked = m.forkedFrom && typeof m.forkedFrom.sessionId === 'string' && isSessionId(m.forkedFrom.sessionId) ? m.forkedFrom : null;
+  if (m.by !== undefined && (!m.by || !isMachineId(String(m.by.machine)) || typeof m.by.name !== 'string'))
+    refuse('names a pushing machine that is no machine id');
+  for (const log of Object.values(logs)) if (!Number.isSafeInteger(log.sourceBytes) || log.sourceBytes < 0) refuse('has a log whose sourceBytes is not a size');
   return { ...(m as Manifest), project, forkedFrom: forked };
 }

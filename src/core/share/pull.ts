@@ -8,9 +8,9 @@ import { indexFolder, indexHooks } from '../import/newSession';
 import { Publisher } from '../import/publisher';
 import type { SessionStore } from '../store/sessionStore';
 import { workspaceKey } from '../workspace/workspaceKey';
-import { sha256Hex } from '../hash';
 import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, REF_ROOT, type Manifest } from './payload';
-import type { ShareRemote } from './remote';
+import { trackingRoot, type ShareRemote } from './remote';
+import { trackedTips } from './push';
 import { ShareError } from './shareError';
 import { joined, type Pieces, type ShareGit, type TooBig } from './shareGit';
 
@@ -52,20 +52,7 @@ export interface PullReport {
  * short in the middle of a chunk (a pull killed while appending) is written again whole.
  */
 export async function pullSessions(req: PullRequest): Promise<PullReport> {
-  const root = `refs/remote-braid/${sha256Hex(req.remote.url).slice(0, 16)}`;
-  await req.git.check(
-    ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', req.remote.url, `+${REF_ROOT}/*:${root}/*`],
-    `fetch from ${req.remote.shown}`,
-  );
-  const out = await req.git.check(['for-each-ref', '--format=%(objectname) %(refname)', `${root}/`], 'list the fetched refs');
-  const refs = out
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [commit, local] = line.split(' ') as [string, string];
-      return { commit, ref: `${REF_ROOT}/${local.slice(root.length + 1)}` };
-    });
+  const refs = await fetchSharedRefs(req.git, req.remote);
   const sessions: PulledSession[] = [];
   const wanted: { ref: string; commit: string; machine: string; sessionId: string }[] = [];
   for (const r of refs) {
@@ -107,17 +94,24 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
   return { sessions, otherProjects };
 }
 
+/** Fetches every `refs/braid/*` of the remote into the share repository; each ref with its commit. */
+export async function fetchSharedRefs(git: ShareGit, remote: ShareRemote): Promise<{ ref: string; commit: string }[]> {
+  const root = trackingRoot(remote);
+  await git.check(['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote.url, `+${REF_ROOT}/*:${root}/*`], `fetch from ${remote.shown}`);
+  return [...(await trackedTips(git, root))].map(([ref, commit]) => ({ ref, commit }));
+}
+
 function refused(ref: string, id: string, reason: string): PulledSession {
   return { ref, id, title: '', author: '', machineName: '', outcome: 'refused', bytes: 0, reason };
 }
 
 /** A session of this workspace's project: the same first commit when both know one, else the same folder name. */
-function sameProject(manifest: Manifest, req: PullRequest): boolean {
+export function sameProject(manifest: Manifest, req: Pick<PullRequest, 'rootCommit' | 'workspace'>): boolean {
   if (manifest.project.rootCommit && req.rootCommit) return manifest.project.rootCommit === req.rootCommit;
   return manifest.project.name === path.basename(req.workspace);
 }
 
-interface Wanted {
+export interface Wanted {
   readonly ref: string;
   readonly commit: string;
   readonly machine: string;
@@ -131,6 +125,8 @@ function reportOf(w: Wanted, manifest: Manifest): Omit<PulledSession, 'outcome' 
 /** Whether the local copy is of this commit already; throws when the id is a session of this machine (or of another remote's machine). */
 function isUnchanged(req: PullRequest, dir: string | undefined, w: Wanted): boolean {
   const existing = dir ? readState(req.store.layout.stateFile(dir)) : undefined;
+  // A copy `braid sync` took in is this machine's to go on with: a sync, not a pull, brings what is new.
+  if (existing && Object.values(existing.synced ?? {}).some((p) => p.ref === w.ref)) return true;
   if (existing && existing.shared?.machine !== w.machine)
     throw new ShareError(`a session of this machine has the id ${w.sessionId}; the remote's is not pulled over it`);
   return existing?.shared?.commit === w.commit;
@@ -156,7 +152,8 @@ async function pullOne(
     pulledAt: Date.now(),
   };
   if (!dir || !existing) {
-    const bytes = await writeNewCopy(req, publisher, w.sessionId, manifest, logs, shared);
+    const state = pulledState(w.sessionId, workspaceKey(req.workspace), req.workspace, manifest, shared);
+    const bytes = await writeNewCopy(req, publisher, state, logs);
     return { ...report, outcome: 'new', bytes };
   }
   let bytes = 0;
@@ -167,7 +164,7 @@ async function pullOne(
 }
 
 /** The blob `spec` names, or a ShareError saying it is missing or too big. */
-function blobOf(blobs: ReadonlyMap<string, Pieces | TooBig>, spec: string, max: number): Pieces {
+export function blobOf(blobs: ReadonlyMap<string, Pieces | TooBig>, spec: string, max: number): Pieces {
   const blob = blobs.get(spec);
   const file = spec.slice(spec.indexOf(':') + 1);
   if (!blob) throw new ShareError(`its commit lacks ${file}`);
@@ -184,7 +181,7 @@ function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manif
 }
 
 /** One session's logs, each agent's chunks in order; the main log must begin with the `agent` record of this session. */
-function logsOf(blobs: ReadonlyMap<string, Pieces | TooBig>, w: Wanted, manifest: Manifest): Map<string, Pieces[]> {
+export function logsOf(blobs: ReadonlyMap<string, Pieces | TooBig>, w: Wanted, manifest: Manifest): Map<string, Pieces[]> {
   const logs = new Map<string, Pieces[]>();
   for (const [agent, log] of Object.entries(manifest.logs)) {
     logs.set(
@@ -192,47 +189,54 @@ function logsOf(blobs: ReadonlyMap<string, Pieces | TooBig>, w: Wanted, manifest
       log.chunks.map((c) => blobOf(blobs, `${w.commit}:${chunkPath(agent, c)}`, MAX_CHUNK_BYTES)),
     );
   }
-  const head = firstLine(logs.get('main')?.[0] ?? []);
+  checkLogStart(logs, w.sessionId, manifest);
+  return logs;
+}
+
+/**
+ * A log taken in whole must begin with its session's `agent` record: this session's, or for a fork
+ * (its manifest says so) the session it was copied from, whose first line a fork keeps.
+ */
+export function checkLogStart(logs: ReadonlyMap<string, Pieces[]>, sessionId: string, manifest: Manifest): void {
+  const head = firstLine((logs.get('main') ?? []).flat());
   let record: { t?: unknown; sessionId?: unknown } | undefined;
   try {
     record = head ? (JSON.parse(head) as typeof record) : undefined;
   } catch {
     record = undefined;
   }
-  if (record?.t !== 'agent' || record.sessionId !== w.sessionId) throw new ShareError('its main log does not begin with the session its ref names');
-  return logs;
+  const named = record?.sessionId === sessionId || (manifest.forkedFrom !== null && typeof record?.sessionId === 'string');
+  if (record?.t !== 'agent' || !named) throw new ShareError('its main log does not begin with the session its ref names');
 }
 
-/** A session pulled for the first time: built in a folder of this process's own, published by one rename. */
-async function writeNewCopy(
-  req: PullRequest,
+/** A session pulled for the first time: built in a folder of this process's own, published by one rename; `tail` ends its main log. */
+export async function writeNewCopy(
+  req: Pick<PullRequest, 'store'>,
   publisher: Publisher,
-  id: string,
-  manifest: Manifest,
+  state: StoredState,
   logs: Map<string, Pieces[]>,
-  shared: SharedOrigin,
+  tail?: string,
 ): Promise<number> {
   const layout = req.store.layout;
-  const key = workspaceKey(req.workspace);
-  const partial = `${layout.partialDir(key, id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const partial = `${layout.partialDir(state.workspaceKey, state.id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
   let bytes = 0;
   try {
     for (const [agent, chunks] of logs) {
       const file = layout.agentLog(partial, agent);
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      writeFile(file, 'w', chunks.flat(), false);
+      writeFile(file, 'w', [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])], false);
       bytes += sizeOf(chunks.flat());
     }
-    fs.writeFileSync(layout.stateFile(partial), stateText(pulledState(id, key, req.workspace, manifest, shared)));
+    fs.writeFileSync(layout.stateFile(partial), stateText(state));
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;
   }
-  await publisher.add({ id, partial, final: layout.sessionDir(key, id) });
+  await publisher.add({ id: state.id, partial, final: layout.sessionDir(state.workspaceKey, state.id) });
   return bytes;
 }
 
-function pulledState(id: string, key: string, workspace: string, manifest: Manifest, shared: SharedOrigin): StoredState {
+export function pulledState(id: string, key: string, workspace: string, manifest: Manifest, shared?: SharedOrigin): StoredState {
   return normalizeState({
     v: 2,
     id,
@@ -247,7 +251,7 @@ function pulledState(id: string, key: string, workspace: string, manifest: Manif
     forkedFrom: manifest.forkedFrom,
     queue: [],
     paused: null,
-    shared,
+    ...(shared ? { shared } : {}),
   });
 }
 
@@ -286,12 +290,12 @@ function firstLine(pieces: Pieces): string {
   return Buffer.concat(parts).toString('utf8');
 }
 
-function sizeOf(pieces: Pieces): number {
+export function sizeOf(pieces: Pieces): number {
   return pieces.reduce((n, p) => n + p.length, 0);
 }
 
 /** Writes `pieces` to `file` (`w` from the start, `a` after its end), fsynced when `sync`. */
-function writeFile(file: string, flags: 'w' | 'a', pieces: Pieces, sync: boolean): void {
+export function writeFile(file: string, flags: 'w' | 'a', pieces: Pieces, sync: boolean): void {
   const fd = fs.openSync(file, flags);
   try {
     for (const piece of pieces) for (let at = 0; at < piece.length;) at += fs.writeSync(fd, piece, at);

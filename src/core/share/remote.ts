@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { sha256Hex } from '../hash';
 import { ShareError } from './shareError';
 
 /**
@@ -58,4 +59,14 @@ function checkUrl(url: string, given: string): void {
 /** `https://user:token@host/x` shown as `https://user@host/x`. */
 function withoutPassword(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1@');
+}
+
+/** A remote's key in a session's sync points and the share repository's refs: its shown URL's hash (a password changed is the same remote). */
+export function remoteKey(remote: ShareRemote): string {
+  return sha256Hex(remote.shown).slice(0, 16);
+}
+
+/** Where the share repository mirrors the remote's `refs/braid/*`. */
+export function trackingRoot(remote: ShareRemote): string {
+  return `refs/remote-braid/${remoteKey(remote)}`;
 }

@@ -365,6 +365,18 @@ export interface GcRecord extends Base {
   readonly days?: number;
 }
 
+/**
+ * The records since the previous `synced` record (or the log's start) were made on `machine`:
+ * written by `braid sync` after it appended another machine's records, and sent with this
+ * machine's next records, so every copy of the log says the same. A rewind acts on no file change
+ * another machine made (its files are not this machine's), and the blobs were never sent.
+ */
+export interface SyncedRecord extends Base {
+  readonly t: 'synced';
+  /** The machine's id (share/machine.json of its data folder). */
+  readonly machine: string;
+}
+
 /** Every record type this version knows. */
 export type KnownRecord =
   | AgentRecord
@@ -385,7 +397,8 @@ export type KnownRecord =
   | ImportedRecord
   | RelinkedRecord
   | CacheBreakRecord
-  | GcRecord;
+  | GcRecord
+  | SyncedRecord;
 
 /** A record of a type this version does not know: skipped on replay, kept on copy. */
 export interface UnknownRecord extends Base {
@@ -418,6 +431,7 @@ const KNOWN_TYPES = new Set([
   'relinked',
   'cache_break',
   'gc',
+  'synced',
 ]);
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -515,6 +529,8 @@ function hasRequiredFields(r: Record<string, unknown>): boolean {
       );
     case 'gc':
       return typeof r.reason === 'string' && isInt(r.blobs) && isInt(r.bytes);
+    case 'synced':
+      return typeof r.machine === 'string';
     default:
       return true;
   }

@@ -107,7 +107,8 @@ export class HistoryBuilder {
       }
       case 'relinked':
       case 'gc':
-        return; // where the session's folder is, blobs removed: not part of its history
+      case 'synced':
+        return; // where the session's folder is, blobs removed, which machine made records: not part of its history
       default:
         this.scoped.push(record);
     }

@@ -134,6 +134,7 @@ async function pushRequest(
   const dataDir = store.layout.root;
   return {
     git: await ShareGit.open(dataDir),
+    store,
     remote: named.remote,
     machine: thisMachine(dataDir),
     author: os.userInfo().username,
