@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ulid } from 'ulid';
 import { writeFileAtomic } from '../fs/atomic';
-import { isMachineId } from './payload';
+import { machineFile, readMachineId } from '../format/machineId';
 
 /** This machine as its pushes name it: an id made once per data folder, and a name to show. */
 export interface Machine {
@@ -16,9 +16,9 @@ export interface Machine {
  * so a renamed host keeps its refs; its name is the host's, or `name` when given.
  */
 export function thisMachine(root: string, name?: string): Machine {
-  const file = path.join(root, 'share', 'machine.json');
+  const file = machineFile(root);
   const shown = name ?? os.hostname();
-  const kept = readId(file);
+  const kept = readMachineId(root);
   if (kept) return { id: kept, name: shown };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const id = ulid().toLowerCase();
@@ -26,18 +26,9 @@ export function thisMachine(root: string, name?: string): Machine {
     fs.writeFileSync(file, `${JSON.stringify({ id })}\n`, { flag: 'wx' }); // two first pushes at once: one id wins
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const other = readId(file);
+    const other = readMachineId(root);
     if (other) return { id: other, name: shown };
     writeFileAtomic(file, `${JSON.stringify({ id })}\n`); // the file there was broken
   }
   return { id, name: shown };
-}
-
-function readId(file: string): string | undefined {
-  try {
-    const id = (JSON.parse(fs.readFileSync(file, 'utf8')) as { id?: unknown }).id;
-    return typeof id === 'string' && isMachineId(id) ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import { isMachineId } from '../format/machineId';
 import { isSessionId } from '../ids';
 import { ShareError } from './shareError';
 
@@ -44,11 +45,10 @@ export const REF_ROOT = 'refs/braid';
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 export const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
 
-const MACHINE_ID = /^[0-9a-z]{26}$/;
 const AGENT_ID = /^(main|agent_[0-9a-z]{26})$/;
 const CHUNK = /^\d{6}\.jsonl$/;
 
-export const isMachineId = (s: string): boolean => MACHINE_ID.test(s);
+export { isMachineId };
 
 export function refOf(machine: string, sessionId: string): string {
   return `${REF_ROOT}/${machine}/${sessionId}`;

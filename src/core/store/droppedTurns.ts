@@ -60,13 +60,16 @@ function holdsMessage(fd: number, turn: TurnFacts, id: Buffer, messageId: string
  * the first of their spans to `end` (the log as the fold knows it): file changes, user messages,
  * assistant messages with a shell or MCP call and shell results, each found by its line's head
  * before it is parsed. Rewinds and undos in between are applied, and records of older turns
- * (appended late) left out. A fork's mark of pulled records drops the file changes before it:
- * another machine made them (the workspace's files here are none of theirs).
+ * (appended late) left out. A fork's mark of pulled records drops the file changes before it,
+ * and a `synced` record those since the one before it when it names a machine other than
+ * `machine` (this data folder's): another machine made them (the workspace's files here are none
+ * of theirs, and their blobs were never sent).
  */
-export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: number, end: number): Omit<DroppedRecords, 'prompt'> {
+export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: number, end: number, machine?: string): Omit<DroppedRecords, 'prompt'> {
   const from = Math.min(end, ...fold.turns.filter((t) => t.turn >= toTurn).map((t) => t.start));
   const kept = new EffectiveTurns<KnownRecord & { turn: number }>();
   const pulled = new Set<KnownRecord>();
+  const segment = new Set<KnownRecord>(); // read since the last `synced` record: made by the machine the next one names
   const fd = fs.openSync(logFile, 'r');
   try {
     walkLines(fd, from, end, {
@@ -79,9 +82,18 @@ export function readDroppedRecords(logFile: string, fold: LogFold, toTurn: numbe
         if (marksPulled(r)) {
           kept.items.forEach((item) => pulled.add(item));
           kept.drop((item) => item.t === 'file_change');
+        } else if (r.t === 'synced') {
+          if (r.machine !== machine) {
+            segment.forEach((item) => pulled.add(item));
+            kept.drop((item) => item.t === 'file_change' && segment.has(item));
+          }
+          segment.clear();
         } else if (r.t === 'rewind') kept.rewind(r.toTurn);
         else if (r.t === 'undo_rewind') kept.undo();
-        else if (r.t === 'message' || r.t === 'file_change' || r.t === 'turn_begin') kept.push(r);
+        else if (r.t === 'message' || r.t === 'file_change' || r.t === 'turn_begin') {
+          kept.push(r);
+          segment.add(r);
+        }
         return true;
       },
       overlong: () => undefined,
@@ -110,6 +122,7 @@ function wanted(buf: Buffer, start: number, end: number, head: LineHead): boolea
     case 'file_change':
     case 'turn_begin':
     case 'forked':
+    case 'synced':
       return true;
     case 'message':
       if (head.role === 'user') return true;

@@ -15,6 +15,7 @@ import { readState, type SessionState } from '../format/sessionState';
 import { summarize, type SessionSummary } from '../format/summary';
 import { statMtime } from '../fs/probe';
 import { readDroppedRecords, turnOfMessage } from './droppedTurns';
+import { readMachineId } from '../format/machineId';
 import { WriterLease } from './writerLease';
 import { SharedSessionError } from './errors';
 
@@ -175,13 +176,13 @@ function droppedPart(store: StoreContext, sessionId: string, messageId: string, 
       throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
     // Rewound already: the turns that rewind dropped, read as they were before it.
     const before = { ...fold, turns: [...fold.turns, ...last.dropped] };
-    const history = readDroppedRecords(logFile, before, last.toTurn, Math.min(...last.records));
+    const history = readDroppedRecords(logFile, before, last.toTurn, Math.min(...last.records), readMachineId(store.layout.root));
     const target = history.messages.find((m) => m.id === messageId);
     if (!target) throw new RewindError(`message ${messageId} is not in the conversation of ${sessionId} (it may have been rewound already)`);
     const restoredAlready = new Set(restoredBy(logFile, last.records).map((f) => keyOf(f.root, f.path)));
     return { state: summary.state, target, history, turnsDropped: 0, importedTurns: 0, pulledTurns: 0, openTurn, restoredAlready, derive };
   }
-  const history = readDroppedRecords(logFile, fold, turn.turn, summary.logBytes);
+  const history = readDroppedRecords(logFile, fold, turn.turn, summary.logBytes, readMachineId(store.layout.root));
   const target = history.messages.find((m) => m.id === messageId)!;
   const dropped = fold.turns.filter((t) => t.turn >= turn.turn);
   const imported = history.messages.filter((m) => m.message.role === 'user' && m.id.startsWith(IMPORTED_MESSAGE));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { braidIn } from '../../support/cli';
 import { realGit } from '../../support/hostileRepo';
-import { fauxAssistantMessage, sessionFixture, type SessionFixture } from '../../support/session';
+import { fauxAssistantMessage, fauxToolCall, sessionFixture, type SessionFixture } from '../../support/session';
 import { openStore } from '../../support/store';
 
 // braid sync between two machines (two data folders, two checkouts of one project) through a bare
@@ -190,6 +190,43 @@ test('sync: two machines that went on with one session sync at the same moment; 
       );
     }
     assert.deepEqual(await prompts(w.a, id), await prompts(w.b, id), 'the session reads the same on both');
+  } finally {
+    await w.b.store.close();
+    await w.f.cleanup();
+  }
+});
+
+test("sync: a rewind on B across a turn A made leaves B's files alone (A's file changes are A's), and rewinds B's own", async () => {
+  const w = await world();
+  try {
+    const session = await w.f.open();
+    w.f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'made-on-a.txt', content: 'from A\n' }, { id: 'wa' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('wrote it'),
+    ]);
+    await session.submit('a1');
+    await session.waitForIdle();
+    await session.close();
+    const id = session.id;
+    await sync(w, w.a, 'laptop');
+    await sync(w, w.b, 'devbox');
+    fs.writeFileSync(path.join(w.b.workspace, 'made-on-a.txt'), 'from A\n'); // B has the file too (git brought it)
+    await reopen(w.b);
+    const onB = await w.f.open({ store: w.b.store, workspaceDirs: [w.b.workspace] }, id);
+    w.f.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('write_file', { path: 'made-on-b.txt', content: 'from B\n' }, { id: 'wb' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('wrote it'),
+    ]);
+    await onB.submit('b2');
+    await onB.waitForIdle();
+    await onB.close();
+
+    const rewind = await braidIn(['--data-dir', w.b.data, 'rewind', id, '--turn', '1', '--files', '--json'], { cwd: w.b.workspace });
+    assert.equal(rewind.code, 0, rewind.err + rewind.out);
+    const preview = JSON.parse(rewind.out) as { pulledTurns?: number; preview?: { pulledTurns: number } };
+    assert.equal(preview.pulledTurns ?? preview.preview?.pulledTurns, 1, 'the preview says one turn came from another machine');
+    assert.equal(fs.readFileSync(path.join(w.b.workspace, 'made-on-a.txt'), 'utf8'), 'from A\n', "A's file is not deleted on B");
+    assert.ok(!fs.existsSync(path.join(w.b.workspace, 'made-on-b.txt')), "B's own file change is rewound");
   } finally {
     await w.b.store.close();
     await w.f.cleanup();
