@@ -39,9 +39,13 @@ interface Span {
   ended: boolean;
 }
 
-/** The effective turns' spans of records read in file order: rewinds drop turns, an undo (while nothing went on) brings them back. */
+/**
+ * The effective turns' spans of records read in file order: rewinds drop turns, an undo (while
+ * nothing went on) brings them back as replay does (EffectiveTurns): the records from before the
+ * rewind, with those of turns that came since (a compaction of a kept turn) kept.
+ */
 function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length: number }>): Map<number, Span> {
-  let spans = new Map<number, Span>();
+  const spans = new Map<number, Span>();
   let beforeRewind: Map<number, Span> | undefined;
   for (const { r, offset, length } of records) {
     if (!isKnown(r)) continue;
@@ -49,7 +53,7 @@ function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length:
       if ([...spans.keys()].some((t) => t >= r.toTurn)) beforeRewind = structuredClone(spans);
       for (const t of [...spans.keys()]) if (t >= r.toTurn) spans.delete(t);
     } else if (r.t === 'undo_rewind') {
-      if (beforeRewind) spans = beforeRewind;
+      for (const [t, was] of beforeRewind ?? []) spans.set(t, joined(was, spans.get(t)));
       beforeRewind = undefined;
     } else if (r.t === 'forked') beforeRewind = undefined;
     else if ('turn' in r && r.t !== 'usage' && !(r.t === 'memory' && r.turn === 0)) {
@@ -62,6 +66,12 @@ function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length:
     }
   }
   return spans;
+}
+
+/** A turn's span before a rewind joined with the records of that turn that came since. */
+function joined(was: Span, since: Span | undefined): Span {
+  if (!since) return was;
+  return { start: Math.min(was.start, since.start), end: Math.max(was.end, since.end), began: was.began || since.began, ended: was.ended || since.ended };
 }
 
 /**
