@@ -214,11 +214,14 @@ export async function forkSession(store: StoreContext, sourceId: string, options
       await log.append(forked, { durable: true });
       await log.close();
     }
+    const main = WireLogWriter.open(newMain);
+    // The source undid, after the cut, a rewind of kept turns the copy ends with: the fork undoes it
+    // first, so the conversation read below and the Changes list read for carried undos hold those turns.
+    if (copied.undo) foldWritten(fold, await main.appendLines([copied.undo]));
     // The main log: close cut-off tool calls, extra records, then the `forked` record. Tool calls
     // can be left open only at the end, so the newest page of messages is enough to look at.
     const tail = readNewestPage(newMain, 200).messages.map((m) => m.message as Message);
     const closing = closeOpenToolCalls(tail, FORK_OPEN_CALL_TEXT);
-    const main = WireLogWriter.open(newMain);
     // A cut inside turns the source inherited drops the source's own `forked` record; it is said
     // again right after the copy, so each copied usage record still names the session that made the call.
     const inheritedFrom = forkedAfter(mainLog, sourceSummary.fold, cut.bytes);

@@ -4,7 +4,7 @@ import { applyRecord, emptyFold, MAX_SEARCH_TEXT, type LogFold, type TurnFacts }
 import { EffectiveTurns } from '../wire/effectiveTurns';
 import { readLineHead, trailingTs } from '../wire/lineHead';
 import { walkLines } from '../wire/lineWalk';
-import { isChangeUndoLine, parseRecordLine, type WireRecord } from '../wire/records';
+import { isChangeUndoLine, parseRecordLine, type NewRecord, type WireRecord } from '../wire/records';
 
 /**
  * Record types a fork's copy parses and folds: those of no turn (the session's start, usage,
@@ -20,7 +20,15 @@ export interface CopiedPrefix {
   readonly bytes: number;
   /** The copy holds records of turns after the last kept one that no rewind in it drops (a log not written in turn order). */
   readonly beyond: boolean;
+  /**
+   * The `undo_rewind` the source wrote after the cut for the last rewind in the copy, when that
+   * rewind dropped kept turns: the fork appends it first, so it holds them too (`beyond` counts it).
+   */
+  readonly undo: NewRecord | undefined;
 }
+
+/** Records after which a rewind can no longer be undone (docs/reference.md, Undo rewind): a turn went on, or the log was copied into a fork. */
+const WENT_ON = new Set(['turn_begin', 'message', 'forked']);
 
 /**
  * Copies a main log's first `bytes` into the open file `dst` from its start (not synced), in one
@@ -28,19 +36,39 @@ export interface CopiedPrefix {
  * and folded, the turns are the source's effective turns up to `lastKept` (their spans lie in the
  * copy: a fork cuts after the last of them), and the search text is the source's, cut to those
  * turns' prompts. A line of a later turn found on the way, and not dropped by a rewind in the
- * copy, is noted (`beyond`): the fork then says so with a rewind record of its own.
+ * copy, is noted (`beyond`): the fork then says so with a rewind record of its own. A cut between
+ * a rewind of kept turns and the source's undo of it (the fork's turns are the source's, so they
+ * are back) leaves the copy without them: the fork appends that undo too (`undo`).
  */
 export function copyForFork(sourceLog: string, dst: number, bytes: number, source: LogFold, lastKept: number): CopiedPrefix {
   const fold = emptyFold();
-  const later = new EffectiveTurns<{ turn: number }>();
+  const later = new EffectiveTurns<{ turn: number; t?: string }>();
+  /** The lowest turn the copy's last rewind (with its follow-ups) goes to, while an undo could still take it back. */
+  let undoable: number | undefined;
+  /** A rewind came since a turn last went on: the next record that goes on is noted in `later` too, so an undo after it takes back nothing (as in a whole read). */
+  let rewound = false;
+  const noteTurn = (type: string, turn: number | undefined): void => {
+    if (WENT_ON.has(type)) undoable = undefined;
+    const goesOn = type === 'turn_begin' || type === 'message';
+    if (turn !== undefined && (turn > lastKept || (goesOn && rewound))) later.push({ turn, ...(goesOn ? { t: type } : {}) });
+    if (goesOn) rewound = false;
+  };
   const fd = fs.openSync(sourceLog, 'r');
   let copied = 0;
   const take = (record: WireRecord, offset: number, length: number): void => {
     applyRecord(fold, record, offset, length);
-    if (record.t === 'rewind') later.rewind((record as { toTurn: number }).toTurn);
-    else if (record.t === 'undo_rewind') later.undo();
-    else if (typeof (record as { turn?: unknown }).turn === 'number' && (record as { turn: number }).turn > lastKept && record.t !== 'usage')
-      later.push({ turn: (record as { turn: number }).turn });
+    if (record.t === 'rewind') {
+      const toTurn = (record as { toTurn: number }).toTurn;
+      later.rewind(toTurn);
+      undoable = Math.min(undoable ?? toTurn, toTurn);
+      rewound = true;
+    } else if (record.t === 'undo_rewind') {
+      later.undo();
+      undoable = undefined;
+    } else if (record.t !== 'usage') {
+      const turn = (record as { turn?: unknown }).turn;
+      noteTurn(record.t, typeof turn === 'number' ? turn : undefined);
+    }
   };
   try {
     const walk = walkLines(fd, 0, bytes, {
@@ -50,7 +78,7 @@ export function copyForFork(sourceLog: string, dst: number, bytes: number, sourc
         if (head && ts !== undefined) {
           // A record of a turn, laid out as the writer writes it: its time and its turn are all the copy needs.
           noteTime(fold, ts);
-          if (head.turn !== undefined && head.turn > lastKept) later.push({ turn: head.turn });
+          noteTurn(head.type, head.turn);
           if (head.type === 'file_change' && isChangeUndoLine(buf, start, end)) fold.changeUndosAt.push(offset);
           return true;
         }
@@ -80,7 +108,47 @@ export function copyForFork(sourceLog: string, dst: number, bytes: number, sourc
   const turns = keptTurns(source, lastKept);
   fold.turns = turns;
   fold.prompts = source.prompts.slice(0, Math.min(MAX_SEARCH_TEXT, Math.max(0, turns.reduce((n, t) => n + t.promptChars, 0) - 1)));
-  return { fold, bytes: copied, beyond: later.items.length > 0 };
+  const undo = undoable !== undefined && undoable <= lastKept ? undoAfter(sourceLog, bytes) : undefined;
+  if (undo) {
+    later.undo();
+    // The fold takes the undo as a whole read does: the turns it puts back and the search text are the source's already.
+    const last = fold.lastRewind;
+    if (typeof last === 'object' && last) fold.lastRewind = { ...last, dropped: [], prompts: fold.prompts };
+  }
+  return { fold, bytes: copied, beyond: later.items.some((item) => item.turn > lastKept), undo };
+}
+
+/**
+ * The `undo_rewind` a log holds after byte `from`, when it comes before anything that makes the
+ * last rewind before `from` final (a turn went on, a `forked` record): the undo of that rewind.
+ */
+function undoAfter(log: string, from: number): NewRecord | undefined {
+  let undo: NewRecord | undefined;
+  /** Whether the walk goes on past `record` (it stops at the undo, or at what makes the rewind final). */
+  const goesPast = (record: WireRecord): boolean => {
+    if (record.t === 'undo_rewind') undo = { t: 'undo_rewind', toTurn: (record as { toTurn: number }).toTurn };
+    return undo === undefined && !WENT_ON.has(record.t);
+  };
+  const fd = fs.openSync(log, 'r');
+  try {
+    const walk = walkLines(fd, from, fs.fstatSync(fd).size, {
+      line: (buf, start, end) => {
+        const type = readLineHead(buf, start, end)?.type;
+        if (type !== undefined && type !== 'undo_rewind') return !WENT_ON.has(type);
+        const parsed = parseRecordLine(buf.toString('utf8', start, end));
+        return 'record' in parsed ? goesPast(parsed.record) : true;
+      },
+      overlong: () => undefined,
+    });
+    if (walk.stoppedAt === undefined && walk.tail) {
+      // A last line without its newline is a record when it parses (as the copy takes one).
+      const parsed = parseRecordLine(walk.tail.buf.toString('utf8', walk.tail.start, walk.tail.end));
+      if ('record' in parsed) goesPast(parsed.record);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return undo;
 }
 
 /** The source's effective turns up to `lastKept`, copied (the fork's fold goes on changing them). */

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { readSessionFolder } from '../../../src/core/format/summary';
+import { rowDisagreement } from '../../../src/core/index/indexRows';
 import { FORK_OPEN_CALL_TEXT, ForkError, forkSession, sweepPartials } from '../../../src/core/store/fork';
 import type { MessageRecord } from '../../../src/core/wire/records';
 import { readWireLog } from '../../../src/core/wire/wireReader';
@@ -244,6 +246,74 @@ test('a whole fork of a session whose first turn is still running holds no turn 
     );
   } finally {
     release();
+    await f.cleanup();
+  }
+});
+
+test('a fork at a turn between a rewind and its undo holds the turns the undo brought back, in its log, its row and its search text', async () => {
+  const f = await sessionFixture();
+  try {
+    const long = (n: number) => 'word '.repeat(n);
+    f.faux.setResponses([
+      fauxAssistantMessage(long(30)),
+      fauxAssistantMessage(long(30)),
+      fauxAssistantMessage('turn three answer'),
+      fauxAssistantMessage('the summary'),
+    ]);
+    const session = await f.open({ compaction: { threshold: 0.8, keepTokens: 20 } });
+    for (const prompt of [`alpha ${long(30)}`, `beta ${long(30)}`, 'gamma third prompt']) {
+      await session.submit(prompt);
+      await session.waitForIdle();
+    }
+    const third = f.store.history(session.id).messages.find((m) => m.turn === 3 && m.message.role === 'user')!;
+    // Turn 3 rewound, the rest compacted (a record of turn 2), then the rewind undone: the compaction lies after turn 3's records.
+    await session.rewind(third.id, { files: false });
+    assert.equal(await session.compact(), true);
+    await session.undoRewind();
+    await session.close();
+    const source = f.store.history(session.id);
+    assert.deepEqual(
+      f.records(session.id).flatMap((r) => (['rewind', 'compaction', 'undo_rewind'].includes(r.t) ? [r.t] : [])),
+      ['rewind', 'compaction', 'undo_rewind'],
+    );
+    assert.equal(source.compactions.length, 1);
+
+    // Turn 3 ends before the rewind, turn 2 (its compaction) after it: a fork at turn 3 cuts before the undo, and undoes the rewind itself.
+    const fork = await forkSession(f.store, session.id, { turn: 3 });
+    const history = f.store.history(fork.id);
+    assert.deepEqual(
+      history.messages.map((m) => m.id),
+      source.messages.map((m) => m.id),
+    );
+    assert.deepEqual(
+      history.turnBegins.map((t) => t.turn),
+      [1, 2, 3],
+    );
+    assert.equal(history.compactions.length, 1);
+    assert.deepEqual(
+      f
+        .records(fork.id)
+        .slice(-2)
+        .map((r) => r.t),
+      ['undo_rewind', 'forked'],
+    );
+    assert.equal(fork.turnCount, 3);
+    // The row and the search text say what the fork's folder read back whole says.
+    const reread = readSessionFolder(f.store.locate(fork.id)).summary;
+    assert.equal(rowDisagreement(f.store.index.get(fork.id)!, reread), undefined);
+    assert.match(f.store.index.summaryOf(fork.id)!.prompts, /gamma third prompt/);
+    assert.equal(f.store.index.summaryOf(fork.id)!.prompts, reread.prompts);
+    assert.deepEqual(f.store.index.summaryOf(fork.id)!.fold, JSON.parse(JSON.stringify(reread.fold)));
+
+    // At turn 2 the same cut keeps turn 3 rewound, as it should be: no undo.
+    const earlier = await forkSession(f.store, session.id, { turn: 2 });
+    assert.deepEqual(
+      f.store.history(earlier.id).messages.map((m) => m.id),
+      source.messages.filter((m) => m.turn <= 2).map((m) => m.id),
+    );
+    assert.ok(!f.records(earlier.id).some((r) => r.t === 'undo_rewind'));
+    assert.equal(earlier.turnCount, 2);
+  } finally {
     await f.cleanup();
   }
 });

@@ -11,10 +11,10 @@ import { FORK_OPEN_CALL_TEXT, ForkError, forkSession } from '../../../src/core/s
 import type { SessionStore } from '../../../src/core/store/sessionStore';
 import { readNewestPage } from '../../../src/core/wire/newestPage';
 import { closeOpenToolCalls } from '../../../src/core/wire/toolCalls';
-import { isKnown, type ForkedRecord, type KnownRecord, type WireRecord } from '../../../src/core/wire/records';
+import { isKnown, type ForkedRecord, type KnownRecord, type UndoRewindRecord, type WireRecord } from '../../../src/core/wire/records';
 import { replay } from '../../../src/core/wire/replay';
 import { scanWireLog } from '../../../src/core/wire/wireReader';
-import { logArb, writeRandomSession } from '../../support/randomLog';
+import { logArb, writeRandomSession, type LogOp } from '../../support/randomLog';
 import { openStore, tempDir } from '../../support/store';
 
 // A fork copies its source's byte prefix, cut where the source's turn map says, and makes its fold
@@ -39,9 +39,13 @@ interface Span {
   ended: boolean;
 }
 
-/** The effective turns' spans of records read in file order: rewinds drop turns, an undo (while nothing went on) brings them back. */
+/**
+ * The effective turns' spans of records read in file order: rewinds drop turns, an undo (while
+ * nothing went on) brings them back as replay does (EffectiveTurns): the records from before the
+ * rewind, with those of turns that came since (a compaction of a kept turn) kept.
+ */
 function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length: number }>): Map<number, Span> {
-  let spans = new Map<number, Span>();
+  const spans = new Map<number, Span>();
   let beforeRewind: Map<number, Span> | undefined;
   for (const { r, offset, length } of records) {
     if (!isKnown(r)) continue;
@@ -49,7 +53,7 @@ function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length:
       if ([...spans.keys()].some((t) => t >= r.toTurn)) beforeRewind = structuredClone(spans);
       for (const t of [...spans.keys()]) if (t >= r.toTurn) spans.delete(t);
     } else if (r.t === 'undo_rewind') {
-      if (beforeRewind) spans = beforeRewind;
+      for (const [t, was] of beforeRewind ?? []) spans.set(t, joined(was, spans.get(t)));
       beforeRewind = undefined;
     } else if (r.t === 'forked') beforeRewind = undefined;
     else if ('turn' in r && r.t !== 'usage' && !(r.t === 'memory' && r.turn === 0)) {
@@ -64,15 +68,32 @@ function spansOf(records: ReadonlyArray<{ r: WireRecord; offset: number; length:
   return spans;
 }
 
+/** A turn's span before a rewind joined with the records of that turn that came since. */
+function joined(was: Span, since: Span | undefined): Span {
+  if (!since) return was;
+  return { start: Math.min(was.start, since.start), end: Math.max(was.end, since.end), began: was.began || since.began, ended: was.ended || since.ended };
+}
+
 /**
  * Where a fork cuts the log as a whole read finds it (docs/reference.md, Fork), or why it refuses:
  * at turn N after the last record of the turns up to N; whole, everything, or up to a running
- * turn's first record. `beyond`: the prefix holds records of later turns (a log not in turn order).
+ * turn's first record. `undo`: the prefix read whole lacks kept turns (a rewind in it the log undid
+ * after the cut), and the fork appends the log's undo. `beyond`: the prefix (with that undo) holds
+ * records of later turns (a log not in turn order).
  */
 function expectedCut(
   file: string,
   turn: number | undefined,
-): { bytes: number; lastKept: number; leftOutTurn: number | null; beyond: boolean; inherited: ForkedRecord['from'] | undefined } | 'refused' {
+):
+  | {
+      bytes: number;
+      lastKept: number;
+      leftOutTurn: number | null;
+      undo: UndoRewindRecord | undefined;
+      beyond: boolean;
+      inherited: ForkedRecord['from'] | undefined;
+    }
+  | 'refused' {
   const records: Array<{ r: WireRecord; offset: number; length: number }> = [];
   const report = scanWireLog(file, (r, offset, length) => records.push({ r, offset, length }));
   const spans = spansOf(records);
@@ -89,10 +110,20 @@ function expectedCut(
     const lastKept = Math.max(0, ...[...spans.keys()].filter((t) => t < open[0]));
     cut = { bytes: Math.max(open[1].start, endOf(lastKept)), lastKept, leftOutTurn: open[0] };
   }
-  const prefix = spansOf(records.filter(({ offset }) => offset < cut.bytes));
+  const copied = records.filter(({ offset }) => offset < cut.bytes);
+  const kept = [...spans.keys()].filter((t) => t <= cut.lastKept);
+  const undo = kept.some((t) => !spansOf(copied).has(t))
+    ? (records.find(({ r, offset }) => offset >= cut.bytes && isKnown(r) && r.t === 'undo_rewind')?.r as UndoRewindRecord | undefined)
+    : undefined;
+  const prefix = spansOf(undo ? [...copied, { r: undo, offset: cut.bytes, length: 0 }] : copied);
+  assert.deepEqual(
+    kept.filter((t) => !prefix.has(t)),
+    [],
+    'the kept turns are in the copy (with the undo)',
+  );
   const beyond = [...prefix.keys()].some((t) => t > cut.lastKept);
   const inherited = records.find(({ r, offset }) => offset >= cut.bytes && isKnown(r) && r.t === 'forked')?.r as ForkedRecord | undefined;
-  return { ...cut, beyond, inherited: inherited?.from };
+  return { ...cut, undo, beyond, inherited: inherited?.from };
 }
 
 test('a fork by byte prefix makes the fork a whole read of the log makes, and its index row is the one read back from its folder', async () => {
@@ -117,19 +148,25 @@ test('a fork by byte prefix makes the fork a whole read of the log makes, and it
       const forkDir = store.locate(fork.id);
       const forkBytes = fs.readFileSync(store.layout.agentLog(forkDir));
       assert.ok(forkBytes.subarray(0, expected.bytes).equals(sourceBytes.subarray(0, expected.bytes)), 'the fork begins with the source prefix');
-      // What follows the prefix: the inherited `forked` record, results for open tool calls, the fork's own `forked` record.
+      // What follows the prefix: the source's undo of a rewind the copy ends with, the inherited `forked` record, results for open tool calls, the fork's own `forked` record.
       const appended: KnownRecord[] = [];
       scanWireLog(store.layout.agentLog(forkDir), (r) => appended.push(r as KnownRecord), { start: expected.bytes });
+      // The conversation the fork closes tool calls of: the copy, and the undo it appends first.
       const prefixFile = path.join(root, 'prefix.jsonl');
-      fs.writeFileSync(prefixFile, sourceBytes.subarray(0, expected.bytes));
+      const copy = sourceBytes.subarray(0, expected.bytes);
+      const undoLine = expected.undo ? `${copy.length > 0 && copy.at(-1) !== 0x0a ? '\n' : ''}${JSON.stringify(expected.undo)}\n` : '';
+      fs.writeFileSync(prefixFile, Buffer.concat([copy, Buffer.from(undoLine)]));
       const closing = closeOpenToolCalls(
         readNewestPage(prefixFile, 200).messages.map((m) => m.message as Message),
         FORK_OPEN_CALL_TEXT,
       );
       const from = { sessionId: source.id, turn: turn ?? (expected.leftOutTurn === null ? null : expected.lastKept) };
       assert.deepEqual(
-        appended.map((r) => (r.t === 'forked' ? { forked: r.from } : r.t === 'rewind' ? { rewind: r.toTurn } : r.t)),
+        appended.map((r) =>
+          r.t === 'forked' ? { forked: r.from } : r.t === 'rewind' ? { rewind: r.toTurn } : r.t === 'undo_rewind' ? { undo: r.toTurn } : r.t,
+        ),
         [
+          ...(expected.undo ? [{ undo: expected.undo.toTurn }] : []),
           ...(expected.inherited ? [{ forked: expected.inherited }] : []),
           ...(expected.beyond ? [{ rewind: expected.lastKept + 1 }] : []),
           ...closing.map(() => 'message'),
@@ -153,10 +190,28 @@ test('a fork by byte prefix makes the fork a whole read of the log makes, and it
       assert.deepEqual(kept2.usage, reread.usage);
       assert.deepEqual({ ...fork, leftOutTurn: undefined }, { ...reread.state, leftOutTurn: undefined });
     }),
-    { numRuns: 150 },
+    {
+      numRuns: 150,
+      examples: [
+        // Two turns, turn 2 rewound, turn 1 compacted, the rewind undone: turn 1 ends after the
+        // compaction. At turn 1 the fork cuts there; at turn 2 too, before the undo, which it appends.
+        [{ ops: rewoundCompactedUndone, tornTail: 0 }, 1, false],
+        [{ ops: rewoundCompactedUndone, tornTail: 0 }, 2, false],
+        [{ ops: rewoundCompactedUndone, tornTail: 0 }, 2, true],
+      ],
+    },
   );
   assert.ok(forked > 50, `most runs fork (${forked})`);
 });
+
+/** The log of a counterexample (seed -491923260): a fork at turn 2 cut between a rewind and its undo. */
+const rewoundCompactedUndone: LogOp[] = [
+  { kind: 'turn', prompt: '', tools: [], resultChars: 0, answer: '', outcome: 'completed', model: 0 },
+  { kind: 'turn', prompt: '', tools: [], resultChars: 0, answer: '', outcome: 'completed', model: 0 },
+  { kind: 'rewind', pick: 1 },
+  { kind: 'compaction' },
+  { kind: 'undo-record' },
+];
 
 /** The messages a fork wrote for tool calls its cut left open. */
 function closingIds(history: ReturnType<typeof replay>): Set<string> {
