@@ -48,6 +48,12 @@ export interface PushRequest {
   /** The redaction of a session's lines (its folders become relative). */
   readonly redactFor: (state: StoredState) => RedactLine;
   readonly dryRun: boolean;
+  /**
+   * Sends no byte past these ends of each session's logs (by session id, then agent): a push
+   * confirmed after a dry run sends what the dry run showed ({@link PushedSession.ends}), not a
+   * turn that ended since.
+   */
+  readonly upTo?: ReadonlyMap<string, Readonly<Record<string, number>>>;
 }
 
 /** What a push did (or, dry, would do) for one session. */
@@ -61,6 +67,8 @@ export interface PushedSession {
   readonly droppedLines: number;
   readonly redactions: readonly LineRedaction[];
   readonly reason?: string;
+  /** How far into each agent's local log it sends (would send): what {@link PushRequest.upTo} takes. */
+  readonly ends?: Readonly<Record<string, number>>;
 }
 
 /** A session's next commit: its new manifest and chunks, its ref, and the sync point it makes. */
@@ -180,8 +188,10 @@ function planPush(req: PushRequest, session: SessionToPush, ref: string, parent:
   let turns = 0;
   let droppedLines = 0;
   const redactions: LineRedaction[] = [];
+  const cap = req.upTo?.get(session.state.id);
   for (const agent of agentsWithLogs(session.dir)) {
-    const news = newBytesOf(session.dir, agent, from[agent] ?? 0);
+    const start = from[agent] ?? 0;
+    const news = newBytesOf(session.dir, agent, start, cap ? (cap[agent] ?? start) : undefined);
     bytes[agent] = news.from;
     if (news.to <= news.from || (agent === 'main' && news.turns === 0)) continue;
     const lines = readBytes(session.dir, agent, news.from, news.to).toString('utf8').split('\n').slice(0, -1);
@@ -202,7 +212,16 @@ function planPush(req: PushRequest, session: SessionToPush, ref: string, parent:
   if (files.length === 0 && pushed && pushed.title === manifest.title) return undefined;
   const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
   const sentBytes = files.reduce((n, f) => n + f.bytes.length, 0);
-  const report: PushedSession = { id: session.state.id, title: session.state.title, outcome: 'pushed', turns, bytes: sentBytes, droppedLines, redactions };
+  const report: PushedSession = {
+    id: session.state.id,
+    title: session.state.title,
+    outcome: 'pushed',
+    turns,
+    bytes: sentBytes,
+    droppedLines,
+    redactions,
+    ends: bytes,
+  };
   return { session, ref, parent, bytes, manifest, files: [{ path: MANIFEST_FILE, bytes: manifestBytes }, ...files], report };
 }
 

@@ -27,12 +27,12 @@ export function agentsWithLogs(sessionDir: string): string[] {
 /**
  * What of `agent`'s log is new since byte `from` (where the remote's copy of it ends). The main log is sent up
  * to the end of its last ended turn, so a turn still running is sent whole by a later push; a
- * subagent's log up to its last complete line. Throws when the log is shorter than what was pushed
+ * subagent's log up to its last complete line; neither past `limit`. Throws when the log is shorter than what was pushed
  * (the remote's session is not this one's log).
  */
-export function newBytesOf(sessionDir: string, agent: string, from: number): NewBytes {
+export function newBytesOf(sessionDir: string, agent: string, from: number, limit?: number): NewBytes {
   const file = sessionFolderLayout.agentLog(sessionDir, agent);
-  const size = fs.statSync(file).size;
+  const size = Math.min(fs.statSync(file).size, Math.max(limit ?? Infinity, from));
   if (size < from) throw new Error(`its ${agent} log has ${size} bytes, fewer than the ${from} the remote holds: the remote's copy is not of this log`);
   if (agent !== 'main') return { agent, from, to: lastLineEnd(file, from, size), turns: 0 };
   let to = from;

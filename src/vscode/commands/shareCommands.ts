@@ -61,13 +61,18 @@ async function push(ctx: CommandContext, deps: ShareDeps): Promise<void> {
   if (!(await confirmPush(deps.review, summary, details))) return;
   const toSend = new Set(summary.toSend.map((r) => r.id));
   const results = await progress(`Pushing ${counted(toSend.size, 'session')} to ${shown}`, () =>
-    pushSessions({ ...request, sessions: sessions.filter((s) => toSend.has(s.state.id)), dryRun: false }),
+    // What the dry run showed, and no more: a turn that ended since waits for the next push.
+    pushSessions({ ...request, sessions: sessions.filter((s) => toSend.has(s.state.id)), dryRun: false, upTo: endsOf(dry) }),
   );
   logPush(ctx, results);
   const outcome = pushOutcome([...results, ...dry.filter((r) => !toSend.has(r.id))], shown);
   const pushed = results.filter((r) => r.outcome === 'pushed').length;
   if (pushed) await deps.memory.record({ kind: 'push', at: Date.now(), remote: shown, sessions: pushed });
   sayOutcome(outcome);
+}
+
+function endsOf(results: readonly PushedSession[]): Map<string, Readonly<Record<string, number>>> {
+  return new Map(results.flatMap((r) => (r.ends ? [[r.id, r.ends] as const] : [])));
 }
 
 /** A pull into this workspace; the Sessions tree shows what it brought as the index takes it in. */
