@@ -7,6 +7,7 @@ import { spawnBraid, runBraid } from '../support/children';
 import { doctorFinds, trials } from '../support/faults';
 import { realGit } from '../support/hostileRepo';
 import { fauxAssistantMessage, sessionFixture, type SessionFixture } from '../support/session';
+import { openStore } from '../support/store';
 
 // A push or a pull killed with SIGKILL (braid and the git it started) at a random moment leaves
 // both sides consistent: every ref on the remote names a whole session (its manifest and every
@@ -93,6 +94,75 @@ test(`${TRIALS} SIGKILLs of braid push and of braid pull leave the remote and th
     const turnsOf = (out: string) => (JSON.parse(out) as Array<{ id: string; turnCount: number }>).map((r) => `${r.id} ${r.turnCount}`).sort();
     assert.deepEqual(turnsOf((await list(dataB, workspaceB)).out), turnsOf((await list(f.store.layout.root, f.workspace)).out));
     await doctorFinds(dataB);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+/** The prompts of every session of a data folder (`braid show --json` of each, fresh processes). */
+async function promptsIn(data: string, workspace: string): Promise<Set<string>> {
+  const listed = await runBraid(['--data-dir', data, '--workspace', workspace, 'list', '--json']);
+  const found = new Set<string>();
+  for (const { id } of JSON.parse(listed.out) as Array<{ id: string }>) {
+    const shown = await runBraid(['--data-dir', data, '--workspace', workspace, 'show', id, '--json']);
+    const messages = (JSON.parse(shown.out) as { messages: Array<{ role: string; text: string }> }).messages;
+    for (const m of messages) if (m.role === 'user') found.add(m.text);
+  }
+  return found;
+}
+
+test(`${TRIALS} SIGKILLs of braid sync on two machines that both go on with the same sessions lose no turn; the next syncs bring both sides in step`, async () => {
+  const f = await sessionFixture();
+  try {
+    const remote = path.join(f.root, 'remote.git');
+    git('init', '--bare', '-q', remote);
+    const url = `file://${remote}`;
+    const a = { data: f.store.layout.root, workspace: f.workspace };
+    const b = { data: path.join(f.root, 'b', 'data'), workspace: path.join(f.root, 'b', path.basename(f.workspace)) };
+    fs.mkdirSync(b.workspace, { recursive: true });
+    const syncOn = (m: typeof a) => spawnBraid(['--data-dir', m.data, '--workspace', m.workspace, 'sync', '--remote', url]);
+    const ids = await sessionsWithTurns(f, 2, 2);
+    const made = new Set(ids.flatMap((_, s) => [1, 2].map((t) => `prompt ${s}.${t}`)));
+    assert.equal((await syncOn(a).exit).code, 0);
+    assert.equal((await syncOn(b).exit).code, 0);
+    for (let i = 0; i < TRIALS; i++) {
+      // Each trial goes on with one session on both machines, then kills a sync of each at a random moment.
+      const id = ids[i % ids.length]!;
+      for (const m of [a, b]) {
+        const store = m === a ? f.store : await openStore(m.data);
+        const session = await f.open({ store, workspaceDirs: [m.workspace] }, id);
+        const prompt = `trial ${i} on ${m === a ? 'A' : 'B'}`;
+        f.faux.setResponses([fauxAssistantMessage(`${prompt} ${'more words '.repeat(3000)}`)]);
+        await session.submit(prompt);
+        await session.waitForIdle();
+        await session.close();
+        if (store !== f.store) await store.close();
+        made.add(prompt);
+      }
+      for (const m of [b, a]) {
+        const run = syncOn(m);
+        await sleep(Math.random() * 1500);
+        killTree(run.child.pid!);
+        await run.exit;
+        assertRemoteWhole(remote);
+      }
+    }
+    for (const m of [a, b, a, b]) {
+      const done = await runBraid(['--data-dir', m.data, '--workspace', m.workspace, 'sync', '--remote', url]);
+      assert.equal(done.code, 0, done.err + done.out);
+    }
+    for (const m of [a, b]) {
+      const seen = await promptsIn(m.data, m.workspace);
+      assert.deepEqual(
+        [...made].filter((p) => !seen.has(p)),
+        [],
+        `no turn lost on ${m === a ? 'A' : 'B'}`,
+      );
+      await doctorFinds(m.data);
+    }
+    const list = (m: typeof a) => runBraid(['--data-dir', m.data, '--workspace', m.workspace, 'list', '--json']);
+    const turnsOf = (out: string) => (JSON.parse(out) as Array<{ id: string; turnCount: number }>).map((r) => `${r.id} ${r.turnCount}`).sort();
+    assert.deepEqual(turnsOf((await list(b)).out), turnsOf((await list(a)).out), 'both sides in step');
   } finally {
     await f.cleanup();
   }
