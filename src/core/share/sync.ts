@@ -14,7 +14,7 @@ import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseMan
 import { blobOf, checkLogStart, fetchSharedRefs, pulledState, sameProject, sizeOf, writeNewCopy, type Wanted } from './pull';
 import { keepSyncPoint, NOT_FAST_FORWARD, pushSessions, type PushedSession, type PushRequest } from './push';
 import { remoteKey } from './remote';
-import { joined, type Pieces, type TooBig } from './shareGit';
+import { gitReason, joined, type Pieces, type TooBig } from './shareGit';
 import { localTail, tailFits } from './syncTail';
 
 export interface SyncRequest extends Omit<PushRequest, 'sessions'> {
@@ -143,11 +143,17 @@ async function placeOf(req: SyncRequest, w: Wanted, manifest: Manifest, dir: str
   const key = remoteKey(req.remote);
   if (state.shared) {
     if (state.shared.ref !== w.ref) throw new Error(`this machine has it pulled from ${state.shared.remote}, read-only`);
+    if (state.shared.commit === w.commit) return 'unchanged';
+    await checkDescends(req, state.shared.commit, w.commit);
     return { w, manifest, dir, point: await pulledPoint(req, dir, state) };
   }
   const point = state.synced?.[key];
   if (point && point.ref !== w.ref) return undefined;
-  if (point) return point.commit === w.commit ? 'unchanged' : { w, manifest, dir, point };
+  if (point?.commit === w.commit) return 'unchanged';
+  if (point) {
+    await checkDescends(req, point.commit, w.commit);
+    return { w, manifest, dir, point };
+  }
   if (w.machine === req.machine.id && pusherOf(manifest).machine === req.machine.id) {
     // Pushed by this machine before it kept sync points: the manifest says how much of the local logs the remote holds.
     const bytes = Object.fromEntries(Object.entries(manifest.logs).map(([a, l]) => [a, l.sourceBytes]));
@@ -155,6 +161,20 @@ async function placeOf(req: SyncRequest, w: Wanted, manifest: Manifest, dir: str
     return 'unchanged';
   }
   throw new Error(`a session of this machine has the id ${w.sessionId} and was never synced with this remote; it is left as it is`);
+}
+
+/**
+ * The remote's commit must have the one this machine last met in its history: chunks are added,
+ * never changed, so only then are the chunks past the sync point what the session gained.
+ */
+async function checkDescends(req: SyncRequest, met: string, tip: string): Promise<void> {
+  const run = await req.git.run(['merge-base', '--is-ancestor', met, tip]);
+  if (run.code === 0) return;
+  if (run.code === 1)
+    throw new Error(
+      `the remote's history of it no longer holds commit ${met.slice(0, 12)}, where this machine last met it (rewritten there); the local session is left as it is`,
+    );
+  throw new Error(`git could not tell whether the remote's commit follows ${met.slice(0, 12)}: ${gitReason(run.stderr)}`);
 }
 
 /** The sync point of a copy `braid pull` brought in read-only: its logs are the chunks of the commit it pulled, byte for byte. */

@@ -232,3 +232,42 @@ test("sync: a rewind on B across a turn A made leaves B's files alone (A's file 
     await w.f.cleanup();
   }
 });
+
+test('sync: a remote whose history of a session was rewritten (a commit that does not follow the one last met) is refused, and the local log is left as it was', async () => {
+  const w = await world();
+  try {
+    const id = await turnOn(w, w.a, undefined, 'a1');
+    await sync(w, w.a, 'laptop');
+    const ref = (await sync(w, w.a, 'laptop')).pulled[0]!;
+    assert.equal(ref.id, id);
+    const refName = execFileSync(realGit(), ['--git-dir', w.remote, 'for-each-ref', '--format=%(refname)', 'refs/braid/'], { encoding: 'utf8' }).trim();
+    // Another history: the same tree plus a chunk, in a commit with no parent, forced onto the ref.
+    const clone = path.join(w.f.root, 'rewrite');
+    const g = (...args: string[]) => execFileSync(realGit(), ['-c', 'user.name=x', '-c', 'user.email=x@x', ...args], { cwd: clone, encoding: 'utf8' });
+    execFileSync(realGit(), ['clone', '-q', '--no-checkout', w.remote, clone]);
+    g('fetch', '-q', 'origin', `${refName}:refs/heads/was`);
+    g('checkout', '-q', '--orphan', 'other', 'was');
+    const manifest = JSON.parse(fs.readFileSync(path.join(clone, 'session.json'), 'utf8')) as { logs: { main: { chunks: string[] } } };
+    manifest.logs.main.chunks.push('000002.jsonl');
+    fs.writeFileSync(path.join(clone, 'session.json'), JSON.stringify(manifest));
+    fs.writeFileSync(path.join(clone, 'agents', 'main', '000002.jsonl'), '{"v":1,"t":"turn_begin","turn":9,"promptId":"p","model":null,"ts":1}\n');
+    g('add', '-A');
+    g('commit', '-qm', 'rewritten');
+    g('push', '-qf', 'origin', `HEAD:${refName}`);
+
+    const log = w.a.store.layout.agentLog(w.a.store.locate(id));
+    const before = fs.readFileSync(log);
+    const run = await braidIn(['--data-dir', w.a.data, 'sync', '--remote', `file://${w.remote}`, '--json'], { cwd: w.a.workspace });
+    assert.equal(run.code, 1, 'a refused session is a failed sync');
+    const report = JSON.parse(run.out) as SyncJson & { pulled: Array<{ reason?: string }> };
+    assert.deepEqual(
+      report.pulled.map((s) => s.outcome),
+      ['refused'],
+    );
+    assert.match(report.pulled[0]!.reason!, /rewritten there/);
+    assert.ok(fs.readFileSync(log).equals(before), 'the local log is untouched');
+  } finally {
+    await w.b.store.close();
+    await w.f.cleanup();
+  }
+});
