@@ -6,6 +6,7 @@ import { readState, type StoredState, type SyncPoint } from '../format/sessionSt
 import { indexFolder, indexHooks } from '../import/newSession';
 import { Publisher } from '../import/publisher';
 import { forkSession } from '../store/fork';
+import { listTrash } from '../store/trash';
 import { SessionBusyError, WriterLease } from '../store/writerLease';
 import { WireLogWriter } from '../wire/wireLog';
 import { workspaceKey } from '../workspace/workspaceKey';
@@ -95,12 +96,15 @@ async function syncIn(req: SyncRequest): Promise<Omit<SyncReport, 'pushed'>> {
     MAX_MANIFEST_BYTES,
   );
   const local = new Map(listSessionFolders(req.store.layout).map((f) => [f.id, f.dir]));
+  const trashed = new Set(listTrash(req.store.layout).map((t) => t.id));
   let otherProjects = 0;
   const incoming: Incoming[] = [];
   for (const w of wanted) {
     try {
       const manifest = parseManifest(joined(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES)), w);
       if (!sameProject(manifest, req)) otherProjects++;
+      else if (trashed.has(w.sessionId))
+        continue; // deleted here: a sync does not bring it back
       else {
         const found = await placeOf(req, w, manifest, local.get(w.sessionId));
         if (found === 'unchanged') pulled.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });

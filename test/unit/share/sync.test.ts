@@ -159,6 +159,12 @@ test('sync: a session goes on on the other machine and comes back as turns; cont
       [],
     );
     assert.deepEqual(await ids(w.a), await ids(w.b));
+
+    // Deleted on B (in its trash): the next sync does not bring it back.
+    assert.equal((await braidIn(['--data-dir', w.b.data, 'delete', fork], { cwd: w.b.workspace })).code, 0);
+    const afterDelete = await sync(w, w.b, 'devbox');
+    assert.ok(!afterDelete.pulled.some((s) => s.id === fork));
+    assert.ok(!(await ids(w.b)).includes(fork));
   } finally {
     await w.b.store.close();
     await w.f.cleanup();
