@@ -411,8 +411,16 @@ export class CurrentSession {
    * for the switch and goes to the session switched to, never to the one being closed.
    */
   private switchTo(id: string | undefined, at?: TurnTarget): Promise<void> {
-    const switching = (this.switching ?? Promise.resolve()).then(() => this.switchNow(id, at));
-    const settled = switching.catch(() => undefined);
+    return this.serialized(() => this.switchNow(id, at));
+  }
+
+  /** Runs `change` of the current session after the switches under way; prompts sent meanwhile wait for it. */
+  private serialized<T>(change: () => Promise<T>): Promise<T> {
+    const switching = (this.switching ?? Promise.resolve()).then(change);
+    const settled = switching.then(
+      () => undefined,
+      () => undefined,
+    );
     this.switching = settled;
     void settled.then(() => {
       if (this.switching === settled) this.switching = undefined;
@@ -420,7 +428,34 @@ export class CurrentSession {
     return switching;
   }
 
-  private async switchNow(id: string | undefined, at: TurnTarget | undefined): Promise<void> {
+  /** The session this window writes (not one it follows), and whether a turn or a goal's turns run in it. */
+  get writing(): { id: string; running: boolean } | undefined {
+    return this.session && { id: this.session.id, running: this.session.isRunning || this.goal !== undefined };
+  }
+
+  /**
+   * Runs `work` with the session `id` closed here (its writer lease given back) and shown
+   * read-only for `reason`, then opens it for writing again, reading what `work` wrote: for a
+   * change another module makes to the whole session under its lease (a sync bringing in another
+   * machine's turns). Only an idle session is closed (closing stops a running turn); otherwise
+   * `work` just runs. A prompt sent meanwhile waits, and goes to the session opened again.
+   */
+  closedWhile<T>(id: string, reason: string, work: () => Promise<T>): Promise<T> {
+    return this.serialized(async () => {
+      if (this.writing?.id !== id || this.writing.running) return work();
+      await this.closeCurrent();
+      this.follow(id, reason);
+      this.host.resync();
+      try {
+        return await work();
+      } finally {
+        await this.switchNow(id, undefined);
+      }
+    });
+  }
+
+  /** Closes the open session (or stops following one); nothing of it reaches the pages any more. */
+  private async closeCurrent(): Promise<void> {
     const previous = this.session;
     this.generation++;
     this.rewound = undefined;
@@ -433,6 +468,10 @@ export class CurrentSession {
     this.following = undefined;
     // A session that cannot close cleanly (its folder removed, say) must not keep the window on it.
     await previous?.close().catch((err: unknown) => this.logger.warn(`closing session ${previous.id}: ${errorMessage(err)}`));
+  }
+
+  private async switchNow(id: string | undefined, at: TurnTarget | undefined): Promise<void> {
+    await this.closeCurrent();
     if (id) await this.openOrFollow(id);
     // Its own id, so a page brings each opening on screen once, not on every snapshot after it.
     if (id && at) this.reveal = { sessionId: id, view: { id: `${Date.now()}-${++this.reveals}`, ...at } };

@@ -7,9 +7,10 @@ import type { ShareMemory } from './shareMemory';
 import { showShareStatus } from './shareStatus';
 
 /**
- * Sessions through git in VS Code: Push Sessions to Git Remote… and Pull Shared Sessions from Git
- * Remote…, the dry run's details document, and the last push or pull in the Sessions view's
- * description (the status bar's tooltip names it too, through `memory`).
+ * Sessions through git in VS Code: Push Sessions to Git Remote…, Pull Shared Sessions from Git
+ * Remote… and Sync Sessions with Git Remote…, the dry run's details document, and the last push,
+ * pull or sync in the Sessions view's description (the status bar's tooltip names them too,
+ * through `memory`).
  */
 export function registerShare(
   context: vscode.ExtensionContext,

@@ -4,8 +4,8 @@ import { TimeRedraw } from '../sessionsTree/timeRedraw';
 import type { ShareMemory } from './shareMemory';
 
 /**
- * The Sessions view's description says the workspace's last push or pull ("pushed 2 min ago"),
- * kept true as time passes while the view shows, and again when a push or pull is recorded.
+ * The Sessions view's description says the workspace's last push, pull or sync ("pushed 2 min
+ * ago"), kept true as time passes while the view shows, and again when one is recorded.
  */
 export function showShareStatus(view: vscode.TreeView<unknown>, memory: ShareMemory): vscode.Disposable {
   const times = new TimeRedraw(

@@ -34,7 +34,7 @@ export function dryRunSummary(results: readonly PushedSession[], remote: string)
 }
 
 /** The up-to-date and failed sessions of a dry run or a push, in a line each (none when there are none). */
-function leftOutLines(results: readonly PushedSession[]): string[] {
+export function leftOutLines(results: readonly PushedSession[]): string[] {
   const upToDate = results.filter((r) => r.outcome === 'up-to-date').length;
   const failed = results.filter((r) => r.outcome === 'failed').length;
   return [

@@ -510,3 +510,43 @@ test("the page's info carries the model's todo list as soon as its todo_write ca
     assert.deepEqual(last?.kind === 'session-updated' && last.info.todos, todos);
   });
 });
+
+test("a whole-session change closes the chat's idle session for it, shows it read-only meanwhile, then writes it again with what the change added", async () => {
+  await withChat(async ({ chat, host, faux, store }) => {
+    faux.setResponses([fauxAssistantMessage('one'), fauxAssistantMessage('two')]);
+    await chat.prompt('req-1', 'first', false);
+    const id = chat.currentId!;
+    await until(() => terminal(host.frames(id), 'req-1') !== undefined, 'the first turn ends');
+    assert.deepEqual(chat.writing, { id, running: false });
+    let prompted: Promise<void> | undefined;
+    const result = await chat.closedWhile(id, 'Syncing.', async () => {
+      // The change takes the session's writer lease (as a sync does): free, since the chat closed it.
+      const writer = await store.openWriter(id);
+      try {
+        assert.equal(chat.view().session?.readOnly, true);
+        assert.equal(chat.view().session?.readOnlyReason, 'Syncing.');
+        prompted = chat.prompt('req-2', 'typed during the change', false); // waits for the session to open again
+        await addTurn(writer, 'from the other machine', 'answered there');
+      } finally {
+        await writer.close();
+      }
+      return 'done';
+    });
+    assert.equal(result, 'done');
+    assert.deepEqual(chat.writing, { id, running: false }, 'written here again');
+    assert.equal(chat.view().session?.readOnly, undefined);
+    await prompted;
+    await until(() => terminal(host.frames(id), 'req-2') !== undefined, 'the prompt typed meanwhile ran in the session');
+    assert.equal(store.index.get(id)?.turnCount, 3, "the other machine's turn, then the prompt typed meanwhile");
+  });
+});
+
+test('a whole-session change leaves a session the chat does not write idle here: it just runs', async () => {
+  await withChat(async ({ chat, store, workspace }) => {
+    const created = await store.create({ workspaceDir: workspace });
+    assert.equal(chat.writing, undefined);
+    const ran = await chat.closedWhile(created.id, 'Syncing.', async () => 'ran');
+    assert.equal(ran, 'ran');
+    assert.equal(chat.currentId, undefined, 'nothing was opened');
+  });
+});

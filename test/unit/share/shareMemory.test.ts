@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { shareRemote } from '../../../src/core/share/remote';
 import { keptRemote, ShareMemory, type KeptValues } from '../../../src/vscode/share/shareMemory';
 
-// What a workspace remembers of its pushes and pulls (workspaceState in VS Code, a map here): the
-// remote last named, which the next input box starts with, and the last push and pull, which the
-// Sessions view's description and the status bar's tooltip show.
+// What a workspace remembers of its pushes, pulls and syncs (workspaceState in VS Code, a map here):
+// the remote last named, which the next input box starts with, and the last push, pull and sync,
+// which the Sessions view's description and the status bar's tooltip show.
 
 function values(initial: Record<string, unknown> = {}): KeptValues & { map: Map<string, unknown> } {
   const map = new Map(Object.entries(initial));
@@ -77,4 +77,16 @@ test('recording an event tells the listeners, until they stop listening', async 
   stop();
   await memory.record({ kind: 'pull', at: 2, remote: 'r', sessions: 1 });
   assert.equal(heard, 1);
+});
+
+test('the last sync is kept with what came in and went out, and the description says the newest of the three', async () => {
+  const memory = new ShareMemory(values());
+  const at = Date.parse('2025-03-01T10:00:00Z');
+  await memory.record({ kind: 'push', at, remote: 'r', sessions: 1 });
+  await memory.record({ kind: 'sync', at: at + MINUTE, remote: 'file:///srv/s.git', sessions: 2, sent: 1 });
+  assert.equal(memory.description(at + MINUTE + 10_000), 'synced just now');
+  assert.deepEqual(memory.last('sync'), { kind: 'sync', at: at + MINUTE, remote: 'file:///srv/s.git', sessions: 2, sent: 1 });
+  assert.match(memory.tooltipLines().at(-1)!, /^Last sync with file:\/\/\/srv\/s\.git: 2 sessions in, 1 out \(.+\)$/);
+  await memory.record({ kind: 'pull', at: at + 2 * MINUTE, remote: 'r', sessions: 0 });
+  assert.equal(memory.latest()?.kind, 'pull', 'a newer pull is said over the sync');
 });
