@@ -246,10 +246,10 @@ ${ID_NOTE}`,
         details: `Undoes a session's last rewind: its turns come back, and the files it restored are put back.\n${ID_NOTE}`,
       },
       usage: {
-        usage: '[--by session|model|day|agent] [--breaks] [--all] [--json]',
+        usage: '[--by session|model|day|agent] [--breaks] [--all] [--include-shared] [--json]',
         summary: 'calls, tokens and cost, each model call counted once; prompt cache breaks',
         details: `Calls, tokens and cost of this workspace's sessions, each model call counted once (forks and
-undos copy calls, they do not make them).
+undos copy calls, they do not make them). Sessions pulled from git remotes are left out.
 
   --by session|model|day   one table (all three without it)
   --by agent               per session, the main agent's calls and each subagent's (by the id
@@ -259,6 +259,8 @@ undos copy calls, they do not make them).
                            each call that read far less from the cache than the one before, its
                            likely cause and what it cost (the 50 sessions updated last)
   --all                    every workspace
+  --include-shared         count sessions pulled from git remotes too (another person's calls;
+                           left out by default, and the output says how many)
   --json                   as JSON`,
       },
     },

@@ -75,6 +75,8 @@ export interface UsageViewData {
   readonly agents: readonly UsageAgentView[];
   /** How many sessions' logs the breaks, side calls and agents come from; `more`: the scope has older ones, not read. */
   readonly logsRead: { readonly sessions: number; readonly more: boolean };
+  /** Sessions pulled from git remotes in the scope, left out of every figure (another person's calls). */
+  readonly sharedLeftOut: number;
 }
 
 export type UsageHostMessage = { readonly type: 'usage'; readonly data: UsageViewData };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StoreLayout } from '../../src/core/format/layout';
-import { readState, writeState, type SharedOrigin } from '../../src/core/format/sessionState';
+import { readState, writeSharedSidecar, writeState, type SharedOrigin } from '../../src/core/format/sessionState';
 import type { SessionStore } from '../../src/core/store/sessionStore';
 import { workspaceKey } from '../../src/core/workspace/workspaceKey';
 import { fauxAssistantMessage, fauxRead, fauxToolCall, sessionFixture, type SessionFixture } from './session';
@@ -19,7 +19,7 @@ export const TEST_ORIGIN: SharedOrigin = {
 
 /**
  * Copies session `id` of `from` into the data folder `toRoot` as `braid pull` brings a session: the
- * folder holds state.json and agents/<agent>/wire.jsonl only (no blobs: file contents are not
+ * folder holds state.json, shared.json and agents/<agent>/wire.jsonl only (no blobs: file contents are not
  * shared), in the store of the workspace `workspace`, with state.json's `shared` set and its
  * folders made this workspace; the logs are the pushing machine's after redaction: a
  * `file_change` names its file relative to the workspace, with no `root`, and the main agent's
@@ -47,6 +47,7 @@ export function pulledCopy(from: SessionStore, id: string, toRoot: string, works
     paused: null,
     shared: origin,
   });
+  writeSharedSidecar(layout.sharedFile(dir), { shared: origin, workspaceDir: workspace });
   return dir;
 }
 

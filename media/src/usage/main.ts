@@ -39,6 +39,7 @@ app.innerHTML = `
     </div>
   </header>
   <p class="note">Each model call is counted once: a fork's copy of its source's history and the turns an undo brings back are not new calls. Sessions in the trash are not counted.</p>
+  <p class="note" data-role="shared-note" hidden></p>
   <section class="totals" data-role="totals" aria-label="Totals"></section>
   <section data-role="chart-section">
     <h2>Tokens per day (UTC)</h2>
@@ -206,6 +207,12 @@ function render(data: UsageViewData): void {
   }
   document.body.dataset.scope = data.scope;
   const where = data.scope === 'all' ? 'in any workspace' : 'in this workspace';
+  const sharedNote = part('shared-note');
+  sharedNote.hidden = data.sharedLeftOut === 0;
+  sharedNote.textContent =
+    data.sharedLeftOut === 1
+      ? "1 session pulled from git remotes not counted: another person's calls."
+      : `${data.sharedLeftOut} sessions pulled from git remotes not counted: another person's calls.`;
   renderTotals(data);
   renderChart(data);
   part('sessions').replaceChildren(table('Session', byTokens(data.sessions), sessionCell, `No usage yet ${where}.`));

@@ -21,6 +21,8 @@ export const sessionFolderLayout = {
   trashedAtFile: (sessionDir: string): string => path.join(sessionDir, '.trashed-at'),
   /** The fold of the main log, a cache kept beside it (format/foldFile.ts). */
   foldFile: (sessionDir: string): string => path.join(sessionDir, 'fold.json'),
+  /** A pulled session's origin and workspace folder kept apart from state.json, so a state rebuilt from the log keeps them (format/sessionState.ts). */
+  sharedFile: (sessionDir: string): string => path.join(sessionDir, 'shared.json'),
 };
 
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
@@ -34,6 +36,7 @@ export class StoreLayout {
   readonly pendingRewindFile = sessionFolderLayout.pendingRewindFile;
   readonly trashedAtFile = sessionFolderLayout.trashedAtFile;
   readonly foldFile = sessionFolderLayout.foldFile;
+  readonly sharedFile = sessionFolderLayout.sharedFile;
 
   constructor(readonly root: string) {}
 

@@ -9,6 +9,7 @@ import type { ModelSnapshot } from '../wire/records';
 import type { TurnMode } from '../wire/turnMode';
 import { isAttachment, type Attachment } from './attachment';
 import { readWriteFailure, type WriteFailure } from './writeFailure';
+import { sessionFolderLayout } from './layout';
 
 export type SessionStatus = 'idle' | 'running' | 'error' | 'aborted' | 'interrupted';
 export type SessionKind = 'conversation' | 'task' | 'peek';
@@ -171,9 +172,53 @@ function sharedOrigin(x: unknown): SharedOrigin | undefined {
  * Read without readState's checks: the writer lease asks it of every session it is taken for.
  */
 export function sharedOriginAt(file: string): SharedOrigin | undefined {
+  const raw = jsonAt(file);
+  return typeof raw === 'object' && raw !== null ? sharedOrigin((raw as { shared?: unknown }).shared) : undefined;
+}
+
+/**
+ * What a pull keeps beside a pulled copy's state.json, in `shared.json`: what a state rebuilt from
+ * the log cannot say. The log has no `shared` (and names its workspace as `.`, redacted), so
+ * without it a damaged or missing state.json would make a pulled copy a writable session of this
+ * machine.
+ */
+export interface SharedSidecar {
+  readonly shared: SharedOrigin;
+  /** The workspace folder the copy was pulled into (state.json's `workspaceDir`). */
+  readonly workspaceDir: string;
+}
+
+/**
+ * Where a session pulled from a git remote came from, by its folder: state.json's `shared`, else
+ * its `shared.json` sidecar's. The writer lease asks it, so a pulled copy whose state.json cannot
+ * be read is refused all the same.
+ */
+export function sharedOriginOf(sessionDir: string): SharedOrigin | undefined {
+  return sharedOriginAt(sessionFolderLayout.stateFile(sessionDir)) ?? readSharedSidecar(sessionFolderLayout.sharedFile(sessionDir))?.shared;
+}
+
+/** The `shared.json` sidecar at `file`; undefined when there is none or it does not read as one. */
+export function readSharedSidecar(file: string): SharedSidecar | undefined {
+  const raw = jsonAt(file) as Partial<Record<keyof SharedSidecar, unknown>> | undefined;
+  const shared = typeof raw === 'object' && raw !== null ? sharedOrigin(raw.shared) : undefined;
+  if (!shared || typeof raw?.workspaceDir !== 'string' || !path.isAbsolute(raw.workspaceDir)) return undefined;
+  return { shared, workspaceDir: raw.workspaceDir };
+}
+
+/** Writes a pulled copy's `shared.json` atomically (temp file, fsync, rename). */
+export function writeSharedSidecar(file: string, sidecar: SharedSidecar): void {
+  writeFileAtomic(file, sharedSidecarText(sidecar));
+}
+
+/** The text of a `shared.json` sidecar. */
+export function sharedSidecarText(sidecar: SharedSidecar): string {
+  return `${JSON.stringify({ shared: sharedOrigin(sidecar.shared), workspaceDir: sidecar.workspaceDir }, null, 2)}\n`;
+}
+
+/** The JSON value of a file; undefined when it cannot be read or parsed. */
+function jsonAt(file: string): unknown {
   try {
-    const raw: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return typeof raw === 'object' && raw !== null ? sharedOrigin((raw as { shared?: unknown }).shared) : undefined;
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
   } catch {
     return undefined;
   }

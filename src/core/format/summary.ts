@@ -6,7 +6,7 @@ import { HistoryBuilder, type History } from '../wire/replay';
 import { scanWireLog, type ScanReport } from '../wire/wireReader';
 import { recordFromHead } from './headFold';
 import { applyRecord, emptyFold, factsOf, usageOf, type LogFold } from './logFold';
-import { readState, StateFileError, storedPart, type AgentInfo, type SessionState, type StoredState } from './sessionState';
+import { readSharedSidecar, readState, StateFileError, storedPart, type AgentInfo, type SessionState, type StoredState } from './sessionState';
 import { autoTitle } from './titles';
 import type { UsageBucket } from './usage';
 import { counted } from '../counted';
@@ -135,11 +135,11 @@ export function readSessionSummary(dir: string, stateFile = sessionFolderLayout.
 /** state.json, or what it would say rebuilt from the log's fold when it is missing or broken. */
 function readStoredState(dir: string, stateFile: string, fold: LogFold): { stored: StoredState; stateProblem: string | undefined; stateMtime: number } {
   try {
-    const stored = readState(stateFile);
+    const stored = withSharedOrigin(dir, readState(stateFile), false);
     return { stored, stateProblem: undefined, stateMtime: fs.statSync(stateFile).mtimeMs };
   } catch (err) {
     if (!(err instanceof StateFileError)) throw err;
-    return { stored: storedFromLog(dir, fold), stateProblem: err.message, stateMtime: 0 };
+    return { stored: withSharedOrigin(dir, storedFromLog(dir, fold), true), stateProblem: err.message, stateMtime: 0 };
   }
 }
 
@@ -162,6 +162,18 @@ function storedFromLog(dir: string, fold: LogFold): StoredState {
     queue: [],
     paused: null,
   };
+}
+
+/**
+ * A pulled copy kept read-only: the log has no `shared`, so a state rebuilt from it (or a
+ * state.json whose `shared` was lost) takes it back from the folder's `shared.json`; a rebuilt one
+ * takes its workspace folder from there too (the pulled log names it `.`).
+ */
+function withSharedOrigin(dir: string, stored: StoredState, rebuilt: boolean): StoredState {
+  if (stored.shared && !rebuilt) return stored;
+  const sidecar = readSharedSidecar(sessionFolderLayout.sharedFile(dir));
+  if (!sidecar) return stored;
+  return { ...stored, shared: stored.shared ?? sidecar.shared, ...(rebuilt ? { workspaceDir: sidecar.workspaceDir } : {}) };
 }
 
 /** A session's agents from its folder: the main one first, then each subagent as its log's first line names it. */

@@ -3,7 +3,7 @@ import type { SessionState } from '../format/sessionState';
 import * as rows from './indexRows';
 import { queryAll, type Database } from './sqlite';
 import { turnsOfFile, type FileTurn, type SearchHit } from './turnSearch';
-import { sessionUsage, usageReport, type SessionUsage, type UsageReport } from './usageRows';
+import { sessionUsage, usageReport, type SessionUsage, type UsageOptions, type UsageReport } from './usageRows';
 
 /** What can be asked of the index: lists, counts, search and usage, all read from this process's copy. */
 export abstract class IndexQueries {
@@ -85,8 +85,8 @@ export abstract class IndexQueries {
   }
 
   /** Usage of a workspace (every workspace when absent), each model call counted once. */
-  usageReport(workspaceKey?: string): UsageReport {
-    return this.read((db) => usageReport(db, workspaceKey));
+  usageReport(workspaceKey?: string, options?: UsageOptions): UsageReport {
+    return this.read((db) => usageReport(db, workspaceKey, options));
   }
 
   /** A session's own calls, and those its log inherited from the session it was forked from. */

@@ -13,7 +13,7 @@ import { readFolderSummary, type FolderDrift } from './indexFolders';
 import type { ListFilter, RowKey, SearchFilter, SessionRow, WorkspaceRow } from './indexRows';
 import type { FileTurn, SearchHit, TurnHit } from './turnSearch';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
-import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageReport } from './usageRows';
+import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageOptions, type UsageReport } from './usageRows';
 import type { WholeFileCheck } from './indexFile';
 import { WorkspaceIndex, type IndexStatus } from './workspaceIndex';
 import { errorMessage } from '../errors';
@@ -343,9 +343,9 @@ export class SessionIndex {
   }
 
   /** Usage of a workspace (every workspace when absent), each model call counted once. */
-  usageReport(workspaceKey?: string): UsageReport {
-    if (workspaceKey) return this.shard(workspaceKey).usageReport(workspaceKey);
-    return mergeUsageReports(this.everyShard().map((s) => s.usageReport(s.workspaceKey)));
+  usageReport(workspaceKey?: string, options?: UsageOptions): UsageReport {
+    if (workspaceKey) return this.shard(workspaceKey).usageReport(workspaceKey, options);
+    return mergeUsageReports(this.everyShard().map((s) => s.usageReport(s.workspaceKey, options)));
   }
 
   /** A session's own calls, and those its log inherited from the session it was forked from. */

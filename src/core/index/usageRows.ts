@@ -9,6 +9,11 @@ import { queryAll, runPrepared, type Database } from './sqlite';
 // fork copies a byte prefix), so their sets are nested and the holder with the most calls holds
 // them all: totals take each origin's calls from that holder alone, the origin itself when it is
 // still there, else (its folder deleted) the fork that kept the most of them.
+//
+// Sessions pulled from a git remote (sessions.shared) hold another person's calls: by default
+// they are left out, and so are the calls of every origin a pulled session holds that is not a
+// session of this machine (the pulled session's own, and those of the sessions it was forked
+// from), wherever they are held: a local fork of a pulled session counts its own new calls only.
 
 // The figures and a session's usage are the format's (a session in memory counts them as well); named here too for the index's readers.
 export { zeroFigures, type SessionUsage, type UsageFigures };
@@ -32,6 +37,14 @@ export interface UsageReport {
   byModel: UsageLine[];
   /** By UTC day. */
   byDay: UsageLine[];
+  /** Sessions pulled from git remotes in the scope whose calls were left out (0 when they are counted). */
+  sharedLeftOut: number;
+}
+
+/** What a usage report counts beyond this machine's sessions. */
+export interface UsageOptions {
+  /** Count the calls of sessions pulled from git remotes too (another person's spend). */
+  readonly includeShared?: boolean;
 }
 
 interface RawBucket {
@@ -68,6 +81,15 @@ function toBucket(r: RawBucket): UsageBucket {
 const USAGE = `SELECT session_id, CASE origin WHEN '' THEN session_id ELSE origin END AS origin, day, provider, model, calls, input, output,
   cache_read, cache_write, reasoning, cost FROM usage`;
 
+/**
+ * A usage row (of USAGE) of this machine's calls: not held by a pulled session, and not of an
+ * origin a pulled session holds unless that origin is a session of this machine.
+ */
+const OWN_CALLS = `session_id NOT IN (SELECT id FROM sessions WHERE shared IS NOT NULL)
+  AND origin NOT IN (SELECT CASE p.origin WHEN '' THEN p.session_id ELSE p.origin END FROM usage p
+    JOIN sessions s ON s.id = p.session_id AND s.shared IS NOT NULL
+    WHERE CASE p.origin WHEN '' THEN p.session_id ELSE p.origin END NOT IN (SELECT id FROM sessions WHERE shared IS NULL))`;
+
 /** Replaces a session's usage rows. */
 export function writeUsage(db: Database, sessionId: string, buckets: readonly UsageBucket[]): void {
   runPrepared(db, 'DELETE FROM usage WHERE session_id = ?', [sessionId]);
@@ -94,8 +116,9 @@ export function writeUsage(db: Database, sessionId: string, buckets: readonly Us
  * go to the origin itself; tied holders hold the same calls). A fork lives in its source's
  * workspace, so a workspace's holders are all found in it.
  */
-function countedBuckets(db: Database, workspaceKey?: string): UsageBucket[] {
-  const scope = workspaceKey ? `SELECT u.* FROM (${USAGE}) u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?` : USAGE;
+function countedBuckets(db: Database, workspaceKey: string | undefined, includeShared: boolean): UsageBucket[] {
+  const rows = includeShared ? USAGE : `SELECT * FROM (${USAGE}) WHERE ${OWN_CALLS}`;
+  const scope = workspaceKey ? `SELECT u.* FROM (${rows}) u JOIN sessions s ON s.id = u.session_id WHERE s.workspace_key = ?` : rows;
   // SQLite takes the bare column session_id from the row that has the max().
   return queryAll<RawBucket>(
     db,
@@ -119,8 +142,9 @@ function grouped(buckets: readonly UsageBucket[], keyOf: (b: UsageBucket) => str
 }
 
 /** Usage of one workspace (all when absent): the total and the lines by session, model and day. */
-export function usageReport(db: Database, workspaceKey?: string): UsageReport {
-  const buckets = countedBuckets(db, workspaceKey);
+export function usageReport(db: Database, workspaceKey?: string, options: UsageOptions = {}): UsageReport {
+  const includeShared = options.includeShared === true;
+  const buckets = countedBuckets(db, workspaceKey, includeShared);
   const total = zeroFigures();
   for (const b of buckets) addFigures(total, b);
   const titles = new Map(
@@ -134,7 +158,14 @@ export function usageReport(db: Database, workspaceKey?: string): UsageReport {
     bySession: grouped(buckets, (b) => b.origin).map((line) => ({ ...line, title: titles.get(line.key) ?? null })),
     byModel: grouped(buckets, (b) => `${b.provider}/${b.model}`),
     byDay: grouped(buckets, (b) => b.day),
+    sharedLeftOut: includeShared ? 0 : pulledSessions(db, workspaceKey),
   };
+}
+
+/** How many sessions pulled from git remotes the scope holds. */
+function pulledSessions(db: Database, workspaceKey?: string): number {
+  const where = workspaceKey ? ' AND workspace_key = ?' : '';
+  return queryAll<{ n: number }>(db, `SELECT count(*) AS n FROM sessions WHERE shared IS NOT NULL${where}`, workspaceKey ? [workspaceKey] : [])[0]?.n ?? 0;
 }
 
 export function sessionUsage(db: Database, sessionId: string): SessionUsage {
@@ -154,6 +185,7 @@ export function mergeUsageReports(reports: readonly UsageReport[]): UsageReport 
     bySession: reports.flatMap((r) => r.bySession).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
     byModel: merged(reports.flatMap((r) => r.byModel)),
     byDay: merged(reports.flatMap((r) => r.byDay)),
+    sharedLeftOut: reports.reduce((n, r) => n + r.sharedLeftOut, 0),
   };
 }
 

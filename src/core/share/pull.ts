@@ -3,7 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
-import { normalizeState, readState, stateText, type SharedOrigin, type StoredState } from '../format/sessionState';
+import {
+  normalizeState,
+  readState,
+  readSharedSidecar,
+  sharedSidecarText,
+  stateText,
+  writeSharedSidecar,
+  type SharedOrigin,
+  type StoredState,
+} from '../format/sessionState';
 import { indexFolder, indexHooks } from '../import/newSession';
 import { Publisher } from '../import/publisher';
 import type { SessionStore } from '../store/sessionStore';
@@ -72,8 +81,10 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
     try {
       const manifest = parseManifest(joined(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES)), w);
       if (!sameProject(manifest, req)) otherProjects++;
-      else if (isUnchanged(req, local.get(w.sessionId), w)) sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
-      else toRead.push({ w, manifest });
+      else if (isUnchanged(req, local.get(w.sessionId), w)) {
+        keepSidecar(req, local.get(w.sessionId)!);
+        sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
+      } else toRead.push({ w, manifest });
     } catch (err) {
       sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
     }
@@ -158,9 +169,24 @@ async function pullOne(
   }
   let bytes = 0;
   for (const [agent, chunks] of logs) bytes += catchUp(req.store.layout.agentLog(dir, agent), chunks);
+  // The sidecar before the state: whenever state.json names this commit, shared.json does too.
+  writeSharedSidecar(req.store.layout.sharedFile(dir), { shared, workspaceDir: copyWorkspace(req, existing) });
   await req.store.update(w.sessionId, (s) => ({ ...s, title: manifest.title, shared }));
   indexFolder(req.store, dir);
   return { ...report, outcome: 'updated', bytes };
+}
+
+/** A copy pulled before pulls wrote `shared.json` gets it from its state.json's `shared`. */
+function keepSidecar(req: PullRequest, dir: string): void {
+  const file = req.store.layout.sharedFile(dir);
+  if (readSharedSidecar(file)) return;
+  const state = readState(req.store.layout.stateFile(dir));
+  if (state.shared) writeSharedSidecar(file, { shared: state.shared, workspaceDir: copyWorkspace(req, state) });
+}
+
+/** The workspace folder of a local copy: its state's (it may be another clone's of the project), this pull's when that is no folder (a state rebuilt from the log names `.`). */
+function copyWorkspace(req: PullRequest, state: StoredState): string {
+  return path.isAbsolute(state.workspaceDir) ? state.workspaceDir : req.workspace;
 }
 
 /** The blob `spec` names, or a ShareError saying it is missing or too big. */
@@ -228,6 +254,8 @@ export async function writeNewCopy(
       bytes += sizeOf(chunks.flat());
     }
     fs.writeFileSync(layout.stateFile(partial), stateText(state));
+    // A pulled copy's origin, published with the state by the folder's one rename: a state rebuilt from the log reads it back.
+    if (state.shared) fs.writeFileSync(layout.sharedFile(partial), sharedSidecarText({ shared: state.shared, workspaceDir: state.workspaceDir }));
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;

@@ -37,6 +37,8 @@ export interface SessionUsageLog {
 export interface UsageLogs {
   readonly sessions: SessionUsageLog[];
   readonly more: boolean;
+  /** Sessions pulled from git remotes in the scope that were not read (another person's calls); 0 when they were. */
+  readonly sharedLeftOut?: number;
 }
 
 /** Sessions read by default: the most recently updated ones (their logs are read whole). */
@@ -66,8 +68,10 @@ export class UsageLogReader {
 
   constructor(private readonly store: SessionStore) {}
 
-  logs(workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS): UsageLogs {
-    const rows = this.store.index.list({ ...(workspaceKey ? { workspaceKey } : {}), limit: limit + 1 });
+  /** `includeShared`: sessions pulled from git remotes are read too (by default they are left out: another person's calls). */
+  logs(workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS, includeShared = false): UsageLogs {
+    const scope = { ...(workspaceKey ? { workspaceKey } : {}), ...(includeShared ? {} : { shared: false }) };
+    const rows = this.store.index.list({ ...scope, limit: limit + 1 });
     const sessions: SessionUsageLog[] = [];
     this.lastBytesRead = 0;
     for (const row of rows.slice(0, limit)) {
@@ -80,7 +84,8 @@ export class UsageLogReader {
       const facts = this.readOn(row.id, file);
       if (facts) sessions.push({ row, ...facts });
     }
-    return { sessions, more: rows.length > limit };
+    const sharedLeftOut = includeShared ? 0 : this.store.index.count({ ...scope, shared: true });
+    return { sessions, more: rows.length > limit, sharedLeftOut };
   }
 
   /** The log's facts, read from where the last read of it ended (from its start when it is new, or was replaced whole, as `braid doctor --fix` replaces one). */
@@ -112,8 +117,8 @@ export class UsageLogReader {
 }
 
 /** Reads once, with nothing kept: what the CLI does. */
-export function readUsageLogs(store: SessionStore, workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS): UsageLogs {
-  return new UsageLogReader(store).logs(workspaceKey, limit);
+export function readUsageLogs(store: SessionStore, workspaceKey: string | undefined, limit = USAGE_LOG_SESSIONS, includeShared = false): UsageLogs {
+  return new UsageLogReader(store).logs(workspaceKey, limit, includeShared);
 }
 
 /** The facts of `so.facts` with the whole lines of bytes [so.end, size) added. */

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../fs/atomic';
 import { isAlive, withFileLock, type LockOptions } from '../fs/fileLock';
 import { statMtime } from '../fs/probe';
 import type { StoreLayout } from '../format/layout';
-import { sharedOriginAt } from '../format/sessionState';
+import { sharedOriginOf } from '../format/sessionState';
 import { goneMeanwhile, SharedSessionError } from './errors';
 import { displaceHolder } from './takeover';
 
@@ -128,7 +128,8 @@ export class WriterLease {
 
   /**
    * Takes the lease of the session in `dir`; SessionBusyError when another process holds a fresh
-   * one. A session pulled from a git remote (state.json `shared`) is refused (SharedSessionError):
+   * one. A session pulled from a git remote (state.json `shared`, or its `shared.json` sidecar when
+   * state.json cannot be read) is refused (SharedSessionError):
    * every write of a session takes this lease, so this is where a pulled session is read-only. Only
    * `evenShared` callers take it: moving the session to the trash, and a pull replacing its copy.
    */
@@ -137,7 +138,7 @@ export class WriterLease {
     const info = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex'), acquiredAt: Date.now() };
     let replaced: LeaseInfo | undefined;
     await withStateLock(layout, dir, () => {
-      const shared = options.evenShared ? undefined : sharedOriginAt(layout.stateFile(dir));
+      const shared = options.evenShared ? undefined : sharedOriginOf(dir);
       if (shared) throw new SharedSessionError(shared);
       const holder = readLease(file);
       if (holder && !isStale(holder)) throw new SessionBusyError(holder);

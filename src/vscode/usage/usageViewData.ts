@@ -62,6 +62,7 @@ export function usageViewData(
     sideCalls: sideCallsOf(logs),
     agents: agents.map((a) => ({ sessionId: a.sessionId, sessionTitle: a.sessionTitle, agentId: a.agentId, title: a.title, ...figures(a) })),
     logsRead: { sessions: logs.sessions.length, more: logs.more },
+    sharedLeftOut: report.sharedLeftOut,
   };
 }
 

@@ -188,7 +188,7 @@ test('braid usage counts each call the model servers served once, across forks, 
   await check('live', live);
   assert.deepEqual(await usageJson(), { ...live, workspace: f.workspace }, 'this workspace is the only one');
   const byModel = await usageJson('--by', 'model');
-  assert.deepEqual(Object.keys(byModel).sort(), ['byModel', 'total', 'workspace']);
+  assert.deepEqual(Object.keys(byModel).sort(), ['byModel', 'sharedLeftOut', 'total', 'workspace']);
 
   // Each session's own line agrees with its row; a fork's line also shows its history, inherited calls included.
   for (const id of [a.id, f1.id, f2.id]) assert.deepEqual(figures(f.store.index.sessionUsage(id).own), figures(live.bySession!.find((l) => l.key === id)!));
