@@ -164,7 +164,9 @@ async function placeOf(req: SyncRequest, w: Wanted, manifest: Manifest, dir: str
     await keepSyncPoint(req.store, w.sessionId, req.remote, { ref: w.ref, commit: w.commit, bytes, chunks: chunkCounts(manifest) });
     return 'unchanged';
   }
-  throw new Error(`a session of this machine has the id ${w.sessionId} and was never synced with this remote; it is left as it is`);
+  throw new Error(
+    `a session of this machine has the id ${w.sessionId} and no sync point with this remote (never synced, or its state.json was rebuilt); it is left as it is`,
+  );
 }
 
 /**
@@ -282,6 +284,8 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
     const { shared: _pulledReadOnly, ...own } = s;
     return { ...own, synced: { ...s.synced, [remoteKey(req.remote)]: pointOf(w, manifest, bytes) } };
   });
+  // A copy pulled read-only is this machine's now: its shared.json goes after the state.json that no longer says shared.
+  fs.rmSync(layout.sharedFile(dir!), { force: true });
   indexFolder(req.store, dir!);
   return { ...report, title: state.title, outcome: fork ? 'forked' : 'updated', bytes: added, ...(fork ? { fork } : {}) };
 }

@@ -27,7 +27,7 @@ export interface CopiedPrefix {
   readonly undo: NewRecord | undefined;
 }
 
-/** Records after which a rewind can no longer be undone (docs/reference.md, Undo rewind): a turn went on, or the log was copied into a fork. */
+/** Records after which a rewind can no longer be undone (docs/reference.md, Operations, Undo rewind): a turn went on, or the log was copied into a fork. */
 const WENT_ON = new Set(['turn_begin', 'message', 'forked']);
 
 /**

@@ -277,3 +277,32 @@ test('sync: a remote whose history of a session was rewritten (a commit that doe
     await w.f.cleanup();
   }
 });
+
+test('sync: a copy braid pull brought in read-only becomes a writable, synced one when the machine syncs', async () => {
+  const w = await world();
+  try {
+    const id = await turnOn(w, w.a, undefined, 'a1');
+    await sync(w, w.a, 'laptop');
+    const pulled = await braidIn(['--data-dir', w.b.data, 'pull', '--remote', `file://${w.remote}`], { cwd: w.b.workspace });
+    assert.equal(pulled.code, 0, pulled.err);
+    await turnOn(w, w.a, id, 'a2');
+    await sync(w, w.a, 'laptop');
+    const onB = await sync(w, w.b, 'devbox');
+    assert.deepEqual(
+      onB.pulled.map((s) => [s.id, s.outcome]),
+      [[id, 'updated']],
+    );
+    assert.deepEqual(await prompts(w.b, id), ['a1', 'a2']);
+    await reopen(w.b);
+    await turnOn(w, w.b, id, 'b3'); // read-only before: a write would be refused
+    assert.deepEqual(
+      (await sync(w, w.b, 'devbox')).pushed.map((p) => [p.id, p.outcome, p.turns]),
+      [[id, 'pushed', 1]],
+    );
+    await sync(w, w.a, 'laptop');
+    assert.deepEqual(await prompts(w.a, id), ['a1', 'a2', 'b3']);
+  } finally {
+    await w.b.store.close();
+    await w.f.cleanup();
+  }
+});
