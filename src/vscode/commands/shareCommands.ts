@@ -133,7 +133,9 @@ async function sync(ctx: CommandContext, deps: ShareDeps): Promise<void> {
   const details = () => syncDryRunDetails(dry.pulled, withSentTitles(dry.pushed, own, request.redactFor), shown);
   if (!(await confirm(deps.review, summary, details, 'Sync'))) return;
   const chat = ctx.chat.current;
-  const report = await progress(`Syncing sessions with ${shown}`, () => releasingChat(chat, dry, () => syncSessions({ ...request, dryRun: false })));
+  const report = await progress(`Syncing sessions with ${shown}`, () =>
+    releasingChat(chat, dry, () => syncSessions({ ...request, dryRun: false, upTo: endsOf(dry.pushed) })),
+  );
   logSync(ctx, report, false);
   const outcome = syncOutcome(report, shown, chat.writing);
   if (outcome.received || outcome.sent || !outcome.failed)
