@@ -43,9 +43,7 @@ test('fork from the tree context menu nests the fork under its source and opens 
   const page = workbench.page;
   const source = page.locator('.monaco-list-row', { hasText: 'Plan the notes' }).first();
   await source.waitFor({ timeout: 5_000 });
-  const item = await workbench.contextMenuItem(source, 'Fork Session');
-  await workbench.screenshot('context-menu');
-  await item.click();
+  await workbench.pickContextMenuItem(source, 'Fork Session', 'context-menu');
   const fork = page.locator('.monaco-list-row', { hasText: 'Fork of Plan the notes' });
   await fork.waitFor({ timeout: 5_000 });
   assert.equal(await fork.getAttribute('aria-level'), '2', 'the fork is nested under its source');

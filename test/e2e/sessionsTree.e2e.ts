@@ -72,18 +72,7 @@ const row = (text: string | RegExp) => workbench.page.locator('.part.sidebar .mo
 
 /** Right-clicks a tree row and picks a context-menu item. */
 async function contextMenu(text: string, item: string, shot?: string): Promise<void> {
-  const action = await workbench.contextMenuItem(row(text), item);
-  if (shot) await workbench.screenshot(shot);
-  await action.click();
-  // A menu sometimes ignores a click that comes right as it opens; the second one then runs it.
-  const menu = workbench.page.locator('.context-view .monaco-menu');
-  if (
-    !(await menu.waitFor({ state: 'hidden', timeout: 1_500 }).then(
-      () => true,
-      () => false,
-    ))
-  )
-    await action.click();
+  await workbench.pickContextMenuItem(row(text), item, shot);
 }
 
 /** Clicks a Sessions view title action (shown while the pane header is hovered). */

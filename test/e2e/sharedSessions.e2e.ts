@@ -82,8 +82,7 @@ test('a pulled session sits in the Shared group, offers Fork but no Rewind, and 
   assert.equal(await prompt.locator('.message-actions', { hasText: 'Rewind' }).count(), 0, 'no Rewind on its prompts');
   await workbench.screenshot('shared-read-only');
 
-  const item = await workbench.contextMenuItem(pulled, 'Fork Session');
-  await item.click();
+  await workbench.pickContextMenuItem(pulled, 'Fork Session');
   const fork = row('Fork of Ada wrote the parser');
   await fork.waitFor({ timeout: 10_000 });
   assert.equal(await fork.getAttribute('aria-level'), '1', 'the fork is a session of this machine, with the others');

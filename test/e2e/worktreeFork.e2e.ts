@@ -43,9 +43,7 @@ test('Fork into Worktree from the tree: a branch and a worktree beside the repos
   await workbench.send('Rewrite the notes');
   gitIn(workbench.workspace)('commit', '-q', '-am', 'the first turn');
 
-  const item = await workbench.contextMenuItem(row(workbench, 'Rewrite the notes'), 'Fork into Worktree');
-  await workbench.screenshot('context-menu');
-  await item.click();
+  await workbench.pickContextMenuItem(row(workbench, 'Rewrite the notes'), 'Fork into Worktree', 'context-menu');
   const toast = workbench.page.locator('.notification-toast', { hasText: 'into the worktree' });
   await toast.waitFor({ timeout: 15_000 });
   assert.match((await toast.textContent()) ?? '', /on branch braid\/rewrite-the-notes; it runs there\./);

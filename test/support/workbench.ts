@@ -258,6 +258,22 @@ export class Workbench {
     }
   }
 
+  /**
+   * Right-clicks `target` and runs its context-menu item `item`. A menu sometimes ignores a click
+   * that comes right as it opens; when it is still shown after the click, a second click runs it.
+   */
+  async pickContextMenuItem(target: Locator, item: string, shot?: string): Promise<void> {
+    const action = await this.contextMenuItem(target, item);
+    if (shot) await this.screenshot(shot);
+    await action.click();
+    const menu = this.page.locator('.context-view .monaco-menu');
+    const closed = await menu.waitFor({ state: 'hidden', timeout: 1_500 }).then(
+      () => true,
+      () => false,
+    );
+    if (!closed) await action.click();
+  }
+
   /** Reloads the window and waits until the Chat view shows `sessionId` again. */
   async reloadTo(sessionId: string): Promise<void> {
     await this.page.reload();
