@@ -66,7 +66,7 @@ async function buildRig(scratch: string, sessions: number, kb: number, shape: Se
 
 function braid(data: string, cwd: string, ...args: string[]): void {
   const r = spawnSync(process.execPath, [cli, '--data-dir', data, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`braid ${args.join(' ')} failed: ${r.stderr}${r.stdout.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`braid ${args.join(' ')} failed: ${r.error ? String(r.error) : `${r.stderr}${r.stdout.slice(-2000)}`}`);
 }
 
 /** Milliseconds of `run`, a new process started and awaited inside it. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isSessionId } from '../ids';
 import { sessionFolderLayout } from './layout';
 import { HistoryBuilder, type History } from '../wire/replay';
-import { scanWireLog, type ScanReport } from '../wire/wireReader';
+import { scanWireLog, scanWirePieces, type ScanReport } from '../wire/wireReader';
 import { recordFromHead } from './headFold';
 import { applyRecord, emptyFold, factsOf, usageOf, type LogFold } from './logFold';
 import { readSharedSidecar, readState, StateFileError, storedPart, type AgentInfo, type SessionState, type StoredState } from './sessionState';
@@ -127,9 +127,23 @@ export interface SummaryReading {
  */
 export function readSessionSummary(dir: string, stateFile = sessionFolderLayout.stateFile(dir), logFile = sessionFolderLayout.agentLog(dir)): SummaryReading {
   const fold = emptyFold();
-  const report = scanWireLog(logFile, (record, offset, length) => applyRecord(fold, record, offset, length), { fromHead: recordFromHead });
+  const report = scanWireLog(logFile, (record, offset, length) => applyRecord(fold, record, offset, length), SUMMARY_SCAN);
   const { stored, stateProblem, stateMtime } = readStoredState(dir, stateFile, fold);
   return { summary: summarize(stored, fold, readAgents(dir), report.bytes, stateMtime), report, stateProblem };
+}
+
+/** How the index reads a main log for its summary (see {@link readSessionSummary}). */
+const SUMMARY_SCAN = { fromHead: recordFromHead };
+
+/**
+ * The fold of a main log whose bytes are in memory (in pieces, in order), exactly as
+ * {@link readSessionSummary} would fold the file they make, and its size: a writer of a whole log
+ * gives the index its row without the log being read back.
+ */
+export function foldPieces(pieces: readonly Buffer[]): { fold: LogFold; logBytes: number } {
+  const fold = emptyFold();
+  const report = scanWirePieces(pieces, (record, offset, length) => applyRecord(fold, record, offset, length), SUMMARY_SCAN);
+  return { fold, logBytes: report.bytes };
 }
 
 /** state.json, or what it would say rebuilt from the log's fold when it is missing or broken. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
+import { foldPieces } from '../format/summary';
 import {
   normalizeState,
   readState,
@@ -32,6 +33,8 @@ export interface PullRequest {
   /** The workspace the sessions are brought into, and its repository's first commit (sessions of other projects are left). */
   readonly workspace: string;
   readonly rootCommit: string | undefined;
+  /** About this many bytes of logs (as the manifests say) are read from git at a time: {@link GROUP_BYTES} unless given. */
+  readonly groupBytes?: number;
 }
 
 /** What a pull did with one ref of the remote. */
@@ -58,7 +61,8 @@ export interface PullReport {
  * (state.json's `shared`). Everything fetched is checked before it is used: the ref's shape, the
  * manifest (its ids match the ref, its paths are Braid's), each blob's size, and that the log
  * begins with its session. A session pulled before gets only the chunks it lacks; a local copy cut
- * short in the middle of a chunk (a pull killed while appending) is written again whole.
+ * short in the middle of a chunk (a pull killed while appending) is written again whole. The chunks
+ * are read a group of sessions at a time, git reading the next group while one is written.
  */
 export async function pullSessions(req: PullRequest): Promise<PullReport> {
   const refs = await fetchSharedRefs(req.git, req.remote);
@@ -89,15 +93,28 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
       sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
     }
   }
-  const chunks = await readChunks(req.git, toRead);
-  for (const { w, manifest } of toRead) {
-    try {
-      sessions.push(await pullOne(req, publisher, local.get(w.sessionId), w, manifest, logsOf(chunks, w, manifest)));
-    } catch (err) {
-      sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
+  try {
+    const groups = inGroups(toRead, req.groupBytes ?? GROUP_BYTES);
+    // git reads a group's chunks while the group before it is written and indexed.
+    let reading = readChunks(req.git, groups[0] ?? []);
+    for (let g = 0; g < groups.length; g++) {
+      const chunks = await reading;
+      if (g + 1 < groups.length) {
+        reading = readChunks(req.git, groups[g + 1]!);
+        reading.catch(() => undefined); // a failure is thrown where it is awaited
+      }
+      for (const { w, manifest } of groups[g]!) {
+        await nextTurnOfLoop(); // git's pipe holds 64 KB: drained between sessions, git goes on reading the next group
+        try {
+          sessions.push(await pullOne(req, publisher, local.get(w.sessionId), w, manifest, logsOf(chunks, w, manifest)));
+        } catch (err) {
+          sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
+        }
+      }
     }
+  } finally {
+    await publisher.flush(); // what was written is published (or said to have failed) before the pull returns or throws
   }
-  await publisher.flush();
   for (const failure of publisher.takeFailures()) {
     const i = sessions.findIndex((s) => s.id === failure.id);
     if (i >= 0) sessions[i] = { ...sessions[i]!, outcome: 'refused', bytes: 0, reason: failure.reason };
@@ -189,6 +206,11 @@ function copyWorkspace(req: PullRequest, state: StoredState): string {
   return path.isAbsolute(state.workspaceDir) ? state.workspaceDir : req.workspace;
 }
 
+/** Resolves after the event loop has taken the I/O that is ready (a pipe's output, fsyncs done). */
+function nextTurnOfLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The blob `spec` names, or a ShareError saying it is missing or too big. */
 export function blobOf(blobs: ReadonlyMap<string, Pieces | TooBig>, spec: string, max: number): Pieces {
   const blob = blobs.get(spec);
@@ -198,7 +220,28 @@ export function blobOf(blobs: ReadonlyMap<string, Pieces | TooBig>, spec: string
   return blob;
 }
 
-/** Every chunk the sessions to pull name, read with one `git cat-file` (sizes checked first). */
+/** About this many bytes of chunks are read from git at a time (as the manifests say). */
+const GROUP_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The sessions to pull in groups of about `groupBytes` of logs, as their manifests say (a
+ * manifest that says too little only makes its group bigger: each chunk's size is checked when read).
+ */
+function inGroups<T extends { manifest: Manifest }>(toRead: readonly T[], groupBytes: number): T[][] {
+  const groups: T[][] = [];
+  let bytes = groupBytes;
+  for (const item of toRead) {
+    if (bytes >= groupBytes) {
+      groups.push([]);
+      bytes = 0;
+    }
+    groups.at(-1)!.push(item);
+    for (const log of Object.values(item.manifest.logs)) bytes += log.sourceBytes;
+  }
+  return groups;
+}
+
+/** Every chunk the sessions of a group name, read with one `git cat-file` (sizes checked first). */
 function readChunks(git: ShareGit, toRead: readonly { w: Wanted; manifest: Manifest }[]): Promise<Map<string, Pieces | TooBig>> {
   const specs = toRead.flatMap(({ w, manifest }) =>
     Object.entries(manifest.logs).flatMap(([agent, log]) => log.chunks.map((c) => `${w.commit}:${chunkPath(agent, c)}`)),
@@ -246,11 +289,15 @@ export async function writeNewCopy(
   const layout = req.store.layout;
   const partial = `${layout.partialDir(state.workspaceKey, state.id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
   let bytes = 0;
+  let main: ReturnType<typeof foldPieces> | undefined;
   try {
     for (const [agent, chunks] of logs) {
       const file = layout.agentLog(partial, agent);
+      const pieces = [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])];
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      writeFile(file, 'w', [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])], false);
+      writeFile(file, 'w', pieces, false);
+      // The index's row is folded from the bytes in hand: the publisher does not read the log back.
+      if (agent === 'main') main = foldPieces(pieces);
       bytes += sizeOf(chunks.flat());
     }
     fs.writeFileSync(layout.stateFile(partial), stateText(state));
@@ -260,7 +307,7 @@ export async function writeNewCopy(
     fs.rmSync(partial, { recursive: true, force: true });
     throw err;
   }
-  await publisher.add({ id: state.id, partial, final: layout.sessionDir(state.workspaceKey, state.id) });
+  await publisher.add({ id: state.id, partial, final: layout.sessionDir(state.workspaceKey, state.id), ...main });
   return bytes;
 }
 

@@ -104,6 +104,69 @@ export function walkLines(fd: number, from: number, to: number, visitor: LineVis
 }
 
 /**
+ * Walks the lines of bytes held in memory in pieces (a log as a pipe gave it), under walkLines'
+ * contract but for `passed` and for stopping (a walk goes to the end): a line inside one piece is
+ * handed out in place, one that spans pieces is first copied into a buffer of its own, and a line
+ * longer than `maxLineBytes` is skipped as overlong (the tail too, once more than that was held).
+ */
+export function walkPieces(pieces: readonly Buffer[], visitor: Omit<LineVisitor, 'passed'>, maxLineBytes = MAX_LINE_BYTES): Omit<LineWalk, 'stoppedAt'> {
+  let carry: Buffer[] = []; // the beginning of a line not yet ended, from earlier pieces
+  let carried = 0;
+  let carryOffset = 0;
+  let skipping = false; // inside an overlong line
+  let offset = 0; // the offset of the piece's first byte
+  /** Holds bytes of the unended line; past `maxLineBytes` of it, the line is overlong. */
+  const hold = (bytes: Buffer): void => {
+    carry.push(bytes);
+    carried += bytes.length;
+    if (carried <= maxLineBytes) return;
+    visitor.overlong(carryOffset);
+    carry = [];
+    carried = 0;
+    skipping = true;
+  };
+  for (const piece of pieces) {
+    let lineStart = 0;
+    if (carried > 0 || skipping) {
+      const nl = piece.indexOf(10);
+      if (nl < 0) {
+        if (!skipping) hold(piece);
+        offset += piece.length;
+        continue;
+      }
+      lineStart = nl + 1;
+      if (!skipping && carried + nl > maxLineBytes) visitor.overlong(carryOffset);
+      else if (!skipping) {
+        const line = Buffer.concat([...carry, piece.subarray(0, lineStart)]);
+        visitor.region?.(line, 0, line.length);
+        visitor.line(line, 0, line.length - 1, carryOffset);
+      }
+      carry = [];
+      carried = 0;
+      skipping = false; // this newline ends the line
+    }
+    const last = piece.lastIndexOf(10);
+    if (last >= lineStart) {
+      visitor.region?.(piece, lineStart, last + 1);
+      for (let nl = piece.indexOf(10, lineStart); nl >= 0 && nl <= last; nl = piece.indexOf(10, lineStart)) {
+        const start = lineStart;
+        lineStart = nl + 1;
+        if (nl - start > maxLineBytes) visitor.overlong(offset + start);
+        else visitor.line(piece, start, nl, offset + start);
+      }
+    }
+    if (lineStart < piece.length) {
+      carryOffset = offset + lineStart;
+      hold(piece.subarray(lineStart));
+    }
+    offset += piece.length;
+  }
+  if (skipping) return { tail: undefined, overlongTail: true };
+  const tail = carried > 0 ? Buffer.concat(carry) : undefined;
+  return { tail: tail && { buf: tail, start: 0, end: tail.length, offset: carryOffset }, overlongTail: false };
+}
+
+/**
  * Walks the lines of bytes [0, end) of an open file from the last backwards, newest first,
  * reading a chunk at a time from the end, so what is read is what is visited. `visit` gets each
  * non-empty line (bytes [start, lineEnd) of `buf`, newline excluded) and its file offset, and

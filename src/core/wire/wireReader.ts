@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import { headType } from './lineHead';
-import { walkLines } from './lineWalk';
+import { walkLines, walkPieces, type LineVisitor, type LineWalk } from './lineWalk';
 import { parseRecordLine, WIRE_VERSION, type BadLineReason, type WireRecord } from './records';
 
 const MAX_REPORTED_BAD = 50;
@@ -78,64 +78,83 @@ export type RecordVisitor = (record: WireRecord, offset: number, length: number,
  * an empty log. The report counts the lines read (with `only`, not those skipped by their head).
  */
 export function scanWireLog(file: string, visit: RecordVisitor, options: ScanOptions = {}): ScanReport {
-  const report = emptyReport();
   const fd = openLog(file);
-  if (fd === undefined) return report;
+  if (fd === undefined) return emptyReport();
   try {
     const end = options.end ?? fs.fstatSync(fd).size;
     const start = options.start ?? 0;
-    report.bytes = end - start;
-    const wanted = options.only ? new Set(options.only) : undefined;
-    const fromHead = options.fromHead;
-    // Without `only` or `fromHead` every line is parsed: a chunk's lines are checked and decoded at
-    // once (a line's text is then a slice of the chunk's), which costs less than a check and a
-    // decode per line.
-    const chunk = { valid: false, text: '', at: 0 };
-    const walk = walkLines(fd, start, end, {
-      region:
-        wanted || fromHead
-          ? undefined
-          : (buf, from, to) => {
-              chunk.valid = isUtf8(buf.subarray(from, to));
-              chunk.text = buf.toString('utf8', from, to);
-              chunk.at = 0;
-            },
-      line: (buf, from, to, offset) => {
-        const taken = fromHead?.(buf, from, to);
-        if (taken) {
-          report.lines++;
-          report.records++;
-          visit(taken, offset, to - from, '');
-          return;
-        }
-        if (wanted) {
-          const type = headType(buf, from, to);
-          if (type === undefined || wanted.has(type)) readLine(buf, from, to, offset, false, wanted, report, visit);
-          return;
-        }
-        if (fromHead) {
-          readLine(buf, from, to, offset, false, wanted, report, visit);
-          return;
-        }
-        // A newline byte decodes to a newline of its own (a sequence it cuts short becomes U+FFFD), so the lines correspond.
-        const nl = chunk.text.indexOf('\n', chunk.at);
-        const text = chunk.text.slice(chunk.at, nl);
-        chunk.at = nl + 1;
-        readLine(buf, from, to, offset, chunk.valid, wanted, report, visit, text);
-      },
-      overlong: (offset) => noteBad(report, offset, 'too-long'),
-    });
-    report.unterminated = walk.overlongTail || walk.tail !== undefined;
-    report.tornTail = walk.overlongTail;
-    const tail = walk.tail;
-    if (tail && !walk.overlongTail) {
-      const type = wanted ? headType(tail.buf, tail.start, tail.end) : undefined;
-      if (type === undefined || wanted!.has(type)) readTail(tail.buf, tail.start, tail.end, tail.offset, wanted, report, visit);
-    }
-    return report;
+    return scanLines(end - start, (visitor) => walkLines(fd, start, end, visitor), visit, options);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * {@link scanWireLog} of a log's bytes held in memory in pieces (as a pipe gave them), read by the
+ * same rules; `start` and `end` are not taken (the pieces are the part to read).
+ */
+export function scanWirePieces(pieces: readonly Buffer[], visit: RecordVisitor, options: Omit<ScanOptions, 'start' | 'end'> = {}): ScanReport {
+  const bytes = pieces.reduce((n, p) => n + p.length, 0);
+  return scanLines(bytes, (visitor) => walkPieces(pieces, visitor), visit, options);
+}
+
+/** The body of a scan: `walk` hands the lines of `bytes` bytes to the visitor it is given. */
+function scanLines(
+  bytes: number,
+  walk: (visitor: Omit<LineVisitor, 'passed'>) => Pick<LineWalk, 'tail' | 'overlongTail'>,
+  visit: RecordVisitor,
+  options: ScanOptions,
+): ScanReport {
+  const report = emptyReport();
+  report.bytes = bytes;
+  const wanted = options.only ? new Set(options.only) : undefined;
+  const fromHead = options.fromHead;
+  // Without `only` or `fromHead` every line is parsed: a chunk's lines are checked and decoded at
+  // once (a line's text is then a slice of the chunk's), which costs less than a check and a
+  // decode per line.
+  const chunk = { valid: false, text: '', at: 0 };
+  const walked = walk({
+    region:
+      wanted || fromHead
+        ? undefined
+        : (buf, from, to) => {
+            chunk.valid = isUtf8(buf.subarray(from, to));
+            chunk.text = buf.toString('utf8', from, to);
+            chunk.at = 0;
+          },
+    line: (buf, from, to, offset) => {
+      const taken = fromHead?.(buf, from, to);
+      if (taken) {
+        report.lines++;
+        report.records++;
+        visit(taken, offset, to - from, '');
+        return;
+      }
+      if (wanted) {
+        const type = headType(buf, from, to);
+        if (type === undefined || wanted.has(type)) readLine(buf, from, to, offset, false, wanted, report, visit);
+        return;
+      }
+      if (fromHead) {
+        readLine(buf, from, to, offset, false, wanted, report, visit);
+        return;
+      }
+      // A newline byte decodes to a newline of its own (a sequence it cuts short becomes U+FFFD), so the lines correspond.
+      const nl = chunk.text.indexOf('\n', chunk.at);
+      const text = chunk.text.slice(chunk.at, nl);
+      chunk.at = nl + 1;
+      readLine(buf, from, to, offset, chunk.valid, wanted, report, visit, text);
+    },
+    overlong: (offset) => noteBad(report, offset, 'too-long'),
+  });
+  report.unterminated = walked.overlongTail || walked.tail !== undefined;
+  report.tornTail = walked.overlongTail;
+  const tail = walked.tail;
+  if (tail && !walked.overlongTail) {
+    const type = wanted ? headType(tail.buf, tail.start, tail.end) : undefined;
+    if (type === undefined || wanted!.has(type)) readTail(tail.buf, tail.start, tail.end, tail.offset, wanted, report, visit);
+  }
+  return report;
 }
 
 /** Opens a log for reading; undefined when it does not exist. */

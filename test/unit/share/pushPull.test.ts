@@ -4,9 +4,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { thisMachine } from '../../../src/core/share/machine';
+import { pullSessions } from '../../../src/core/share/pull';
+import { shareRemote } from '../../../src/core/share/remote';
+import { ShareGit } from '../../../src/core/share/shareGit';
 import { braidIn } from '../../support/cli';
 import { realGit } from '../../support/hostileRepo';
 import { fauxAssistantMessage, fauxRead, sessionFixture, type SessionFixture } from '../../support/session';
+import { openStore } from '../../support/store';
 
 // Sessions through git, end to end with real git: machine A pushes to a bare repository over
 // file://, machine B (another data folder, the project checked out elsewhere) pulls. What B gets
@@ -305,6 +310,47 @@ test('a pull takes the sessions of its project: a clone under another name has t
       cloned.sessions.map((s) => [s.id, s.outcome]),
       [[session.id, 'new']],
     );
+  } finally {
+    await m.f.cleanup();
+  }
+});
+
+test('a pull read from git in groups brings every session whole, each index row as a rebuild of the index reads it', async () => {
+  const m = await machines();
+  try {
+    for (let s = 0; s < 3; s++) {
+      const session = await m.f.open();
+      await turn(m.f, session, `prompt ${s}`, `answer ${s} ${'words '.repeat(50 * s)}`);
+      await turn(m.f, session, `again ${s}`, `more ${s}`);
+      await session.close();
+    }
+    assert.equal((await pushA(m, '--all')).code, 0);
+    const store = await openStore(m.dataB);
+    try {
+      const report = await pullSessions({
+        git: await ShareGit.open(m.dataB),
+        store,
+        remote: await shareRemote(`file://${m.remote}`, m.workspaceB, async () => undefined),
+        machine: thisMachine(m.dataB).id,
+        workspace: m.workspaceB,
+        rootCommit: undefined,
+        groupBytes: 1, // a group for each session
+      });
+      assert.deepEqual(
+        report.sessions.map((s) => s.outcome),
+        ['new', 'new', 'new'],
+      );
+    } finally {
+      await store.close();
+    }
+    const rows = async () => JSON.parse((await braidIn(['--data-dir', m.dataB, 'list', '--json'], { cwd: m.workspaceB })).out) as Array<{ turnCount: number }>;
+    const pulled = await rows();
+    assert.deepEqual(
+      pulled.map((r) => r.turnCount),
+      [2, 2, 2],
+    );
+    assert.equal((await braidIn(['--data-dir', m.dataB, 'rebuild-index'], { cwd: m.workspaceB })).code, 0);
+    assert.deepEqual(pulled, await rows(), 'the rows the pull wrote are those a rebuild reads from the folders');
   } finally {
     await m.f.cleanup();
   }
