@@ -27,9 +27,10 @@ export async function list(ctx: CliContext, argv: readonly string[]): Promise<nu
       return 0;
     }
     // Folders added or removed behind the index's back (by hand, a crash, damage) are picked up
-    // first; --all, which looks at every folder anyway, also checks every row's list-deciding values
-    // (a damaged `visibility` would hide a session; every page is read by the doctor).
-    if (all) store.index.verify('rows');
+    // first; --all, which looks at every folder anyway, also checks every workspace's sessions
+    // table: its list-deciding values (a damaged `visibility` would hide a session) and its indexes
+    // (an id an index no longer finds is missing from lists); every page is read by the doctor.
+    if (all) store.index.verify('rows', 'every');
     await store.index.catchUpWithFolders(all ? undefined : key);
     const archived = args.options.has('archived');
     const rows = store.index.list({ workspaceKey: all ? undefined : key, archived, ...(branch !== undefined ? { branch } : {}) });

@@ -158,9 +158,10 @@ export class SessionIndex {
     return this.shard(workspaceKey).repairFile();
   }
 
-  /** The whole-file checks of every loaded index (see WorkspaceIndex.verify); whether one found damage. */
-  verify(check: WholeFileCheck = 'pages'): boolean {
-    return [...this.shards.values()].map((s) => s.verify(check)).includes(true);
+  /** The whole-file checks of every loaded index (`every`: of every workspace's, loaded first; see WorkspaceIndex.verify); whether one found damage. */
+  verify(check: WholeFileCheck = 'pages', scope: 'loaded' | 'every' = 'loaded'): boolean {
+    const shards = scope === 'every' ? this.everyShard() : [...this.shards.values()];
+    return shards.map((s) => s.verify(check)).includes(true);
   }
 
   /**
