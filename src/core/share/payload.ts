@@ -28,6 +28,11 @@ export interface Manifest {
   readonly by?: { readonly machine: string; readonly name: string };
 }
 
+/** How many chunks each agent's log has in a manifest. */
+export function chunkCounts(manifest: Manifest): Record<string, number> {
+  return Object.fromEntries(Object.entries(manifest.logs).map(([a, l]) => [a, l.chunks.length]));
+}
+
 /** The machine that made a manifest's push. */
 export function pusherOf(m: Manifest): { machine: string; name: string } {
   return m.by ?? { machine: m.machine, name: m.machineName };

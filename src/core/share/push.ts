@@ -3,6 +3,7 @@ import type { StoredState, SyncPoint } from '../format/sessionState';
 import type { SessionStore } from '../store/sessionStore';
 import type { Machine } from './machine';
 import {
+  chunkCounts,
   chunkName,
   chunkPath,
   MANIFEST_FILE,
@@ -313,8 +314,7 @@ async function keepSyncPoints(req: PushRequest, plans: readonly Planned[], resul
   for (const [i, plan] of plans.entries()) {
     const commit = tips.get(plan.ref);
     if (results[i]?.outcome !== 'pushed' || !commit) continue;
-    const chunks = Object.fromEntries(Object.entries(plan.manifest.logs).map(([a, l]) => [a, l.chunks.length]));
-    await keepSyncPoint(req.store, plan.session.state.id, req.remote, { ref: plan.ref, commit, bytes: plan.bytes, chunks });
+    await keepSyncPoint(req.store, plan.session.state.id, req.remote, { ref: plan.ref, commit, bytes: plan.bytes, chunks: chunkCounts(plan.manifest) });
   }
 }
 

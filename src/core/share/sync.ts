@@ -5,14 +5,18 @@ import { listSessionFolders } from '../format/layout';
 import { readState, type StoredState, type SyncPoint } from '../format/sessionState';
 import { indexFolder, indexHooks } from '../import/newSession';
 import { Publisher } from '../import/publisher';
+import { errorMessage } from '../errors';
+import { statSize } from '../fs/probe';
 import { forkSession } from '../store/fork';
+import { copyPrefix } from '../store/forkCopy';
 import { listTrash } from '../store/trash';
 import { SessionBusyError, WriterLease } from '../store/writerLease';
 import { WireLogWriter } from '../wire/wireLog';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { ownSessions } from './ownSessions';
-import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, pusherOf, type Manifest } from './payload';
-import { blobOf, checkLogStart, fetchSharedRefs, pulledState, sameProject, sizeOf, writeNewCopy, type Wanted } from './pull';
+import { agentsWithLogs } from './sessionChunks';
+import { chunkCounts, chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, pusherOf, type Manifest } from './payload';
+import { blobOf, checkLogStart, fetchSharedRefs, pulledState, sameProject, sizeOf, writeFile, writeNewCopy, type Wanted } from './pull';
 import { keepSyncPoint, NOT_FAST_FORWARD, pushSessions, type PushedSession, type PushRequest } from './push';
 import { remoteKey } from './remote';
 import { gitReason, joined, type Pieces, type TooBig } from './shareGit';
@@ -111,7 +115,7 @@ async function syncIn(req: SyncRequest): Promise<Omit<SyncReport, 'pushed'>> {
         else if (found) incoming.push(found);
       }
     } catch (err) {
-      pulled.push(refusedRef(w.ref, w.sessionId, errorText(err)));
+      pulled.push(refusedRef(w.ref, w.sessionId, errorMessage(err)));
     }
   }
   if (req.dryRun) return { pulled: [...pulled, ...incoming.map(wouldTake)], otherProjects };
@@ -124,7 +128,7 @@ async function syncIn(req: SyncRequest): Promise<Omit<SyncReport, 'pushed'>> {
       pulled.push(
         err instanceof SessionBusyError
           ? { ...reportOf(item.w, item.manifest), outcome: 'busy', bytes: 0, reason: err.message }
-          : refusedRef(item.w.ref, item.w.sessionId, errorText(err)),
+          : refusedRef(item.w.ref, item.w.sessionId, errorMessage(err)),
       );
     }
   }
@@ -189,12 +193,8 @@ async function pulledPoint(req: SyncRequest, dir: string, state: StoredState): P
   const blob = (await req.git.blobs([`${commit}:${MANIFEST_FILE}`], MAX_MANIFEST_BYTES)).get(`${commit}:${MANIFEST_FILE}`);
   if (!blob || 'tooBig' in blob) throw new Error('the commit it was pulled at is gone from the share repository; pull it again');
   const then = parseManifest(joined(blob), { machine: state.shared!.machine, sessionId: state.id });
-  const bytes = Object.fromEntries(Object.keys(then.logs).map((a) => [a, fileSize(req.store.layout.agentLog(dir, a))]));
+  const bytes = Object.fromEntries(Object.keys(then.logs).map((a) => [a, statSize(req.store.layout.agentLog(dir, a))]));
   return { ref: state.shared!.ref, commit, bytes, chunks: chunkCounts(then) };
-}
-
-function chunkCounts(manifest: Manifest): Record<string, number> {
-  return Object.fromEntries(Object.entries(manifest.logs).map(([a, l]) => [a, l.chunks.length]));
 }
 
 /** The chunks of `item` the local copy lacks: all of them for a session new here. */
@@ -251,7 +251,7 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
   const { w, manifest, dir } = item;
   const point = item.point!;
   const layout = req.store.layout;
-  const agents = new Set([...Object.keys(manifest.logs), ...localAgents(layout.agentsDir(dir!))]);
+  const agents = new Set([...Object.keys(manifest.logs), ...agentsWithLogs(dir!)]);
   const diverged = [...agents].some((a) => !tailFits(localTail(layout.agentLog(dir!, a), point.bytes[a] ?? 0), joined((logs.get(a) ?? []).flat())));
   let fork: SyncedIn['fork'];
   if (diverged) {
@@ -290,48 +290,15 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
   return { ...report, title: state.title, outcome: fork ? 'forked' : 'updated', bytes: added, ...(fork ? { fork } : {}) };
 }
 
-/** Cuts `file` to `keep` bytes and appends `pieces`, synced: the append of new chunks, or a diverged log made the remote's. */
+/** Cuts `file` to `keep` bytes and appends `pieces`, synced, by one rename: the append of new chunks, or a diverged log made the remote's. */
 function replaceTail(file: string, keep: number, pieces: Pieces): void {
+  if (statSize(file) < keep) throw new Error(`${path.basename(file)} is shorter than the ${keep} bytes its sync point names`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.sync-${process.pid}`;
-  const fd = fs.openSync(temp, 'w');
-  try {
-    copyPrefix(file, fd, keep);
-    for (const piece of pieces) writeAll(fd, piece);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (keep > 0) copyPrefix(file, temp, keep);
+  writeFile(temp, keep > 0 ? 'a' : 'w', pieces, true);
   fs.renameSync(temp, file);
   fsyncDir(path.dirname(file));
-}
-
-function copyPrefix(file: string, dst: number, bytes: number): void {
-  if (bytes === 0) return;
-  const src = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(Math.min(bytes, 1 << 20));
-    for (let at = 0; at < bytes;) {
-      const n = fs.readSync(src, buf, 0, Math.min(buf.length, bytes - at), at);
-      if (n === 0) throw new Error(`${path.basename(file)} is shorter than the ${bytes} bytes its sync point names`);
-      writeAll(dst, buf.subarray(0, n));
-      at += n;
-    }
-  } finally {
-    fs.closeSync(src);
-  }
-}
-
-function writeAll(fd: number, buf: Buffer): void {
-  for (let at = 0; at < buf.length;) at += fs.writeSync(fd, buf, at);
-}
-
-function localAgents(agentsDir: string): string[] {
-  try {
-    return fs.readdirSync(agentsDir).filter((a) => fs.existsSync(path.join(agentsDir, a, 'wire.jsonl')));
-  } catch {
-    return [];
-  }
 }
 
 function pointOf(w: Wanted, manifest: Manifest, bytes: Record<string, number>): SyncPoint {
@@ -348,16 +315,4 @@ function reportOf(w: Wanted, manifest: Manifest): Omit<SyncedIn, 'outcome' | 'by
 
 function refusedRef(ref: string, id: string, reason: string): SyncedIn {
   return { ref, id, title: '', machineName: '', outcome: 'refused', bytes: 0, reason };
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
