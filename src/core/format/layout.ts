@@ -90,13 +90,19 @@ export class StoreLayout {
     const real = (p: string) => realPath(p) ?? path.resolve(p);
     const root = real(this.root);
     const holdsWorkspace = workspaceFolders.map(real).some((w) => w === root || w.startsWith(root + path.sep));
-    return holdsWorkspace ? [this.sessionsDir, this.trashDir, this.legacyIndexFile, path.join(this.root, 'index.lock')] : [root];
+    const kept = [this.sessionsDir, this.trashDir, path.dirname(this.blameMemoDir), this.legacyIndexFile, path.join(this.root, 'index.lock')];
+    return holdsWorkspace ? kept : [root];
   }
 
   /** The worktree workspaces a workspace's sessions were forked into, one empty file per key: its tree lists them too. */
   worktreeLinksDir(workspaceKey: string): string {
     if (!isWorkspaceKey(workspaceKey)) throw new Error(`not a workspace key: ${workspaceKey}`);
     return path.join(this.root, 'worktrees', workspaceKey);
+  }
+
+  /** What blame keeps of the files it followed (store/blameMemo.ts): a cache, rebuilt when absent. */
+  get blameMemoDir(): string {
+    return path.join(this.root, 'cache', 'blame');
   }
 
   /** Where `braid doctor --fix` moves orphan partial folders. */

@@ -372,14 +372,23 @@ export function rowDisagreement(row: SessionRow, summary: SessionSummary): strin
   return undefined;
 }
 
-/** Mtime and size per session of a workspace, for reconciling against disk. */
+/**
+ * Mtime and size per session of a workspace, for reconciling against disk. The rows cross from
+ * sql.js as one text (a call per value made this a tenth of a fresh command's time with 1,000
+ * sessions); `%!.17g` writes each mtime with digits enough to read back the same double.
+ */
 export function fingerprints(db: Database, workspaceKey?: string): Map<string, { stateMtime: number; logBytes: number }> {
-  const rows = queryAll<{ id: string; state_mtime: number; log_bytes: number }>(
+  const text = queryAll<{ rows: string | null }>(
     db,
-    `SELECT id, state_mtime, log_bytes FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`,
+    `SELECT group_concat(printf('%!.17g %d ', state_mtime, log_bytes) || id, char(10)) AS rows FROM sessions${workspaceKey ? ' WHERE workspace_key = ?' : ''}`,
     workspaceKey ? [workspaceKey] : [],
-  );
-  return new Map(rows.map((r) => [r.id, { stateMtime: r.state_mtime, logBytes: r.log_bytes }]));
+  )[0]?.rows;
+  const found = new Map<string, { stateMtime: number; logBytes: number }>();
+  for (const row of text ? text.split('\n') : []) {
+    const [mtime, bytes] = row.split(' ', 2);
+    found.set(row.slice(mtime!.length + bytes!.length + 2), { stateMtime: Number(mtime), logBytes: Number(bytes) });
+  }
+  return found;
 }
 
 /** The rows of the sessions {@link searchSessions} finds, in its order. */

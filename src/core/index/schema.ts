@@ -16,16 +16,18 @@ import { TURN_SEARCH_SCHEMA } from './turnSearch';
  * turn changed (`session_files`), in place of one document of title and prompts per session.
  * 9: the git branch a session's last turn ran on (`branch`), and every branch its turns ran on
  * (`session_branches`), for lists and searches by branch. 10: where a session pulled from a git
- * remote came from (`shared`), for the lists that mark or group such sessions.
+ * remote came from (`shared`), for the lists that mark or group such sessions. 11: an index of each
+ * row's fingerprint (`sessions_fingerprints`), so that comparing the rows with the folders reads a
+ * few pages instead of every row's (a row's last columns can lie past its long prompt, on pages of their own).
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /**
  * The digest of the schema a fresh index of this version has, as SQLite keeps it (indexFile.ts,
  * schemaDigestOf): an index file whose schema has it needs no fresh index made to compare with.
  * A unit test makes a fresh index and fails, naming the new digest, when the schema changes.
  */
-export const FRESH_SCHEMA_DIGEST = '2caff8c2d5fc620f1a4d0175d7c2f896d64813f75e712d9d021887fb15e60fcb';
+export const FRESH_SCHEMA_DIGEST = 'd841c130fac723ebad197466129315332356cd879c9066089ab20030013abc16';
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,6 +80,8 @@ CREATE TABLE session_branches (
 CREATE INDEX session_branches_by_branch ON session_branches(branch);
 CREATE INDEX sessions_by_workspace ON sessions(workspace_key, archived, updated_at DESC);
 CREATE INDEX sessions_by_time ON sessions(archived, updated_at DESC);
+-- What each command's check of the folders reads (indexRows.ts, fingerprints), without the rows.
+CREATE INDEX sessions_fingerprints ON sessions(workspace_key, id, state_mtime, log_bytes);
 CREATE TABLE usage (
   session_id TEXT NOT NULL,
   origin TEXT NOT NULL, -- the session that made these calls; '' for session_id itself

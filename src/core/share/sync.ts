@@ -1,3 +1,4 @@
+import { dropBlameMemos } from '../store/blameMemo';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
@@ -287,6 +288,7 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
   // A copy pulled read-only is this machine's now: its shared.json goes after the state.json that no longer says shared.
   fs.rmSync(layout.sharedFile(dir!), { force: true });
   indexFolder(req.store, dir!);
+  if (diverged) dropBlameMemos(layout); // the log's turns after the sync point are the remote's now: a memo could name this machine's
   return { ...report, title: state.title, outcome: fork ? 'forked' : 'updated', bytes: added, ...(fork ? { fork } : {}) };
 }
 

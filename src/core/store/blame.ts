@@ -13,9 +13,12 @@ import { linesOf } from '../format/lineDiff';
 import { promptText } from '../format/messageText';
 import { sha256Hex } from '../hash';
 import type { SessionIndex } from '../index/sessionIndex';
+import { readBlameMemo, writeBlameMemo, type BlameMemo, type MemoSpan } from './blameMemo';
 import type { FileTurn } from '../index/turnSearch';
 import { readWireLog } from '../wire/wireReader';
-import { injectedOf, isChangeUndo, isKnown, type CommitRecord, type FileChangeRecord, type KnownRecord } from '../wire/records';
+import { isChangeUndo, isKnown, isPromptRecord, parseRecordLine, type CommitRecord, type FileChangeRecord, type KnownRecord } from '../wire/records';
+import { headType } from '../wire/lineHead';
+import { walkLines } from '../wire/lineWalk';
 import { workspaceKey } from '../workspace/workspaceKey';
 
 /** The turn that wrote a line, and the commit that holds it. */
@@ -45,6 +48,8 @@ const MAX_FILE_BYTES = 16 * 1024 * 1024;
 /** A write of the file by a turn, with what blame needs of its turn and session. */
 interface Write {
   readonly record: FileChangeRecord;
+  /** The session (workspace key, id) whose blobs hold the write's images. */
+  readonly session: readonly [string, string];
   readonly blobs: BlobStore;
   readonly author: Omit<LineAuthor, 'commit' | 'at'>;
 }
@@ -57,11 +62,67 @@ export function blameFile(index: SessionIndex, layout: StoreLayout, workspaceKey
   const real = fs.realpathSync(file);
   const now = text === undefined ? readNow(file, real) : Buffer.from(text, 'utf8');
   if (now.length > MAX_FILE_BYTES) throw new Error(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB: its lines are not followed`);
-  const { writes, commits } = readTurns(index, layout, workspaceKeys, real);
-  const authors = replay(writes, now);
+  const spans = workspaceKeys.flatMap((key) => index.turnsOfFile(key, real).map((t) => ({ ...t, key })));
+  const { authors, commits } = followed(layout, workspaceKeys, real, spans, now);
   return linesOf(now.toString('utf8')).map((line, i) => {
     const author = authors[i] ?? null;
     return { line: i + 1, text: line, author: author && withCommit(author, commits) };
+  });
+}
+
+/**
+ * The authors of the lines of `now`, and the commits of the file: going on from the memo of the
+ * last blame of the file when it can (only the spans new or grown since are read), else replaying
+ * every write; the memo is then kept for the next blame.
+ */
+function followed(layout: StoreLayout, keys: readonly string[], real: string, spans: readonly Span[], now: Buffer): { authors: Authors; commits: CommitRecord[] } {
+  const memo = readBlameMemo(layout, keys, real);
+  try {
+    const on = memo && goOn(layout, memo, spans, real);
+    if (on) return { authors: on.follower.end(now), commits: on.commits };
+  } catch {
+    // SeenBefore, or a memo not as this version writes them: every write is replayed (and what cannot be read is said then)
+  }
+  const { writes, commits } = readWrites(layout, spans, real, new Set());
+  const follower = new Follower();
+  for (const w of writes) follower.write(w);
+  if (spans.length > 0) keepMemo(layout, keys, real, spans, follower, commits);
+  return { authors: follower.end(now), commits };
+}
+
+/**
+ * The memo's follower taken on through the writes of the spans new or grown since it was kept;
+ * undefined when it cannot be (a span it read is gone or shorter, a new write is not later than
+ * its last, or the last image's blob is gone). Throws SeenBefore when a write brings back an
+ * image whose authors the memo did not keep.
+ */
+function goOn(layout: StoreLayout, memo: BlameMemo, spans: readonly Span[], real: string): { follower: Follower; commits: CommitRecord[] } | undefined {
+  const ends = new Map(spans.map((s) => [spanKey(s), s.end]));
+  if (memo.spans.some((s) => (ends.get(spanKey(s)) ?? -1) < s.end)) return undefined;
+  const read = new Map(memo.spans.map((s) => [spanKey(s), s.end]));
+  const fresh = spans.filter((s) => read.get(spanKey(s)) !== s.end);
+  const { writes, commits } = readWrites(layout, fresh, real, new Set(memo.writes));
+  if (writes.some((w) => w.record.ts <= memo.lastAt)) return undefined;
+  const follower = Follower.fromMemo(layout, memo);
+  if (!follower) return undefined;
+  for (const w of writes) follower.write(w);
+  const known = new Set(memo.commits.map((c) => `${c.commit}\0${c.at}`));
+  const all = [...memo.commits, ...commits.filter((c) => !known.has(`${c.commit}\0${c.at}`))].sort((a, b) => a.at - b.at);
+  if (fresh.length > 0) keepMemo(layout, memo.keys, real, spans, follower, all);
+  return { follower, commits: all };
+}
+
+function spanKey(s: MemoSpan): string {
+  return `${s.key}\0${s.id}\0${s.turn}\0${s.start}`;
+}
+
+function keepMemo(layout: StoreLayout, keys: readonly string[], file: string, spans: readonly Span[], follower: Follower, commits: CommitRecord[]): void {
+  writeBlameMemo(layout, {
+    file,
+    keys,
+    spans: spans.map(({ key, id, turn, start, end }) => ({ key, id, turn, start, end })),
+    commits,
+    ...follower.memo(),
   });
 }
 
@@ -86,35 +147,30 @@ export function blameWorkspaceKeys(index: SessionIndex, workspaceDir: string | u
   return [...new Set(folders.map(workspaceKey))].filter((k) => index.holdsWorkspace(k));
 }
 
-/** The writes of `real` and the commits that changed it, from every turn the index names, in time order. */
-function readTurns(index: SessionIndex, layout: StoreLayout, workspaceKeys: readonly string[], real: string): { writes: Write[]; commits: CommitRecord[] } {
+/** A turn that changed or committed the file, with the workspace its session is in. */
+type Span = FileTurn & { readonly key: string };
+
+/**
+ * The writes of `real` and the commits that changed it, from `spans`, in time order; a write whose
+ * key is in `taken` is passed over, and each one read is added (a fork copies its source's
+ * records: the same write is taken once).
+ */
+function readWrites(layout: StoreLayout, spans: readonly Span[], real: string, taken: Set<string>): { writes: Write[]; commits: CommitRecord[] } {
   const writes: Write[] = [];
   const commits: CommitRecord[] = [];
-  const seen = new Set<string>();
-  const bySession = new Map<string, { key: string; turns: FileTurn[] }>();
-  for (const key of workspaceKeys)
-    for (const t of index.turnsOfFile(key, real)) {
-      const session = bySession.get(t.id) ?? { key, turns: [] };
-      session.turns.push(t);
-      bySession.set(t.id, session);
-    }
-  for (const [id, { key, turns }] of bySession) {
-    const workspaceDir = turns[0]!.workspaceDir;
-    const dir = layout.sessionDir(key, id);
+  for (const span of spans) {
+    const dir = layout.sessionDir(span.key, span.id);
     const log = layout.agentLog(dir);
+    const records = recordsOf(log, span);
+    const author = authorOf(span.id, span, log, records);
     const blobs = new BlobStore(layout.blobsDir(dir));
-    for (const span of turns) {
-      const records = recordsOf(log, span);
-      const author = authorOf(id, span.turn, records);
-      for (const r of records) {
-        if (r.t === 'file_change' && pathOf(r.root ?? workspaceDir, r.path) === real) {
-          // A fork copies its source's records: the same write is taken once.
-          const key = `${r.ts}\0${r.toolCallId}\0${r.before}\0${r.after}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          writes.push({ record: r, blobs, author });
-        } else if (r.t === 'commit' && r.files.some((f) => pathOf(r.root, f.path) === real)) commits.push(r);
-      }
+    for (const r of records) {
+      if (r.t === 'file_change' && pathOf(r.root ?? span.workspaceDir, r.path) === real) {
+        const key = writeKey(r);
+        if (taken.has(key)) continue;
+        taken.add(key);
+        writes.push({ record: r, session: [span.key, span.id], blobs, author });
+      } else if (r.t === 'commit' && r.files.some((f) => pathOf(r.root, f.path) === real)) commits.push(r);
     }
   }
   writes.sort((a, b) => a.record.ts - b.record.ts);
@@ -122,22 +178,56 @@ function readTurns(index: SessionIndex, layout: StoreLayout, workspaceKeys: read
   return { writes, commits };
 }
 
+function writeKey(r: FileChangeRecord): string {
+  return `${r.ts}\0${r.toolCallId}\0${r.before}\0${r.after}`;
+}
+
 /** The records blame reads of a turn, from its span of the main log `log` (other types are skipped by their line's head, unparsed). */
 function recordsOf(log: string, span: FileTurn): KnownRecord[] {
-  const { records } = readWireLog(log, { start: span.start, end: span.end, only: ['turn_begin', 'message', 'file_change', 'commit'] });
-  return records.filter((r): r is KnownRecord => isKnown(r) && (!('turn' in r) || r.turn === span.turn));
+  const { records } = readWireLog(log, { start: span.start, end: span.end, only: ['turn_begin', 'file_change', 'commit'] });
+  return records.filter((r): r is KnownRecord => isKnown(r) && ofTurn(r, span.turn));
+}
+
+function ofTurn(record: KnownRecord, turn: number): boolean {
+  return !('turn' in record) || record.turn === turn;
 }
 
 /** A turn as blame names it: its session, number, prompt and model. */
-function authorOf(sessionId: string, turn: number, records: readonly KnownRecord[]): Write['author'] {
+function authorOf(sessionId: string, span: FileTurn, log: string, records: readonly KnownRecord[]): Write['author'] {
   const begin = records.find((r) => r.t === 'turn_begin');
-  const prompt = records.find((r) => r.t === 'message' && r.message.role === 'user' && !injectedOf(r));
   return {
     sessionId,
-    turn,
-    prompt: prompt?.t === 'message' ? promptText(prompt.message) : '',
+    turn: span.turn,
+    prompt: promptOf(log, span),
     model: begin?.t === 'turn_begin' && begin.model ? `${begin.model.provider}/${begin.model.id}` : null,
   };
+}
+
+/**
+ * The turn's prompt (its first user message that is not injected context), '' when it has none.
+ * The walk ends at the prompt, near the span's start: the rest of the turn's messages (tool
+ * outputs, most of its bytes) are not parsed.
+ */
+function promptOf(log: string, span: FileTurn): string {
+  const fd = fs.openSync(log, 'r');
+  let prompt = '';
+  try {
+    walkLines(fd, span.start, span.end, {
+      line: (buf, start, end) => {
+        const type = headType(buf, start, end);
+        if (type !== undefined && type !== 'message') return true;
+        const read = parseRecordLine(buf.toString('utf8', start, end));
+        const record = 'record' in read && isKnown(read.record) ? read.record : undefined;
+        if (record?.t !== 'message' || !ofTurn(record, span.turn) || !isPromptRecord(record)) return true;
+        prompt = promptText(record.message);
+        return false;
+      },
+      overlong: () => undefined,
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return prompt;
 }
 
 /** A recorded path as an absolute one; undefined without a folder to resolve it in. */
@@ -147,38 +237,86 @@ function pathOf(root: string | undefined, recorded: string): string | undefined 
 
 type Authors = (LineAuthor | null)[];
 
+/** A write brought back an image whose authors a memo did not keep: every write is replayed instead. */
+class SeenBefore extends Error {}
+
 /**
- * The author of each line of `now`, replaying `writes` in order. A write's before-image is
- * compared with the image the last one left (lines changed between them lose their authors); its
- * after-image keeps the authors of the lines it kept and gives its lines to its turn. An image
- * seen before (a rewind or an Undo brought it back) gets back the authors it had then.
+ * The authors of a file's lines, followed through its writes in time order. A write's
+ * before-image is compared with the image the last one left (lines changed between them lose
+ * their authors); its after-image keeps the authors of the lines it kept and gives its lines to
+ * its turn. An image seen before (a rewind or an Undo brought it back) gets back the authors it
+ * had then.
  */
-function replay(writes: readonly Write[], now: Buffer): Authors {
-  const known = new Map<string, Authors>();
-  let lines: string[] = [];
-  let authors: Authors = [];
-  const follow = (hash: string | null, image: string[], own: LineAuthor | null) => {
-    const again = hash ? known.get(hash) : undefined;
-    const kept = keptLines(lines, image);
-    authors = again ?? Array.from(kept, (from) => (from >= 0 ? authors[from]! : own));
-    lines = image;
-    if (hash) known.set(hash, authors);
-  };
-  let image: string | null | undefined; // the hash of the image the last write left
-  for (const { record, blobs, author } of writes) {
-    // Most writes begin from the image the last one left: it is not read again.
-    const before = record.before === image ? undefined : imageOf(blobs, record.before);
-    if (before) follow(record.before, before, null);
-    const after = imageOf(blobs, record.after);
-    image = after ? record.after : undefined;
-    if (!after) {
-      [lines, authors] = [[], []]; // removed, or its image is gone (braid gc): nothing to follow
-      continue;
-    }
-    follow(record.after, after, isChangeUndo(record) ? null : { ...author, at: record.ts });
+class Follower {
+  /** The authors each image seen had; null for an image a memo names without them. */
+  private readonly known = new Map<string, Authors | null>();
+  private readonly taken: string[] = [];
+  private lines: string[] = [];
+  private authors: Authors = [];
+  /** The hash of the image the last write left; null when it removed the file or its image is gone. */
+  private image: string | null = null;
+  private imageSession: readonly [string, string] | null = null;
+  private lastAt = -1;
+
+  /** A follower where a memo left it; undefined when the last image's blob is gone. */
+  static fromMemo(layout: StoreLayout, memo: BlameMemo): Follower | undefined {
+    const f = new Follower();
+    const [key, id] = memo.imageSession ?? ['', ''];
+    const lines = memo.image === null ? [] : imageOf(new BlobStore(layout.blobsDir(layout.sessionDir(key, id))), memo.image);
+    if (!lines || lines.length !== memo.lineAuthors.length) return undefined;
+    f.lines = lines;
+    f.authors = memo.lineAuthors.map((a) => (a < 0 ? null : memo.authors[a]!));
+    for (const hash of memo.images) f.known.set(hash, null);
+    if (memo.image !== null) f.known.set(memo.image, f.authors);
+    [f.image, f.imageSession, f.lastAt] = [memo.image, memo.imageSession, memo.lastAt];
+    f.taken.push(...memo.writes);
+    return f;
   }
-  follow(sha256Hex(now), linesOf(now.toString('utf8')), null);
-  return authors;
+
+  write({ record, session, blobs, author }: Write): void {
+    this.taken.push(writeKey(record));
+    this.lastAt = record.ts;
+    // Most writes begin from the image the last one left: it is not read again.
+    const before = record.before === this.image ? undefined : imageOf(blobs, record.before);
+    if (before) this.follow(record.before, before, null);
+    const after = imageOf(blobs, record.after);
+    [this.image, this.imageSession] = after && record.after !== null ? [record.after, session] : [null, null];
+    if (!after) {
+      [this.lines, this.authors] = [[], []]; // removed, or its image is gone (braid gc): nothing to follow
+      return;
+    }
+    this.follow(record.after, after, isChangeUndo(record) ? null : { ...author, at: record.ts });
+  }
+
+  /** The authors of the lines of the file as it is now. */
+  end(now: Buffer): Authors {
+    this.follow(sha256Hex(now), linesOf(now.toString('utf8')), null);
+    return this.authors;
+  }
+
+  /** What a memo keeps of this follower (before `end`). */
+  memo(): Pick<BlameMemo, 'writes' | 'lastAt' | 'images' | 'image' | 'imageSession' | 'authors' | 'lineAuthors'> {
+    const authors = [...new Set(this.authors.filter((a): a is LineAuthor => a !== null))];
+    const at = new Map(authors.map((a, i) => [a, i]));
+    return {
+      writes: this.taken,
+      lastAt: this.lastAt,
+      images: [...this.known.keys()],
+      image: this.image,
+      imageSession: this.imageSession,
+      authors: authors.map(({ sessionId, turn, at, prompt, model }) => ({ sessionId, turn, at, prompt, model })),
+      lineAuthors: this.authors.map((a) => (a ? at.get(a)! : -1)),
+    };
+  }
+
+  private follow(hash: string | null, image: string[], own: LineAuthor | null): void {
+    const again = hash ? this.known.get(hash) : undefined;
+    if (again === null) throw new SeenBefore();
+    const kept = keptLines(this.lines, image);
+    this.authors = again ?? Array.from(kept, (from) => (from >= 0 ? this.authors[from]! : own));
+    this.lines = image;
+    if (hash) this.known.set(hash, this.authors);
+  }
 }
 
 /** The lines of a blob; an empty file for null (absent), undefined when the blob is not there. */

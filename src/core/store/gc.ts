@@ -1,3 +1,4 @@
+import { dropBlameMemos } from './blameMemo';
 import fs from 'node:fs';
 import path from 'node:path';
 import { listSessionFolders, type StoreLayout } from '../format/layout';
@@ -291,6 +292,7 @@ export async function runGc(store: StoreContext, plan: GcPlan): Promise<GcResult
       await writer.close();
     }
   }
+  if (result.sessions.length > 0) dropBlameMemos(store.layout); // a write whose images are gone is followed no further
   for (const entry of plan.trash) {
     if (!fs.existsSync(entry.dir)) continue; // undeleted or purged meanwhile
     removeTrashEntry(entry);

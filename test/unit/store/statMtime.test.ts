@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { statMtime } from '../../../src/core/fs/probe';
-import { addTurn, openStore, recordingLogger, tempRoots } from '../../support/store';
+import { fingerprints } from '../../../src/core/index/indexRows';
+import { loadSqlJs } from '../../../src/core/index/sqlite';
+import { addTurn, openStore, recordingLogger, tempRoots, wasmPath } from '../../support/store';
 
 const { root, cleanup } = tempRoots();
 after(cleanup);
@@ -34,5 +36,25 @@ test('a session whose state.json is gone is read again once by reconcile, then l
     assert.equal(logger.warnings.filter((m) => m.includes('rebuilt from the log')).length, 1);
   } finally {
     await store.close();
+  }
+});
+
+test('fingerprints read back every recorded mtime and size exactly, for every id', async () => {
+  const SQL = await loadSqlJs(wasmPath);
+  const db = new SQL.Database();
+  try {
+    db.run('CREATE TABLE sessions (id TEXT, workspace_key TEXT, log_bytes INTEGER, state_mtime REAL)'); // the columns read, as the schema types them
+    const made = new Map<string, { stateMtime: number; logBytes: number }>();
+    const times = [1_796_544_669_771.4058, 1_700_000_000_000.000_1, 0, 0.1, 2_000_000_000_999.999_8, 1e-7];
+    for (let i = 0; i < 300; i++) {
+      const stateMtime = times[i] ?? 1.7e12 + Math.random() * 1e11 + Math.random();
+      made.set(`s-${i}`, { stateMtime, logBytes: i * 7919 });
+    }
+    for (const [id, f] of made) db.run('INSERT INTO sessions VALUES (?, ?, ?, ?)', [id, id.endsWith('7') ? 'other' : 'ws', f.logBytes, f.stateMtime]);
+    assert.deepEqual(fingerprints(db), made);
+    assert.deepEqual(fingerprints(db, 'other'), new Map([...made].filter(([id]) => id.endsWith('7'))));
+    assert.deepEqual(fingerprints(db, 'none'), new Map());
+  } finally {
+    db.close();
   }
 });
