@@ -25,6 +25,16 @@ export const sessionFolderLayout = {
   sharedFile: (sessionDir: string): string => path.join(sessionDir, 'shared.json'),
 };
 
+/**
+ * The state.json and main log of a folder {@link listSessionFolders} listed, as
+ * sessionFolderLayout names them, joined by hand: a listed path is normal already, and path.join's
+ * normalizing doubled the time of the check of every folder each command makes.
+ */
+export function listedFolderFiles(dir: string): { state: string; mainLog: string } {
+  const sep = path.sep;
+  return { state: `${dir}${sep}state.json`, mainLog: `${dir}${sep}agents${sep}main${sep}wire.jsonl` };
+}
+
 /** Where everything lives under a store root (docs/reference.md, Files on disk). */
 export class StoreLayout {
   readonly stateFile = sessionFolderLayout.stateFile;
@@ -134,11 +144,12 @@ export function listSessionIds(layout: StoreLayout): string[] {
 /** Every session folder under the store (or one workspace), skipping partials and stray files. */
 export function listSessionFolders(layout: StoreLayout, workspaceKey?: string): Array<{ workspaceKey: string; id: string; dir: string }> {
   const found: Array<{ workspaceKey: string; id: string; dir: string }> = [];
-  const keys = workspaceKey ? [workspaceKey] : safeReaddir(layout.sessionsDir).filter(isWorkspaceKey);
+  const sessionsDir = layout.sessionsDir;
+  const keys = workspaceKey ? [workspaceKey] : safeReaddir(sessionsDir).filter(isWorkspaceKey);
   for (const key of keys) {
-    for (const id of safeReaddir(path.join(layout.sessionsDir, key))) {
-      if (isSessionId(id)) found.push({ workspaceKey: key, id, dir: path.join(layout.sessionsDir, key, id) });
-    }
+    const workspace = path.join(sessionsDir, key);
+    // Joined by hand: the names are a folder's entries, and path.join's normalizing cost more than the readdir.
+    for (const id of safeReaddir(workspace)) if (isSessionId(id)) found.push({ workspaceKey: key, id, dir: workspace + path.sep + id });
   }
   return found;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { statMtime, statSize } from '../fs/probe';
 import { duration, type Logger } from '../logger';
-import { listSessionFolders, sessionFolderLayout, type StoreLayout } from '../format/layout';
+import { listedFolderFiles, listSessionFolders, sessionFolderLayout, type StoreLayout } from '../format/layout';
 import { logProblem, readSessionSummary, type SessionSummary } from '../format/summary';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
@@ -146,8 +146,14 @@ export function folderChanges(db: Database, layout: StoreLayout, workspaceKey?: 
   for (const folder of folders) {
     seen.add(folder.id);
     const before = known.get(folder.id);
-    if (before && before.stateMtime === (statMtime(layout.stateFile(folder.dir)) ?? 0) && before.logBytes === statSize(layout.agentLog(folder.dir))) continue;
+    if (before && sameFingerprint(folder.dir, before)) continue;
     changed.push({ dir: folder.dir, known: before !== undefined });
   }
   return { changed, removed: [...known.keys()].filter((id) => !seen.has(id)) };
+}
+
+/** Whether a listed session folder's state.json mtime and main log size are the ones a row recorded. */
+function sameFingerprint(dir: string, row: { stateMtime: number; logBytes: number }): boolean {
+  const files = listedFolderFiles(dir);
+  return row.stateMtime === (statMtime(files.state) ?? 0) && row.logBytes === statSize(files.mainLog);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { statMtime } from '../../../src/core/fs/probe';
 import { fingerprints } from '../../../src/core/index/indexRows';
+import { listedFolderFiles, listSessionFolders } from '../../../src/core/format/layout';
 import { loadSqlJs } from '../../../src/core/index/sqlite';
 import { addTurn, openStore, recordingLogger, tempRoots, wasmPath } from '../../support/store';
 
@@ -56,5 +57,21 @@ test('fingerprints read back every recorded mtime and size exactly, for every id
     assert.deepEqual(fingerprints(db, 'none'), new Map());
   } finally {
     db.close();
+  }
+});
+
+test('the folder check stats the files the layout names, for every folder it lists', async () => {
+  const store = await openStore(root());
+  try {
+    for (const dir of ['/ws', '/other ws']) await store.create({ workspaceDir: dir });
+    const listed = listSessionFolders(store.layout);
+    assert.equal(listed.length, 2);
+    for (const { dir, workspaceKey, id } of listed) {
+      assert.equal(dir, store.layout.sessionDir(workspaceKey, id));
+      assert.deepEqual(listedFolderFiles(dir), { state: store.layout.stateFile(dir), mainLog: store.layout.agentLog(dir) });
+      assert.ok(fs.existsSync(listedFolderFiles(dir).state));
+    }
+  } finally {
+    await store.close();
   }
 });
