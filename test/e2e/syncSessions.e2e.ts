@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Locator } from 'playwright-core';
 import { braidIn } from '../support/cli';
 import { realGit } from '../support/hostileRepo';
 import { ScriptedModelServer } from '../support/modelServer';
@@ -36,25 +35,6 @@ const remoteBox = () => page().locator('.quick-input-widget input[placeholder*="
 const dialog = () => page().locator('.monaco-dialog-box');
 const toast = (text: string | RegExp) => page().locator('.notification-toast', { hasText: text }).last();
 
-/**
- * A notice of this window: its toast, or, when VS Code did not show one (it shows at most three,
- * and not always a notice that came with another), its row in the notification center, which
- * lists every notice with its buttons.
- */
-async function notice(text: RegExp): Promise<Locator> {
-  const shown = toast(text);
-  if (
-    await shown.waitFor({ timeout: 10_000 }).then(
-      () => true,
-      () => false,
-    )
-  )
-    return shown;
-  const listed = page().locator('.notifications-center .notification-list-item', { hasText: text }).last();
-  if (!(await listed.isVisible())) await workbench.runCommand('Notifications: Show Notifications');
-  await listed.waitFor({ timeout: 10_000 });
-  return listed;
-}
 const message = (text: string) => workbench.chatFrame().locator('.message', { hasText: text }).first();
 const row = (text: string) => page().locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
 
@@ -158,18 +138,18 @@ test('a session continued on both machines becomes a fork here, syncing second: 
   const text = await startSync();
   assert.ok(text.includes('Would come in: 0 new, 1 updated.'), text);
   await confirmSync();
-  const forked = await notice(/went on on machine-b too: it now holds those turns; your turns are in the fork/);
+  const forked = await workbench.notice(/went on on machine-b too: it now holds those turns; your turns are in the fork/);
   const sentence = (await forked.textContent()) ?? '';
   assert.ok(sentence.includes(`"Keep notes about the deploy" went on on ${MACHINE_B} too`), sentence);
   assert.ok(sentence.includes(`your turns are in the fork "Keep notes about the deploy (on `), sentence);
-  await notice(/in 0 new, 1 updated \(1 forked\)/);
+  await workbench.notice(/in 0 new, 1 updated \(1 forked\)/);
   // The chat's session holds B's turns now, not this window's last one.
   await message('Machine B wrote the rollback plan.').waitFor({ timeout: 15_000 });
   assert.equal(await workbench.chatFrame().locator('.message', { hasText: 'Machine A goes on.' }).count(), 0);
   await workbench.screenshot('sync-forked');
 
   // Found again: a toast goes when the notification center opens for another notice.
-  const again = await notice(/went on on machine-b too: it now holds those turns; your turns are in the fork/);
+  const again = await workbench.notice(/went on on machine-b too: it now holds those turns; your turns are in the fork/);
   await again.locator('.monaco-button', { hasText: 'Open Fork' }).click();
   await message('Machine A goes on.').waitFor({ timeout: 15_000 });
   const forkId = await workbench.chatFrame().locator('body').getAttribute('data-session');

@@ -338,6 +338,26 @@ export class Workbench {
     return (await status.textContent()) ?? '';
   }
 
+  /**
+   * A notice of this window: its toast, or, when VS Code did not show one (it shows at most three,
+   * and not always a notice that came with another), its row in the notification center, which
+   * lists every notice with its buttons.
+   */
+  async notice(text: string | RegExp): Promise<Locator> {
+    const shown = this.page.locator('.notification-toast', { hasText: text }).last();
+    if (
+      await shown.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return shown;
+    const listed = this.page.locator('.notifications-center .notification-list-item', { hasText: text }).last();
+    if (!(await listed.isVisible())) await this.runCommand('Notifications: Show Notifications');
+    await listed.waitFor({ timeout: 10_000 });
+    return listed;
+  }
+
   /** Runs a command from the palette by its full title, e.g. "Braid: Show Log". */
   async runCommand(title: string): Promise<void> {
     if (title === 'Braid: New Session') throw new Error('use newSession(): it waits for the Chat view to show the new session');

@@ -1,3 +1,5 @@
+import { copyPrefix } from '../store/forkCopy';
+import { errorMessage } from '../errors';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,33 +67,16 @@ export interface PullReport {
  * are read a group of sessions at a time, git reading the next group while one is written.
  */
 export async function pullSessions(req: PullRequest): Promise<PullReport> {
-  const refs = await fetchSharedRefs(req.git, req.remote);
-  const sessions: PulledSession[] = [];
-  const wanted: { ref: string; commit: string; machine: string; sessionId: string }[] = [];
-  for (const r of refs) {
-    const parsed = parseRef(r.ref);
-    if ('refused' in parsed) sessions.push(refused(r.ref, '', `refused: ${parsed.refused}`));
-    else if (parsed.machine !== req.machine) wanted.push({ ...r, ...parsed });
-  }
-  const manifests = await req.git.blobs(
-    wanted.map((w) => `${w.commit}:${MANIFEST_FILE}`),
-    MAX_MANIFEST_BYTES,
-  );
+  const remote = await readRemote(req, (machine) => machine !== req.machine);
+  const sessions: PulledSession[] = remote.refused.map((r) => refused(r.ref, r.id, r.reason));
   const local = new Map(listSessionFolders(req.store.layout).map((f) => [f.id, f.dir]));
   const publisher = new Publisher(indexHooks(req.store));
-  let otherProjects = 0;
   const toRead: { w: Wanted; manifest: Manifest }[] = [];
-  for (const w of wanted) {
-    try {
-      const manifest = parseManifest(joined(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES)), w);
-      if (!sameProject(manifest, req)) otherProjects++;
-      else if (isUnchanged(req, local.get(w.sessionId), w)) {
-        keepSidecar(req, local.get(w.sessionId)!);
-        sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
-      } else toRead.push({ w, manifest });
-    } catch (err) {
-      sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
-    }
+  for (const { w, manifest } of remote.sessions) {
+    if (isUnchanged(req, local.get(w.sessionId), w)) {
+      keepSidecar(req, local.get(w.sessionId)!);
+      sessions.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
+    } else toRead.push({ w, manifest });
   }
   try {
     const groups = inGroups(toRead, req.groupBytes ?? GROUP_BYTES);
@@ -119,7 +104,51 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
     const i = sessions.findIndex((s) => s.id === failure.id);
     if (i >= 0) sessions[i] = { ...sessions[i]!, outcome: 'refused', bytes: 0, reason: failure.reason };
   }
-  return { sessions, otherProjects };
+  return { sessions, otherProjects: remote.otherProjects };
+}
+
+/** A session of the remote, by its ref, with its manifest (checked). */
+export interface RemoteSession {
+  readonly w: Wanted;
+  readonly manifest: Manifest;
+}
+
+/** What {@link readRemote} found: this project's sessions, what it refused and why, and how many sessions are of other projects. */
+export interface RemoteSessions {
+  readonly sessions: RemoteSession[];
+  readonly refused: Array<{ readonly ref: string; readonly id: string; readonly reason: string }>;
+  readonly otherProjects: number;
+}
+
+/**
+ * Fetches the remote's refs and reads the manifests of those whose machine `wanted` keeps, each
+ * checked before it is used: the ref's shape, the manifest's ids (they match the ref) and paths.
+ * A session is this project's when {@link sameProject} says so; the others are only counted.
+ */
+export async function readRemote(
+  req: Pick<PullRequest, 'git' | 'remote' | 'rootCommit' | 'workspace'>,
+  wanted: (machine: string) => boolean,
+): Promise<RemoteSessions> {
+  const found: RemoteSessions = { sessions: [], refused: [], otherProjects: 0 };
+  const refs: Wanted[] = [];
+  for (const r of await fetchSharedRefs(req.git, req.remote)) {
+    const parsed = parseRef(r.ref);
+    if ('refused' in parsed) found.refused.push({ ref: r.ref, id: '', reason: `refused: ${parsed.refused}` });
+    else if (wanted(parsed.machine)) refs.push({ ...r, ...parsed });
+  }
+  const spec = (w: Wanted) => `${w.commit}:${MANIFEST_FILE}`;
+  const manifests = await req.git.blobs(refs.map(spec), MAX_MANIFEST_BYTES);
+  let otherProjects = 0;
+  for (const w of refs) {
+    try {
+      const manifest = parseManifest(joined(blobOf(manifests, spec(w), MAX_MANIFEST_BYTES)), w);
+      if (sameProject(manifest, req)) found.sessions.push({ w, manifest });
+      else otherProjects++;
+    } catch (err) {
+      found.refused.push({ ref: w.ref, id: w.sessionId, reason: errorMessage(err) });
+    }
+  }
+  return { ...found, otherProjects };
 }
 
 /** Fetches every `refs/braid/*` of the remote into the share repository; each ref with its commit. */
@@ -347,11 +376,22 @@ function catchUp(file: string, chunks: readonly Pieces[]): number {
     writeFile(file, 'a', rest, true);
     return sizeOf(rest);
   }
-  const temp = `${file}.pull-${process.pid}`;
-  writeFile(temp, 'w', chunks.flat(), true);
+  replaceLog(file, 0, chunks.flat());
+  return sizeOf(chunks.flat()) - size;
+}
+
+/**
+ * Replaces `file` with its first `keep` bytes followed by `pieces`, synced, by one rename (a
+ * reader sees the old log or the new one, never a part): a pulled copy cut short mended, or a
+ * synced log made the remote's past where the two last met.
+ */
+export function replaceLog(file: string, keep: number, pieces: Pieces): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.replace-${process.pid}`;
+  if (keep > 0) copyPrefix(file, temp, keep);
+  writeFile(temp, keep > 0 ? 'a' : 'w', pieces, true);
   fs.renameSync(temp, file);
   fsyncDir(path.dirname(file));
-  return sizeOf(chunks.flat()) - size;
 }
 
 /** The text of the first line of `pieces` (the bytes before its first newline), copying no more. */

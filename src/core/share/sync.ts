@@ -1,7 +1,6 @@
 import { dropBlameMemos } from '../store/blameMemo';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncDir } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
 import { readState, type StoredState, type SyncPoint } from '../format/sessionState';
 import { indexFolder, indexHooks } from '../import/newSession';
@@ -9,15 +8,14 @@ import { Publisher } from '../import/publisher';
 import { errorMessage } from '../errors';
 import { statSize } from '../fs/probe';
 import { forkSession } from '../store/fork';
-import { copyPrefix } from '../store/forkCopy';
 import { listTrash } from '../store/trash';
 import { SessionBusyError, WriterLease } from '../store/writerLease';
 import { WireLogWriter } from '../wire/wireLog';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { ownSessions } from './ownSessions';
 import { agentsWithLogs } from './sessionChunks';
-import { chunkCounts, chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, pusherOf, type Manifest } from './payload';
-import { blobOf, checkLogStart, fetchSharedRefs, pulledState, sameProject, sizeOf, writeFile, writeNewCopy, type Wanted } from './pull';
+import { chunkCounts, chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, pusherOf, type Manifest } from './payload';
+import { blobOf, checkLogStart, pulledState, readRemote, replaceLog, sizeOf, writeNewCopy, type Wanted } from './pull';
 import { keepSyncPoint, NOT_FAST_FORWARD, pushSessions, type PushedSession, type PushRequest } from './push';
 import { remoteKey } from './remote';
 import { gitReason, joined, type Pieces, type TooBig } from './shareGit';
@@ -88,37 +86,22 @@ interface Incoming {
 }
 
 async function syncIn(req: SyncRequest): Promise<Omit<SyncReport, 'pushed'>> {
-  const refs = await fetchSharedRefs(req.git, req.remote);
-  const pulled: SyncedIn[] = [];
-  const wanted: Wanted[] = [];
-  for (const r of refs) {
-    const parsed = parseRef(r.ref);
-    if ('refused' in parsed) pulled.push(refusedRef(r.ref, '', parsed.refused));
-    else wanted.push({ ...r, ...parsed });
-  }
-  const manifests = await req.git.blobs(
-    wanted.map((w) => `${w.commit}:${MANIFEST_FILE}`),
-    MAX_MANIFEST_BYTES,
-  );
+  const remote = await readRemote(req, () => true);
+  const pulled: SyncedIn[] = remote.refused.map((r) => refusedRef(r.ref, r.id, r.reason));
   const local = new Map(listSessionFolders(req.store.layout).map((f) => [f.id, f.dir]));
   const trashed = new Set(listTrash(req.store.layout).map((t) => t.id));
-  let otherProjects = 0;
   const incoming: Incoming[] = [];
-  for (const w of wanted) {
+  for (const { w, manifest } of remote.sessions) {
+    if (trashed.has(w.sessionId)) continue; // deleted here: a sync does not bring it back
     try {
-      const manifest = parseManifest(joined(blobOf(manifests, `${w.commit}:${MANIFEST_FILE}`, MAX_MANIFEST_BYTES)), w);
-      if (!sameProject(manifest, req)) otherProjects++;
-      else if (trashed.has(w.sessionId))
-        continue; // deleted here: a sync does not bring it back
-      else {
-        const found = await placeOf(req, w, manifest, local.get(w.sessionId));
-        if (found === 'unchanged') pulled.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
-        else if (found) incoming.push(found);
-      }
+      const found = await placeOf(req, w, manifest, local.get(w.sessionId));
+      if (found === 'unchanged') pulled.push({ ...reportOf(w, manifest), outcome: 'unchanged', bytes: 0 });
+      else if (found) incoming.push(found);
     } catch (err) {
       pulled.push(refusedRef(w.ref, w.sessionId, errorMessage(err)));
     }
   }
+  const otherProjects = remote.otherProjects;
   if (req.dryRun) return { pulled: [...pulled, ...incoming.map(wouldTake)], otherProjects };
   const chunks = await req.git.blobs(incoming.flatMap(chunkSpecs), MAX_CHUNK_BYTES);
   const publisher = new Publisher(indexHooks(req.store));
@@ -277,7 +260,8 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
     }
     const kept = point.bytes[agent] ?? 0;
     const tail = agent === 'main' ? [Buffer.from(syncedLine(manifest))] : [];
-    replaceTail(file, kept, [...chunks, ...tail]);
+    if (statSize(file) < kept) throw new Error(`${path.basename(file)} is shorter than the ${kept} bytes its sync point names`);
+    replaceLog(file, kept, [...chunks, ...tail]);
     bytes[agent] = kept + sizeOf(chunks);
     added += sizeOf(chunks);
   }
@@ -290,17 +274,6 @@ async function advance(req: SyncRequest, item: Incoming, logs: Map<string, Piece
   indexFolder(req.store, dir!);
   if (diverged) dropBlameMemos(layout); // the log's turns after the sync point are the remote's now: a memo could name this machine's
   return { ...report, title: state.title, outcome: fork ? 'forked' : 'updated', bytes: added, ...(fork ? { fork } : {}) };
-}
-
-/** Cuts `file` to `keep` bytes and appends `pieces`, synced, by one rename: the append of new chunks, or a diverged log made the remote's. */
-function replaceTail(file: string, keep: number, pieces: Pieces): void {
-  if (statSize(file) < keep) throw new Error(`${path.basename(file)} is shorter than the ${keep} bytes its sync point names`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.sync-${process.pid}`;
-  if (keep > 0) copyPrefix(file, temp, keep);
-  writeFile(temp, keep > 0 ? 'a' : 'w', pieces, true);
-  fs.renameSync(temp, file);
-  fsyncDir(path.dirname(file));
 }
 
 function pointOf(w: Wanted, manifest: Manifest, bytes: Record<string, number>): SyncPoint {
