@@ -111,7 +111,17 @@ class FileHistory {
     const root = fs.realpathSync(this.repo);
     return [
       { t: 'file_change', turn, toolCallId: `call_${turn}_w`, path: 'src/big.ts', before, after, root, ts },
-      { t: 'commit', turn, commit, parents: [parent], at: Math.floor(ts / 1000) * 1000, subject: `write ${this.write}`, root, files: [{ status: 'M', path: 'src/big.ts' }], ts },
+      {
+        t: 'commit',
+        turn,
+        commit,
+        parents: [parent],
+        at: Math.floor(ts / 1000) * 1000,
+        subject: `write ${this.write}`,
+        root,
+        files: [{ status: 'M', path: 'src/big.ts' }],
+        ts,
+      },
     ];
   }
 

@@ -75,7 +75,13 @@ export function blameFile(index: SessionIndex, layout: StoreLayout, workspaceKey
  * last blame of the file when it can (only the spans new or grown since are read), else replaying
  * every write; the memo is then kept for the next blame.
  */
-function followed(layout: StoreLayout, keys: readonly string[], real: string, spans: readonly Span[], now: Buffer): { authors: Authors; commits: CommitRecord[] } {
+function followed(
+  layout: StoreLayout,
+  keys: readonly string[],
+  real: string,
+  spans: readonly Span[],
+  now: Buffer,
+): { authors: Authors; commits: CommitRecord[] } {
   const memo = readBlameMemo(layout, keys, real);
   try {
     const on = memo && goOn(layout, memo, spans, real);

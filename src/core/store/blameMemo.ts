@@ -87,6 +87,10 @@ export function dropBlameMemos(layout: StoreLayout): void {
 }
 
 function memoFile(layout: StoreLayout, keys: readonly string[], file: string): string {
-  const name = crypto.createHash('sha256').update(JSON.stringify([keys, file])).digest('hex').slice(0, 32);
+  const name = crypto
+    .createHash('sha256')
+    .update(JSON.stringify([keys, file]))
+    .digest('hex')
+    .slice(0, 32);
   return path.join(layout.blameMemoDir, `${name}.json`);
 }

@@ -59,7 +59,10 @@ async function writeTurn(r: Rig, id: string, prompt: string, after: string, tool
 
 function blamed(r: Rig): Array<[string, string | null]> {
   const keys = blameWorkspaceKeys(r.store.index, path.dirname(r.file), r.file);
-  return blameFile(r.store.index, r.store.layout, keys, r.file).map((l: BlamedLine) => [l.text, l.author && `${l.author.sessionId} #${l.author.turn} ${l.author.prompt}`]);
+  return blameFile(r.store.index, r.store.layout, keys, r.file).map((l: BlamedLine) => [
+    l.text,
+    l.author && `${l.author.sessionId} #${l.author.turn} ${l.author.prompt}`,
+  ]);
 }
 
 /** Blame as it is (the memo kept so far), then without any memo; the memo the first left is put back. */
@@ -95,8 +98,10 @@ test('a blame that goes on from its memo answers as one that replays every write
         const op = next.int(10);
         if (op < 4) await writeTurn(r, next.pick(ids), `write ${step}`, edited(edited(now, next), next));
         else if (op < 5) await writeTurn(r, next.pick(ids), `late ${step}`, edited(now, next), undefined, true);
-        else if (op < 7) fs.writeFileSync(r.file, edited(now, next)); // by hand
-        else if (op < 8 && r.images.length > 1) await writeTurn(r, next.pick(ids), `back ${step}`, next.pick(r.images)); // an earlier image again
+        else if (op < 7)
+          fs.writeFileSync(r.file, edited(now, next)); // by hand
+        else if (op < 8 && r.images.length > 1)
+          await writeTurn(r, next.pick(ids), `back ${step}`, next.pick(r.images)); // an earlier image again
         else if (op < 9 && r.images.length > 1) await writeTurn(r, next.pick(ids), `undo ${step}`, next.pick(r.images), `undo-${step}`);
         else {
           const fork = await forkSession(r.store, next.pick(ids));

@@ -46,7 +46,7 @@ test('fingerprints read back every recorded mtime and size exactly, for every id
   try {
     db.run('CREATE TABLE sessions (id TEXT, workspace_key TEXT, log_bytes INTEGER, state_mtime REAL)'); // the columns read, as the schema types them
     const made = new Map<string, { stateMtime: number; logBytes: number }>();
-    const times = [1_796_544_669_771.4058, 1_700_000_000_000.000_1, 0, 0.1, 2_000_000_000_999.999_8, 1e-7];
+    const times = [1_796_544_669_771.4058, 1_700_000_000_000.000_2, 0, 0.1, 2_000_000_000_999.999_8, 1e-7];
     for (let i = 0; i < 300; i++) {
       const stateMtime = times[i] ?? 1.7e12 + Math.random() * 1e11 + Math.random();
       made.set(`s-${i}`, { stateMtime, logBytes: i * 7919 });
