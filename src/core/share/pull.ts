@@ -1,9 +1,9 @@
-import { copyPrefix } from '../store/forkCopy';
+import { copyPrefixInto } from '../store/forkCopy';
 import { errorMessage } from '../errors';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncDir } from '../fs/atomic';
+import { replaceFileAtomic } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
 import { foldPieces } from '../format/summary';
 import {
@@ -387,11 +387,10 @@ function catchUp(file: string, chunks: readonly Pieces[]): number {
  */
 export function replaceLog(file: string, keep: number, pieces: Pieces): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.replace-${process.pid}`;
-  if (keep > 0) copyPrefix(file, temp, keep);
-  writeFile(temp, keep > 0 ? 'a' : 'w', pieces, true);
-  fs.renameSync(temp, file);
-  fsyncDir(path.dirname(file));
+  replaceFileAtomic(file, (fd) => {
+    if (keep > 0) copyPrefixInto(file, fd, keep);
+    writePieces(fd, pieces, keep);
+  });
 }
 
 /** The text of the first line of `pieces` (the bytes before its first newline), copying no more. */
@@ -413,9 +412,20 @@ export function sizeOf(pieces: Pieces): number {
 export function writeFile(file: string, flags: 'w' | 'a', pieces: Pieces, sync: boolean): void {
   const fd = fs.openSync(file, flags);
   try {
-    for (const piece of pieces) for (let at = 0; at < piece.length;) at += fs.writeSync(fd, piece, at);
+    writePieces(fd, pieces);
     if (sync) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Writes `pieces` to the open file `fd`, at its current position or from byte `at` when given. */
+function writePieces(fd: number, pieces: Pieces, at?: number): void {
+  let position = at;
+  for (const piece of pieces)
+    for (let done = 0; done < piece.length;) {
+      const n = fs.writeSync(fd, piece, done, piece.length - done, position);
+      done += n;
+      if (position !== undefined) position += n;
+    }
 }

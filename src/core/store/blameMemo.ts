@@ -71,7 +71,7 @@ export function readBlameMemo(layout: StoreLayout, keys: readonly string[], file
 /** Replaces the memo of `memo.file` (a temp file renamed over it, unsynced: a memo lost costs one full replay); never throws. */
 export function writeBlameMemo(layout: StoreLayout, memo: Omit<BlameMemo, 'v'>): void {
   const file = memoFile(layout, memo.keys, memo.file);
-  const temp = `${file}.${process.pid}.tmp`;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Date.now()}`); // as the doctor's sweep names them
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(temp, JSON.stringify({ v: MEMO_VERSION, ...memo }));

@@ -102,6 +102,7 @@ export async function runDoctor(store: SessionStore, options: { fix: boolean }):
     }
   }
   sweepTemps(layout.root, 'data folder', options.fix, note);
+  sweepTemps(layout.blameMemoDir, 'blame memos', options.fix, note);
 
   for (const workspaceKey of safeReaddir(layout.sessionsDir).filter(isWorkspaceKey)) {
     sweepTemps(layout.workspaceDir(workspaceKey), workspaceKey, options.fix, note); // the workspace index's saves

@@ -170,8 +170,18 @@ function writeAt(fd: number, buf: Buffer, start: number, end: number, position: 
 /** Copies the first `bytes` of a file (a prefix of complete lines), synced. */
 export function copyPrefix(from: string, to: string, bytes: number): void {
   fs.mkdirSync(path.dirname(to), { recursive: true });
-  const src = fs.openSync(from, 'r');
   const dst = fs.openSync(to, 'w');
+  try {
+    copyPrefixInto(from, dst, bytes);
+    fs.fsyncSync(dst);
+  } finally {
+    fs.closeSync(dst);
+  }
+}
+
+/** Writes the first `bytes` bytes of `from` at the start of the open file `dst`, unsynced. */
+export function copyPrefixInto(from: string, dst: number, bytes: number): void {
+  const src = fs.openSync(from, 'r');
   try {
     const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(4 * 1024 * 1024, bytes)));
     for (let pos = 0; pos < bytes;) {
@@ -180,9 +190,7 @@ export function copyPrefix(from: string, to: string, bytes: number): void {
       writeAt(dst, buffer, 0, n, pos);
       pos += n;
     }
-    fs.fsyncSync(dst);
   } finally {
     fs.closeSync(src);
-    fs.closeSync(dst);
   }
 }
