@@ -1,11 +1,11 @@
-import { copyPrefixInto } from '../store/forkCopy';
-import { errorMessage } from '../errors';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../errors';
 import { replaceFileAtomic } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
 import { foldPieces } from '../format/summary';
+import { copyPrefixInto } from '../store/forkCopy';
 import {
   normalizeState,
   readState,
@@ -129,26 +129,27 @@ export async function readRemote(
   req: Pick<PullRequest, 'git' | 'remote' | 'rootCommit' | 'workspace'>,
   wanted: (machine: string) => boolean,
 ): Promise<RemoteSessions> {
-  const found: RemoteSessions = { sessions: [], refused: [], otherProjects: 0 };
+  const sessions: RemoteSession[] = [];
+  const refused: RemoteSessions['refused'] = [];
+  let otherProjects = 0;
   const refs: Wanted[] = [];
   for (const r of await fetchSharedRefs(req.git, req.remote)) {
     const parsed = parseRef(r.ref);
-    if ('refused' in parsed) found.refused.push({ ref: r.ref, id: '', reason: `refused: ${parsed.refused}` });
+    if ('refused' in parsed) refused.push({ ref: r.ref, id: '', reason: `refused: ${parsed.refused}` });
     else if (wanted(parsed.machine)) refs.push({ ...r, ...parsed });
   }
   const spec = (w: Wanted) => `${w.commit}:${MANIFEST_FILE}`;
   const manifests = await req.git.blobs(refs.map(spec), MAX_MANIFEST_BYTES);
-  let otherProjects = 0;
   for (const w of refs) {
     try {
       const manifest = parseManifest(joined(blobOf(manifests, spec(w), MAX_MANIFEST_BYTES)), w);
-      if (sameProject(manifest, req)) found.sessions.push({ w, manifest });
+      if (sameProject(manifest, req)) sessions.push({ w, manifest });
       else otherProjects++;
     } catch (err) {
-      found.refused.push({ ref: w.ref, id: w.sessionId, reason: errorMessage(err) });
+      refused.push({ ref: w.ref, id: w.sessionId, reason: errorMessage(err) });
     }
   }
-  return { ...found, otherProjects };
+  return { sessions, refused, otherProjects };
 }
 
 /** Fetches every `refs/braid/*` of the remote into the share repository; each ref with its commit. */

@@ -1,4 +1,3 @@
-import { dropBlameMemos } from '../store/blameMemo';
 import fs from 'node:fs';
 import path from 'node:path';
 import { listSessionFolders } from '../format/layout';
@@ -7,6 +6,7 @@ import { indexFolder, indexHooks } from '../import/newSession';
 import { Publisher } from '../import/publisher';
 import { errorMessage } from '../errors';
 import { statSize } from '../fs/probe';
+import { dropBlameMemos } from '../store/blameMemo';
 import { forkSession } from '../store/fork';
 import { listTrash } from '../store/trash';
 import { SessionBusyError, WriterLease } from '../store/writerLease';
