@@ -3,7 +3,8 @@
 // dist/cli-read.js (list, search, show and where alone, without the kernel),
 // dist/providers-<family>.js (pi-ai's providers and their SDKs, a family's file loaded by both on
 // the first request to one of its providers; scripts/lazyBundles.mjs),
-// dist/toolWorker.js (the search tools' worker thread),
+// dist/toolWorker.js (the search tools' worker thread), dist/indexWorker.js (the index's worker
+// thread, which makes pulled logs ready for the index),
 // dist/webview.js + dist/webview-style.css (the Chat page) and dist/usage.js + dist/usage-style.css
 // (the Usage page) for the browser, and copies sql.js's wasm next to them (the sql.js of
 // scripts/sqlJsBuild.mjs, which opens index files in place).
@@ -65,13 +66,14 @@ const builds = [
   },
   {
     ...node,
-    // The search tools' worker thread is started from both bundles by file name (dist/toolWorker.js).
+    // The worker threads are started from both bundles by file name (dist/toolWorker.js, dist/indexWorker.js).
     // dist/mcp-client.js (the MCP SDK) is loaded by both main bundles when a server first starts.
     entryPoints: {
       cli: 'src/cli/main.ts',
       'cli-commands': 'src/cli/process.ts',
       'cli-read': 'src/cli/readProcess.ts',
       toolWorker: 'src/core/tools/worker/toolWorker.ts',
+      indexWorker: 'src/core/index/indexWorker.ts',
       'mcp-client': 'src/core/setup/mcp/sdkClient.ts',
     },
     banner: { js: '#!/usr/bin/env node' },
@@ -126,6 +128,7 @@ function reportSizes() {
     'mcp-client.js',
     ...providers,
     'toolWorker.js',
+    'indexWorker.js',
     ...browser,
     'sql-wasm.wasm',
   ]) {

@@ -16,7 +16,7 @@ const root = import.meta.dirname;
 // (test/unit/layering.test.ts checks it, and that docs/architecture.md's "Layers" lists the same).
 // A module may import from its own layer and the layers before it, never from a layer after it;
 // the folders (or files) sharing one layer after the base are siblings and do not import each other.
-//   base    fs, ids, counted, logger, timeAgo, workspace, process, git, errors, bytes, hash: nothing of Braid's domain
+//   base    fs, ids, counted, logger, timeAgo, workspace, process, git, errors, bytes, hash, workerBundle: nothing of Braid's domain
 //   wire    wire records, the log writer and readers, a turn's mode
 //   format  the disk format of a session folder: layout, state.json, summary, titles, blobs
 //   index | tools | model   the sql.js index; the agent's tools; model settings (siblings)
@@ -25,7 +25,7 @@ const root = import.meta.dirname;
 //   session the Session seam over the kernel
 //   import  other agents' sessions made Braid sessions
 export const coreLayers = [
-  ['fs', 'ids', 'counted', 'logger', 'timeAgo', 'workspace', 'process', 'git', 'errors', 'bytes', 'hash'],
+  ['fs', 'ids', 'counted', 'logger', 'timeAgo', 'workspace', 'process', 'git', 'errors', 'bytes', 'hash', 'workerBundle'],
   ['wire'],
   ['format'],
   ['index', 'tools', 'model'],

@@ -48,16 +48,17 @@ async function main(): Promise<number> {
   if (workers.length) {
     await bundleForNode(Object.fromEntries(workers.map((f) => [path.basename(f, '.ts'), f])), path.join(root, 'out', 'test', 'workers'));
   }
-  // The search tools' worker thread, started by file name from the code under test.
-  const toolWorker = path.join(root, 'out', 'test', 'toolWorker.cjs');
-  await bundleForNode({ toolWorker: path.join(root, 'src', 'core', 'tools', 'worker', 'toolWorker.ts') }, path.dirname(toolWorker));
+  // The worker threads, started by file name from the code under test (src/core/workerBundle.ts).
+  const workerDir = path.join(root, 'out', 'test', 'workerThreads');
+  const workerThreads = { toolWorker: 'src/core/tools/worker/toolWorker.ts', indexWorker: 'src/core/index/indexWorker.ts' };
+  await bundleForNode(Object.fromEntries(Object.entries(workerThreads).map(([name, file]) => [name, path.join(root, file)])), workerDir);
   await stopBundling();
   const compiled = Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.cjs`));
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${suite.concurrency}`, `--test-timeout=${suite.timeoutMs}`, ...compiled];
   const result = spawnSync(process.execPath, args, {
     stdio: 'inherit',
     cwd: root,
-    env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick', BRAID_TOOL_WORKER: toolWorker },
+    env: { ...process.env, BRAID_REPO_ROOT: root, BRAID_FAULTS_MODE: long ? 'long' : 'quick', BRAID_WORKER_DIR: workerDir },
   });
   return result.status ?? 1;
 }

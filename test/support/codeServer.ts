@@ -50,8 +50,8 @@ export function prepareProfile(root: string, settings: Record<string, unknown>):
 /** The environment code-server runs with: its own XDG homes and TMPDIR, so nothing lands in $HOME or /tmp. */
 export function profileEnv(profile: Profile, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const toolchain = ensureToolchain();
-  // The packaged extension must find its own worker bundle, not the one the test runner built.
-  const { BRAID_TOOL_WORKER: _testWorker, ...inherited } = process.env;
+  // The packaged extension must find its own worker bundles, not the ones the test runner built.
+  const { BRAID_WORKER_DIR: _testWorkers, ...inherited } = process.env;
   return {
     ...inherited,
     PATH: `${path.dirname(toolchain.node)}${path.delimiter}${process.env.PATH ?? ''}`,

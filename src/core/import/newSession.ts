@@ -61,11 +61,11 @@ export function indexHooks(store: SessionStore): PublishHooks {
     preparing: (workspaceDirs) => {
       for (const dir of workspaceDirs) store.index.prepareWorkspace(path.basename(dir));
     },
-    published: (p) => {
-      if (!p.fold || p.logBytes === undefined) return indexFolder(store, p.final);
+    published: (p, log) => {
+      if (!log) return indexFolder(store, p.final);
       const stateFile = store.layout.stateFile(p.final);
-      const summary = summarize(readState(stateFile), p.fold, readAgents(p.final), p.logBytes, fs.statSync(stateFile).mtimeMs);
-      store.index.putSummary(summary.state.id, summary);
+      const summary = summarize(readState(stateFile), log.fold, readAgents(p.final), log.logBytes, fs.statSync(stateFile).mtimeMs);
+      store.index.putSummary(summary.state.id, summary, log.documents);
     },
   };
 }
@@ -131,7 +131,7 @@ export async function writeNew(
     fs.writeFileSync(layout.stateFile(partial), stateText(importedState(id, key, session, log.firstPrompt, fork, log.lastSharedTurn)));
     const finalDir = layout.sessionDir(key, id);
     into.known.add(id, finalDir);
-    await into.publisher.add({ id, partial, final: finalDir, ...(log.fold ? { fold: log.fold, logBytes: log.bytes } : {}) });
+    await into.publisher.add({ id, partial, final: finalDir, ...(log.fold ? { log: { fold: log.fold, logBytes: log.bytes } } : {}) });
     return { id, turns: result.turns, messages: result.messages };
   } catch (err) {
     log.abandon();

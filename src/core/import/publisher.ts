@@ -1,23 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from '../fs/atomic';
-import type { LogFold } from '../format/logFold';
+import type { PreparedLog } from '../index/preparedLog';
 
-/** A session built in a `.partial-<id>…` folder of this process's own, waiting to be published at `final`; `fold` and `logBytes`: its main log's, when its writer kept them. */
+/** A session built in a `.partial-<id>…` folder of this process's own, waiting to be published at `final`. */
 export interface Pending {
   readonly id: string;
   readonly partial: string;
   readonly final: string;
-  readonly fold?: LogFold;
-  readonly logBytes?: number;
+  /** Its main log made ready for the index, when its writer did that (or is doing it: awaited before the session is published). */
+  readonly log?: PreparedLog | Promise<PreparedLog | undefined>;
 }
 
 /** What a publisher tells its owner. */
 export interface PublishHooks {
   /** Before a batch is renamed into place: the workspace folders it goes to. */
   preparing?(workspaceDirs: readonly string[]): void;
-  /** After each session is in place (the index learns of it). */
-  published(session: Pending): void;
+  /** After each session is in place (the index learns of it); `log`: its main log made ready, if it was. */
+  published(session: Pending, log: PreparedLog | undefined): void;
 }
 
 /** What could not be published, and why; `taken` when the session's folder was there already (another process published it). */
@@ -76,8 +76,9 @@ export class Publisher {
   }
 
   private async publish(batch: readonly Pending[]): Promise<void> {
+    let logs: Array<PreparedLog | undefined>;
     try {
-      await Promise.all(batch.map((p) => syncTree(p.partial)));
+      [logs] = await Promise.all([Promise.all(batch.map((p) => p.log)), Promise.all(batch.map((p) => syncTree(p.partial)))]);
     } catch (err) {
       for (const p of batch) this.fail(p, `could not make it durable: ${String(err)}`, false);
       return;
@@ -85,11 +86,11 @@ export class Publisher {
       for (const p of batch) this.publishing.delete(p.id);
     }
     this.hooks.preparing?.([...new Set(batch.map((p) => path.dirname(p.final)))]);
-    const done: Pending[] = [];
-    for (const p of batch) {
+    const done: Array<{ p: Pending; log: PreparedLog | undefined }> = [];
+    for (const [i, p] of batch.entries()) {
       try {
         fs.renameSync(p.partial, p.final);
-        done.push(p);
+        done.push({ p, log: logs[i] });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         const taken = code === 'ENOTEMPTY' || code === 'EEXIST';
@@ -101,12 +102,12 @@ export class Publisher {
       }
     }
     try {
-      for (const dir of new Set(done.map((p) => path.dirname(p.final)))) fsyncDir(dir);
+      for (const dir of new Set(done.map(({ p }) => path.dirname(p.final)))) fsyncDir(dir);
     } catch (err) {
       // In place, but a crash now could lose the rename: said as a failure, never as imported.
-      for (const p of done) this.failures.push({ id: p.id, final: p.final, taken: false, reason: `its folder could not be made durable: ${String(err)}` });
+      for (const { p } of done) this.failures.push({ id: p.id, final: p.final, taken: false, reason: `its folder could not be made durable: ${String(err)}` });
     }
-    for (const p of done) this.hooks.published(p);
+    for (const { p, log } of done) this.hooks.published(p, log);
   }
 
   private fail(p: Pending, reason: string, taken: boolean): void {

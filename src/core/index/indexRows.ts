@@ -3,7 +3,7 @@ import type { LogFold } from '../format/logFold';
 import { summarize, type SessionSummary } from '../format/summary';
 import { foldOfLog } from '../format/foldFile';
 import { lastInsertRowid, queryAll, queryJsonRows, runPrepared, type Database } from './sqlite';
-import { dropSessionDocs, indexTurns, searchHits, type SearchHit, type SearchOptions } from './turnSearch';
+import { dropSessionDocs, indexTurns, searchHits, type PreparedDocument, type SearchHit, type SearchOptions } from './turnSearch';
 import { writeUsage } from './usageRows';
 
 /** A session as the index lists it. */
@@ -163,7 +163,7 @@ export function rowOfSummary(s: SessionSummary): SessionRow {
  * Inserts or replaces a session's row and its usage buckets, and brings its search documents up to
  * date: the turns not indexed yet are read from `log`, the session's main log.
  */
-export function upsertSummary(db: Database, s: SessionSummary, log: string): void {
+export function upsertSummary(db: Database, s: SessionSummary, log: string, documents?: readonly PreparedDocument[]): void {
   const st = s.state;
   const r = rowOfSummary(s);
   const existing = queryAll<{ seq: number; title: string }>(db, 'SELECT seq, title FROM sessions WHERE id = ?', [r.id])[0];
@@ -225,7 +225,7 @@ export function upsertSummary(db: Database, s: SessionSummary, log: string): voi
   }
   runPrepared(db, 'INSERT OR REPLACE INTO session_data(seq, state_json) VALUES (?, ?)', [seq, ...data]);
   writeBranches(db, seq, s.branches);
-  indexTurns(db, seq, s, log, existing?.title);
+  indexTurns(db, seq, s, log, existing?.title, documents);
   writeUsage(db, st.id, s.usage);
 }
 

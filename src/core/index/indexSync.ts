@@ -11,10 +11,15 @@ import { IndexLockLostError, type IndexFile } from './indexFile';
 import { readFolderSummary } from './indexFolders';
 import * as rows from './indexRows';
 import type { Database } from './sqlite';
+import type { PreparedDocument } from './turnSearch';
 import { errorMessage } from '../errors';
 
-/** A change not written yet: a session's new summary, or its removal (with the workspace it was in). */
-export type PendingChange = { summary: SessionSummary } | { removedFrom: string };
+/**
+ * A change not written yet: a session's new summary (with its turns' search documents when they
+ * were made already, from the log its fold was folded from), or its removal (with the workspace it
+ * was in).
+ */
+export type PendingChange = { summary: SessionSummary; documents?: readonly PreparedDocument[] } | { removedFrom: string };
 
 /** What the synchronisation asks of the index it serves. */
 export interface SyncHooks {
@@ -129,7 +134,7 @@ export class IndexSync {
         const written = [...applying].map(([id, change]) => [id, this.latestFromDisk(id, change)] as const);
         db.run('BEGIN');
         try {
-          for (const [id, summary] of written) writeRow(db, id, summary, this.options.layout);
+          for (const [id, summary] of written) writeRow(db, id, summary, this.options.layout, documentsFor(summary, applying.get(id)!));
           db.run('COMMIT');
         } catch (err) {
           tryRollback(db);
@@ -218,10 +223,18 @@ export class IndexSync {
   }
 }
 
-/** Writes a session's row into `db` (its turns not indexed yet read from its main log under `layout`), or deletes it (null). */
-export function writeRow(db: Database, id: string, summary: SessionSummary | null, layout: StoreLayout): void {
-  if (summary) rows.upsertSummary(db, summary, layout.agentLog(layout.sessionDir(summary.state.workspaceKey, summary.state.id)));
+/**
+ * Writes a session's row into `db` (its turns not indexed yet from `documents`, else read from its
+ * main log under `layout`), or deletes it (null).
+ */
+export function writeRow(db: Database, id: string, summary: SessionSummary | null, layout: StoreLayout, documents?: readonly PreparedDocument[]): void {
+  if (summary) rows.upsertSummary(db, summary, layout.agentLog(layout.sessionDir(summary.state.workspaceKey, summary.state.id)), documents);
   else rows.deleteSessionRow(db, id);
+}
+
+/** A change's documents, while the summary written is of the fold they were made with (not one read again from a log that grew). */
+function documentsFor(summary: SessionSummary | null, change: PendingChange): readonly PreparedDocument[] | undefined {
+  return 'summary' in change && summary?.fold === change.summary.fold ? change.documents : undefined;
 }
 
 function tryRollback(db: Database): void {

@@ -11,7 +11,7 @@ import { isSessionId } from '../ids';
 import { isWorkspaceKey } from '../workspace/workspaceKey';
 import { readFolderSummary, type FolderDrift } from './indexFolders';
 import type { ListFilter, RowKey, SearchFilter, SessionRow, WorkspaceRow } from './indexRows';
-import type { FileTurn, SearchHit, TurnHit } from './turnSearch';
+import type { FileTurn, PreparedDocument, SearchHit, TurnHit } from './turnSearch';
 import { loadSqlJs, type SqlJsStatic } from './sqlite';
 import { mergeUsageReports, zeroFigures, type SessionUsage, type UsageOptions, type UsageReport } from './usageRows';
 import type { WholeFileCheck } from './indexFile';
@@ -215,9 +215,9 @@ export class SessionIndex {
     return drift;
   }
 
-  /** Records a session's current summary and tells listeners; saved soon after. */
-  putSummary(id: string, summary: SessionSummary): void {
-    this.shard(summary.state.workspaceKey).putSummary(id, summary);
+  /** Records a session's current summary (and its turns' search documents, when made already) and tells listeners; saved soon after. */
+  putSummary(id: string, summary: SessionSummary, documents?: readonly PreparedDocument[]): void {
+    this.shard(summary.state.workspaceKey).putSummary(id, summary, documents);
     this.events.emit('change');
   }
 

@@ -39,44 +39,80 @@ interface Doc {
   live: boolean;
 }
 
+/** A turn's search document: its distinct words (searchText.ts) and the files it changed. */
+export interface TurnDocument {
+  readonly words: string;
+  readonly files: readonly string[];
+}
+
+/** A document made before the index wrote it (a pulled log's, on a worker thread): turn `turn`'s, of the log's bytes `start` to `end`. */
+export interface PreparedDocument extends TurnDocument {
+  readonly turn: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The document of turn `turn` in `bytes` (whole lines of its main log). */
+export function turnDocument(bytes: Buffer, turn: number): TurnDocument {
+  const content = turnContent(bytes, turn);
+  return { words: distinctWords(content.texts), files: content.files };
+}
+
+/** The turns a session's documents are of, each with where its span ends: every ended turn of its turn map (or one a later turn follows). */
+export function documentedTurns(fold: LogFold, logBytes: number): Array<{ turn: TurnFacts; end: number }> {
+  const turns = fold.turns;
+  return turns
+    .filter((t, i) => t.outcome !== null || i < turns.length - 1) // a turn still running is indexed once it ends
+    .map((turn) => ({ turn, end: Math.min(turn.end, logBytes) }));
+}
+
 /**
- * Brings a session's search documents up to date with its summary: the title, and each ended
- * turn of its turn map (or one a later turn follows) that has no document yet, read from `log`.
- * Only what changed is read, so a turn's update costs that turn, not the session.
+ * Brings a session's search documents up to date with its summary: the title, and each turn
+ * {@link documentedTurns} names that has no document yet, read from `log` unless `prepared` holds
+ * it (made from the same bytes). Only what changed is read, so a turn's
+ * update costs that turn, not the session.
  */
-export function indexTurns(db: Database, seq: number, s: SessionSummary, log: string, previousTitle: string | undefined): void {
+export function indexTurns(
+  db: Database,
+  seq: number,
+  s: SessionSummary,
+  log: string,
+  previousTitle: string | undefined,
+  prepared: readonly PreparedDocument[] = [],
+): void {
   const docs = docsOf(db, seq);
   const title = docs.get(TITLE_START);
   if (!title || previousTitle !== s.state.title) {
     if (title) dropDoc(db, title.docid);
-    addDoc(db, seq, { turn: 0, start: TITLE_START, end: 0 }, { texts: [s.state.title], files: [] });
+    addDoc(db, seq, { turn: 0, start: TITLE_START, end: 0 }, { words: distinctWords([s.state.title]), files: [] });
   }
   docs.delete(TITLE_START);
   settleLiveness(db, docs, s.fold);
-  const turns = s.fold.turns;
+  const ready = new Map(prepared.map((d) => [d.start, d]));
   const reader = new SpanReader(log);
   try {
-    turns.forEach((t, i) => {
-      if (t.outcome === null && i === turns.length - 1) return; // still running: indexed once it ends
-      indexTurn(db, seq, docs.get(t.start), t, reader, Math.min(t.end, s.logBytes));
-    });
+    for (const { turn, end } of documentedTurns(s.fold, s.logBytes)) {
+      const doc = docs.get(turn.start);
+      const made = doc ? undefined : ready.get(turn.start);
+      indexTurn(db, seq, doc, turn, reader, end, made?.end === end ? made : undefined);
+    }
   } finally {
     reader.close();
   }
 }
 
-/** Indexes turn `t` read up to `end`, unless its document `doc` has it all; a turn that said more since is indexed again. */
-function indexTurn(db: Database, seq: number, doc: Doc | undefined, t: TurnFacts, log: SpanReader, end: number): void {
+/** Indexes turn `t` read up to `end` (`ready`: its document, made already), unless its document `doc` has it all; a turn that said more since is indexed again. */
+function indexTurn(db: Database, seq: number, doc: Doc | undefined, t: TurnFacts, log: SpanReader, end: number, ready?: TurnDocument): void {
   if (doc && doc.end >= end) return;
   if (doc) {
-    const added = turnContent(log.read(doc.end, end), t.turn);
-    if (added.texts.length === 0 && added.files.length === 0) {
+    const added = turnDocument(log.read(doc.end, end), t.turn);
+    if (!added.words && added.files.length === 0) {
       runPrepared(db, 'UPDATE turn_docs SET span_end = ? WHERE docid = ?', [end, doc.docid]);
       return;
     }
     dropDoc(db, doc.docid);
   }
-  addDoc(db, seq, { turn: t.turn, start: t.start, end }, turnContent(log.read(t.start, end), t.turn));
+  addDoc(db, seq, { turn: t.turn, start: t.start, end }, ready ?? turnDocument(log.read(t.start, end), t.turn));
 }
 
 /** Live: the turn is effective. A turn the last rewind dropped waits for its undo; any other that left is dropped. */
@@ -108,12 +144,11 @@ function docsOf(db: Database, seq: number): Map<number, Doc> {
   return docs;
 }
 
-function addDoc(db: Database, seq: number, at: { turn: number; start: number; end: number }, content: { texts: string[]; files: string[] }): void {
+function addDoc(db: Database, seq: number, at: { turn: number; start: number; end: number }, document: TurnDocument): void {
   runPrepared(db, 'INSERT INTO turn_docs (session_seq, turn, start, span_end, live) VALUES (?, ?, ?, ?, 1)', [seq, at.turn, at.start, at.end]);
   const docid = lastInsertRowid(db);
-  const words = distinctWords(content.texts);
-  if (words) runPrepared(db, 'INSERT INTO turn_fts (docid, words) VALUES (?, ?)', [docid, words]);
-  for (const path of content.files) runPrepared(db, 'INSERT OR IGNORE INTO session_files (path, docid) VALUES (?, ?)', [path, docid]);
+  if (document.words) runPrepared(db, 'INSERT INTO turn_fts (docid, words) VALUES (?, ?)', [docid, document.words]);
+  for (const path of document.files) runPrepared(db, 'INSERT OR IGNORE INTO session_files (path, docid) VALUES (?, ?)', [path, docid]);
 }
 
 /** Drops a document for good: its full-text entries stay, matching no row, until a rebuild. */

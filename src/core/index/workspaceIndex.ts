@@ -8,6 +8,7 @@ import { IndexQueries } from './indexQueries';
 import * as rows from './indexRows';
 import { IndexSync, writeRow } from './indexSync';
 import type { Database, SqlJsStatic } from './sqlite';
+import type { PreparedDocument } from './turnSearch';
 import { errorMessage } from '../errors';
 
 export type IndexStatus = 'uninitialized' | 'preparing' | 'ready' | 'degraded';
@@ -288,9 +289,9 @@ export class WorkspaceIndex extends IndexQueries {
     return result;
   }
 
-  /** Records a session's current summary; written soon after. */
-  putSummary(id: string, summary: SessionSummary): void {
-    this.record(id, summary);
+  /** Records a session's current summary (and its turns' search documents, when made already); written soon after. */
+  putSummary(id: string, summary: SessionSummary, documents?: readonly PreparedDocument[]): void {
+    this.record(id, summary, documents);
   }
 
   /** Removes a session's row (its folder is gone); written soon after. */
@@ -336,14 +337,14 @@ export class WorkspaceIndex extends IndexQueries {
   }
 
   /** Writes a session's row (or deletes it: null): at once into a database of this process's own, else soon. */
-  private record(id: string, summary: SessionSummary | null): void {
+  private record(id: string, summary: SessionSummary | null, documents?: readonly PreparedDocument[]): void {
     const serving = this.serving;
     if (serving.kind === 'own') {
-      writeRow(serving.db, id, summary, this.options.layout);
+      writeRow(serving.db, id, summary, this.options.layout, documents);
       if (!serving.build) return; // degraded: never written out
     }
     const removedFrom = summary ? '' : (this.get(id)?.workspaceKey ?? this.workspaceKey);
-    this.sync.put(id, summary ? { summary } : { removedFrom });
+    this.sync.put(id, summary ? { summary, documents } : { removedFrom });
     this.sync.scheduleSave();
   }
 

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { errorMessage } from '../errors';
 import { replaceFileAtomic } from '../fs/atomic';
 import { listSessionFolders } from '../format/layout';
-import { foldPieces } from '../format/summary';
 import { copyPrefixInto } from '../store/forkCopy';
 import {
   normalizeState,
@@ -17,7 +16,9 @@ import {
   type StoredState,
 } from '../format/sessionState';
 import { indexFolder, indexHooks } from '../import/newSession';
-import { Publisher } from '../import/publisher';
+import { Publisher, type PublishFailure } from '../import/publisher';
+import { LogPreparer } from '../index/logPreparer';
+import type { PreparedLog } from '../index/preparedLog';
 import type { SessionStore } from '../store/sessionStore';
 import { workspaceKey } from '../workspace/workspaceKey';
 import { chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, parseRef, REF_ROOT, type Manifest } from './payload';
@@ -70,7 +71,7 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
   const remote = await readRemote(req, (machine) => machine !== req.machine);
   const sessions: PulledSession[] = remote.refused.map((r) => refused(r.ref, r.id, r.reason));
   const local = new Map(listSessionFolders(req.store.layout).map((f) => [f.id, f.dir]));
-  const publisher = new Publisher(indexHooks(req.store));
+  const copies = new NewCopies(req.store);
   const toRead: { w: Wanted; manifest: Manifest }[] = [];
   for (const { w, manifest } of remote.sessions) {
     if (isUnchanged(req, local.get(w.sessionId), w)) {
@@ -91,16 +92,16 @@ export async function pullSessions(req: PullRequest): Promise<PullReport> {
       for (const { w, manifest } of groups[g]!) {
         await nextTurnOfLoop(); // git's pipe holds 64 KB: drained between sessions, git goes on reading the next group
         try {
-          sessions.push(await pullOne(req, publisher, local.get(w.sessionId), w, manifest, logsOf(chunks, w, manifest)));
+          sessions.push(await pullOne(req, copies, local.get(w.sessionId), w, manifest, logsOf(chunks, w, manifest)));
         } catch (err) {
           sessions.push(refused(w.ref, w.sessionId, err instanceof Error ? err.message : String(err)));
         }
       }
     }
   } finally {
-    await publisher.flush(); // what was written is published (or said to have failed) before the pull returns or throws
+    await copies.finish(); // what was written is published (or said to have failed) before the pull returns or throws
   }
-  for (const failure of publisher.takeFailures()) {
+  for (const failure of copies.takeFailures()) {
     const i = sessions.findIndex((s) => s.id === failure.id);
     if (i >= 0) sessions[i] = { ...sessions[i]!, outcome: 'refused', bytes: 0, reason: failure.reason };
   }
@@ -192,7 +193,7 @@ function isUnchanged(req: PullRequest, dir: string | undefined, w: Wanted): bool
 
 async function pullOne(
   req: PullRequest,
-  publisher: Publisher,
+  copies: NewCopies,
   dir: string | undefined,
   w: Wanted,
   manifest: Manifest,
@@ -211,7 +212,7 @@ async function pullOne(
   };
   if (!dir || !existing) {
     const state = pulledState(w.sessionId, workspaceKey(req.workspace), req.workspace, manifest, shared);
-    const bytes = await writeNewCopy(req, publisher, state, logs);
+    const bytes = await copies.write(state, logs);
     return { ...report, outcome: 'new', bytes };
   }
   let bytes = 0;
@@ -308,37 +309,60 @@ export function checkLogStart(logs: ReadonlyMap<string, Pieces[]>, sessionId: st
   if (record?.t !== 'agent' || !named) throw new ShareError('its main log does not begin with the session its ref names');
 }
 
-/** A session pulled for the first time: built in a folder of this process's own, published by one rename; `tail` ends its main log. */
-export async function writeNewCopy(
-  req: Pick<PullRequest, 'store'>,
-  publisher: Publisher,
-  state: StoredState,
-  logs: Map<string, Pieces[]>,
-  tail?: string,
-): Promise<number> {
-  const layout = req.store.layout;
-  const partial = `${layout.partialDir(state.workspaceKey, state.id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  let bytes = 0;
-  let main: ReturnType<typeof foldPieces> | undefined;
-  try {
-    for (const [agent, chunks] of logs) {
-      const file = layout.agentLog(partial, agent);
-      const pieces = [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])];
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      writeFile(file, 'w', pieces, false);
-      // The index's row is folded from the bytes in hand: the publisher does not read the log back.
-      if (agent === 'main') main = foldPieces(pieces);
-      bytes += sizeOf(chunks.flat());
-    }
-    fs.writeFileSync(layout.stateFile(partial), stateText(state));
-    // A pulled copy's origin, published with the state by the folder's one rename: a state rebuilt from the log reads it back.
-    if (state.shared) fs.writeFileSync(layout.sharedFile(partial), sharedSidecarText({ shared: state.shared, workspaceDir: state.workspaceDir }));
-  } catch (err) {
-    fs.rmSync(partial, { recursive: true, force: true });
-    throw err;
+/**
+ * The sessions a pull or a sync writes for the first time. Each is built in a folder of this
+ * process's own and published by one rename, in batches (Publisher). Its main log is made ready
+ * for the index on a worker thread (LogPreparer) while the next is written, so the index's row
+ * and search documents do not wait for the log to be read back. `finish` publishes the rest.
+ */
+export class NewCopies {
+  private readonly publisher: Publisher;
+  private readonly preparer = new LogPreparer();
+
+  constructor(private readonly store: SessionStore) {
+    this.publisher = new Publisher(indexHooks(store));
   }
-  await publisher.add({ id: state.id, partial, final: layout.sessionDir(state.workspaceKey, state.id), ...main });
-  return bytes;
+
+  /** Writes a session new here (`tail` ends its main log); the bytes its logs took from the remote. */
+  async write(state: StoredState, logs: Map<string, Pieces[]>, tail?: string): Promise<number> {
+    const layout = this.store.layout;
+    const partial = `${layout.partialDir(state.workspaceKey, state.id)}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    let bytes = 0;
+    let main: Promise<PreparedLog | undefined> | undefined;
+    try {
+      for (const [agent, chunks] of logs) {
+        const file = layout.agentLog(partial, agent);
+        const pieces = [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])];
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        writeFile(file, 'w', pieces, false);
+        if (agent === 'main') main = this.preparer.prepare(file, pieces);
+        bytes += sizeOf(chunks.flat());
+      }
+      fs.writeFileSync(layout.stateFile(partial), stateText(state));
+      // A pulled copy's origin, published with the state by the folder's one rename: a state rebuilt from the log reads it back.
+      if (state.shared) fs.writeFileSync(layout.sharedFile(partial), sharedSidecarText({ shared: state.shared, workspaceDir: state.workspaceDir }));
+    } catch (err) {
+      await main; // the worker may be reading the log: removed once it is done
+      fs.rmSync(partial, { recursive: true, force: true });
+      throw err;
+    }
+    await this.publisher.add({ id: state.id, partial, final: layout.sessionDir(state.workspaceKey, state.id), log: main });
+    return bytes;
+  }
+
+  /** Publishes every session written so far, then ends the worker; resolves when all are in place (or said to have failed). */
+  async finish(): Promise<void> {
+    try {
+      await this.publisher.flush();
+    } finally {
+      await this.preparer.close();
+    }
+  }
+
+  /** The sessions that could not be published so far (each said once). */
+  takeFailures(): PublishFailure[] {
+    return this.publisher.takeFailures();
+  }
 }
 
 export function pulledState(id: string, key: string, workspace: string, manifest: Manifest, shared?: SharedOrigin): StoredState {

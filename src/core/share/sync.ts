@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listSessionFolders } from '../format/layout';
 import { readState, type StoredState, type SyncPoint } from '../format/sessionState';
-import { indexFolder, indexHooks } from '../import/newSession';
-import { Publisher } from '../import/publisher';
+import { indexFolder } from '../import/newSession';
 import { errorMessage } from '../errors';
 import { statSize } from '../fs/probe';
 import { dropBlameMemos } from '../store/blameMemo';
@@ -15,7 +14,7 @@ import { workspaceKey } from '../workspace/workspaceKey';
 import { ownSessions } from './ownSessions';
 import { agentsWithLogs } from './sessionChunks';
 import { chunkCounts, chunkPath, MANIFEST_FILE, MAX_CHUNK_BYTES, MAX_MANIFEST_BYTES, parseManifest, pusherOf, type Manifest } from './payload';
-import { blobOf, checkLogStart, pulledState, readRemote, replaceLog, sizeOf, writeNewCopy, type Wanted } from './pull';
+import { blobOf, checkLogStart, pulledState, readRemote, replaceLog, sizeOf, NewCopies, type Wanted } from './pull';
 import { keepSyncPoint, NOT_FAST_FORWARD, pushSessions, type PushedSession, type PushRequest } from './push';
 import { remoteKey } from './remote';
 import { gitReason, joined, type Pieces, type TooBig } from './shareGit';
@@ -104,20 +103,23 @@ async function syncIn(req: SyncRequest): Promise<Omit<SyncReport, 'pushed'>> {
   const otherProjects = remote.otherProjects;
   if (req.dryRun) return { pulled: [...pulled, ...incoming.map(wouldTake)], otherProjects };
   const chunks = await req.git.blobs(incoming.flatMap(chunkSpecs), MAX_CHUNK_BYTES);
-  const publisher = new Publisher(indexHooks(req.store));
-  for (const item of incoming) {
-    try {
-      pulled.push(await takeIn(req, publisher, item, newChunks(chunks, item)));
-    } catch (err) {
-      pulled.push(
-        err instanceof SessionBusyError
-          ? { ...reportOf(item.w, item.manifest), outcome: 'busy', bytes: 0, reason: err.message }
-          : refusedRef(item.w.ref, item.w.sessionId, errorMessage(err)),
-      );
+  const copies = new NewCopies(req.store);
+  try {
+    for (const item of incoming) {
+      try {
+        pulled.push(await takeIn(req, copies, item, newChunks(chunks, item)));
+      } catch (err) {
+        pulled.push(
+          err instanceof SessionBusyError
+            ? { ...reportOf(item.w, item.manifest), outcome: 'busy', bytes: 0, reason: err.message }
+            : refusedRef(item.w.ref, item.w.sessionId, errorMessage(err)),
+        );
+      }
     }
+  } finally {
+    await copies.finish(); // what was written is published (or said to have failed) before the sync goes on or throws
   }
-  await publisher.flush();
-  for (const failure of publisher.takeFailures()) {
+  for (const failure of copies.takeFailures()) {
     const i = pulled.findIndex((s) => s.id === failure.id);
     if (i >= 0) pulled[i] = { ...pulled[i]!, outcome: 'refused', bytes: 0, reason: failure.reason };
   }
@@ -205,7 +207,7 @@ function syncedLine(manifest: Manifest): string {
   return WireLogWriter.serialize({ t: 'synced', machine: pusherOf(manifest).machine }).line;
 }
 
-async function takeIn(req: SyncRequest, publisher: Publisher, item: Incoming, logs: Map<string, Pieces[]>): Promise<SyncedIn> {
+async function takeIn(req: SyncRequest, copies: NewCopies, item: Incoming, logs: Map<string, Pieces[]>): Promise<SyncedIn> {
   const { w, manifest } = item;
   const report = reportOf(w, manifest);
   if (!item.dir || !item.point) {
@@ -213,7 +215,7 @@ async function takeIn(req: SyncRequest, publisher: Publisher, item: Incoming, lo
     const key = workspaceKey(req.workspace);
     const bytes = Object.fromEntries([...logs].map(([a, chunks]) => [a, sizeOf(chunks.flat())]));
     const state = { ...pulledState(w.sessionId, key, req.workspace, manifest), synced: { [remoteKey(req.remote)]: pointOf(w, manifest, bytes) } };
-    const written = await writeNewCopy(req, publisher, state, logs, syncedLine(manifest));
+    const written = await copies.write(state, logs, syncedLine(manifest));
     return { ...report, outcome: 'new', bytes: written };
   }
   const lease = await WriterLease.acquire(req.store.layout, item.dir, { evenShared: true });

@@ -315,7 +315,7 @@ test('a pull takes the sessions of its project: a clone under another name has t
   }
 });
 
-test('a pull read from git in groups brings every session whole, each index row as a rebuild of the index reads it', async () => {
+test('a pull read from git in groups brings every session whole, each index row and search document as a rebuild of the index reads it', async () => {
   const m = await machines();
   try {
     for (let s = 0; s < 3; s++) {
@@ -349,8 +349,20 @@ test('a pull read from git in groups brings every session whole, each index row 
       pulled.map((r) => r.turnCount),
       [2, 2, 2],
     );
+    // The turns' search documents, made on the pull's worker thread: each search as a rebuild finds it.
+    const queries = ['answer 1', 'again', 'more 2', 'words', 'prompt 0'];
+    const search = async (q: string) =>
+      (JSON.parse((await braidIn(['--data-dir', m.dataB, 'search', ...q.split(' '), '--json'], { cwd: m.workspaceB })).out) as Array<{ id: string }>)
+        .map((r) => r.id)
+        .sort();
+    const found = await Promise.all(queries.map(search));
+    assert.deepEqual(
+      found.map((ids) => ids.length),
+      [1, 3, 1, 2, 1],
+    );
     assert.equal((await braidIn(['--data-dir', m.dataB, 'rebuild-index'], { cwd: m.workspaceB })).code, 0);
     assert.deepEqual(pulled, await rows(), 'the rows the pull wrote are those a rebuild reads from the folders');
+    assert.deepEqual(found, await Promise.all(queries.map(search)), 'the documents the pull wrote are those a rebuild reads');
   } finally {
     await m.f.cleanup();
   }

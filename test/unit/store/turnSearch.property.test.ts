@@ -10,6 +10,7 @@ import { searchSessions } from '../../../src/core/index/indexRows';
 import { writeRow } from '../../../src/core/index/indexSync';
 import { createSchema } from '../../../src/core/index/schema';
 import { loadSqlJs, type Database, type SqlJsStatic } from '../../../src/core/index/sqlite';
+import { prepareLog } from '../../../src/core/index/preparedLog';
 import { droppedDocuments } from '../../../src/core/index/turnSearch';
 import { messageTexts } from '../../../src/core/index/turnText';
 import { EffectiveTurns } from '../../../src/core/wire/effectiveTurns';
@@ -23,7 +24,8 @@ import { recordingLogger, tempDir, wasmPath } from '../../support/store';
 // log alone. For random logs (rewinds and both kinds of undo, records of older turns, compactions,
 // forks, damaged lines, a turn left open, a rename), written and indexed a few records at a time,
 // a search must find exactly the turns a brute-force search of the whole log's effective turns
-// finds, and so must an index rebuilt from the folder.
+// finds, and so must an index rebuilt from the folder, and one given documents made from the log's
+// bytes (as a pull makes them on a worker thread) with the log out of its reach.
 
 const root = tempDir('braid-turn-search-');
 const logger = recordingLogger();
@@ -128,14 +130,24 @@ test('a search finds the turns a brute-force search of the whole log finds, inde
         if (ops.length === 0) writeRow(db, id, readFolderSummary(dir, logger)!, layout);
         const rebuilt = freshDb();
         rebuildRowsNow(rebuilt, layout, key, logger);
+        // As a pull indexes a log it took whole: its fold and documents made from its bytes, the log not read back.
+        const madeReady = freshDb();
+        const written = fs.existsSync(file); // no log before the first op
+        const prepared = prepareLog(written ? fs.readFileSync(file) : Buffer.alloc(0));
+        const summary = readFolderSummary(dir, logger)!;
+        if (written) fs.renameSync(file, `${file}.away`);
+        writeRow(madeReady, id, { ...summary, fold: prepared.fold, logBytes: prepared.logBytes }, layout, prepared.documents);
+        if (written) fs.renameSync(`${file}.away`, file);
         for (const query of QUERIES) {
           const expected = bruteForce(file, title, query);
           assert.deepEqual(found(db, id, query), expected, `"${query}", indexed as written`);
           assert.deepEqual(found(rebuilt, id, query), expected, `"${query}", rebuilt`);
+          assert.deepEqual(found(madeReady, id, query), expected, `"${query}", made ready from the log's bytes`);
         }
         assert.equal(droppedDocuments(rebuilt), 0, 'a rebuild drops no document');
         db.close();
         rebuilt.close();
+        madeReady.close();
       },
     ),
     { numRuns: 150 },

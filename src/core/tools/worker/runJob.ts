@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerBundle } from '../../workerBundle';
 import { ToolError } from '../workspaceFs';
 import type { JobMessage, ToolJob } from './jobs';
 
@@ -14,20 +15,12 @@ export interface JobResult {
 }
 
 /**
- * Where the worker's bundle is: next to the bundle that runs this code (dist/toolWorker.js), or
- * where BRAID_TOOL_WORKER says (the test runner bundles it elsewhere).
- */
-export function toolWorkerFile(): string {
-  return process.env.BRAID_TOOL_WORKER || path.join(__dirname, 'toolWorker.js');
-}
-
-/**
  * Runs a search job in a worker thread with a deadline. The thread is terminated at the deadline
  * (the result says so, with what was found) or when `signal` aborts (ToolError "cancelled"): a
  * regular expression that backtracks for hours cannot hold up the session, Stop or Ctrl-C.
  */
 export function runToolJob(job: ToolJob, options: { timeoutMs: number; signal?: AbortSignal }): Promise<JobResult> {
-  const file = toolWorkerFile();
+  const file = workerBundle('toolWorker');
   if (!fs.existsSync(file))
     return Promise.reject(new Error(`Braid's search worker is missing (${path.basename(file)} next to the extension's bundle); reinstall Braid`));
   if (options.signal?.aborted) return Promise.reject(new ToolError('cancelled'));
