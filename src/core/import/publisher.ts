@@ -121,9 +121,9 @@ export class Publisher {
   }
 }
 
-/** fsyncs every file under `dir`, then the folders, deepest first (on libuv's threads). */
+/** fsyncs every file under `dir`, then the folders, deepest first (listed and synced on libuv's threads). */
 async function syncTree(dir: string): Promise<void> {
-  const entries = fs.readdirSync(dir, { withFileTypes: true });
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true });
   await Promise.all(
     entries.map((entry) => {
       const full = path.join(dir, entry.name);

@@ -330,10 +330,13 @@ export class NewCopies {
     let bytes = 0;
     let main: Promise<PreparedLog | undefined> | undefined;
     try {
+      // Each folder made once, parents first (a recursive mkdir of the log's folder first fails twice: 1,000 sessions, 2,000 calls).
+      fs.mkdirSync(partial, { recursive: true });
+      fs.mkdirSync(layout.agentsDir(partial));
       for (const [agent, chunks] of logs) {
         const file = layout.agentLog(partial, agent);
         const pieces = [...chunks.flat(), ...(agent === 'main' && tail ? [Buffer.from(tail)] : [])];
-        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.mkdirSync(path.dirname(file));
         writeFile(file, 'w', pieces, false);
         if (agent === 'main') main = this.preparer.prepare(file, pieces);
         bytes += sizeOf(chunks.flat());
