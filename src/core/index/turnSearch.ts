@@ -69,8 +69,8 @@ export function documentedTurns(fold: LogFold, logBytes: number): Array<{ turn: 
 /**
  * Brings a session's search documents up to date with its summary: the title, and each turn
  * {@link documentedTurns} names that has no document yet, read from `log` unless `prepared` holds
- * it (made from the same bytes). Only what changed is read, so a turn's
- * update costs that turn, not the session.
+ * it (made from the same bytes, for the same span). Only what changed is read, so a turn's update
+ * costs that turn, not the session.
  */
 export function indexTurns(
   db: Database,
