@@ -116,6 +116,11 @@ test("Sync shows its dry run, then sends this window's session; B's turn on it c
 
   const second = await startSync();
   assert.ok(second.includes('Would come in: 0 new, 1 updated.'), second);
+  // The Push Review tab left open by the first dry run shows this one's, not the first's.
+  await page()
+    .locator('.monaco-editor .view-lines', { hasText: `from ${MACHINE_B}: updated` })
+    .first()
+    .waitFor({ timeout: 10_000 });
   await confirmSync();
   await toast(`Synced with ${remoteUrl}: in 0 new, 1 updated; out 0 sessions, 1 up to date.`).waitFor({ timeout: 30_000 });
   await message('Machine B found the deploy script.').waitFor({ timeout: 15_000 });

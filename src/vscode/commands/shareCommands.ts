@@ -66,7 +66,7 @@ async function push(ctx: CommandContext, deps: ShareDeps): Promise<void> {
   const dry = await progress(`Reading what a push to ${shown} would send`, () => pushSessions({ ...request, dryRun: true }));
   logPush(ctx, dry);
   const summary = dryRunSummary(dry, shown);
-  if (summary.toSend.length === 0) return void sayOutcome(nothingToPush(dry, shown));
+  if (summary.toSend.length === 0) return void sayOutcome(reviewed(deps.review, nothingToPush(dry, shown)));
   const details = () => dryRunDetails(withSentTitles(dry, request.sessions, request.redactFor), shown);
   if (!(await confirm(deps.review, summary, details, 'Push'))) return;
   const toSend = new Set(summary.toSend.map((r) => r.id));
@@ -126,7 +126,7 @@ async function sync(ctx: CommandContext, deps: ShareDeps): Promise<void> {
   logSync(ctx, dry, true);
   const summary = syncDryRunSummary(dry, shown);
   if (summary.changes === 0) {
-    const nothing = nothingToSync(dry, shown);
+    const nothing = reviewed(deps.review, nothingToSync(dry, shown));
     if (!nothing.failed) await deps.memory.record({ kind: 'sync', at: Date.now(), remote: shown, sessions: 0, sent: 0 });
     return void sayOutcome(nothing);
   }
@@ -228,8 +228,15 @@ async function pushRequest(
   };
 }
 
+/** A dry run with nothing to do, said in the review document too (a tab left open from an earlier dry run shows this one). */
+function reviewed<T extends { text: string }>(review: PushReviewDocument, nothing: T): T {
+  review.update(`${nothing.text}\n`);
+  return nothing;
+}
+
 /** The dry run's summary in a modal dialog; Show Details opens every redaction and asks again. True on `action` (Push, Sync). */
 async function confirm(review: PushReviewDocument, summary: { question: string; detail: string }, details: () => string, action: string): Promise<boolean> {
+  review.update(details()); // a tab left open from an earlier dry run shows this one's
   for (;;) {
     const choice = await vscode.window.showWarningMessage(summary.question, { modal: true, detail: summary.detail }, action, 'Show Details');
     if (choice !== 'Show Details') return choice === action;
