@@ -166,16 +166,18 @@ export async function trackedTips(git: ShareGit, root: string): Promise<Map<stri
 
 /**
  * Where the local log stands against the remote's commit `parent`: the sync point this machine
- * kept, or, for a session pushed before sync points were kept, the sizes the manifest says this
- * machine pushed. Throws when the remote's copy moved on since (another machine pushed it): a
- * `braid sync` brings that in first.
+ * kept, or, when that commit is this machine's own push, the sizes its manifest says this machine
+ * sent (a session pushed before sync points were kept, or a push killed after the remote took it
+ * and before its sync point was kept; a log shorter than that is refused where it is read).
+ * Throws when the remote's copy moved on since by another machine's push: a `braid sync` brings
+ * that in first.
  */
 function pushedBytes(req: PushRequest, session: SessionToPush, parent: string | undefined, pushed: Manifest | undefined): Record<string, number> {
   if (!parent || !pushed) return {};
   const point: SyncPoint | undefined = session.state.synced?.[remoteKey(req.remote)];
   if (point?.commit === parent) return { ...point.bytes };
   const by = pusherOf(pushed);
-  if (!point && by.machine === req.machine.id) return Object.fromEntries(Object.entries(pushed.logs).map(([a, l]) => [a, l.sourceBytes]));
+  if (by.machine === req.machine.id) return Object.fromEntries(Object.entries(pushed.logs).map(([a, l]) => [a, l.sourceBytes]));
   throw new Error(`${by.name} pushed it since this machine last did; braid sync brings that here first`);
 }
 

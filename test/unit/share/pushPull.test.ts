@@ -171,6 +171,36 @@ test('a pull cut short in the middle of appending is mended by the next; a sessi
   }
 });
 
+test('a push killed after the remote took it, before its sync point was kept: the next push goes on from it and sends only what is new', async () => {
+  const m = await machines();
+  try {
+    const session = await m.f.open();
+    await turn(m.f, session, 'one', 'a');
+    assert.equal((await pushA(m, '--all')).code, 0);
+    const stateFile = m.f.store.layout.stateFile(m.f.store.locate(session.id));
+    const keptAfterFirst = fs.readFileSync(stateFile);
+    await turn(m.f, session, 'two', 'b');
+    assert.equal((await pushA(m, '--all')).code, 0);
+    // As if that push had been killed once git pushed: state.json still holds the first push's sync point.
+    await session.close();
+    fs.writeFileSync(stateFile, keptAfterFirst);
+    const again = await m.f.open({}, session.id);
+    await turn(m.f, again, 'three', 'c');
+    const pushed = await pushA(m, '--all');
+    assert.equal(pushed.code, 0, pushed.err + pushed.out);
+    assert.match(pushed.out, /pushed .*1 turn/);
+    assert.equal((await pullB(m)).code, 0);
+    const rows = JSON.parse((await braidIn(['--data-dir', m.dataB, 'list', '--json'], { cwd: m.workspaceB })).out) as Array<{ turnCount: number }>;
+    assert.deepEqual(
+      rows.map((r) => r.turnCount),
+      [3],
+    );
+    await again.close();
+  } finally {
+    await m.f.cleanup();
+  }
+});
+
 test('hostile refs are refused with their reason and the rest is pulled: a ref of no session, a forged id, a chunk path outside agents/', async () => {
   const m = await machines();
   try {
